@@ -1,0 +1,83 @@
+//! The one calibration. Every cost constant the model uses lives here, with its source or the
+//! reason for its value. Lessons never get constants of their own: hardware that differs between
+//! reports is a different device model (see `disk.rs`), not a different number for the same thing.
+
+use crate::time::{NS_PER_MS, NS_PER_US};
+
+// ---- CPU -------------------------------------------------------------------------------------
+
+/// Direct cost of a context switch. Source: pipe ping-pong measurements on 2005–2012 x86
+/// (lmbench `lat_ctx`, 2–5 µs); REGRESSIONS.md calibration table says 3–5 µs.
+pub const CONTEXT_SWITCH_NS: u64 = 3 * NS_PER_US;
+
+/// A read()/write() system call's fixed entry, lookup and exit cost, without per-bio work.
+/// Reason: a null syscall is ~0.1 µs, a block-device `read` through `blkdev_direct_IO` a few µs.
+pub const SYSCALL_NS: u64 = 2 * NS_PER_US;
+
+/// Building and submitting one bio (`bio_alloc`, `submit_bio`, `generic_make_request`,
+/// `__make_request` up to `add_request`). Reason: a few hundred ns to ~1 µs per bio in perf
+/// profiles of 2.6-era kernels.
+pub const BIO_SUBMIT_NS: u64 = 800;
+
+/// `get_request`: allocating and initialising a request from the pool.
+pub const GET_REQUEST_NS: u64 = 400;
+
+/// `scsi_request_fn` issuing one command to the LLD (`scsi_dispatch_cmd`, `queuecommand`).
+pub const DISPATCH_NS: u64 = 1_500;
+
+/// Hard interrupt entry and the HBA's interrupt handler for one completion.
+pub const HARDIRQ_NS: u64 = 2 * NS_PER_US;
+
+/// Softirq completion of one request (`scsi_softirq_done`, `blk_end_request`,
+/// `scsi_run_queue`), without the per-bio part.
+pub const SOFTIRQ_REQUEST_NS: u64 = 3 * NS_PER_US;
+
+/// Ending one bio in the completion path (`bio_endio`, waking its waiter's page).
+pub const SOFTIRQ_BIO_NS: u64 = 300;
+
+/// How long a thread keeps a core while others are runnable on it before it is preempted at
+/// its next step boundary. Reason: CFS `sched_min_granularity_ns` is 0.75–4 ms by core count.
+pub const SCHED_SLICE_NS: u64 = 3 * NS_PER_MS;
+
+/// Spread of job start times: a shell loop forks one `dd` after another.
+pub const JOB_FORK_SPREAD_NS: u64 = 200 * NS_PER_US;
+
+// ---- HDD: a 7200 rpm SATA drive of 2010 (Hitachi 7K1000.C / Seagate 7200.12 class) ---------------
+
+/// 7200 rpm: 8.33 ms per revolution. Source: drive spec sheets.
+pub const HDD_REVOLUTION_NS: u64 = 60 * 1_000_000_000 / 7200;
+/// Track-to-track seek ~1 ms; average seek ~8.5 ms at one third of the stroke; full stroke
+/// ~17 ms. Source: Seagate Barracuda 7200.7 / HGST 7K4000 spec sheets. The curve between is
+/// √distance for short seeks and linear for long ones (Ruemmler & Wilkes; DiskSim's 3-point curve).
+pub const HDD_SEEK_TRACK_NS: u64 = NS_PER_MS;
+pub const HDD_SEEK_AVG_NS: u64 = 8_500 * NS_PER_US;
+pub const HDD_SEEK_FULL_NS: u64 = 17 * NS_PER_MS;
+/// Media rate, outer and inner zone. Source: REGRESSIONS.md (≈130 MB/s outer in 2010, outer ≈ 2×
+/// inner); reviews of 1 TB 7200 rpm drives.
+pub const HDD_MEDIA_OUTER_BYTES_PER_S: u64 = 130_000_000;
+pub const HDD_MEDIA_INNER_BYTES_PER_S: u64 = 65_000_000;
+/// Capacity: 500 GB (976,773,168 sectors, the IDEMA figure for 500 GB).
+pub const HDD_CAPACITY_SECTORS: u64 = 976_773_168;
+/// Drive firmware and protocol overhead per command. Reason: ~0.1–0.3 ms measured for
+/// random 4 KiB I/O beyond seek and rotation on SATA drives; we take the low end.
+pub const HDD_COMMAND_OVERHEAD_NS: u64 = 100 * NS_PER_US;
+/// The drive's read-ahead segment: after a read, the drive keeps reading the following
+/// sectors into its cache. Source: 8–32 MB caches split into segments of ~1–2 MB.
+pub const HDD_READAHEAD_SEGMENT_BYTES: u64 = 2 * 1024 * 1024;
+/// Write cache space for not-yet-destaged writes. Source: 16 MB buffers of 2010 drives, part
+/// of which holds read segments; we give writes half.
+pub const HDD_WRITE_CACHE_BYTES: u64 = 8 * 1024 * 1024;
+/// SATA 3 Gb/s link: ~300 MB/s for data already in the drive's cache.
+pub const SATA_LINK_BYTES_PER_S: u64 = 300_000_000;
+
+// ---- SSD: an Intel X25-M G2 class SATA SSD of 2010-2011 ----------------------------------------
+
+/// Read and write latency of a 4 KiB access. Source: Intel X25-M G2 spec (65 µs read, 85 µs write).
+pub const SSD_READ_NS: u64 = 65 * NS_PER_US;
+pub const SSD_WRITE_NS: u64 = 85 * NS_PER_US;
+/// Sustained rates. Source: X25-M G2 spec sheet (250 MB/s read, 100 MB/s write, 160 GB model).
+pub const SSD_READ_BYTES_PER_S: u64 = 250_000_000;
+pub const SSD_WRITE_BYTES_PER_S: u64 = 100_000_000;
+/// Parallel flash channels. Source: the X25-M has 10 channels.
+pub const SSD_CHANNELS: u32 = 10;
+pub const SSD_CAPACITY_SECTORS: u64 = 312_581_808;

@@ -1,0 +1,347 @@
+//! The `blksim` command line (shared/design/CLI.md is its contract). Bad input returns a
+//! `CliError`: one line naming the offending word and what is allowed; the binary exits 2.
+
+use crate::lessons::{self, Lesson};
+use crate::link::LinkState;
+use crate::report::RunReport;
+use crate::scenario::{clip, limits, Config, KNOBS};
+use crate::sim::Sim;
+use crate::time::SimTime;
+use serde_json::json;
+use std::fmt::Write as _;
+use std::io::Write;
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct CliError(pub String);
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+const USAGE: &str = "usage: blksim <lessons|run|compare|sweep|link|knobs> [LESSON] [--variant NAME] [--set KEY=VALUE]... [--seed N] [--duration SECONDS] [--seeds N] [--json]";
+pub const SWEEP_SEEDS_MAX: u64 = 10_000;
+
+#[derive(Default)]
+struct Args {
+    lesson: Option<String>,
+    variant: Option<String>,
+    sets: Vec<(String, String)>,
+    seed: Option<u64>,
+    duration: Option<f64>,
+    seeds: Option<u64>,
+    json: bool,
+}
+
+fn bad(msg: impl Into<String>) -> CliError {
+    CliError(msg.into())
+}
+
+fn parse(cmd: &str, rest: &[String], allowed: &[&str]) -> Result<Args, CliError> {
+    let mut a = Args::default();
+    let mut it = rest.iter();
+    while let Some(w) = it.next() {
+        let flag = w.split('=').next().unwrap_or(w);
+        if flag.starts_with("--") && !allowed.contains(&flag) {
+            return Err(bad(format!("{cmd}: unknown option '{}'; allowed: {}", clip(w), allowed.join(" "))));
+        }
+        let mut value = |name: &str| -> Result<String, CliError> {
+            if let Some((_, v)) = w.split_once('=') {
+                return Ok(v.to_string());
+            }
+            it.next().cloned().ok_or_else(|| bad(format!("{name}: missing value")))
+        };
+        match flag {
+            "--json" => a.json = true,
+            "--variant" => a.variant = Some(value("--variant")?),
+            "--set" => {
+                let kv = value("--set")?;
+                let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("--set: '{}' is not KEY=VALUE", clip(&kv))))?;
+                a.sets.push((k.to_string(), v.to_string()));
+            }
+            "--seed" => {
+                let v = value("--seed")?;
+                a.seed =
+                    Some(v.parse().map_err(|_| {
+                        bad(format!("--seed: '{}' is not allowed; expected a whole number from 0 to {}", clip(&v), u64::MAX))
+                    })?);
+            }
+            "--seeds" => {
+                let v = value("--seeds")?;
+                let n: u64 = v.parse().map_err(|_| {
+                    bad(format!("--seeds: '{}' is not allowed; expected a whole number from 1 to {SWEEP_SEEDS_MAX}", clip(&v)))
+                })?;
+                if n == 0 || n > SWEEP_SEEDS_MAX {
+                    return Err(bad(format!("--seeds: '{n}' is not allowed; expected a whole number from 1 to {SWEEP_SEEDS_MAX}")));
+                }
+                a.seeds = Some(n);
+            }
+            "--duration" => {
+                let v = value("--duration")?;
+                match v.parse::<f64>() {
+                    Ok(d) if d > 0.0 && d <= limits::DURATION_S_MAX => a.duration = Some(d),
+                    _ => {
+                        return Err(bad(format!(
+                            "--duration: '{}' is not allowed; expected seconds greater than 0 and at most {}",
+                            clip(&v),
+                            limits::DURATION_S_MAX
+                        )))
+                    }
+                }
+            }
+            _ if w.starts_with('-') => return Err(bad(format!("{cmd}: unknown option '{}'; allowed: {}", clip(w), allowed.join(" ")))),
+            _ if a.lesson.is_none() => a.lesson = Some(w.clone()),
+            _ => return Err(bad(format!("{cmd}: unexpected argument '{}'", clip(w)))),
+        }
+    }
+    Ok(a)
+}
+
+fn lesson_of(a: &Args, cmd: &str) -> Result<Lesson, CliError> {
+    let id = a.lesson.as_deref().ok_or_else(|| bad(format!("{cmd}: missing LESSON; expected one of {}", lessons::ids().join(", "))))?;
+    lessons::find(id).map_err(|e| bad(e.message))
+}
+
+fn config_of(l: &Lesson, variant: &str, a: &Args) -> Result<Config, CliError> {
+    l.config(variant, &a.sets).map_err(|e| bad(e.to_string()))
+}
+
+/// Runs one variant to its duration (or until every finite job is done).
+pub fn run_one(cfg: &Config, seed: u64, duration_s: Option<f64>) -> Sim {
+    let mut sim = Sim::new(cfg, seed);
+    sim.set_trace(false);
+    let d = duration_s.unwrap_or(cfg.scenario.duration_s);
+    sim.run_until(SimTime::from_secs_f64(d));
+    sim
+}
+
+/// Entry point: `args` without the program name. Output goes to `out`.
+pub fn main(args: &[String], out: &mut dyn Write) -> Result<(), CliError> {
+    let Some(cmd) = args.first() else {
+        return Err(bad(USAGE));
+    };
+    let rest = &args[1..];
+    let text = match cmd.as_str() {
+        "lessons" => cmd_lessons(&parse(cmd, rest, &["--json"])?),
+        "knobs" => cmd_knobs(&parse(cmd, rest, &["--json"])?),
+        "run" => cmd_run(&parse(cmd, rest, &["--variant", "--set", "--seed", "--duration", "--json"])?)?,
+        "compare" => cmd_compare(&parse(cmd, rest, &["--set", "--seed", "--duration", "--json"])?)?,
+        "sweep" => cmd_sweep(&parse(cmd, rest, &["--variant", "--set", "--seeds", "--duration", "--json"])?)?,
+        "link" => cmd_link(&parse(cmd, rest, &["--variant", "--set", "--seed"])?)?,
+        "-h" | "--help" | "help" => format!("{USAGE}\n"),
+        other => {
+            return Err(bad(format!("unknown subcommand '{}'; expected one of lessons, run, compare, sweep, link, knobs", clip(other))))
+        }
+    };
+    out.write_all(text.as_bytes()).map_err(|e| bad(format!("cannot write output: {e}")))
+}
+
+fn cmd_lessons(a: &Args) -> String {
+    let all = lessons::all();
+    if a.json {
+        let v: Vec<_> = all
+            .iter()
+            .map(|l| {
+                let gaps: Vec<String> = match l.config(&l.first_variant().name, &[]) {
+                    Ok(cfg) => crate::sim::model_gaps(&cfg),
+                    Err(e) => vec![e.to_string()],
+                };
+                json!({"id": l.id, "title": l.title, "question": l.question, "seed_report": l.seed_report,
+                       "variants": l.variants.iter().map(|v| &v.name).collect::<Vec<_>>(),
+                       "calibrated": l.calibrated, "model_gaps": gaps})
+            })
+            .collect();
+        return serde_json::to_string_pretty(&v).expect("json") + "\n";
+    }
+    let mut s = String::new();
+    for l in &all {
+        let vars: Vec<&str> = l.variants.iter().map(|v| v.name.as_str()).collect();
+        let status =
+            if l.calibrated { "calibrated".to_string() } else { "NOT YET CALIBRATED: the model lacks this lesson's mechanism".to_string() };
+        let _ = writeln!(s, "{:<16} {}\n{:<16} variants: {}  [{}]", l.id, l.title, "", vars.join(", "), status);
+    }
+    s
+}
+
+fn cmd_knobs(a: &Args) -> String {
+    if a.json {
+        let v: Vec<_> = KNOBS.iter().map(|k| json!({"key": k.key, "allowed": k.kind.allowed(), "help": k.help, "live": k.live})).collect();
+        return serde_json::to_string_pretty(&v).expect("json") + "\n";
+    }
+    let mut s = String::new();
+    for k in KNOBS {
+        let _ = writeln!(s, "{:<24} {}  ({})", k.key, k.help, k.kind.allowed());
+    }
+    s
+}
+
+fn cmd_run(a: &Args) -> Result<String, CliError> {
+    let l = lesson_of(a, "run")?;
+    let variant = a.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
+    let cfg = config_of(&l, &variant, a)?;
+    let seed = a.seed.unwrap_or(1);
+    let mut sim = run_one(&cfg, seed, a.duration);
+    let r = RunReport::from_sim(&mut sim, &l.id, &variant);
+    Ok(if a.json { serde_json::to_string_pretty(&r).expect("json") + "\n" } else { human(&r) })
+}
+
+fn cmd_compare(a: &Args) -> Result<String, CliError> {
+    let l = lesson_of(a, "compare")?;
+    let seed = a.seed.unwrap_or(1);
+    let mut reports = Vec::new();
+    for v in &l.variants {
+        let cfg = config_of(&l, &v.name, a)?;
+        let mut sim = run_one(&cfg, seed, a.duration);
+        reports.push(RunReport::from_sim(&mut sim, &l.id, &v.name));
+    }
+    if a.json {
+        let mut m = serde_json::Map::new();
+        for r in &reports {
+            m.insert(r.variant.clone(), serde_json::to_value(r).expect("json"));
+        }
+        let v = json!({"lesson": l.id, "seed": seed, "variants": m});
+        return Ok(serde_json::to_string_pretty(&v).expect("json") + "\n");
+    }
+    let mut s = String::new();
+    let base = &reports[0];
+    let _ = writeln!(s, "{} (seed {seed}); ratios are against {}", l.id, base.variant);
+    let _ = writeln!(s, "{:<12} {:>10} {:>8} {:>10} {:>8} {:>9} {:>7}", "variant", "MB/s", "ratio", "cs/s", "ratio", "fairness", "done_s");
+    for r in &reports {
+        let ratio = |x: f64, y: f64| if y > 0.0 { x / y } else { f64::NAN };
+        let _ = writeln!(
+            s,
+            "{:<12} {:>10.1} {:>8.2} {:>10.0} {:>8.2} {:>9.3} {:>7}",
+            r.variant,
+            r.throughput_mb_s,
+            ratio(r.throughput_mb_s, base.throughput_mb_s),
+            r.cs_per_s,
+            ratio(r.cs_per_s, base.cs_per_s),
+            r.fairness,
+            r.completion_s.map_or("-".into(), |c| format!("{c:.3}"))
+        );
+    }
+    gaps_note(&mut s, &reports[0].model_gaps);
+    Ok(s)
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
+    sorted[i]
+}
+
+fn cmd_sweep(a: &Args) -> Result<String, CliError> {
+    let l = lesson_of(a, "sweep")?;
+    let n = a.seeds.ok_or_else(|| bad("sweep: missing --seeds N; expected a whole number from 1 to 10000"))?;
+    let variant = a.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
+    let cfg = config_of(&l, &variant, a)?;
+    let mut completions = Vec::new();
+    let mut tputs = Vec::new();
+    for seed in 1..=n {
+        let mut sim = run_one(&cfg, seed, a.duration);
+        let r = RunReport::from_sim(&mut sim, &l.id, &variant);
+        if let Some(c) = r.completion_s {
+            completions.push(c);
+        }
+        tputs.push(r.throughput_mb_s);
+    }
+    completions.sort_by(f64::total_cmp);
+    tputs.sort_by(f64::total_cmp);
+    let all_done = completions.len() as u64 == n;
+    let c = |q: f64| {
+        if all_done {
+            json!(quantile(&completions, q))
+        } else {
+            serde_json::Value::Null
+        }
+    };
+    let v = json!({
+        "lesson": l.id, "variant": variant, "runs": n, "completed_runs": completions.len(),
+        "completion_s": {"p50": c(0.5), "p90": c(0.9), "p99": c(0.99), "max": c(1.0)},
+        "throughput_mb_s": {"p50": quantile(&tputs, 0.5), "min": tputs[0], "max": tputs[tputs.len() - 1]},
+    });
+    if a.json {
+        return Ok(serde_json::to_string_pretty(&v).expect("json") + "\n");
+    }
+    let mut s = format!("{} {variant}: {n} runs, {} completed\n", l.id, completions.len());
+    if all_done {
+        let _ = writeln!(
+            s,
+            "completion_s  p50 {:.4}  p90 {:.4}  p99 {:.4}  max {:.4}",
+            quantile(&completions, 0.5),
+            quantile(&completions, 0.9),
+            quantile(&completions, 0.99),
+            quantile(&completions, 1.0)
+        );
+    }
+    let _ = writeln!(s, "MB/s          p50 {:.1}  min {:.1}  max {:.1}", quantile(&tputs, 0.5), tputs[0], tputs[tputs.len() - 1]);
+    Ok(s)
+}
+
+fn cmd_link(a: &Args) -> Result<String, CliError> {
+    let l = lesson_of(a, "link")?;
+    if let Some(v) = &a.variant {
+        l.variant(v).map_err(|e| bad(e.message))?;
+    }
+    let variant = a.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
+    config_of(&l, &variant, a)?;
+    let st = LinkState {
+        lesson: l.id.clone(),
+        variant: a.variant.clone(),
+        overrides: a.sets.clone(),
+        seed: a.seed.unwrap_or(1),
+        t: None,
+        speed: None,
+    };
+    Ok(st.encode() + "\n")
+}
+
+fn gaps_note(s: &mut String, gaps: &[String]) {
+    if !gaps.is_empty() {
+        let _ = writeln!(s, "\nnot modelled yet (numbers above do not show these):");
+        for g in gaps {
+            let _ = writeln!(s, "  - {g}");
+        }
+    }
+}
+
+/// The human form of a run: the headline numbers, then vmstat, top and iostat -x style tables.
+fn human(r: &RunReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{} / {}  seed {}  {:.3} s simulated, {} events", r.lesson, r.variant, r.seed, r.sim_seconds, r.events);
+    let _ = writeln!(
+        s,
+        "throughput {:.1} MB/s (read {:.1}, write {:.1})  {:.0} IOPS  cs {:.0}/s  in {:.0}/s  fairness {:.3}",
+        r.throughput_mb_s, r.read_mb_s, r.write_mb_s, r.iops, r.cs_per_s, r.intr_per_s, r.fairness
+    );
+    let _ = writeln!(
+        s,
+        "cpu: us {:.1}  sy {:.1}  si {:.1}  wa {:.1}  id {:.1}",
+        r.cpu.user_pct, r.cpu.sys_pct, r.cpu.softirq_pct, r.cpu.iowait_pct, r.cpu.idle_pct
+    );
+    let _ = writeln!(s, "latency ms: p50 {:.3}  p99 {:.3}  max {:.3}", r.latency_ms.p50, r.latency_ms.p99, r.latency_ms.max);
+    if let Some(c) = r.completion_s {
+        let _ = writeln!(s, "all jobs done at {c:.3} s");
+    }
+    let _ = writeln!(
+        s,
+        "\n{:<8} {:>8} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>9} {:>8} {:>7}",
+        "Device", "rrqm/s", "wrqm/s", "r/s", "w/s", "rkB/s", "wkB/s", "avgrq-sz", "avgqu-sz", "await", "%util"
+    );
+    for d in &r.devices {
+        let _ = writeln!(
+            s,
+            "{:<8} {:>8.1} {:>8.1} {:>9.1} {:>9.1} {:>10.1} {:>10.1} {:>9.1} {:>9.2} {:>8.2} {:>7.1}",
+            d.name, d.rrqm_s, d.wrqm_s, d.r_s, d.w_s, d.rkb_s, d.wkb_s, d.avgrq_sz, d.avgqu_sz, d.await_ms, d.util_pct
+        );
+    }
+    let _ = writeln!(s, "\n{:>6} {:<16} {:>6} {:>10}", "PID", "COMMAND", "%CPU", "cs");
+    for t in r.threads.iter().take(10) {
+        let _ = writeln!(s, "{:>6} {:<16} {:>6.1} {:>10}", t.pid, t.name, t.cpu_pct, t.cs);
+    }
+    gaps_note(&mut s, &r.model_gaps);
+    s
+}

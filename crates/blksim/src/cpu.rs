@@ -1,0 +1,142 @@
+//! CPU cores and threads: run queues, sleeping and waking, and the time accounting behind
+//! vmstat's us/sy/wa/id and top's %CPU.
+
+use crate::ids::{CoreId, DevId, JobId, ReqId, ThreadId};
+use crate::stats::CpuTimes;
+use crate::time::SimTime;
+use std::collections::VecDeque;
+
+/// What a core is doing, for /proc/stat accounting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AcctState {
+    #[default]
+    Idle,
+    Sys,
+    Softirq,
+}
+
+#[derive(Debug, Default)]
+pub struct Core {
+    /// Executing a work item (a thread step or softirq work) until its CoreDone event.
+    pub busy: bool,
+    pub state: AcctState,
+    since: SimTime,
+    pub times: CpuTimes,
+    /// The thread whose context is installed; None is the idle task.
+    pub current: Option<ThreadId>,
+    pub runq: VecDeque<ThreadId>,
+    /// Completions raised by interrupts on this core, waiting for softirq processing.
+    pub softirq: VecDeque<ReqId>,
+    /// Threads in I/O wait whose last CPU is this one: idle time counts as iowait while > 0.
+    pub nr_iowait: u32,
+}
+
+impl Core {
+    /// Charges the time since the last call to the current state.
+    pub fn account(&mut self, now: SimTime) {
+        let dt = now - self.since;
+        self.since = now;
+        match self.state {
+            AcctState::Sys => self.times.sys_ns += dt,
+            AcctState::Softirq => self.times.softirq_ns += dt,
+            AcctState::Idle if self.nr_iowait > 0 => self.times.iowait_ns += dt,
+            AcctState::Idle => self.times.idle_ns += dt,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadState {
+    /// Not started yet (a job before its fork time).
+    New,
+    Runnable,
+    Running,
+    /// Sleeping: on a wait queue if `wait` is set (D state), else idle (a kernel thread with no work).
+    Sleeping,
+    Exited,
+}
+
+/// Why a thread sleeps. Both are `io_schedule()` sleeps: uninterruptible, counted as iowait.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// Waiting for its own I/O to complete (a sync read/write, or io_getevents).
+    Io,
+    /// In `get_request_wait`: the request pool of `dev` is full for this direction.
+    GetRequest { dev: DevId, write: bool },
+}
+
+impl Wait {
+    pub fn is_iowait(self) -> bool {
+        true
+    }
+}
+
+/// The next piece of work a thread runs when it gets a core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Return from the last call and make the next one (or exit when the job is done).
+    Next,
+    /// Woken in `get_request_wait`: try to allocate a request again.
+    RetryGetRequest,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadKind {
+    Kernel,
+    User(JobId),
+}
+
+#[derive(Debug)]
+pub struct Thread {
+    pub name: String,
+    pub pid: u32,
+    pub kind: ThreadKind,
+    pub state: ThreadState,
+    pub wait: Option<Wait>,
+    /// The core it runs on (no migration is modelled).
+    pub home: CoreId,
+    pub next: Option<Step>,
+    pub cpu_ns: u64,
+    /// Times it was switched out (voluntary and involuntary).
+    pub cs: u64,
+    pub slice_start: SimTime,
+}
+
+impl Thread {
+    pub fn kernel(name: String, home: CoreId, pid: u32) -> Thread {
+        Thread {
+            name,
+            pid,
+            kind: ThreadKind::Kernel,
+            state: ThreadState::Sleeping,
+            wait: None,
+            home,
+            next: None,
+            cpu_ns: 0,
+            cs: 0,
+            slice_start: SimTime::ZERO,
+        }
+    }
+
+    pub fn user(name: String, job: JobId, home: CoreId, pid: u32) -> Thread {
+        Thread {
+            name,
+            pid,
+            kind: ThreadKind::User(job),
+            state: ThreadState::New,
+            wait: None,
+            home,
+            next: None,
+            cpu_ns: 0,
+            cs: 0,
+            slice_start: SimTime::ZERO,
+        }
+    }
+
+    pub fn job(&self) -> JobId {
+        match self.kind {
+            ThreadKind::User(j) => j,
+            ThreadKind::Kernel => panic!("{} is a kernel thread with no job", self.name),
+        }
+    }
+}

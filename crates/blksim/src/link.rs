@@ -1,0 +1,217 @@
+//! Shareable links: the URL fragment the web app accepts, versioned (`v=1`) and readable:
+//! `#/lesson/dm-sg-lists?v=1&variant=workaround&dm.max_sectors_kb=96&seed=9&t=2.5`.
+//!
+//! This is a transfer format, not an internal struct: it only grows, and an old version is
+//! reported, never misread.
+
+use crate::lessons;
+use crate::scenario::{clip, knob_spec, Scenario};
+use std::fmt;
+
+pub const LINK_VERSION: u32 = 1;
+pub const FRAGMENT_LEN_MAX: usize = 2048;
+pub const OVERRIDES_MAX: usize = 32;
+/// The simulated time a link may ask to run to before showing the page.
+pub const T_MAX_S: f64 = 600.0;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkState {
+    pub lesson: String,
+    pub variant: Option<String>,
+    /// Knob overrides in the order given.
+    pub overrides: Vec<(String, String)>,
+    pub seed: u64,
+    /// Simulated seconds to run to.
+    pub t: Option<f64>,
+    /// Simulated seconds per wall second.
+    pub speed: Option<f64>,
+}
+
+impl Default for LinkState {
+    fn default() -> Self {
+        LinkState { lesson: String::new(), variant: None, overrides: Vec::new(), seed: 1, t: None, speed: None }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkError {
+    /// The part of the link that is wrong (`seed`, `queue.depth`, `lesson`, `fragment`).
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for LinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+fn err(field: &str, message: impl Into<String>) -> LinkError {
+    LinkError { field: field.to_string(), message: message.into() }
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters.
+pub fn pct_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Strict percent-decoding: a malformed escape or invalid UTF-8 is an error.
+pub fn pct_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'%' => {
+                let hex = s.get(i + 1..i + 3)?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+impl LinkState {
+    /// The fragment, starting with `#`.
+    pub fn encode(&self) -> String {
+        let mut s = format!("#/lesson/{}?v={LINK_VERSION}", pct_encode(&self.lesson));
+        if let Some(v) = &self.variant {
+            s.push_str(&format!("&variant={}", pct_encode(v)));
+        }
+        for (k, v) in &self.overrides {
+            s.push_str(&format!("&{}={}", pct_encode(k), pct_encode(v)));
+        }
+        s.push_str(&format!("&seed={}", self.seed));
+        if let Some(t) = self.t {
+            s.push_str(&format!("&t={t}"));
+        }
+        if let Some(sp) = self.speed {
+            s.push_str(&format!("&speed={sp}"));
+        }
+        s
+    }
+
+    /// Parses a fragment (with or without the leading `#`). Checks the lesson, the variant and
+    /// every knob against the lesson's scenario, so an accepted link always runs.
+    pub fn decode(fragment: &str) -> Result<LinkState, LinkError> {
+        if fragment.len() > FRAGMENT_LEN_MAX {
+            return Err(err("fragment", format!("{} characters; at most {FRAGMENT_LEN_MAX} are allowed", fragment.len())));
+        }
+        let f = fragment.strip_prefix('#').unwrap_or(fragment);
+        let (path, query) = f.split_once('?').unwrap_or((f, ""));
+        let id = path
+            .strip_prefix("/lesson/")
+            .ok_or_else(|| err("fragment", format!("'{}' is not a lesson link; expected #/lesson/<id>?v=1&…", clip(path))))?;
+        let id = pct_decode(id).ok_or_else(|| err("lesson", "bad percent-encoding"))?;
+        let lesson = lessons::find(&id).map_err(|e| err("lesson", e.message))?;
+        let mut st = LinkState { lesson: lesson.id.clone(), ..Default::default() };
+        let mut version = None;
+        let pairs: Vec<&str> = query.split('&').filter(|p| !p.is_empty()).collect();
+        if pairs.len() > OVERRIDES_MAX + 6 {
+            return Err(err("fragment", format!("{} parameters; at most {} are allowed", pairs.len(), OVERRIDES_MAX + 6)));
+        }
+        for pair in pairs {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let k = pct_decode(k).ok_or_else(|| err("fragment", format!("bad percent-encoding in '{}'", clip(pair))))?;
+            let v = pct_decode(v).ok_or_else(|| err(&k, format!("bad percent-encoding in '{}'", clip(pair))))?;
+            match k.as_str() {
+                "v" => {
+                    version =
+                        Some(v.parse::<u32>().map_err(|_| err("v", format!("'{}' is not a version; expected {LINK_VERSION}", clip(&v))))?)
+                }
+                "variant" => {
+                    lesson.variant(&v).map_err(|e| err("variant", e.message))?;
+                    st.variant = Some(v);
+                }
+                "seed" => {
+                    st.seed = v.parse().map_err(|_| {
+                        err("seed", format!("'{}' is not allowed; expected a whole number from 0 to {}", clip(&v), u64::MAX))
+                    })?
+                }
+                "t" => st.t = Some(parse_secs(&v, "t", T_MAX_S)?),
+                "speed" => st.speed = Some(parse_secs(&v, "speed", 1.0)?),
+                key => {
+                    if knob_spec(key).is_none() {
+                        let mut probe = Scenario::default();
+                        let e = crate::scenario::set_knob(&mut probe, key, &v).unwrap_err();
+                        return Err(err(&clip(key), e.message));
+                    }
+                    if st.overrides.len() == OVERRIDES_MAX {
+                        return Err(err("fragment", format!("more than {OVERRIDES_MAX} knob overrides")));
+                    }
+                    st.overrides.push((key.to_string(), v));
+                }
+            }
+        }
+        match version {
+            Some(LINK_VERSION) => {}
+            Some(other) => return Err(err("v", format!("link version {other} is not supported; this build reads version {LINK_VERSION}"))),
+            None => return Err(err("v", format!("missing; expected v={LINK_VERSION}"))),
+        }
+        let variant = st.variant.clone().unwrap_or_else(|| lesson.first_variant().name.clone());
+        lesson.config(&variant, &st.overrides).map_err(|e| err(&e.field, e.message))?;
+        Ok(st)
+    }
+}
+
+fn parse_secs(v: &str, field: &str, max: f64) -> Result<f64, LinkError> {
+    match v.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 && x <= max => Ok(x),
+        _ => Err(err(field, format!("'{}' is not allowed; expected seconds greater than 0 and at most {max}", clip(v)))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_round_trips() {
+        let st = LinkState {
+            lesson: "dm-sg-lists".into(),
+            variant: Some("workaround".into()),
+            overrides: vec![("dm.max_sectors_kb".into(), "96".into())],
+            seed: 9,
+            t: Some(2.5),
+            speed: None,
+        };
+        let f = st.encode();
+        assert_eq!(f, "#/lesson/dm-sg-lists?v=1&variant=workaround&dm.max_sectors_kb=96&seed=9&t=2.5");
+        assert_eq!(LinkState::decode(&f), Ok(st));
+    }
+
+    #[test]
+    fn tampered_links_name_the_offending_part() {
+        let cases = [
+            ("#/lesson/nope?v=1", "lesson"),
+            ("#/lesson/scsi-starved?v=1&seed=-4", "seed"),
+            ("#/lesson/scsi-starved?v=1&queue.depth=99999999999", "queue.depth"),
+            ("#/lesson/scsi-starved?v=1&variant=%ZZ", "variant"),
+            ("#/lesson/scsi-starved?v=2", "v"),
+            ("#/lesson/scsi-starved", "v"),
+            ("#/lesson/scsi-starved?v=1&workload.rw=%3Cscript%3E", "workload.rw"),
+        ];
+        for (f, field) in cases {
+            let e = LinkState::decode(f).unwrap_err();
+            assert_eq!(e.field, field, "{f}: {e}");
+        }
+        assert_eq!(LinkState::decode(&"x".repeat(5000)).unwrap_err().field, "fragment");
+    }
+}

@@ -1,0 +1,169 @@
+//! The run report: the JSON of `blksim run` (the CLI contract's field names) and the numbers
+//! the UI shows. Built from counters, never from anything lesson-specific.
+
+use crate::cpu::ThreadState;
+use crate::sim::{Interval, Sim};
+use crate::stats::{CpuPct, Iostat};
+use crate::time::{NS_PER_MS, NS_PER_S};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadReport {
+    pub name: String,
+    pub pid: u32,
+    pub cpu_pct: f64,
+    pub cs: u64,
+    /// `top`'s state letter: R running/runnable, D uninterruptible sleep, S sleeping, X exited.
+    pub state: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobReport {
+    pub name: String,
+    pub device: String,
+    pub bytes: u64,
+    pub done: bool,
+    pub completion_s: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencyReport {
+    pub p50: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    pub lesson: String,
+    pub variant: String,
+    pub seed: u64,
+    pub sim_seconds: f64,
+    pub events: u64,
+    pub throughput_mb_s: f64,
+    pub read_mb_s: f64,
+    pub write_mb_s: f64,
+    pub iops: f64,
+    pub cs_per_s: f64,
+    pub intr_per_s: f64,
+    pub cpu: CpuPct,
+    pub threads: Vec<ThreadReport>,
+    pub devices: Vec<Iostat>,
+    pub fairness: f64,
+    pub jobs: Vec<JobReport>,
+    pub completion_s: Option<f64>,
+    pub latency_ms: LatencyReport,
+    /// Parts of the scenario the model does not simulate yet (empty when all is modelled).
+    pub model_gaps: Vec<String>,
+}
+
+fn per_s(x: u64, dt_ns: u64) -> f64 {
+    if dt_ns == 0 {
+        0.0
+    } else {
+        x as f64 * NS_PER_S as f64 / dt_ns as f64
+    }
+}
+
+/// The numbers of one interval (from `prev` to `cur`): what the live tables show each second.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IntervalReport {
+    pub end_s: f64,
+    pub throughput_mb_s: f64,
+    pub read_mb_s: f64,
+    pub write_mb_s: f64,
+    pub iops: f64,
+    pub cs_per_s: f64,
+    pub intr_per_s: f64,
+    pub running: u32,
+    pub blocked: u32,
+    pub cpu: CpuPct,
+    pub devices: Vec<Iostat>,
+}
+
+impl IntervalReport {
+    pub fn between(sim: &Sim, prev: &Interval, cur: &Interval) -> IntervalReport {
+        let dt = cur.end - prev.end;
+        let rb = cur.read_bytes - prev.read_bytes;
+        let wb = cur.write_bytes - prev.write_bytes;
+        IntervalReport {
+            end_s: cur.end.as_secs_f64(),
+            throughput_mb_s: per_s(rb + wb, dt) / 1e6,
+            read_mb_s: per_s(rb, dt) / 1e6,
+            write_mb_s: per_s(wb, dt) / 1e6,
+            iops: per_s(cur.ios - prev.ios, dt),
+            cs_per_s: per_s(cur.context_switches - prev.context_switches, dt),
+            intr_per_s: per_s(cur.interrupts - prev.interrupts, dt),
+            running: cur.running,
+            blocked: cur.blocked,
+            cpu: cur.cpu.pct_since(&prev.cpu),
+            devices: sim.devs.iter().enumerate().map(|(i, d)| cur.diskstats[i].iostat(&prev.diskstats[i], dt, &d.name)).collect(),
+        }
+    }
+}
+
+impl RunReport {
+    /// The report over the whole run so far, from time 0.
+    pub fn from_sim(sim: &mut Sim, lesson: &str, variant: &str) -> RunReport {
+        let cur = sim.cumulative();
+        let zero = Interval::zero(cur.diskstats.len());
+        let iv = IntervalReport::between(sim, &zero, &cur);
+        let total_ns = cur.end.ns().max(1);
+        let mut threads: Vec<ThreadReport> = sim
+            .threads
+            .iter()
+            .map(|t| ThreadReport {
+                name: t.name.clone(),
+                pid: t.pid,
+                cpu_pct: 100.0 * t.cpu_ns as f64 / total_ns as f64,
+                cs: t.cs,
+                state: match t.state {
+                    ThreadState::Running | ThreadState::Runnable => "R",
+                    ThreadState::Sleeping if t.wait.is_some() => "D",
+                    ThreadState::Sleeping | ThreadState::New => "S",
+                    ThreadState::Exited => "X",
+                }
+                .into(),
+            })
+            .collect();
+        // top's order: busiest first; ties by pid so the order is stable.
+        threads.sort_by(|a, b| b.cpu_pct.total_cmp(&a.cpu_pct).then(a.pid.cmp(&b.pid)));
+        let jobs = sim
+            .jobs
+            .iter()
+            .map(|j| JobReport {
+                name: format!("{}.{}", sim.threads[j.tid.idx()].name, j.id.0),
+                device: sim.devs[j.dev.idx()].name.clone(),
+                bytes: j.bytes_done,
+                done: j.done_at.is_some(),
+                completion_s: j.done_at.map(|t| t.as_secs_f64()),
+            })
+            .collect();
+        let ms = |ns: u64| ns as f64 / NS_PER_MS as f64;
+        RunReport {
+            lesson: lesson.to_string(),
+            variant: variant.to_string(),
+            seed: sim.seed(),
+            sim_seconds: cur.end.as_secs_f64(),
+            events: sim.totals.events,
+            throughput_mb_s: iv.throughput_mb_s,
+            read_mb_s: iv.read_mb_s,
+            write_mb_s: iv.write_mb_s,
+            iops: iv.iops,
+            cs_per_s: iv.cs_per_s,
+            intr_per_s: iv.intr_per_s,
+            cpu: iv.cpu,
+            threads,
+            devices: iv.devices,
+            fairness: sim.fairness(),
+            jobs,
+            completion_s: sim.finished_at().map(|t| t.as_secs_f64()),
+            latency_ms: LatencyReport {
+                p50: ms(sim.latency.quantile_ns(0.5)),
+                p99: ms(sim.latency.quantile_ns(0.99)),
+                max: ms(sim.latency.max_ns()),
+            },
+            model_gaps: sim.model_gaps(),
+        }
+    }
+}

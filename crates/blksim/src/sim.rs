@@ -1,0 +1,802 @@
+//! The engine: owns every component, pops events in (time, seq) order and runs the kernel code
+//! paths that connect the components (submit, get_request, dispatch, complete, wake up).
+//!
+//! The components are plain structs in their own modules (`cpu`, `block`, `scsi`, `disk`,
+//! `workload`); this module is the glue, the way `ll_rw_blk.c` and `scsi_lib.c` are glue.
+
+use crate::block::{Bio, BlockDev, Request};
+use crate::calib::*;
+use crate::cpu::{AcctState, Core, Step, Thread, ThreadState, Wait};
+use crate::disk::{Cmd, Disk};
+use crate::event::{Event, EventQueue};
+use crate::ids::*;
+use crate::rng::{Stream, STREAM_DISK, STREAM_JOB};
+use crate::scenario::{limits, Config, IoEngine, StackKind};
+use crate::scsi::Host;
+use crate::stats::{jain_fairness, CpuTimes, DiskStats, LatencyHist};
+use crate::time::{SimTime, NS_PER_S};
+use crate::trace::{Action, TraceRecord, TraceRing};
+use crate::workload::{Io, Job};
+
+/// The default trace ring size: enough for several frames of the busiest lesson.
+pub const TRACE_RING_DEFAULT: usize = 1 << 16;
+/// Per-second samples kept for charts (an hour of simulated time).
+pub const HISTORY_MAX: usize = 3600;
+
+/// What a thread step led to.
+enum Next {
+    Continue(Step),
+    Sleep(Wait),
+    Exit,
+}
+
+/// Totals over the whole run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub events: u64,
+    pub context_switches: u64,
+    pub interrupts: u64,
+    pub bios_submitted: u64,
+    pub bios_completed: u64,
+    pub requests_completed: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub ios_completed: u64,
+}
+
+/// One simulated second of counters, for charts and the live tables.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Interval {
+    pub end: SimTime,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub ios: u64,
+    pub context_switches: u64,
+    pub interrupts: u64,
+    pub cpu: CpuTimes,
+    /// vmstat `r` and `b` at the end of the interval.
+    pub running: u32,
+    pub blocked: u32,
+    pub diskstats: Vec<DiskStats>,
+}
+
+pub struct Sim {
+    cfg: Config,
+    seed: u64,
+    pub(crate) events: EventQueue,
+    pub(crate) trace: TraceRing,
+    pub(crate) cores: Vec<Core>,
+    pub(crate) threads: Vec<Thread>,
+    pub(crate) devs: Vec<BlockDev>,
+    pub(crate) disks: Vec<Disk>,
+    pub(crate) hosts: Vec<Host>,
+    pub(crate) jobs: Vec<Job>,
+    bios: Slab<Bio>,
+    reqs: Slab<Request>,
+    ios: Slab<Io>,
+    pub(crate) totals: Totals,
+    pub(crate) latency: LatencyHist,
+    pub(crate) history: std::collections::VecDeque<Interval>,
+    last_tick: Interval,
+    /// When every job with a finite size had finished.
+    finished_at: Option<SimTime>,
+    /// The core and thread whose work is being applied now (for trace records).
+    cur_cpu: u16,
+}
+
+impl Sim {
+    pub fn new(cfg: &Config, seed: u64) -> Sim {
+        let s = &cfg.scenario;
+        let cores: Vec<Core> = (0..s.cpu.cores).map(|_| Core::default()).collect();
+        let mut threads = Vec::new();
+        // Per-CPU kernel threads exist from boot, as in the kernel. They only run when a later
+        // mechanism gives them work (softirq overrun, kblockd punts); top lists them either way.
+        for c in 0..s.cpu.cores {
+            threads.push(Thread::kernel(format!("ksoftirqd/{c}"), CoreId(c as u16), 3 + 6 * c));
+        }
+        for c in 0..s.cpu.cores {
+            threads.push(Thread::kernel(format!("kblockd/{c}"), CoreId(c as u16), 200 + c));
+        }
+        let mut hosts = Vec::new();
+        for h in 0..s.hbas {
+            let irq_cpu = if s.cpu.irq_cpus.is_empty() { h % s.cpu.cores } else { s.cpu.irq_cpus[h as usize] };
+            hosts.push(Host::new(s.host.can_queue, CoreId(irq_cpu as u16)));
+        }
+        let mut disks = Vec::new();
+        let mut devs = Vec::new();
+        for d in 0..s.disks {
+            let mut rng = Stream::new(seed, STREAM_DISK + d as u64);
+            disks.push(Disk::new(s.disk.kind, s.disk.write_cache, &mut rng));
+            let host = HostId((d as u64 * s.hbas as u64 / s.disks as u64) as u16);
+            devs.push(BlockDev::leaf(d, DiskId(d as u16), host, s));
+        }
+        let mut jobs = Vec::new();
+        let top_devs = devs.len() as u32;
+        for j in 0..s.workload.numjobs {
+            let dev = DevId((j % top_devs) as u16);
+            // Jobs sharing a device read separate regions of it (separate files).
+            let sharers = (s.workload.numjobs + top_devs - 1 - dev.0 as u32) / top_devs;
+            let nth = j / top_devs;
+            let cap = disks[dev.idx()].capacity_sectors() * 512;
+            let region = cap / sharers as u64 / s.workload.bs * s.workload.bs;
+            let tid = ThreadId(threads.len() as u32);
+            let home = CoreId((j % s.cpu.cores) as u16);
+            threads.push(Thread::user(s.workload.name.clone(), JobId(j), home, 1000 + j));
+            let rng = Stream::new(seed, STREAM_JOB + j as u64);
+            jobs.push(Job::new(JobId(j), tid, dev, nth as u64 * region, region, &s.workload, rng));
+        }
+        let mut events = EventQueue::new(16 + 4 * (jobs.len() + disks.len() * 16 + cores.len()));
+        let mut fork = Stream::new(seed, STREAM_JOB - 1);
+        for j in &jobs {
+            events.schedule(SimTime(fork.below(JOB_FORK_SPREAD_NS)), Event::JobStart { job: j.id });
+        }
+        events.schedule(SimTime(NS_PER_S), Event::StatsTick);
+        let ndevs = devs.len();
+        Sim {
+            cfg: cfg.clone(),
+            seed,
+            events,
+            trace: TraceRing::new(TRACE_RING_DEFAULT),
+            cores,
+            threads,
+            devs,
+            disks,
+            hosts,
+            jobs,
+            bios: Slab::new("bio", limits::BIOS_LIVE_MAX),
+            reqs: Slab::new("request", limits::BIOS_LIVE_MAX),
+            ios: Slab::new("io", limits::BIOS_LIVE_MAX),
+            totals: Totals::default(),
+            latency: LatencyHist::default(),
+            history: Default::default(),
+            last_tick: Interval::zero(ndevs),
+            finished_at: None,
+            cur_cpu: 0,
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.events.now()
+    }
+
+    pub fn totals(&self) -> &Totals {
+        &self.totals
+    }
+
+    pub fn trace(&self) -> &TraceRing {
+        &self.trace
+    }
+
+    /// Turns trace recording on or off (the CLI runs without it; the UI with it).
+    pub fn set_trace(&mut self, on: bool) {
+        self.trace.set_enabled(on);
+    }
+
+    /// When every finite job had finished, if they all have.
+    pub fn finished_at(&self) -> Option<SimTime> {
+        self.finished_at
+    }
+
+    /// Whether the run has nothing more to do: every job is finite and done.
+    pub fn is_finished(&self) -> bool {
+        self.finished_at.is_some()
+    }
+
+    pub fn history(&self) -> impl ExactSizeIterator<Item = &Interval> {
+        self.history.iter()
+    }
+
+    /// Processes one event. Returns false when there is none or the run is finished.
+    pub fn step(&mut self) -> bool {
+        if self.is_finished() {
+            return false;
+        }
+        let Some((_, ev)) = self.events.pop() else {
+            return false;
+        };
+        self.totals.events += 1;
+        self.handle(ev);
+        true
+    }
+
+    /// Runs every event up to and including `t`, then moves the clock to `t` (or stops early
+    /// when every job has finished).
+    pub fn run_until(&mut self, t: SimTime) {
+        while let Some(next) = self.events.peek_time() {
+            if next > t || self.is_finished() {
+                break;
+            }
+            self.step();
+        }
+        if !self.is_finished() && t > self.now() {
+            self.events.advance_to(t);
+        }
+    }
+
+    /// Runs at most `max_events` events up to `t`; returns how many ran (the UI's frame budget).
+    pub fn run_until_bounded(&mut self, t: SimTime, max_events: u64) -> u64 {
+        let mut n = 0;
+        while n < max_events {
+            match self.events.peek_time() {
+                Some(next) if next <= t && !self.is_finished() => {
+                    self.step();
+                    n += 1;
+                }
+                _ => {
+                    if !self.is_finished() && t > self.now() {
+                        self.events.advance_to(t);
+                    }
+                    break;
+                }
+            }
+        }
+        n
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::CoreDone { core } => self.on_core_done(core),
+            Event::DiskDone { disk, slot } => self.on_disk_done(disk, slot),
+            Event::JobStart { job } => {
+                let tid = self.jobs[job.idx()].tid;
+                self.wake(tid, Step::Next);
+            }
+            Event::StatsTick => self.on_stats_tick(),
+        }
+    }
+
+    // ---- CPU: cores, threads, context switches ----------------------------------------------
+
+    /// Charges the time since the last change on `c` to what the core was doing.
+    fn account(&mut self, c: CoreId) {
+        let now = self.now();
+        self.cores[c.idx()].account(now);
+    }
+
+    /// Makes a sleeping (or new) thread runnable on its home core, with `step` to run next.
+    fn wake(&mut self, tid: ThreadId, step: Step) {
+        let t = &mut self.threads[tid.idx()];
+        assert!(matches!(t.state, ThreadState::Sleeping | ThreadState::New), "waking {} in state {:?}", t.name, t.state);
+        let home = t.home;
+        if t.wait.is_some_and(|w| w.is_iowait()) {
+            self.account(home);
+            self.cores[home.idx()].nr_iowait -= 1;
+        }
+        let t = &mut self.threads[tid.idx()];
+        t.wait = None;
+        t.state = ThreadState::Runnable;
+        t.next = Some(step);
+        self.cores[home.idx()].runq.push_back(tid);
+        self.kick(home);
+    }
+
+    /// Raises an interrupt on `c` whose softirq work completes `req`.
+    fn raise_irq(&mut self, c: CoreId, req: ReqId) {
+        self.totals.interrupts += 1;
+        self.cores[c.idx()].softirq.push_back(req);
+        self.kick(c);
+    }
+
+    /// If core `c` is not executing anything, picks what it runs next: softirq work first, then
+    /// the current thread's next step, then the head of its run queue, else idle.
+    fn kick(&mut self, c: CoreId) {
+        let ci = c.idx();
+        if self.cores[ci].busy {
+            return;
+        }
+        let now = self.now();
+        self.account(c);
+        if let Some(&req) = self.cores[ci].softirq.front() {
+            let nbios = self.reqs.get(req.0).bios.len() as u64;
+            let cost = HARDIRQ_NS + SOFTIRQ_REQUEST_NS + SOFTIRQ_BIO_NS * nbios;
+            let core = &mut self.cores[ci];
+            core.busy = true;
+            core.state = AcctState::Softirq;
+            self.events.schedule(now + cost, Event::CoreDone { core: c });
+            return;
+        }
+        let mut switched = false;
+        let cur = self.cores[ci].current;
+        let keep = cur.filter(|&t| {
+            let th = &self.threads[t.idx()];
+            th.state == ThreadState::Running && (self.cores[ci].runq.is_empty() || now - th.slice_start < SCHED_SLICE_NS)
+        });
+        let run = match keep {
+            Some(t) => Some(t),
+            None => {
+                if let Some(t) = cur.filter(|&t| self.threads[t.idx()].state == ThreadState::Running) {
+                    // Preempted at a step boundary: its slice is used up and others wait.
+                    self.threads[t.idx()].state = ThreadState::Runnable;
+                    self.cores[ci].runq.push_back(t);
+                }
+                let next = self.cores[ci].runq.pop_front();
+                if next != cur {
+                    switched = true;
+                    self.totals.context_switches += 1;
+                    if let Some(prev) = cur {
+                        self.threads[prev.idx()].cs += 1;
+                    }
+                }
+                self.cores[ci].current = next;
+                next
+            }
+        };
+        let Some(tid) = run else {
+            self.cores[ci].state = AcctState::Idle;
+            return;
+        };
+        let th = &mut self.threads[tid.idx()];
+        if switched {
+            th.slice_start = now;
+        }
+        th.state = ThreadState::Running;
+        let step = th.next.expect("a running thread has a next step");
+        let cost = self.step_cost(tid, step) + if switched { CONTEXT_SWITCH_NS } else { 0 };
+        self.threads[tid.idx()].cpu_ns += cost;
+        let core = &mut self.cores[ci];
+        core.busy = true;
+        core.state = AcctState::Sys;
+        self.events.schedule(now + cost, Event::CoreDone { core: c });
+    }
+
+    fn on_core_done(&mut self, c: CoreId) {
+        self.account(c);
+        let ci = c.idx();
+        self.cores[ci].busy = false;
+        self.cur_cpu = c.0;
+        if let Some(req) = self.cores[ci].softirq.pop_front() {
+            self.softirq_complete(req);
+            self.kick(c);
+            return;
+        }
+        let tid = self.cores[ci].current.expect("a core finished a step with no thread");
+        let step = self.threads[tid.idx()].next.take().expect("step");
+        match self.run_step(tid, step) {
+            Next::Continue(s) => self.threads[tid.idx()].next = Some(s),
+            Next::Sleep(w) => {
+                let t = &mut self.threads[tid.idx()];
+                t.state = ThreadState::Sleeping;
+                t.wait = Some(w);
+                if w.is_iowait() {
+                    let home = t.home;
+                    self.account(home);
+                    self.cores[home.idx()].nr_iowait += 1;
+                }
+            }
+            Next::Exit => self.threads[tid.idx()].state = ThreadState::Exited,
+        }
+        self.kick(c);
+    }
+
+    // ---- the job's process: read()/write() and io_submit() ---------------------------------
+
+    fn step_cost(&self, tid: ThreadId, step: Step) -> u64 {
+        let job = &self.jobs[self.threads[tid.idx()].job().idx()];
+        match step {
+            Step::Next => {
+                if job.has_more_to_issue() {
+                    let bios = job.bios_per_io(self.devs[job.dev.idx()].queue.max_sectors_bytes);
+                    SYSCALL_NS + (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS) * bios
+                } else {
+                    SYSCALL_NS
+                }
+            }
+            Step::RetryGetRequest => GET_REQUEST_NS + DISPATCH_NS,
+        }
+    }
+
+    fn run_step(&mut self, tid: ThreadId, step: Step) -> Next {
+        let j = self.threads[tid.idx()].job();
+        match step {
+            Step::Next => {
+                if self.jobs[j.idx()].has_more_to_issue() {
+                    self.issue_io(j);
+                    self.submit_pending(j)
+                } else {
+                    self.after_submit(j)
+                }
+            }
+            Step::RetryGetRequest => self.submit_pending(j),
+        }
+    }
+
+    /// Builds the next I/O of job `j` as bios, split at the queue's `max_sectors_kb`.
+    fn issue_io(&mut self, j: JobId) {
+        let now = self.now();
+        let job = &mut self.jobs[j.idx()];
+        let (offset, bytes) = job.next_extent();
+        let write = job.rw.is_write();
+        let dev = job.dev;
+        let tid = job.tid;
+        let io = IoId(self.ios.insert(Io { job: j, bytes, bios_left: 0, started: now }));
+        let max = self.devs[dev.idx()].queue.max_sectors_bytes;
+        let mut off = offset;
+        let end = offset + bytes;
+        let mut pieces = 0;
+        while off < end {
+            let len = (end - off).min(max);
+            let bio = BioId(self.bios.insert(Bio { io, dev, sector: off / 512, bytes: len as u32, write }));
+            self.totals.bios_submitted += 1;
+            self.emit(dev, Action::Q, write, off / 512, len as u32, tid, bio.0, 0);
+            if pieces > 0 {
+                // The I/O did not fit the queue's max_sectors: blktrace shows the split.
+                self.emit(dev, Action::X, write, off / 512, len as u32, tid, bio.0, 0);
+            }
+            self.jobs[j.idx()].pending.push_back(bio);
+            pieces += 1;
+            off += len;
+        }
+        self.ios.get_mut(io.0).bios_left = pieces;
+        let job = &mut self.jobs[j.idx()];
+        job.inflight += 1;
+    }
+
+    /// Submits the job's pending bios; sleeps in `get_request_wait` if the pool is full.
+    fn submit_pending(&mut self, j: JobId) -> Next {
+        while let Some(&bio) = self.jobs[j.idx()].pending.front() {
+            let tid = self.jobs[j.idx()].tid;
+            if let Err(wait) = self.make_request(bio, tid) {
+                return Next::Sleep(wait);
+            }
+            self.jobs[j.idx()].pending.pop_front();
+        }
+        self.after_submit(j)
+    }
+
+    /// After submitting: issue more (libaio below iodepth), wait for completions, or exit.
+    fn after_submit(&mut self, j: JobId) -> Next {
+        let job = &self.jobs[j.idx()];
+        let more = job.has_more_to_issue();
+        if more && job.engine == IoEngine::Libaio && job.inflight < job.iodepth {
+            Next::Continue(Step::Next)
+        } else if job.inflight > 0 {
+            Next::Sleep(Wait::Io)
+        } else if more {
+            Next::Continue(Step::Next)
+        } else {
+            Next::Exit
+        }
+    }
+
+    // ---- the block layer: __make_request, get_request, the elevator -----------------------
+
+    /// `__make_request`: merge the bio into a waiting request, or allocate a new request and
+    /// insert it. Err: the request pool is full and the caller must sleep.
+    fn make_request(&mut self, bio_id: BioId, tid: ThreadId) -> Result<(), Wait> {
+        let now = self.now();
+        let bio = *self.bios.get(bio_id.0);
+        let dev = bio.dev;
+        let di = dev.idx();
+        let sector_end = bio.sector + bio.bytes as u64 / 512;
+        let max = self.devs[di].queue.max_sectors_bytes;
+        // Back merge: a waiting request that ends where this bio starts.
+        if let Some(rq) = self.devs[di].queue.elevator.back_candidate(bio.write, bio.sector) {
+            if self.reqs.get(rq.0).bytes + bio.bytes as u64 <= max {
+                self.merge(rq, bio_id, false);
+                self.emit(dev, Action::M, bio.write, bio.sector, bio.bytes, tid, bio_id.0, rq.0);
+                return Ok(());
+            }
+        }
+        if let Some(rq) = self.devs[di].queue.elevator.front_candidate(bio.write, sector_end) {
+            if self.reqs.get(rq.0).bytes + bio.bytes as u64 <= max {
+                self.merge(rq, bio_id, true);
+                self.emit(dev, Action::F, bio.write, bio.sector, bio.bytes, tid, bio_id.0, rq.0);
+                return Ok(());
+            }
+        }
+        let q = &mut self.devs[di].queue;
+        let dir = bio.write as usize;
+        if q.pool_count[dir] >= q.nr_requests {
+            q.waiters[dir].push_back(tid);
+            self.emit(dev, Action::S, bio.write, bio.sector, bio.bytes, tid, bio_id.0, 0);
+            return Err(Wait::GetRequest { dev, write: bio.write });
+        }
+        q.pool_count[dir] += 1;
+        assert!(q.pool_count[dir] <= q.nr_requests, "request pool over nr_requests");
+        let rq = ReqId(self.reqs.insert(Request {
+            dev,
+            write: bio.write,
+            sector: bio.sector,
+            bytes: bio.bytes as u64,
+            bios: vec![bio_id],
+            alloc_at: now,
+            tag: None,
+            submitter: tid,
+        }));
+        self.devs[di].stats.start(now);
+        self.emit(dev, Action::G, bio.write, bio.sector, bio.bytes, tid, rq.0, bio_id.0);
+        self.devs[di].queue.elevator.add(rq, bio.write, bio.sector, sector_end);
+        self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
+        self.run_queue(dev);
+        Ok(())
+    }
+
+    fn merge(&mut self, rq: ReqId, bio_id: BioId, front: bool) {
+        let bio = *self.bios.get(bio_id.0);
+        let r = self.reqs.get_mut(rq.0);
+        let (old_start, old_end) = (r.sector, r.sector + r.bytes / 512);
+        if front {
+            r.sector = bio.sector;
+            r.bios.insert(0, bio_id);
+        } else {
+            r.bios.push(bio_id);
+        }
+        r.bytes += bio.bytes as u64;
+        let (new_start, new_end) = (r.sector, r.sector + r.bytes / 512);
+        let write = r.write;
+        let dev = r.dev.idx();
+        self.devs[dev].queue.elevator.remerged(rq, write, (old_start, old_end), (new_start, new_end));
+        self.devs[dev].stats.merges[write as usize] += 1;
+    }
+
+    /// The queue's request_fn (`scsi_request_fn`): dispatch while the device has tags and the
+    /// host has room; a device stopped by a busy host joins the host's starved list.
+    fn run_queue(&mut self, dev: DevId) {
+        let now = self.now();
+        let di = dev.idx();
+        while let Some(rq) = self.devs[di].queue.elevator.front() {
+            if self.devs[di].queue.tags.is_full() {
+                break;
+            }
+            let h = self.devs[di].host;
+            if !self.hosts[h.idx()].try_get(dev) {
+                break;
+            }
+            self.devs[di].queue.elevator.remove_front(rq);
+            let tag = self.devs[di].queue.tags.get().expect("checked not full");
+            let r = self.reqs.get_mut(rq.0);
+            r.tag = Some(tag);
+            let cmd = Cmd { req: rq, sector: r.sector, bytes: r.bytes, write: r.write };
+            let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
+            let submitter = r.submitter;
+            self.emit(dev, Action::D, write, sector, bytes, submitter, rq.0, 0);
+            let disk = self.devs[di].disk;
+            if let Some((slot, done)) = self.disks[disk.idx()].submit(now, cmd) {
+                self.events.schedule(done, Event::DiskDone { disk, slot });
+            }
+        }
+    }
+
+    // ---- completion: interrupt, softirq, scsi_run_queue --------------------------------------
+
+    fn on_disk_done(&mut self, disk: DiskId, slot: u16) {
+        let now = self.now();
+        let (cmd, next) = self.disks[disk.idx()].complete(now, slot);
+        if let Some((slot, done)) = next {
+            self.events.schedule(done, Event::DiskDone { disk, slot });
+        }
+        let dev = self.reqs.get(cmd.req.0).dev;
+        let irq_cpu = self.hosts[self.devs[dev.idx()].host.idx()].irq_cpu;
+        self.raise_irq(irq_cpu, cmd.req);
+    }
+
+    /// The completion softirq for one request: end its bios, free its tag and request, wake
+    /// a waiter for the pool, and run the starved queues and this one (`scsi_run_queue`).
+    fn softirq_complete(&mut self, rq: ReqId) {
+        let now = self.now();
+        let r = self.reqs.remove(rq.0);
+        let dev = r.dev;
+        let di = dev.idx();
+        self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, r.submitter, rq.0, 0);
+        self.devs[di].queue.tags.put(r.tag.expect("completed request had a tag"));
+        let h = self.devs[di].host;
+        self.hosts[h.idx()].put();
+        self.devs[di].stats.done(now, r.write, r.bytes / 512, now - r.alloc_at);
+        self.totals.requests_completed += 1;
+        for bio in r.bios {
+            self.end_bio(bio);
+        }
+        // freed_request: give the slot back and wake one waiter for this direction.
+        let q = &mut self.devs[di].queue;
+        let dir = r.write as usize;
+        q.pool_count[dir] -= 1;
+        if q.pool_count[dir] < q.nr_requests {
+            if let Some(w) = q.waiters[dir].pop_front() {
+                self.wake(w, Step::RetryGetRequest);
+            }
+        }
+        // scsi_run_queue: run the starved devices in list order while the host has room, put
+        // the rest back at the head of the list, then run this device's queue.
+        let mut starved = self.hosts[h.idx()].take_starved();
+        while !self.hosts[h.idx()].is_busy() {
+            let Some(sdev) = starved.pop_front() else {
+                break;
+            };
+            self.run_queue(sdev);
+        }
+        self.hosts[h.idx()].splice_back(starved);
+        self.run_queue(dev);
+    }
+
+    /// `bio_endio`: every bio completes exactly once (the slab panics on a second free).
+    fn end_bio(&mut self, bio_id: BioId) {
+        let bio = self.bios.remove(bio_id.0);
+        self.totals.bios_completed += 1;
+        assert!(self.totals.bios_completed <= self.totals.bios_submitted, "more bios completed than submitted");
+        let io = self.ios.get_mut(bio.io.0);
+        io.bios_left -= 1;
+        if io.bios_left == 0 {
+            let io = self.ios.remove(bio.io.0);
+            self.io_done(io);
+        }
+    }
+
+    fn io_done(&mut self, io: Io) {
+        let now = self.now();
+        self.latency.record(now - io.started);
+        self.totals.ios_completed += 1;
+        let job = &mut self.jobs[io.job.idx()];
+        job.inflight -= 1;
+        job.bytes_done += io.bytes;
+        if job.rw.is_write() {
+            self.totals.bytes_written += io.bytes;
+        } else {
+            self.totals.bytes_read += io.bytes;
+        }
+        if job.is_done() && job.done_at.is_none() {
+            job.done_at = Some(now);
+            if self.jobs.iter().all(|j| j.done_at.is_some()) {
+                self.finished_at = Some(now);
+            }
+        }
+        let tid = self.jobs[io.job.idx()].tid;
+        if self.threads[tid.idx()].wait == Some(Wait::Io) {
+            self.wake(tid, Step::Next);
+        }
+    }
+
+    // ---- statistics ------------------------------------------------------------------------
+
+    fn snapshot(&mut self) -> Interval {
+        let now = self.now();
+        let mut cpu = CpuTimes::default();
+        for c in 0..self.cores.len() {
+            self.account(CoreId(c as u16));
+            cpu.add(&self.cores[c].times);
+        }
+        for d in &mut self.devs {
+            d.stats.round(now);
+        }
+        let running = self.threads.iter().filter(|t| matches!(t.state, ThreadState::Running | ThreadState::Runnable)).count() as u32;
+        let blocked = self.threads.iter().filter(|t| t.state == ThreadState::Sleeping && t.wait.is_some()).count() as u32;
+        Interval {
+            end: now,
+            read_bytes: self.totals.bytes_read,
+            write_bytes: self.totals.bytes_written,
+            ios: self.totals.ios_completed,
+            context_switches: self.totals.context_switches,
+            interrupts: self.totals.interrupts,
+            cpu,
+            running,
+            blocked,
+            diskstats: self.devs.iter().map(|d| d.stats.clone()).collect(),
+        }
+    }
+
+    fn on_stats_tick(&mut self) {
+        let snap = self.snapshot();
+        if self.history.len() == HISTORY_MAX {
+            self.history.pop_front();
+        }
+        self.history.push_back(snap.clone());
+        self.last_tick = snap;
+        let next = self.now() + NS_PER_S;
+        self.events.schedule(next, Event::StatsTick);
+    }
+
+    /// Cumulative counters from time 0 to now (what the CLI reports).
+    pub fn cumulative(&mut self) -> Interval {
+        self.snapshot()
+    }
+
+    /// The snapshot taken at the last one-second tick.
+    pub fn last_tick(&self) -> &Interval {
+        &self.last_tick
+    }
+
+    pub fn fairness(&self) -> f64 {
+        let per_disk: Vec<f64> =
+            self.devs.iter().filter(|d| d.is_leaf()).map(|d| (d.stats.sectors[0] + d.stats.sectors[1]) as f64).collect();
+        jain_fairness(&per_disk)
+    }
+
+    /// Invariants that must hold between any two events. Checked by tests after every step.
+    pub fn check_invariants(&self) {
+        for d in &self.devs {
+            let q = &d.queue;
+            for dir in 0..2 {
+                assert!(
+                    q.pool_count[dir] <= q.nr_requests,
+                    "{}: {} requests allocated, nr_requests {}",
+                    d.name,
+                    q.pool_count[dir],
+                    q.nr_requests
+                );
+            }
+            assert!(q.tags.busy() <= q.tags.depth(), "{}: tags over queue_depth", d.name);
+        }
+        for h in &self.hosts {
+            assert!(h.busy() <= h.can_queue(), "host_busy over can_queue");
+        }
+        assert_eq!(self.totals.bios_submitted - self.totals.bios_completed, self.bios.live() as u64, "bio accounting");
+        let in_flight: u64 = self.devs.iter().map(|d| d.stats.in_flight).sum();
+        assert_eq!(in_flight, self.reqs.live() as u64, "diskstats in_flight vs live requests");
+    }
+
+    pub fn bios_live(&self) -> usize {
+        self.bios.live()
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn emit(&mut self, dev: DevId, action: Action, write: bool, sector: u64, bytes: u32, thread: ThreadId, token: u32, related: u32) {
+        if self.trace.enabled() {
+            let rec =
+                TraceRecord { seq: 0, time: self.now(), dev, cpu: self.cur_cpu, action, write, sector, bytes, thread, token, related };
+            self.trace.push(rec);
+        }
+    }
+
+    /// What the scenario asks for that this model does not simulate yet. The CLI and the UI
+    /// show this list, so that nobody mistakes a missing mechanism for a measured effect.
+    pub fn model_gaps(&self) -> Vec<String> {
+        model_gaps(&self.cfg)
+    }
+}
+
+/// See `Sim::model_gaps`.
+pub fn model_gaps(cfg: &Config) -> Vec<String> {
+    use crate::scenario::{DiskKind, RunQueueMode, Scheduler};
+    let s = &cfg.scenario;
+    let mut gaps = Vec::new();
+    match s.stack {
+        StackKind::Direct => {}
+        StackKind::Lvm => gaps.push("stack=lvm: dm-linear is not modelled yet; jobs use the disks directly".to_string()),
+        StackKind::Dm => gaps.push("stack=dm: request-based dm-multipath is not modelled yet; jobs use the disks directly".to_string()),
+        StackKind::Md => gaps.push("stack=md: md RAID5 is not modelled yet; jobs use the disks directly".to_string()),
+    }
+    if !s.workload.direct {
+        gaps.push("workload.direct=false: the page cache is not modelled yet; I/O is issued as O_DIRECT".into());
+    }
+    if s.workload.fsync && !s.workload.direct {
+        gaps.push("workload.fsync: no dirty pages to flush without a page cache".into());
+    }
+    if s.queue.scheduler != Scheduler::Noop {
+        gaps.push(format!(
+            "queue.scheduler={}: only noop is modelled yet; running noop",
+            crate::scenario::get_knob(s, "queue.scheduler").unwrap_or_default()
+        ));
+    }
+    if s.scsi.run_queue != RunQueueMode::Direct {
+        gaps.push("scsi.run_queue: only the direct (pre-c21e6beb) queue run is modelled yet".into());
+    }
+    if s.disk.kind == DiskKind::Hwraid5 {
+        gaps.push("disk.kind=hwraid5: the RAID5 controller is not modelled yet; running a plain HDD".into());
+    }
+    gaps
+}
+
+impl Interval {
+    pub(crate) fn zero(ndevs: usize) -> Interval {
+        Interval {
+            end: SimTime::ZERO,
+            read_bytes: 0,
+            write_bytes: 0,
+            ios: 0,
+            context_switches: 0,
+            interrupts: 0,
+            cpu: CpuTimes::default(),
+            running: 0,
+            blocked: 0,
+            diskstats: vec![DiskStats::default(); ndevs],
+        }
+    }
+}

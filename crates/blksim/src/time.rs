@@ -1,0 +1,50 @@
+//! Simulated time: integer nanoseconds. The clock only ever jumps to the next event.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::ops::{Add, Sub};
+
+/// A point in simulated time, in nanoseconds since the start of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct SimTime(pub u64);
+
+pub const NS_PER_US: u64 = 1_000;
+pub const NS_PER_MS: u64 = 1_000_000;
+pub const NS_PER_S: u64 = 1_000_000_000;
+
+impl SimTime {
+    pub const ZERO: SimTime = SimTime(0);
+
+    pub fn from_secs_f64(secs: f64) -> SimTime {
+        SimTime((secs * NS_PER_S as f64).round() as u64)
+    }
+
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / NS_PER_S as f64
+    }
+
+    pub fn ns(self) -> u64 {
+        self.0
+    }
+}
+
+impl Add<u64> for SimTime {
+    type Output = SimTime;
+    fn add(self, ns: u64) -> SimTime {
+        SimTime(self.0.checked_add(ns).expect("simulated time overflow"))
+    }
+}
+
+impl Sub for SimTime {
+    type Output = u64;
+    fn sub(self, earlier: SimTime) -> u64 {
+        self.0.checked_sub(earlier.0).expect("time went backwards")
+    }
+}
+
+impl fmt::Display for SimTime {
+    /// blkparse prints seconds with nine decimals.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{:09}", self.0 / NS_PER_S, self.0 % NS_PER_S)
+    }
+}

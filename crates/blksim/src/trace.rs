@@ -1,0 +1,170 @@
+//! The blktrace-style trace: what the UI animates, and nothing else.
+
+use crate::ids::{DevId, ThreadId};
+use crate::time::SimTime;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// blktrace action codes (`blkparse(1)`, "ACTION IDENTIFIERS").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Action {
+    /// Q: a bio is queued (`generic_make_request`).
+    Q,
+    /// G: a request is allocated (`get_request`).
+    G,
+    /// S: request allocation slept (`get_request_wait`): the pool was full.
+    S,
+    /// P: the queue is plugged.
+    P,
+    /// U: the queue is unplugged.
+    U,
+    /// I: a request is inserted into the elevator.
+    I,
+    /// M: a bio is back-merged into a waiting request.
+    M,
+    /// F: a bio is front-merged into a waiting request.
+    F,
+    /// D: a request is issued to the driver.
+    D,
+    /// C: a request completes.
+    C,
+    /// X: a bio is split.
+    X,
+    /// A: a bio is remapped to another device.
+    A,
+}
+
+impl Action {
+    pub fn code(self) -> char {
+        match self {
+            Action::Q => 'Q',
+            Action::G => 'G',
+            Action::S => 'S',
+            Action::P => 'P',
+            Action::U => 'U',
+            Action::I => 'I',
+            Action::M => 'M',
+            Action::F => 'F',
+            Action::D => 'D',
+            Action::C => 'C',
+            Action::X => 'X',
+            Action::A => 'A',
+        }
+    }
+}
+
+/// One trace record. `token` ties the records of one bio (Q, M, F, X, S) or one request
+/// (G, I, D, C) together: bios and requests have separate token spaces, told apart by the action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceRecord {
+    /// Position in the whole run's trace (the UI uses it to notice dropped records).
+    pub seq: u64,
+    pub time: SimTime,
+    pub dev: DevId,
+    pub cpu: u16,
+    pub action: Action,
+    pub write: bool,
+    pub sector: u64,
+    pub bytes: u32,
+    /// The thread on whose behalf it happened (the submitter for Q..I, the completing
+    /// context's owner otherwise).
+    pub thread: ThreadId,
+    pub token: u32,
+    /// For M and F: the request the bio merged into. For A: the source device. Else 0.
+    pub related: u32,
+}
+
+/// A bounded ring of the most recent records. Older ones are dropped, and counted.
+#[derive(Debug)]
+pub struct TraceRing {
+    buf: VecDeque<TraceRecord>,
+    capacity: usize,
+    next_seq: u64,
+    enabled: bool,
+}
+
+impl TraceRing {
+    pub fn new(capacity: usize) -> Self {
+        TraceRing { buf: VecDeque::with_capacity(capacity.min(1 << 16)), capacity, next_seq: 0, enabled: capacity > 0 }
+    }
+
+    pub fn set_enabled(&mut self, on: bool) {
+        self.enabled = on && self.capacity > 0;
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Appends a record (its `seq` is assigned here).
+    #[inline]
+    pub fn push(&mut self, mut r: TraceRecord) {
+        if !self.enabled {
+            return;
+        }
+        r.seq = self.next_seq;
+        self.next_seq += 1;
+        if self.buf.len() == self.capacity {
+            self.buf.pop_front();
+        }
+        self.buf.push_back(r);
+    }
+
+    /// Records with `seq >= from`, oldest first, plus how many in that range were already
+    /// dropped from the ring.
+    pub fn since(&self, from: u64) -> (impl Iterator<Item = &TraceRecord>, u64) {
+        let first = self.buf.front().map_or(self.next_seq, |r| r.seq);
+        let dropped = first.saturating_sub(from);
+        let skip = from.saturating_sub(first) as usize;
+        (self.buf.iter().skip(skip), dropped)
+    }
+
+    /// The `seq` the next record will get.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(sector: u64) -> TraceRecord {
+        TraceRecord {
+            seq: 0,
+            time: SimTime(sector),
+            dev: DevId(0),
+            cpu: 0,
+            action: Action::Q,
+            write: false,
+            sector,
+            bytes: 512,
+            thread: ThreadId(0),
+            token: 0,
+            related: 0,
+        }
+    }
+
+    #[test]
+    fn the_ring_keeps_the_newest_and_counts_what_it_dropped() {
+        let mut t = TraceRing::new(3);
+        for s in 0..5 {
+            t.push(rec(s));
+        }
+        assert_eq!(t.len(), 3);
+        let (it, dropped) = t.since(0);
+        assert_eq!(dropped, 2);
+        assert_eq!(it.map(|r| r.sector).collect::<Vec<_>>(), vec![2, 3, 4]);
+        let (it, dropped) = t.since(4);
+        assert_eq!(dropped, 0);
+        assert_eq!(it.count(), 1);
+    }
+}

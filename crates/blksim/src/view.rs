@@ -1,0 +1,96 @@
+//! Read-only views for the UI: the stack's topology (static, from the scenario) and a
+//! top-like list of threads. Together with the trace and the reports, this is all the UI sees.
+
+use crate::cpu::ThreadState;
+use crate::sim::Sim;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DevView {
+    pub name: String,
+    pub major: u32,
+    pub minor: u32,
+    pub host: u16,
+    pub nr_requests: u32,
+    pub queue_depth: u32,
+    pub max_sectors_kb: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HostView {
+    pub can_queue: u32,
+    pub irq_cpu: u16,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Topology {
+    pub cores: u16,
+    pub devices: Vec<DevView>,
+    pub hosts: Vec<HostView>,
+    /// Job processes: (name, pid), in job order.
+    pub processes: Vec<(String, u32)>,
+    pub disk_kind: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadView {
+    pub name: String,
+    pub pid: u32,
+    pub state: char,
+    pub cpu_ns: u64,
+    pub home_cpu: u16,
+}
+
+impl Sim {
+    pub fn topology(&self) -> Topology {
+        let s = &self.config().scenario;
+        Topology {
+            cores: self.cores.len() as u16,
+            devices: self
+                .devs
+                .iter()
+                .map(|d| DevView {
+                    name: d.name.clone(),
+                    major: d.major,
+                    minor: d.minor,
+                    host: d.host.0,
+                    nr_requests: d.queue.nr_requests,
+                    queue_depth: d.queue.tags.depth(),
+                    max_sectors_kb: (d.queue.max_sectors_bytes / 1024) as u32,
+                })
+                .collect(),
+            hosts: self.hosts.iter().map(|h| HostView { can_queue: h.can_queue(), irq_cpu: h.irq_cpu.0 }).collect(),
+            processes: self.jobs.iter().map(|j| (self.threads[j.tid.idx()].name.clone(), self.threads[j.tid.idx()].pid)).collect(),
+            disk_kind: crate::scenario::get_knob(s, "disk.kind").unwrap_or_default(),
+        }
+    }
+
+    /// Every thread with its state letter as top shows it.
+    pub fn threads_view(&self) -> Vec<ThreadView> {
+        self.threads
+            .iter()
+            .map(|t| ThreadView {
+                name: t.name.clone(),
+                pid: t.pid,
+                state: match t.state {
+                    ThreadState::Running | ThreadState::Runnable => 'R',
+                    ThreadState::Sleeping if t.wait.is_some() => 'D',
+                    ThreadState::Sleeping | ThreadState::New => 'S',
+                    ThreadState::Exited => 'X',
+                },
+                cpu_ns: t.cpu_ns,
+                home_cpu: t.home.0,
+            })
+            .collect()
+    }
+
+    /// Which thread each core runs now (None: idle), for the CPU strips.
+    pub fn core_threads(&self) -> Vec<Option<u32>> {
+        self.cores.iter().map(|c| if c.busy { c.current.map(|t| self.threads[t.idx()].pid) } else { None }).collect()
+    }
+
+    /// Head position per disk as a fraction of the stroke.
+    pub fn head_positions(&self) -> Vec<f64> {
+        self.disks.iter().map(|d| d.head_position()).collect()
+    }
+}

@@ -1,0 +1,33 @@
+//! Repository checks run as ordinary tests (rust-analyzer's tidy): the core stays pure.
+
+#[test]
+fn the_core_depends_on_no_web_crate_and_no_clock() {
+    let manifest = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")).unwrap();
+    let deps = manifest.split("[dependencies]").nth(1).unwrap().split("\n[").next().unwrap();
+    let names: Vec<&str> =
+        deps.lines().filter_map(|l| l.split('=').next()).map(str::trim).filter(|n| !n.is_empty() && !n.starts_with('#')).collect();
+    assert_eq!(names, ["serde", "serde_json", "rand_core", "rand_pcg"], "blksim may depend on std, serde and a seeded PRNG only");
+    let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.lock")).unwrap();
+    // rand_core without default features must not pull in getrandom.
+    let rand_core = lock.split("[[package]]").find(|p| p.contains("name = \"rand_core\"")).unwrap();
+    assert!(!rand_core.contains("getrandom"), "rand_core pulls in getrandom");
+}
+
+#[test]
+fn the_core_never_reads_the_clock_or_iterates_a_hash_map() {
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+    let mut stack = vec![std::path::PathBuf::from(src)];
+    while let Some(p) = stack.pop() {
+        for e in std::fs::read_dir(&p).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for banned in ["SystemTime", "Instant::now", "HashMap", "HashSet", "thread_rng", "getrandom"] {
+                assert!(!text.contains(banned), "{} uses {banned}", path.display());
+            }
+        }
+    }
+}
