@@ -1,1 +1,10 @@
+//! blkviz: the thin Yew layer over the `blksim` core. One owner of the simulation
+//! (`driver::SimDriver`), driven by animation frames; the UI reads the trace and the counters.
 
+pub mod app;
+pub mod components;
+pub mod driver;
+pub mod format;
+pub mod hooks;
+pub mod layout;
+pub mod palette;

@@ -1,1 +1,3 @@
-fn main() {}
+fn main() {
+    yew::Renderer::<blkviz::app::App>::new().render();
+}

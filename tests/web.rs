@@ -1,1 +1,71 @@
+//! Component tests in headless Chromium (wasm-bindgen-test). Run by scripts/test with
+//! `cargo test --target wasm32-unknown-unknown --test web`.
+#![cfg(target_arch = "wasm32")]
 
+use blkviz::components::counters::{Counters, CountersProps};
+use blkviz::layout::{Stage, StackLayout};
+use blksim::cli::run_one;
+use blksim::report::{IntervalReport, RunReport};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Determinism across platforms: the browser build gives byte-identical counters to the
+/// native golden run (crates/blksim/tests/it/determinism.rs writes and checks the same file).
+#[wasm_bindgen_test]
+fn the_browser_reproduces_the_native_golden_run() {
+    let golden = include_str!("../crates/blksim/tests/golden/scsi-starved-before-seed7-0.5s.json");
+    let cfg = blksim::lessons::find("scsi-starved").unwrap().config("before", &[]).unwrap();
+    let mut sim = run_one(&cfg, 7, Some(0.5));
+    let got = serde_json::to_string_pretty(&RunReport::from_sim(&mut sim, "scsi-starved", "before")).unwrap() + "\n";
+    assert_eq!(got, golden);
+}
+
+#[wasm_bindgen_test]
+fn the_layout_gives_every_disk_its_own_column() {
+    for n in [1usize, 12, 80] {
+        let l = StackLayout::new(800.0, 600.0, n);
+        let cells: Vec<_> = (0..n).map(|d| l.cell(Stage::Disks, d)).collect();
+        assert_eq!(cells.len(), n);
+        for w in cells.windows(2) {
+            assert!(w[0].x + w[0].w <= w[1].x);
+        }
+    }
+}
+
+fn interval() -> IntervalReport {
+    let cfg = blksim::lessons::find("scsi-starved").unwrap().config("before", &[]).unwrap();
+    let mut sim = run_one(&cfg, 1, Some(1.0));
+    let cur = sim.cumulative();
+    IntervalReport::between(&sim, &blksim::sim::Interval::zero_for(&cur), &cur)
+}
+
+#[wasm_bindgen_test]
+async fn the_counters_render_iostat_and_vmstat_as_tables() {
+    let doc = gloo::utils::document();
+    let root = doc.create_element("div").unwrap();
+    doc.body().unwrap().append_child(&root).unwrap();
+    let iv = interval();
+    let props = CountersProps { interval: Some(iv.clone()), partial: false, top: vec![("fio".into(), 1000, 1.5, 'D')], max_devices: 8 };
+    let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
+    yew::scheduler::flush().await;
+    let rows = root.query_selector_all("table.iostat tbody tr").unwrap();
+    assert_eq!(rows.length(), 8, "busiest 8 of 12 devices");
+    let text = root.text_content().unwrap();
+    assert!(text.contains("+4 more devices"), "{text}");
+    assert!(text.contains("MB/s") || text.contains("GB/s"), "{text}");
+    let vmstat_cs = root.query_selector("[data-counter=vmstat-cs]").unwrap().unwrap().text_content().unwrap();
+    assert_eq!(vmstat_cs, format!("{:.0}", iv.cs_per_s));
+    handle.destroy();
+}
+
+#[wasm_bindgen_test]
+async fn before_the_first_second_the_counters_say_so() {
+    let doc = gloo::utils::document();
+    let root = doc.create_element("div").unwrap();
+    doc.body().unwrap().append_child(&root).unwrap();
+    let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), CountersProps { interval: None, partial: false, top: vec![], max_devices: 12 }).render();
+    yew::scheduler::flush().await;
+    assert!(root.text_content().unwrap().contains("first simulated second"));
+    handle.destroy();
+}

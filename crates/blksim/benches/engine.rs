@@ -1,1 +1,54 @@
-fn main() {}
+//! Engine speed: events per second on the lessons, and a bare BinaryHeap push/pop loop on the
+//! same machine in the same run as the yardstick. `cargo bench -p blksim` prints both
+//! (divan's "items/s" column is events/s; simulated-seconds per wall-second is printed too).
+
+use blksim::cli::run_one;
+use blksim::lessons;
+use divan::counter::ItemsCount;
+use divan::Bencher;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+fn main() {
+    // Simulated seconds per wall second, measured once per lesson (the issues' speed targets).
+    for (id, variant, secs) in [("anatomy-of-a-request", "small-pool", 5.0), ("scsi-starved", "before", 5.0), ("nr-requests", "regressed", 5.0), ("dm-sg-lists", "workaround", 5.0)] {
+        let cfg = lessons::find(id).unwrap().config(variant, &[]).unwrap();
+        let t0 = std::time::Instant::now();
+        let sim = run_one(&cfg, 1, Some(secs));
+        let wall = t0.elapsed().as_secs_f64();
+        let simulated = sim.now().as_secs_f64();
+        println!("{id}/{variant}: {} events, {simulated:.2} s simulated in {wall:.3} s wall = {:.0}x real time, {:.2} M events/s", sim.totals().events, simulated / wall, sim.totals().events as f64 / wall / 1e6);
+    }
+    divan::main();
+}
+
+const LESSONS: &[(&str, &str)] = &[("anatomy-of-a-request", "small-pool"), ("scsi-starved", "before"), ("nr-requests", "regressed"), ("dm-sg-lists", "workaround")];
+
+#[divan::bench(args = LESSONS, sample_count = 10)]
+fn lesson_one_second(b: Bencher, (id, variant): (&str, &str)) {
+    let cfg = lessons::find(id).unwrap().config(variant, &[]).unwrap();
+    let events = run_one(&cfg, 1, Some(1.0)).totals().events;
+    b.counter(ItemsCount::new(events)).bench(|| run_one(divan::black_box(&cfg), 1, Some(1.0)).totals().events);
+}
+
+/// The yardstick: a BinaryHeap of (time, seq) with one pop and one push per "event", at a
+/// steady population like the engine's.
+#[divan::bench(sample_count = 10)]
+fn bare_binary_heap(b: Bencher) {
+    const N: u64 = 1_000_000;
+    b.counter(ItemsCount::new(N)).bench(|| {
+        let mut heap = BinaryHeap::with_capacity(1024);
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for seq in 0..512u64 {
+            heap.push(Reverse((seq * 1000, seq)));
+        }
+        for seq in 512..N + 512 {
+            let Reverse((t, _)) = heap.pop().unwrap();
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            heap.push(Reverse((t + (x % 100_000), seq)));
+        }
+        heap.len()
+    });
+}

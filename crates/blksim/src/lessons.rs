@@ -31,6 +31,7 @@ pub struct Lesson {
 }
 
 const SOURCES: &[(&str, &str)] = &[
+    ("anatomy-of-a-request", include_str!("../../../lessons/anatomy-of-a-request.json")),
     ("dm-sg-lists", include_str!("../../../lessons/dm-sg-lists.json")),
     ("raid5-chunk", include_str!("../../../lessons/raid5-chunk.json")),
     ("mq-clone-stall", include_str!("../../../lessons/mq-clone-stall.json")),

@@ -785,6 +785,11 @@ pub fn model_gaps(cfg: &Config) -> Vec<String> {
 }
 
 impl Interval {
+    /// The all-zero interval at time 0 with the same devices as `other` (the start of a run).
+    pub fn zero_for(other: &Interval) -> Interval {
+        Interval::zero(other.diskstats.len())
+    }
+
     pub(crate) fn zero(ndevs: usize) -> Interval {
         Interval {
             end: SimTime::ZERO,

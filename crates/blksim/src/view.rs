@@ -94,3 +94,47 @@ impl Sim {
         self.disks.iter().map(|d| d.head_position()).collect()
     }
 }
+
+/// How full each pool and queue of a device is now: the slot bars of the diagram.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DevOccupancy {
+    /// Requests allocated from the pool, per direction (read, write).
+    pub pool: [u32; 2],
+    /// Requests waiting in the elevator.
+    pub elevator: u32,
+    /// Tags in use (commands issued to the device).
+    pub tags: u32,
+    /// Commands inside the drive (queued or on the media).
+    pub in_drive: u32,
+    /// Pids sleeping in `get_request_wait` on this queue.
+    pub sleepers: Vec<u32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostOccupancy {
+    pub busy: u32,
+    /// Names of the devices on the host's starved list, in list order.
+    pub starved: Vec<String>,
+}
+
+impl Sim {
+    pub fn occupancy(&self) -> (Vec<DevOccupancy>, Vec<HostOccupancy>) {
+        let devs = self
+            .devs
+            .iter()
+            .map(|d| DevOccupancy {
+                pool: d.queue.pool_count,
+                elevator: d.queue.elevator.len() as u32,
+                tags: d.queue.tags.busy(),
+                in_drive: self.disks[d.disk.idx()].outstanding() as u32,
+                sleepers: d.queue.waiters.iter().flatten().map(|t| self.threads[t.idx()].pid).collect(),
+            })
+            .collect();
+        let hosts = self
+            .hosts
+            .iter()
+            .map(|h| HostOccupancy { busy: h.busy(), starved: h.starved().map(|d| self.devs[d.idx()].name.clone()).collect() })
+            .collect();
+        (devs, hosts)
+    }
+}

@@ -1,0 +1,89 @@
+//! The numbers: throughput and IOPS in large type, vmstat, top and iostat -x as real tables.
+//! Each value is one simulated second's, like `iostat -x 1` and `vmstat 1`.
+
+use crate::format;
+use blksim::report::IntervalReport;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct CountersProps {
+    /// The last whole simulated second; None before the first second has passed.
+    pub interval: Option<IntervalReport>,
+    /// True when `interval` covers less than a second: the numbers so far.
+    #[prop_or(false)]
+    pub partial: bool,
+    /// top: (name, pid, %CPU, state) over the same second.
+    pub top: Vec<(String, u32, f64, char)>,
+    /// How many iostat rows to show (busiest first).
+    #[prop_or(12)]
+    pub max_devices: usize,
+}
+
+#[component]
+pub fn Counters(p: &CountersProps) -> Html {
+    let Some(iv) = &p.interval else {
+        return html! {
+            <section class="counters" aria-live="polite">
+                <p class="waiting">{ "The first simulated second has not passed yet: iostat and vmstat report once per second." }</p>
+            </section>
+        };
+    };
+    let mut devs = iv.devices.clone();
+    // iostat -x, busiest devices first (by %util, then throughput); ties keep kernel order.
+    devs.sort_by(|a, b| b.util_pct.total_cmp(&a.util_pct).then((b.rkb_s + b.wkb_s).total_cmp(&(a.rkb_s + a.wkb_s))));
+    let hidden = devs.len().saturating_sub(p.max_devices);
+    devs.truncate(p.max_devices);
+    let c = &iv.cpu;
+    html! {
+        <section class="counters" aria-live="polite">
+            <div class="big">
+                <div class="big-num" data-counter="throughput"><span class="v">{ format::throughput(iv.throughput_mb_s) }</span><span class="k">{ "throughput" }</span></div>
+                <div class="big-num" data-counter="iops"><span class="v">{ format::rate(iv.iops) }</span><span class="k">{ "IOPS" }</span></div>
+                <div class="big-num" data-counter="cs"><span class="v">{ format!("{}/s", format::rate(iv.cs_per_s)) }</span><span class="k">{ "context switches" }</span></div>
+            </div>
+            <p class="interval">{
+                if p.partial { format!("so far: the first {:.0} ms (iostat and vmstat report each simulated second)", iv.end_s * 1e3) }
+                else { format!("the second ending at {:.0} s simulated", iv.end_s) }
+            }</p>
+            <table class="vmstat" aria-label="vmstat">
+                <caption>{ "vmstat" }</caption>
+                <thead><tr><th>{"r"}</th><th>{"b"}</th><th>{"in"}</th><th>{"cs"}</th><th>{"us"}</th><th>{"sy"}</th><th>{"si"}</th><th>{"wa"}</th><th>{"id"}</th></tr></thead>
+                <tbody><tr>
+                    <td>{ iv.running }</td><td>{ iv.blocked }</td>
+                    <td>{ format!("{:.0}", iv.intr_per_s) }</td><td data-counter="vmstat-cs">{ format!("{:.0}", iv.cs_per_s) }</td>
+                    <td>{ format!("{:.0}", c.user_pct) }</td><td>{ format!("{:.0}", c.sys_pct) }</td><td>{ format!("{:.0}", c.softirq_pct) }</td>
+                    <td>{ format!("{:.0}", c.iowait_pct) }</td><td>{ format!("{:.0}", c.idle_pct) }</td>
+                </tr></tbody>
+            </table>
+            <table class="top" aria-label="top">
+                <caption>{ "top" }</caption>
+                <thead><tr><th>{"PID"}</th><th>{"S"}</th><th>{"%CPU"}</th><th class="l">{"COMMAND"}</th></tr></thead>
+                <tbody>
+                    { for p.top.iter().map(|(name, pid, cpu, st)| html! {
+                        <tr><td>{ pid }</td><td>{ st.to_string() }</td><td>{ format!("{cpu:.1}") }</td><td class="l">{ name }</td></tr>
+                    }) }
+                </tbody>
+            </table>
+            <table class="iostat" aria-label="iostat -x">
+                <caption>{ "iostat -x" }</caption>
+                <thead><tr>
+                    <th class="l">{"Device"}</th><th>{"rrqm/s"}</th><th>{"wrqm/s"}</th><th>{"r/s"}</th><th>{"w/s"}</th><th>{"rkB/s"}</th><th>{"wkB/s"}</th>
+                    <th>{"avgrq-sz"}</th><th>{"avgqu-sz"}</th><th>{"await"}</th><th>{"%util"}</th>
+                </tr></thead>
+                <tbody>
+                    { for devs.iter().map(|d| html! {
+                        <tr data-device={d.name.clone()}>
+                            <td class="l">{ &d.name }</td>
+                            <td>{ format!("{:.1}", d.rrqm_s) }</td><td>{ format!("{:.1}", d.wrqm_s) }</td>
+                            <td>{ format!("{:.1}", d.r_s) }</td><td>{ format!("{:.1}", d.w_s) }</td>
+                            <td>{ format!("{:.0}", d.rkb_s) }</td><td>{ format!("{:.0}", d.wkb_s) }</td>
+                            <td>{ format!("{:.1}", d.avgrq_sz) }</td><td>{ format!("{:.2}", d.avgqu_sz) }</td>
+                            <td>{ format!("{:.2}", d.await_ms) }</td><td>{ format!("{:.1}", d.util_pct) }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+            if hidden > 0 { <p class="more">{ format!("+{hidden} more devices") }</p> }
+        </section>
+    }
+}

@@ -1,0 +1,283 @@
+//! The stack diagram: a canvas drawn each frame from the driver's tokens (the trace) and pool
+//! occupancy (the counters). Nothing here knows the model; it draws what the trace says.
+
+use crate::driver::{SimDriver, Token, TokenStage, TWEEN_MS};
+use crate::layout::{Rect, Stage, StackLayout, STAGES};
+use crate::palette::{process_colour, thread_colour};
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct DiagramProps {
+    pub canvas: NodeRef,
+    /// A text description for screen readers (the numbers are in the tables).
+    pub summary: AttrValue,
+}
+
+#[component]
+pub fn Diagram(p: &DiagramProps) -> Html {
+    html! {
+        <div class="diagram-wrap">
+            <canvas ref={p.canvas.clone()} class="diagram" role="img" aria-label={p.summary.clone()} data-testid="diagram"></canvas>
+        </div>
+    }
+}
+
+struct Theme {
+    bg: &'static str,
+    fg: &'static str,
+    dim: &'static str,
+    lane: &'static str,
+    slot: &'static str,
+    full: &'static str,
+}
+
+const LIGHT: Theme = Theme { bg: "#fbfbf8", fg: "#1d232b", dim: "#6b7480", lane: "#eceee9", slot: "#c9cfd6", full: "#c62828" };
+const DARK: Theme = Theme { bg: "#14181d", fg: "#e9edf1", dim: "#9aa4ae", lane: "#20262d", slot: "#3b4550", full: "#ff5252" };
+
+fn prefers(query: &str) -> bool {
+    web_sys::window().and_then(|w| w.match_media(query).ok().flatten()).is_some_and(|m| m.matches())
+}
+
+/// Draws one frame. Sizes the canvas to its box and the device pixel ratio.
+pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64) {
+    let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else { return };
+    let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+    let (cw, ch) = (canvas.client_width().max(320) as f64, canvas.client_height().max(240) as f64);
+    let (pw, ph) = ((cw * dpr) as u32, (ch * dpr) as u32);
+    if canvas.width() != pw || canvas.height() != ph {
+        canvas.set_width(pw);
+        canvas.set_height(ph);
+    }
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    let theme = if canvas.closest("[data-theme=dark]").ok().flatten().is_some() || prefers("(prefers-color-scheme: dark)") { &DARK } else { &LIGHT };
+    let reduced_motion = prefers("(prefers-reduced-motion: reduce)");
+    let ndev = d.topology.devices.len();
+    let l = StackLayout::new(cw, ch, ndev);
+    ctx.set_fill_style_str(theme.bg);
+    ctx.fill_rect(0.0, 0.0, cw, ch);
+    ctx.set_text_baseline("middle");
+
+    // Stage labels and lanes.
+    for (i, s) in STAGES.iter().enumerate() {
+        let r = l.rows[i];
+        if i % 2 == 0 {
+            ctx.set_fill_style_str(theme.lane);
+            ctx.fill_rect(0.0, r.y, cw, r.h);
+        }
+        ctx.set_fill_style_str(theme.fg);
+        ctx.set_font("600 13px system-ui, sans-serif");
+        let _ = ctx.fill_text(s.label(), 10.0, r.y + r.h / 2.0);
+    }
+    let (occ, hosts) = &d.occupancy;
+    ctx.set_font("11px ui-monospace, monospace");
+
+    // Processes.
+    let n = d.topology.processes.len();
+    let sleepers: Vec<u32> = occ.iter().flat_map(|o| o.sleepers.iter().copied()).collect();
+    for (i, (_, pid)) in d.topology.processes.iter().enumerate() {
+        let (x, y) = l.process_slot(i, n);
+        let asleep = sleepers.contains(pid);
+        ctx.set_global_alpha(if asleep { 0.45 } else { 1.0 });
+        ctx.set_fill_style_str(process_colour(*pid));
+        ctx.begin_path();
+        let _ = ctx.arc(x, y, 7.0, 0.0, std::f64::consts::TAU);
+        ctx.fill();
+        ctx.set_global_alpha(1.0);
+        if asleep && n <= 32 {
+            ctx.set_fill_style_str(theme.dim);
+            let _ = ctx.fill_text("zz", x + 8.0, y - 7.0);
+        }
+    }
+    if let Some((name, _)) = d.topology.processes.first() {
+        let r = l.row(Stage::Processes);
+        ctx.set_fill_style_str(theme.dim);
+        let _ = ctx.fill_text(&format!("{name} ×{n}"), 10.0, r.y + r.h / 2.0 + 15.0);
+    }
+
+    // Per-device pools: elevator count, request pool, tags, drive.
+    for (di, dev) in d.topology.devices.iter().enumerate() {
+        let o = &occ[di];
+        let used = o.pool[0].max(o.pool[1]);
+        slot_bar(&ctx, theme, l.cell(Stage::RequestPool, di), used, dev.nr_requests, l.dev_labels);
+        if !o.sleepers.is_empty() {
+            let c = l.cell(Stage::RequestPool, di);
+            ctx.set_fill_style_str(theme.full);
+            let _ = ctx.fill_text(&format!("zz {}", o.sleepers.len()), c.x + 2.0, c.y + 8.0);
+        }
+        slot_bar(&ctx, theme, l.cell(Stage::TagMap, di), o.tags, dev.queue_depth, l.dev_labels);
+        let e = l.cell(Stage::Elevator, di);
+        if d.density || l.dev_labels {
+            ctx.set_fill_style_str(theme.dim);
+            let text = if e.w >= 90.0 { format!("{} waiting", o.elevator) } else { o.elevator.to_string() };
+            let _ = ctx.fill_text(&text, e.x + 2.0, e.y + 8.0);
+        }
+        // The disk: a platter with the head's position as an arc, and what the drive holds.
+        let c = l.cell(Stage::Disks, di);
+        let (cx, cy) = c.centre();
+        let rad = (c.w.min(c.h) / 2.0 - 6.0).max(3.0);
+        ctx.set_stroke_style_str(theme.slot);
+        ctx.set_line_width(1.0);
+        ctx.begin_path();
+        let _ = ctx.arc(cx, cy, rad, 0.0, std::f64::consts::TAU);
+        ctx.stroke();
+        let head = d.sim.head_positions().get(di).copied().unwrap_or(0.0);
+        let hr = rad * (1.0 - 0.8 * head);
+        ctx.set_stroke_style_str(if o.in_drive > 0 { theme.fg } else { theme.dim });
+        ctx.set_line_width(2.5);
+        ctx.begin_path();
+        let _ = ctx.arc(cx, cy, hr.max(1.5), -2.2, -0.9);
+        ctx.stroke();
+        ctx.set_line_width(1.0);
+        if l.dev_labels {
+            ctx.set_fill_style_str(theme.fg);
+            let _ = ctx.fill_text(&dev.name, c.x + 2.0, c.y + 8.0);
+            ctx.set_fill_style_str(theme.dim);
+            let _ = ctx.fill_text(&format!("q {}", o.in_drive), c.x + 2.0, c.y + c.h - 8.0);
+        }
+    }
+
+    // Hosts: can_queue and the starved list.
+    for (hi, h) in d.topology.hosts.iter().enumerate() {
+        let cols: Vec<usize> = d.topology.devices.iter().enumerate().filter(|(_, dv)| dv.host as usize == hi).map(|(i, _)| i).collect();
+        let (Some(&first), Some(&last)) = (cols.first(), cols.last()) else { continue };
+        let r = l.row(Stage::Host);
+        let x0 = l.dev_cols[first].0;
+        let x1 = l.dev_cols[last].0 + l.dev_cols[last].1;
+        let cell = Rect { x: x0, y: r.y + 3.0, w: x1 - x0, h: r.h - 6.0 };
+        let busy = hosts.get(hi).map_or(0, |o| o.busy);
+        slot_bar(&ctx, theme, Rect { h: cell.h * 0.55, ..cell }, busy, h.can_queue, true);
+        if let Some(o) = hosts.get(hi) {
+            if !o.starved.is_empty() {
+                ctx.set_fill_style_str(theme.full);
+                let shown: Vec<&str> = o.starved.iter().take(8).map(String::as_str).collect();
+                let more = if o.starved.len() > 8 { format!(" +{}", o.starved.len() - 8) } else { String::new() };
+                let _ = ctx.fill_text(&format!("starved: {}{more}", shown.join(" ")), cell.x + 2.0, cell.y + cell.h * 0.8);
+            }
+        }
+    }
+
+    // CPUs: one strip per core, coloured by the thread running now.
+    let r = l.row(Stage::Cpus);
+    let cores = d.topology.cores.max(1) as f64;
+    let w = (r.w - 8.0) / cores;
+    let running = d.sim.core_threads();
+    let threads = d.sim.threads_view();
+    for (c, pid) in running.iter().enumerate() {
+        let x = r.x + 4.0 + c as f64 * w;
+        let cell = Rect { x, y: r.y + 4.0, w: w - 4.0, h: r.h - 8.0 };
+        ctx.set_fill_style_str(theme.slot);
+        ctx.fill_rect(cell.x, cell.y, cell.w, cell.h);
+        let label = match pid {
+            Some(pid) => {
+                let name = threads.iter().find(|t| t.pid == *pid).map_or("?", |t| t.name.as_str());
+                ctx.set_fill_style_str(thread_colour(name, *pid));
+                ctx.fill_rect(cell.x, cell.y, cell.w, cell.h);
+                format!("cpu{c} {name}")
+            }
+            None => format!("cpu{c}"),
+        };
+        if w > 60.0 {
+            ctx.set_fill_style_str(theme.fg);
+            let _ = ctx.fill_text(&label, cell.x + 4.0, cell.y + cell.h / 2.0);
+        }
+    }
+
+    // Tokens: bios (chips) and requests (bars), tweened between the stages the trace named.
+    if d.density {
+        ctx.set_fill_style_str(theme.dim);
+        let pr = l.row(Stage::Processes);
+        let _ = ctx.fill_text("counts only: the trace is faster than the eye (slow down to see each request)", pr.x + 4.0, pr.y + 8.0);
+        return;
+    }
+    let mut per_dev_elev = vec![0usize; ndev];
+    let mut per_dev_tags = vec![0usize; ndev];
+    let pos = |t: &Token, stage: TokenStage, slot: usize| -> (f64, f64) {
+        let di = (t.dev as usize).min(ndev.saturating_sub(1));
+        match stage {
+            TokenStage::Queued | TokenStage::Done => {
+                let i = d.topology.processes.iter().position(|(_, p)| *p == t.pid).unwrap_or(0);
+                l.process_slot(i, n)
+            }
+            TokenStage::Sleeping => {
+                let c = l.cell(Stage::RequestPool, di);
+                (c.x + c.w - 6.0, c.y + c.h / 2.0)
+            }
+            TokenStage::Merging | TokenStage::Elevator => {
+                // Waiting requests queue left to right in dispatch order, wrapping upwards.
+                let c = l.cell(Stage::Elevator, di);
+                let per_row = ((c.w - 8.0) / 28.0).max(1.0) as usize;
+                let (row, col) = (slot / per_row, slot % per_row);
+                (c.x + 4.0 + col as f64 * 28.0, c.y + c.h - 18.0 - row as f64 * 9.0)
+            }
+            TokenStage::Device => {
+                // Issued requests sit on the tag map, one place per tag in use.
+                let c = l.cell(Stage::TagMap, di);
+                let per_row = ((c.w - 8.0) / 28.0).max(1.0) as usize;
+                (c.x + 4.0 + (slot % per_row) as f64 * 28.0, c.y + 6.0)
+            }
+        }
+    };
+    let ease = |t: f64| 1.0 - (1.0 - t) * (1.0 - t);
+    let progress = |t: &Token| if reduced_motion { 1.0 } else { ease(((now_ms - t.moved_ms) / TWEEN_MS).clamp(0.0, 1.0)) };
+    for t in d.requests.values() {
+        let counter = match t.stage {
+            TokenStage::Elevator => Some(&mut per_dev_elev),
+            TokenStage::Device => Some(&mut per_dev_tags),
+            _ => None,
+        };
+        let slot = counter.map_or(0, |c| {
+            let s = c[t.dev as usize];
+            c[t.dev as usize] += 1;
+            s
+        });
+        let k = progress(t);
+        let (x0, y0) = pos(t, t.prev, slot);
+        let (x1, y1) = pos(t, t.stage, slot);
+        let (x, y) = (x0 + (x1 - x0) * k, y0 + (y1 - y0) * k);
+        // A request is a bar whose length grows with log2 of its bytes.
+        let len = (4.0 + 2.2 * ((t.bytes.max(512) as f64).log2() - 9.0)).clamp(4.0, 24.0);
+        ctx.set_global_alpha(if t.stage == TokenStage::Done { 1.0 - k } else { 1.0 });
+        ctx.set_fill_style_str(process_colour(t.pid));
+        ctx.fill_rect(x - 1.0, y - 2.5, len, 5.0);
+    }
+    for t in d.bios.values() {
+        let k = progress(t);
+        let (x0, y0) = pos(t, t.prev, 0);
+        let (x1, y1) = pos(t, t.stage, 0);
+        let (x, y) = (x0 + (x1 - x0) * k, y0 + (y1 - y0) * k);
+        ctx.set_global_alpha(if t.stage == TokenStage::Merging { 1.0 - k } else { 1.0 });
+        ctx.set_fill_style_str(process_colour(t.pid));
+        ctx.fill_rect(x - 2.5, y - 2.5, 5.0, 5.0);
+    }
+    ctx.set_global_alpha(1.0);
+}
+
+/// A pool as a row of slots, `used/limit`, with a red edge when full.
+fn slot_bar(ctx: &CanvasRenderingContext2d, theme: &Theme, c: Rect, used: u32, limit: u32, label: bool) {
+    let h = (c.h * 0.45).clamp(4.0, 16.0);
+    let y = c.y + (c.h - h) / 2.0;
+    ctx.set_fill_style_str(theme.slot);
+    ctx.fill_rect(c.x, y, c.w, h);
+    let frac = if limit > 0 { (used as f64 / limit as f64).min(1.0) } else { 0.0 };
+    ctx.set_fill_style_str(theme.fg);
+    ctx.fill_rect(c.x, y, c.w * frac, h);
+    if limit <= 64 && c.w / limit.max(1) as f64 >= 3.0 {
+        // Slot dividers, so a pool reads as slots.
+        ctx.set_fill_style_str(theme.bg);
+        for i in 1..limit {
+            ctx.fill_rect(c.x + c.w * i as f64 / limit as f64, y, 1.0, h);
+        }
+    }
+    if used >= limit {
+        ctx.set_stroke_style_str(theme.full);
+        ctx.set_line_width(2.0);
+        ctx.stroke_rect(c.x, y, c.w, h);
+        ctx.set_line_width(1.0);
+    }
+    if label {
+        ctx.set_fill_style_str(theme.dim);
+        let _ = ctx.fill_text(&format!("{used}/{limit}"), c.x + 2.0, y + h + 8.0);
+    }
+}

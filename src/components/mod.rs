@@ -1,0 +1,2 @@
+pub mod counters;
+pub mod diagram;

@@ -1,0 +1,347 @@
+//! The one owner of the simulation. Each animation frame advances it by (speed × wall time),
+//! within a budget of events so that the page never falls behind or freezes, and turns the new
+//! trace records into tokens to animate. Everything here is read from the trace and the counters.
+
+use blksim::lessons::{self, Lesson};
+use blksim::link::LinkState;
+use blksim::report::IntervalReport;
+use blksim::trace::{Action, TraceRecord};
+use blksim::view::{DevOccupancy, HostOccupancy, ThreadView, Topology};
+use blksim::{Sim, SimTime};
+use std::collections::BTreeMap;
+
+/// Where a token is, as the trace says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenStage {
+    /// A bio just queued by its process (Q).
+    Queued,
+    /// A bio whose process sleeps because the request pool is full (S).
+    Sleeping,
+    /// A bio being absorbed into a waiting request (M, F).
+    Merging,
+    /// A request waiting in the elevator (G, I).
+    Elevator,
+    /// A request issued to the device (D).
+    Device,
+    /// A completed request, fading out (C).
+    Done,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Token {
+    pub dev: u16,
+    pub pid: u32,
+    pub bytes: u32,
+    pub write: bool,
+    pub stage: TokenStage,
+    pub prev: TokenStage,
+    /// Wall time (ms) of the last stage change, for the tween.
+    pub moved_ms: f64,
+}
+
+/// Tokens kept at most; beyond it the diagram shows counts only (density mode).
+pub const TOKENS_MAX: usize = 1500;
+/// Trace records turned into tokens per frame at most; beyond it, density mode.
+pub const RECORDS_PER_FRAME_MAX: usize = 4000;
+/// How long a token takes to move between stages, and to fade after completion.
+pub const TWEEN_MS: f64 = 350.0;
+
+/// Speed: simulated seconds per wall second, on a log scale from 1 µs/s to 1 s/s.
+pub const SPEED_MIN: f64 = 1e-6;
+pub const SPEED_MAX: f64 = 1.0;
+pub const SPEED_DEFAULT: f64 = 0.05;
+
+pub struct SimDriver {
+    pub lesson: Lesson,
+    pub variant: String,
+    pub overrides: Vec<(String, String)>,
+    pub seed: u64,
+    pub sim: Sim,
+    pub topology: Topology,
+    pub playing: bool,
+    pub speed: f64,
+    /// Bio tokens (key: bio id) and request tokens (key: request id).
+    pub bios: BTreeMap<u32, Token>,
+    pub requests: BTreeMap<u32, Token>,
+    /// True while the trace outruns the animation: the diagram shows counts, not tokens.
+    pub density: bool,
+    cursor: u64,
+    /// The numbers of the last whole simulated second; before the first second has passed,
+    /// the numbers so far (`interval_partial` is then true).
+    pub interval: Option<IntervalReport>,
+    pub interval_partial: bool,
+    last_partial_ms: f64,
+    /// Per-thread CPU% over the last second: (name, pid, cpu%, state).
+    pub top: Vec<(String, u32, f64, char)>,
+    last_threads: Vec<ThreadView>,
+    ticks_seen: usize,
+    /// The largest number of events one frame may run (adapted to the measured frame cost).
+    pub frame_events_max: u64,
+    /// Simulated seconds per wall second actually achieved in the last frame.
+    pub achieved_speed: f64,
+    pub occupancy: (Vec<DevOccupancy>, Vec<HostOccupancy>),
+    /// A problem with the link this state came from, shown to the user.
+    pub notice: Option<String>,
+}
+
+impl SimDriver {
+    pub fn new(lesson_id: &str, variant: Option<&str>, overrides: Vec<(String, String)>, seed: u64) -> Result<SimDriver, String> {
+        let lesson = lessons::find(lesson_id).map_err(|e| e.to_string())?;
+        let variant = variant.map(str::to_string).unwrap_or_else(|| lesson.first_variant().name.clone());
+        let cfg = lesson.config(&variant, &overrides).map_err(|e| e.to_string())?;
+        let mut sim = Sim::new(&cfg, seed);
+        sim.set_trace(true);
+        let topology = sim.topology();
+        let last_threads = sim.threads_view();
+        let occupancy = sim.occupancy();
+        Ok(SimDriver {
+            lesson,
+            variant,
+            overrides,
+            seed,
+            sim,
+            topology,
+            playing: true,
+            speed: SPEED_DEFAULT,
+            bios: BTreeMap::new(),
+            requests: BTreeMap::new(),
+            density: false,
+            cursor: 0,
+            interval: None,
+            interval_partial: false,
+            last_partial_ms: f64::NEG_INFINITY,
+            top: Vec::new(),
+            last_threads,
+            ticks_seen: 0,
+            frame_events_max: 20_000,
+            achieved_speed: 0.0,
+            occupancy,
+            notice: None,
+        })
+    }
+
+    /// From a link fragment; a bad link falls back to the default lesson with a notice that
+    /// names the offending part.
+    pub fn from_fragment(fragment: &str, default_lesson: &str) -> SimDriver {
+        let fallback = |notice: Option<String>| {
+            let mut d = SimDriver::new(default_lesson, None, Vec::new(), 1).expect("the default lesson runs");
+            d.notice = notice;
+            d
+        };
+        if fragment.is_empty() || fragment == "#" || fragment == "#/" {
+            return fallback(None);
+        }
+        match LinkState::decode(fragment) {
+            Ok(st) => match SimDriver::new(&st.lesson, st.variant.as_deref(), st.overrides.clone(), st.seed) {
+                Ok(mut d) => {
+                    if let Some(sp) = st.speed {
+                        d.speed = sp.clamp(SPEED_MIN, SPEED_MAX);
+                    }
+                    if let Some(t) = st.t {
+                        d.sim.run_until(SimTime::from_secs_f64(t));
+                        d.resync();
+                        d.playing = false;
+                    }
+                    d
+                }
+                Err(e) => fallback(Some(format!("The link could not be used ({e}); showing {default_lesson} instead."))),
+            },
+            Err(e) => fallback(Some(format!("The link could not be used ({e}); showing {default_lesson} instead."))),
+        }
+    }
+
+    /// This state as a link fragment.
+    pub fn fragment(&self) -> String {
+        let t = self.sim.now().as_secs_f64();
+        LinkState {
+            lesson: self.lesson.id.clone(),
+            variant: Some(self.variant.clone()),
+            overrides: self.overrides.clone(),
+            seed: self.seed,
+            t: if t > 0.0 { Some((t * 1e6).round() / 1e6) } else { None },
+            speed: Some(self.speed),
+        }
+        .encode()
+    }
+
+    /// Restarts with another variant or seed (the same lesson and overrides).
+    pub fn restart(&mut self, variant: &str, seed: u64) -> Result<(), String> {
+        let mut d = SimDriver::new(&self.lesson.id.clone(), Some(variant), self.overrides.clone(), seed)?;
+        d.speed = self.speed;
+        d.playing = self.playing;
+        *self = d;
+        Ok(())
+    }
+
+    /// Advances by one animation frame of `dt_ms` wall milliseconds. `now_ms` is the frame's
+    /// wall timestamp (for tweens). Returns true when a new whole second of counters landed.
+    pub fn frame(&mut self, dt_ms: f64, now_ms: f64) -> bool {
+        if !self.playing || self.sim.is_finished() {
+            return self.absorb(now_ms);
+        }
+        // A stalled tab sends one huge dt: never try to catch up more than 100 ms of wall time.
+        let dt_ms = dt_ms.clamp(0.0, 100.0);
+        let want_ns = (self.speed * dt_ms * 1e6).max(1.0) as u64;
+        let start = self.sim.now();
+        let target = start + want_ns;
+        let ran = self.sim.run_until_bounded(target, self.frame_events_max);
+        let got_ns = self.sim.now() - start;
+        self.achieved_speed = if dt_ms > 0.0 { got_ns as f64 / (dt_ms * 1e6) } else { 0.0 };
+        let _ = ran;
+        self.absorb(now_ms)
+    }
+
+    /// Runs exactly one event (→). Returns the event count after it.
+    pub fn step_event(&mut self, now_ms: f64) -> u64 {
+        self.sim.step();
+        self.absorb(now_ms);
+        self.sim.totals().events
+    }
+
+    /// Runs 1 ms of simulated time (Shift+→).
+    pub fn step_ms(&mut self, now_ms: f64) {
+        let t = self.sim.now() + 1_000_000;
+        self.sim.run_until(t);
+        self.absorb(now_ms);
+    }
+
+    /// Fast-forwards to `t` seconds of simulated time without animating.
+    pub fn fast_forward(&mut self, secs: f64) {
+        let t = self.sim.now() + SimTime::from_secs_f64(secs).ns();
+        self.sim.run_until(t);
+        self.resync();
+    }
+
+    /// After a jump: forget the tokens, skip the trace, and take the counters as they stand.
+    fn resync(&mut self) {
+        self.bios.clear();
+        self.requests.clear();
+        self.cursor = self.sim.trace().next_seq();
+        self.absorb(0.0);
+    }
+
+    /// Takes in new trace records and counters.
+    fn absorb(&mut self, now_ms: f64) -> bool {
+        let (recs, dropped) = self.sim.trace().since(self.cursor);
+        let recs: Vec<TraceRecord> = recs.copied().collect();
+        self.cursor = self.sim.trace().next_seq();
+        if dropped > 0 || recs.len() > RECORDS_PER_FRAME_MAX {
+            self.density = true;
+            self.bios.clear();
+            self.requests.clear();
+        } else {
+            self.density = false;
+            for r in &recs {
+                self.apply(r, now_ms);
+            }
+        }
+        // Completed and absorbed tokens fade, then go.
+        self.requests.retain(|_, t| t.stage != TokenStage::Done || now_ms - t.moved_ms < TWEEN_MS);
+        self.bios.retain(|_, t| t.stage != TokenStage::Merging || now_ms - t.moved_ms < TWEEN_MS);
+        if self.bios.len() + self.requests.len() > TOKENS_MAX {
+            self.density = true;
+            self.bios.clear();
+            self.requests.clear();
+        }
+        self.occupancy = self.sim.occupancy();
+        if self.take_interval() {
+            return true;
+        }
+        // Before the first whole second, show the numbers so far, a few times per second.
+        if self.ticks_seen == 0 && self.sim.now().ns() > 0 && now_ms - self.last_partial_ms >= 250.0 {
+            self.last_partial_ms = now_ms;
+            let cur = self.sim.cumulative();
+            self.interval = Some(IntervalReport::between(&self.sim, &blksim::sim::Interval::zero_for(&cur), &cur));
+            self.interval_partial = true;
+            return true;
+        }
+        false
+    }
+
+    fn apply(&mut self, r: &TraceRecord, now_ms: f64) {
+        let pid = self.pid_of(r.thread.0);
+        let token = |stage| Token { dev: r.dev.0, pid, bytes: r.bytes, write: r.write, stage, prev: TokenStage::Queued, moved_ms: now_ms };
+        let mv = |t: &mut Token, stage| {
+            t.prev = t.stage;
+            t.stage = stage;
+            t.moved_ms = now_ms;
+        };
+        match r.action {
+            Action::Q => {
+                self.bios.insert(r.token, token(TokenStage::Queued));
+            }
+            Action::S => {
+                if let Some(t) = self.bios.get_mut(&r.token) {
+                    mv(t, TokenStage::Sleeping);
+                }
+            }
+            Action::M | Action::F => {
+                if let Some(t) = self.bios.get_mut(&r.token) {
+                    mv(t, TokenStage::Merging);
+                }
+                if let Some(rq) = self.requests.get_mut(&r.related) {
+                    rq.bytes += r.bytes;
+                }
+            }
+            Action::G => {
+                // The bio becomes a request: the token carries on from where the bio was.
+                let prev = self.bios.remove(&r.related).map_or(TokenStage::Queued, |b| b.stage);
+                let mut t = token(TokenStage::Elevator);
+                t.prev = prev;
+                self.requests.insert(r.token, t);
+            }
+            Action::D => {
+                if let Some(t) = self.requests.get_mut(&r.token) {
+                    mv(t, TokenStage::Device);
+                }
+            }
+            Action::C => {
+                if let Some(t) = self.requests.get_mut(&r.token) {
+                    mv(t, TokenStage::Done);
+                }
+            }
+            Action::I | Action::X | Action::P | Action::U | Action::A => {}
+        }
+    }
+
+    fn pid_of(&self, thread: u32) -> u32 {
+        self.last_threads.get(thread as usize).map_or(0, |t| t.pid)
+    }
+
+    /// When the simulation passed a one-second tick, compute that second's numbers.
+    fn take_interval(&mut self) -> bool {
+        let hist: Vec<&blksim::sim::Interval> = self.sim.history().collect();
+        if hist.len() == self.ticks_seen && self.ticks_seen > 0 {
+            return false;
+        }
+        if hist.is_empty() {
+            return false;
+        }
+        self.ticks_seen = hist.len();
+        let cur = hist[hist.len() - 1];
+        let zero;
+        let prev = if hist.len() >= 2 {
+            hist[hist.len() - 2]
+        } else {
+            zero = blksim::sim::Interval::zero_for(cur);
+            &zero
+        };
+        self.interval = Some(IntervalReport::between(&self.sim, prev, cur));
+        self.interval_partial = false;
+        let dt = (cur.end - prev.end).max(1) as f64;
+        let threads = self.sim.threads_view();
+        let mut top: Vec<(String, u32, f64, char)> = threads
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let before = self.last_threads.get(i).map_or(0, |p| p.cpu_ns);
+                (t.name.clone(), t.pid, 100.0 * (t.cpu_ns - before) as f64 / dt, t.state)
+            })
+            .collect();
+        top.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
+        top.truncate(8);
+        self.top = top;
+        self.last_threads = threads;
+        true
+    }
+}

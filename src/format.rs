@@ -1,0 +1,83 @@
+//! Number formatting for the counters: units always show, and the sizes read at a glance.
+
+/// Throughput in MB/s (10^6 bytes, as iostat -m and fio print): "767.6 MB/s", "2.81 GB/s".
+pub fn throughput(mb_s: f64) -> String {
+    if mb_s >= 1000.0 {
+        format!("{:.2} GB/s", mb_s / 1000.0)
+    } else if mb_s >= 100.0 {
+        format!("{mb_s:.0} MB/s")
+    } else {
+        format!("{mb_s:.1} MB/s")
+    }
+}
+
+/// A rate with a k/M suffix: "21.9k", "732", "1.20M".
+pub fn rate(x: f64) -> String {
+    if !x.is_finite() {
+        "–".into()
+    } else if x >= 1e6 {
+        format!("{:.2}M", x / 1e6)
+    } else if x >= 1e4 {
+        format!("{:.1}k", x / 1e3)
+    } else if x >= 100.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// A ratio B/A as "×1.23", or "–" when A is zero.
+pub fn ratio(b: f64, a: f64) -> String {
+    if a > 0.0 && b.is_finite() {
+        format!("×{:.2}", b / a)
+    } else {
+        "–".into()
+    }
+}
+
+/// Simulated time: "0.000 123 456 s" style is hard to read; use ms below 1 s.
+pub fn sim_time(ns: u64) -> String {
+    if ns < 1_000_000_000 {
+        format!("{:.3} ms", ns as f64 / 1e6)
+    } else {
+        format!("{:.3} s", ns as f64 / 1e9)
+    }
+}
+
+/// Speed in simulated time per wall second: "1 µs/s", "10 ms/s", "1 s/s".
+pub fn speed(s_per_s: f64) -> String {
+    if s_per_s >= 1.0 {
+        format!("{s_per_s:.0} s/s")
+    } else if s_per_s >= 1e-3 {
+        format!("{} ms/s", trim(s_per_s * 1e3))
+    } else {
+        format!("{} µs/s", trim(s_per_s * 1e6))
+    }
+}
+
+fn trim(x: f64) -> String {
+    if (x - x.round()).abs() < 1e-9 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_read_at_a_glance() {
+        assert_eq!(throughput(767.6), "768 MB/s");
+        assert_eq!(throughput(43.1), "43.1 MB/s");
+        assert_eq!(throughput(2810.0), "2.81 GB/s");
+        assert_eq!(rate(21900.0), "21.9k");
+        assert_eq!(rate(732.4), "732");
+        assert_eq!(ratio(2.0, 1.0), "×2.00");
+        assert_eq!(ratio(1.0, 0.0), "–");
+        assert_eq!(speed(1e-6), "1 µs/s");
+        assert_eq!(speed(0.01), "10 ms/s");
+        assert_eq!(speed(1.0), "1 s/s");
+    }
+}

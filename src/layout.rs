@@ -1,0 +1,159 @@
+//! Where things go on the stack diagram: pure arithmetic on the scenario's topology, so that it
+//! is tested without a browser.
+
+/// The stages, top to bottom, in the order of the Linux storage stack diagram.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Processes,
+    Elevator,
+    RequestPool,
+    TagMap,
+    Host,
+    Disks,
+    Cpus,
+}
+
+pub const STAGES: [Stage; 7] = [Stage::Processes, Stage::Elevator, Stage::RequestPool, Stage::TagMap, Stage::Host, Stage::Disks, Stage::Cpus];
+
+impl Stage {
+    pub fn label(self) -> &'static str {
+        match self {
+            Stage::Processes => "processes",
+            Stage::Elevator => "elevator",
+            Stage::RequestPool => "request pool",
+            Stage::TagMap => "tag map",
+            Stage::Host => "host (HBA)",
+            Stage::Disks => "disks",
+            Stage::Cpus => "CPUs",
+        }
+    }
+
+    /// Relative row heights.
+    fn weight(self) -> f64 {
+        match self {
+            Stage::Processes => 1.1,
+            Stage::Elevator => 1.4,
+            Stage::RequestPool => 1.0,
+            Stage::TagMap => 1.0,
+            Stage::Host => 0.8,
+            Stage::Disks => 1.5,
+            Stage::Cpus => 0.7,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+impl Rect {
+    pub fn centre(&self) -> (f64, f64) {
+        (self.x + self.w / 2.0, self.y + self.h / 2.0)
+    }
+}
+
+/// The diagram's geometry for a canvas of `width` × `height` CSS pixels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StackLayout {
+    pub width: f64,
+    pub height: f64,
+    pub label_w: f64,
+    /// One band per stage, in `STAGES` order.
+    pub rows: Vec<Rect>,
+    /// Device columns (x, width) shared by the per-device stages.
+    pub dev_cols: Vec<(f64, f64)>,
+    /// Whether each device column is wide enough for text.
+    pub dev_labels: bool,
+}
+
+pub const LABEL_W: f64 = 118.0;
+const GAP: f64 = 4.0;
+
+impl StackLayout {
+    pub fn new(width: f64, height: f64, devices: usize) -> StackLayout {
+        let total: f64 = STAGES.iter().map(|s| s.weight()).sum();
+        let mut y = 0.0;
+        let rows = STAGES
+            .iter()
+            .map(|s| {
+                let h = height * s.weight() / total;
+                let r = Rect { x: LABEL_W, y, w: width - LABEL_W, h };
+                y += h;
+                r
+            })
+            .collect();
+        let n = devices.max(1) as f64;
+        let avail = width - LABEL_W - GAP;
+        let col_w = avail / n;
+        let dev_cols = (0..devices).map(|i| (LABEL_W + GAP + i as f64 * col_w, (col_w - GAP).max(1.0))).collect();
+        StackLayout { width, height, label_w: LABEL_W, rows, dev_cols, dev_labels: col_w >= 44.0 }
+    }
+
+    pub fn row(&self, s: Stage) -> Rect {
+        self.rows[STAGES.iter().position(|&x| x == s).expect("stage")]
+    }
+
+    /// The cell of device `d` in stage `s`.
+    pub fn cell(&self, s: Stage, d: usize) -> Rect {
+        let r = self.row(s);
+        let (x, w) = self.dev_cols[d];
+        Rect { x, y: r.y + 3.0, w, h: r.h - 6.0 }
+    }
+
+    /// Where the `i`-th of `n` processes sits in the processes row.
+    pub fn process_slot(&self, i: usize, n: usize) -> (f64, f64) {
+        let r = self.row(Stage::Processes);
+        let n = n.max(1);
+        let per_row = ((r.w - 8.0) / 22.0).floor().max(1.0) as usize;
+        let rows = n.div_ceil(per_row);
+        let (row, col) = (i / per_row, i % per_row);
+        let in_this_row = if row + 1 == rows { n - row * per_row } else { per_row };
+        let step = (r.w - 8.0) / in_this_row.max(1) as f64;
+        let rh = r.h / rows as f64;
+        (r.x + 4.0 + step * (col as f64 + 0.5), r.y + rh * (row as f64 + 0.5))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_fill_the_height_in_stack_order() {
+        let l = StackLayout::new(900.0, 560.0, 12);
+        assert_eq!(l.rows.len(), STAGES.len());
+        assert!((l.rows.last().unwrap().y + l.rows.last().unwrap().h - 560.0).abs() < 1e-6);
+        for w in l.rows.windows(2) {
+            assert!(w[0].y < w[1].y);
+        }
+    }
+
+    #[test]
+    fn device_columns_never_overlap_and_stay_inside_the_canvas() {
+        for n in [1usize, 2, 12, 80, 256] {
+            let l = StackLayout::new(900.0, 560.0, n);
+            assert_eq!(l.dev_cols.len(), n);
+            for w in l.dev_cols.windows(2) {
+                assert!(w[0].0 + w[0].1 <= w[1].0 + 1e-9);
+            }
+            let (x, w) = *l.dev_cols.last().unwrap();
+            assert!(x + w <= 900.0 + 1e-9);
+        }
+        assert!(StackLayout::new(900.0, 560.0, 12).dev_labels);
+        assert!(!StackLayout::new(900.0, 560.0, 80).dev_labels);
+    }
+
+    #[test]
+    fn processes_stay_in_their_row() {
+        let l = StackLayout::new(900.0, 560.0, 80);
+        let r = l.row(Stage::Processes);
+        for i in 0..100 {
+            let (x, y) = l.process_slot(i, 100);
+            assert!(x > r.x && x < r.x + r.w && y > r.y && y < r.y + r.h, "{i}: {x},{y}");
+        }
+    }
+}
