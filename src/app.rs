@@ -29,7 +29,9 @@ fn now_ms() -> f64 {
 }
 
 fn is_editable(target: Option<web_sys::EventTarget>) -> bool {
-    target.and_then(|t| t.dyn_into::<HtmlElement>().ok()).is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA" | "BUTTON"))
+    target
+        .and_then(|t| t.dyn_into::<HtmlElement>().ok())
+        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA" | "BUTTON"))
 }
 
 #[component]
@@ -166,7 +168,14 @@ pub fn App() -> Html {
                         let v = d.variant.clone();
                         d.notice = d.restart(&v, seed).err();
                     }
-                    Err(_) => d.notice = Some(format!("seed: '{}' is not a whole number from 0 to {}; kept seed {}", blksim::scenario::clip(&input.value()), u64::MAX, d.seed)),
+                    Err(_) => {
+                        d.notice = Some(format!(
+                            "seed: '{}' is not a whole number from 0 to {}; kept seed {}",
+                            blksim::scenario::clip(&input.value()),
+                            u64::MAX,
+                            d.seed
+                        ))
+                    }
                 }
                 drop(d);
                 refresh.force_update();

@@ -13,7 +13,8 @@ pub enum Stage {
     Cpus,
 }
 
-pub const STAGES: [Stage; 7] = [Stage::Processes, Stage::Elevator, Stage::RequestPool, Stage::TagMap, Stage::Host, Stage::Disks, Stage::Cpus];
+pub const STAGES: [Stage; 7] =
+    [Stage::Processes, Stage::Elevator, Stage::RequestPool, Stage::TagMap, Stage::Host, Stage::Disks, Stage::Cpus];
 
 impl Stage {
     pub fn label(self) -> &'static str {

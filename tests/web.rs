@@ -2,10 +2,10 @@
 //! `cargo test --target wasm32-unknown-unknown --test web`.
 #![cfg(target_arch = "wasm32")]
 
-use blkviz::components::counters::{Counters, CountersProps};
-use blkviz::layout::{Stage, StackLayout};
 use blksim::cli::run_one;
 use blksim::report::{IntervalReport, RunReport};
+use blkviz::components::counters::{Counters, CountersProps};
+use blkviz::layout::{StackLayout, Stage};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -64,7 +64,11 @@ async fn before_the_first_second_the_counters_say_so() {
     let doc = gloo::utils::document();
     let root = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&root).unwrap();
-    let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), CountersProps { interval: None, partial: false, top: vec![], max_devices: 12 }).render();
+    let handle = yew::Renderer::<Counters>::with_root_and_props(
+        root.clone(),
+        CountersProps { interval: None, partial: false, top: vec![], max_devices: 12 },
+    )
+    .render();
     yew::scheduler::flush().await;
     assert!(root.text_content().unwrap().contains("first simulated second"));
     handle.destroy();

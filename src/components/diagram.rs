@@ -2,7 +2,7 @@
 //! occupancy (the counters). Nothing here knows the model; it draws what the trace says.
 
 use crate::driver::{SimDriver, Token, TokenStage, TWEEN_MS};
-use crate::layout::{Rect, Stage, StackLayout, STAGES};
+use crate::layout::{Rect, StackLayout, Stage, STAGES};
 use crate::palette::{process_colour, thread_colour};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
@@ -51,7 +51,11 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64) {
         canvas.set_height(ph);
     }
     let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    let theme = if canvas.closest("[data-theme=dark]").ok().flatten().is_some() || prefers("(prefers-color-scheme: dark)") { &DARK } else { &LIGHT };
+    let theme = if canvas.closest("[data-theme=dark]").ok().flatten().is_some() || prefers("(prefers-color-scheme: dark)") {
+        &DARK
+    } else {
+        &LIGHT
+    };
     let reduced_motion = prefers("(prefers-reduced-motion: reduce)");
     let ndev = d.topology.devices.len();
     let l = StackLayout::new(cw, ch, ndev);

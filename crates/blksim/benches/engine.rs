@@ -11,18 +11,29 @@ use std::collections::BinaryHeap;
 
 fn main() {
     // Simulated seconds per wall second, measured once per lesson (the issues' speed targets).
-    for (id, variant, secs) in [("anatomy-of-a-request", "small-pool", 5.0), ("scsi-starved", "before", 5.0), ("nr-requests", "regressed", 5.0), ("dm-sg-lists", "workaround", 5.0)] {
+    for (id, variant, secs) in [
+        ("anatomy-of-a-request", "small-pool", 5.0),
+        ("scsi-starved", "before", 5.0),
+        ("nr-requests", "regressed", 5.0),
+        ("dm-sg-lists", "workaround", 5.0),
+    ] {
         let cfg = lessons::find(id).unwrap().config(variant, &[]).unwrap();
         let t0 = std::time::Instant::now();
         let sim = run_one(&cfg, 1, Some(secs));
         let wall = t0.elapsed().as_secs_f64();
         let simulated = sim.now().as_secs_f64();
-        println!("{id}/{variant}: {} events, {simulated:.2} s simulated in {wall:.3} s wall = {:.0}x real time, {:.2} M events/s", sim.totals().events, simulated / wall, sim.totals().events as f64 / wall / 1e6);
+        println!(
+            "{id}/{variant}: {} events, {simulated:.2} s simulated in {wall:.3} s wall = {:.0}x real time, {:.2} M events/s",
+            sim.totals().events,
+            simulated / wall,
+            sim.totals().events as f64 / wall / 1e6
+        );
     }
     divan::main();
 }
 
-const LESSONS: &[(&str, &str)] = &[("anatomy-of-a-request", "small-pool"), ("scsi-starved", "before"), ("nr-requests", "regressed"), ("dm-sg-lists", "workaround")];
+const LESSONS: &[(&str, &str)] =
+    &[("anatomy-of-a-request", "small-pool"), ("scsi-starved", "before"), ("nr-requests", "regressed"), ("dm-sg-lists", "workaround")];
 
 #[divan::bench(args = LESSONS, sample_count = 10)]
 fn lesson_one_second(b: Bencher, (id, variant): (&str, &str)) {
