@@ -110,3 +110,124 @@ test('a bad link shows a message naming the problem, and never injects markup', 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+const canvasHash = (page, sel = 'canvas.diagram') => page.$eval(sel, (c) => {
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let h = 0;
+  for (let i = 0; i < d.length; i += 4 * 13) h = (h * 31 + d[i] + 7 * d[i + 1] + 13 * d[i + 2]) | 0;
+  return h;
+});
+
+test('the diagram has the scenario\'s devices and its tokens move while playing', async () => {
+  const { page, errors } = await open('#/lesson/scsi-starved?v=1&speed=0.002');
+  assert.match(await page.getAttribute('canvas.diagram', 'aria-label'), /12 device\(s\)/);
+  await page.waitForTimeout(800);
+  const h1 = await canvasHash(page);
+  await page.waitForTimeout(400);
+  const h2 = await canvasHash(page);
+  assert.notEqual(h1, h2, 'the diagram did not change while playing');
+  await page.keyboard.press('Space');
+  await page.waitForTimeout(500);
+  const h3 = await canvasHash(page);
+  await page.waitForTimeout(400);
+  assert.equal(await canvasHash(page), h3, 'the diagram changed while paused');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a large array collapses into groups and a click expands one', async () => {
+  const { page, errors } = await open('#/lesson/dm-sg-lists?v=1&speed=0.01');
+  assert.equal(await page.getAttribute('.app', 'data-expanded'), 'none');
+  const box = await page.locator('canvas.diagram').boundingBox();
+  // The first group column starts just right of the 118 px stage labels.
+  await page.mouse.click(box.x + 140, box.y + box.height * 0.75);
+  assert.equal(await page.getAttribute('.app', 'data-expanded'), '0');
+  await page.screenshot({ path: path.join(artifacts, 'dm-sg-lists-expanded.png') });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the A/B view runs two variants in lockstep and shows B/A ratios', async () => {
+  const { page, errors } = await open('#/lesson/scsi-starved?v=1&speed=1');
+  await page.click('button.ab');
+  assert.equal(await page.getAttribute('.app', 'data-ab'), 'true');
+  assert.equal(await page.locator('canvas.diagram').count(), 2);
+  await page.waitForSelector('[data-ratio=throughput]', { timeout: 15000 });
+  assert.match(await page.textContent('[data-ratio=throughput]'), /B\/A (×[0-9.]+|–)/);
+  assert.equal(await page.locator('table.vmstat tbody tr').count(), 2);
+  // Lockstep: both runs are at the same simulated time (within a frame).
+  await page.keyboard.press('Space');
+  await page.waitForTimeout(300);
+  const ta = await page.textContent('[data-testid=live]');
+  const tb = await page.textContent('[data-testid=live-b]');
+  assert.equal(ta.split('events')[0], tb.split('events')[0], `A and B at different times: ${ta} / ${tb}`);
+  await page.screenshot({ path: path.join(artifacts, 'scsi-starved-ab.png') });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a chart exports as PNG and its series as CSV', async () => {
+  const { page, errors } = await open('#/lesson/scsi-starved?v=1&speed=1');
+  await page.waitForSelector('[data-counter=throughput]');
+  await page.waitForFunction(() => document.querySelector('.interval')?.textContent.includes('second ending'), null, { timeout: 15000 });
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('text=Export PNG')]);
+  const pngPath = path.join(artifacts, 'chart.png');
+  await png.saveAs(pngPath);
+  assert.deepEqual([...fs.readFileSync(pngPath).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.click('text=Export CSV')]);
+  const csvPath = path.join(artifacts, 'series.csv');
+  await csv.saveAs(csvPath);
+  const lines = fs.readFileSync(csvPath, 'utf8').trim().split('\n');
+  assert.equal(lines[0], 'run,t_s,throughput_mb_s,cs_per_s,cpu_busy_pct,iowait_pct');
+  assert.ok(lines.length >= 2 && lines[1].startsWith('A:before,1,'), lines[1]);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the event log shows blkparse lines, filters, pauses and exports', async () => {
+  const { page, errors } = await open('#/lesson/anatomy-of-a-request?v=1&speed=0.05');
+  await page.waitForFunction(() => /Q +R \d+ \+ \d+ \[dd\]/.test(document.querySelector('[data-testid=blkparse]').textContent), null, { timeout: 10000 });
+  await page.fill('input[aria-label^="Actions"]', 'D');
+  await page.keyboard.press('Space'); // pause the run (focus is in a text box, so click elsewhere first)
+  await page.click('h1');
+  await page.keyboard.press('Space');
+  const lines = (await page.textContent('[data-testid=blkparse]')).trim().split('\n');
+  assert.ok(lines.length > 0 && lines.every((l) => / D +R /.test(l)), lines.slice(0, 3).join('\n'));
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('text=Export Perfetto JSON')]);
+  const p = path.join(artifacts, 'trace.perfetto.json');
+  await dl.saveAs(p);
+  const trace = JSON.parse(fs.readFileSync(p, 'utf8'));
+  assert.ok(trace.traceEvents.some((e) => e.ph === 'X'), 'no D→C slices in the Perfetto trace');
+  assert.ok((await page.textContent('table.btt')).includes('sda'));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a knob applies live where the kernel does, and restarts otherwise', async () => {
+  const { page, errors } = await open('#/lesson/anatomy-of-a-request?v=1&speed=0.05');
+  await page.click('role=tab[name="Knobs"]');
+  await page.fill('#knob-queue\\.nr_requests', '64');
+  await page.press('#knob-queue\\.nr_requests', 'Enter');
+  await page.waitForSelector('.knob-msg');
+  assert.match(await page.textContent('.knob-msg'), /queue\.nr_requests=64 applied live/);
+  await page.fill('#knob-workload\\.numjobs', '3');
+  await page.press('#knob-workload\\.numjobs', 'Enter');
+  await page.waitForFunction(() => document.querySelector('.knob-msg').textContent.includes('restarted'));
+  assert.match(await page.getAttribute('canvas.diagram', 'aria-label'), /3 processes/);
+  await page.fill('#knob-queue\\.depth', '-3');
+  await page.press('#knob-queue\\.depth', 'Enter');
+  await page.waitForFunction(() => document.querySelector('.knob-msg').textContent.includes('not applied'));
+  assert.match(await page.textContent('.knob-msg'), /queue\.depth: '-3' is not allowed; expected an integer from 1 to 1024/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('every lesson loads without errors (screenshots kept as artifacts)', async () => {
+  for (const id of ['anatomy-of-a-request', 'dm-sg-lists', 'raid5-chunk', 'mq-clone-stall', 'nr-requests', 'scsi-starved']) {
+    const { page, errors } = await open(`#/lesson/${id}?v=1&speed=0.5`);
+    await page.waitForTimeout(2500);
+    await page.screenshot({ path: path.join(artifacts, `lesson-${id}.png`) });
+    assert.deepEqual(errors, [], id);
+    await page.close();
+  }
+});

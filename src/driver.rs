@@ -8,7 +8,32 @@ use blksim::report::IntervalReport;
 use blksim::trace::{Action, TraceRecord};
 use blksim::view::{DevOccupancy, HostOccupancy, ThreadView, Topology};
 use blksim::{Sim, SimTime};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+
+/// Trace records kept for the event log.
+pub const LOG_MAX: usize = 4000;
+
+/// btt-style sums per device over the requests seen whole in the trace (Q, G, I, D, C).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Btt {
+    pub requests: u64,
+    pub q2g_ns: u64,
+    pub g2i_ns: u64,
+    pub i2d_ns: u64,
+    pub d2c_ns: u64,
+    pub q2c_ns: u64,
+}
+
+impl Btt {
+    /// Average of one phase in ms.
+    pub fn avg_ms(&self, sum_ns: u64) -> f64 {
+        if self.requests == 0 {
+            0.0
+        } else {
+            sum_ns as f64 / self.requests as f64 / 1e6
+        }
+    }
+}
 
 /// Where a token is, as the trace says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,8 +68,10 @@ pub struct Token {
 pub const TOKENS_MAX: usize = 1500;
 /// Trace records turned into tokens per frame at most; beyond it, density mode.
 pub const RECORDS_PER_FRAME_MAX: usize = 4000;
-/// How long a token takes to move between stages, and to fade after completion.
+/// How long a token takes to move between stages, and to fade after completion, at slow
+/// speeds; faster runs shorten it (see `SimDriver::tween_ms`) so tokens keep up with the trace.
 pub const TWEEN_MS: f64 = 350.0;
+pub const TWEEN_MS_MIN: f64 = 40.0;
 
 /// Speed: simulated seconds per wall second, on a log scale from 1 µs/s to 1 s/s.
 pub const SPEED_MIN: f64 = 1e-6;
@@ -71,6 +98,8 @@ pub struct SimDriver {
     pub interval: Option<IntervalReport>,
     pub interval_partial: bool,
     last_partial_ms: f64,
+    /// Busy % of each core over the last second (us + sy + si).
+    pub core_busy_pct: Vec<f64>,
     /// Per-thread CPU% over the last second: (name, pid, cpu%, state).
     pub top: Vec<(String, u32, f64, char)>,
     last_threads: Vec<ThreadView>,
@@ -82,6 +111,15 @@ pub struct SimDriver {
     pub occupancy: (Vec<DevOccupancy>, Vec<HostOccupancy>),
     /// A problem with the link this state came from, shown to the user.
     pub notice: Option<String>,
+    /// The last trace records, for the event log (not appended while `log_paused`).
+    pub log: VecDeque<TraceRecord>,
+    pub log_paused: bool,
+    /// Records the animation or the log never saw (the ring dropped them at high speed).
+    pub dropped: u64,
+    pub btt: BTreeMap<u16, Btt>,
+    bio_queued_at: BTreeMap<u32, u64>,
+    /// Per request: (Q, G, I, D) times in ns.
+    rq_times: BTreeMap<u32, [u64; 4]>,
 }
 
 impl SimDriver {
@@ -111,12 +149,19 @@ impl SimDriver {
             interval_partial: false,
             last_partial_ms: f64::NEG_INFINITY,
             top: Vec::new(),
+            core_busy_pct: Vec::new(),
             last_threads,
             ticks_seen: 0,
             frame_events_max: 20_000,
             achieved_speed: 0.0,
             occupancy,
             notice: None,
+            log: VecDeque::new(),
+            log_paused: false,
+            dropped: 0,
+            btt: BTreeMap::new(),
+            bio_queued_at: BTreeMap::new(),
+            rq_times: BTreeMap::new(),
         })
     }
 
@@ -169,6 +214,7 @@ impl SimDriver {
         let mut d = SimDriver::new(&self.lesson.id.clone(), Some(variant), self.overrides.clone(), seed)?;
         d.speed = self.speed;
         d.playing = self.playing;
+        d.log_paused = self.log_paused;
         *self = d;
         Ok(())
     }
@@ -220,11 +266,33 @@ impl SimDriver {
         self.absorb(0.0);
     }
 
+    /// The tween for this speed: 350 ms up to 10 ms/s, shorter above (40 ms at most speeds
+    /// where a request lives less than a frame).
+    pub fn tween_ms(&self) -> f64 {
+        (TWEEN_MS * 0.01 / self.speed.max(1e-9)).clamp(TWEEN_MS_MIN, TWEEN_MS)
+    }
+
     /// Takes in new trace records and counters.
     fn absorb(&mut self, now_ms: f64) -> bool {
         let (recs, dropped) = self.sim.trace().since(self.cursor);
         let recs: Vec<TraceRecord> = recs.copied().collect();
         self.cursor = self.sim.trace().next_seq();
+        self.dropped += dropped;
+        if dropped > 0 {
+            // The btt pairs in flight lost records: start them afresh.
+            self.bio_queued_at.clear();
+            self.rq_times.clear();
+        }
+        for r in &recs {
+            self.account_btt(r);
+        }
+        if !self.log_paused {
+            let skip = recs.len().saturating_sub(LOG_MAX);
+            self.log.extend(recs[skip..].iter().copied());
+            while self.log.len() > LOG_MAX {
+                self.log.pop_front();
+            }
+        }
         if dropped > 0 || recs.len() > RECORDS_PER_FRAME_MAX {
             self.density = true;
             self.bios.clear();
@@ -236,8 +304,9 @@ impl SimDriver {
             }
         }
         // Completed and absorbed tokens fade, then go.
-        self.requests.retain(|_, t| t.stage != TokenStage::Done || now_ms - t.moved_ms < TWEEN_MS);
-        self.bios.retain(|_, t| t.stage != TokenStage::Merging || now_ms - t.moved_ms < TWEEN_MS);
+        let tween = self.tween_ms();
+        self.requests.retain(|_, t| t.stage != TokenStage::Done || now_ms - t.moved_ms < tween);
+        self.bios.retain(|_, t| t.stage != TokenStage::Merging || now_ms - t.moved_ms < tween);
         if self.bios.len() + self.requests.len() > TOKENS_MAX {
             self.density = true;
             self.bios.clear();
@@ -304,6 +373,84 @@ impl SimDriver {
         }
     }
 
+    fn account_btt(&mut self, r: &TraceRecord) {
+        let t = r.time.ns();
+        match r.action {
+            Action::Q => {
+                self.bio_queued_at.insert(r.token, t);
+            }
+            Action::M | Action::F => {
+                self.bio_queued_at.remove(&r.token);
+            }
+            Action::G => {
+                if let Some(q) = self.bio_queued_at.remove(&r.related) {
+                    self.rq_times.insert(r.token, [q, t, 0, 0]);
+                }
+            }
+            Action::I => {
+                if let Some(x) = self.rq_times.get_mut(&r.token) {
+                    x[2] = t;
+                }
+            }
+            Action::D => {
+                if let Some(x) = self.rq_times.get_mut(&r.token) {
+                    x[3] = t;
+                }
+            }
+            Action::C => {
+                if let Some([q, g, i, d]) = self.rq_times.remove(&r.token) {
+                    if i > 0 && d > 0 {
+                        let b = self.btt.entry(r.dev.0).or_default();
+                        b.requests += 1;
+                        b.q2g_ns += g - q;
+                        b.g2i_ns += i - g;
+                        b.i2d_ns += d - i;
+                        b.d2c_ns += t - d;
+                        b.q2c_ns += t - q;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Pid and command name of a trace record's thread.
+    pub fn thread_of(&self, thread: u32) -> (u32, &str) {
+        self.last_threads.get(thread as usize).map_or((0, "?"), |t| (t.pid, t.name.as_str()))
+    }
+
+    /// Runs B in lockstep behind A: to simulated time `t`, within the frame's event budget.
+    pub fn follow(&mut self, t: SimTime, now_ms: f64) -> bool {
+        if self.playing && !self.sim.is_finished() && t > self.sim.now() {
+            self.sim.run_until_bounded(t, self.frame_events_max);
+        }
+        self.absorb(now_ms)
+    }
+
+    /// Applies a knob: live if the kernel applies it live, else by restarting with it.
+    /// Returns a sentence saying which.
+    pub fn apply_knob(&mut self, key: &str, value: &str) -> Result<String, String> {
+        let mut overrides: Vec<(String, String)> = self.overrides.iter().filter(|(k, _)| k != key).cloned().collect();
+        overrides.push((key.to_string(), value.to_string()));
+        // Validate the whole scenario with the new value before touching the run.
+        self.lesson.config(&self.variant, &overrides).map_err(|e| e.to_string())?;
+        if self.sim.apply_live(key, value).map_err(|e| e.to_string())? {
+            self.overrides = overrides;
+            self.topology = self.sim.topology();
+            Ok(format!(
+                "{key}={value} applied live at t = {:.3} s, as a sysfs write would be (a link replays it from t = 0)",
+                self.sim.now().as_secs_f64()
+            ))
+        } else {
+            let (speed, playing, variant, seed) = (self.speed, self.playing, self.variant.clone(), self.seed);
+            let mut d = SimDriver::new(&self.lesson.id.clone(), Some(&variant), overrides, seed)?;
+            d.speed = speed;
+            d.playing = playing;
+            *self = d;
+            Ok(format!("{key}={value} cannot change under a running stack: the run restarted with it"))
+        }
+    }
+
     fn pid_of(&self, thread: u32) -> u32 {
         self.last_threads.get(thread as usize).map_or(0, |t| t.pid)
     }
@@ -328,6 +475,15 @@ impl SimDriver {
         };
         self.interval = Some(IntervalReport::between(&self.sim, prev, cur));
         self.interval_partial = false;
+        self.core_busy_pct = cur
+            .per_core
+            .iter()
+            .zip(prev.per_core.iter().chain(std::iter::repeat(&Default::default())))
+            .map(|(c, p)| {
+                let pct = c.pct_since(p);
+                pct.user_pct + pct.sys_pct + pct.softirq_pct
+            })
+            .collect();
         let dt = (cur.end - prev.end).max(1) as f64;
         let threads = self.sim.threads_view();
         let mut top: Vec<(String, u32, f64, char)> = threads

@@ -57,6 +57,45 @@ impl Rect {
     }
 }
 
+/// Up to this many devices get a column each; larger arrays collapse into groups.
+pub const DEVICES_UNGROUPED_MAX: usize = 16;
+/// How many group columns a large array collapses into (at most).
+pub const GROUPS: usize = 10;
+
+/// A device column: one device, or a group of adjacent devices drawn as one aggregate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Column {
+    pub first: usize,
+    pub count: usize,
+    /// The group this column is (None: a single device that is not a group).
+    pub group: Option<usize>,
+}
+
+impl Column {
+    pub fn contains(&self, dev: usize) -> bool {
+        dev >= self.first && dev < self.first + self.count
+    }
+}
+
+/// The columns for `devices` devices: one each up to 16; beyond, about ten groups, with group
+/// `expanded` (if any) shown as one column per device.
+pub fn columns(devices: usize, expanded: Option<usize>) -> Vec<Column> {
+    if devices <= DEVICES_UNGROUPED_MAX {
+        return (0..devices).map(|d| Column { first: d, count: 1, group: None }).collect();
+    }
+    let size = devices.div_ceil(GROUPS);
+    let mut out = Vec::new();
+    for (g, first) in (0..devices).step_by(size).enumerate() {
+        let count = size.min(devices - first);
+        if expanded == Some(g) {
+            out.extend((first..first + count).map(|d| Column { first: d, count: 1, group: None }));
+        } else {
+            out.push(Column { first, count, group: Some(g) });
+        }
+    }
+    out
+}
+
 /// The diagram's geometry for a canvas of `width` × `height` CSS pixels.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StackLayout {
@@ -65,7 +104,8 @@ pub struct StackLayout {
     pub label_w: f64,
     /// One band per stage, in `STAGES` order.
     pub rows: Vec<Rect>,
-    /// Device columns (x, width) shared by the per-device stages.
+    /// The device columns and their (x, width), shared by the per-device stages.
+    pub cols: Vec<Column>,
     pub dev_cols: Vec<(f64, f64)>,
     /// Whether each device column is wide enough for text.
     pub dev_labels: bool,
@@ -75,7 +115,7 @@ pub const LABEL_W: f64 = 118.0;
 const GAP: f64 = 4.0;
 
 impl StackLayout {
-    pub fn new(width: f64, height: f64, devices: usize) -> StackLayout {
+    pub fn new(width: f64, height: f64, cols: Vec<Column>) -> StackLayout {
         let total: f64 = STAGES.iter().map(|s| s.weight()).sum();
         let mut y = 0.0;
         let rows = STAGES
@@ -87,22 +127,32 @@ impl StackLayout {
                 r
             })
             .collect();
-        let n = devices.max(1) as f64;
+        let n = cols.len().max(1) as f64;
         let avail = width - LABEL_W - GAP;
         let col_w = avail / n;
-        let dev_cols = (0..devices).map(|i| (LABEL_W + GAP + i as f64 * col_w, (col_w - GAP).max(1.0))).collect();
-        StackLayout { width, height, label_w: LABEL_W, rows, dev_cols, dev_labels: col_w >= 44.0 }
+        let dev_cols = (0..cols.len()).map(|i| (LABEL_W + GAP + i as f64 * col_w, (col_w - GAP).max(1.0))).collect();
+        StackLayout { width, height, label_w: LABEL_W, rows, cols, dev_cols, dev_labels: col_w >= 44.0 }
     }
 
     pub fn row(&self, s: Stage) -> Rect {
         self.rows[STAGES.iter().position(|&x| x == s).expect("stage")]
     }
 
-    /// The cell of device `d` in stage `s`.
-    pub fn cell(&self, s: Stage, d: usize) -> Rect {
+    /// The cell of column `c` in stage `s`.
+    pub fn cell(&self, s: Stage, c: usize) -> Rect {
         let r = self.row(s);
-        let (x, w) = self.dev_cols[d];
+        let (x, w) = self.dev_cols[c];
         Rect { x, y: r.y + 3.0, w, h: r.h - 6.0 }
+    }
+
+    /// The column that shows device `dev`.
+    pub fn column_of(&self, dev: usize) -> usize {
+        self.cols.iter().position(|c| c.contains(dev)).unwrap_or(0)
+    }
+
+    /// The column under x (for clicks).
+    pub fn column_at(&self, x: f64) -> Option<usize> {
+        self.dev_cols.iter().position(|&(cx, w)| x >= cx && x < cx + w + GAP)
     }
 
     /// Where the `i`-th of `n` processes sits in the processes row.
@@ -125,7 +175,7 @@ mod tests {
 
     #[test]
     fn rows_fill_the_height_in_stack_order() {
-        let l = StackLayout::new(900.0, 560.0, 12);
+        let l = StackLayout::new(900.0, 560.0, columns(12, None));
         assert_eq!(l.rows.len(), STAGES.len());
         assert!((l.rows.last().unwrap().y + l.rows.last().unwrap().h - 560.0).abs() < 1e-6);
         for w in l.rows.windows(2) {
@@ -136,21 +186,40 @@ mod tests {
     #[test]
     fn device_columns_never_overlap_and_stay_inside_the_canvas() {
         for n in [1usize, 2, 12, 80, 256] {
-            let l = StackLayout::new(900.0, 560.0, n);
-            assert_eq!(l.dev_cols.len(), n);
+            let l = StackLayout::new(900.0, 560.0, columns(n, None));
+            assert_eq!(l.dev_cols.len(), n.min(if n > DEVICES_UNGROUPED_MAX { GROUPS } else { n }));
             for w in l.dev_cols.windows(2) {
                 assert!(w[0].0 + w[0].1 <= w[1].0 + 1e-9);
             }
             let (x, w) = *l.dev_cols.last().unwrap();
             assert!(x + w <= 900.0 + 1e-9);
         }
-        assert!(StackLayout::new(900.0, 560.0, 12).dev_labels);
-        assert!(!StackLayout::new(900.0, 560.0, 80).dev_labels);
+        assert!(StackLayout::new(900.0, 560.0, columns(12, None)).dev_labels);
+    }
+
+    #[test]
+    fn a_large_array_collapses_into_groups_and_one_group_expands() {
+        let cols = columns(80, None);
+        assert_eq!(cols.len(), 10);
+        assert!(cols.iter().all(|c| c.count == 8 && c.group.is_some()));
+        let cols = columns(80, Some(3));
+        assert_eq!(cols.len(), 9 + 8);
+        assert_eq!(cols.iter().filter(|c| c.group.is_none()).count(), 8);
+        // Every device is in exactly one column, in order.
+        let mut next = 0;
+        for c in &cols {
+            assert_eq!(c.first, next);
+            next += c.count;
+        }
+        assert_eq!(next, 80);
+        let l = StackLayout::new(900.0, 560.0, cols);
+        assert_eq!(l.column_of(27), 3 + 3);
+        assert_eq!(l.column_at(l.dev_cols[5].0 + 1.0), Some(5));
     }
 
     #[test]
     fn processes_stay_in_their_row() {
-        let l = StackLayout::new(900.0, 560.0, 80);
+        let l = StackLayout::new(900.0, 560.0, columns(80, None));
         let r = l.row(Stage::Processes);
         for i in 0..100 {
             let (x, y) = l.process_slot(i, 100);

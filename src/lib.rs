@@ -2,9 +2,12 @@
 //! (`driver::SimDriver`), driven by animation frames; the UI reads the trace and the counters.
 
 pub mod app;
+pub mod bench;
 pub mod components;
 pub mod driver;
+pub mod export;
 pub mod format;
 pub mod hooks;
 pub mod layout;
 pub mod palette;
+pub mod session;

@@ -5,7 +5,7 @@
 use blksim::cli::run_one;
 use blksim::report::{IntervalReport, RunReport};
 use blkviz::components::counters::{Counters, CountersProps};
-use blkviz::layout::{StackLayout, Stage};
+use blkviz::layout::{columns, StackLayout, Stage};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -23,8 +23,8 @@ fn the_browser_reproduces_the_native_golden_run() {
 
 #[wasm_bindgen_test]
 fn the_layout_gives_every_disk_its_own_column() {
-    for n in [1usize, 12, 80] {
-        let l = StackLayout::new(800.0, 600.0, n);
+    for n in [1usize, 12, 16] {
+        let l = StackLayout::new(800.0, 600.0, columns(n, None));
         let cells: Vec<_> = (0..n).map(|d| l.cell(Stage::Disks, d)).collect();
         assert_eq!(cells.len(), n);
         for w in cells.windows(2) {
@@ -46,7 +46,14 @@ async fn the_counters_render_iostat_and_vmstat_as_tables() {
     let root = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&root).unwrap();
     let iv = interval();
-    let props = CountersProps { interval: Some(iv.clone()), partial: false, top: vec![("fio".into(), 1000, 1.5, 'D')], max_devices: 8 };
+    let props = CountersProps {
+        interval: Some(iv.clone()),
+        partial: false,
+        top: vec![("fio".into(), 1000, 1.5, 'D')],
+        max_devices: 8,
+        b: None,
+        b_top: vec![],
+    };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
     let rows = root.query_selector_all("table.iostat tbody tr").unwrap();
@@ -66,10 +73,27 @@ async fn before_the_first_second_the_counters_say_so() {
     doc.body().unwrap().append_child(&root).unwrap();
     let handle = yew::Renderer::<Counters>::with_root_and_props(
         root.clone(),
-        CountersProps { interval: None, partial: false, top: vec![], max_devices: 12 },
+        CountersProps { interval: None, partial: false, top: vec![], max_devices: 12, b: None, b_top: vec![] },
     )
     .render();
     yew::scheduler::flush().await;
     assert!(root.text_content().unwrap().contains("first simulated second"));
     handle.destroy();
+}
+
+#[wasm_bindgen_test]
+fn counters_format_the_same_in_the_browser() {
+    use blkviz::format;
+    assert_eq!(format::throughput(2810.0), "2.81 GB/s");
+    assert_eq!(format::throughput(43.1), "43.1 MB/s");
+    assert_eq!(format::rate(21_900.0), "21.9k");
+    assert_eq!(format::ratio(3.0, 2.0), "×1.50");
+    assert_eq!(format::speed(1e-6), "1 µs/s");
+}
+
+#[wasm_bindgen_test]
+fn a_large_array_collapses_into_groups_in_the_browser_too() {
+    let cols = blkviz::layout::columns(80, None);
+    assert_eq!(cols.len(), 10);
+    assert_eq!(blkviz::layout::columns(80, Some(0)).len(), 8 + 9);
 }

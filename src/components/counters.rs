@@ -17,6 +17,70 @@ pub struct CountersProps {
     /// How many iostat rows to show (busiest first).
     #[prop_or(12)]
     pub max_devices: usize,
+    /// In the A/B view: run B's numbers over the same simulated second.
+    #[prop_or_default]
+    pub b: Option<IntervalReport>,
+    #[prop_or_default]
+    pub b_top: Vec<(String, u32, f64, char)>,
+}
+
+/// One big number, with B and the ratio B/A beside it in the A/B view.
+fn big(key: &str, label: &str, a: f64, b: Option<f64>, fmt: fn(f64) -> String) -> Html {
+    html! {
+        <div class="big-num" data-counter={key.to_string()}>
+            <span class="v">{ fmt(a) }</span>
+            if let Some(b) = b {
+                <span class="v b" data-counter-b={key.to_string()}>{ fmt(b) }</span>
+                <span class="ratio" data-ratio={key.to_string()} title="B/A">{ format!("B/A {}", format::ratio(b, a)) }</span>
+            }
+            <span class="k">{ label }</span>
+        </div>
+    }
+}
+
+fn vmstat_row(run: &str, iv: &IntervalReport) -> Html {
+    let c = &iv.cpu;
+    html! {
+        <tr>
+            <td class="l">{ run }</td>
+            <td>{ iv.running }</td><td>{ iv.blocked }</td>
+            <td>{ format!("{:.0}", iv.intr_per_s) }</td><td data-counter={format!("vmstat-cs{}", if run == "B" { "-b" } else { "" })}>{ format!("{:.0}", iv.cs_per_s) }</td>
+            <td>{ format!("{:.0}", c.user_pct) }</td><td>{ format!("{:.0}", c.sys_pct) }</td><td>{ format!("{:.0}", c.softirq_pct) }</td>
+            <td>{ format!("{:.0}", c.iowait_pct) }</td><td>{ format!("{:.0}", c.idle_pct) }</td>
+        </tr>
+    }
+}
+
+fn iostat_table(caption: String, iv: &IntervalReport, max: usize) -> Html {
+    let mut devs = iv.devices.clone();
+    // iostat -x, busiest devices first (by %util, then throughput); ties keep kernel order.
+    devs.sort_by(|a, b| b.util_pct.total_cmp(&a.util_pct).then((b.rkb_s + b.wkb_s).total_cmp(&(a.rkb_s + a.wkb_s))));
+    let hidden = devs.len().saturating_sub(max);
+    devs.truncate(max);
+    html! {
+        <>
+        <table class="iostat" aria-label={caption.clone()}>
+            <caption>{ caption }</caption>
+            <thead><tr>
+                <th class="l">{"Device"}</th><th>{"rrqm/s"}</th><th>{"wrqm/s"}</th><th>{"r/s"}</th><th>{"w/s"}</th><th>{"rkB/s"}</th><th>{"wkB/s"}</th>
+                <th>{"avgrq-sz"}</th><th>{"avgqu-sz"}</th><th>{"await"}</th><th>{"%util"}</th>
+            </tr></thead>
+            <tbody>
+                { for devs.iter().map(|d| html! {
+                    <tr data-device={d.name.clone()}>
+                        <td class="l">{ &d.name }</td>
+                        <td>{ format!("{:.1}", d.rrqm_s) }</td><td>{ format!("{:.1}", d.wrqm_s) }</td>
+                        <td>{ format!("{:.1}", d.r_s) }</td><td>{ format!("{:.1}", d.w_s) }</td>
+                        <td>{ format!("{:.0}", d.rkb_s) }</td><td>{ format!("{:.0}", d.wkb_s) }</td>
+                        <td>{ format!("{:.1}", d.avgrq_sz) }</td><td>{ format!("{:.2}", d.avgqu_sz) }</td>
+                        <td>{ format!("{:.2}", d.await_ms) }</td><td>{ format!("{:.1}", d.util_pct) }</td>
+                    </tr>
+                }) }
+            </tbody>
+        </table>
+        if hidden > 0 { <p class="more">{ format!("+{hidden} more devices") }</p> }
+        </>
+    }
 }
 
 #[component]
@@ -28,18 +92,14 @@ pub fn Counters(p: &CountersProps) -> Html {
             </section>
         };
     };
-    let mut devs = iv.devices.clone();
-    // iostat -x, busiest devices first (by %util, then throughput); ties keep kernel order.
-    devs.sort_by(|a, b| b.util_pct.total_cmp(&a.util_pct).then((b.rkb_s + b.wkb_s).total_cmp(&(a.rkb_s + a.wkb_s))));
-    let hidden = devs.len().saturating_sub(p.max_devices);
-    devs.truncate(p.max_devices);
-    let c = &iv.cpu;
+    let b = p.b.as_ref();
+    let ab = b.is_some();
     html! {
         <section class="counters" aria-live="polite">
             <div class="big">
-                <div class="big-num" data-counter="throughput"><span class="v">{ format::throughput(iv.throughput_mb_s) }</span><span class="k">{ "throughput" }</span></div>
-                <div class="big-num" data-counter="iops"><span class="v">{ format::rate(iv.iops) }</span><span class="k">{ "IOPS" }</span></div>
-                <div class="big-num" data-counter="cs"><span class="v">{ format!("{}/s", format::rate(iv.cs_per_s)) }</span><span class="k">{ "context switches" }</span></div>
+                { big("throughput", "throughput", iv.throughput_mb_s, b.map(|b| b.throughput_mb_s), format::throughput) }
+                { big("iops", "IOPS", iv.iops, b.map(|b| b.iops), format::rate) }
+                { big("cs", "context switches /s", iv.cs_per_s, b.map(|b| b.cs_per_s), format::rate) }
             </div>
             <p class="interval">{
                 if p.partial { format!("so far: the first {:.0} ms (iostat and vmstat report each simulated second)", iv.end_s * 1e3) }
@@ -47,16 +107,14 @@ pub fn Counters(p: &CountersProps) -> Html {
             }</p>
             <table class="vmstat" aria-label="vmstat">
                 <caption>{ "vmstat" }</caption>
-                <thead><tr><th>{"r"}</th><th>{"b"}</th><th>{"in"}</th><th>{"cs"}</th><th>{"us"}</th><th>{"sy"}</th><th>{"si"}</th><th>{"wa"}</th><th>{"id"}</th></tr></thead>
-                <tbody><tr>
-                    <td>{ iv.running }</td><td>{ iv.blocked }</td>
-                    <td>{ format!("{:.0}", iv.intr_per_s) }</td><td data-counter="vmstat-cs">{ format!("{:.0}", iv.cs_per_s) }</td>
-                    <td>{ format!("{:.0}", c.user_pct) }</td><td>{ format!("{:.0}", c.sys_pct) }</td><td>{ format!("{:.0}", c.softirq_pct) }</td>
-                    <td>{ format!("{:.0}", c.iowait_pct) }</td><td>{ format!("{:.0}", c.idle_pct) }</td>
-                </tr></tbody>
+                <thead><tr><th class="l">{ if ab { "run" } else { "" } }</th><th>{"r"}</th><th>{"b"}</th><th>{"in"}</th><th>{"cs"}</th><th>{"us"}</th><th>{"sy"}</th><th>{"si"}</th><th>{"wa"}</th><th>{"id"}</th></tr></thead>
+                <tbody>
+                    { vmstat_row(if ab { "A" } else { "" }, iv) }
+                    if let Some(b) = b { { vmstat_row("B", b) } }
+                </tbody>
             </table>
             <table class="top" aria-label="top">
-                <caption>{ "top" }</caption>
+                <caption>{ if ab { "top (A)" } else { "top" } }</caption>
                 <thead><tr><th>{"PID"}</th><th>{"S"}</th><th>{"%CPU"}</th><th class="l">{"COMMAND"}</th></tr></thead>
                 <tbody>
                     { for p.top.iter().map(|(name, pid, cpu, st)| html! {
@@ -64,26 +122,8 @@ pub fn Counters(p: &CountersProps) -> Html {
                     }) }
                 </tbody>
             </table>
-            <table class="iostat" aria-label="iostat -x">
-                <caption>{ "iostat -x" }</caption>
-                <thead><tr>
-                    <th class="l">{"Device"}</th><th>{"rrqm/s"}</th><th>{"wrqm/s"}</th><th>{"r/s"}</th><th>{"w/s"}</th><th>{"rkB/s"}</th><th>{"wkB/s"}</th>
-                    <th>{"avgrq-sz"}</th><th>{"avgqu-sz"}</th><th>{"await"}</th><th>{"%util"}</th>
-                </tr></thead>
-                <tbody>
-                    { for devs.iter().map(|d| html! {
-                        <tr data-device={d.name.clone()}>
-                            <td class="l">{ &d.name }</td>
-                            <td>{ format!("{:.1}", d.rrqm_s) }</td><td>{ format!("{:.1}", d.wrqm_s) }</td>
-                            <td>{ format!("{:.1}", d.r_s) }</td><td>{ format!("{:.1}", d.w_s) }</td>
-                            <td>{ format!("{:.0}", d.rkb_s) }</td><td>{ format!("{:.0}", d.wkb_s) }</td>
-                            <td>{ format!("{:.1}", d.avgrq_sz) }</td><td>{ format!("{:.2}", d.avgqu_sz) }</td>
-                            <td>{ format!("{:.2}", d.await_ms) }</td><td>{ format!("{:.1}", d.util_pct) }</td>
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
-            if hidden > 0 { <p class="more">{ format!("+{hidden} more devices") }</p> }
+            { iostat_table(if ab { "iostat -x (A)".into() } else { "iostat -x".into() }, iv, if ab { p.max_devices.min(6) } else { p.max_devices }) }
+            if let Some(b) = b { { iostat_table("iostat -x (B)".into(), b, p.max_devices.min(6)) } }
         </section>
     }
 }

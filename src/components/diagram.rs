@@ -1,8 +1,8 @@
 //! The stack diagram: a canvas drawn each frame from the driver's tokens (the trace) and pool
 //! occupancy (the counters). Nothing here knows the model; it draws what the trace says.
 
-use crate::driver::{SimDriver, Token, TokenStage, TWEEN_MS};
-use crate::layout::{Rect, StackLayout, Stage, STAGES};
+use crate::driver::{SimDriver, Token, TokenStage};
+use crate::layout::{columns, Rect, StackLayout, Stage, STAGES};
 use crate::palette::{process_colour, thread_colour};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
@@ -13,15 +13,32 @@ pub struct DiagramProps {
     pub canvas: NodeRef,
     /// A text description for screen readers (the numbers are in the tables).
     pub summary: AttrValue,
+    /// Which run this is (A or B), shown in A/B mode.
+    #[prop_or_default]
+    pub label: AttrValue,
+    /// A click at canvas x (CSS pixels): the page expands or collapses a device group there.
+    #[prop_or_default]
+    pub onclick_x: Callback<f64>,
 }
 
 #[component]
 pub fn Diagram(p: &DiagramProps) -> Html {
+    let onclick = {
+        let cb = p.onclick_x.clone();
+        Callback::from(move |e: MouseEvent| cb.emit(e.offset_x() as f64))
+    };
     html! {
         <div class="diagram-wrap">
-            <canvas ref={p.canvas.clone()} class="diagram" role="img" aria-label={p.summary.clone()} data-testid="diagram"></canvas>
+            if !p.label.is_empty() { <span class="run-label">{ p.label.clone() }</span> }
+            <canvas ref={p.canvas.clone()} class="diagram" role="img" aria-label={p.summary.clone()} data-testid="diagram" {onclick}></canvas>
         </div>
     }
+}
+
+/// The layout a canvas of this size has for the driver's devices (also used for clicks).
+pub fn layout_for(canvas: &HtmlCanvasElement, d: &SimDriver, expanded: Option<usize>) -> StackLayout {
+    let (cw, ch) = (canvas.client_width().max(320) as f64, canvas.client_height().max(240) as f64);
+    StackLayout::new(cw, ch, columns(d.topology.devices.len(), expanded))
 }
 
 struct Theme {
@@ -41,7 +58,7 @@ fn prefers(query: &str) -> bool {
 }
 
 /// Draws one frame. Sizes the canvas to its box and the device pixel ratio.
-pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64) {
+pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Option<usize>) {
     let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else { return };
     let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
     let (cw, ch) = (canvas.client_width().max(320) as f64, canvas.client_height().max(240) as f64);
@@ -51,14 +68,16 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64) {
         canvas.set_height(ph);
     }
     let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    let theme = if canvas.closest("[data-theme=dark]").ok().flatten().is_some() || prefers("(prefers-color-scheme: dark)") {
-        &DARK
-    } else {
-        &LIGHT
-    };
+    let dark = canvas.closest("[data-theme=dark]").ok().flatten().is_some()
+        || (canvas.closest("[data-theme=light]").ok().flatten().is_none() && prefers("(prefers-color-scheme: dark)"));
+    let theme = if dark { &DARK } else { &LIGHT };
     let reduced_motion = prefers("(prefers-reduced-motion: reduce)");
+    // Large type for a projector: the diagram's text grows with the page's.
+    let large = canvas.closest("[data-large=true]").ok().flatten().is_some();
+    let font = |px: f64, weight: &str, family: &str| format!("{weight} {:.0}px {family}", if large { px * 1.45 } else { px });
     let ndev = d.topology.devices.len();
-    let l = StackLayout::new(cw, ch, ndev);
+    let l = StackLayout::new(cw, ch, columns(ndev, expanded));
+    let ncols = l.cols.len();
     ctx.set_fill_style_str(theme.bg);
     ctx.fill_rect(0.0, 0.0, cw, ch);
     ctx.set_text_baseline("middle");
@@ -71,11 +90,11 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64) {
             ctx.fill_rect(0.0, r.y, cw, r.h);
         }
         ctx.set_fill_style_str(theme.fg);
-        ctx.set_font("600 13px system-ui, sans-serif");
+        ctx.set_font(&font(13.0, "600", "system-ui, sans-serif"));
         let _ = ctx.fill_text(s.label(), 10.0, r.y + r.h / 2.0);
     }
     let (occ, hosts) = &d.occupancy;
-    ctx.set_font("11px ui-monospace, monospace");
+    ctx.set_font(&font(11.0, "", "ui-monospace, monospace"));
 
     // Processes.
     let n = d.topology.processes.len();
@@ -100,52 +119,70 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64) {
         let _ = ctx.fill_text(&format!("{name} ×{n}"), 10.0, r.y + r.h / 2.0 + 15.0);
     }
 
-    // Per-device pools: elevator count, request pool, tags, drive.
-    for (di, dev) in d.topology.devices.iter().enumerate() {
-        let o = &occ[di];
-        let used = o.pool[0].max(o.pool[1]);
-        slot_bar(&ctx, theme, l.cell(Stage::RequestPool, di), used, dev.nr_requests, l.dev_labels);
-        if !o.sleepers.is_empty() {
-            let c = l.cell(Stage::RequestPool, di);
+    // Per-column pools: elevator count, request pool, tags, drive. A group column sums its
+    // devices (limits too), so a full bar still means every device in it is full.
+    let heads = d.sim.head_positions();
+    for (ci, col) in l.cols.iter().enumerate() {
+        let devs = col.first..col.first + col.count;
+        let sum = |f: &dyn Fn(usize) -> u32| devs.clone().map(f).sum::<u32>();
+        let used = sum(&|i| occ[i].pool[0].max(occ[i].pool[1]));
+        let limit = sum(&|i| d.topology.devices[i].nr_requests);
+        slot_bar(&ctx, theme, l.cell(Stage::RequestPool, ci), used, limit, l.dev_labels);
+        let sleepers = sum(&|i| occ[i].sleepers.len() as u32);
+        if sleepers > 0 {
+            let c = l.cell(Stage::RequestPool, ci);
             ctx.set_fill_style_str(theme.full);
-            let _ = ctx.fill_text(&format!("zz {}", o.sleepers.len()), c.x + 2.0, c.y + 8.0);
+            let _ = ctx.fill_text(&format!("zz {sleepers}"), c.x + 2.0, c.y + 8.0);
         }
-        slot_bar(&ctx, theme, l.cell(Stage::TagMap, di), o.tags, dev.queue_depth, l.dev_labels);
-        let e = l.cell(Stage::Elevator, di);
-        if d.density || l.dev_labels {
+        slot_bar(&ctx, theme, l.cell(Stage::TagMap, ci), sum(&|i| occ[i].tags), sum(&|i| d.topology.devices[i].queue_depth), l.dev_labels);
+        let e = l.cell(Stage::Elevator, ci);
+        let waiting = sum(&|i| occ[i].elevator);
+        if d.density || l.dev_labels || col.group.is_some() {
             ctx.set_fill_style_str(theme.dim);
-            let text = if e.w >= 90.0 { format!("{} waiting", o.elevator) } else { o.elevator.to_string() };
+            let text = if e.w >= 90.0 { format!("{waiting} waiting") } else { waiting.to_string() };
             let _ = ctx.fill_text(&text, e.x + 2.0, e.y + 8.0);
         }
         // The disk: a platter with the head's position as an arc, and what the drive holds.
-        let c = l.cell(Stage::Disks, di);
+        // A group draws stacked platters.
+        let c = l.cell(Stage::Disks, ci);
         let (cx, cy) = c.centre();
         let rad = (c.w.min(c.h) / 2.0 - 6.0).max(3.0);
+        let in_drive = sum(&|i| occ[i].in_drive);
         ctx.set_stroke_style_str(theme.slot);
         ctx.set_line_width(1.0);
-        ctx.begin_path();
-        let _ = ctx.arc(cx, cy, rad, 0.0, std::f64::consts::TAU);
-        ctx.stroke();
-        let head = d.sim.head_positions().get(di).copied().unwrap_or(0.0);
+        let layers = if col.count > 1 { 3 } else { 1 };
+        for k in (0..layers).rev() {
+            ctx.begin_path();
+            let _ = ctx.arc(cx + 3.0 * k as f64, cy - 3.0 * k as f64, rad, 0.0, std::f64::consts::TAU);
+            ctx.stroke();
+        }
+        let head = heads.get(col.first).copied().unwrap_or(0.0);
         let hr = rad * (1.0 - 0.8 * head);
-        ctx.set_stroke_style_str(if o.in_drive > 0 { theme.fg } else { theme.dim });
+        ctx.set_stroke_style_str(if in_drive > 0 { theme.fg } else { theme.dim });
         ctx.set_line_width(2.5);
         ctx.begin_path();
         let _ = ctx.arc(cx, cy, hr.max(1.5), -2.2, -0.9);
         ctx.stroke();
         ctx.set_line_width(1.0);
-        if l.dev_labels {
+        let name = if col.count == 1 {
+            d.topology.devices[col.first].name.clone()
+        } else {
+            format!("{}–{}", d.topology.devices[col.first].name, d.topology.devices[col.first + col.count - 1].name)
+        };
+        if l.dev_labels || col.count > 1 {
             ctx.set_fill_style_str(theme.fg);
-            let _ = ctx.fill_text(&dev.name, c.x + 2.0, c.y + 8.0);
+            let _ = ctx.fill_text(&name, c.x + 2.0, c.y + 8.0);
             ctx.set_fill_style_str(theme.dim);
-            let _ = ctx.fill_text(&format!("q {}", o.in_drive), c.x + 2.0, c.y + c.h - 8.0);
+            let hint = if col.count > 1 { format!("q {in_drive} · click") } else { format!("q {in_drive}") };
+            let _ = ctx.fill_text(&hint, c.x + 2.0, c.y + c.h - 8.0);
         }
     }
 
     // Hosts: can_queue and the starved list.
     for (hi, h) in d.topology.hosts.iter().enumerate() {
-        let cols: Vec<usize> = d.topology.devices.iter().enumerate().filter(|(_, dv)| dv.host as usize == hi).map(|(i, _)| i).collect();
-        let (Some(&first), Some(&last)) = (cols.first(), cols.last()) else { continue };
+        let cols: Vec<usize> =
+            d.topology.devices.iter().enumerate().filter(|(_, dv)| dv.host as usize == hi).map(|(i, _)| l.column_of(i)).collect();
+        let (Some(&first), Some(&last)) = (cols.iter().min(), cols.iter().max()) else { continue };
         let r = l.row(Stage::Host);
         let x0 = l.dev_cols[first].0;
         let x1 = l.dev_cols[last].0 + l.dev_cols[last].1;
@@ -173,6 +210,11 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64) {
         let cell = Rect { x, y: r.y + 4.0, w: w - 4.0, h: r.h - 8.0 };
         ctx.set_fill_style_str(theme.slot);
         ctx.fill_rect(cell.x, cell.y, cell.w, cell.h);
+        // How busy the core was over the last second, as a fill from the bottom.
+        let busy = d.core_busy_pct.get(c).copied().unwrap_or(0.0).clamp(0.0, 100.0);
+        ctx.set_fill_style_str(theme.dim);
+        let bh = cell.h * busy / 100.0;
+        ctx.fill_rect(cell.x, cell.y + cell.h - bh, cell.w, bh);
         let label = match pid {
             Some(pid) => {
                 let name = threads.iter().find(|t| t.pid == *pid).map_or("?", |t| t.name.as_str());
@@ -180,7 +222,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64) {
                 ctx.fill_rect(cell.x, cell.y, cell.w, cell.h);
                 format!("cpu{c} {name}")
             }
-            None => format!("cpu{c}"),
+            None => format!("cpu{c} {busy:.0}%"),
         };
         if w > 60.0 {
             ctx.set_fill_style_str(theme.fg);
@@ -189,18 +231,29 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64) {
     }
 
     // Tokens: bios (chips) and requests (bars), tweened between the stages the trace named.
-    if d.density {
+    if d.density || reduced_motion {
         ctx.set_fill_style_str(theme.dim);
         let pr = l.row(Stage::Processes);
-        let _ = ctx.fill_text("counts only: the trace is faster than the eye (slow down to see each request)", pr.x + 4.0, pr.y + 8.0);
+        let why = if reduced_motion {
+            "counts only: reduced motion is on"
+        } else {
+            "counts only: the trace is faster than the eye (slow down to see each request)"
+        };
+        let _ = ctx.fill_text(why, pr.x + 4.0, pr.y + 8.0);
         return;
     }
-    let mut per_dev_elev = vec![0usize; ndev];
-    let mut per_dev_tags = vec![0usize; ndev];
+    let mut per_col_elev = vec![0usize; ncols];
+    let mut per_col_tags = vec![0usize; ncols];
+    let col_of: Vec<usize> = (0..ndev).map(|i| l.column_of(i)).collect();
     let pos = |t: &Token, stage: TokenStage, slot: usize| -> (f64, f64) {
-        let di = (t.dev as usize).min(ndev.saturating_sub(1));
+        let di = col_of.get(t.dev as usize).copied().unwrap_or(0);
         match stage {
-            TokenStage::Queued | TokenStage::Done => {
+            TokenStage::Done => {
+                // A completion fades out at the disk that served it.
+                let c = l.cell(Stage::Disks, di);
+                (c.x + c.w / 2.0, c.y + 10.0)
+            }
+            TokenStage::Queued => {
                 let i = d.topology.processes.iter().position(|(_, p)| *p == t.pid).unwrap_or(0);
                 l.process_slot(i, n)
             }
@@ -224,22 +277,35 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64) {
         }
     };
     let ease = |t: f64| 1.0 - (1.0 - t) * (1.0 - t);
-    let progress = |t: &Token| if reduced_motion { 1.0 } else { ease(((now_ms - t.moved_ms) / TWEEN_MS).clamp(0.0, 1.0)) };
+    let tween = d.tween_ms();
+    let progress = |t: &Token| ease(((now_ms - t.moved_ms) / tween).clamp(0.0, 1.0));
     for t in d.requests.values() {
         let counter = match t.stage {
-            TokenStage::Elevator => Some(&mut per_dev_elev),
-            TokenStage::Device => Some(&mut per_dev_tags),
+            TokenStage::Elevator => Some(&mut per_col_elev),
+            TokenStage::Device => Some(&mut per_col_tags),
             _ => None,
         };
+        let ci = col_of.get(t.dev as usize).copied().unwrap_or(0);
         let slot = counter.map_or(0, |c| {
-            let s = c[t.dev as usize];
-            c[t.dev as usize] += 1;
+            let s = c[ci];
+            c[ci] += 1;
             s
         });
         let k = progress(t);
         let (x0, y0) = pos(t, t.prev, slot);
         let (x1, y1) = pos(t, t.stage, slot);
         let (x, y) = (x0 + (x1 - x0) * k, y0 + (y1 - y0) * k);
+        // A sleeper woken by a freed request: an arc from the pool back up to its process.
+        if t.prev == TokenStage::Sleeping && k < 1.0 {
+            let (px, py) = pos(t, TokenStage::Queued, 0);
+            ctx.set_stroke_style_str(theme.full);
+            ctx.set_global_alpha(1.0 - k);
+            ctx.begin_path();
+            ctx.move_to(x0, y0);
+            ctx.quadratic_curve_to(x0 + 40.0, (y0 + py) / 2.0, px, py + 8.0);
+            ctx.stroke();
+            ctx.set_global_alpha(1.0);
+        }
         // A request is a bar whose length grows with log2 of its bytes.
         let len = (4.0 + 2.2 * ((t.bytes.max(512) as f64).log2() - 9.0)).clamp(4.0, 24.0);
         ctx.set_global_alpha(if t.stage == TokenStage::Done { 1.0 - k } else { 1.0 });

@@ -116,6 +116,14 @@ impl TagMap {
         self.depth
     }
 
+    /// Changes the depth (a write to `queue_depth`). Tags in use above a lowered depth stay
+    /// in use until they complete; no new tag is handed out until busy < depth.
+    pub fn set_depth(&mut self, depth: u32) {
+        let words = (depth as usize).div_ceil(64).max(self.bits.len());
+        self.bits.resize(words, 0);
+        self.depth = depth;
+    }
+
     pub fn busy(&self) -> u32 {
         self.busy
     }
@@ -133,6 +141,7 @@ impl TagMap {
                 let b = (!*word).trailing_zeros();
                 let tag = w as u32 * 64 + b;
                 if tag >= self.depth {
+                    // Only tags above a lowered depth are free in this word: look no further.
                     break;
                 }
                 *word |= 1 << b;
@@ -158,6 +167,9 @@ pub struct RequestQueue {
     pub max_sectors_bytes: u64,
     /// Requests allocated per direction (`rl->count[READ|WRITE]`).
     pub pool_count: [u32; 2],
+    /// Set when a live write lowered `nr_requests` below what is allocated: the pool may hold
+    /// more than `nr_requests` until it drains (as in the kernel); no allocation happens then.
+    pub draining: bool,
     /// Threads sleeping in `get_request_wait`, per direction, in FIFO order.
     pub waiters: [VecDeque<ThreadId>; 2],
     pub elevator: Elevator,
@@ -217,6 +229,7 @@ impl BlockDev {
                 nr_requests: s.queue.nr_requests,
                 max_sectors_bytes: s.disk.max_sectors_kb as u64 * 1024,
                 pool_count: [0, 0],
+                draining: false,
                 waiters: Default::default(),
                 elevator: Elevator::default(),
                 tags: TagMap::new(s.queue.depth),

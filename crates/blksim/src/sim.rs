@@ -54,6 +54,8 @@ pub struct Interval {
     pub context_switches: u64,
     pub interrupts: u64,
     pub cpu: CpuTimes,
+    /// The same, per core (for the CPU strips).
+    pub per_core: Vec<CpuTimes>,
     /// vmstat `r` and `b` at the end of the interval.
     pub running: u32,
     pub blocked: u32,
@@ -149,7 +151,7 @@ impl Sim {
             totals: Totals::default(),
             latency: LatencyHist::default(),
             history: Default::default(),
-            last_tick: Interval::zero(ndevs),
+            last_tick: Interval::zero_with(ndevs, s.cpu.cores as usize),
             finished_at: None,
             cur_cpu: 0,
         }
@@ -598,6 +600,9 @@ impl Sim {
         let q = &mut self.devs[di].queue;
         let dir = r.write as usize;
         q.pool_count[dir] -= 1;
+        if q.draining && q.pool_count.iter().all(|&c| c <= q.nr_requests) {
+            q.draining = false;
+        }
         if q.pool_count[dir] < q.nr_requests {
             if let Some(w) = q.waiters[dir].pop_front() {
                 self.wake(w, Step::RetryGetRequest);
@@ -658,9 +663,11 @@ impl Sim {
     fn snapshot(&mut self) -> Interval {
         let now = self.now();
         let mut cpu = CpuTimes::default();
+        let mut per_core = Vec::with_capacity(self.cores.len());
         for c in 0..self.cores.len() {
             self.account(CoreId(c as u16));
             cpu.add(&self.cores[c].times);
+            per_core.push(self.cores[c].times);
         }
         for d in &mut self.devs {
             d.stats.round(now);
@@ -675,6 +682,7 @@ impl Sim {
             context_switches: self.totals.context_switches,
             interrupts: self.totals.interrupts,
             cpu,
+            per_core,
             running,
             blocked,
             diskstats: self.devs.iter().map(|d| d.stats.clone()).collect(),
@@ -714,7 +722,7 @@ impl Sim {
             let q = &d.queue;
             for dir in 0..2 {
                 assert!(
-                    q.pool_count[dir] <= q.nr_requests,
+                    q.pool_count[dir] <= q.nr_requests || q.draining,
                     "{}: {} requests allocated, nr_requests {}",
                     d.name,
                     q.pool_count[dir],
@@ -729,6 +737,54 @@ impl Sim {
         assert_eq!(self.totals.bios_submitted - self.totals.bios_completed, self.bios.live() as u64, "bio accounting");
         let in_flight: u64 = self.devs.iter().map(|d| d.stats.in_flight).sum();
         assert_eq!(in_flight, self.reqs.live() as u64, "diskstats in_flight vs live requests");
+    }
+
+    /// Applies a knob to the running simulation where the kernel applies it live (a sysfs
+    /// write to `nr_requests`, `queue_depth` or `max_sectors_kb`). Returns Ok(false) when the
+    /// knob cannot change under a running stack and the run must restart with it.
+    pub fn apply_live(&mut self, key: &str, value: &str) -> Result<bool, crate::scenario::ScenarioError> {
+        let mut s = self.cfg.scenario.clone();
+        crate::scenario::set_knob(&mut s, key, value)?;
+        let cfg = s.validate()?;
+        match key {
+            "queue.nr_requests" => {
+                for d in 0..self.devs.len() {
+                    self.devs[d].queue.nr_requests = s.queue.nr_requests;
+                    let q = &mut self.devs[d].queue;
+                    q.draining = q.pool_count.iter().any(|&c| c > q.nr_requests);
+                    // queue_requests_store: a larger pool wakes the sleepers it now has room for.
+                    for dir in 0..2 {
+                        if self.devs[d].queue.pool_count[dir] < s.queue.nr_requests {
+                            if let Some(w) = self.devs[d].queue.waiters[dir].pop_front() {
+                                self.wake(w, Step::RetryGetRequest);
+                            }
+                        }
+                    }
+                }
+            }
+            "queue.depth" => {
+                for d in 0..self.devs.len() {
+                    self.devs[d].queue.tags.set_depth(s.queue.depth);
+                    self.run_queue(DevId(d as u16));
+                }
+            }
+            "disk.max_sectors_kb" => {
+                for d in &mut self.devs {
+                    d.queue.max_sectors_bytes = s.disk.max_sectors_kb as u64 * 1024;
+                }
+            }
+            // Live in the kernel, and nothing in the running model caches them: the new value
+            // is simply in force from now on (mechanisms not modelled yet show as model gaps).
+            _ if crate::scenario::knob_spec(key).is_some_and(|k| k.live) => {}
+            _ => return Ok(false),
+        }
+        self.cfg = cfg;
+        Ok(true)
+    }
+
+    /// Latency histogram buckets: (ns, count), for the UI's histogram.
+    pub fn latency_buckets(&self) -> Vec<(u64, u64)> {
+        self.latency.buckets().collect()
     }
 
     pub fn bios_live(&self) -> usize {
@@ -787,10 +843,14 @@ pub fn model_gaps(cfg: &Config) -> Vec<String> {
 impl Interval {
     /// The all-zero interval at time 0 with the same devices as `other` (the start of a run).
     pub fn zero_for(other: &Interval) -> Interval {
-        Interval::zero(other.diskstats.len())
+        Interval::zero_with(other.diskstats.len(), other.per_core.len())
     }
 
     pub(crate) fn zero(ndevs: usize) -> Interval {
+        Interval::zero_with(ndevs, 0)
+    }
+
+    fn zero_with(ndevs: usize, ncores: usize) -> Interval {
         Interval {
             end: SimTime::ZERO,
             read_bytes: 0,
@@ -799,6 +859,7 @@ impl Interval {
             context_switches: 0,
             interrupts: 0,
             cpu: CpuTimes::default(),
+            per_core: vec![CpuTimes::default(); ncores],
             running: 0,
             blocked: 0,
             diskstats: vec![DiskStats::default(); ndevs],

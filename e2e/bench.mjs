@@ -1,0 +1,73 @@
+// In-browser speed figures (not a test; prints numbers): frame times with the animation on,
+// core speed in WebAssembly with the animation off, first paint, and the wasm+js size.
+// Usage: trunk build --release && node e2e/bench.mjs
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { launch } from './browser.mjs';
+import { serve } from './serve.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const server = await serve(dist);
+const base = `http://127.0.0.1:${server.address().port}/`;
+const browser = await launch();
+
+const gz = (f) => zlib.gzipSync(fs.readFileSync(path.join(dist, f)), { level: 9 }).length;
+const files = fs.readdirSync(dist).filter((f) => f.endsWith('.wasm') || f.endsWith('.js'));
+const total = files.reduce((n, f) => n + gz(f), 0);
+console.log(`size: ${files.map((f) => `${f} ${(gz(f) / 1024).toFixed(1)} KiB gzip`).join(', ')}; total ${(total / 1024).toFixed(1)} KiB gzip`);
+
+// First paint on localhost.
+{
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(base + '#/lesson/anatomy-of-a-request?v=1');
+  await page.waitForSelector('canvas.diagram');
+  await page.waitForTimeout(300);
+  const paint = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('paint').map((e) => [e.name, e.startTime])));
+  const nav = await page.evaluate(() => performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd);
+  const diagram = await page.evaluate(() => performance.now());
+  console.log(`first paint: first-contentful-paint ${paint['first-contentful-paint']?.toFixed(0)} ms, DOMContentLoaded ${nav.toFixed(0)} ms`);
+  await page.close();
+}
+
+// Frame times with the animation on: dm-sg-lists (80 disks), 10 s of requestAnimationFrame stamps.
+for (const [lesson, speed] of [['dm-sg-lists', 0.01], ['dm-sg-lists', 0.2], ['scsi-starved', 0.05]]) {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(base + `#/lesson/${lesson}?v=1&speed=${speed}`);
+  await page.waitForSelector('canvas.diagram');
+  await page.waitForTimeout(1000);
+  await page.evaluate(() => window.wasmBindings.frame_work_ms());
+  const frames = await page.evaluate(() => new Promise((resolve) => {
+    const stamps = [];
+    const t0 = performance.now();
+    function tick(ts) {
+      stamps.push(ts);
+      if (ts - t0 < 10000) requestAnimationFrame(tick); else resolve(stamps);
+    }
+    requestAnimationFrame(tick);
+  }));
+  const dts = frames.slice(1).map((t, i) => t - frames[i]).sort((a, b) => a - b);
+  const q = (xs, p) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))];
+  const work = JSON.parse(await page.evaluate(() => window.wasmBindings.frame_work_ms())).sort((a, b) => a - b);
+  console.log(`frames ${lesson} at ${speed} s/s: ${dts.length} frames in 10 s; interval p50 ${q(dts, 0.5).toFixed(1)} p95 ${q(dts, 0.95).toFixed(1)} max ${dts[dts.length - 1].toFixed(1)} ms; our work per frame p50 ${q(work, 0.5).toFixed(2)} p95 ${q(work, 0.95).toFixed(2)} max ${work[work.length - 1].toFixed(2)} ms`);
+  await page.close();
+}
+
+// Core speed in WebAssembly, animation off.
+{
+  const page = await browser.newPage();
+  await page.goto(base + '#/lesson/anatomy-of-a-request?v=1');
+  await page.waitForFunction(() => window.wasmBindings && window.wasmBindings.bench_sim);
+  for (const [lesson, variant] of [['anatomy-of-a-request', 'small-pool'], ['scsi-starved', 'before'], ['nr-requests', 'regressed'], ['dm-sg-lists', 'workaround'], ['raid5-chunk', 'regressed'], ['mq-clone-stall', 'regressed']]) {
+    // The first run warms the JIT up; the second is reported.
+    await page.evaluate(([l, v]) => window.wasmBindings.bench_sim(l, v, 1.0), [lesson, variant]);
+    const r = JSON.parse(await page.evaluate(([l, v]) => window.wasmBindings.bench_sim(l, v, 5.0), [lesson, variant]));
+    console.log(`wasm ${lesson}/${variant}: ${r.sim_s.toFixed(2)} s simulated in ${r.wall_ms.toFixed(0)} ms = ${r.x_real_time.toFixed(0)}x real time, ${(r.events_per_s / 1e6).toFixed(2)} M events/s`);
+  }
+  await page.close();
+}
+
+await browser.close();
+server.close();

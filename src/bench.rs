@@ -1,0 +1,51 @@
+//! In-browser speed measurement, called from `e2e/bench.mjs` through `window.wasmBindings`:
+//! how fast the core runs in WebAssembly with the animation off.
+
+use wasm_bindgen::prelude::*;
+
+/// Runs `lesson`/`variant` for `seconds` of simulated time with no trace and no drawing.
+/// Returns JSON: {"events", "sim_s", "wall_ms", "x_real_time", "events_per_s"}.
+#[wasm_bindgen]
+pub fn bench_sim(lesson: &str, variant: &str, seconds: f64) -> Result<String, JsValue> {
+    let l = blksim::lessons::find(lesson).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    let cfg = l.config(variant, &[]).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    let perf = web_sys::window().and_then(|w| w.performance()).ok_or("no performance clock")?;
+    let t0 = perf.now();
+    let sim = blksim::cli::run_one(&cfg, 1, Some(seconds));
+    let wall_ms = perf.now() - t0;
+    let sim_s = sim.now().as_secs_f64();
+    let events = sim.totals().events;
+    Ok(serde_json::json!({
+        "events": events, "sim_s": sim_s, "wall_ms": wall_ms,
+        "x_real_time": sim_s / (wall_ms / 1000.0), "events_per_s": events as f64 / (wall_ms / 1000.0)
+    })
+    .to_string())
+}
+
+thread_local! {
+    /// Work time of the last frames (ms): simulation step, trace absorption and drawing.
+    static FRAME_WORK_MS: std::cell::RefCell<std::collections::VecDeque<f64>> = Default::default();
+}
+
+/// Frames kept for `frame_work_ms`.
+const FRAMES_KEPT: usize = 2000;
+
+/// Called by the page's frame loop with how long the frame's work took.
+pub fn record_frame_work(ms: f64) {
+    FRAME_WORK_MS.with(|f| {
+        let mut f = f.borrow_mut();
+        if f.len() == FRAMES_KEPT {
+            f.pop_front();
+        }
+        f.push_back(ms);
+    });
+}
+
+/// The recorded frame work times as a JSON array (ms), oldest first; clears them.
+#[wasm_bindgen]
+pub fn frame_work_ms() -> String {
+    FRAME_WORK_MS.with(|f| {
+        let v: Vec<f64> = f.borrow_mut().drain(..).collect();
+        serde_json::to_string(&v).unwrap_or_default()
+    })
+}

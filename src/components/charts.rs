@@ -1,0 +1,189 @@
+//! Charts over simulated time (plotters on a canvas): throughput, context switches and CPU,
+//! and a latency histogram. One run, or A and B overlaid. Export as PNG and CSV.
+
+use blksim::sim::Interval;
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use web_sys::HtmlCanvasElement;
+
+/// Per-second series of one run, computed from its one-second snapshots.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunSeries {
+    pub t_s: Vec<f64>,
+    pub mb_s: Vec<f64>,
+    pub cs_s: Vec<f64>,
+    /// us + sy + si, in % of all cores.
+    pub cpu_busy_pct: Vec<f64>,
+    pub iowait_pct: Vec<f64>,
+}
+
+impl RunSeries {
+    /// From consecutive snapshots (the first interval starts at time 0).
+    pub fn from_history<'a>(history: impl Iterator<Item = &'a Interval>) -> RunSeries {
+        let mut s = RunSeries::default();
+        let mut prev: Option<&Interval> = None;
+        for cur in history {
+            let zero;
+            let p = match prev {
+                Some(p) => p,
+                None => {
+                    zero = Interval::zero_for(cur);
+                    &zero
+                }
+            };
+            let dt = (cur.end.ns() - p.end.ns()) as f64 / 1e9;
+            if dt > 0.0 {
+                let bytes = (cur.read_bytes + cur.write_bytes - p.read_bytes - p.write_bytes) as f64;
+                s.t_s.push(cur.end.as_secs_f64());
+                s.mb_s.push(bytes / dt / 1e6);
+                s.cs_s.push((cur.context_switches - p.context_switches) as f64 / dt);
+                let pct = cur.cpu.pct_since(&p.cpu);
+                s.cpu_busy_pct.push(pct.user_pct + pct.sys_pct + pct.softirq_pct);
+                s.iowait_pct.push(pct.iowait_pct);
+            }
+            prev = Some(cur);
+        }
+        s
+    }
+
+    /// CSV with a header, one row per simulated second; `label` names the run (A or B).
+    pub fn to_csv(&self, label: &str) -> String {
+        let mut out = String::new();
+        for i in 0..self.t_s.len() {
+            out.push_str(&format!(
+                "{label},{:.0},{:.3},{:.1},{:.2},{:.2}\n",
+                self.t_s[i], self.mb_s[i], self.cs_s[i], self.cpu_busy_pct[i], self.iowait_pct[i]
+            ));
+        }
+        out
+    }
+}
+
+pub const CSV_HEADER: &str = "run,t_s,throughput_mb_s,cs_per_s,cpu_busy_pct,iowait_pct\n";
+
+const COLOUR_A: RGBColor = RGBColor(0x00, 0x72, 0xB2);
+const COLOUR_B: RGBColor = RGBColor(0xD5, 0x5E, 0x00);
+
+fn max_of(runs: &[(&str, &RunSeries)], f: impl Fn(&RunSeries) -> &Vec<f64>) -> f64 {
+    runs.iter().flat_map(|(_, r)| f(r).iter().copied()).fold(0.0, f64::max)
+}
+
+/// Draws throughput, cs/s and CPU busy% over time: one panel each, runs overlaid.
+pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], dark: bool) -> Result<(), String> {
+    let w = canvas.client_width().max(200) as u32;
+    let h = canvas.client_height().max(150) as u32;
+    if canvas.width() != w || canvas.height() != h {
+        canvas.set_width(w);
+        canvas.set_height(h);
+    }
+    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("no 2d context")?;
+    let root = backend.into_drawing_area();
+    let (bg, fg) = if dark { (RGBColor(0x1b, 0x20, 0x26), RGBColor(0xe9, 0xed, 0xf1)) } else { (WHITE, RGBColor(0x1d, 0x23, 0x2b)) };
+    root.fill(&bg).map_err(|e| e.to_string())?;
+    let panels = root.split_evenly((3, 1));
+    let t_max = max_of(runs, |r| &r.t_s).max(1.0);
+    type Pick = fn(&RunSeries) -> &Vec<f64>;
+    let specs: [(&str, Pick, f64); 3] =
+        [("throughput MB/s", |r| &r.mb_s, 1.0), ("context switches /s", |r| &r.cs_s, 1.0), ("CPU busy %", |r| &r.cpu_busy_pct, 100.0)];
+    for (panel, (title, pick, floor)) in panels.iter().zip(specs) {
+        let y_max = (max_of(runs, pick) * 1.15).max(floor);
+        let mut chart = ChartBuilder::on(panel)
+            .margin(6)
+            .caption(title, ("sans-serif", 13).into_font().color(&fg))
+            .x_label_area_size(18)
+            .y_label_area_size(52)
+            .build_cartesian_2d(0.0..t_max, 0.0..y_max)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_labels(6)
+            .y_labels(4)
+            .label_style(("sans-serif", 11).into_font().color(&fg))
+            .axis_style(fg.mix(0.5))
+            .light_line_style(fg.mix(0.08))
+            .bold_line_style(fg.mix(0.15))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        for (i, (label, r)) in runs.iter().enumerate() {
+            let colour = if i == 0 { COLOUR_A } else { COLOUR_B };
+            let ys = pick(r);
+            let pts: Vec<(f64, f64)> = r.t_s.iter().copied().zip(ys.iter().copied()).collect();
+            chart
+                .draw_series(LineSeries::new(pts, colour.stroke_width(2)))
+                .map_err(|e| e.to_string())?
+                .label(label.to_string())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], colour.stroke_width(2)));
+        }
+        if runs.len() > 1 {
+            chart
+                .configure_series_labels()
+                .label_font(("sans-serif", 11).into_font().color(&fg))
+                .background_style(bg.mix(0.8))
+                .border_style(fg.mix(0.3))
+                .draw()
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    root.present().map_err(|e| e.to_string())
+}
+
+/// A latency histogram on a log2 time axis: counts per power-of-two bucket of I/O latency.
+pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)], dark: bool) -> Result<(), String> {
+    let w = canvas.client_width().max(200) as u32;
+    let h = canvas.client_height().max(100) as u32;
+    if canvas.width() != w || canvas.height() != h {
+        canvas.set_width(w);
+        canvas.set_height(h);
+    }
+    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("no 2d context")?;
+    let root = backend.into_drawing_area();
+    let (bg, fg) = if dark { (RGBColor(0x1b, 0x20, 0x26), RGBColor(0xe9, 0xed, 0xf1)) } else { (WHITE, RGBColor(0x1d, 0x23, 0x2b)) };
+    root.fill(&bg).map_err(|e| e.to_string())?;
+    // Fold the fine buckets into powers of two of microseconds.
+    let fold = |b: &Vec<(u64, u64)>| {
+        let mut out = [0u64; 32];
+        for &(ns, c) in b {
+            let us = (ns / 1000).max(1);
+            out[(63 - us.leading_zeros()).min(31) as usize] += c;
+        }
+        out
+    };
+    let folded: Vec<[u64; 32]> = runs.iter().map(|(_, b)| fold(b)).collect();
+    let lo = folded.iter().filter_map(|f| f.iter().position(|&c| c > 0)).min().unwrap_or(0);
+    let hi = folded.iter().filter_map(|f| f.iter().rposition(|&c| c > 0)).max().unwrap_or(1).max(lo + 1);
+    let y_max = folded.iter().flat_map(|f| f.iter().copied()).max().unwrap_or(1).max(1) as f64 * 1.1;
+    let mut chart = ChartBuilder::on(&root)
+        .margin(6)
+        .caption("I/O latency (log2 µs buckets)", ("sans-serif", 13).into_font().color(&fg))
+        .x_label_area_size(20)
+        .y_label_area_size(52)
+        .build_cartesian_2d(lo as f64..(hi + 1) as f64, 0.0..y_max)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_labels((hi - lo + 1).min(12))
+        .x_label_formatter(&|x| {
+            let us = 1u64 << (*x as u32).min(40);
+            if us >= 1000 {
+                format!("{}ms", us / 1000)
+            } else {
+                format!("{us}µs")
+            }
+        })
+        .y_labels(4)
+        .label_style(("sans-serif", 11).into_font().color(&fg))
+        .axis_style(fg.mix(0.5))
+        .light_line_style(fg.mix(0.08))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let n = folded.len().max(1) as f64;
+    for (i, f) in folded.iter().enumerate() {
+        let colour = if i == 0 { COLOUR_A } else { COLOUR_B };
+        let bars = (lo..=hi).filter(|&b| f[b] > 0).map(|b| {
+            let x0 = b as f64 + i as f64 / n;
+            Rectangle::new([(x0, 0.0), (x0 + 1.0 / n - 0.05, f[b] as f64)], colour.mix(0.85).filled())
+        });
+        chart.draw_series(bars).map_err(|e| e.to_string())?;
+    }
+    root.present().map_err(|e| e.to_string())
+}

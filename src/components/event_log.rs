@@ -1,0 +1,111 @@
+//! The event log: the trace as `blkparse` prints it, for one device or all, filtered by action,
+//! with pause-to-inspect; the btt breakdown per device; exports as blkparse text and Perfetto JSON.
+
+use crate::driver::Btt;
+use crate::export::{blkparse_line, download_text, perfetto_json, Names};
+use blksim::trace::TraceRecord;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Lines shown at once (the newest); the export has the whole log.
+pub const LINES_SHOWN: usize = 300;
+
+#[derive(Properties, PartialEq)]
+pub struct EventLogProps {
+    pub records: Rc<Vec<TraceRecord>>,
+    /// (name, major, minor) per device id.
+    pub devices: Rc<Vec<(String, u32, u32)>>,
+    /// (pid, comm) per thread id.
+    pub threads: Rc<Vec<(u32, String)>>,
+    pub btt: Rc<Vec<(String, Btt)>>,
+    pub paused: bool,
+    pub dropped: u64,
+    pub on_pause: Callback<()>,
+}
+
+#[component]
+pub fn EventLog(p: &EventLogProps) -> Html {
+    let device = use_state(|| None::<u16>);
+    let actions = use_state(String::new);
+    let threads = p.threads.clone();
+    let lookup = move |t: u32| threads.get(t as usize).cloned().unwrap_or((0, "?".into()));
+    let names = Names { devices: &p.devices, threads: &lookup };
+    let wanted: Vec<char> = actions.chars().filter(|c| c.is_ascii_alphabetic()).map(|c| c.to_ascii_uppercase()).collect();
+    let keep = |r: &&TraceRecord| device.is_none_or(|d| r.dev.0 == d) && (wanted.is_empty() || wanted.contains(&r.action.code()));
+    let filtered: Vec<&TraceRecord> = p.records.iter().filter(keep).collect();
+    let shown = &filtered[filtered.len().saturating_sub(LINES_SHOWN)..];
+    let text: String = shown.iter().map(|r| blkparse_line(r, &names) + "\n").collect();
+    let on_device = {
+        let device = device.clone();
+        Callback::from(move |e: Event| {
+            if let Some(sel) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
+                device.set(sel.value().parse::<u16>().ok());
+            }
+        })
+    };
+    let on_actions = {
+        let actions = actions.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Some(i) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
+                actions.set(i.value().chars().take(16).collect());
+            }
+        })
+    };
+    let export_blkparse = {
+        let (records, devices, threads) = (p.records.clone(), p.devices.clone(), p.threads.clone());
+        Callback::from(move |_| {
+            let lookup = |t: u32| threads.get(t as usize).cloned().unwrap_or((0, "?".into()));
+            let n = Names { devices: &devices, threads: &lookup };
+            let text: String = records.iter().map(|r| blkparse_line(r, &n) + "\n").collect();
+            let _ = download_text("blkviz.blkparse.txt", "text/plain", &text);
+        })
+    };
+    let export_perfetto = {
+        let (records, devices, threads) = (p.records.clone(), p.devices.clone(), p.threads.clone());
+        Callback::from(move |_| {
+            let lookup = |t: u32| threads.get(t as usize).cloned().unwrap_or((0, "?".into()));
+            let n = Names { devices: &devices, threads: &lookup };
+            let _ = download_text("blkviz.perfetto.json", "application/json", &perfetto_json(&records, &n));
+        })
+    };
+    let on_pause = {
+        let cb = p.on_pause.clone();
+        Callback::from(move |_| cb.emit(()))
+    };
+    html! {
+        <section class="event-log" aria-label="Event log">
+            <div class="log-controls">
+                <label>{ "device " }
+                    <select aria-label="Device to show" onchange={on_device}>
+                        <option value="all" selected={device.is_none()}>{ "all" }</option>
+                        { for p.devices.iter().enumerate().map(|(i, (name, _, _))| html! {
+                            <option value={i.to_string()} selected={*device == Some(i as u16)}>{ name }</option>
+                        }) }
+                    </select>
+                </label>
+                <label>{ "actions " }
+                    <input type="text" size="8" placeholder="e.g. QGDC" aria-label="Actions to show (blktrace codes)" value={(*actions).clone()} oninput={on_actions} />
+                </label>
+                <button onclick={on_pause} aria-pressed={p.paused.to_string()}>{ if p.paused { "Resume log" } else { "Pause log" } }</button>
+                <button onclick={export_blkparse}>{ "Export blkparse" }</button>
+                <button onclick={export_perfetto}>{ "Export Perfetto JSON" }</button>
+                <span class="dim">{ format!("{} of {} records{}", shown.len(), p.records.len(), if p.dropped > 0 { format!("; {} dropped at high speed", p.dropped) } else { String::new() }) }</span>
+            </div>
+            <pre class="blkparse" data-testid="blkparse" tabindex="0">{ text }</pre>
+            <table class="btt" aria-label="btt breakdown">
+                <caption>{ "btt: average ms per phase, over the requests seen whole in the trace" }</caption>
+                <thead><tr><th class="l">{"Device"}</th><th>{"requests"}</th><th>{"Q2G"}</th><th>{"G2I"}</th><th>{"I2D"}</th><th>{"D2C"}</th><th>{"Q2C"}</th></tr></thead>
+                <tbody>
+                    { for p.btt.iter().map(|(name, b)| html! {
+                        <tr>
+                            <td class="l">{ name }</td><td>{ b.requests }</td>
+                            <td>{ format!("{:.3}", b.avg_ms(b.q2g_ns)) }</td><td>{ format!("{:.3}", b.avg_ms(b.g2i_ns)) }</td>
+                            <td>{ format!("{:.3}", b.avg_ms(b.i2d_ns)) }</td><td>{ format!("{:.3}", b.avg_ms(b.d2c_ns)) }</td>
+                            <td>{ format!("{:.3}", b.avg_ms(b.q2c_ns)) }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </section>
+    }
+}

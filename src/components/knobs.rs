@@ -1,0 +1,47 @@
+//! The knob panel: every knob under its sysfs or fio name, with its allowed values. A change
+//! applies live where the kernel applies it live, or restarts the run; the panel says which.
+
+use blksim::scenario::{get_knob, Scenario, KNOBS};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct KnobPanelProps {
+    pub scenario: Scenario,
+    /// (key, value) typed by the user.
+    pub on_apply: Callback<(String, String)>,
+    /// What the last change did, or why it was refused.
+    pub message: Option<String>,
+}
+
+#[component]
+pub fn KnobPanel(p: &KnobPanelProps) -> Html {
+    html! {
+        <section class="knobs" aria-label="Knobs">
+            if let Some(m) = &p.message { <p class="knob-msg" role="status">{ m }</p> }
+            <table>
+                <thead><tr><th class="l">{"knob"}</th><th class="l">{"value"}</th><th class="l">{"allowed"}</th><th class="l">{"applies"}</th></tr></thead>
+                <tbody>
+                { for KNOBS.iter().map(|k| {
+                    let value = get_knob(&p.scenario, k.key).unwrap_or_default();
+                    let onchange = {
+                        let (cb, key) = (p.on_apply.clone(), k.key.to_string());
+                        Callback::from(move |e: Event| {
+                            if let Some(i) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
+                                cb.emit((key.clone(), i.value()));
+                            }
+                        })
+                    };
+                    html! {
+                        <tr>
+                            <td class="l"><label for={format!("knob-{}", k.key)} title={k.help}>{ k.key }</label></td>
+                            <td class="l"><input id={format!("knob-{}", k.key)} type="text" size="9" value={value} {onchange} aria-describedby={format!("knob-{}-allowed", k.key)} /></td>
+                            <td class="l dim" id={format!("knob-{}-allowed", k.key)}>{ k.kind.allowed() }</td>
+                            <td class="l dim">{ if k.live { "live" } else { "restart" } }</td>
+                        </tr>
+                    }
+                }) }
+                </tbody>
+            </table>
+        </section>
+    }
+}
