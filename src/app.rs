@@ -400,6 +400,31 @@ pub fn App() -> Html {
             </label>
         }
     });
+    // The same expand/collapse as clicking the diagram, for the keyboard and screen readers.
+    let cols = crate::layout::columns(d.topology.devices.len(), None);
+    let group_buttons = if cols.iter().any(|c| c.group.is_some()) {
+        html! {
+            <div class="groups" role="group" aria-label="Device groups">
+                <span class="dim">{ "expand: " }</span>
+                { for cols.iter().filter_map(|c| c.group.map(|g| (g, c))).map(|(g, c)| {
+                    let name = format!("{}–{}", d.topology.devices[c.first].name, d.topology.devices[c.first + c.count - 1].name);
+                    let pressed = s.expanded == Some(g);
+                    let onclick = {
+                        let (session, refresh) = (session.clone(), refresh.clone());
+                        Callback::from(move |_| {
+                            let mut s = session.borrow_mut();
+                            s.expanded = if s.expanded == Some(g) { None } else { Some(g) };
+                            drop(s);
+                            refresh.force_update();
+                        })
+                    };
+                    html! { <button class="group" aria-pressed={pressed.to_string()} {onclick}>{ name }</button> }
+                }) }
+            </div>
+        }
+    } else {
+        html! {}
+    };
     let gaps = d.sim.model_gaps();
     let summary = |d: &SimDriver| {
         format!(
@@ -469,6 +494,7 @@ pub fn App() -> Html {
                 <section class={classes!("stack", ab.then_some("split"))} aria-label="The block stack">
                     <Diagram canvas={canvas_a.clone()} summary={summary(d)} label={if ab { format!("A · {}", d.variant) } else { String::new() }} onclick_x={on_diagram_click.clone()} />
                     <p class="live" ref={live_a.clone()} data-testid="live" aria-live="off"></p>
+                    { group_buttons }
                     if let Some(b) = &s.b {
                         <Diagram canvas={canvas_b.clone()} summary={summary(b)} label={format!("B · {}", b.variant)} onclick_x={on_diagram_click.clone()} />
                         <p class="live" ref={live_b.clone()} data-testid="live-b" aria-live="off"></p>

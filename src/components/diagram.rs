@@ -150,6 +150,18 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         let in_drive = sum(&|i| occ[i].in_drive);
         ctx.set_stroke_style_str(theme.slot);
         ctx.set_line_width(1.0);
+        if d.topology.disk_kind == "ssd" {
+            // An SSD: its flash channels as slots, filled by the commands it holds.
+            let channels = blksim::calib::SSD_CHANNELS * col.count as u32;
+            slot_bar(&ctx, theme, Rect { x: c.x, y: c.y + c.h * 0.3, w: c.w, h: c.h * 0.4 }, in_drive.min(channels), channels, false);
+            if l.dev_labels || col.count > 1 {
+                ctx.set_fill_style_str(theme.fg);
+                let _ = ctx.fill_text(&d.topology.devices[col.first].name, c.x + 2.0, c.y + 8.0);
+                ctx.set_fill_style_str(theme.dim);
+                let _ = ctx.fill_text(&format!("channels {in_drive}/{channels}"), c.x + 2.0, c.y + c.h - 8.0);
+            }
+            continue;
+        }
         let layers = if col.count > 1 { 3 } else { 1 };
         for k in (0..layers).rev() {
             ctx.begin_path();
