@@ -15,48 +15,128 @@ pub struct Variant {
     pub set: BTreeMap<String, String>,
 }
 
+/// A lesson step: what the presenter's PageDown sets up, and the text beside it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    pub title: String,
+    /// Markdown.
+    pub text: String,
+    /// Speaker notes, shown in the notes window.
+    #[serde(default)]
+    pub notes: String,
+    /// The variant run A uses in this step.
+    pub variant: String,
+    /// When set, the A/B view opens with this variant as B.
+    #[serde(default)]
+    pub ab: Option<String>,
+    /// Simulated seconds per wall second.
+    #[serde(default)]
+    pub speed: Option<f64>,
+}
+
+/// A predict-then-reveal checkpoint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Predict {
+    pub question: String,
+    pub options: Vec<String>,
+    /// Index into `options`.
+    pub answer: usize,
+    pub explanation: String,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Lesson {
     pub id: String,
+    /// Teaching order.
+    pub order: u32,
+    /// "primer" or "regression".
+    pub kind: String,
     pub title: String,
     /// The one-line question the lesson answers.
     pub question: String,
-    /// Which report in shared/seeds it retells.
+    /// Which report in shared/seeds it retells ("-" for primers).
     pub seed_report: String,
-    /// True once its fidelity bands are met by the model and tested.
+    /// True once its effect comes from modelled mechanisms (and, for a regression, its fidelity
+    /// bands are met and tested).
     pub calibrated: bool,
+    /// The knobs the lesson exposes first.
+    pub knobs: Vec<String>,
     pub scenario: Scenario,
     pub variants: Vec<Variant>,
+    #[serde(default)]
+    pub predict: Option<Predict>,
+    #[serde(default)]
+    pub steps: Vec<Step>,
+    /// The lesson text, Markdown (rendered by the app without raw HTML).
+    pub body: String,
 }
 
-const SOURCES: &[(&str, &str)] = &[
-    ("anatomy-of-a-request", include_str!("../../../lessons/anatomy-of-a-request.json")),
-    ("dm-sg-lists", include_str!("../../../lessons/dm-sg-lists.json")),
-    ("raid5-chunk", include_str!("../../../lessons/raid5-chunk.json")),
-    ("mq-clone-stall", include_str!("../../../lessons/mq-clone-stall.json")),
-    ("nr-requests", include_str!("../../../lessons/nr-requests.json")),
-    ("scsi-starved", include_str!("../../../lessons/scsi-starved.json")),
-];
+/// The compiled-in lessons (see build.rs), in teaching order.
+const LESSONS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/lessons.json"));
 
-/// Every lesson, in teaching order. The files are part of the build, so a parse failure is a
-/// build defect: `tests/it` parses them all.
+/// Every lesson, in teaching order. A lesson that does not parse, or whose variants, steps,
+/// knobs or prediction do not check out, is a build defect: `tests/it` checks them all.
 pub fn all() -> Vec<Lesson> {
-    SOURCES
-        .iter()
-        .map(|(id, src)| {
-            let l: Lesson = serde_json::from_str(src).unwrap_or_else(|e| panic!("lessons/{id}.json: {e}"));
-            assert_eq!(&l.id, id, "lessons/{id}.json has the wrong id");
-            l
-        })
-        .collect()
+    static PARSED: std::sync::OnceLock<Vec<Lesson>> = std::sync::OnceLock::new();
+    PARSED.get_or_init(|| serde_json::from_str(LESSONS_JSON).unwrap_or_else(|e| panic!("lessons/*.md front matter: {e}"))).clone()
 }
 
-pub fn ids() -> Vec<&'static str> {
-    SOURCES.iter().map(|(id, _)| *id).collect()
+/// Checks a lesson's internal references: variants' knobs, steps' variants, exposed knobs, the
+/// prediction's answer.
+pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
+    for v in &l.variants {
+        l.config(&v.name, &[])?;
+    }
+    for (i, st) in l.steps.iter().enumerate() {
+        l.variant(&st.variant).map_err(|e| ScenarioError::new(format!("{}.steps[{i}].variant", l.id), e.message))?;
+        if let Some(b) = &st.ab {
+            l.variant(b).map_err(|e| ScenarioError::new(format!("{}.steps[{i}].ab", l.id), e.message))?;
+        }
+    }
+    for k in &l.knobs {
+        crate::scenario::knob_spec(k).ok_or_else(|| ScenarioError::new(format!("{}.knobs", l.id), format!("unknown knob '{k}'")))?;
+    }
+    if let Some(p) = &l.predict {
+        if p.answer >= p.options.len() {
+            return Err(ScenarioError::new(format!("{}.predict.answer", l.id), "not an index into options"));
+        }
+    }
+    Ok(())
+}
+
+pub fn ids() -> Vec<String> {
+    all().into_iter().map(|l| l.id).collect()
+}
+
+/// The sandbox: the default scenario with no variants but one, "custom", to which the user's
+/// knobs (or a fio job file) apply. Not a lesson, so `all()` does not list it.
+pub const SANDBOX: &str = "sandbox";
+
+pub fn sandbox() -> Lesson {
+    Lesson {
+        id: SANDBOX.into(),
+        order: 0,
+        kind: "sandbox".into(),
+        title: "Sandbox: any stack the model can build".into(),
+        question: "Build a stack from the knobs, or paste a fio job file.".into(),
+        seed_report: "-".into(),
+        calibrated: true,
+        knobs: Vec::new(),
+        scenario: Scenario::default(),
+        variants: vec![Variant { name: "custom".into(), summary: "the default scenario plus your knobs".into(), set: BTreeMap::new() }],
+        predict: None,
+        steps: Vec::new(),
+        body: String::new(),
+    }
 }
 
 pub fn find(id: &str) -> Result<Lesson, ScenarioError> {
+    if id == SANDBOX {
+        return Ok(sandbox());
+    }
     all().into_iter().find(|l| l.id == id).ok_or_else(|| {
         ScenarioError::new("lesson", format!("unknown lesson '{}'; expected one of {}", crate::scenario::clip(id), ids().join(", ")))
     })

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod cpu;
 pub mod disk;
 pub mod event;
+pub mod fio;
 pub mod ids;
 pub mod lessons;
 pub mod link;

@@ -91,7 +91,11 @@ pub fn pct_decode(s: &str) -> Option<String> {
 impl LinkState {
     /// The fragment, starting with `#`.
     pub fn encode(&self) -> String {
-        let mut s = format!("#/lesson/{}?v={LINK_VERSION}", pct_encode(&self.lesson));
+        let mut s = if self.lesson == crate::lessons::SANDBOX {
+            format!("#/sandbox?v={LINK_VERSION}")
+        } else {
+            format!("#/lesson/{}?v={LINK_VERSION}", pct_encode(&self.lesson))
+        };
         if let Some(v) = &self.variant {
             s.push_str(&format!("&variant={}", pct_encode(v)));
         }
@@ -116,10 +120,14 @@ impl LinkState {
         }
         let f = fragment.strip_prefix('#').unwrap_or(fragment);
         let (path, query) = f.split_once('?').unwrap_or((f, ""));
-        let id = path
-            .strip_prefix("/lesson/")
-            .ok_or_else(|| err("fragment", format!("'{}' is not a lesson link; expected #/lesson/<id>?v=1&…", clip(path))))?;
-        let id = pct_decode(id).ok_or_else(|| err("lesson", "bad percent-encoding"))?;
+        let id = if path == "/sandbox" {
+            crate::lessons::SANDBOX.to_string()
+        } else {
+            let id = path.strip_prefix("/lesson/").ok_or_else(|| {
+                err("fragment", format!("'{}' is not a lesson link; expected #/lesson/<id>?v=1&… or #/sandbox?v=1&…", clip(path)))
+            })?;
+            pct_decode(id).ok_or_else(|| err("lesson", "bad percent-encoding"))?
+        };
         let lesson = lessons::find(&id).map_err(|e| err("lesson", e.message))?;
         let mut st = LinkState { lesson: lesson.id.clone(), ..Default::default() };
         let mut version = None;

@@ -43,7 +43,18 @@ fn lessons_lists_every_lesson_with_its_variants_and_says_which_are_not_calibrate
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let ids: Vec<&str> = v.as_array().unwrap().iter().map(|l| l["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["anatomy-of-a-request", "dm-sg-lists", "raid5-chunk", "mq-clone-stall", "nr-requests", "scsi-starved"]);
+    assert_eq!(
+        ids,
+        [
+            "anatomy-of-a-request",
+            "queue-depth-and-the-elevator",
+            "dm-sg-lists",
+            "raid5-chunk",
+            "mq-clone-stall",
+            "nr-requests",
+            "scsi-starved"
+        ]
+    );
     for l in v.as_array().unwrap() {
         assert!(l["variants"].as_array().unwrap().len() >= 2);
         // Until the model issues land, every lesson must say it is not calibrated and why.

@@ -4,5 +4,6 @@ mod cli;
 mod determinism;
 mod invariants;
 mod lessons;
+mod link;
 mod mechanisms;
 mod tidy;

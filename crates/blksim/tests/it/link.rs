@@ -1,0 +1,73 @@
+//! The link codec as users abuse it: valid states round-trip, and any string either decodes
+//! or names the offending part, without panicking.
+
+use blksim::lessons;
+use blksim::link::LinkState;
+use proptest::prelude::*;
+
+fn state() -> impl Strategy<Value = LinkState> {
+    let ids: Vec<String> = lessons::ids();
+    (
+        prop::sample::select(ids),
+        any::<prop::sample::Index>(),
+        prop::option::of(4u32..=16384),
+        prop::option::of(1u32..=1024),
+        prop::option::of(prop::sample::select(vec!["4k", "64k", "1m"])),
+        any::<u64>(),
+        prop::option::of(1u32..=600_000),
+        prop::option::of(1u32..=1_000_000),
+    )
+        .prop_map(|(lesson, vi, nr, depth, bs, seed, t_ms, speed_ppm)| {
+            let l = lessons::find(&lesson).unwrap();
+            let variant = Some(l.variants[vi.index(l.variants.len())].name.clone());
+            let mut overrides = Vec::new();
+            if let Some(n) = nr {
+                overrides.push(("queue.nr_requests".to_string(), n.to_string()));
+            }
+            if let Some(d) = depth {
+                overrides.push(("queue.depth".to_string(), d.to_string()));
+            }
+            if let Some(b) = bs {
+                overrides.push(("workload.bs".to_string(), b.to_string()));
+            }
+            LinkState { lesson, variant, overrides, seed, t: t_ms.map(|m| m as f64 / 1000.0), speed: speed_ppm.map(|p| p as f64 / 1e6) }
+        })
+}
+
+proptest! {
+    #[test]
+    fn encode_then_decode_is_the_identity(st in state()) {
+        let f = st.encode();
+        prop_assert_eq!(LinkState::decode(&f), Ok(st));
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(s in ".{0,300}") {
+        if let Err(e) = LinkState::decode(&s) {
+            prop_assert!(!e.field.is_empty() && !e.message.is_empty());
+        }
+    }
+
+    #[test]
+    fn tampered_values_name_their_field(lesson in prop::sample::select(lessons::ids()), junk in "[^&=#]{1,40}") {
+        let f = format!("#/lesson/{lesson}?v=1&queue.depth={}", blksim::link::pct_encode(&junk));
+        if let Err(e) = LinkState::decode(&f) {
+            prop_assert_eq!(e.field, "queue.depth");
+        }
+    }
+}
+
+#[test]
+fn the_sandbox_has_links_too() {
+    let st = LinkState {
+        lesson: "sandbox".into(),
+        variant: None,
+        overrides: vec![("disks".into(), "4".into()), ("workload.rw".into(), "randread".into())],
+        seed: 3,
+        t: None,
+        speed: None,
+    };
+    let f = st.encode();
+    assert_eq!(f, "#/sandbox?v=1&disks=4&workload.rw=randread&seed=3");
+    assert_eq!(LinkState::decode(&f), Ok(st));
+}
