@@ -186,10 +186,11 @@ test('a chart exports as PNG and its series as CSV', async () => {
 
 test('the event log shows blkparse lines, filters, pauses and exports', async () => {
   const { page, errors } = await open('#/lesson/anatomy-of-a-request?v=1&speed=0.05');
+  await page.click('button[role=tab]:has-text("Event log")');
   await page.waitForFunction(() => /Q +R \d+ \+ \d+ \[dd\]/.test(document.querySelector('[data-testid=blkparse]').textContent), null, { timeout: 10000 });
   await page.fill('input[aria-label^="Actions"]', 'D');
   await page.keyboard.press('Space'); // pause the run (focus is in a text box, so click elsewhere first)
-  await page.click('h1');
+  await page.click('.question');
   await page.keyboard.press('Space');
   const lines = (await page.textContent('[data-testid=blkparse]')).trim().split('\n');
   assert.ok(lines.length > 0 && lines.every((l) => / D +R /.test(l)), lines.slice(0, 3).join('\n'));

@@ -78,6 +78,9 @@ pub const SPEED_MIN: f64 = 1e-6;
 pub const SPEED_MAX: f64 = 1.0;
 pub const SPEED_DEFAULT: f64 = 0.05;
 
+/// What a page shows when its own lesson does not exist.
+pub const FALLBACK_LESSON: &str = "anatomy-of-a-request";
+
 pub struct SimDriver {
     pub lesson: Lesson,
     pub variant: String,
@@ -169,12 +172,23 @@ impl SimDriver {
     /// names the offending part.
     pub fn from_fragment(fragment: &str, default_lesson: &str) -> SimDriver {
         let fallback = |notice: Option<String>| {
-            let mut d = SimDriver::new(default_lesson, None, Vec::new(), 1).expect("the default lesson runs");
+            // The route's lesson if it exists, else the first primer, which always runs.
+            let mut d = SimDriver::new(default_lesson, None, Vec::new(), 1)
+                .or_else(|_| SimDriver::new(FALLBACK_LESSON, None, Vec::new(), 1))
+                .expect("the fallback lesson runs");
             d.notice = notice;
             d
         };
         if fragment.is_empty() || fragment == "#" || fragment == "#/" {
             return fallback(None);
+        }
+        // A bare path (from a plain link) means the lesson's defaults.
+        if !fragment.contains('?') {
+            let path = fragment.trim_start_matches('#');
+            let id = if path == "/sandbox" { Some(blksim::lessons::SANDBOX) } else { path.strip_prefix("/lesson/") };
+            if let Some(Ok(d)) = id.map(|id| SimDriver::new(id, None, Vec::new(), 1)) {
+                return d;
+            }
         }
         match LinkState::decode(fragment) {
             Ok(st) => match SimDriver::new(&st.lesson, st.variant.as_deref(), st.overrides.clone(), st.seed) {
@@ -189,9 +203,9 @@ impl SimDriver {
                     }
                     d
                 }
-                Err(e) => fallback(Some(format!("The link could not be used ({e}); showing {default_lesson} instead."))),
+                Err(e) => fallback(Some(format!("The link could not be used ({e}); showing the lesson's defaults instead."))),
             },
-            Err(e) => fallback(Some(format!("The link could not be used ({e}); showing {default_lesson} instead."))),
+            Err(e) => fallback(Some(format!("The link could not be used ({e}); showing the lesson's defaults instead."))),
         }
     }
 
@@ -203,8 +217,22 @@ impl SimDriver {
             variant: Some(self.variant.clone()),
             overrides: self.overrides.clone(),
             seed: self.seed,
-            t: if t > 0.0 { Some((t * 1e6).round() / 1e6) } else { None },
+            // Exact to the nanosecond: the link replays to the same event.
+            t: if t > 0.0 { Some(t) } else { None },
             speed: Some(self.speed),
+        }
+        .encode()
+    }
+
+    /// The state without the time point and speed: what a history entry records.
+    pub fn state_fragment(&self) -> String {
+        LinkState {
+            lesson: self.lesson.id.clone(),
+            variant: Some(self.variant.clone()),
+            overrides: self.overrides.clone(),
+            seed: self.seed,
+            t: None,
+            speed: None,
         }
         .encode()
     }
@@ -427,6 +455,20 @@ impl SimDriver {
         self.absorb(now_ms)
     }
 
+    /// Applies several knobs at once (a fio job file): validated together, one restart.
+    pub fn apply_many(&mut self, knobs: &[(String, String)]) -> Result<(), String> {
+        let mut overrides: Vec<(String, String)> =
+            self.overrides.iter().filter(|(k, _)| !knobs.iter().any(|(n, _)| n == k)).cloned().collect();
+        overrides.extend(knobs.iter().cloned());
+        self.lesson.config(&self.variant, &overrides).map_err(|e| e.to_string())?;
+        let (speed, playing, variant, seed) = (self.speed, self.playing, self.variant.clone(), self.seed);
+        let mut d = SimDriver::new(&self.lesson.id.clone(), Some(&variant), overrides, seed)?;
+        d.speed = speed;
+        d.playing = playing;
+        *self = d;
+        Ok(())
+    }
+
     /// Applies a knob: live if the kernel applies it live, else by restarting with it.
     /// Returns a sentence saying which.
     pub fn apply_knob(&mut self, key: &str, value: &str) -> Result<String, String> {
@@ -486,12 +528,14 @@ impl SimDriver {
             .collect();
         let dt = (cur.end - prev.end).max(1) as f64;
         let threads = self.sim.threads_view();
+        // top over the same second, from the snapshots: the same however the run got here.
         let mut top: Vec<(String, u32, f64, char)> = threads
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                let before = self.last_threads.get(i).map_or(0, |p| p.cpu_ns);
-                (t.name.clone(), t.pid, 100.0 * (t.cpu_ns - before) as f64 / dt, t.state)
+                let now = cur.thread_cpu_ns.get(i).copied().unwrap_or(0);
+                let before = prev.thread_cpu_ns.get(i).copied().unwrap_or(0);
+                (t.name.clone(), t.pid, 100.0 * now.saturating_sub(before) as f64 / dt, t.state)
             })
             .collect();
         top.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));

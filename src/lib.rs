@@ -9,5 +9,7 @@ pub mod export;
 pub mod format;
 pub mod hooks;
 pub mod layout;
+pub mod markdown;
+pub mod pages;
 pub mod palette;
 pub mod session;

@@ -305,6 +305,10 @@ pub enum KnobKind {
     Seconds {
         max: f64,
     },
+    /// A process name (a kernel comm): printable ASCII without spaces.
+    Name {
+        max_len: usize,
+    },
 }
 
 impl KnobKind {
@@ -323,6 +327,7 @@ impl KnobKind {
             KnobKind::Seconds { max } => {
                 format!("a number of seconds greater than 0 and at most {max}")
             }
+            KnobKind::Name { max_len } => format!("1 to {max_len} printable ASCII characters without spaces"),
         }
     }
 }
@@ -437,6 +442,12 @@ pub const KNOBS: &[KnobSpec] = &[
         live: false,
     },
     KnobSpec {
+        key: "workload.name",
+        kind: KnobKind::Name { max_len: 15 },
+        help: "the process name (fio job name), as top shows it",
+        live: false,
+    },
+    KnobSpec {
         key: "workload.numjobs",
         kind: KnobKind::Int { min: 1, max: limits::JOBS_MAX as u64, unit: "" },
         help: "fio numjobs",
@@ -532,6 +543,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "queue.read_ahead_kb" => s.queue.read_ahead_kb.to_string(),
         "host.can_queue" => s.host.can_queue.to_string(),
         "scsi.run_queue" => name(&s.scsi.run_queue),
+        "workload.name" => s.workload.name.clone(),
         "workload.numjobs" => s.workload.numjobs.to_string(),
         "workload.rw" => name(&s.workload.rw),
         "workload.bs" => fmt_size(s.workload.bs),
@@ -607,6 +619,13 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "queue.read_ahead_kb" => s.queue.read_ahead_kb = int()? as u32,
         "host.can_queue" => s.host.can_queue = int()? as u32,
         "scsi.run_queue" => s.scsi.run_queue = enumerated(value, bad)?,
+        "workload.name" => {
+            let v = value.trim();
+            if v.is_empty() || v.len() > 15 || !v.chars().all(|c| c.is_ascii_graphic()) {
+                return Err(bad());
+            }
+            s.workload.name = v.to_string();
+        }
         "workload.numjobs" => s.workload.numjobs = int()? as u32,
         "workload.rw" => s.workload.rw = enumerated(value, bad)?,
         "workload.bs" => s.workload.bs = size()?,
@@ -651,9 +670,6 @@ impl Scenario {
             let v = get_knob(self, spec.key).expect("every listed knob has a getter");
             let mut probe = Scenario::default();
             set_knob(&mut probe, spec.key, &v)?;
-        }
-        if self.workload.name.is_empty() || self.workload.name.len() > 15 || !self.workload.name.chars().all(|c| c.is_ascii_graphic()) {
-            return Err(ScenarioError::new("workload.name", "expected 1 to 15 printable ASCII characters, as a kernel comm"));
         }
         if self.hbas > self.disks {
             return Err(ScenarioError::new(

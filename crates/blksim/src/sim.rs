@@ -56,6 +56,8 @@ pub struct Interval {
     pub cpu: CpuTimes,
     /// The same, per core (for the CPU strips).
     pub per_core: Vec<CpuTimes>,
+    /// CPU time of every thread so far, in thread order (for top over an interval).
+    pub thread_cpu_ns: Vec<u64>,
     /// vmstat `r` and `b` at the end of the interval.
     pub running: u32,
     pub blocked: u32,
@@ -683,6 +685,7 @@ impl Sim {
             interrupts: self.totals.interrupts,
             cpu,
             per_core,
+            thread_cpu_ns: self.threads.iter().map(|t| t.cpu_ns).collect(),
             running,
             blocked,
             diskstats: self.devs.iter().map(|d| d.stats.clone()).collect(),
@@ -860,6 +863,7 @@ impl Interval {
             interrupts: 0,
             cpu: CpuTimes::default(),
             per_core: vec![CpuTimes::default(); ncores],
+            thread_cpu_ns: Vec::new(),
             running: 0,
             blocked: 0,
             diskstats: vec![DiskStats::default(); ndevs],

@@ -1,0 +1,187 @@
+// Lessons, presenter mode and links, as an instructor, a student and a kernel engineer use them.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch } from './browser.mjs';
+import { serve } from './serve.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+let server, browser, base;
+
+before(async () => {
+  assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/ is missing: run trunk build --release first');
+  server = await serve(dist);
+  base = `http://127.0.0.1:${server.address().port}/`;
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+async function open(context, fragment) {
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 1400, height: 900 });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(base + fragment);
+  return { page, errors };
+}
+
+const LESSONS = ['anatomy-of-a-request', 'queue-depth-and-the-elevator', 'dm-sg-lists', 'raid5-chunk', 'mq-clone-stall', 'nr-requests', 'scsi-starved'];
+
+test('the home page lists every lesson with its question', async () => {
+  const ctx = await browser.newContext();
+  const { page, errors } = await open(ctx, '');
+  await page.waitForSelector('.lesson-list');
+  const links = await page.$$eval('.lesson-card a', (as) => as.map((a) => a.getAttribute('href')));
+  for (const id of LESSONS) assert.ok(links.includes(`#/lesson/${id}?v=1`), `${id} missing from the home page`);
+  assert.ok(links.includes('#/sandbox?v=1'));
+  await page.click(`a[href="#/lesson/nr-requests?v=1"]`);
+  await page.waitForSelector('canvas.diagram');
+  assert.equal(await page.getAttribute('.app', 'data-lesson'), 'nr-requests');
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('every lesson page loads without errors, and its toggle changes the variant', async () => {
+  const ctx = await browser.newContext();
+  for (const id of LESSONS) {
+    const { page, errors } = await open(ctx, `#/lesson/${id}?v=1&speed=0.05`);
+    await page.waitForSelector('canvas.diagram');
+    const buttons = page.locator('.variants button.variant');
+    assert.ok((await buttons.count()) >= 2, id);
+    const second = await buttons.nth(1).textContent();
+    await buttons.nth(1).click();
+    assert.equal(await page.getAttribute('.app', 'data-variant'), second, id);
+    assert.match(page.url(), new RegExp(`variant=${second}`));
+    assert.ok((await page.textContent('.lesson-text')).length > 200, `${id}: no lesson text`);
+    assert.deepEqual(errors, [], id);
+    await page.close();
+  }
+  await ctx.close();
+});
+
+test('predict, run, then reveal', async () => {
+  const ctx = await browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/queue-depth-and-the-elevator?v=1');
+  await page.waitForSelector('.predict');
+  assert.equal(await page.isDisabled('.predict-run'), true, 'Run before choosing');
+  assert.equal(await page.isDisabled('.predict-reveal'), true, 'Reveal before running');
+  await page.locator('.predict input[type=radio]').nth(1).check();
+  await page.click('.predict-run');
+  assert.equal(await page.getAttribute('.app', 'data-ab'), 'true', 'Run opens the A/B view');
+  await page.click('.predict-reveal');
+  const reveal = await page.textContent('[data-testid=reveal]');
+  assert.match(reveal, /^Right\./);
+  assert.match(reveal, /merge/);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('presenter mode: PageDown moves through the steps, and the notes window follows', async () => {
+  const ctx = await browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1');
+  await page.waitForSelector('canvas.diagram');
+  await page.click('.presenter-toggle');
+  assert.equal(await page.getAttribute('.app', 'data-presenter'), 'true');
+  assert.equal(await page.isVisible('.lesson-text'), false, 'the prose hides');
+  const fontPx = await page.$eval('.app', (el) => parseFloat(getComputedStyle(el).fontSize));
+  assert.ok(fontPx >= 20, `presenter text is ${fontPx}px`);
+  const { page: notes } = await open(ctx, '#/notes/scsi-starved');
+  await notes.waitForSelector('[data-testid=notes-title]');
+  await page.bringToFront();
+  await page.click('h1', { position: { x: 1, y: 1 }, trial: true });
+  await page.keyboard.press('PageDown');
+  assert.match(await page.textContent('[data-testid=step-bar]'), /1\/3\s*One HBA, twelve disks/);
+  await page.keyboard.press('PageDown');
+  assert.match(await page.textContent('[data-testid=step-bar]'), /2\/3\s*Before and after c21e6beb/);
+  assert.equal(await page.getAttribute('.app', 'data-ab'), 'true', 'this step opens the A/B view');
+  await notes.waitForFunction(() => document.querySelector('.notes-page').dataset.step === '1', null, { timeout: 5000 });
+  assert.match(await notes.textContent('[data-testid=notes-text]'), /4x the context switches/);
+  await page.keyboard.press('PageUp');
+  assert.match(await page.textContent('[data-testid=step-bar]'), /1\/3/);
+  await page.keyboard.press('p');
+  assert.equal(await page.getAttribute('.app', 'data-presenter'), 'false');
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('a copied link opened in a new page shows the same counters at the same time', async () => {
+  const ctx = await browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&variant=regressed&seed=9&speed=1');
+  await page.waitForFunction(() => document.querySelector('.interval')?.textContent.includes('second ending at 2'), null, { timeout: 20000 });
+  await page.keyboard.press('Space');
+  await page.waitForTimeout(200);
+  await page.click('.copy-link');
+  const url = await page.inputValue('.copied-url');
+  assert.match(url, /#\/lesson\/scsi-starved\?v=1&variant=regressed&seed=9&t=[0-9.]+&speed=1$/);
+  const want = await page.textContent('.counters');
+  const { page: other, errors: otherErrors } = await open(ctx, url.slice(url.indexOf('#')));
+  await other.waitForSelector('.counters .big');
+  assert.equal(await other.getAttribute('.app', 'data-playing'), 'false', 'a link with t opens paused');
+  assert.equal(await other.textContent('.counters'), want);
+  assert.deepEqual([...errors, ...otherErrors], []);
+  await ctx.close();
+});
+
+test('back and forward walk through the states', async () => {
+  const ctx = await browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/nr-requests?v=1');
+  await page.waitForSelector('canvas.diagram');
+  await page.click('button.variant:has-text("workaround")');
+  await page.click('button.variant:has-text("fixed")');
+  assert.equal(await page.getAttribute('.app', 'data-variant'), 'fixed');
+  await page.goBack();
+  await page.waitForFunction(() => document.querySelector('.app').dataset.variant === 'workaround');
+  await page.goForward();
+  await page.waitForFunction(() => document.querySelector('.app').dataset.variant === 'fixed');
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('tampered links show a message naming the bad part, with no page error and nothing injected', async () => {
+  const ctx = await browser.newContext();
+  const cases = [
+    ['#/lesson/scsi-starved?v=1&variant=%E0%A4%A', /variant/],
+    ['#/lesson/scsi-starved?v=1&seed=-5', /seed/],
+    ['#/lesson/scsi-starved?v=1&queue.depth=99999999999', /queue\.depth/],
+    ['#/lesson/scsi-starved?v=1&' + 'x'.repeat(5000), /fragment/],
+    ['#/lesson/scsi-starved?v=1&workload.rw=%3Cscript%3Ewindow.pwned%3D1%3C%2Fscript%3E', /workload\.rw/],
+    ['#/lesson/scsi-starved?v=7', /version 7/],
+    ['#/lesson/no-such-lesson?v=1', /lesson/],
+  ];
+  for (const [fragment, field] of cases) {
+    const { page, errors } = await open(ctx, fragment);
+    await page.waitForSelector('.notice');
+    assert.match(await page.textContent('.notice'), field, fragment.slice(0, 80));
+    assert.match(await page.textContent('.notice'), /showing/);
+    assert.equal(await page.evaluate(() => window.pwned), undefined);
+    assert.equal(await page.evaluate(() => document.querySelectorAll('script').length), 1, 'an injected script element');
+    assert.deepEqual(errors, [], fragment.slice(0, 80));
+    await page.close();
+  }
+  await ctx.close();
+});
+
+test('the sandbox takes a fio job file and saves it in the link', async () => {
+  const ctx = await browser.newContext();
+  const { page, errors } = await open(ctx, '#/sandbox?v=1');
+  await page.waitForSelector('textarea');
+  await page.fill('textarea', '[global]\nioengine=libaio\ndirect=1\n[randread]\nrw=randread\nbs=4k\niodepth=8\nnumjobs=3\nruntime=30\n');
+  await page.locator('textarea').blur();
+  await page.waitForSelector('.sandbox .knob-msg');
+  assert.match(await page.textContent('.sandbox .knob-msg'), /applied 7 settings.*ignored.*runtime/);
+  assert.match(await page.getAttribute('canvas.diagram', 'aria-label'), /3 processes/);
+  assert.match(page.url(), /#\/sandbox\?v=1&.*workload\.rw=randread/);
+  await page.fill('textarea', '[a]\nverify=md5\n');
+  await page.locator('textarea').blur();
+  await page.waitForFunction(() => document.querySelector('.sandbox .knob-msg').textContent.includes("'verify' is not modelled"));
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

@@ -1,0 +1,832 @@
+//! A lesson (or the sandbox): header controls, the stack diagram (or two, in the A/B view), the
+//! numbers, charts, and the tabs (lesson text, event log, knobs). One `Session` owns the
+//! simulations; an animation-frame hook drives it. Presenter mode hides the prose.
+
+use crate::components::charts::{draw_latency, draw_timeseries, RunSeries, CSV_HEADER};
+use crate::components::counters::Counters;
+use crate::components::diagram::{draw, layout_for, Diagram};
+use crate::components::event_log::EventLog;
+use crate::components::knobs::KnobPanel;
+use crate::driver::{SimDriver, SPEED_MAX, SPEED_MIN};
+use crate::export::{download_canvas_png, download_text};
+use crate::format;
+use crate::hooks::use_animation_frame;
+use crate::markdown;
+use crate::pages::notes::CHANNEL;
+use crate::session::Session;
+use gloo::events::{EventListener, EventListenerOptions};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement, KeyboardEvent};
+use yew::prelude::*;
+
+/// The speed slider: 10 steps per decade from 1 µs/s (0) to 1 s/s (60).
+pub fn slider_to_speed(v: f64) -> f64 {
+    (10f64.powf(v / 10.0 - 6.0)).clamp(SPEED_MIN, SPEED_MAX)
+}
+
+pub fn speed_to_slider(s: f64) -> f64 {
+    ((s.log10() + 6.0) * 10.0).round().clamp(0.0, 60.0)
+}
+
+fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+/// The tag of the element a key event is aimed at.
+fn target_tag(target: Option<web_sys::EventTarget>) -> String {
+    target.and_then(|t| t.dyn_into::<HtmlElement>().ok()).map(|el| el.tag_name()).unwrap_or_default()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tab {
+    Lesson,
+    Log,
+    Knobs,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Theme {
+    Auto,
+    Light,
+    Dark,
+}
+
+/// Shared with the frame loop and the event handlers.
+pub type SharedSession = Rc<RefCell<Session>>;
+
+fn live_line(d: &SimDriver, dt: f64) -> String {
+    let t = d.sim.totals();
+    let status = if d.sim.is_finished() {
+        "all jobs done".to_string()
+    } else if d.playing && dt > 0.0 && d.achieved_speed < d.speed * 0.9 {
+        format!(
+            "running at {} (asked {}): the page keeps up by running fewer events per frame",
+            format::speed(d.achieved_speed.max(1e-9)),
+            format::speed(d.speed)
+        )
+    } else {
+        String::new()
+    };
+    format!("t = {}   events {}   requests completed {}   {status}", format::sim_time(d.sim.now().ns()), t.events, t.requests_completed)
+}
+
+/// Records a new state (variant, seed, knobs) as a history entry, so that back and forward
+/// walk through the states. The time point is left out: it changes every frame.
+fn sync_fragment(d: &SimDriver) {
+    let f = d.state_fragment();
+    if let Some(w) = web_sys::window() {
+        if w.location().hash().ok().as_deref() == Some(f.as_str()) {
+            return;
+        }
+        if let Ok(h) = w.history() {
+            let _ = h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&f));
+        }
+    }
+}
+
+fn current_hash() -> String {
+    web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
+}
+
+/// Sets the lesson's step `i`: its variant, its A/B pairing and its speed.
+fn apply_step(s: &mut Session, i: usize) {
+    let Some(st) = s.a.lesson.steps.get(i).cloned() else { return };
+    let seed = s.a.seed;
+    if s.a.variant != st.variant {
+        s.a.notice = s.a.restart(&st.variant, seed).err();
+    }
+    match &st.ab {
+        Some(b) if s.b.as_ref().map(|x| &x.variant) != Some(b) => s.a.notice = s.open_b(b).err(),
+        Some(_) => {}
+        None => s.close_b(),
+    }
+    if let Some(sp) = st.speed {
+        s.a.speed = sp.clamp(SPEED_MIN, SPEED_MAX);
+    }
+    s.a.playing = true;
+    s.charts_dirty = true;
+}
+
+/// Tells the speaker-notes window which step is showing.
+fn post_step(lesson: &str, step: usize) {
+    if let Ok(ch) = web_sys::BroadcastChannel::new(CHANNEL) {
+        let _ = ch.post_message(&serde_json::json!({"lesson": lesson, "step": step}).to_string().into());
+        ch.close();
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct LessonPageProps {
+    /// The lesson id, or "sandbox".
+    pub id: String,
+}
+
+#[component]
+pub fn LessonPage(props: &LessonPageProps) -> Html {
+    let session: SharedSession = use_mut_ref(|| Session::new(SimDriver::from_fragment(&current_hash(), &props.id)));
+    let refresh = use_force_update();
+    let canvas_a = use_node_ref();
+    let canvas_b = use_node_ref();
+    let live_a = use_node_ref();
+    let live_b = use_node_ref();
+    let chart = use_node_ref();
+    let latency = use_node_ref();
+    let last_ts = use_mut_ref(|| None::<f64>);
+    let tab = use_state(|| Tab::Lesson);
+    let presenter = use_state(|| false);
+    let step = use_state(|| None::<usize>);
+    let predicted = use_state(|| None::<usize>);
+    let predict_ran = use_state(|| false);
+    let revealed = use_state(|| false);
+    let copied = use_state(|| None::<String>);
+    let fio_msg = use_state(|| None::<String>);
+    let theme = use_state(|| Theme::Auto);
+    let large = use_state(|| false);
+    let knob_msg = use_state(|| None::<String>);
+
+    {
+        let (session, refresh, last_ts) = (session.clone(), refresh.clone(), last_ts.clone());
+        let (canvas_a, canvas_b, live_a, live_b, chart, latency) =
+            (canvas_a.clone(), canvas_b.clone(), live_a.clone(), live_b.clone(), chart.clone(), latency.clone());
+        use_animation_frame(move |ts| {
+            let work_start = now_ms();
+            let dt = last_ts.borrow().map_or(0.0, |last| ts - last);
+            *last_ts.borrow_mut() = Some(ts);
+            let mut s = session.borrow_mut();
+            let changed = s.frame(dt, ts);
+            let expanded = s.expanded;
+            for (d, canvas, live) in [(Some(&s.a), &canvas_a, &live_a), (s.b.as_ref(), &canvas_b, &live_b)] {
+                let Some(d) = d else { continue };
+                if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                    draw(&c, d, ts, expanded);
+                }
+                if let Some(el) = live.cast::<HtmlElement>() {
+                    el.set_text_content(Some(&live_line(d, dt)));
+                    let _ = el.set_attribute("data-events", &d.sim.totals().events.to_string());
+                }
+            }
+            if s.charts_dirty {
+                s.charts_dirty = false;
+                let dark = canvas_a.cast::<HtmlElement>().and_then(|c| c.closest("[data-theme=dark]").ok().flatten()).is_some();
+                let mut runs = vec![(format!("A {}", s.a.variant), RunSeries::from_history(s.a.sim.history()))];
+                let mut lat = vec![(format!("A {}", s.a.variant), s.a.sim.latency_buckets())];
+                if let Some(b) = &s.b {
+                    runs.push((format!("B {}", b.variant), RunSeries::from_history(b.sim.history())));
+                    lat.push((format!("B {}", b.variant), b.sim.latency_buckets()));
+                }
+                if let Some(c) = chart.cast::<HtmlCanvasElement>() {
+                    let r: Vec<(&str, &RunSeries)> = runs.iter().map(|(n, r)| (n.as_str(), r)).collect();
+                    let _ = draw_timeseries(&c, &r, dark);
+                }
+                if let Some(c) = latency.cast::<HtmlCanvasElement>() {
+                    let l: Vec<(&str, Vec<(u64, u64)>)> =
+                        lat.into_iter().map(|(n, b)| (if n.starts_with('A') { "A" } else { "B" }, b)).collect();
+                    let _ = draw_latency(&c, &l, dark);
+                }
+            }
+            drop(s);
+            if changed {
+                refresh.force_update();
+            }
+            crate::bench::record_frame_work(now_ms() - work_start);
+        });
+    }
+
+    // Keyboard: Space play/pause, → one event, Shift+→ 1 ms, R reset; PageDown/PageUp (what
+    // presentation clickers send) move through the lesson's steps, and so do the arrow keys in
+    // presenter mode; P toggles presenter mode.
+    let keys_state = use_mut_ref(|| (false, None::<usize>));
+    *keys_state.borrow_mut() = (*presenter, *step);
+    {
+        let (session, refresh, keys_state, presenter, step) =
+            (session.clone(), refresh.clone(), keys_state.clone(), presenter.clone(), step.clone());
+        use_effect_with((), move |_| {
+            let window = web_sys::window().expect("window");
+            // Not passive: Space must not scroll the page.
+            let listener = EventListener::new_with_options(&window, "keydown", EventListenerOptions::enable_prevent_default(), move |e| {
+                let Some(e) = e.dyn_ref::<KeyboardEvent>() else { return };
+                // Typing in a field is typing; Space on a button is that button's own click.
+                let tag = target_tag(e.target());
+                if matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+                    || (tag == "BUTTON" && e.key() == " ")
+                    || e.ctrl_key()
+                    || e.meta_key()
+                    || e.alt_key()
+                {
+                    return;
+                }
+                let (in_presenter, cur_step) = *keys_state.borrow();
+                let nsteps = session.borrow().a.lesson.steps.len();
+                let go = |delta: i64| {
+                    if nsteps == 0 {
+                        return;
+                    }
+                    let next = match cur_step {
+                        None if delta > 0 => 0,
+                        None => return,
+                        Some(c) => (c as i64 + delta).clamp(0, nsteps as i64 - 1) as usize,
+                    };
+                    let mut s = session.borrow_mut();
+                    apply_step(&mut s, next);
+                    post_step(&s.a.lesson.id, next);
+                    drop(s);
+                    step.set(Some(next));
+                };
+                let key = e.key();
+                match key.as_str() {
+                    "PageDown" => {
+                        e.prevent_default();
+                        return go(1);
+                    }
+                    "PageUp" => {
+                        e.prevent_default();
+                        return go(-1);
+                    }
+                    "ArrowDown" | "ArrowRight" if in_presenter => {
+                        e.prevent_default();
+                        return go(1);
+                    }
+                    "ArrowUp" | "ArrowLeft" if in_presenter => {
+                        e.prevent_default();
+                        return go(-1);
+                    }
+                    "p" | "P" => {
+                        presenter.set(!in_presenter);
+                        return;
+                    }
+                    _ => {}
+                }
+                let mut s = session.borrow_mut();
+                match key.as_str() {
+                    " " => {
+                        e.prevent_default();
+                        s.a.playing = !s.a.playing;
+                    }
+                    "ArrowRight" if e.shift_key() => {
+                        e.prevent_default();
+                        s.a.playing = false;
+                        s.a.step_ms(now_ms());
+                        let t = s.a.sim.now();
+                        if let Some(b) = &mut s.b {
+                            b.playing = true;
+                            b.follow(t, now_ms());
+                            b.playing = false;
+                        }
+                    }
+                    "ArrowRight" => {
+                        e.prevent_default();
+                        s.a.playing = false;
+                        s.a.step_event(now_ms());
+                    }
+                    "r" | "R" => {
+                        let _ = s.reset();
+                    }
+                    _ => return,
+                }
+                drop(s);
+                refresh.force_update();
+            });
+            move || drop(listener)
+        });
+    }
+
+    // Back and forward: when the URL's state differs from the run's, rebuild the run from it.
+    {
+        let (session, refresh, id) = (session.clone(), refresh.clone(), props.id.clone());
+        use_effect_with((), move |_| {
+            let window = web_sys::window().expect("window");
+            let listener = EventListener::new(&window, "popstate", move |_| {
+                let hash = current_hash();
+                let mut s = session.borrow_mut();
+                if hash.split('?').next() != s.a.state_fragment().split('?').next() || hash == s.a.state_fragment() {
+                    return;
+                }
+                let mut n = SimDriver::from_fragment(&hash, &id);
+                n.speed = s.a.speed;
+                *s = Session::new(n);
+                drop(s);
+                refresh.force_update();
+            });
+            move || drop(listener)
+        });
+    }
+
+    // Event handlers: each takes the session, changes it, and refreshes the page.
+    let act = |f: fn(&mut Session)| {
+        let (session, refresh) = (session.clone(), refresh.clone());
+        Callback::from(move |_: MouseEvent| {
+            f(&mut session.borrow_mut());
+            refresh.force_update();
+        })
+    };
+    let on_play = act(|s| s.a.playing = !s.a.playing);
+    let on_step = act(|s| {
+        s.a.playing = false;
+        s.a.step_event(now_ms());
+    });
+    let on_ff = act(|s| {
+        s.a.fast_forward(5.0);
+        let t = s.a.sim.now();
+        if let Some(b) = &mut s.b {
+            let secs = (t - b.sim.now()) as f64 / 1e9;
+            b.fast_forward(secs);
+        }
+        s.charts_dirty = true;
+    });
+    let on_reset = act(|s| {
+        let _ = s.reset();
+    });
+    let on_speed = {
+        let (session, refresh) = (session.clone(), refresh.clone());
+        Callback::from(move |e: InputEvent| {
+            if let Some(input) = e.target_dyn_into::<HtmlInputElement>() {
+                if let Ok(v) = input.value().parse::<f64>() {
+                    session.borrow_mut().a.speed = slider_to_speed(v);
+                    refresh.force_update();
+                }
+            }
+        })
+    };
+    let on_seed = {
+        let (session, refresh) = (session.clone(), refresh.clone());
+        Callback::from(move |e: Event| {
+            if let Some(input) = e.target_dyn_into::<HtmlInputElement>() {
+                let mut s = session.borrow_mut();
+                match input.value().trim().parse::<u64>() {
+                    Ok(seed) => s.a.notice = s.reseed(seed).err(),
+                    Err(_) => {
+                        let kept = s.a.seed;
+                        s.a.notice = Some(format!(
+                            "seed: '{}' is not a whole number from 0 to {}; kept seed {kept}",
+                            blksim::scenario::clip(&input.value()),
+                            u64::MAX
+                        ));
+                        input.set_value(&kept.to_string());
+                    }
+                }
+                sync_fragment(&s.a);
+                drop(s);
+                refresh.force_update();
+            }
+        })
+    };
+    let on_lesson = Callback::from(move |e: Event| {
+        if let Some(sel) = e.target_dyn_into::<HtmlSelectElement>() {
+            // A new lesson is a new route: the router mounts a fresh page for it.
+            if let Some(w) = web_sys::window() {
+                let _ = w.location().set_hash(&format!("/lesson/{}?v=1", sel.value()));
+            }
+        }
+    });
+    let on_ab = {
+        let (session, refresh) = (session.clone(), refresh.clone());
+        Callback::from(move |_: MouseEvent| {
+            let mut s = session.borrow_mut();
+            if s.b.is_some() {
+                s.close_b();
+            } else {
+                // B is the first variant that is not A's.
+                let b = s.a.lesson.variants.iter().find(|v| v.name != s.a.variant).map(|v| v.name.clone());
+                if let Some(b) = b {
+                    s.a.notice = s.open_b(&b).err();
+                }
+            }
+            drop(s);
+            refresh.force_update();
+        })
+    };
+    let on_knob = {
+        let (session, refresh, knob_msg) = (session.clone(), refresh.clone(), knob_msg.clone());
+        Callback::from(move |(k, v): (String, String)| {
+            let mut s = session.borrow_mut();
+            let r = s.a.apply_knob(&k, &v);
+            if let (Ok(_), Some(b)) = (&r, &mut s.b) {
+                let _ = b.apply_knob(&k, &v);
+            }
+            knob_msg.set(Some(r.unwrap_or_else(|e| format!("not applied: {e}"))));
+            s.charts_dirty = true;
+            sync_fragment(&s.a);
+            drop(s);
+            refresh.force_update();
+        })
+    };
+    let on_log_pause = {
+        let (session, refresh) = (session.clone(), refresh.clone());
+        Callback::from(move |_| {
+            let mut s = session.borrow_mut();
+            s.a.log_paused = !s.a.log_paused;
+            drop(s);
+            refresh.force_update();
+        })
+    };
+    let on_diagram_click = {
+        let (session, refresh, canvas_a) = (session.clone(), refresh.clone(), canvas_a.clone());
+        Callback::from(move |x: f64| {
+            let mut s = session.borrow_mut();
+            let Some(c) = canvas_a.cast::<HtmlCanvasElement>() else { return };
+            let l = layout_for(&c, &s.a, s.expanded);
+            if let Some(col) = l.column_at(x) {
+                // A group column expands; a device of the expanded group collapses it back.
+                s.expanded = match l.cols[col].group {
+                    Some(g) => Some(g),
+                    None if s.expanded.is_some() => None,
+                    None => return,
+                };
+                drop(s);
+                refresh.force_update();
+            }
+        })
+    };
+    let on_png = {
+        let chart = chart.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(c) = chart.cast::<HtmlCanvasElement>() {
+                let _ = download_canvas_png("blkviz-chart.png", &c);
+            }
+        })
+    };
+    let on_csv = {
+        let session = session.clone();
+        Callback::from(move |_: MouseEvent| {
+            let s = session.borrow();
+            let mut csv = CSV_HEADER.to_string();
+            csv += &RunSeries::from_history(s.a.sim.history()).to_csv(&format!("A:{}", s.a.variant));
+            if let Some(b) = &s.b {
+                csv += &RunSeries::from_history(b.sim.history()).to_csv(&format!("B:{}", b.variant));
+            }
+            let _ = download_text("blkviz-series.csv", "text/csv", &csv);
+        })
+    };
+    let set_theme = |t: Theme| {
+        let (theme, session) = (theme.clone(), session.clone());
+        Callback::from(move |_: MouseEvent| {
+            theme.set(t);
+            session.borrow_mut().charts_dirty = true;
+        })
+    };
+
+    let goto_step = {
+        let (session, step) = (session.clone(), step.clone());
+        move |i: usize| {
+            let (session, step) = (session.clone(), step.clone());
+            Callback::from(move |_: MouseEvent| {
+                let mut s = session.borrow_mut();
+                apply_step(&mut s, i);
+                post_step(&s.a.lesson.id, i);
+                drop(s);
+                step.set(Some(i));
+            })
+        }
+    };
+    let on_presenter = {
+        let presenter = presenter.clone();
+        Callback::from(move |_: MouseEvent| presenter.set(!*presenter))
+    };
+    let on_notes = {
+        let id = props.id.clone();
+        let step = *step;
+        Callback::from(move |_: MouseEvent| {
+            if let Some(w) = web_sys::window() {
+                let _ = w.open_with_url_and_target(&format!("#/notes/{id}"), "blkviz-notes");
+            }
+            post_step(&id, step.unwrap_or(0));
+        })
+    };
+    // The notes window asks for the current step when it opens.
+    {
+        let (id, step) = (props.id.clone(), *step);
+        use_effect_with((id.clone(), step), move |_| {
+            let channel = web_sys::BroadcastChannel::new(CHANNEL).ok();
+            let listener = channel.as_ref().map(|ch| {
+                let id = id.clone();
+                EventListener::new(ch, "message", move |e| {
+                    let hello =
+                        e.dyn_ref::<web_sys::MessageEvent>().and_then(|m| m.data().as_string()).is_some_and(|t| t.contains("\"hello\""));
+                    if hello {
+                        post_step(&id, step.unwrap_or(0));
+                    }
+                })
+            });
+            move || {
+                drop(listener);
+                if let Some(ch) = channel {
+                    ch.close();
+                }
+            }
+        });
+    }
+    let on_copy = {
+        let (session, copied) = (session.clone(), copied.clone());
+        Callback::from(move |_: MouseEvent| {
+            let frag = session.borrow().a.fragment();
+            let Some(w) = web_sys::window() else { return };
+            let base = w.location().href().unwrap_or_default();
+            let url = format!("{}{frag}", base.split('#').next().unwrap_or(""));
+            let _ = w.navigator().clipboard().write_text(&url);
+            copied.set(Some(url));
+        })
+    };
+    let on_fio = {
+        let (session, refresh, fio_msg) = (session.clone(), refresh.clone(), fio_msg.clone());
+        Callback::from(move |e: Event| {
+            let Some(t) = e.target_dyn_into::<web_sys::HtmlTextAreaElement>() else { return };
+            let mut s = session.borrow_mut();
+            match blksim::fio::parse(&t.value()) {
+                Err(e) => fio_msg.set(Some(format!("not applied: {e}"))),
+                Ok(job) => {
+                    let mut msg = Vec::new();
+                    if let Err(e) = s.a.apply_many(&job.knobs) {
+                        msg.push(format!("not applied: {e}"));
+                    } else {
+                        msg.push(format!("applied {} settings; the run restarted", job.knobs.len()));
+                        if !job.ignored.is_empty() {
+                            msg.push(format!("ignored (no effect in the model): {}", job.ignored.join(", ")));
+                        }
+                    }
+                    fio_msg.set(Some(msg.join("; ")));
+                    s.charts_dirty = true;
+                    sync_fragment(&s.a);
+                }
+            }
+            drop(s);
+            refresh.force_update();
+        })
+    };
+    let on_predict_run = {
+        let (session, refresh, predict_ran) = (session.clone(), refresh.clone(), predict_ran.clone());
+        Callback::from(move |_: MouseEvent| {
+            let mut s = session.borrow_mut();
+            let vs: Vec<String> = s.a.lesson.variants.iter().map(|v| v.name.clone()).collect();
+            let seed = s.a.seed;
+            if vs.len() >= 2 {
+                s.a.notice = s.a.restart(&vs[0], seed).err();
+                s.a.notice = s.open_b(&vs[1]).err();
+                s.a.speed = 0.5;
+                s.a.playing = true;
+            }
+            drop(s);
+            predict_ran.set(true);
+            refresh.force_update();
+        })
+    };
+
+    let s = session.borrow();
+    let d = &s.a;
+    let lesson = d.lesson.clone();
+    let variant_buttons = lesson.variants.iter().map(|v| {
+        let pressed = v.name == d.variant;
+        let onclick = {
+            let (session, refresh, name) = (session.clone(), refresh.clone(), v.name.clone());
+            Callback::from(move |_| {
+                let mut s = session.borrow_mut();
+                let seed = s.a.seed;
+                s.a.notice = s.a.restart(&name, seed).err();
+                if s.b.is_some() {
+                    // Keep B in lockstep: both from time 0.
+                    let _ = s.reset();
+                }
+                s.charts_dirty = true;
+                sync_fragment(&s.a);
+                drop(s);
+                refresh.force_update();
+            })
+        };
+        html! { <button class={classes!("variant", pressed.then_some("on"))} aria-pressed={pressed.to_string()} title={v.summary.clone()} {onclick}>{ v.name.clone() }</button> }
+    });
+    let b_variant_select = s.b.as_ref().map(|b| {
+        let on_b = {
+            let (session, refresh) = (session.clone(), refresh.clone());
+            Callback::from(move |e: Event| {
+                if let Some(sel) = e.target_dyn_into::<HtmlSelectElement>() {
+                    let mut s = session.borrow_mut();
+                    s.a.notice = s.open_b(&sel.value()).err();
+                    drop(s);
+                    refresh.force_update();
+                }
+            })
+        };
+        html! {
+            <label class="b-pick">{ "B: " }
+                <select aria-label="Variant of run B" onchange={on_b}>
+                    { for lesson.variants.iter().map(|v| html! { <option value={v.name.clone()} selected={v.name == b.variant}>{ &v.name }</option> }) }
+                </select>
+            </label>
+        }
+    });
+    // The same expand/collapse as clicking the diagram, for the keyboard and screen readers.
+    let cols = crate::layout::columns(d.topology.devices.len(), None);
+    let group_buttons = if cols.iter().any(|c| c.group.is_some()) {
+        html! {
+            <div class="groups" role="group" aria-label="Device groups">
+                <span class="dim">{ "expand: " }</span>
+                { for cols.iter().filter_map(|c| c.group.map(|g| (g, c))).map(|(g, c)| {
+                    let name = format!("{}–{}", d.topology.devices[c.first].name, d.topology.devices[c.first + c.count - 1].name);
+                    let pressed = s.expanded == Some(g);
+                    let onclick = {
+                        let (session, refresh) = (session.clone(), refresh.clone());
+                        Callback::from(move |_| {
+                            let mut s = session.borrow_mut();
+                            s.expanded = if s.expanded == Some(g) { None } else { Some(g) };
+                            drop(s);
+                            refresh.force_update();
+                        })
+                    };
+                    html! { <button class="group" aria-pressed={pressed.to_string()} {onclick}>{ name }</button> }
+                }) }
+            </div>
+        }
+    } else {
+        html! {}
+    };
+    let gaps = d.sim.model_gaps();
+    let summary = |d: &SimDriver| {
+        format!(
+            "Block stack of {} ({}): {} processes, {} device(s), {} host(s), {} CPU(s). Numbers are in the tables beside it.",
+            d.lesson.id,
+            d.variant,
+            d.topology.processes.len(),
+            d.topology.devices.len(),
+            d.topology.hosts.len(),
+            d.topology.cores
+        )
+    };
+    let theme_attr = match *theme {
+        Theme::Auto => "auto",
+        Theme::Light => "light",
+        Theme::Dark => "dark",
+    };
+    let log_records = Rc::new(d.log.iter().copied().collect::<Vec<_>>());
+    let devices = Rc::new(d.topology.devices.iter().map(|v| (v.name.clone(), v.major, v.minor)).collect::<Vec<_>>());
+    let threads = Rc::new(d.sim.threads_view().into_iter().map(|t| (t.pid, t.name)).collect::<Vec<_>>());
+    let btt = Rc::new(
+        d.btt.iter().map(|(dev, b)| (d.topology.devices.get(*dev as usize).map_or("?".into(), |v| v.name.clone()), *b)).collect::<Vec<_>>(),
+    );
+    let ab = s.b.is_some();
+    let all = blksim::lessons::all();
+    let pos = all.iter().position(|l| l.id == lesson.id);
+    let prev = pos.and_then(|i| i.checked_sub(1)).and_then(|i| all.get(i));
+    let next = pos.map_or(all.first(), |i| all.get(i + 1));
+    let is_sandbox = lesson.id == blksim::lessons::SANDBOX;
+    let cur_step = step.and_then(|i| lesson.steps.get(i).map(|st| (i, st.clone())));
+    let predict_box = lesson.predict.as_ref().map(|pr| {
+        let options = pr.options.iter().enumerate().map(|(i, o)| {
+            let onchange = {
+                let predicted = predicted.clone();
+                Callback::from(move |_: Event| predicted.set(Some(i)))
+            };
+            html! {
+                <label class="option"><input type="radio" name="predict" value={i.to_string()} checked={*predicted == Some(i)} {onchange} />{ o }</label>
+            }
+        });
+        let on_reveal = {
+            let revealed = revealed.clone();
+            Callback::from(move |_: MouseEvent| revealed.set(true))
+        };
+        html! {
+            <section class="predict" aria-label="Predict, then reveal">
+                <h3>{ "Predict" }</h3>
+                <p>{ &pr.question }</p>
+                <div class="options" role="radiogroup">{ for options }</div>
+                <button class="predict-run" disabled={predicted.is_none()} onclick={on_predict_run.clone()}>{ "Run it (A/B)" }</button>
+                <button class="predict-reveal" disabled={!*predict_ran} onclick={on_reveal}>{ "Reveal" }</button>
+                if *revealed {
+                    <div class="reveal" data-testid="reveal" role="status">
+                        <p><strong>{ if *predicted == Some(pr.answer) { "Right. " } else { "Not quite. " } }</strong>{ format!("The answer: {}", pr.options[pr.answer]) }</p>
+                        <p>{ &pr.explanation }</p>
+                    </div>
+                }
+            </section>
+        }
+    });
+    let steps_list = html! {
+        <ol class="steps">
+            { for lesson.steps.iter().enumerate().map(|(i, st)| html! {
+                <li class={classes!((Some(i) == *step).then_some("current"))}>
+                    <button onclick={goto_step(i)} aria-current={if Some(i) == *step { "step" } else { "false" }}>{ &st.title }</button>
+                </li>
+            }) }
+        </ol>
+    };
+    html! {
+        <div class="app" data-presenter={presenter.to_string()} data-lesson={lesson.id.clone()} data-variant={d.variant.clone()} data-playing={d.playing.to_string()} data-theme={theme_attr} data-ab={ab.to_string()} data-expanded={s.expanded.map_or("none".to_string(), |g| g.to_string())} data-large={large.to_string()}>
+            <header class="bar">
+                <h1><a href="#/" class="home-link" title="All lessons">{ "blkviz" }</a></h1>
+                <label class="lesson-pick">
+                    <span class="sr-only">{ "Lesson" }</span>
+                    <select aria-label="Lesson" onchange={on_lesson}>
+                        { for blksim::lessons::all().iter().map(|l| html! {
+                            <option value={l.id.clone()} selected={l.id == lesson.id}>{ &l.title }</option>
+                        }) }
+                    </select>
+                </label>
+                <div class="variants" role="group" aria-label={if ab { "Variant of run A" } else { "Variant" }}>{ for variant_buttons }</div>
+                <button class={classes!("ab", ab.then_some("on"))} aria-pressed={ab.to_string()} onclick={on_ab} title="Run two variants side by side, in lockstep">{ "A/B" }</button>
+                { for b_variant_select }
+                <button class="play" aria-label={if d.playing { "Pause" } else { "Play" }} aria-pressed={d.playing.to_string()} onclick={on_play} title="Space">
+                    { if d.playing { "❚❚ Pause" } else { "▶ Play" } }
+                </button>
+                <button aria-label="Step one event" title="→ (Shift+→: 1 ms)" onclick={on_step}>{ "Step →" }</button>
+                <button aria-label="Restart from time 0" title="R" onclick={on_reset}>{ "Reset" }</button>
+                <button aria-label="Fast forward 5 simulated seconds, towards steady state" title="Runs 5 simulated seconds without animating" onclick={on_ff}>{ "Skip 5 s ⇥" }</button>
+                <label class="speed">
+                    <span>{ "speed" }</span>
+                    <input type="range" min="0" max="60" step="1" aria-label="Speed (simulated time per second)" value={speed_to_slider(d.speed).to_string()} oninput={on_speed} />
+                    <output>{ format::speed(d.speed) }</output>
+                </label>
+                <label class="seed">
+                    <span>{ "seed" }</span>
+                    <input type="text" inputmode="numeric" aria-label="Seed" value={d.seed.to_string()} onchange={on_seed} size="6" />
+                </label>
+                <button aria-pressed={large.to_string()} title="Large type, for a projector" onclick={{ let large = large.clone(); Callback::from(move |_| large.set(!*large)) }}>{ "Large type" }</button>
+                <button class="presenter-toggle" aria-pressed={presenter.to_string()} title="P: the prose hides, the stack and numbers fill the screen; PageDown/PageUp move through the steps" onclick={on_presenter}>{ "Presenter" }</button>
+                if *presenter { <button onclick={on_notes} title="Opens the speaker notes in a second window">{ "Speaker notes" }</button> }
+                <button class="copy-link" onclick={on_copy} title="A link to exactly this run, at this simulated time">{ "Copy link" }</button>
+                <nav class="prev-next" aria-label="Lessons">
+                    if let Some(p) = prev { <a href={format!("#/lesson/{}?v=1", p.id)} title={p.title.clone()}>{ "‹ prev" }</a> }
+                    if let Some(n) = next { <a href={format!("#/lesson/{}?v=1", n.id)} title={n.title.clone()}>{ "next ›" }</a> }
+                </nav>
+                <div class="themes" role="group" aria-label="Theme">
+                    <button aria-pressed={(*theme == Theme::Auto).to_string()} onclick={set_theme(Theme::Auto)}>{ "auto" }</button>
+                    <button aria-pressed={(*theme == Theme::Light).to_string()} onclick={set_theme(Theme::Light)}>{ "light" }</button>
+                    <button aria-pressed={(*theme == Theme::Dark).to_string()} onclick={set_theme(Theme::Dark)}>{ "dark" }</button>
+                </div>
+            </header>
+            if let Some(n) = &d.notice {
+                <p class="notice" role="alert">{ n }</p>
+            }
+            if let Some(url) = &*copied {
+                <p class="copied">{ "Link: " }<input class="copied-url" readonly=true value={url.clone()} aria-label="Link to this run" size="80" /></p>
+            }
+            if let Some((i, st)) = &cur_step {
+                <div class="step-bar" data-testid="step-bar">
+                    <span class="step-n">{ format!("{}/{}", i + 1, lesson.steps.len()) }</span>
+                    <span class="step-title">{ &st.title }</span>
+                </div>
+            }
+            <p class="question">{ &lesson.question }</p>
+            <main class="zones">
+                <section class={classes!("stack", ab.then_some("split"))} aria-label="The block stack">
+                    <Diagram canvas={canvas_a.clone()} summary={summary(d)} label={if ab { format!("A · {}", d.variant) } else { String::new() }} onclick_x={on_diagram_click.clone()} />
+                    <p class="live" ref={live_a.clone()} data-testid="live" aria-live="off"></p>
+                    { group_buttons }
+                    if let Some(b) = &s.b {
+                        <Diagram canvas={canvas_b.clone()} summary={summary(b)} label={format!("B · {}", b.variant)} onclick_x={on_diagram_click.clone()} />
+                        <p class="live" ref={live_b.clone()} data-testid="live-b" aria-live="off"></p>
+                    }
+                </section>
+                <div class="numbers">
+                    <Counters interval={d.interval.clone()} partial={d.interval_partial} top={d.top.clone()}
+                        b={s.b.as_ref().and_then(|b| b.interval.clone())} b_top={s.b.as_ref().map(|b| b.top.clone()).unwrap_or_default()} />
+                    <section class="charts" aria-label="Charts">
+                        <canvas ref={chart.clone()} class="chart" data-testid="chart" role="img" aria-label="Throughput, context switches and CPU over simulated time"></canvas>
+                        <canvas ref={latency.clone()} class="latency" role="img" aria-label="I/O latency histogram"></canvas>
+                        <div class="chart-actions">
+                            <button onclick={on_png}>{ "Export PNG" }</button>
+                            <button onclick={on_csv}>{ "Export CSV" }</button>
+                        </div>
+                    </section>
+                </div>
+            </main>
+            <nav class="tabs" role="tablist" aria-label="Details">
+                <button role="tab" aria-selected={(*tab == Tab::Lesson).to_string()} onclick={{ let tab = tab.clone(); Callback::from(move |_| tab.set(Tab::Lesson)) }}>{ if is_sandbox { "Sandbox" } else { "Lesson" } }</button>
+                <button role="tab" aria-selected={(*tab == Tab::Log).to_string()} onclick={{ let tab = tab.clone(); Callback::from(move |_| tab.set(Tab::Log)) }}>{ "Event log (blkparse) · btt" }</button>
+                <button role="tab" aria-selected={(*tab == Tab::Knobs).to_string()} onclick={{ let tab = tab.clone(); Callback::from(move |_| tab.set(Tab::Knobs)) }}>{ "Knobs" }</button>
+            </nav>
+            <div class="tab-body" role="tabpanel">
+                if *tab == Tab::Lesson {
+                    <div class="lesson-tab">
+                        if is_sandbox {
+                            <section class="sandbox">
+                                <h3>{ "fio job file" }</h3>
+                                <p class="dim">{ "Paste a job ([global] plus one job section). rw, bs, numjobs, ioengine, iodepth, direct, size and end_fsync apply; the stack is in the Knobs tab. The link keeps it all." }</p>
+                                <textarea aria-label="fio job file" rows="9" cols="48" onchange={on_fio} placeholder={"[global]\nioengine=libaio\ndirect=1\n\n[randread]\nrw=randread\nbs=4k\niodepth=32\nnumjobs=4"} />
+                                if let Some(m) = &*fio_msg { <p class="knob-msg" role="status">{ m }</p> }
+                            </section>
+                        } else {
+                            <div class="lesson-side">
+                                { steps_list }
+                                { for predict_box }
+                            </div>
+                            <article class="lesson-text">
+                                if let Some((_, st)) = &cur_step { <div class="step-text">{ markdown::render(&st.text) }</div> }
+                                { markdown::render(&lesson.body) }
+                            </article>
+                        }
+                    </div>
+                } else if *tab == Tab::Log {
+                    <EventLog records={log_records} devices={devices} threads={threads} btt={btt} paused={d.log_paused} dropped={d.dropped} on_pause={on_log_pause} />
+                } else {
+                    <KnobPanel scenario={d.sim.config().scenario.clone()} on_apply={on_knob} message={(*knob_msg).clone()} />
+                }
+            </div>
+            if !gaps.is_empty() {
+                <footer class="gaps">
+                    <strong>{ "Not modelled yet" }</strong>{ " (the numbers do not show these):" }
+                    <ul>{ for gaps.iter().map(|g| html! { <li>{ g }</li> }) }</ul>
+                </footer>
+            }
+        </div>
+    }
+}
