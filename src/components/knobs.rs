@@ -4,6 +4,9 @@
 use blksim::scenario::{get_knob, Scenario, KNOBS};
 use yew::prelude::*;
 
+/// Its props only change when the scenario or the message does (the page passes a memoized
+/// callback), so the page's once-a-second refresh does not re-render it and wipe what the user
+/// is typing.
 #[derive(Properties, PartialEq)]
 pub struct KnobPanelProps {
     pub scenario: Scenario,
@@ -44,4 +47,25 @@ pub fn KnobPanel(p: &KnobPanelProps) -> Html {
             </table>
         </section>
     }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct SeedInputProps {
+    pub seed: u64,
+    /// The text the user entered (checked by the page).
+    pub on_change: Callback<String>,
+}
+
+/// The seed box, a component of its own so that the page's refresh does not wipe typing.
+#[component]
+pub fn SeedInput(p: &SeedInputProps) -> Html {
+    let onchange = {
+        let cb = p.on_change.clone();
+        Callback::from(move |e: Event| {
+            if let Some(i) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
+                cb.emit(i.value());
+            }
+        })
+    };
+    html! { <input type="text" inputmode="numeric" aria-label="Seed" value={p.seed.to_string()} {onchange} size="6" /> }
 }

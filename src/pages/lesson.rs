@@ -6,7 +6,7 @@ use crate::components::charts::{draw_latency, draw_timeseries, RunSeries, CSV_HE
 use crate::components::counters::Counters;
 use crate::components::diagram::{draw, layout_for, Diagram};
 use crate::components::event_log::EventLog;
-use crate::components::knobs::KnobPanel;
+use crate::components::knobs::{KnobPanel, SeedInput};
 use crate::driver::{SimDriver, SPEED_MAX, SPEED_MIN};
 use crate::export::{download_canvas_png, download_text};
 use crate::format;
@@ -351,25 +351,22 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     };
     let on_seed = {
         let (session, refresh) = (session.clone(), refresh.clone());
-        Callback::from(move |e: Event| {
-            if let Some(input) = e.target_dyn_into::<HtmlInputElement>() {
-                let mut s = session.borrow_mut();
-                match input.value().trim().parse::<u64>() {
-                    Ok(seed) => s.a.notice = s.reseed(seed).err(),
-                    Err(_) => {
-                        let kept = s.a.seed;
-                        s.a.notice = Some(format!(
-                            "seed: '{}' is not a whole number from 0 to {}; kept seed {kept}",
-                            blksim::scenario::clip(&input.value()),
-                            u64::MAX
-                        ));
-                        input.set_value(&kept.to_string());
-                    }
+        use_callback((), move |text: String, _| {
+            let mut s = session.borrow_mut();
+            match text.trim().parse::<u64>() {
+                Ok(seed) => s.a.notice = s.reseed(seed).err(),
+                Err(_) => {
+                    let kept = s.a.seed;
+                    s.a.notice = Some(format!(
+                        "seed: '{}' is not a whole number from 0 to {}; kept seed {kept}",
+                        blksim::scenario::clip(&text),
+                        u64::MAX
+                    ));
                 }
-                sync_fragment(&s.a);
-                drop(s);
-                refresh.force_update();
             }
+            sync_fragment(&s.a);
+            drop(s);
+            refresh.force_update();
         })
     };
     let on_lesson = Callback::from(move |e: Event| {
@@ -399,7 +396,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     };
     let on_knob = {
         let (session, refresh, knob_msg) = (session.clone(), refresh.clone(), knob_msg.clone());
-        Callback::from(move |(k, v): (String, String)| {
+        use_callback((), move |(k, v): (String, String), _| {
             let mut s = session.borrow_mut();
             let r = s.a.apply_knob(&k, &v);
             if let (Ok(_), Some(b)) = (&r, &mut s.b) {
@@ -737,7 +734,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 </label>
                 <label class="seed">
                     <span>{ "seed" }</span>
-                    <input type="text" inputmode="numeric" aria-label="Seed" value={d.seed.to_string()} onchange={on_seed} size="6" />
+                    <SeedInput seed={d.seed} on_change={on_seed} />
                 </label>
                 <button aria-pressed={large.to_string()} title="Large type, for a projector" onclick={{ let large = large.clone(); Callback::from(move |_| large.set(!*large)) }}>{ "Large type" }</button>
                 <button class="presenter-toggle" aria-pressed={presenter.to_string()} title="P: the prose hides, the stack and numbers fill the screen; PageDown/PageUp move through the steps" onclick={on_presenter}>{ "Presenter" }</button>

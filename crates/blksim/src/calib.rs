@@ -35,6 +35,21 @@ pub const SOFTIRQ_REQUEST_NS: u64 = 3 * NS_PER_US;
 /// Ending one bio in the completion path (`bio_endio`, waking its waiter's page).
 pub const SOFTIRQ_BIO_NS: u64 = 300;
 
+/// Copying one 4 KiB page from user space into the page cache (`generic_perform_write`):
+/// ~2-4 GB/s memcpy on 2010 x86, plus the page-cache lookup.
+pub const PAGE_COPY_NS: u64 = 1_200;
+
+/// A flusher's per-chunk overhead beyond building the bio (`write_cache_pages` walking the
+/// dirty pages, `mpage_writepage`). Reason: a few µs per 512 KiB in profiles.
+pub const WRITEBACK_CHUNK_NS: u64 = 3 * NS_PER_US;
+
+/// How much of one file a flusher writes before moving to the next (`MAX_WRITEBACK_PAGES`,
+/// 1024 pages, in 2.6.32-2.6.39 `fs/fs-writeback.c`).
+pub const MAX_WRITEBACK_BYTES: u64 = 1024 * 4096;
+
+/// A kblockd work item's fixed cost (workqueue dispatch, taking the queue lock).
+pub const KBLOCKD_WORK_NS: u64 = NS_PER_US;
+
 /// How long a thread keeps a core while others are runnable on it before it is preempted at
 /// its next step boundary. Reason: CFS `sched_min_granularity_ns` is 0.75–4 ms by core count.
 pub const SCHED_SLICE_NS: u64 = 3 * NS_PER_MS;

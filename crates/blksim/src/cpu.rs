@@ -1,7 +1,7 @@
 //! CPU cores and threads: run queues, sleeping and waking, and the time accounting behind
 //! vmstat's us/sy/wa/id and top's %CPU.
 
-use crate::ids::{CoreId, DevId, JobId, ReqId, ThreadId};
+use crate::ids::{BioId, CoreId, DevId, JobId, ReqId, ThreadId};
 use crate::stats::CpuTimes;
 use crate::time::SimTime;
 use std::collections::VecDeque;
@@ -56,13 +56,17 @@ pub enum ThreadState {
     Exited,
 }
 
-/// Why a thread sleeps. Both are `io_schedule()` sleeps: uninterruptible, counted as iowait.
+/// Why a thread sleeps in D state. All are `io_schedule()` sleeps, counted as iowait.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wait {
     /// Waiting for its own I/O to complete (a sync read/write, or io_getevents).
     Io,
     /// In `get_request_wait`: the request pool of `dev` is full for this direction.
     GetRequest { dev: DevId, write: bool },
+    /// In `balance_dirty_pages`: too much of memory is dirty or under writeback.
+    DirtyThrottle,
+    /// In `fsync`: waiting for its dirty pages to be written back.
+    Fsync,
 }
 
 impl Wait {
@@ -78,12 +82,20 @@ pub enum Step {
     Next,
     /// Woken in `get_request_wait`: try to allocate a request again.
     RetryGetRequest,
+    /// A kblockd worker runs its next queued work item (a queue run).
+    KblockdWork,
+    /// A writeback flusher (`flush-MAJ:MIN`) writes back the next chunk of dirty pages.
+    FlushWork,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ThreadKind {
-    Kernel,
     User(JobId),
+    Ksoftirqd,
+    /// The kblockd worker of one CPU.
+    Kblockd(CoreId),
+    /// The per-backing-device writeback thread (2.6.32+ `flush-MAJ:MIN`).
+    Flusher(DevId),
 }
 
 #[derive(Debug)]
@@ -100,14 +112,17 @@ pub struct Thread {
     /// Times it was switched out (voluntary and involuntary).
     pub cs: u64,
     pub slice_start: SimTime,
+    /// Bios built but not yet accepted by the queue (the pool was full).
+    pub pending: VecDeque<BioId>,
 }
 
 impl Thread {
-    pub fn kernel(name: String, home: CoreId, pid: u32) -> Thread {
+    /// A kernel thread: it sleeps (idle, not D) until it is given work.
+    pub fn kernel(name: String, kind: ThreadKind, home: CoreId, pid: u32) -> Thread {
         Thread {
             name,
             pid,
-            kind: ThreadKind::Kernel,
+            kind,
             state: ThreadState::Sleeping,
             wait: None,
             home,
@@ -115,6 +130,7 @@ impl Thread {
             cpu_ns: 0,
             cs: 0,
             slice_start: SimTime::ZERO,
+            pending: VecDeque::new(),
         }
     }
 
@@ -130,13 +146,12 @@ impl Thread {
             cpu_ns: 0,
             cs: 0,
             slice_start: SimTime::ZERO,
+            pending: VecDeque::new(),
         }
     }
 
-    pub fn job(&self) -> JobId {
-        match self.kind {
-            ThreadKind::User(j) => j,
-            ThreadKind::Kernel => panic!("{} is a kernel thread with no job", self.name),
-        }
+    /// An idle kernel thread: asleep with no wait queue, ready to be given work.
+    pub fn is_idle_kthread(&self) -> bool {
+        !matches!(self.kind, ThreadKind::User(_)) && self.state == ThreadState::Sleeping && self.wait.is_none()
     }
 }

@@ -149,6 +149,25 @@ pub struct MdKnobs {
     pub split_aligned_reads: bool,
 }
 
+/// Memory and the dirty-page limits (`/proc/sys/vm/dirty_ratio` and friends).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VmKnobs {
+    /// Memory available to the page cache, MiB.
+    pub mem_mb: u32,
+    /// Writers are throttled in `balance_dirty_pages` above this % of memory dirty or under writeback.
+    pub dirty_ratio: u32,
+    /// Background writeback starts above this %.
+    pub dirty_background_ratio: u32,
+}
+
+impl Default for VmKnobs {
+    fn default() -> Self {
+        // 2.6.32+ defaults: dirty_ratio 20, dirty_background_ratio 10.
+        VmKnobs { mem_mb: 2048, dirty_ratio: 20, dirty_background_ratio: 10 }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CpuKnobs {
@@ -189,6 +208,7 @@ pub struct Scenario {
     pub dm: DmKnobs,
     pub md: MdKnobs,
     pub cpu: CpuKnobs,
+    pub vm: VmKnobs,
     pub workload: Workload,
     /// The default simulated duration in seconds.
     pub duration_s: f64,
@@ -258,6 +278,7 @@ impl Default for Scenario {
             dm: DmKnobs::default(),
             md: MdKnobs::default(),
             cpu: CpuKnobs::default(),
+            vm: VmKnobs::default(),
             workload: Workload::default(),
             duration_s: 10.0,
         }
@@ -442,6 +463,24 @@ pub const KNOBS: &[KnobSpec] = &[
         live: false,
     },
     KnobSpec {
+        key: "vm.mem_mb",
+        kind: KnobKind::Int { min: 64, max: 1 << 20, unit: "MiB" },
+        help: "memory for the page cache",
+        live: false,
+    },
+    KnobSpec {
+        key: "vm.dirty_ratio",
+        kind: KnobKind::Int { min: 1, max: 100, unit: "%" },
+        help: "writers throttle above this share of memory dirty",
+        live: true,
+    },
+    KnobSpec {
+        key: "vm.dirty_background_ratio",
+        kind: KnobKind::Int { min: 1, max: 100, unit: "%" },
+        help: "background writeback starts above this share",
+        live: true,
+    },
+    KnobSpec {
         key: "workload.name",
         kind: KnobKind::Name { max_len: 15 },
         help: "the process name (fio job name), as top shows it",
@@ -543,6 +582,9 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "queue.read_ahead_kb" => s.queue.read_ahead_kb.to_string(),
         "host.can_queue" => s.host.can_queue.to_string(),
         "scsi.run_queue" => name(&s.scsi.run_queue),
+        "vm.mem_mb" => s.vm.mem_mb.to_string(),
+        "vm.dirty_ratio" => s.vm.dirty_ratio.to_string(),
+        "vm.dirty_background_ratio" => s.vm.dirty_background_ratio.to_string(),
         "workload.name" => s.workload.name.clone(),
         "workload.numjobs" => s.workload.numjobs.to_string(),
         "workload.rw" => name(&s.workload.rw),
@@ -619,6 +661,9 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "queue.read_ahead_kb" => s.queue.read_ahead_kb = int()? as u32,
         "host.can_queue" => s.host.can_queue = int()? as u32,
         "scsi.run_queue" => s.scsi.run_queue = enumerated(value, bad)?,
+        "vm.mem_mb" => s.vm.mem_mb = int()? as u32,
+        "vm.dirty_ratio" => s.vm.dirty_ratio = int()? as u32,
+        "vm.dirty_background_ratio" => s.vm.dirty_background_ratio = int()? as u32,
         "workload.name" => {
             let v = value.trim();
             if v.is_empty() || v.len() > 15 || !v.chars().all(|c| c.is_ascii_graphic()) {

@@ -1,15 +1,22 @@
 //! fio-like jobs: what each process reads or writes, where, and how much.
 
-use crate::ids::{BioId, DevId, JobId, ThreadId};
+use crate::ids::{DevId, JobId, ThreadId};
 use crate::rng::Stream;
 use crate::scenario::{IoEngine, Rw, Workload};
 use crate::time::SimTime;
 use std::collections::VecDeque;
 
-/// One read()/write() (or one iocb): done when all of its bios are.
+/// Who waits for an I/O: the job's own read()/write() (or iocb), or writeback of its pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoOwner {
+    Job(JobId),
+    Writeback(JobId),
+}
+
+/// One read()/write() (or one iocb, or one writeback chunk): done when all of its bios are.
 #[derive(Debug)]
 pub struct Io {
-    pub job: JobId,
+    pub owner: IoOwner,
     pub bytes: u64,
     pub bios_left: u32,
     pub started: SimTime,
@@ -34,9 +41,17 @@ pub struct Job {
     pub bytes_issued: u64,
     pub bytes_done: u64,
     pub inflight: u32,
-    /// Bios built but not yet accepted by the queue (the pool was full).
-    pub pending: VecDeque<BioId>,
     pub done_at: Option<SimTime>,
+    /// Buffered writes go to the page cache (fio direct=0); writeback moves them to the disk.
+    pub buffered: bool,
+    /// Dirty extents (offset, bytes) in the order they were written, oldest first.
+    pub dirty: VecDeque<(u64, u64)>,
+    pub dirty_bytes: u64,
+    /// Bytes submitted by writeback and not yet completed.
+    pub writeback_bytes: u64,
+    /// fsync at the end (fio end_fsync): set while the job waits for it.
+    pub fsync: bool,
+    pub fsync_waiting: bool,
     rng: Stream,
 }
 
@@ -57,8 +72,14 @@ impl Job {
             bytes_issued: 0,
             bytes_done: 0,
             inflight: 0,
-            pending: VecDeque::new(),
             done_at: None,
+            // The page cache models buffered writes; buffered reads are not modelled yet.
+            buffered: !w.direct && w.rw.is_write(),
+            dirty: VecDeque::new(),
+            dirty_bytes: 0,
+            writeback_bytes: 0,
+            fsync: w.fsync,
+            fsync_waiting: false,
             rng,
         }
     }
@@ -68,7 +89,36 @@ impl Job {
     }
 
     pub fn is_done(&self) -> bool {
-        self.size.is_some() && !self.has_more_to_issue() && self.inflight == 0
+        self.size.is_some() && !self.has_more_to_issue() && self.inflight == 0 && !self.needs_fsync()
+    }
+
+    /// Whether the job still has data in the page cache that its fsync must wait for.
+    pub fn needs_fsync(&self) -> bool {
+        self.fsync && self.buffered && (self.dirty_bytes > 0 || self.writeback_bytes > 0)
+    }
+
+    /// Dirties `len` bytes at `off` (coalescing with the last extent when contiguous).
+    pub fn dirty_extent(&mut self, off: u64, len: u64) {
+        match self.dirty.back_mut() {
+            Some((o, l)) if *o + *l == off => *l += len,
+            _ => self.dirty.push_back((off, len)),
+        }
+        self.dirty_bytes += len;
+    }
+
+    /// Takes up to `max` bytes of the oldest dirty extent for writeback.
+    pub fn take_dirty(&mut self, max: u64) -> Option<(u64, u64)> {
+        let (o, l) = self.dirty.front_mut()?;
+        let take = (*l).min(max);
+        let out = (*o, take);
+        *o += take;
+        *l -= take;
+        if *l == 0 {
+            self.dirty.pop_front();
+        }
+        self.dirty_bytes -= take;
+        self.writeback_bytes += take;
+        Some(out)
     }
 
     /// How many bios one I/O becomes at this max_sectors.

@@ -98,3 +98,68 @@ fn a_busy_host_starves_devices_and_a_completion_runs_them() {
         assert!(d.r_s > 10.0, "{} starved: {} r/s", d.name, d.r_s);
     }
 }
+
+#[test]
+fn buffered_writers_are_throttled_at_the_dirty_limit_and_fsync_waits_for_writeback() {
+    // 64 MiB of memory, dirty_ratio 20: ~13 MiB dirty at most. Two writers of 64 MiB each.
+    let mut s = sim(&[
+        ("workload.rw", "write"),
+        ("workload.direct", "false"),
+        ("workload.numjobs", "2"),
+        ("workload.size", "64m"),
+        ("workload.fsync", "true"),
+        ("vm.mem_mb", "64"),
+    ]);
+    let limit = 64 * 1024 * 1024 / 5;
+    let mut max_dirty = 0;
+    while s.step() {
+        let (d, w) = s.page_cache_bytes();
+        max_dirty = max_dirty.max(d + w);
+        s.check_invariants();
+    }
+    assert!(s.is_finished());
+    // The limit is checked after each write(), so it is passed by at most one write per writer.
+    assert!(max_dirty <= limit + 2 * (1 << 20), "dirty+writeback reached {max_dirty}");
+    assert!(max_dirty > limit / 2, "the writers never came near the limit: {max_dirty}");
+    assert_eq!(s.page_cache_bytes(), (0, 0), "fsync returned with pages still dirty");
+    let r = blksim::RunReport::from_sim(&mut s, "t", "t");
+    let written: f64 = r.devices.iter().map(|d| d.wkb_s).sum::<f64>() * r.sim_seconds * 1024.0;
+    assert!((written - 128.0 * 1048576.0).abs() < 1.0, "iostat wrote {written} bytes");
+    assert!(r.threads.iter().any(|t| t.name.starts_with("flush-8:") && t.cpu_pct > 0.0), "the flusher did the writing");
+}
+
+#[test]
+fn punting_starved_queues_to_kblockd_wakes_kblockd_and_costs_context_switches() {
+    // Six disks with deep queues share a host that takes 8 commands: devices starve.
+    let knobs = |mode: &'static str| {
+        vec![
+            ("disks", "6"),
+            ("workload.numjobs", "6"),
+            ("workload.rw", "write"),
+            ("workload.direct", "false"),
+            ("queue.depth", "8"),
+            ("host.can_queue", "8"),
+            ("scsi.run_queue", mode),
+            ("cpu.cores", "2"),
+        ]
+    };
+    let run = |mode| {
+        let mut s = sim(&knobs(mode));
+        s.run_until(SimTime(2_000_000_000));
+        blksim::RunReport::from_sim(&mut s, "t", "t")
+    };
+    let (direct, kblockd) = (run("direct"), run("kblockd"));
+    let kblockd_cpu = |r: &blksim::RunReport| r.threads.iter().filter(|t| t.name.starts_with("kblockd")).map(|t| t.cs).sum::<u64>();
+    assert_eq!(kblockd_cpu(&direct), 0, "direct runs never involve kblockd");
+    assert!(kblockd_cpu(&kblockd) > 100, "kblockd was switched in only {} times", kblockd_cpu(&kblockd));
+    // Each completion with starved devices now costs a kblockd wakeup: more switches per I/O.
+    let per_completion = |r: &blksim::RunReport| r.cs_per_s / r.intr_per_s;
+    assert!(
+        per_completion(&kblockd) > 1.5 * per_completion(&direct),
+        "cs per completion {} vs {}",
+        per_completion(&kblockd),
+        per_completion(&direct)
+    );
+    // And the list reorder starves some devices: per-disk throughput becomes unfair.
+    assert!(kblockd.fairness < direct.fairness - 0.05, "fairness {} vs {}", kblockd.fairness, direct.fairness);
+}
