@@ -1,21 +1,25 @@
-//! Lesson Markdown to HTML with pulldown-cmark. Raw HTML in the Markdown is shown as text,
-//! never rendered: the output only has the tags pulldown-cmark itself writes.
+//! Lesson text as HTML: build.rs renders each lesson's Markdown with pulldown-cmark at build
+//! time (raw HTML in the Markdown becomes text, never markup), so the page ships no parser.
 
-use pulldown_cmark::{html, Event, Options, Parser};
 use yew::prelude::*;
 
-pub fn to_html_string(md: &str) -> String {
-    let parser = Parser::new_ext(md, Options::ENABLE_TABLES).map(|ev| match ev {
-        Event::Html(t) | Event::InlineHtml(t) => Event::Text(t),
-        e => e,
-    });
-    let mut out = String::new();
-    html::push_html(&mut out, parser);
-    out
+include!(concat!(env!("OUT_DIR"), "/lesson_html.rs"));
+
+/// The lesson's text, or nothing for the sandbox.
+pub fn lesson_body(id: &str) -> Html {
+    LESSON_HTML
+        .iter()
+        .find(|(i, _, _)| *i == id)
+        .map_or_else(Html::default, |(_, body, _)| Html::from_html_unchecked(AttrValue::Static(body)))
 }
 
-pub fn render(md: &str) -> Html {
-    Html::from_html_unchecked(AttrValue::from(to_html_string(md)))
+/// Step `n`'s text.
+pub fn step_text(id: &str, n: usize) -> Html {
+    LESSON_HTML
+        .iter()
+        .find(|(i, _, _)| *i == id)
+        .and_then(|(_, _, steps)| steps.get(n))
+        .map_or_else(Html::default, |s| Html::from_html_unchecked(AttrValue::Static(s)))
 }
 
 #[cfg(test)]
@@ -23,11 +27,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn raw_html_is_escaped_not_rendered() {
-        let h = to_html_string("# Title\n\n<script>alert(1)</script> and <b>bold</b>\n\n| a | b |\n|---|---|\n| 1 | 2 |\n");
-        assert!(h.contains("<h1>Title</h1>"));
-        assert!(!h.contains("<script>") && h.contains("&lt;script&gt;"));
-        assert!(!h.contains("<b>"));
-        assert!(h.contains("<table>"));
+    fn every_lesson_has_text_and_no_raw_html() {
+        assert_eq!(LESSON_HTML.len(), blksim::lessons::all().len());
+        for (id, body, steps) in LESSON_HTML {
+            assert!(body.contains("<h1>"), "{id}: no title");
+            assert!(!body.contains("<script") && !body.contains("<div"), "{id}: raw HTML got through");
+            let l = blksim::lessons::find(id).unwrap();
+            assert_eq!(steps.len(), l.steps.len(), "{id}");
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Compiles the lessons in: each `lessons/*.md` is TOML front matter between `+++` lines and a
-//! Markdown body. The front matter (with the body added as "body") becomes one JSON array in
-//! OUT_DIR, sorted by "order", so the core needs serde_json only. A malformed lesson fails the
-//! build with the file name and the TOML error.
+//! Markdown body. The front matter becomes one JSON array in OUT_DIR, sorted by "order", so the
+//! core needs serde_json only (the app renders the body; the core has no use for it). A
+//! malformed lesson fails the build with the file name and the TOML error.
 
 use std::path::Path;
 
@@ -20,12 +20,10 @@ fn main() {
         let text = std::fs::read_to_string(&path).expect("readable lesson");
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let rest = text.strip_prefix("+++\n").unwrap_or_else(|| panic!("{name}: must start with a +++ line (TOML front matter)"));
-        let (front, body) = rest.split_once("\n+++\n").unwrap_or_else(|| panic!("{name}: front matter has no closing +++ line"));
+        let (front, _body) = rest.split_once("\n+++\n").unwrap_or_else(|| panic!("{name}: front matter has no closing +++ line"));
         let value: toml::Value = toml::from_str(front).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let mut json = serde_json::to_value(value).expect("TOML converts to JSON");
-        json.as_object_mut()
-            .unwrap_or_else(|| panic!("{name}: front matter is not a table"))
-            .insert("body".into(), body.trim_start().into());
+        let json = serde_json::to_value(value).expect("TOML converts to JSON");
+        assert!(json.is_object(), "{name}: front matter is not a table");
         lessons.push(json);
     }
     lessons.sort_by_key(|l| l.get("order").and_then(|o| o.as_u64()).unwrap_or(u64::MAX));

@@ -807,8 +807,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                                 { for predict_box }
                             </div>
                             <article class="lesson-text">
-                                if let Some((_, st)) = &cur_step { <div class="step-text">{ markdown::render(&st.text) }</div> }
-                                { markdown::render(&lesson.body) }
+                                if let Some((i, _)) = &cur_step { <div class="step-text">{ markdown::step_text(&lesson.id, *i) }</div> }
+                                { markdown::lesson_body(&lesson.id) }
                             </article>
                         }
                     </div>

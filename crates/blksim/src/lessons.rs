@@ -70,8 +70,6 @@ pub struct Lesson {
     pub predict: Option<Predict>,
     #[serde(default)]
     pub steps: Vec<Step>,
-    /// The lesson text, Markdown (rendered by the app without raw HTML).
-    pub body: String,
 }
 
 /// The compiled-in lessons (see build.rs), in teaching order.
@@ -129,7 +127,6 @@ pub fn sandbox() -> Lesson {
         variants: vec![Variant { name: "custom".into(), summary: "the default scenario plus your knobs".into(), set: BTreeMap::new() }],
         predict: None,
         steps: Vec::new(),
-        body: String::new(),
     }
 }
 
