@@ -303,6 +303,14 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             c[ci] += 1;
             s
         });
+        // A lane holds as many bars as fit; the rest are in its "N waiting" count.
+        if t.stage == TokenStage::Elevator {
+            let c = l.cell(Stage::Elevator, ci);
+            let fits = ((c.w - 8.0) / 28.0).max(1.0) as usize * ((c.h - 24.0) / 9.0).max(1.0) as usize;
+            if slot >= fits {
+                continue;
+            }
+        }
         let k = progress(t);
         let (x0, y0) = pos(t, t.prev, slot);
         let (x1, y1) = pos(t, t.stage, slot);
