@@ -170,6 +170,9 @@ pub struct RequestQueue {
     /// Set when a live write lowered `nr_requests` below what is allocated: the pool may hold
     /// more than `nr_requests` until it drains (as in the kernel); no allocation happens then.
     pub draining: bool,
+    /// `blk_queue_full` per direction: set when an allocation fills the pool, cleared when a
+    /// freed request brings it back below `nr_requests`.
+    pub full: [bool; 2],
     /// Threads sleeping in `get_request_wait`, per direction, in FIFO order.
     pub waiters: [VecDeque<ThreadId>; 2],
     pub elevator: Elevator,
@@ -230,6 +233,7 @@ impl BlockDev {
                 max_sectors_bytes: s.disk.max_sectors_kb as u64 * 1024,
                 pool_count: [0, 0],
                 draining: false,
+                full: [false, false],
                 waiters: Default::default(),
                 elevator: Elevator::default(),
                 tags: TagMap::new(s.queue.depth),

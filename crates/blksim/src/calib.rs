@@ -50,6 +50,18 @@ pub const MAX_WRITEBACK_BYTES: u64 = 1024 * 4096;
 /// A kblockd work item's fixed cost (workqueue dispatch, taking the queue lock).
 pub const KBLOCKD_WORK_NS: u64 = NS_PER_US;
 
+/// 2.6 request-pool batching (`ll_rw_blk.c`, later `blk-core.c`): a process that found the
+/// pool full, or slept in `get_request_wait`, may allocate `BLK_BATCH_REQ` requests within
+/// `BLK_BATCH_TIME` (HZ/50) even while the pool stays full, up to 3/2 of `nr_requests`.
+pub const BLK_BATCH_REQ: u32 = 32;
+pub const BLK_BATCH_TIME_NS: u64 = 20 * NS_PER_MS;
+
+/// `balance_dirty_pages` (2.6.32-2.6.39): a writer over the dirty limit sleeps in
+/// `io_schedule_timeout(pause)`, the pause starting at one jiffy and doubling up to HZ/10.
+/// HZ=1000 (the common distribution setting of that era).
+pub const DIRTY_PAUSE_MIN_NS: u64 = NS_PER_MS;
+pub const DIRTY_PAUSE_MAX_NS: u64 = 100 * NS_PER_MS;
+
 /// How long a thread keeps a core while others are runnable on it before it is preempted at
 /// its next step boundary. Reason: CFS `sched_min_granularity_ns` is 0.75–4 ms by core count.
 pub const SCHED_SLICE_NS: u64 = 3 * NS_PER_MS;

@@ -86,6 +86,8 @@ pub enum Step {
     KblockdWork,
     /// A writeback flusher (`flush-MAJ:MIN`) writes back the next chunk of dirty pages.
     FlushWork,
+    /// A writer's `balance_dirty_pages` pause ended: check the dirty limit again.
+    DirtyRecheck,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,6 +116,11 @@ pub struct Thread {
     pub slice_start: SimTime,
     /// Bios built but not yet accepted by the queue (the pool was full).
     pub pending: VecDeque<BioId>,
+    /// The current `balance_dirty_pages` pause (0: not throttled).
+    pub dirty_pause_ns: u64,
+    /// The io_context's batching state: requests left in the batch, and when it started.
+    pub batch_left: u32,
+    pub batch_since: SimTime,
 }
 
 impl Thread {
@@ -131,6 +138,9 @@ impl Thread {
             cs: 0,
             slice_start: SimTime::ZERO,
             pending: VecDeque::new(),
+            batch_left: 0,
+            batch_since: SimTime::ZERO,
+            dirty_pause_ns: 0,
         }
     }
 
@@ -147,6 +157,22 @@ impl Thread {
             cs: 0,
             slice_start: SimTime::ZERO,
             pending: VecDeque::new(),
+            batch_left: 0,
+            batch_since: SimTime::ZERO,
+            dirty_pause_ns: 0,
+        }
+    }
+
+    /// `ioc_batching`: a full batch, or some left and the batch is younger than BLK_BATCH_TIME.
+    pub fn is_batching(&self, now: SimTime) -> bool {
+        self.batch_left == crate::calib::BLK_BATCH_REQ || (self.batch_left > 0 && now - self.batch_since < crate::calib::BLK_BATCH_TIME_NS)
+    }
+
+    /// `ioc_set_batching`: start a batch unless one is running.
+    pub fn set_batching(&mut self, now: SimTime) {
+        if !self.is_batching(now) {
+            self.batch_left = crate::calib::BLK_BATCH_REQ;
+            self.batch_since = now;
         }
     }
 

@@ -1,7 +1,7 @@
 //! The event queue: ordered by (time, sequence number). Ties are broken by insertion order,
 //! and scheduling into the past is a bug.
 
-use crate::ids::{CoreId, DiskId, JobId};
+use crate::ids::{CoreId, DiskId, JobId, ThreadId};
 use crate::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -17,6 +17,8 @@ pub enum Event {
     JobStart { job: JobId },
     /// The one-second statistics tick (iostat and vmstat intervals).
     StatsTick,
+    /// A sleeping thread's timeout (`io_schedule_timeout`) expires.
+    Timeout { thread: ThreadId },
 }
 
 #[derive(Debug)]

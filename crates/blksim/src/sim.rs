@@ -92,12 +92,11 @@ pub struct Sim {
     /// already queued (one `delay_work` per queue: queueing it twice is a no-op).
     kblockd_queue: Vec<std::collections::VecDeque<DevId>>,
     run_queued: Vec<bool>,
-    /// The page cache: bytes dirty and under writeback, the limits, and the throttled writers.
+    /// The page cache: bytes dirty and under writeback, and the limits.
     dirty_total: u64,
     writeback_total: u64,
     dirty_thresh: u64,
     background_thresh: u64,
-    throttled: std::collections::VecDeque<ThreadId>,
     /// Per device: its flusher thread, and where its round of files stands (file, bytes left).
     flushers: Vec<ThreadId>,
     flush_cursor: Vec<(usize, u64)>,
@@ -189,7 +188,6 @@ impl Sim {
             writeback_total: 0,
             dirty_thresh: s.vm.mem_mb as u64 * (1 << 20) * s.vm.dirty_ratio as u64 / 100,
             background_thresh: s.vm.mem_mb as u64 * (1 << 20) * s.vm.dirty_background_ratio.min(s.vm.dirty_ratio) as u64 / 100,
-            throttled: Default::default(),
             flush_cursor: vec![(0, MAX_WRITEBACK_BYTES); flushers.len()],
             flushers,
         }
@@ -290,6 +288,12 @@ impl Sim {
                 self.wake(tid, Step::Next);
             }
             Event::StatsTick => self.on_stats_tick(),
+            Event::Timeout { thread } => {
+                // Only a writer paused in balance_dirty_pages sets a timeout.
+                if self.threads[thread.idx()].wait == Some(Wait::DirtyThrottle) {
+                    self.wake(thread, Step::DirtyRecheck);
+                }
+            }
         }
     }
 
@@ -442,6 +446,7 @@ impl Sim {
             }
             Step::RetryGetRequest => GET_REQUEST_NS + DISPATCH_NS,
             Step::KblockdWork => KBLOCKD_WORK_NS + DISPATCH_NS,
+            Step::DirtyRecheck => SYSCALL_NS,
             Step::FlushWork => WRITEBACK_CHUNK_NS + BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS,
         }
     }
@@ -466,8 +471,17 @@ impl Sim {
                     self.submit_pending(tid)
                 }
             }
-            Step::RetryGetRequest => self.submit_pending(tid),
+            Step::RetryGetRequest => {
+                // After sleeping in get_request_wait a process becomes a batcher.
+                let now = self.now();
+                self.threads[tid.idx()].set_batching(now);
+                self.submit_pending(tid)
+            }
             Step::KblockdWork => self.kblockd_work(tid),
+            Step::DirtyRecheck => {
+                let j = self.job_of(tid);
+                self.balance_dirty_pages(j)
+            }
             Step::FlushWork => self.flush_work(tid),
         }
     }
@@ -571,12 +585,24 @@ impl Sim {
         if self.dirty_total + self.writeback_total > self.background_thresh {
             self.wake_flusher(dev);
         }
-        if self.dirty_total + self.writeback_total > self.dirty_thresh {
-            let tid = self.jobs[j.idx()].tid;
-            self.throttled.push_back(tid);
-            return Next::Sleep(Wait::DirtyThrottle);
+        self.balance_dirty_pages(j)
+    }
+
+    /// `balance_dirty_pages` (2.6.32-2.6.39): over the dirty limit, the writer sleeps for a
+    /// pause that doubles, from one jiffy to HZ/10, each time it is still over when it wakes.
+    /// The wakeup is a timer, not writeback progress.
+    fn balance_dirty_pages(&mut self, j: JobId) -> Next {
+        let tid = self.jobs[j.idx()].tid;
+        if self.dirty_total + self.writeback_total <= self.dirty_thresh {
+            self.threads[tid.idx()].dirty_pause_ns = 0;
+            return Next::Continue(Step::Next);
         }
-        Next::Continue(Step::Next)
+        let now = self.now();
+        let th = &mut self.threads[tid.idx()];
+        th.dirty_pause_ns = (th.dirty_pause_ns * 2).clamp(DIRTY_PAUSE_MIN_NS, DIRTY_PAUSE_MAX_NS);
+        let at = now + th.dirty_pause_ns;
+        self.events.schedule(at, Event::Timeout { thread: tid });
+        Next::Sleep(Wait::DirtyThrottle)
     }
 
     fn wake_flusher(&mut self, dev: DevId) {
@@ -628,11 +654,6 @@ impl Sim {
     fn writeback_done(&mut self, j: JobId, bytes: u64) {
         self.writeback_total -= bytes;
         self.jobs[j.idx()].writeback_bytes -= bytes;
-        if self.dirty_total + self.writeback_total <= self.dirty_thresh {
-            while let Some(t) = self.throttled.pop_front() {
-                self.wake(t, Step::Next);
-            }
-        }
         let job = &self.jobs[j.idx()];
         if job.fsync_waiting && !job.needs_fsync() {
             self.jobs[j.idx()].fsync_waiting = false;
@@ -697,15 +718,31 @@ impl Sim {
                 return Ok(());
             }
         }
+        // get_request (2.6): the allocation that fills the pool marks it full and makes its
+        // process a batcher; while full, only batchers allocate, and never past 3/2 of
+        // nr_requests. Everyone else sleeps in get_request_wait.
         let q = &mut self.devs[di].queue;
         let dir = bio.write as usize;
-        if q.pool_count[dir] >= q.nr_requests {
+        let th = &mut self.threads[tid.idx()];
+        let mut refuse = q.draining;
+        if q.pool_count[dir] + 1 >= q.nr_requests {
+            if !q.full[dir] {
+                th.set_batching(now);
+                q.full[dir] = true;
+            } else if !th.is_batching(now) {
+                refuse = true;
+            }
+        }
+        if refuse || q.pool_count[dir] >= 3 * q.nr_requests / 2 {
             q.waiters[dir].push_back(tid);
             self.emit(dev, Action::S, bio.write, bio.sector, bio.bytes, tid, bio_id.0, 0);
             return Err(Wait::GetRequest { dev, write: bio.write });
         }
+        if th.is_batching(now) {
+            th.batch_left -= 1;
+        }
         q.pool_count[dir] += 1;
-        assert!(q.pool_count[dir] <= q.nr_requests, "request pool over nr_requests");
+        assert!(q.pool_count[dir] <= 3 * q.nr_requests / 2, "request pool over 3/2 nr_requests");
         let rq = ReqId(self.reqs.insert(Request {
             dev,
             write: bio.write,
@@ -806,7 +843,9 @@ impl Sim {
         if q.draining && q.pool_count.iter().all(|&c| c <= q.nr_requests) {
             q.draining = false;
         }
+        // __freed_request: below nr_requests again, the queue is no longer full; wake one sleeper.
         if q.pool_count[dir] < q.nr_requests {
+            q.full[dir] = false;
             if let Some(w) = q.waiters[dir].pop_front() {
                 self.wake(w, Step::RetryGetRequest);
             }
@@ -941,7 +980,7 @@ impl Sim {
             let q = &d.queue;
             for dir in 0..2 {
                 assert!(
-                    q.pool_count[dir] <= q.nr_requests || q.draining,
+                    q.pool_count[dir] <= 3 * q.nr_requests / 2 || q.draining,
                     "{}: {} requests allocated, nr_requests {}",
                     d.name,
                     q.pool_count[dir],
@@ -957,7 +996,7 @@ impl Sim {
         let dirty: u64 = self.jobs.iter().map(|j| j.dirty_bytes).sum();
         let writeback: u64 = self.jobs.iter().map(|j| j.writeback_bytes).sum();
         assert_eq!((dirty, writeback), (self.dirty_total, self.writeback_total), "page cache accounting");
-        assert!(self.throttled.len() <= self.jobs.len(), "throttled writers");
+
         let in_flight: u64 = self.devs.iter().map(|d| d.stats.in_flight).sum();
         assert_eq!(in_flight, self.reqs.live() as u64, "diskstats in_flight vs live requests");
     }

@@ -163,3 +163,28 @@ fn punting_starved_queues_to_kblockd_wakes_kblockd_and_costs_context_switches() 
     // And the list reorder starves some devices: per-disk throughput becomes unfair.
     assert!(kblockd.fairness < direct.fairness - 0.05, "fairness {} vs {}", kblockd.fairness, direct.fairness);
 }
+
+#[test]
+fn the_process_that_fills_the_pool_becomes_a_batcher_and_gets_32_requests() {
+    // One libaio writer with far more in flight than the pool holds, behind one tag: the
+    // allocation that fills the pool (the 128th) starts a batch of BLK_BATCH_REQ = 32, so the
+    // pool peaks at 127 + 32 = 159 before the writer sleeps in get_request_wait. (No write cache:
+    // a random write takes milliseconds, so no request completes during the batch.)
+    let mut s = sim(&[
+        ("workload.rw", "randwrite"),
+        ("workload.bs", "4k"),
+        ("workload.ioengine", "libaio"),
+        ("workload.iodepth", "512"),
+        ("queue.depth", "1"),
+        ("queue.nr_requests", "128"),
+        ("disk.write_cache", "false"),
+    ]);
+    let mut peak = 0;
+    while s.now() < SimTime(50_000_000) && s.step() {
+        let (occ, _) = s.occupancy();
+        peak = peak.max(occ[0].pool[1]);
+        s.check_invariants();
+    }
+    assert_eq!(peak, 127 + 32);
+    assert!(s.trace().since(0).0.any(|r| r.action == Action::S), "the writer never slept");
+}
