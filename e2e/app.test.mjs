@@ -1,38 +1,20 @@
 // Whole-page tests of the built app (dist/), as a student or an instructor would use it.
 // Run by scripts/test after `trunk build --release`; or `npm run e2e` with dist/ present.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch } from './browser.mjs';
-import { serve } from './serve.mjs';
+import { harness, artifacts } from './harness.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dist = path.join(root, 'dist');
-const artifacts = path.join(root, 'e2e', 'artifacts');
-let server, browser, base;
-
-before(async () => {
-  assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/ is missing: run trunk build --release first');
-  fs.mkdirSync(artifacts, { recursive: true });
-  server = await serve(dist);
-  base = `http://127.0.0.1:${server.address().port}/`;
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const h = harness();
 
 // Opens a page and records console errors and uncaught exceptions.
 async function open(fragment, viewport = { width: 1400, height: 900 }) {
-  const page = await browser.newPage({ viewport });
+  const page = await h.browser.newPage({ viewport });
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(base + fragment);
+  await page.goto(h.base + fragment);
   await page.waitForSelector('canvas.diagram');
   return { page, errors };
 }

@@ -1,27 +1,9 @@
 // Lessons, presenter mode and links, as an instructor, a student and a kernel engineer use them.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch } from './browser.mjs';
-import { serve } from './serve.mjs';
+import { harness } from './harness.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dist = path.join(root, 'dist');
-let server, browser, base;
-
-before(async () => {
-  assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/ is missing: run trunk build --release first');
-  server = await serve(dist);
-  base = `http://127.0.0.1:${server.address().port}/`;
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const h = harness();
 
 async function open(context, fragment) {
   const page = await context.newPage();
@@ -29,14 +11,14 @@ async function open(context, fragment) {
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(base + fragment);
+  await page.goto(h.base + fragment);
   return { page, errors };
 }
 
 const LESSONS = ['anatomy-of-a-request', 'queue-depth-and-the-elevator', 'dm-sg-lists', 'raid5-chunk', 'mq-clone-stall', 'nr-requests', 'scsi-starved'];
 
 test('the home page lists every lesson with its question', async () => {
-  const ctx = await browser.newContext();
+  const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '');
   await page.waitForSelector('.lesson-list');
   const links = await page.$$eval('.lesson-card a', (as) => as.map((a) => a.getAttribute('href')));
@@ -50,7 +32,7 @@ test('the home page lists every lesson with its question', async () => {
 });
 
 test('every lesson page loads without errors, and its toggle changes the variant', async () => {
-  const ctx = await browser.newContext();
+  const ctx = await h.browser.newContext();
   for (const id of LESSONS) {
     const { page, errors } = await open(ctx, `#/lesson/${id}?v=1&speed=0.05`);
     await page.waitForSelector('canvas.diagram');
@@ -68,7 +50,7 @@ test('every lesson page loads without errors, and its toggle changes the variant
 });
 
 test('predict, run, then reveal', async () => {
-  const ctx = await browser.newContext();
+  const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/queue-depth-and-the-elevator?v=1');
   await page.waitForSelector('.predict');
   assert.equal(await page.isDisabled('.predict-run'), true, 'Run before choosing');
@@ -85,7 +67,7 @@ test('predict, run, then reveal', async () => {
 });
 
 test('presenter mode: PageDown moves through the steps, and the notes window follows', async () => {
-  const ctx = await browser.newContext();
+  const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1');
   await page.waitForSelector('canvas.diagram');
   await page.click('.presenter-toggle');
@@ -113,7 +95,7 @@ test('presenter mode: PageDown moves through the steps, and the notes window fol
 });
 
 test('a copied link opened in a new page shows the same counters at the same time', async () => {
-  const ctx = await browser.newContext();
+  const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&variant=regressed&seed=9&speed=1');
   await page.waitForFunction(() => document.querySelector('.interval')?.textContent.includes('second ending at 2'), null, { timeout: 20000 });
   await page.keyboard.press('Space');
@@ -131,7 +113,7 @@ test('a copied link opened in a new page shows the same counters at the same tim
 });
 
 test('back and forward walk through the states', async () => {
-  const ctx = await browser.newContext();
+  const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/nr-requests?v=1');
   await page.waitForSelector('canvas.diagram');
   await page.click('button.variant:has-text("workaround")');
@@ -146,7 +128,7 @@ test('back and forward walk through the states', async () => {
 });
 
 test('tampered links show a message naming the bad part, with no page error and nothing injected', async () => {
-  const ctx = await browser.newContext();
+  const ctx = await h.browser.newContext();
   const cases = [
     ['#/lesson/scsi-starved?v=1&variant=%E0%A4%A', /variant/],
     ['#/lesson/scsi-starved?v=1&seed=-5', /seed/],
@@ -170,7 +152,7 @@ test('tampered links show a message naming the bad part, with no page error and 
 });
 
 test('the sandbox takes a fio job file and saves it in the link', async () => {
-  const ctx = await browser.newContext();
+  const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/sandbox?v=1');
   await page.waitForSelector('textarea');
   await page.fill('textarea', '[global]\nioengine=libaio\ndirect=1\n[randread]\nrw=randread\nbs=4k\niodepth=8\nnumjobs=3\nruntime=30\n');

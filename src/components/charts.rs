@@ -68,18 +68,25 @@ fn max_of(runs: &[(&str, &RunSeries)], f: impl Fn(&RunSeries) -> &Vec<f64>) -> f
     runs.iter().flat_map(|(_, r)| f(r).iter().copied()).fold(0.0, f64::max)
 }
 
-/// Draws throughput, cs/s and CPU busy% over time: one panel each, runs overlaid.
-pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], dark: bool) -> Result<(), String> {
+type Area = DrawingArea<CanvasBackend, plotters::coord::Shift>;
+
+/// Sizes the canvas to its box, and clears it in the theme's background.
+fn prepare(canvas: &HtmlCanvasElement, dark: bool, min_h: i32) -> Result<(Area, RGBColor, RGBColor), String> {
     let w = canvas.client_width().max(200) as u32;
-    let h = canvas.client_height().max(150) as u32;
+    let h = canvas.client_height().max(min_h) as u32;
     if canvas.width() != w || canvas.height() != h {
         canvas.set_width(w);
         canvas.set_height(h);
     }
-    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("no 2d context")?;
-    let root = backend.into_drawing_area();
+    let root = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("no 2d context")?.into_drawing_area();
     let (bg, fg) = if dark { (RGBColor(0x1b, 0x20, 0x26), RGBColor(0xe9, 0xed, 0xf1)) } else { (WHITE, RGBColor(0x1d, 0x23, 0x2b)) };
     root.fill(&bg).map_err(|e| e.to_string())?;
+    Ok((root, bg, fg))
+}
+
+/// Draws throughput, cs/s and CPU busy% over time: one panel each, runs overlaid.
+pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], dark: bool) -> Result<(), String> {
+    let (root, bg, fg) = prepare(canvas, dark, 150)?;
     let panels = root.split_evenly((3, 1));
     let t_max = max_of(runs, |r| &r.t_s).max(1.0);
     type Pick = fn(&RunSeries) -> &Vec<f64>;
@@ -129,16 +136,7 @@ pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], 
 
 /// A latency histogram on a log2 time axis: counts per power-of-two bucket of I/O latency.
 pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)], dark: bool) -> Result<(), String> {
-    let w = canvas.client_width().max(200) as u32;
-    let h = canvas.client_height().max(100) as u32;
-    if canvas.width() != w || canvas.height() != h {
-        canvas.set_width(w);
-        canvas.set_height(h);
-    }
-    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("no 2d context")?;
-    let root = backend.into_drawing_area();
-    let (bg, fg) = if dark { (RGBColor(0x1b, 0x20, 0x26), RGBColor(0xe9, 0xed, 0xf1)) } else { (WHITE, RGBColor(0x1d, 0x23, 0x2b)) };
-    root.fill(&bg).map_err(|e| e.to_string())?;
+    let (root, _, fg) = prepare(canvas, dark, 100)?;
     // Fold the fine buckets into powers of two of microseconds.
     let fold = |b: &Vec<(u64, u64)>| {
         let mut out = [0u64; 32];

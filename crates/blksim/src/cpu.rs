@@ -124,13 +124,12 @@ pub struct Thread {
 }
 
 impl Thread {
-    /// A kernel thread: it sleeps (idle, not D) until it is given work.
-    pub fn kernel(name: String, kind: ThreadKind, home: CoreId, pid: u32) -> Thread {
+    fn new(name: String, kind: ThreadKind, state: ThreadState, home: CoreId, pid: u32) -> Thread {
         Thread {
             name,
             pid,
             kind,
-            state: ThreadState::Sleeping,
+            state,
             wait: None,
             home,
             next: None,
@@ -144,22 +143,24 @@ impl Thread {
         }
     }
 
+    /// A kernel thread: it sleeps (idle, not D) until it is given work.
+    pub fn kernel(name: String, kind: ThreadKind, home: CoreId, pid: u32) -> Thread {
+        Thread::new(name, kind, ThreadState::Sleeping, home, pid)
+    }
+
+    /// A job's process, not started until its fork time.
     pub fn user(name: String, job: JobId, home: CoreId, pid: u32) -> Thread {
-        Thread {
-            name,
-            pid,
-            kind: ThreadKind::User(job),
-            state: ThreadState::New,
-            wait: None,
-            home,
-            next: None,
-            cpu_ns: 0,
-            cs: 0,
-            slice_start: SimTime::ZERO,
-            pending: VecDeque::new(),
-            batch_left: 0,
-            batch_since: SimTime::ZERO,
-            dirty_pause_ns: 0,
+        Thread::new(name, ThreadKind::User(job), ThreadState::New, home, pid)
+    }
+
+    /// The state letter `top` shows: R running or runnable, D uninterruptible sleep (waiting for
+    /// I/O, a request, the dirty limit or fsync), S sleeping, X exited.
+    pub fn top_state(&self) -> char {
+        match self.state {
+            ThreadState::Running | ThreadState::Runnable => 'R',
+            ThreadState::Sleeping if self.wait.is_some() => 'D',
+            ThreadState::Sleeping | ThreadState::New => 'S',
+            ThreadState::Exited => 'X',
         }
     }
 

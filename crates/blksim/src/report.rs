@@ -1,7 +1,6 @@
 //! The run report: the JSON of `blksim run` (the CLI contract's field names) and the numbers
 //! the UI shows. Built from counters, never from anything lesson-specific.
 
-use crate::cpu::ThreadState;
 use crate::sim::{Interval, Sim};
 use crate::stats::{CpuPct, Iostat};
 use crate::time::{NS_PER_MS, NS_PER_S};
@@ -117,13 +116,7 @@ impl RunReport {
                 pid: t.pid,
                 cpu_pct: 100.0 * t.cpu_ns as f64 / total_ns as f64,
                 cs: t.cs,
-                state: match t.state {
-                    ThreadState::Running | ThreadState::Runnable => "R",
-                    ThreadState::Sleeping if t.wait.is_some() => "D",
-                    ThreadState::Sleeping | ThreadState::New => "S",
-                    ThreadState::Exited => "X",
-                }
-                .into(),
+                state: t.top_state().to_string(),
             })
             .collect();
         // top's order: busiest first; ties by pid so the order is stable.

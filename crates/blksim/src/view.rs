@@ -1,7 +1,6 @@
 //! Read-only views for the UI: the stack's topology (static, from the scenario) and a
 //! top-like list of threads. Together with the trace and the reports, this is all the UI sees.
 
-use crate::cpu::ThreadState;
 use crate::sim::Sim;
 use serde::{Deserialize, Serialize};
 
@@ -69,18 +68,7 @@ impl Sim {
     pub fn threads_view(&self) -> Vec<ThreadView> {
         self.threads
             .iter()
-            .map(|t| ThreadView {
-                name: t.name.clone(),
-                pid: t.pid,
-                state: match t.state {
-                    ThreadState::Running | ThreadState::Runnable => 'R',
-                    ThreadState::Sleeping if t.wait.is_some() => 'D',
-                    ThreadState::Sleeping | ThreadState::New => 'S',
-                    ThreadState::Exited => 'X',
-                },
-                cpu_ns: t.cpu_ns,
-                home_cpu: t.home.0,
-            })
+            .map(|t| ThreadView { name: t.name.clone(), pid: t.pid, state: t.top_state(), cpu_ns: t.cpu_ns, home_cpu: t.home.0 })
             .collect()
     }
 

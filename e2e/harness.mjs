@@ -1,0 +1,30 @@
+// What every page test needs: the built app served on loopback and a system Chromium.
+import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch } from './browser.mjs';
+import { serve } from './serve.mjs';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const artifacts = path.join(root, 'e2e', 'artifacts');
+const dist = path.join(root, 'dist');
+
+/// Starts the server and the browser before the file's tests, and stops them after.
+export function harness() {
+  const h = { base: '', browser: null };
+  let server;
+  before(async () => {
+    assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/ is missing: run trunk build --release first');
+    fs.mkdirSync(artifacts, { recursive: true });
+    server = await serve(dist);
+    h.base = `http://127.0.0.1:${server.address().port}/`;
+    h.browser = await launch();
+  });
+  after(async () => {
+    await h.browser?.close();
+    server?.close();
+  });
+  return h;
+}
