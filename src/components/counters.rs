@@ -100,6 +100,9 @@ pub fn Counters(p: &CountersProps) -> Html {
                 { big("throughput", "throughput", iv.throughput_mb_s, b.map(|b| b.throughput_mb_s), format::throughput) }
                 { big("iops", "IOPS", iv.iops, b.map(|b| b.iops), format::rate) }
                 { big("cs", "context switches /s", iv.cs_per_s, b.map(|b| b.cs_per_s), format::rate) }
+                if iv.devices.len() > 1 {
+                    { big("fairness", "fairness across disks (Jain)", iv.fairness, b.map(|b| b.fairness), |f| format!("{f:.2}")) }
+                }
             </div>
             <p class="interval">{
                 if p.partial { format!("so far: the first {:.0} ms (iostat and vmstat report each simulated second)", iv.end_s * 1e3) }

@@ -78,6 +78,8 @@ pub struct IntervalReport {
     pub blocked: u32,
     pub cpu: CpuPct,
     pub devices: Vec<Iostat>,
+    /// Jain's index over the disks' throughput in this interval (1 = all equal).
+    pub fairness: f64,
 }
 
 impl IntervalReport {
@@ -97,6 +99,13 @@ impl IntervalReport {
             blocked: cur.blocked,
             cpu: cur.cpu.pct_since(&prev.cpu),
             devices: sim.devs.iter().enumerate().map(|(i, d)| cur.diskstats[i].iostat(&prev.diskstats[i], dt, &d.name)).collect(),
+            fairness: crate::stats::jain_fairness(
+                &cur.diskstats
+                    .iter()
+                    .zip(&prev.diskstats)
+                    .map(|(c, p)| (c.sectors[0] + c.sectors[1] - p.sectors[0] - p.sectors[1]) as f64)
+                    .collect::<Vec<_>>(),
+            ),
         }
     }
 }
