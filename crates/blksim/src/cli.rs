@@ -157,8 +157,12 @@ fn cmd_lessons(a: &Args) -> String {
     let mut s = String::new();
     for l in &all {
         let vars: Vec<&str> = l.variants.iter().map(|v| v.name.as_str()).collect();
-        let status =
-            if l.calibrated { "calibrated".to_string() } else { "NOT YET CALIBRATED: the model lacks this lesson's mechanism".to_string() };
+        let status = if l.calibrated {
+            "calibrated".to_string()
+        } else {
+            "NOT YET CALIBRATED: the model does not yet reproduce this report within its bands (blksim run lists what is missing)"
+                .to_string()
+        };
         let _ = writeln!(s, "{:<16} {}\n{:<16} variants: {}  [{}]", l.id, l.title, "", vars.join(", "), status);
     }
     s

@@ -284,6 +284,7 @@ impl Sim {
             Event::CoreDone { core } => self.on_core_done(core),
             Event::DiskDone { disk, slot } => self.on_disk_done(disk, slot),
             Event::JobStart { job } => {
+                self.jobs[job.idx()].write_since = self.now();
                 let tid = self.jobs[job.idx()].tid;
                 self.wake(tid, Step::Next);
             }
@@ -594,6 +595,10 @@ impl Sim {
     fn balance_dirty_pages(&mut self, j: JobId) -> Next {
         let tid = self.jobs[j.idx()].tid;
         if self.dirty_total + self.writeback_total <= self.dirty_thresh {
+            // write() returns: its latency includes any pauses it took.
+            let now = self.now();
+            let since = std::mem::replace(&mut self.jobs[j.idx()].write_since, now);
+            self.latency.record(now - since);
             self.threads[tid.idx()].dirty_pause_ns = 0;
             return Next::Continue(Step::Next);
         }
@@ -894,11 +899,12 @@ impl Sim {
 
     fn io_done(&mut self, io: Io) {
         let now = self.now();
-        self.latency.record(now - io.started);
+        // Latency is what the job sees (fio's clat); writeback is not the job's I/O.
         let j = match io.owner {
             IoOwner::Writeback(j) => return self.writeback_done(j, io.bytes),
             IoOwner::Job(j) => j,
         };
+        self.latency.record(now - io.started);
         self.totals.ios_completed += 1;
         let job = &mut self.jobs[j.idx()];
         job.inflight -= 1;

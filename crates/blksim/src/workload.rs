@@ -52,6 +52,8 @@ pub struct Job {
     /// fsync at the end (fio end_fsync): set while the job waits for it.
     pub fsync: bool,
     pub fsync_waiting: bool,
+    /// When the current buffered write() was entered (fio's clat for buffered I/O).
+    pub write_since: SimTime,
     rng: Stream,
 }
 
@@ -80,6 +82,7 @@ impl Job {
             writeback_bytes: 0,
             fsync: w.fsync,
             fsync_waiting: false,
+            write_since: SimTime::ZERO,
             rng,
         }
     }
