@@ -105,6 +105,8 @@ test('a copied link opened in a new page shows the same counters at the same tim
   assert.match(url, /#\/lesson\/scsi-starved\?v=1&variant=regressed&seed=9&t=[0-9.]+&speed=1$/);
   const want = await page.textContent('.counters');
   const { page: other, errors: otherErrors } = await open(ctx, url.slice(url.indexOf('#')));
+  // The page runs to the link's time point over a few frames, then shows its counters.
+  await other.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false');
   await other.waitForSelector('.counters .big');
   assert.equal(await other.getAttribute('.app', 'data-playing'), 'false', 'a link with t opens paused');
   assert.equal(await other.textContent('.counters'), want);

@@ -78,6 +78,9 @@ pub const SPEED_MIN: f64 = 1e-6;
 pub const SPEED_MAX: f64 = 1.0;
 pub const SPEED_DEFAULT: f64 = 0.05;
 
+/// Events run per frame while catching up to a link's time point (a few ms of work in wasm).
+pub const CATCH_UP_EVENTS_PER_FRAME: u64 = 100_000;
+
 /// What a page shows when its own lesson does not exist.
 pub const FALLBACK_LESSON: &str = "anatomy-of-a-request";
 
@@ -114,6 +117,8 @@ pub struct SimDriver {
     pub occupancy: (Vec<DevOccupancy>, Vec<HostOccupancy>),
     /// A problem with the link this state came from, shown to the user.
     pub notice: Option<String>,
+    /// A link's time point still to be reached (run without animation, a budget per frame).
+    pub catch_up_to: Option<SimTime>,
     /// The last trace records, for the event log (not appended while `log_paused`).
     pub log: VecDeque<TraceRecord>,
     pub log_paused: bool,
@@ -159,6 +164,7 @@ impl SimDriver {
             achieved_speed: 0.0,
             occupancy,
             notice: None,
+            catch_up_to: None,
             log: VecDeque::new(),
             log_paused: false,
             dropped: 0,
@@ -197,8 +203,9 @@ impl SimDriver {
                         d.speed = sp.clamp(SPEED_MIN, SPEED_MAX);
                     }
                     if let Some(t) = st.t {
-                        d.sim.run_until(SimTime::from_secs_f64(t));
-                        d.resync();
+                        // Run to the link's time point over the next frames, not in one go: a
+                        // long run would freeze the page. The page shows progress meanwhile.
+                        d.catch_up_to = Some(SimTime::from_secs_f64(t));
                         d.playing = false;
                     }
                     d
@@ -250,6 +257,17 @@ impl SimDriver {
     /// Advances by one animation frame of `dt_ms` wall milliseconds. `now_ms` is the frame's
     /// wall timestamp (for tweens). Returns true when a new whole second of counters landed.
     pub fn frame(&mut self, dt_ms: f64, now_ms: f64) -> bool {
+        if let Some(t) = self.catch_up_to {
+            self.sim.set_trace(false);
+            self.sim.run_until_bounded(t, CATCH_UP_EVENTS_PER_FRAME);
+            if self.sim.now() >= t || self.sim.is_finished() {
+                self.catch_up_to = None;
+                self.sim.set_trace(true);
+                self.resync();
+                return true;
+            }
+            return false;
+        }
         if !self.playing || self.sim.is_finished() {
             return self.absorb(now_ms);
         }

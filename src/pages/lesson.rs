@@ -57,6 +57,13 @@ enum Theme {
 pub type SharedSession = Rc<RefCell<Session>>;
 
 fn live_line(d: &SimDriver, dt: f64) -> String {
+    if let Some(to) = d.catch_up_to {
+        return format!(
+            "running to the link's time point, t = {} … now at {}",
+            format::sim_time(to.ns()),
+            format::sim_time(d.sim.now().ns())
+        );
+    }
     let t = d.sim.totals();
     let status = if d.sim.is_finished() {
         "all jobs done".to_string()
@@ -165,6 +172,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 if let Some(el) = live.cast::<HtmlElement>() {
                     el.set_text_content(Some(&live_line(d, dt)));
                     let _ = el.set_attribute("data-events", &d.sim.totals().events.to_string());
+                    let _ = el.set_attribute("data-catching-up", if d.catch_up_to.is_some() { "true" } else { "false" });
                 }
             }
             if s.charts_dirty {
