@@ -85,6 +85,11 @@ pub const HDD_MEDIA_OUTER_BYTES_PER_S: u64 = 130_000_000;
 pub const HDD_MEDIA_INNER_BYTES_PER_S: u64 = 65_000_000;
 /// Capacity: 500 GB (976,773,168 sectors, the IDEMA figure for 500 GB).
 pub const HDD_CAPACITY_SECTORS: u64 = 976_773_168;
+/// NCQ/TCQ aging: a command queued in the drive longer than this is served next. Reason: drive
+/// firmware bounds starvation under shortest-positioning-first; vendors do not publish the
+/// figure, we take a few average service times' worth of hundreds of ms.
+pub const HDD_NCQ_AGE_MAX_NS: u64 = 500 * NS_PER_MS;
+
 /// Drive firmware and protocol overhead per command. Reason: ~0.1–0.3 ms measured for
 /// random 4 KiB I/O beyond seek and rotation on SATA drives; we take the low end.
 pub const HDD_COMMAND_OVERHEAD_NS: u64 = 100 * NS_PER_US;

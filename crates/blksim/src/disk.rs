@@ -15,6 +15,8 @@ pub struct Cmd {
     pub sector: u64,
     pub bytes: u64,
     pub write: bool,
+    /// When the drive received it (for the drive's own aging of queued commands).
+    pub queued_at: SimTime,
 }
 
 #[derive(Debug)]
@@ -132,7 +134,11 @@ impl Disk {
 
     fn start_next(&mut self, now: SimTime, arrived_idle: bool) -> Option<(u16, SimTime)> {
         let slot = self.slots.iter().position(|s| s.is_none())?;
-        let cmd = self.queue.pop_front()?;
+        let pick = match &self.model {
+            Model::Hdd(h) => hdd_pick(h, &self.queue, now, self.capacity_sectors)?,
+            Model::Ssd(_) => 0,
+        };
+        let cmd = self.queue.remove(pick)?;
         let done = match &mut self.model {
             Model::Hdd(h) => now + hdd_service_ns(h, now, &cmd, arrived_idle, self.capacity_sectors),
             Model::Ssd(s) => {
@@ -174,6 +180,23 @@ pub fn seek_ns(distance: u64, capacity: u64) -> u64 {
         HDD_SEEK_AVG_NS as f64 + (HDD_SEEK_FULL_NS - HDD_SEEK_AVG_NS) as f64 * (x - third) / (1.0 - third)
     };
     t as u64
+}
+
+/// NCQ/TCQ inside the drive: of the commands queued in it, start the one the head reaches
+/// soonest (shortest positioning time first). Writes the write cache absorbs need no
+/// positioning and go first, in order. A command queued longer than `HDD_NCQ_AGE_MAX_NS` goes
+/// next regardless, as drive firmware ages requests to bound starvation.
+fn hdd_pick(h: &Hdd, queue: &VecDeque<Cmd>, now: SimTime, capacity: u64) -> Option<usize> {
+    if queue.is_empty() {
+        return None;
+    }
+    if let Some(old) = queue.iter().position(|c| now - c.queued_at > HDD_NCQ_AGE_MAX_NS) {
+        return Some(old);
+    }
+    let start = now.max(h.media_free_at);
+    let cost = |c: &Cmd| if c.write && h.write_cache { 0 } else { hdd_position_ns(h, start, c.sector, capacity) };
+    // min_by_key keeps the first of equal keys: ties go to the oldest command.
+    queue.iter().enumerate().min_by_key(|(_, c)| cost(c)).map(|(i, _)| i)
 }
 
 /// Positioning from the head's position to `sector`, starting at `start`: seek, then wait
@@ -267,7 +290,7 @@ mod tests {
         let mb = 1 << 20;
         // 64 back-to-back 1 MiB sequential reads, each submitted 20 µs after the last completes.
         for i in 0..64u64 {
-            let (slot, done) = d.submit(now, Cmd { req: ReqId(0), sector: i * 2048, bytes: mb, write: false }).unwrap();
+            let (slot, done) = d.submit(now, Cmd { req: ReqId(0), sector: i * 2048, bytes: mb, write: false, queued_at: now }).unwrap();
             let (_, next) = d.complete(done, slot);
             assert!(next.is_none());
             now = done + 20_000;
@@ -279,7 +302,7 @@ mod tests {
         let start = now;
         for _ in 0..200 {
             let sector = rng.below(HDD_CAPACITY_SECTORS / 8 - 8) * 8;
-            let (slot, done) = d.submit(now, Cmd { req: ReqId(0), sector, bytes: 4096, write: false }).unwrap();
+            let (slot, done) = d.submit(now, Cmd { req: ReqId(0), sector, bytes: 4096, write: false, queued_at: now }).unwrap();
             d.complete(done, slot);
             now = done;
         }
@@ -299,7 +322,8 @@ mod tests {
             let mut now = SimTime::ZERO;
             let mut first_cache_full = None;
             for i in 0..400u64 {
-                let (slot, done) = d.submit(now, Cmd { req: ReqId(0), sector: i * 1024, bytes: 512 * 1024, write: true }).unwrap();
+                let (slot, done) =
+                    d.submit(now, Cmd { req: ReqId(0), sector: i * 1024, bytes: 512 * 1024, write: true, queued_at: now }).unwrap();
                 if done - now > 3 * NS_PER_MS && first_cache_full.is_none() {
                     first_cache_full = Some(i);
                 }

@@ -801,7 +801,7 @@ impl Sim {
             let tag = self.devs[di].queue.tags.get().expect("checked not full");
             let r = self.reqs.get_mut(rq.0);
             r.tag = Some(tag);
-            let cmd = Cmd { req: rq, sector: r.sector, bytes: r.bytes, write: r.write };
+            let cmd = Cmd { req: rq, sector: r.sector, bytes: r.bytes, write: r.write, queued_at: now };
             let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
             let submitter = r.submitter;
             self.emit(dev, Action::D, write, sector, bytes, submitter, rq.0, 0);

@@ -188,3 +188,22 @@ fn the_process_that_fills_the_pool_becomes_a_batcher_and_gets_32_requests() {
     assert_eq!(peak, 127 + 32);
     assert!(s.trace().since(0).0.any(|r| r.action == Action::S), "the writer never slept");
 }
+
+#[test]
+fn the_drive_reorders_its_queue_so_deeper_tags_serve_more_random_reads() {
+    // Shortest positioning first inside the drive (NCQ/TCQ): with 31 commands to choose from,
+    // random 4 KiB reads need less seeking and rotation each than one at a time.
+    let iops = |depth: &'static str| {
+        let mut s = sim(&[
+            ("workload.rw", "randread"),
+            ("workload.bs", "4k"),
+            ("workload.ioengine", "libaio"),
+            ("workload.iodepth", "32"),
+            ("queue.depth", depth),
+        ]);
+        s.run_until(SimTime(2_000_000_000));
+        blksim::RunReport::from_sim(&mut s, "t", "t").iops
+    };
+    let (one, ncq) = (iops("1"), iops("31"));
+    assert!(ncq > 1.5 * one, "NCQ {ncq:.0} IOPS vs {one:.0} without");
+}
