@@ -62,6 +62,13 @@ pub const BLK_BATCH_TIME_NS: u64 = 20 * NS_PER_MS;
 pub const DIRTY_PAUSE_MIN_NS: u64 = NS_PER_MS;
 pub const DIRTY_PAUSE_MAX_NS: u64 = 100 * NS_PER_MS;
 
+/// deadline (2.6 `deadline-iosched.c`): read_expire HZ/2, write_expire 5*HZ, fifo_batch 16,
+/// writes_starved 2.
+pub const DEADLINE_READ_EXPIRE_NS: u64 = 500 * NS_PER_MS;
+pub const DEADLINE_WRITE_EXPIRE_NS: u64 = 5_000 * NS_PER_MS;
+pub const DEADLINE_FIFO_BATCH: u32 = 16;
+pub const DEADLINE_WRITES_STARVED: u32 = 2;
+
 /// How long a thread keeps a core while others are runnable on it before it is preempted at
 /// its next step boundary. Reason: CFS `sched_min_granularity_ns` is 0.75–4 ms by core count.
 pub const SCHED_SLICE_NS: u64 = 3 * NS_PER_MS;

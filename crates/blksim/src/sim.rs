@@ -760,7 +760,7 @@ impl Sim {
         }));
         self.devs[di].stats.start(now);
         self.emit(dev, Action::G, bio.write, bio.sector, bio.bytes, tid, rq.0, bio_id.0);
-        self.devs[di].queue.elevator.add(rq, bio.write, bio.sector, sector_end);
+        self.devs[di].queue.elevator.add(rq, bio.write, bio.sector, sector_end, now);
         self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
         self.run_queue(dev);
         Ok(())
@@ -789,7 +789,7 @@ impl Sim {
     fn run_queue(&mut self, dev: DevId) {
         let now = self.now();
         let di = dev.idx();
-        while let Some(rq) = self.devs[di].queue.elevator.front() {
+        while let Some(rq) = self.devs[di].queue.elevator.next(now) {
             if self.devs[di].queue.tags.is_full() {
                 break;
             }
@@ -797,7 +797,7 @@ impl Sim {
             if !self.hosts[h.idx()].try_get(dev) {
                 break;
             }
-            self.devs[di].queue.elevator.remove_front(rq);
+            self.devs[di].queue.elevator.dispatched(rq);
             let tag = self.devs[di].queue.tags.get().expect("checked not full");
             let r = self.reqs.get_mut(rq.0);
             r.tag = Some(tag);
@@ -1036,6 +1036,11 @@ impl Sim {
                     self.run_queue(DevId(d as u16));
                 }
             }
+            "queue.scheduler" => {
+                for d in &mut self.devs {
+                    d.queue.elevator.set_kind(crate::block::elevator_kind(s.queue.scheduler));
+                }
+            }
             "disk.max_sectors_kb" => {
                 for d in &mut self.devs {
                     d.queue.max_sectors_bytes = s.disk.max_sectors_kb as u64 * 1024;
@@ -1102,11 +1107,8 @@ pub fn model_gaps(cfg: &Config) -> Vec<String> {
             "workload.rw=randwrite buffered: writeback writes the dirty pages in the order they were written, without sorting".into(),
         );
     }
-    if s.queue.scheduler != Scheduler::Noop {
-        gaps.push(format!(
-            "queue.scheduler={}: only noop is modelled yet; running noop",
-            crate::scenario::get_knob(s, "queue.scheduler").unwrap_or_default()
-        ));
+    if s.queue.scheduler == Scheduler::Cfq {
+        gaps.push("queue.scheduler=cfq: cfq is not modelled yet; running noop".into());
     }
     if s.disk.kind == DiskKind::Hwraid5 {
         gaps.push("disk.kind=hwraid5: the RAID5 controller is not modelled yet; running a plain HDD".into());

@@ -16,7 +16,13 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         1u32..=32,
         (4u32..=64, 1u32..=64, 1u32..=64, prop::sample::select(vec![4u32, 8, 64, 512])),
         (prop::sample::select(vec!["hdd", "ssd"]), any::<bool>(), 1u32..=4, prop::sample::select(vec!["0", "256k", "4m"])),
-        (any::<bool>(), any::<bool>(), prop::sample::select(vec!["direct", "kblockd", "fixed"]), 64u32..=256),
+        (
+            any::<bool>(),
+            any::<bool>(),
+            prop::sample::select(vec!["direct", "kblockd", "fixed"]),
+            64u32..=256,
+            prop::sample::select(vec!["noop", "deadline"]),
+        ),
     )
         .prop_map(
             |(
@@ -29,7 +35,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 iodepth,
                 (nr, depth, can_queue, max_kb),
                 (kind, wc, cores, size),
-                (direct, fsync, run_queue, mem),
+                (direct, fsync, run_queue, mem, scheduler),
             )| {
                 let mut s = Scenario::default();
                 for (k, v) in [
@@ -52,6 +58,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     ("workload.fsync", fsync.to_string()),
                     ("scsi.run_queue", run_queue.to_string()),
                     ("vm.mem_mb", mem.to_string()),
+                    ("queue.scheduler", scheduler.to_string()),
                 ] {
                     set_knob(&mut s, k, &v).unwrap();
                 }
