@@ -109,7 +109,8 @@ pub struct SimDriver {
     /// Per-thread CPU% over the last second: (name, pid, cpu%, state).
     pub top: Vec<(String, u32, f64, char)>,
     last_threads: Vec<ThreadView>,
-    ticks_seen: usize,
+    /// The end of the last one-second snapshot taken in (the history is capped, so not a count).
+    last_tick_end: Option<SimTime>,
     /// The largest number of events one frame may run (adapted to the measured frame cost).
     pub frame_events_max: u64,
     /// Simulated seconds per wall second actually achieved in the last frame.
@@ -159,7 +160,7 @@ impl SimDriver {
             top: Vec::new(),
             core_busy_pct: Vec::new(),
             last_threads,
-            ticks_seen: 0,
+            last_tick_end: None,
             frame_events_max: 20_000,
             achieved_speed: 0.0,
             occupancy,
@@ -363,7 +364,7 @@ impl SimDriver {
             return true;
         }
         // Before the first whole second, show the numbers so far, a few times per second.
-        if self.ticks_seen == 0 && self.sim.now().ns() > 0 && now_ms - self.last_partial_ms >= 250.0 {
+        if self.last_tick_end.is_none() && self.sim.now().ns() > 0 && now_ms - self.last_partial_ms >= 250.0 {
             self.last_partial_ms = now_ms;
             let cur = self.sim.cumulative();
             self.interval = Some(IntervalReport::between(&self.sim, &blksim::sim::Interval::zero_for(&cur), &cur));
@@ -517,21 +518,25 @@ impl SimDriver {
 
     /// When the simulation passed a one-second tick, compute that second's numbers.
     fn take_interval(&mut self) -> bool {
-        let hist: Vec<&blksim::sim::Interval> = self.sim.history().collect();
-        if hist.len() == self.ticks_seen && self.ticks_seen > 0 {
+        // Only the last two snapshots matter; the history itself is not copied each frame.
+        let n = self.sim.history().len();
+        let mut last_two = self.sim.history().skip(n.saturating_sub(2));
+        let (prev, cur) = match (last_two.next(), last_two.next()) {
+            (Some(p), Some(c)) => (Some(p), c),
+            (Some(c), None) => (None, c),
+            _ => return false,
+        };
+        if self.last_tick_end == Some(cur.end) {
             return false;
         }
-        if hist.is_empty() {
-            return false;
-        }
-        self.ticks_seen = hist.len();
-        let cur = hist[hist.len() - 1];
+        self.last_tick_end = Some(cur.end);
         let zero;
-        let prev = if hist.len() >= 2 {
-            hist[hist.len() - 2]
-        } else {
-            zero = blksim::sim::Interval::zero_for(cur);
-            &zero
+        let prev = match prev {
+            Some(p) => p,
+            None => {
+                zero = blksim::sim::Interval::zero_for(cur);
+                &zero
+            }
         };
         self.interval = Some(IntervalReport::between(&self.sim, prev, cur));
         self.interval_partial = false;

@@ -216,8 +216,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     let cores = d.topology.cores.max(1) as f64;
     let w = (r.w - 8.0) / cores;
     let running = d.sim.core_threads();
-    let threads = d.sim.threads_view();
-    for (c, pid) in running.iter().enumerate() {
+    for (c, tid) in running.iter().enumerate() {
         let x = r.x + 4.0 + c as f64 * w;
         let cell = Rect { x, y: r.y + 4.0, w: w - 4.0, h: r.h - 8.0 };
         ctx.set_fill_style_str(theme.slot);
@@ -227,10 +226,11 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         ctx.set_fill_style_str(theme.dim);
         let bh = cell.h * busy / 100.0;
         ctx.fill_rect(cell.x, cell.y + cell.h - bh, cell.w, bh);
-        let label = match pid {
-            Some(pid) => {
-                let name = threads.iter().find(|t| t.pid == *pid).map_or("?", |t| t.name.as_str());
-                ctx.set_fill_style_str(thread_colour(name, *pid));
+        let label = match tid {
+            Some(tid) => {
+                // Names and pids never change: the driver's copy serves, no per-frame list.
+                let (pid, name) = d.thread_of(*tid);
+                ctx.set_fill_style_str(thread_colour(name, pid));
                 ctx.fill_rect(cell.x, cell.y, cell.w, cell.h);
                 format!("cpu{c} {name}")
             }

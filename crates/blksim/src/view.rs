@@ -72,9 +72,9 @@ impl Sim {
             .collect()
     }
 
-    /// Which thread each core runs now (None: idle), for the CPU strips.
+    /// Which thread each core runs now, by thread id (None: idle), for the CPU strips.
     pub fn core_threads(&self) -> Vec<Option<u32>> {
-        self.cores.iter().map(|c| if c.busy { c.current.map(|t| self.threads[t.idx()].pid) } else { None }).collect()
+        self.cores.iter().map(|c| if c.busy { c.current.map(|t| t.0) } else { None }).collect()
     }
 
     /// Head position per disk as a fraction of the stroke.
