@@ -114,6 +114,7 @@ fn apply_step(s: &mut Session, i: usize) {
     }
     s.a.playing = true;
     s.charts_dirty = true;
+    sync_fragment(&s.a);
 }
 
 /// Tells the speaker-notes window which step is showing.
