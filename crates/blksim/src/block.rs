@@ -27,6 +27,11 @@ pub struct Request {
     pub alloc_at: SimTime,
     pub tag: Option<u16>,
     pub submitter: ThreadId,
+    /// A clone made by request-based dm (`blk_rq_prep_clone`): the original request on the dm
+    /// device. A clone carries one clone bio per original bio; they are not separate `Bio`s
+    /// because they are freed with the clone (`nr_clone_bios` counts them).
+    pub clone_of: Option<ReqId>,
+    pub nr_clone_bios: u32,
 }
 
 /// Which elevator a queue runs. `none` and `mq-deadline` (blk-mq) run as noop and deadline.
@@ -86,7 +91,7 @@ impl Elevator {
         let waiting: Vec<(ReqId, SimTime, (bool, u64, u64))> = self.fifo.iter().map(|&(rq, t)| (rq, t, self.extents[&rq])).collect();
         *self = Elevator::new(kind);
         for (rq, t, (write, start, end)) in waiting {
-            self.add_at(rq, write, start, end, t);
+            self.add_at(rq, write, start, end, t, true);
         }
     }
 
@@ -101,13 +106,24 @@ impl Elevator {
     /// Inserts a request at `now` (its FIFO deadline follows from the direction).
     pub fn add(&mut self, rq: ReqId, write: bool, start: u64, end: u64, now: SimTime) {
         let expire = if write { DEADLINE_WRITE_EXPIRE_NS } else { DEADLINE_READ_EXPIRE_NS };
-        self.add_at(rq, write, start, end, now + expire);
+        self.add_at(rq, write, start, end, now + expire, true);
     }
 
-    fn add_at(&mut self, rq: ReqId, write: bool, start: u64, end: u64, deadline: SimTime) {
+    /// Inserts a request that nothing may merge into (`REQ_NOMERGE`: a dm clone inserted with
+    /// `blk_insert_cloned_request`).
+    pub fn add_nomerge(&mut self, rq: ReqId, write: bool, start: u64, end: u64, now: SimTime) {
+        let expire = if write { DEADLINE_WRITE_EXPIRE_NS } else { DEADLINE_READ_EXPIRE_NS };
+        self.add_at(rq, write, start, end, now + expire, false);
+    }
+
+    fn add_at(&mut self, rq: ReqId, write: bool, start: u64, end: u64, deadline: SimTime, mergeable: bool) {
         self.fifo.push_back((rq, deadline));
         self.sorted[write as usize].insert((start, rq), ());
-        self.index(rq, write, start, end);
+        if mergeable {
+            self.index(rq, write, start, end);
+        } else {
+            self.extents.insert(rq, (write, start, end));
+        }
     }
 
     fn index(&mut self, rq: ReqId, write: bool, start: u64, end: u64) {
@@ -308,14 +324,25 @@ pub fn elevator_kind(s: crate::scenario::Scheduler) -> ElevatorKind {
     }
 }
 
+/// What is behind a block device: a disk on a SCSI host, or a stacking driver that maps onto
+/// lower block devices.
+#[derive(Debug, Clone)]
+pub enum DevKind {
+    /// An `sd` disk: its device model and the HBA it hangs off.
+    Sd { disk: DiskId, host: HostId },
+    /// Request-based dm-multipath (`dm-N`): requests are cloned onto the active path.
+    DmMpath { paths: Vec<DevId> },
+    /// md RAID5 (`mdN`): bio-based, over its member devices.
+    Md { members: Vec<DevId> },
+}
+
 /// A block device in iostat's list.
 #[derive(Debug)]
 pub struct BlockDev {
     pub name: String,
     pub major: u32,
     pub minor: u32,
-    pub disk: DiskId,
-    pub host: HostId,
+    pub kind: DevKind,
     pub queue: RequestQueue,
     pub stats: DiskStats,
 }
@@ -348,6 +375,26 @@ pub fn sd_major_minor(i: u32) -> (u32, u32) {
     (major, (i % 16) * 16)
 }
 
+impl RequestQueue {
+    fn new(s: &Scenario, max_sectors_kb: u32, depth: u32) -> RequestQueue {
+        RequestQueue {
+            nr_requests: s.queue.nr_requests,
+            max_sectors_bytes: max_sectors_kb as u64 * 1024,
+            pool_count: [0, 0],
+            draining: false,
+            full: [false, false],
+            waiters: Default::default(),
+            elevator: Elevator::new(elevator_kind(s.queue.scheduler)),
+            tags: TagMap::new(depth),
+        }
+    }
+}
+
+/// The major number the kernel gives device-mapper dynamically; 253 on most systems.
+pub const DM_MAJOR: u32 = 253;
+/// md's major (Documentation/devices.txt).
+pub const MD_MAJOR: u32 = 9;
+
 impl BlockDev {
     pub fn leaf(index: u32, disk: DiskId, host: HostId, s: &Scenario) -> BlockDev {
         let (major, minor) = sd_major_minor(index);
@@ -355,24 +402,50 @@ impl BlockDev {
             name: sd_name(index),
             major,
             minor,
-            disk,
-            host,
-            queue: RequestQueue {
-                nr_requests: s.queue.nr_requests,
-                max_sectors_bytes: s.disk.max_sectors_kb as u64 * 1024,
-                pool_count: [0, 0],
-                draining: false,
-                full: [false, false],
-                waiters: Default::default(),
-                elevator: Elevator::new(elevator_kind(s.queue.scheduler)),
-                tags: TagMap::new(s.queue.depth),
-            },
+            kind: DevKind::Sd { disk, host },
+            queue: RequestQueue::new(s, s.disk.max_sectors_kb, s.queue.depth),
             stats: DiskStats::default(),
         }
     }
 
+    /// `dm-N`: a request-based multipath device over `paths`, with its own request queue and
+    /// elevator (no tags: its "driver" is the map to the lower queue).
+    pub fn dm_mpath(index: u32, paths: Vec<DevId>, s: &Scenario) -> BlockDev {
+        BlockDev {
+            name: format!("dm-{index}"),
+            major: DM_MAJOR,
+            minor: index,
+            kind: DevKind::DmMpath { paths },
+            queue: RequestQueue::new(s, s.dm.max_sectors_kb, 0),
+            stats: DiskStats::default(),
+        }
+    }
+
+    /// `mdN`: md RAID5 over `members`. Bio-based: it has no request pool or elevator of its own;
+    /// its queue limit is the chunk (2.6.20 `blk_queue_max_sectors(mddev->queue, chunk)`).
+    pub fn md(index: u32, members: Vec<DevId>, s: &Scenario) -> BlockDev {
+        BlockDev {
+            name: format!("md{index}"),
+            major: MD_MAJOR,
+            minor: index,
+            kind: DevKind::Md { members },
+            queue: RequestQueue::new(s, s.md.chunk_kb, 0),
+            stats: DiskStats::default(),
+        }
+    }
+
+    /// A disk at the bottom of the stack (the fairness index is over these).
     pub fn is_leaf(&self) -> bool {
-        true
+        matches!(self.kind, DevKind::Sd { .. })
+    }
+
+    /// The disk and host of an `sd` device. Panics for a stacking device: only leaf queues
+    /// dispatch to hardware.
+    pub fn sd(&self) -> (DiskId, HostId) {
+        match self.kind {
+            DevKind::Sd { disk, host } => (disk, host),
+            _ => panic!("{} is not a SCSI disk", self.name),
+        }
     }
 }
 

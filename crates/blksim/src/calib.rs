@@ -35,6 +35,32 @@ pub const SOFTIRQ_REQUEST_NS: u64 = 3 * NS_PER_US;
 /// Ending one bio in the completion path (`bio_endio`, waking its waiter's page).
 pub const SOFTIRQ_BIO_NS: u64 = 300;
 
+/// How long softirq processing may run in interrupt context before the rest is deferred to
+/// the CPU's `ksoftirqd/N` thread. Source: `MAX_SOFTIRQ_TIME` = 2 ms in `kernel/softirq.c`
+/// (3.9+; 2.6.32 bounded it by `MAX_SOFTIRQ_RESTART` = 10 rounds, about as long under load).
+/// While ksoftirqd has work, new softirq work joins it (4dd53d89, "defer to ksoftirqd if it is
+/// running"; the report of seed 000 shows exactly that: ksoftirqd/4 at 100%).
+pub const SOFTIRQ_BUDGET_NS: u64 = 2 * NS_PER_MS;
+
+/// One visit of `__blk_recalc_rq_segments` to a remaining bio of a partly completed request
+/// (follow `bi_next`, walk its bio_vec, test physical mergeability). Not published: fit once so
+/// that seed 000's regressed case is bound by one CPU near its reported 600 MB/s, as
+/// REGRESSIONS.md's calibration table says to do. It is about one cache miss per visited bio
+/// (~90 ns to DRAM on a 2010 Xeon), which is what a list of slab-allocated bios costs.
+pub const SEGMENT_WALK_NS: u64 = 90;
+
+/// Cloning one bio for a request-based dm clone (`blk_rq_prep_clone`: `bio_alloc_bioset` and
+/// `__bio_clone`). Reason: a slab allocation and a 100-byte copy, ~0.2-0.3 µs.
+pub const BIO_CLONE_NS: u64 = 250;
+
+/// Mapping one request onto a path and inserting the clone into the lower queue
+/// (`map_request`, `multipath_map`, `blk_insert_cloned_request`). Reason: a few µs in profiles.
+pub const DM_MAP_REQUEST_NS: u64 = 2 * NS_PER_US;
+
+/// Allocating one page for readahead and adding it to the page cache (`page_cache_alloc_cold`,
+/// `add_to_page_cache_lru`). Reason: ~0.5 µs per page in 2.6-era profiles.
+pub const RA_PAGE_NS: u64 = 500;
+
 /// Copying one 4 KiB page from user space into the page cache (`generic_perform_write`):
 /// ~2-4 GB/s memcpy on 2010 x86, plus the page-cache lookup.
 pub const PAGE_COPY_NS: u64 = 1_200;

@@ -27,6 +27,12 @@ pub struct Core {
     pub runq: VecDeque<ThreadId>,
     /// Completions raised by interrupts on this core, waiting for softirq processing.
     pub softirq: VecDeque<ReqId>,
+    /// The work item running is softirq work in interrupt context (not a thread step).
+    pub in_irq_softirq: bool,
+    /// Softirq time run in interrupt context since the core last had none pending.
+    pub softirq_burst_ns: u64,
+    /// The budget ran out: pending softirq work is ksoftirqd/N's until it has drained it.
+    pub softirq_deferred: bool,
     /// Threads in I/O wait whose last CPU is this one: idle time counts as iowait while > 0.
     pub nr_iowait: u32,
 }
@@ -88,6 +94,8 @@ pub enum Step {
     FlushWork,
     /// A writer's `balance_dirty_pages` pause ended: check the dirty limit again.
     DirtyRecheck,
+    /// `ksoftirqd/N` runs the next pending softirq completion of its CPU.
+    Softirq,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -93,6 +93,17 @@ impl Rw {
     }
 }
 
+/// What the job's file is: the block device node itself, or a file on a filesystem on it.
+/// It decides the bios buffered reads make (see `Sim::submit_readahead`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Filesystem {
+    /// `dd if=/dev/dm-0`: the block device's page cache, read through buffer heads.
+    None,
+    /// A file on XFS: `mpage_readpages` builds one bio per contiguous run of pages.
+    Xfs,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum IoEngine {
@@ -193,6 +204,8 @@ pub struct Workload {
     /// Bytes each job transfers; 0 means time-based (run for the whole duration).
     pub size: u64,
     pub fsync: bool,
+    /// Whether the job reads a device node or files on a filesystem (buffered reads only).
+    pub filesystem: Filesystem,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -262,6 +275,7 @@ impl Default for Workload {
             direct: true,
             size: 0,
             fsync: false,
+            filesystem: Filesystem::None,
         }
     }
 }
@@ -509,6 +523,12 @@ pub const KNOBS: &[KnobSpec] = &[
         live: false,
     },
     KnobSpec { key: "workload.fsync", kind: KnobKind::Bool, help: "fsync when the job ends (fio end_fsync)", live: false },
+    KnobSpec {
+        key: "workload.filesystem",
+        kind: KnobKind::Enum(&["none", "xfs"]),
+        help: "none: the job reads the device node (one bio per page); xfs: files (one bio per contiguous run)",
+        live: false,
+    },
     KnobSpec { key: "cpu.cores", kind: KnobKind::Int { min: 1, max: limits::CORES_MAX as u64, unit: "" }, help: "CPU cores", live: false },
     KnobSpec { key: "duration", kind: KnobKind::Seconds { max: limits::DURATION_S_MAX }, help: "simulated seconds to run", live: false },
 ];
@@ -594,6 +614,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "workload.direct" => s.workload.direct.to_string(),
         "workload.size" => fmt_size(s.workload.size),
         "workload.fsync" => s.workload.fsync.to_string(),
+        "workload.filesystem" => name(&s.workload.filesystem),
         "cpu.cores" => s.cpu.cores.to_string(),
         "duration" => format!("{}", s.duration_s),
         _ => return None,
@@ -679,6 +700,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "workload.direct" => s.workload.direct = boolean()?,
         "workload.size" => s.workload.size = size()?,
         "workload.fsync" => s.workload.fsync = boolean()?,
+        "workload.filesystem" => s.workload.filesystem = enumerated(value, bad)?,
         "cpu.cores" => s.cpu.cores = int()? as u32,
         "duration" => {
             let v: f64 = value.trim().parse().map_err(|_| bad())?;

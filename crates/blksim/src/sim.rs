@@ -4,19 +4,19 @@
 //! The components are plain structs in their own modules (`cpu`, `block`, `scsi`, `disk`,
 //! `workload`); this module is the glue, the way `ll_rw_blk.c` and `scsi_lib.c` are glue.
 
-use crate::block::{Bio, BlockDev, Request};
+use crate::block::{Bio, BlockDev, DevKind, Request};
 use crate::calib::*;
 use crate::cpu::{AcctState, Core, Step, Thread, ThreadKind, ThreadState, Wait};
 use crate::disk::{Cmd, Disk};
 use crate::event::{Event, EventQueue};
 use crate::ids::*;
 use crate::rng::{Stream, STREAM_DISK, STREAM_JOB};
-use crate::scenario::{limits, Config, IoEngine, RunQueueMode, StackKind};
+use crate::scenario::{limits, Config, Filesystem, IoEngine, RunQueueMode, StackKind};
 use crate::scsi::Host;
 use crate::stats::{jain_fairness, CpuTimes, DiskStats, LatencyHist};
 use crate::time::{SimTime, NS_PER_S};
 use crate::trace::{Action, TraceRecord, TraceRing};
-use crate::workload::{Io, IoOwner, Job};
+use crate::workload::{Io, IoOwner, Job, RaWindow};
 
 /// The default trace ring size: enough for several frames of the busiest lesson.
 pub const TRACE_RING_DEFAULT: usize = 1 << 16;
@@ -44,6 +44,14 @@ pub struct Totals {
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub ios_completed: u64,
+    /// Request-based dm clones made and completed, and the clone bios they carried.
+    pub clones_made: u64,
+    pub clones_completed: u64,
+    pub clone_bios_made: u64,
+    pub clone_bios_completed: u64,
+    /// Buffered reads: bytes read() copied out of the page cache, and bytes readahead brought in.
+    pub buffered_read_bytes: u64,
+    pub readahead_bytes: u64,
 }
 
 /// One simulated second of counters, for charts and the live tables.
@@ -97,9 +105,15 @@ pub struct Sim {
     writeback_total: u64,
     dirty_thresh: u64,
     background_thresh: u64,
-    /// Per device: its flusher thread, and where its round of files stands (file, bytes left).
-    flushers: Vec<ThreadId>,
+    /// Per device: its flusher thread (top-level devices only: the bdi jobs write to), and
+    /// where its round of files stands (file, bytes left).
+    flushers: Vec<Option<ThreadId>>,
     flush_cursor: Vec<(usize, u64)>,
+    /// The running thread's plug (`blk_start_plug` .. `blk_finish_plug` around one step):
+    /// requests made during the step wait here, where later bios merge into them, and go to
+    /// their elevators when the step ends.
+    plugging: bool,
+    plug: Vec<ReqId>,
 }
 
 impl Sim {
@@ -128,26 +142,38 @@ impl Sim {
             let host = HostId((d as u64 * s.hbas as u64 / s.disks as u64) as u16);
             devs.push(BlockDev::leaf(d, DiskId(d as u16), host, s));
         }
-        // One writeback thread per block device, as 2.6.32+ has (flush-MAJ:MIN).
-        let mut flushers = Vec::new();
-        for (i, d) in devs.iter().enumerate() {
-            flushers.push(ThreadId(threads.len() as u32));
+        // The stacking layer, listed after the disks as iostat lists dm-* and md* after sd*.
+        // The jobs use the top of the stack.
+        let top: Vec<DevId> = match s.stack {
+            StackKind::Direct | StackKind::Lvm => (0..s.disks).map(|d| DevId(d as u16)).collect(),
+            StackKind::Dm => (0..s.disks)
+                .map(|d| {
+                    devs.push(BlockDev::dm_mpath(d, vec![DevId(d as u16)], s));
+                    DevId((devs.len() - 1) as u16)
+                })
+                .collect(),
+            StackKind::Md => {
+                devs.push(BlockDev::md(0, (0..s.disks).map(|d| DevId(d as u16)).collect(), s));
+                vec![DevId((devs.len() - 1) as u16)]
+            }
+        };
+        // One writeback thread per top-level block device, as 2.6.32+ has (flush-MAJ:MIN).
+        let mut flushers = vec![None; devs.len()];
+        for (i, &dev) in top.iter().enumerate() {
+            flushers[dev.idx()] = Some(ThreadId(threads.len() as u32));
             let home = CoreId((i as u32 % s.cpu.cores) as u16);
-            threads.push(Thread::kernel(
-                format!("flush-{}:{}", d.major, d.minor),
-                ThreadKind::Flusher(DevId(i as u16)),
-                home,
-                400 + i as u32,
-            ));
+            let d = &devs[dev.idx()];
+            threads.push(Thread::kernel(format!("flush-{}:{}", d.major, d.minor), ThreadKind::Flusher(dev), home, 400 + i as u32));
         }
         let mut jobs = Vec::new();
-        let top_devs = devs.len() as u32;
+        let top_devs = top.len() as u32;
         for j in 0..s.workload.numjobs {
-            let dev = DevId((j % top_devs) as u16);
+            let nth_dev = j % top_devs;
+            let dev = top[nth_dev as usize];
             // Jobs sharing a device read separate regions of it (separate files).
-            let sharers = (s.workload.numjobs + top_devs - 1 - dev.0 as u32) / top_devs;
+            let sharers = (s.workload.numjobs + top_devs - 1 - nth_dev) / top_devs;
             let nth = j / top_devs;
-            let cap = disks[dev.idx()].capacity_sectors() * 512;
+            let cap = dev_capacity_sectors(&devs, &disks, dev, s) * 512;
             let region = cap / sharers as u64 / s.workload.bs * s.workload.bs;
             let tid = ThreadId(threads.len() as u32);
             let home = CoreId((j % s.cpu.cores) as u16);
@@ -190,6 +216,8 @@ impl Sim {
             background_thresh: s.vm.mem_mb as u64 * (1 << 20) * s.vm.dirty_background_ratio.min(s.vm.dirty_ratio) as u64 / 100,
             flush_cursor: vec![(0, MAX_WRITEBACK_BYTES); flushers.len()],
             flushers,
+            plugging: false,
+            plug: Vec::new(),
         }
     }
 
@@ -339,11 +367,26 @@ impl Sim {
         }
         let now = self.now();
         self.account(c);
-        if let Some(&req) = self.cores[ci].softirq.front() {
-            let nbios = self.reqs.get(req.0).bios.len() as u64;
-            let cost = HARDIRQ_NS + SOFTIRQ_REQUEST_NS + SOFTIRQ_BIO_NS * nbios;
+        if self.cores[ci].softirq.is_empty() {
+            self.cores[ci].softirq_burst_ns = 0;
+        } else if !self.cores[ci].softirq_deferred {
+            if self.cores[ci].softirq_burst_ns >= SOFTIRQ_BUDGET_NS {
+                // __do_softirq is out of budget: the rest is ksoftirqd/N's, a thread that takes
+                // its turn with the others on this CPU. Waking it kicks this core again.
+                self.cores[ci].softirq_deferred = true;
+                let ksoftirqd = ThreadId(c.0 as u32);
+                debug_assert_eq!(self.threads[ksoftirqd.idx()].kind, ThreadKind::Ksoftirqd);
+                if self.threads[ksoftirqd.idx()].is_idle_kthread() {
+                    self.wake(ksoftirqd, Step::Softirq);
+                    return;
+                }
+            }
+            let req = *self.cores[ci].softirq.front().expect("checked non-empty");
+            let cost = self.softirq_cost(req);
             let core = &mut self.cores[ci];
+            core.softirq_burst_ns += cost;
             core.busy = true;
+            core.in_irq_softirq = true;
             core.state = AcctState::Softirq;
             self.events.schedule(now + cost, Event::CoreDone { core: c });
             return;
@@ -386,9 +429,11 @@ impl Sim {
         let step = th.next.expect("a running thread has a next step");
         let cost = self.step_cost(tid, step) + if switched { CONTEXT_SWITCH_NS } else { 0 };
         self.threads[tid.idx()].cpu_ns += cost;
+        // ksoftirqd's time is softirq time in /proc/stat (it runs __do_softirq).
+        let state = if step == Step::Softirq { AcctState::Softirq } else { AcctState::Sys };
         let core = &mut self.cores[ci];
         core.busy = true;
-        core.state = AcctState::Sys;
+        core.state = state;
         self.events.schedule(now + cost, Event::CoreDone { core: c });
     }
 
@@ -398,7 +443,9 @@ impl Sim {
         self.cur_cpu = c.0;
         // The core stays busy while the work's effects run: a thread woken onto this core by
         // them waits in the run queue for the kick below, not inside this work.
-        if let Some(req) = self.cores[ci].softirq.pop_front() {
+        if self.cores[ci].in_irq_softirq {
+            self.cores[ci].in_irq_softirq = false;
+            let req = self.cores[ci].softirq.pop_front().expect("softirq work was pending");
             self.softirq_complete(req);
             self.cores[ci].busy = false;
             self.kick(c);
@@ -406,7 +453,13 @@ impl Sim {
         }
         let tid = self.cores[ci].current.expect("a core finished a step with no thread");
         let step = self.threads[tid.idx()].next.take().expect("step");
-        match self.run_step(tid, step) {
+        // A thread's step runs under a plug, as submitters do (blk_start_plug/blk_finish_plug;
+        // in 2.6.32 the queue plug that the submitter's wait unplugs has the same effect).
+        self.plugging = true;
+        let next = self.run_step(tid, step);
+        self.plugging = false;
+        self.flush_plug(tid);
+        match next {
             Next::Continue(s) => self.threads[tid.idx()].next = Some(s),
             Next::Sleep(w) => {
                 let t = &mut self.threads[tid.idx()];
@@ -435,7 +488,9 @@ impl Sim {
         match step {
             Step::Next => {
                 let job = &self.jobs[self.job_of(tid).idx()];
-                if !job.has_more_to_issue() {
+                if job.buffered_read {
+                    self.buffered_read_cost(job)
+                } else if !job.has_more_to_issue() {
                     SYSCALL_NS
                 } else if job.buffered {
                     // write() into the page cache: copy the pages in.
@@ -449,6 +504,29 @@ impl Sim {
             Step::KblockdWork => KBLOCKD_WORK_NS + DISPATCH_NS,
             Step::DirtyRecheck => SYSCALL_NS,
             Step::FlushWork => WRITEBACK_CHUNK_NS + BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS,
+            Step::Softirq => {
+                let c = self.threads[tid.idx()].home.idx();
+                self.cores[c].softirq.front().map_or(0, |&rq| self.softirq_cost(rq))
+            }
+        }
+    }
+
+    /// The CPU time of completing one request in softirq context.
+    /// - A plain request: the interrupt, the request, and `bio_endio` per bio.
+    /// - A request-based dm clone: per clone bio, `end_clone_bio` ends it and calls
+    ///   `blk_update_request` on the original, which ends the original's bio; with
+    ///   `dm.partial_completion` the original is still unfinished after each of those calls, so
+    ///   `blk_recalc_rq_segments` walks every bio still on it: N-1, N-2, … 0 visits, N(N-1)/2
+    ///   in all. Then the original completes (`dm_softirq_done`, `dm_end_request`).
+    fn softirq_cost(&self, rq: ReqId) -> u64 {
+        let r = self.reqs.get(rq.0);
+        match r.clone_of {
+            None => HARDIRQ_NS + SOFTIRQ_REQUEST_NS + SOFTIRQ_BIO_NS * r.bios.len() as u64,
+            Some(_) => {
+                let n = r.nr_clone_bios as u64;
+                let walk = if self.cfg.scenario.dm.partial_completion { SEGMENT_WALK_NS * n * n.saturating_sub(1) / 2 } else { 0 };
+                HARDIRQ_NS + 2 * SOFTIRQ_REQUEST_NS + 2 * SOFTIRQ_BIO_NS * n + walk
+            }
         }
     }
 
@@ -463,7 +541,9 @@ impl Sim {
         match step {
             Step::Next => {
                 let j = self.job_of(tid);
-                if !self.jobs[j.idx()].has_more_to_issue() {
+                if self.jobs[j.idx()].buffered_read {
+                    self.buffered_read(j)
+                } else if !self.jobs[j.idx()].has_more_to_issue() {
                     self.after_submit(tid)
                 } else if self.jobs[j.idx()].buffered {
                     self.buffered_write(j)
@@ -484,6 +564,18 @@ impl Sim {
                 self.balance_dirty_pages(j)
             }
             Step::FlushWork => self.flush_work(tid),
+            Step::Softirq => {
+                let c = self.threads[tid.idx()].home.idx();
+                if let Some(rq) = self.cores[c].softirq.pop_front() {
+                    self.softirq_complete(rq);
+                }
+                if self.cores[c].softirq.is_empty() {
+                    self.cores[c].softirq_deferred = false;
+                    Next::Idle
+                } else {
+                    Next::Continue(Step::Softirq)
+                }
+            }
         }
     }
 
@@ -537,6 +629,10 @@ impl Sim {
     fn after_submit(&mut self, tid: ThreadId) -> Next {
         let j = self.job_of(tid);
         let job = &self.jobs[j.idx()];
+        if job.buffered_read {
+            // Back in the read() loop: copy what has arrived, or wait for it.
+            return Next::Continue(Step::Next);
+        }
         let more = job.has_more_to_issue();
         if more && job.engine == IoEngine::Libaio && job.inflight < job.iodepth {
             Next::Continue(Step::Next)
@@ -611,7 +707,7 @@ impl Sim {
     }
 
     fn wake_flusher(&mut self, dev: DevId) {
-        let f = self.flushers[dev.idx()];
+        let f = self.flushers[dev.idx()].expect("jobs write to a top-level device, which has a flusher");
         if self.threads[f.idx()].is_idle_kthread() {
             self.wake(f, Step::FlushWork);
         }
@@ -667,6 +763,180 @@ impl Sim {
         }
     }
 
+    // ---- the page cache: buffered reads and readahead ---------------------------------------
+
+    /// The readahead window: `read_ahead_kb` for sequential readers (at least a page: with
+    /// readahead off a read() still reads the pages it needs); a random reader reads just its
+    /// block (`ondemand_readahead`: a small random read is read as is).
+    fn ra_bytes(&self, job: &Job) -> u64 {
+        if job.rw.is_random() {
+            job.bs.div_ceil(4096) * 4096
+        } else {
+            (self.cfg.scenario.queue.read_ahead_kb as u64 * 1024).max(4096)
+        }
+    }
+
+    /// The readahead windows (stream ranges) a read() at `pos` must start now: the window
+    /// holding `pos` if none does (`page_cache_sync_readahead`), and, when the reader has
+    /// reached the newest window, the one after it (`page_cache_async_readahead` at the
+    /// `PG_readahead` mark on the window's first page).
+    fn ra_plan(&self, job: &Job, pos: u64) -> Vec<(u64, u64)> {
+        let ra = self.ra_bytes(job);
+        let mut out = Vec::new();
+        if job.rw.is_random() {
+            if !job.ra.iter().any(|w| w.start <= pos && pos < w.end) {
+                out.push((pos, job.window_end(pos, ra)));
+            }
+            return out;
+        }
+        let mut next = job.ra_next;
+        while next <= pos {
+            let end = job.window_end(next, ra);
+            out.push((next, end));
+            next = end;
+        }
+        let newest = out.last().map(|w| w.0).or(job.ra.back().map(|w| w.start)).unwrap_or(0);
+        if self.cfg.scenario.queue.read_ahead_kb > 0 && pos >= newest {
+            out.push((next, job.window_end(next, ra)));
+        }
+        out
+    }
+
+    /// The bios a readahead window of `len` bytes becomes: one per page when the job reads a
+    /// device node (the block device's pages are read through buffer heads,
+    /// `block_read_full_page`; inferred for seed 000, see the lesson), else one per contiguous
+    /// run up to the queue's `max_sectors_kb` (`mpage_readpages`).
+    fn ra_bio_bytes(&self, job: &Job) -> u64 {
+        match self.cfg.scenario.workload.filesystem {
+            Filesystem::None => 4096,
+            Filesystem::Xfs => self.devs[job.dev.idx()].queue.max_sectors_bytes,
+        }
+    }
+
+    /// What the next read() step costs: entering read(), starting the planned windows (a page
+    /// each, a bio per piece, a clone per bio under dm), and copying what is up to date.
+    fn buffered_read_cost(&self, job: &Job) -> u64 {
+        let mut cost = if job.read_left == 0 { SYSCALL_NS } else { 0 };
+        let want = if job.read_left == 0 { job.bs } else { job.read_left };
+        let ready: u64 = job.ra.iter().filter(|w| w.done && w.end > job.read_pos).map(|w| w.end - w.start.max(job.read_pos)).sum();
+        let copied = want.min(ready);
+        let pages: u64 = self.ra_plan(job, job.read_pos + copied).iter().map(|(s, e)| (e - s).div_ceil(4096)).sum();
+        let bios = pages * 4096 / self.ra_bio_bytes(job).max(4096);
+        let clone = if matches!(self.devs[job.dev.idx()].kind, DevKind::DmMpath { .. }) { BIO_CLONE_NS } else { 0 };
+        cost += pages * RA_PAGE_NS + bios.max(pages.min(1)) * (BIO_SUBMIT_NS + clone);
+        cost + copied.div_ceil(4096) * PAGE_COPY_NS
+    }
+
+    /// A buffered read() step (`do_generic_file_read`): start the read, start readahead, copy
+    /// the pages that are up to date, and return, or sleep until the next page is.
+    fn buffered_read(&mut self, j: JobId) -> Next {
+        let now = self.now();
+        let tid = self.jobs[j.idx()].tid;
+        if self.jobs[j.idx()].read_left == 0 {
+            if !self.jobs[j.idx()].has_more_to_issue() {
+                self.job_finished(j);
+                return Next::Exit;
+            }
+            let job = &mut self.jobs[j.idx()];
+            job.start_read();
+            job.write_since = now;
+            if job.rw.is_random() {
+                // Windows of earlier random reads that are read are dropped from the plan.
+                let pos = job.read_pos;
+                job.ra.retain(|w| !w.done || (w.start <= pos && pos < w.end));
+            }
+        }
+        // Copy what is up to date, window by window.
+        let job = &mut self.jobs[j.idx()];
+        while job.read_left > 0 {
+            let pos = job.read_pos;
+            let Some(w) = job.ra.iter().find(|w| w.start <= pos && pos < w.end) else { break };
+            if !w.done {
+                break;
+            }
+            let n = job.read_left.min(w.end - pos);
+            job.read_pos += n;
+            job.read_left -= n;
+        }
+        while job.ra.front().is_some_and(|w| w.done && w.end <= job.read_pos) {
+            job.ra.pop_front();
+        }
+        // Where the copy stopped (or the next read() starts), readahead starts what is missing.
+        let pos = job.read_pos;
+        for (start, end) in self.ra_plan(&self.jobs[j.idx()], pos) {
+            self.submit_readahead(j, start, end);
+        }
+        let job = &mut self.jobs[j.idx()];
+        if job.read_left == 0 {
+            // read() returns: the bytes count as read, as dd and fio see them.
+            let len = job.read_len;
+            job.bytes_done += len;
+            let since = job.write_since;
+            self.latency.record(now - since);
+            self.totals.bytes_read += len;
+            self.totals.buffered_read_bytes += len;
+            self.totals.ios_completed += 1;
+            self.job_finished(j);
+        }
+        while let Some(&bio) = self.threads[tid.idx()].pending.front() {
+            if let Err(wait) = self.make_request(bio, tid) {
+                return Next::Sleep(wait);
+            }
+            self.threads[tid.idx()].pending.pop_front();
+        }
+        if self.jobs[j.idx()].read_left == 0 {
+            Next::Continue(Step::Next)
+        } else {
+            // lock_page: sleep until the page is read (PG_locked cleared by the bio's end).
+            Next::Sleep(Wait::Io)
+        }
+    }
+
+    /// Starts one readahead window: allocates its pages and builds its bios, queued on the
+    /// reader's pending list (submitted by the caller).
+    fn submit_readahead(&mut self, j: JobId, start: u64, end: u64) {
+        let now = self.now();
+        let piece = self.ra_bio_bytes(&self.jobs[j.idx()]);
+        let job = &self.jobs[j.idx()];
+        let (dev, tid) = (job.dev, job.tid);
+        let off0 = job.stream_offset(start);
+        let mut bios = Vec::new();
+        let mut off = off0;
+        let dev_end = off0 + (end - start);
+        while off < dev_end {
+            // A bio never crosses a multiple of its size (for md, a chunk boundary).
+            let len = (dev_end - off).min(piece - off % piece);
+            bios.push((off, len));
+            off += len;
+        }
+        let io = IoId(self.ios.insert(Io { owner: IoOwner::Readahead(j), bytes: end - start, bios_left: bios.len() as u32, started: now }));
+        for (off, len) in bios {
+            let bio = BioId(self.bios.insert(Bio { io, dev, sector: off / 512, bytes: len as u32, write: false }));
+            self.totals.bios_submitted += 1;
+            self.emit(dev, Action::Q, false, off / 512, len as u32, tid, bio.0, 0);
+            self.threads[tid.idx()].pending.push_back(bio);
+        }
+        let job = &mut self.jobs[j.idx()];
+        job.ra.push_back(RaWindow { start, end, io, done: false });
+        if !job.rw.is_random() {
+            job.ra_next = end;
+        }
+    }
+
+    /// A readahead window's pages are up to date: wake the reader if it waits for one of them.
+    fn readahead_done(&mut self, j: JobId, io: IoId) {
+        let job = &mut self.jobs[j.idx()];
+        if let Some(w) = job.ra.iter_mut().find(|w| w.io == io) {
+            w.done = true;
+        }
+        let pos = job.read_pos;
+        let ready = job.ra.iter().any(|w| w.done && w.start <= pos && pos < w.end);
+        let tid = job.tid;
+        if ready && self.threads[tid.idx()].wait == Some(Wait::Io) {
+            self.wake(tid, Step::Next);
+        }
+    }
+
     // ---- kblockd: queue runs punted to a worker thread ---------------------------------------
 
     /// `blk_run_queue_async`: queue the device's run on this CPU's kblockd worker (once).
@@ -708,6 +978,30 @@ impl Sim {
         let di = dev.idx();
         let sector_end = bio.sector + bio.bytes as u64 / 512;
         let max = self.devs[di].queue.max_sectors_bytes;
+        // attempt_plug_merge: a request of this step that is still on the plug, newest first.
+        if self.plugging {
+            for i in (0..self.plug.len()).rev() {
+                let rq = self.plug[i];
+                let r = self.reqs.get_mut(rq.0);
+                if r.dev != dev || r.write != bio.write || r.bytes + bio.bytes as u64 > max {
+                    continue;
+                }
+                let action = if r.sector + r.bytes / 512 == bio.sector {
+                    r.bios.push(bio_id);
+                    Action::M
+                } else if sector_end == r.sector {
+                    r.sector = bio.sector;
+                    r.bios.insert(0, bio_id);
+                    Action::F
+                } else {
+                    continue;
+                };
+                r.bytes += bio.bytes as u64;
+                self.devs[di].stats.merges[bio.write as usize] += 1;
+                self.emit(dev, action, bio.write, bio.sector, bio.bytes, tid, bio_id.0, rq.0);
+                return Ok(());
+            }
+        }
         // Back merge: a waiting request that ends where this bio starts.
         if let Some(rq) = self.devs[di].queue.elevator.back_candidate(bio.write, bio.sector) {
             if self.reqs.get(rq.0).bytes + bio.bytes as u64 <= max {
@@ -757,13 +1051,48 @@ impl Sim {
             alloc_at: now,
             tag: None,
             submitter: tid,
+            clone_of: None,
+            nr_clone_bios: 0,
         }));
         self.devs[di].stats.start(now);
         self.emit(dev, Action::G, bio.write, bio.sector, bio.bytes, tid, rq.0, bio_id.0);
-        self.devs[di].queue.elevator.add(rq, bio.write, bio.sector, sector_end, now);
-        self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
-        self.run_queue(dev);
+        if self.plugging {
+            if !self.plug.iter().any(|r| self.reqs.get(r.0).dev == dev) {
+                self.emit(dev, Action::P, bio.write, bio.sector, 0, tid, rq.0, 0);
+            }
+            self.plug.push(rq);
+        } else {
+            self.devs[di].queue.elevator.add(rq, bio.write, bio.sector, sector_end, now);
+            self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
+            self.run_queue(dev);
+        }
         Ok(())
+    }
+
+    /// `blk_finish_plug`: the step's requests go into their elevators in the order they were
+    /// made, then each queue they went to is unplugged and run.
+    fn flush_plug(&mut self, tid: ThreadId) {
+        if self.plug.is_empty() {
+            return;
+        }
+        let now = self.now();
+        let mut plug = std::mem::take(&mut self.plug);
+        let mut devs: Vec<DevId> = Vec::new();
+        for &rq in &plug {
+            let r = self.reqs.get(rq.0);
+            let (dev, write, sector, bytes) = (r.dev, r.write, r.sector, r.bytes);
+            self.devs[dev.idx()].queue.elevator.add(rq, write, sector, sector + bytes / 512, now);
+            self.emit(dev, Action::I, write, sector, bytes as u32, tid, rq.0, 0);
+            if !devs.contains(&dev) {
+                devs.push(dev);
+            }
+        }
+        plug.clear();
+        self.plug = plug;
+        for dev in devs {
+            self.emit(dev, Action::U, false, 0, 0, tid, 0, 0);
+            self.run_queue(dev);
+        }
     }
 
     fn merge(&mut self, rq: ReqId, bio_id: BioId, front: bool) {
@@ -787,13 +1116,72 @@ impl Sim {
     /// The queue's request_fn (`scsi_request_fn`): dispatch while the device has tags and the
     /// host has room; a device stopped by a busy host joins the host's starved list.
     fn run_queue(&mut self, dev: DevId) {
+        match self.devs[dev.idx()].kind {
+            DevKind::Sd { .. } => self.scsi_request_fn(dev),
+            DevKind::DmMpath { .. } => self.dm_request_fn(dev),
+            // Bio-based: md has no request queue to run.
+            DevKind::Md { .. } => {}
+        }
+    }
+
+    /// `scsi_lld_busy`: the device has no free tag or the host is full. Request-based dm asks
+    /// it of the path (`multipath_busy`) before taking a request off its own queue.
+    fn lld_busy(&self, dev: DevId) -> bool {
+        let (_, h) = self.devs[dev.idx()].sd();
+        self.devs[dev.idx()].queue.tags.is_full() || self.hosts[h.idx()].is_busy()
+    }
+
+    /// `dm_request_fn` (2.6.31+, cec47e3d): while the path is not busy, take the next request
+    /// off the dm elevator, clone it (one clone bio per original bio) and insert the clone into
+    /// the path's queue (`blk_insert_cloned_request`), then run that queue. A busy path leaves
+    /// the requests in the dm elevator, where later bios still merge into them; a clone's
+    /// completion runs the dm queue again.
+    fn dm_request_fn(&mut self, dev: DevId) {
+        let now = self.now();
+        let di = dev.idx();
+        let path = match &self.devs[di].kind {
+            DevKind::DmMpath { paths } => paths[0],
+            _ => unreachable!("not a dm device"),
+        };
+        while let Some(rq) = self.devs[di].queue.elevator.next(now) {
+            if self.lld_busy(path) {
+                break;
+            }
+            self.devs[di].queue.elevator.dispatched(rq);
+            let r = self.reqs.get(rq.0);
+            let (write, sector, bytes, submitter, nbios) = (r.write, r.sector, r.bytes, r.submitter, r.bios.len() as u32);
+            self.emit(dev, Action::D, write, sector, bytes as u32, submitter, rq.0, 0);
+            let clone = ReqId(self.reqs.insert(Request {
+                dev: path,
+                write,
+                sector,
+                bytes,
+                bios: Vec::new(),
+                alloc_at: now,
+                tag: None,
+                submitter,
+                clone_of: Some(rq),
+                nr_clone_bios: nbios,
+            }));
+            self.totals.clones_made += 1;
+            self.totals.clone_bios_made += nbios as u64;
+            self.devs[path.idx()].stats.start(now);
+            self.emit(path, Action::A, write, sector, bytes as u32, submitter, clone.0, rq.0);
+            self.devs[path.idx()].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now);
+            self.emit(path, Action::I, write, sector, bytes as u32, submitter, clone.0, 0);
+            self.run_queue(path);
+        }
+    }
+
+    /// The leaf queue's request_fn (`scsi_request_fn`).
+    fn scsi_request_fn(&mut self, dev: DevId) {
         let now = self.now();
         let di = dev.idx();
         while let Some(rq) = self.devs[di].queue.elevator.next(now) {
             if self.devs[di].queue.tags.is_full() {
                 break;
             }
-            let h = self.devs[di].host;
+            let (disk, h) = self.devs[di].sd();
             if !self.hosts[h.idx()].try_get(dev) {
                 break;
             }
@@ -805,7 +1193,6 @@ impl Sim {
             let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
             let submitter = r.submitter;
             self.emit(dev, Action::D, write, sector, bytes, submitter, rq.0, 0);
-            let disk = self.devs[di].disk;
             if let Some((slot, done)) = self.disks[disk.idx()].submit(now, cmd) {
                 self.events.schedule(done, Event::DiskDone { disk, slot });
             }
@@ -821,7 +1208,8 @@ impl Sim {
             self.events.schedule(done, Event::DiskDone { disk, slot });
         }
         let dev = self.reqs.get(cmd.req.0).dev;
-        let irq_cpu = self.hosts[self.devs[dev.idx()].host.idx()].irq_cpu;
+        let (_, host) = self.devs[dev.idx()].sd();
+        let irq_cpu = self.hosts[host.idx()].irq_cpu;
         self.raise_irq(irq_cpu, cmd.req);
     }
 
@@ -834,16 +1222,46 @@ impl Sim {
         let di = dev.idx();
         self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, r.submitter, rq.0, 0);
         self.devs[di].queue.tags.put(r.tag.expect("completed request had a tag"));
-        let h = self.devs[di].host;
+        let (_, h) = self.devs[di].sd();
         self.hosts[h.idx()].put();
         self.devs[di].stats.done(now, r.write, r.bytes / 512, now - r.alloc_at);
+        self.totals.requests_completed += 1;
+        if let Some(orig) = r.clone_of {
+            // A dm clone: its clone bios end (end_clone_bio), and with them the original.
+            // A clone came from dm's mempool, not from this queue's request pool.
+            self.totals.clones_completed += 1;
+            self.totals.clone_bios_completed += r.nr_clone_bios as u64;
+            self.dm_end_request(orig);
+            self.scsi_run_queue(dev);
+            return;
+        }
+        for bio in r.bios {
+            self.end_bio(bio);
+        }
+        self.freed_request(dev, r.write);
+        self.scsi_run_queue(dev);
+    }
+
+    /// The original request of a finished clone completes: its bios end, its slot goes back to
+    /// the dm device's pool, and the dm queue runs again (`rq_completed` → `blk_run_queue`).
+    fn dm_end_request(&mut self, rq: ReqId) {
+        let now = self.now();
+        let r = self.reqs.remove(rq.0);
+        let dev = r.dev;
+        self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, r.submitter, rq.0, 0);
+        self.devs[dev.idx()].stats.done(now, r.write, r.bytes / 512, now - r.alloc_at);
         self.totals.requests_completed += 1;
         for bio in r.bios {
             self.end_bio(bio);
         }
-        // freed_request: give the slot back and wake one waiter for this direction.
-        let q = &mut self.devs[di].queue;
-        let dir = r.write as usize;
+        self.freed_request(dev, r.write);
+        self.run_queue(dev);
+    }
+
+    /// `freed_request`: give a request's slot back to its pool and wake one waiter.
+    fn freed_request(&mut self, dev: DevId, write: bool) {
+        let q = &mut self.devs[dev.idx()].queue;
+        let dir = write as usize;
         q.pool_count[dir] -= 1;
         if q.draining && q.pool_count.iter().all(|&c| c <= q.nr_requests) {
             q.draining = false;
@@ -855,7 +1273,6 @@ impl Sim {
                 self.wake(w, Step::RetryGetRequest);
             }
         }
-        self.scsi_run_queue(dev);
     }
 
     /// `scsi_run_queue`, called on every command completion: run the devices the host starved,
@@ -868,7 +1285,7 @@ impl Sim {
     ///   run synchronously, takes the free slot first. Each kblockd run then finds the host busy
     ///   and re-adds its device in the order kblockd ran them.
     fn scsi_run_queue(&mut self, dev: DevId) {
-        let h = self.devs[dev.idx()].host;
+        let (_, h) = self.devs[dev.idx()].sd();
         let mut starved = self.hosts[h.idx()].take_starved();
         while !self.hosts[h.idx()].is_busy() {
             let Some(sdev) = starved.pop_front() else { break };
@@ -893,15 +1310,19 @@ impl Sim {
         io.bios_left -= 1;
         if io.bios_left == 0 {
             let io = self.ios.remove(bio.io.0);
-            self.io_done(io);
+            self.io_done(bio.io, io);
         }
     }
 
-    fn io_done(&mut self, io: Io) {
+    fn io_done(&mut self, io_id: IoId, io: Io) {
         let now = self.now();
         // Latency is what the job sees (fio's clat); writeback is not the job's I/O.
         let j = match io.owner {
             IoOwner::Writeback(j) => return self.writeback_done(j, io.bytes),
+            IoOwner::Readahead(j) => {
+                self.totals.readahead_bytes += io.bytes;
+                return self.readahead_done(j, io_id);
+            }
             IoOwner::Job(j) => j,
         };
         self.latency.record(now - io.started);
@@ -999,6 +1420,11 @@ impl Sim {
             assert!(h.busy() <= h.can_queue(), "host_busy over can_queue");
         }
         assert_eq!(self.totals.bios_submitted - self.totals.bios_completed, self.bios.live() as u64, "bio accounting");
+        assert!(self.totals.clones_completed <= self.totals.clones_made, "more dm clones completed than made");
+        assert!(self.totals.clone_bios_completed <= self.totals.clone_bios_made, "more clone bios completed than made");
+        for c in &self.cores {
+            assert!(!c.softirq_deferred || !c.softirq.is_empty() || c.busy, "softirq deferred to ksoftirqd with nothing pending");
+        }
         let dirty: u64 = self.jobs.iter().map(|j| j.dirty_bytes).sum();
         let writeback: u64 = self.jobs.iter().map(|j| j.writeback_bytes).sum();
         assert_eq!((dirty, writeback), (self.dirty_total, self.writeback_total), "page cache accounting");
@@ -1086,6 +1512,19 @@ impl Sim {
     }
 }
 
+/// A device's size: a disk's capacity, a path's for dm-multipath, (n - 1) members' for RAID5.
+fn dev_capacity_sectors(devs: &[BlockDev], disks: &[Disk], dev: DevId, s: &crate::scenario::Scenario) -> u64 {
+    match &devs[dev.idx()].kind {
+        DevKind::Sd { disk, .. } => disks[disk.idx()].capacity_sectors(),
+        DevKind::DmMpath { paths } => dev_capacity_sectors(devs, disks, paths[0], s),
+        DevKind::Md { members } => {
+            let chunk = s.md.chunk_kb as u64 * 2;
+            let member = members.iter().map(|&m| dev_capacity_sectors(devs, disks, m, s)).min().unwrap_or(0) / chunk * chunk;
+            member * (members.len() as u64 - 1)
+        }
+    }
+}
+
 /// See `Sim::model_gaps`.
 pub fn model_gaps(cfg: &Config) -> Vec<String> {
     use crate::scenario::{DiskKind, Scheduler};
@@ -1094,13 +1533,12 @@ pub fn model_gaps(cfg: &Config) -> Vec<String> {
     match s.stack {
         StackKind::Direct => {}
         StackKind::Lvm => gaps.push("stack=lvm: dm-linear is not modelled yet; jobs use the disks directly".to_string()),
-        StackKind::Dm => gaps.push("stack=dm: request-based dm-multipath is not modelled yet; jobs use the disks directly".to_string()),
+        StackKind::Dm => {
+            if matches!(s.queue.scheduler, Scheduler::None | Scheduler::MqDeadline) {
+                gaps.push("stack=dm with a blk-mq scheduler: request-based dm over blk-mq (kdmwork, tag sets) is not modelled yet; running the legacy request-based dm".into());
+            }
+        }
         StackKind::Md => gaps.push("stack=md: md RAID5 is not modelled yet; jobs use the disks directly".to_string()),
-    }
-    if !s.workload.direct && !s.workload.rw.is_write() {
-        gaps.push(
-            "workload.direct=false with reads: buffered reads and readahead are not modelled yet; reads are issued as O_DIRECT".into(),
-        );
     }
     if !s.workload.direct && s.workload.rw.is_random() {
         gaps.push(

@@ -1,6 +1,7 @@
 //! Read-only views for the UI: the stack's topology (static, from the scenario) and a
 //! top-like list of threads. Together with the trace and the reports, this is all the UI sees.
 
+use crate::block::{BlockDev, DevKind};
 use crate::sim::Sim;
 use serde::{Deserialize, Serialize};
 
@@ -13,6 +14,8 @@ pub struct DevView {
     pub nr_requests: u32,
     pub queue_depth: u32,
     pub max_sectors_kb: u32,
+    /// For a stacking device (dm-*, md*): the devices it maps onto, by index in `devices`.
+    pub lower: Vec<u16>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -24,7 +27,10 @@ pub struct HostView {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Topology {
     pub cores: u16,
+    /// The disks (sd*), bottom of the stack; the diagram's columns.
     pub devices: Vec<DevView>,
+    /// The stacking devices above them (dm-*, md*), in iostat order after the disks.
+    pub upper: Vec<DevView>,
     pub hosts: Vec<HostView>,
     /// Job processes: (name, pid), in job order.
     pub processes: Vec<(String, u32)>,
@@ -40,24 +46,31 @@ pub struct ThreadView {
     pub home_cpu: u16,
 }
 
+fn dev_view(d: &BlockDev) -> DevView {
+    let (host, lower) = match &d.kind {
+        DevKind::Sd { host, .. } => (host.0, Vec::new()),
+        DevKind::DmMpath { paths } => (0, paths.iter().map(|p| p.0).collect()),
+        DevKind::Md { members } => (0, members.iter().map(|p| p.0).collect()),
+    };
+    DevView {
+        name: d.name.clone(),
+        major: d.major,
+        minor: d.minor,
+        host,
+        nr_requests: d.queue.nr_requests,
+        queue_depth: d.queue.tags.depth(),
+        max_sectors_kb: (d.queue.max_sectors_bytes / 1024) as u32,
+        lower,
+    }
+}
+
 impl Sim {
     pub fn topology(&self) -> Topology {
         let s = &self.config().scenario;
         Topology {
             cores: self.cores.len() as u16,
-            devices: self
-                .devs
-                .iter()
-                .map(|d| DevView {
-                    name: d.name.clone(),
-                    major: d.major,
-                    minor: d.minor,
-                    host: d.host.0,
-                    nr_requests: d.queue.nr_requests,
-                    queue_depth: d.queue.tags.depth(),
-                    max_sectors_kb: (d.queue.max_sectors_bytes / 1024) as u32,
-                })
-                .collect(),
+            devices: self.devs.iter().filter(|d| d.is_leaf()).map(dev_view).collect(),
+            upper: self.devs.iter().filter(|d| !d.is_leaf()).map(dev_view).collect(),
             hosts: self.hosts.iter().map(|h| HostView { can_queue: h.can_queue(), irq_cpu: h.irq_cpu.0 }).collect(),
             processes: self.jobs.iter().map(|j| (self.threads[j.tid.idx()].name.clone(), self.threads[j.tid.idx()].pid)).collect(),
             disk_kind: crate::scenario::get_knob(s, "disk.kind").unwrap_or_default(),
@@ -114,7 +127,10 @@ impl Sim {
                 pool: d.queue.pool_count,
                 elevator: d.queue.elevator.len() as u32,
                 tags: d.queue.tags.busy(),
-                in_drive: self.disks[d.disk.idx()].outstanding() as u32,
+                in_drive: match d.kind {
+                    DevKind::Sd { disk, .. } => self.disks[disk.idx()].outstanding() as u32,
+                    _ => 0,
+                },
                 sleepers: d.queue.waiters.iter().flatten().map(|t| self.threads[t.idx()].pid).collect(),
             })
             .collect();

@@ -11,6 +11,19 @@ use std::collections::VecDeque;
 pub enum IoOwner {
     Job(JobId),
     Writeback(JobId),
+    /// A readahead window of a buffered reader (`page_cache_sync/async_readahead`).
+    Readahead(JobId),
+}
+
+/// A readahead window of a buffered reader, in the job's stream position (bytes from the
+/// start of its reading; the device offset wraps at the end of the job's region).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RaWindow {
+    pub start: u64,
+    pub end: u64,
+    pub io: crate::ids::IoId,
+    /// All of its pages are up to date.
+    pub done: bool,
 }
 
 /// One read()/write() (or one iocb, or one writeback chunk): done when all of its bios are.
@@ -54,6 +67,15 @@ pub struct Job {
     pub fsync_waiting: bool,
     /// When the current buffered write() was entered (fio's clat for buffered I/O).
     pub write_since: SimTime,
+    /// Buffered reads: the readahead windows in flight or not yet consumed, oldest first; the
+    /// stream position the next window starts at; the next byte read() copies; and the bytes
+    /// the current read() still has to copy (0: not inside a read()).
+    pub buffered_read: bool,
+    pub ra: VecDeque<RaWindow>,
+    pub ra_next: u64,
+    pub read_pos: u64,
+    pub read_left: u64,
+    pub read_len: u64,
     rng: Stream,
 }
 
@@ -83,6 +105,12 @@ impl Job {
             fsync: w.fsync,
             fsync_waiting: false,
             write_since: SimTime::ZERO,
+            buffered_read: !w.direct && !w.rw.is_write(),
+            ra: VecDeque::new(),
+            ra_next: 0,
+            read_pos: 0,
+            read_left: 0,
+            read_len: 0,
             rng,
         }
     }
@@ -92,7 +120,40 @@ impl Job {
     }
 
     pub fn is_done(&self) -> bool {
-        self.size.is_some() && !self.has_more_to_issue() && self.inflight == 0 && !self.needs_fsync()
+        self.size.is_some() && !self.has_more_to_issue() && self.inflight == 0 && !self.needs_fsync() && self.read_left == 0
+    }
+
+    /// The device byte offset of a stream position (a reader wraps at the end of its region).
+    pub fn stream_offset(&self, pos: u64) -> u64 {
+        self.region_start + pos % self.region_len
+    }
+
+    /// Where the next readahead window must end: `ra_bytes` from `pos`, but never across the
+    /// end of the region (the device offset wraps there).
+    pub fn window_end(&self, start: u64, ra_bytes: u64) -> u64 {
+        let region_end = (start / self.region_len + 1) * self.region_len;
+        (start + ra_bytes).min(region_end)
+    }
+
+    /// The next random read's stream position: a random block of the region.
+    pub fn random_pos(&mut self) -> u64 {
+        let blocks = self.region_len / self.bs;
+        self.rng.below(blocks) * self.bs
+    }
+
+    /// Starts a read() of the next block (buffered readers): sets `read_left`. Sequential
+    /// readers read on from where they are; random ones jump.
+    pub fn start_read(&mut self) {
+        let len = match self.size {
+            Some(s) => self.bs.min(s - self.bytes_issued),
+            None => self.bs,
+        };
+        if self.rw.is_random() {
+            self.read_pos = self.random_pos();
+        }
+        self.bytes_issued += len;
+        self.read_left = len;
+        self.read_len = len;
     }
 
     /// Whether the job still has data in the page cache that its fsync must wait for.

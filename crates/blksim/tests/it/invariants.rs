@@ -23,6 +23,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             64u32..=256,
             prop::sample::select(vec!["noop", "deadline"]),
         ),
+        (prop::sample::select(vec!["direct", "dm"]), any::<bool>(), prop::sample::select(vec!["0", "16", "512"]), any::<bool>()),
     )
         .prop_map(
             |(
@@ -36,6 +37,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 (nr, depth, can_queue, max_kb),
                 (kind, wc, cores, size),
                 (direct, fsync, run_queue, mem, scheduler),
+                (stack, fs, ra_kb, partial),
             )| {
                 let mut s = Scenario::default();
                 for (k, v) in [
@@ -59,6 +61,11 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     ("scsi.run_queue", run_queue.to_string()),
                     ("vm.mem_mb", mem.to_string()),
                     ("queue.scheduler", scheduler.to_string()),
+                    ("stack", stack.to_string()),
+                    ("workload.filesystem", if fs { "xfs" } else { "none" }.to_string()),
+                    ("queue.read_ahead_kb", ra_kb.to_string()),
+                    ("dm.partial_completion", partial.to_string()),
+                    ("dm.max_sectors_kb", max_kb.to_string()),
                 ] {
                     set_knob(&mut s, k, &v).unwrap();
                 }
@@ -92,12 +99,21 @@ proptest! {
         // What the jobs wrote or read is on the disk (iostat), still dirty, or under writeback.
         // Requests complete before the I/O that owns them, so iostat can be ahead by the bytes
         // of direct I/Os partly complete, never behind; once everything is done, it is exact.
+        // Buffered readers: the disks read what readahead brought in, of which read() copied
+        // some. Only the disks count (a dm device's bytes are its paths' bytes again).
+        let leaves = sim.topology().devices.len();
         let cum = sim.cumulative();
-        let sectors: u64 = cum.diskstats.iter().map(|d| d.sectors[0] + d.sectors[1]).sum();
+        let sectors: u64 = cum.diskstats[..leaves].iter().map(|d| d.sectors[0] + d.sectors[1]).sum();
         let (dirty, writeback) = sim.page_cache_bytes();
-        let app = t.bytes_read + t.bytes_written;
+        prop_assert!(t.buffered_read_bytes <= t.readahead_bytes, "read() copied pages that were never read");
+        let app = t.bytes_read + t.bytes_written - t.buffered_read_bytes + t.readahead_bytes;
         prop_assert!(sectors * 512 + dirty + writeback >= app, "iostat {} + dirty {} + writeback {} < jobs {}", sectors * 512, dirty, writeback, app);
-        if sim.is_finished() {
+        prop_assert!(t.clones_completed <= t.clones_made && t.clone_bios_completed <= t.clone_bios_made);
+        if sim.bios_live() == 0 {
+            prop_assert_eq!(t.clones_completed, t.clones_made, "a clone outlived its bios");
+            prop_assert_eq!(t.clone_bios_completed, t.clone_bios_made);
+        }
+        if sim.is_finished() && sim.bios_live() == 0 {
             prop_assert_eq!(sectors * 512 + dirty + writeback, app);
             // Without fsync a buffered job is done when its data is in the page cache, while
             // writeback may still be in flight; with nothing left in the cache, no bio is.
