@@ -14,6 +14,21 @@ pub struct Bio {
     pub sector: u64,
     pub bytes: u32,
     pub write: bool,
+    /// A bio a stacking driver made from another (md's aligned read, a split): it ends its
+    /// parent's piece instead of an I/O.
+    pub parent: Option<BioId>,
+    /// Pieces still outstanding on a bio a stacking driver took apart (md's
+    /// `bi_phys_segments` counter), and how many bytes of it were mapped so far.
+    pub remaining: u32,
+    pub mapped: u32,
+    /// When it was submitted (a bio-based device's diskstats count from here).
+    pub started: SimTime,
+}
+
+impl Bio {
+    pub fn new(io: IoId, dev: DevId, sector: u64, bytes: u32, write: bool, now: SimTime) -> Bio {
+        Bio { io, dev, sector, bytes, write, parent: None, remaining: 0, mapped: 0, started: now }
+    }
 }
 
 #[derive(Debug)]

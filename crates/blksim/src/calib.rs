@@ -57,6 +57,14 @@ pub const BIO_CLONE_NS: u64 = 250;
 /// (`map_request`, `multipath_map`, `blk_insert_cloned_request`). Reason: a few µs in profiles.
 pub const DM_MAP_REQUEST_NS: u64 = 2 * NS_PER_US;
 
+/// md RAID5 `handle_stripe` for one stripe head (the state machine under `sh->lock`, issuing
+/// or finishing its member I/O). Reason: a few µs per stripe in 2.6-era raid5 profiles.
+pub const STRIPE_HANDLE_NS: u64 = 3 * NS_PER_US;
+
+/// `get_active_stripe` + `add_stripe_bio` + `release_stripe` for one page of a bio
+/// (hash lookup and list work under `device_lock`). Reason: ~1 µs.
+pub const STRIPE_ADD_NS: u64 = NS_PER_US;
+
 /// Allocating one page for readahead and adding it to the page cache (`page_cache_alloc_cold`,
 /// `add_to_page_cache_lru`). Reason: ~0.5 µs per page in 2.6-era profiles.
 pub const RA_PAGE_NS: u64 = 500;

@@ -73,11 +73,14 @@ pub enum Wait {
     DirtyThrottle,
     /// In `fsync`: waiting for its dirty pages to be written back.
     Fsync,
+    /// In md RAID5's `get_active_stripe`: the stripe cache has no head to give.
+    Stripe,
 }
 
 impl Wait {
+    /// `io_schedule` sleeps count as iowait; `get_active_stripe` sleeps in plain `schedule()`.
     pub fn is_iowait(self) -> bool {
-        true
+        self != Wait::Stripe
     }
 }
 
@@ -96,6 +99,10 @@ pub enum Step {
     DirtyRecheck,
     /// `ksoftirqd/N` runs the next pending softirq completion of its CPU.
     Softirq,
+    /// An md array's raid5d handles the next stripe on its `handle_list`.
+    Raid5d,
+    /// Woken on `wait_for_stripe`: check for a free stripe head and go on mapping the bio.
+    RetryStripe,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +113,8 @@ pub enum ThreadKind {
     Kblockd(CoreId),
     /// The per-backing-device writeback thread (2.6.32+ `flush-MAJ:MIN`).
     Flusher(DevId),
+    /// An md RAID5 array's thread (`md0_raid5`, running `raid5d`).
+    Raid5d(DevId),
 }
 
 #[derive(Debug)]

@@ -14,6 +14,7 @@ pub mod fio;
 pub mod ids;
 pub mod lessons;
 pub mod link;
+pub mod raid5;
 pub mod report;
 pub mod rng;
 pub mod scenario;

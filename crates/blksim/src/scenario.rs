@@ -419,7 +419,7 @@ pub const KNOBS: &[KnobSpec] = &[
         key: "md.stripe_cache_size",
         kind: KnobKind::Int { min: 17, max: 32768, unit: "stripe heads" },
         help: "RAID5 stripe cache",
-        live: true,
+        live: false,
     },
     KnobSpec {
         key: "md.split_aligned_reads",
@@ -752,6 +752,15 @@ impl Scenario {
         }
         if let Some(c) = self.cpu.irq_cpus.iter().find(|&&c| c >= self.cpu.cores) {
             return Err(ScenarioError::new("cpu.irq_cpus", format!("CPU {c} does not exist; expected 0 to {}", self.cpu.cores - 1)));
+        }
+        if self.stack == StackKind::Md && self.disks < 3 {
+            return Err(ScenarioError::new("disks", format!("{} disks for stack=md; RAID5 needs at least 3", self.disks)));
+        }
+        if !self.md.chunk_kb.is_power_of_two() {
+            return Err(ScenarioError::new(
+                "md.chunk_kb",
+                format!("{} is not allowed; expected a power of two from 4 to 65536", self.md.chunk_kb),
+            ));
         }
         if self.workload.size != 0 && self.workload.size < self.workload.bs {
             return Err(ScenarioError::new("workload.size", "smaller than workload.bs; expected 0 (time-based) or at least one block"));

@@ -1,0 +1,206 @@
+//! md RAID5 (2.6.20-2.6.22 `drivers/md/raid5.c`): the geometry (left-symmetric parity), the
+//! aligned-read test, and the stripe cache with its `wait_for_stripe` hysteresis. The engine
+//! (`sim.rs`) runs the code paths: `make_request`, `raid5d`, and the member completions.
+
+use crate::ids::{BioId, DevId, ThreadId};
+use std::collections::{BTreeMap, VecDeque};
+
+/// `STRIPE_SECTORS`: a stripe head covers one page per member.
+pub const STRIPE_BYTES: u64 = 4096;
+
+/// Where a logical sector of the array lives (`raid5_compute_sector`, ALGORITHM_LEFT_SYMMETRIC).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mapped {
+    /// Index of the member holding the data.
+    pub disk: u16,
+    /// Sector on that member.
+    pub sector: u64,
+    /// The parity member of that stripe row.
+    pub parity: u16,
+}
+
+pub fn compute_sector(logical: u64, chunk_sectors: u64, raid_disks: u16) -> Mapped {
+    let n = raid_disks as u64;
+    let data_disks = n - 1;
+    let chunk_number = logical / chunk_sectors;
+    let chunk_offset = logical % chunk_sectors;
+    let stripe = chunk_number / data_disks;
+    let dd = chunk_number % data_disks;
+    let pd = data_disks - stripe % n;
+    let disk = (pd + 1 + dd) % n;
+    Mapped { disk: disk as u16, sector: stripe * chunk_sectors + chunk_offset, parity: pd as u16 }
+}
+
+/// `in_chunk_boundary`: the bio lies inside one chunk.
+pub fn in_chunk_boundary(sector: u64, bytes: u64, chunk_sectors: u64) -> bool {
+    sector % chunk_sectors + bytes / 512 <= chunk_sectors
+}
+
+/// One piece of an md bio waiting on a stripe head: which bio and which member page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    pub bio: BioId,
+    pub disk: u16,
+}
+
+#[derive(Debug, Default)]
+pub struct StripeHead {
+    /// The member sector of this stripe row (all members at the same offset).
+    pub sector: u64,
+    /// Bio pieces attached by `add_stripe_bio` and not yet returned.
+    pub pieces: Vec<Piece>,
+    /// Members whose page is up to date, and those being read now (bit per member index).
+    pub uptodate: Vec<bool>,
+    pub reading: Vec<bool>,
+    /// On `handle_list`, waiting for raid5d.
+    pub queued: bool,
+}
+
+/// The per-array state: the stripe cache and raid5d.
+#[derive(Debug)]
+pub struct Raid5 {
+    pub dev: DevId,
+    pub members: Vec<DevId>,
+    pub chunk_sectors: u64,
+    /// `max_nr_stripes` (`stripe_cache_size`).
+    pub max_stripes: u32,
+    heads: Vec<StripeHead>,
+    /// Active heads by member sector (`stripe_hashtbl`).
+    hash: BTreeMap<u64, u32>,
+    /// Free heads (`inactive_list`), reused last-freed first.
+    inactive: Vec<u32>,
+    pub active: u32,
+    /// Set when a request found the cache empty; new heads are then only handed out once
+    /// active stripes fall below 3/4 of the cache.
+    pub inactive_blocked: bool,
+    pub handle_list: VecDeque<u32>,
+    /// Threads sleeping in `get_active_stripe` (`wait_for_stripe`), in arrival order.
+    pub waiters: VecDeque<ThreadId>,
+    pub raid5d: ThreadId,
+}
+
+impl Raid5 {
+    pub fn new(dev: DevId, members: Vec<DevId>, chunk_kb: u32, max_stripes: u32, raid5d: ThreadId) -> Raid5 {
+        let n = members.len();
+        let heads =
+            (0..max_stripes).map(|_| StripeHead { uptodate: vec![false; n], reading: vec![false; n], ..Default::default() }).collect();
+        Raid5 {
+            dev,
+            members,
+            chunk_sectors: chunk_kb as u64 * 2,
+            max_stripes,
+            heads,
+            hash: BTreeMap::new(),
+            inactive: (0..max_stripes).rev().collect(),
+            active: 0,
+            inactive_blocked: false,
+            handle_list: VecDeque::new(),
+            waiters: VecDeque::new(),
+            raid5d,
+        }
+    }
+
+    pub fn map(&self, logical: u64) -> Mapped {
+        compute_sector(logical, self.chunk_sectors, self.members.len() as u16)
+    }
+
+    pub fn head(&self, h: u32) -> &StripeHead {
+        &self.heads[h as usize]
+    }
+
+    pub fn head_mut(&mut self, h: u32) -> &mut StripeHead {
+        &mut self.heads[h as usize]
+    }
+
+    /// `get_active_stripe`: the head for `sector` if one is active, else a free one unless the
+    /// cache is blocked. None: the caller must sleep on `wait_for_stripe`.
+    pub fn get_active_stripe(&mut self, sector: u64) -> Option<u32> {
+        if let Some(&h) = self.hash.get(&sector) {
+            return Some(h);
+        }
+        let h = if self.inactive_blocked { None } else { self.inactive.pop() };
+        let Some(h) = h else {
+            self.inactive_blocked = true;
+            return None;
+        };
+        self.active += 1;
+        assert!(self.active <= self.max_stripes, "more active stripes than stripe_cache_size");
+        let head = &mut self.heads[h as usize];
+        head.sector = sector;
+        head.uptodate.iter_mut().for_each(|b| *b = false);
+        head.reading.iter_mut().for_each(|b| *b = false);
+        self.hash.insert(sector, h);
+        Some(h)
+    }
+
+    /// The condition a sleeper in `get_active_stripe` waits for: a free head, and active
+    /// stripes below 3/4 of the cache or the cache no longer blocked.
+    pub fn can_proceed(&self) -> bool {
+        !self.inactive.is_empty() && (self.active < self.max_stripes * 3 / 4 || !self.inactive_blocked)
+    }
+
+    /// A sleeper passed the wait: `get_active_stripe` clears `inactive_blocked` after it.
+    pub fn unblock(&mut self) {
+        self.inactive_blocked = false;
+    }
+
+    /// `release_stripe` of an idle head: back to the inactive list. Returns whether
+    /// `wait_for_stripe` is woken (`!inactive_blocked || active < 3/4`).
+    pub fn free(&mut self, h: u32) -> bool {
+        let head = &mut self.heads[h as usize];
+        debug_assert!(head.pieces.is_empty() && !head.queued);
+        self.hash.remove(&head.sector);
+        self.inactive.push(h);
+        self.active -= 1;
+        !self.inactive_blocked || self.active < self.max_stripes * 3 / 4
+    }
+
+    /// Puts a head on `handle_list` for raid5d. Returns true if it was not there yet.
+    pub fn queue(&mut self, h: u32) -> bool {
+        let head = &mut self.heads[h as usize];
+        if head.queued {
+            return false;
+        }
+        head.queued = true;
+        self.handle_list.push_back(h);
+        true
+    }
+
+    pub fn free_heads(&self) -> usize {
+        self.inactive.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn left_symmetric_parity_rotates_and_data_follows_it() {
+        // 4 disks, chunk 8 sectors: row 0 parity on disk 3, data on 0,1,2; row 1 parity on 2.
+        let m = |l| compute_sector(l, 8, 4);
+        assert_eq!(m(0), Mapped { disk: 0, sector: 0, parity: 3 });
+        assert_eq!(m(8), Mapped { disk: 1, sector: 0, parity: 3 });
+        assert_eq!(m(16), Mapped { disk: 2, sector: 0, parity: 3 });
+        assert_eq!(m(24), Mapped { disk: 3, sector: 8, parity: 2 });
+        assert_eq!(m(32), Mapped { disk: 0, sector: 8, parity: 2 });
+        assert_eq!(m(27).sector, 11);
+    }
+
+    #[test]
+    fn the_cache_blocks_when_empty_and_reopens_below_three_quarters() {
+        let mut r = Raid5::new(DevId(9), vec![DevId(0), DevId(1), DevId(2)], 64, 4, ThreadId(0));
+        for s in 0..4 {
+            assert!(r.get_active_stripe(s * 8).is_some());
+        }
+        assert_eq!(r.get_active_stripe(99), None);
+        assert!(r.inactive_blocked);
+        // One free head: still 3 active = 3/4 of 4, so sleepers stay asleep.
+        assert!(!r.free(0));
+        assert!(!r.can_proceed());
+        assert!(r.free(1));
+        assert!(r.can_proceed());
+        r.unblock();
+        assert!(r.get_active_stripe(99).is_some());
+    }
+}
