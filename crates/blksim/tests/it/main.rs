@@ -2,6 +2,7 @@
 
 mod cli;
 mod determinism;
+mod fidelity;
 mod invariants;
 mod lessons;
 mod link;

@@ -207,3 +207,97 @@ fn the_drive_reorders_its_queue_so_deeper_tags_serve_more_random_reads() {
     let (one, ncq) = (iops("1"), iops("31"));
     assert!(ncq > 1.5 * one, "NCQ {ncq:.0} IOPS vs {one:.0} without");
 }
+
+/// Softirq CPU time per completed dm request, for a dm-multipath reader of a device node.
+fn dm_softirq_ns_per_request(max_sectors_kb: &str, partial: &str) -> f64 {
+    let mut s = sim(&[
+        ("stack", "dm"),
+        ("workload.direct", "false"),
+        ("queue.read_ahead_kb", "512"),
+        ("dm.max_sectors_kb", max_sectors_kb),
+        ("dm.partial_completion", partial),
+        ("cpu.cores", "1"),
+    ]);
+    s.run_until(SimTime(500_000_000));
+    let cum = s.cumulative();
+    let dm = s.topology().devices.len();
+    let requests = cum.diskstats[dm].ios[0] as f64;
+    assert!(requests > 20.0, "only {requests} dm requests");
+    cum.cpu.softirq_ns as f64 / requests
+}
+
+#[test]
+fn end_clone_bio_partial_updates_make_completion_cost_grow_as_n_squared() {
+    // A 512 KiB dm request carries 128 page bios, a 128 KiB one 32. With the partial update
+    // (2.6.32) each clone-bio completion recounts the remaining bios: N(N-1)/2 visits, so 4×
+    // the bios costs ~16× the softirq time. With the fix it grows only ~4× (linear).
+    let quadratic = dm_softirq_ns_per_request("512", "true") / dm_softirq_ns_per_request("128", "true");
+    let linear = dm_softirq_ns_per_request("512", "false") / dm_softirq_ns_per_request("128", "false");
+    assert!(quadratic > 10.0, "N=128 vs N=32 with partial completion: {quadratic:.1}×");
+    assert!((3.0..5.0).contains(&linear), "without partial completion: {linear:.1}×");
+}
+
+#[test]
+fn a_readahead_window_of_page_bios_merges_into_one_dm_request_and_one_clone() {
+    let mut s = sim(&[("stack", "dm"), ("workload.direct", "false"), ("queue.read_ahead_kb", "512")]);
+    s.set_trace(true);
+    s.run_until(SimTime(300_000_000));
+    let recs: Vec<_> = s.trace().since(0).0.copied().collect();
+    let dm = blksim::ids::DevId(1);
+    let merges = recs.iter().filter(|r| r.dev == dm && r.action == Action::M).count();
+    let gets = recs.iter().filter(|r| r.dev == dm && r.action == Action::G).count();
+    let remaps = recs.iter().filter(|r| r.dev.0 == 0 && r.action == Action::A).count();
+    assert!(gets > 0 && merges >= 100 * gets, "{merges} merges into {gets} requests");
+    assert_eq!(remaps, recs.iter().filter(|r| r.dev == dm && r.action == Action::D).count(), "one clone per dispatched request");
+}
+
+#[test]
+fn softirq_overrun_is_deferred_to_the_ksoftirqd_of_the_interrupted_cpu() {
+    // Eight dm readers, all interrupts on CPU 1: the completion work overruns the softirq budget
+    // and ksoftirqd/1 takes it; ksoftirqd/0 never runs.
+    let mut s = sim(&[
+        ("stack", "dm"),
+        ("disks", "8"),
+        ("workload.numjobs", "8"),
+        ("workload.direct", "false"),
+        ("queue.read_ahead_kb", "512"),
+        ("dm.max_sectors_kb", "512"),
+    ]);
+    s.run_until(SimTime(1_000_000_000));
+    let r = blksim::RunReport::from_sim(&mut s, "t", "t");
+    let k = |n: &str| r.threads.iter().find(|t| t.name == n).map_or(0.0, |t| t.cpu_pct);
+    assert!(k("ksoftirqd/1") > 50.0 || k("ksoftirqd/0") > 50.0, "ksoftirqd: {} / {}", k("ksoftirqd/0"), k("ksoftirqd/1"));
+    assert!(k("ksoftirqd/0").min(k("ksoftirqd/1")) < 1.0, "only the interrupted CPU's ksoftirqd works");
+}
+
+fn raid5_reader(chunk_kb: &str, split: &str) -> blksim::RunReport {
+    let mut s = sim(&[
+        ("stack", "md"),
+        ("disks", "4"),
+        ("workload.numjobs", "4"),
+        ("workload.direct", "false"),
+        ("workload.filesystem", "xfs"),
+        ("workload.bs", "64k"),
+        ("queue.read_ahead_kb", "512"),
+        ("disk.max_sectors_kb", "64"),
+        ("md.chunk_kb", chunk_kb),
+        ("md.split_aligned_reads", split),
+    ]);
+    s.run_until(SimTime(1_000_000_000));
+    blksim::RunReport::from_sim(&mut s, "t", "t")
+}
+
+#[test]
+fn an_aligned_read_that_fits_the_member_bypasses_the_stripe_cache() {
+    let raid5d_cpu = |r: &blksim::RunReport| r.threads.iter().find(|t| t.name == "md0_raid5").unwrap().cpu_pct;
+    let fits = raid5_reader("64", "false");
+    let oversized = raid5_reader("128", "false");
+    let split = raid5_reader("128", "true");
+    assert!(fits.read_mb_s > 10.0 && split.read_mb_s > 10.0);
+    assert_eq!(raid5d_cpu(&fits), 0.0, "64 KiB chunks fit the member's 64 KiB: raid5d never runs");
+    assert_eq!(raid5d_cpu(&split), 0.0, "split aligned reads (v4.3+) also bypass the cache");
+    assert!(raid5d_cpu(&oversized) > 1.0, "128 KiB bios do not fit: every page goes through raid5d");
+    // Through the stripe cache the members see one-page reads (merged only by their elevator).
+    let sd = |r: &blksim::RunReport| r.devices.iter().find(|d| d.name == "sda").unwrap().avgrq_sz;
+    assert!(sd(&oversized) < sd(&fits), "avgrq-sz {} vs {}", sd(&oversized), sd(&fits));
+}

@@ -1,0 +1,93 @@
+//! The issues' fidelity bands, on the CLI's path (`run_one` + `RunReport`, seed 1, the lesson's
+//! default duration). A band the model does not reach yet is an ignored test whose reason says
+//! what is missing: `cargo test -- --ignored` shows where the model stands.
+
+use blksim::cli::run_one;
+use blksim::{lessons, RunReport};
+
+fn run(lesson: &str, variant: &str) -> RunReport {
+    let l = lessons::find(lesson).unwrap();
+    let cfg = l.config(variant, &[]).unwrap();
+    let mut sim = run_one(&cfg, 1, None);
+    RunReport::from_sim(&mut sim, lesson, variant)
+}
+
+fn within(what: &str, x: f64, lo: f64, hi: f64) {
+    assert!((lo..=hi).contains(&x), "{what} = {x:.2}, band {lo}–{hi}");
+}
+
+fn sum_dm(r: &RunReport, f: impl Fn(&blksim::stats::Iostat) -> f64) -> f64 {
+    r.devices.iter().filter(|d| d.name.starts_with("dm-")).map(f).sum()
+}
+
+#[test]
+fn dm_sg_lists_regressed_is_cpu_bound_in_one_ksoftirqd_with_long_bio_lists() {
+    let r = run("dm-sg-lists", "regressed");
+    within("regressed MB/s", r.throughput_mb_s, 450.0, 750.0);
+    let busiest = r.threads.iter().filter(|t| t.name.starts_with("ksoftirqd/")).map(|t| t.cpu_pct).fold(0.0, f64::max);
+    assert!(busiest >= 90.0, "busiest ksoftirqd at {busiest:.1}%");
+    let merges_per_request = sum_dm(&r, |d| d.rrqm_s) / sum_dm(&r, |d| d.r_s);
+    assert!(merges_per_request >= 100.0, "rrqm/s ÷ r/s = {merges_per_request:.1}");
+}
+
+#[test]
+#[ignore = "band not met: the workaround reaches ~1.6 GB/s (ratio ~2.6). With 32 page bios per request the recount still costs ~1.4 µs per page on the one interrupted CPU; the model's workaround stays bound by ksoftirqd/4 (see the lesson's Status)"]
+fn dm_sg_lists_workaround_band_and_ratio() {
+    let reg = run("dm-sg-lists", "regressed");
+    let wa = run("dm-sg-lists", "workaround");
+    within("workaround MB/s", wa.throughput_mb_s, 2100.0, 3500.0);
+    within("workaround ÷ regressed", wa.throughput_mb_s / reg.throughput_mb_s, 3.5, 6.0);
+}
+
+#[test]
+#[ignore = "bands not met: without cfq (per-process slices and idling) 100 readers interleave on every member, so the aligned 64 KiB case is seek-bound (~130 MB/s) and the stripe-cache case is not slower; context switches come out ~17k/s, below 30k"]
+fn raid5_chunk_bands() {
+    let reg = run("raid5-chunk", "regressed");
+    let wa = run("raid5-chunk", "workaround");
+    within("regressed MB/s", reg.throughput_mb_s, 60.0, 130.0);
+    within("workaround MB/s", wa.throughput_mb_s, 200.0, 350.0);
+    within("throughput ratio", wa.throughput_mb_s / reg.throughput_mb_s, 2.0, 4.5);
+    within("regressed cs/s", reg.cs_per_s, 30_000.0, 80_000.0);
+    within("cs ratio", reg.cs_per_s / wa.cs_per_s, 8.0, 30.0);
+}
+
+#[test]
+fn raid5_chunk_regressed_goes_through_the_stripe_cache_and_switches_far_more() {
+    // What does hold: the oversized chunk sends every page through raid5d, and the context
+    // switches per second are many times the aligned case's.
+    let reg = run("raid5-chunk", "regressed");
+    let wa = run("raid5-chunk", "workaround");
+    let raid5d = |r: &RunReport| r.threads.iter().find(|t| t.name == "md0_raid5").unwrap().cpu_pct;
+    assert!(raid5d(&reg) > 5.0 && raid5d(&wa) == 0.0);
+    assert!(reg.cs_per_s > 8.0 * wa.cs_per_s, "cs/s {} vs {}", reg.cs_per_s, wa.cs_per_s);
+}
+
+#[test]
+fn scsi_starved_throughput_falls_in_the_regressed_mode_and_the_fix_restores_it() {
+    let before = run("scsi-starved", "before");
+    let regressed = run("scsi-starved", "regressed");
+    let fixed = run("scsi-starved", "fixed");
+    within("regressed ÷ before MB/s", regressed.throughput_mb_s / before.throughput_mb_s, 0.5, 0.8);
+    assert!(fixed.throughput_mb_s >= 0.95 * before.throughput_mb_s);
+}
+
+#[test]
+#[ignore = "bands not met: the punted queue runs cost kblockd wakeups but not ~4x the context switches, and whole-run fairness stays high (the starved disks rotate); see the lesson's Status"]
+fn scsi_starved_context_switches_and_fairness() {
+    let before = run("scsi-starved", "before");
+    let regressed = run("scsi-starved", "regressed");
+    within("cs ratio", regressed.cs_per_s / before.cs_per_s, 2.5, 6.0);
+    assert!(regressed.fairness <= before.fairness - 0.05);
+}
+
+#[test]
+#[ignore = "bands not met: the 3ware RAID5 controller, dm-linear and pdflush's congestion check are not modelled yet"]
+fn nr_requests_bands() {
+    let reg = run("nr-requests", "regressed");
+    let wa = run("nr-requests", "workaround");
+    within("regressed MB/s", reg.throughput_mb_s, 32.0, 54.0);
+    within("workaround MB/s", wa.throughput_mb_s, 57.0, 95.0);
+    within("ratio", wa.throughput_mb_s / reg.throughput_mb_s, 1.4, 2.2);
+    let sda = wa.devices.iter().find(|d| d.name == "sda").unwrap();
+    assert!(sda.wrqm_s / sda.w_s >= 4.0);
+}
