@@ -5,6 +5,8 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
     Processes,
+    /// The stacking drivers above the disks (dm-*, md*), when the scenario has them.
+    Layer,
     Elevator,
     RequestPool,
     TagMap,
@@ -13,13 +15,14 @@ pub enum Stage {
     Cpus,
 }
 
-pub const STAGES: [Stage; 7] =
-    [Stage::Processes, Stage::Elevator, Stage::RequestPool, Stage::TagMap, Stage::Host, Stage::Disks, Stage::Cpus];
+pub const STAGES: [Stage; 8] =
+    [Stage::Processes, Stage::Layer, Stage::Elevator, Stage::RequestPool, Stage::TagMap, Stage::Host, Stage::Disks, Stage::Cpus];
 
 impl Stage {
     pub fn label(self) -> &'static str {
         match self {
             Stage::Processes => "processes",
+            Stage::Layer => "dm / md",
             Stage::Elevator => "elevator",
             Stage::RequestPool => "request pool",
             Stage::TagMap => "tag map",
@@ -33,6 +36,7 @@ impl Stage {
     fn weight(self) -> f64 {
         match self {
             Stage::Processes => 1.1,
+            Stage::Layer => 1.2,
             Stage::Elevator => 1.4,
             Stage::RequestPool => 1.0,
             Stage::TagMap => 1.0,
@@ -102,7 +106,9 @@ pub struct StackLayout {
     pub width: f64,
     pub height: f64,
     pub label_w: f64,
-    /// One band per stage, in `STAGES` order.
+    /// The stages drawn (`STAGES` without the layer row when there is no stacking driver),
+    /// and one band per stage in that order.
+    pub stages: Vec<Stage>,
     pub rows: Vec<Rect>,
     /// The device columns and their (x, width), shared by the per-device stages.
     pub cols: Vec<Column>,
@@ -115,10 +121,11 @@ pub const LABEL_W: f64 = 118.0;
 const GAP: f64 = 4.0;
 
 impl StackLayout {
-    pub fn new(width: f64, height: f64, cols: Vec<Column>) -> StackLayout {
-        let total: f64 = STAGES.iter().map(|s| s.weight()).sum();
+    pub fn new(width: f64, height: f64, cols: Vec<Column>, layer: bool) -> StackLayout {
+        let stages: Vec<Stage> = STAGES.iter().copied().filter(|&s| layer || s != Stage::Layer).collect();
+        let total: f64 = stages.iter().map(|s| s.weight()).sum();
         let mut y = 0.0;
-        let rows = STAGES
+        let rows = stages
             .iter()
             .map(|s| {
                 let h = height * s.weight() / total;
@@ -131,11 +138,16 @@ impl StackLayout {
         let avail = width - LABEL_W - GAP;
         let col_w = avail / n;
         let dev_cols = (0..cols.len()).map(|i| (LABEL_W + GAP + i as f64 * col_w, (col_w - GAP).max(1.0))).collect();
-        StackLayout { width, height, label_w: LABEL_W, rows, cols, dev_cols, dev_labels: col_w >= 44.0 }
+        StackLayout { width, height, label_w: LABEL_W, stages, rows, cols, dev_cols, dev_labels: col_w >= 44.0 }
     }
 
+    /// The band of stage `s` (the layer row, when absent, is the elevator's top edge: tokens of
+    /// a stacking device never occur then).
     pub fn row(&self, s: Stage) -> Rect {
-        self.rows[STAGES.iter().position(|&x| x == s).expect("stage")]
+        match self.stages.iter().position(|&x| x == s) {
+            Some(i) => self.rows[i],
+            None => Rect { h: 0.0, ..self.row(Stage::Elevator) },
+        }
     }
 
     /// The cell of column `c` in stage `s`.
@@ -175,8 +187,9 @@ mod tests {
 
     #[test]
     fn rows_fill_the_height_in_stack_order() {
-        let l = StackLayout::new(900.0, 560.0, columns(12, None));
-        assert_eq!(l.rows.len(), STAGES.len());
+        let l = StackLayout::new(900.0, 560.0, columns(12, None), false);
+        assert_eq!(l.rows.len(), STAGES.len() - 1);
+        assert_eq!(StackLayout::new(900.0, 560.0, columns(12, None), true).rows.len(), STAGES.len());
         assert!((l.rows.last().unwrap().y + l.rows.last().unwrap().h - 560.0).abs() < 1e-6);
         for w in l.rows.windows(2) {
             assert!(w[0].y < w[1].y);
@@ -186,7 +199,7 @@ mod tests {
     #[test]
     fn device_columns_never_overlap_and_stay_inside_the_canvas() {
         for n in [1usize, 2, 12, 80, 256] {
-            let l = StackLayout::new(900.0, 560.0, columns(n, None));
+            let l = StackLayout::new(900.0, 560.0, columns(n, None), true);
             assert_eq!(l.dev_cols.len(), n.min(if n > DEVICES_UNGROUPED_MAX { GROUPS } else { n }));
             for w in l.dev_cols.windows(2) {
                 assert!(w[0].0 + w[0].1 <= w[1].0 + 1e-9);
@@ -194,7 +207,7 @@ mod tests {
             let (x, w) = *l.dev_cols.last().unwrap();
             assert!(x + w <= 900.0 + 1e-9);
         }
-        assert!(StackLayout::new(900.0, 560.0, columns(12, None)).dev_labels);
+        assert!(StackLayout::new(900.0, 560.0, columns(12, None), false).dev_labels);
     }
 
     #[test]
@@ -212,14 +225,14 @@ mod tests {
             next += c.count;
         }
         assert_eq!(next, 80);
-        let l = StackLayout::new(900.0, 560.0, cols);
+        let l = StackLayout::new(900.0, 560.0, cols, false);
         assert_eq!(l.column_of(27), 3 + 3);
         assert_eq!(l.column_at(l.dev_cols[5].0 + 1.0), Some(5));
     }
 
     #[test]
     fn processes_stay_in_their_row() {
-        let l = StackLayout::new(900.0, 560.0, columns(80, None));
+        let l = StackLayout::new(900.0, 560.0, columns(80, None), true);
         let r = l.row(Stage::Processes);
         for i in 0..100 {
             let (x, y) = l.process_slot(i, 100);

@@ -2,7 +2,7 @@
 //! occupancy (the counters). Nothing here knows the model; it draws what the trace says.
 
 use crate::driver::{SimDriver, Token, TokenStage};
-use crate::layout::{columns, Rect, StackLayout, Stage, STAGES};
+use crate::layout::{columns, Rect, StackLayout, Stage};
 use crate::palette::{process_colour, thread_colour};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
@@ -38,7 +38,7 @@ pub fn Diagram(p: &DiagramProps) -> Html {
 /// The layout a canvas of this size has for the driver's devices (also used for clicks).
 pub fn layout_for(canvas: &HtmlCanvasElement, d: &SimDriver, expanded: Option<usize>) -> StackLayout {
     let (cw, ch) = (canvas.client_width().max(320) as f64, canvas.client_height().max(240) as f64);
-    StackLayout::new(cw, ch, columns(d.topology.devices.len(), expanded))
+    StackLayout::new(cw, ch, columns(d.topology.devices.len(), expanded), !d.topology.upper.is_empty())
 }
 
 struct Theme {
@@ -76,14 +76,14 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     let large = canvas.closest("[data-large=true]").ok().flatten().is_some();
     let font = |px: f64, weight: &str, family: &str| format!("{weight} {:.0}px {family}", if large { px * 1.45 } else { px });
     let ndev = d.topology.devices.len();
-    let l = StackLayout::new(cw, ch, columns(ndev, expanded));
+    let l = StackLayout::new(cw, ch, columns(ndev, expanded), !d.topology.upper.is_empty());
     let ncols = l.cols.len();
     ctx.set_fill_style_str(theme.bg);
     ctx.fill_rect(0.0, 0.0, cw, ch);
     ctx.set_text_baseline("middle");
 
     // Stage labels and lanes.
-    for (i, s) in STAGES.iter().enumerate() {
+    for (i, s) in l.stages.iter().enumerate() {
         let r = l.rows[i];
         if i % 2 == 0 {
             ctx.set_fill_style_str(theme.lane);
@@ -98,7 +98,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
 
     // Processes.
     let n = d.topology.processes.len();
-    let sleepers: Vec<u32> = occ.iter().flat_map(|o| o.sleepers.iter().copied()).collect();
+    let sleepers: Vec<u32> = occ.iter().flat_map(|o| o.sleepers.iter().chain(o.stripe_sleepers.iter()).copied()).collect();
     for (i, (_, pid)) in d.topology.processes.iter().enumerate() {
         let (x, y) = l.process_slot(i, n);
         let asleep = sleepers.contains(pid);
@@ -190,6 +190,53 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         }
     }
 
+    // The stacking layer: a dm device sits over its path's column (a group column sums its
+    // dm devices); an md array spans its members, with its stripe cache as the pool.
+    let upper = &d.topology.upper;
+    let mut dm_cols: Vec<(u32, u32, u32, Vec<usize>)> = vec![(0, 0, 0, Vec::new()); ncols];
+    for (k, up) in upper.iter().enumerate() {
+        let o = &occ[ndev + k];
+        let cols: Vec<usize> = up.lower.iter().map(|&x| l.column_of(x as usize)).collect();
+        let (Some(&c0), Some(&c1)) = (cols.iter().min(), cols.iter().max()) else { continue };
+        if c0 == c1 && o.stripes_max == 0 {
+            let e = &mut dm_cols[c0];
+            e.0 += o.pool[0].max(o.pool[1]);
+            e.1 += up.nr_requests;
+            e.2 += o.elevator;
+            e.3.push(k);
+            continue;
+        }
+        let r = l.row(Stage::Layer);
+        let x0 = l.dev_cols[c0].0;
+        let x1 = l.dev_cols[c1].0 + l.dev_cols[c1].1;
+        let cell = Rect { x: x0, y: r.y + 3.0, w: x1 - x0, h: r.h - 6.0 };
+        ctx.set_stroke_style_str(theme.slot);
+        ctx.stroke_rect(cell.x, cell.y, cell.w, cell.h);
+        ctx.set_fill_style_str(theme.fg);
+        let _ = ctx.fill_text(&format!("{} · stripe cache", up.name), cell.x + 4.0, cell.y + 9.0);
+        let bar = Rect { x: cell.x + 4.0, y: cell.y + 14.0, w: (cell.w * 0.5).max(40.0), h: (cell.h - 18.0).max(8.0) };
+        slot_bar(&ctx, theme, bar, o.stripes_active, o.stripes_max, true);
+        if !o.stripe_sleepers.is_empty() {
+            ctx.set_fill_style_str(theme.full);
+            let _ = ctx.fill_text(&format!("zz {} on wait_for_stripe", o.stripe_sleepers.len()), bar.x + bar.w + 10.0, bar.y + bar.h / 2.0);
+        }
+    }
+    for (ci, (used, limit, waiting, ks)) in dm_cols.iter().enumerate() {
+        if ks.is_empty() {
+            continue;
+        }
+        let cell = l.cell(Stage::Layer, ci);
+        let name =
+            if ks.len() == 1 { upper[ks[0]].name.clone() } else { format!("{}–{}", upper[ks[0]].name, upper[ks[ks.len() - 1]].name) };
+        if l.dev_labels || ks.len() > 1 {
+            ctx.set_fill_style_str(theme.fg);
+            let _ = ctx.fill_text(&name, cell.x + 2.0, cell.y + 8.0);
+            ctx.set_fill_style_str(theme.dim);
+            let _ = ctx.fill_text(&format!("{waiting} waiting"), cell.x + 2.0, cell.y + cell.h - 8.0);
+        }
+        slot_bar(&ctx, theme, Rect { y: cell.y + cell.h * 0.3, h: cell.h * 0.4, ..cell }, *used, *limit, false);
+    }
+
     // Hosts: can_queue and the starved list.
     for (hi, h) in d.topology.hosts.iter().enumerate() {
         let cols: Vec<usize> =
@@ -256,9 +303,22 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     }
     let mut per_col_elev = vec![0usize; ncols];
     let mut per_col_tags = vec![0usize; ncols];
-    let col_of: Vec<usize> = (0..ndev).map(|i| l.column_of(i)).collect();
+    let mut per_col_layer = vec![0usize; ncols];
+    // A stacking device's tokens are drawn over the column of its first lower device.
+    let col_of: Vec<usize> = (0..ndev)
+        .map(|i| l.column_of(i))
+        .chain(upper.iter().map(|u| l.column_of(u.lower.first().copied().unwrap_or(0) as usize)))
+        .collect();
     let pos = |t: &Token, stage: TokenStage, slot: usize| -> (f64, f64) {
         let di = col_of.get(t.dev as usize).copied().unwrap_or(0);
+        if t.dev as usize >= ndev && stage != TokenStage::Queued {
+            // In the stacking layer: waiting requests left to right; issued ones (cloned or
+            // mapped onto the lower devices) at the bottom edge.
+            let c = l.cell(Stage::Layer, di);
+            let per_row = ((c.w - 8.0) / 28.0).max(1.0) as usize;
+            let y = if stage == TokenStage::Device || stage == TokenStage::Done { c.y + c.h - 4.0 } else { c.y + c.h * 0.5 };
+            return (c.x + 4.0 + (slot % per_row) as f64 * 28.0, y);
+        }
         match stage {
             TokenStage::Done => {
                 // A completion fades out at the disk that served it.
@@ -293,6 +353,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     let progress = |t: &Token| ease(((now_ms - t.moved_ms) / tween).clamp(0.0, 1.0));
     for t in d.requests.values() {
         let counter = match t.stage {
+            _ if t.dev as usize >= ndev => Some(&mut per_col_layer),
             TokenStage::Elevator => Some(&mut per_col_elev),
             TokenStage::Device => Some(&mut per_col_tags),
             _ => None,
@@ -304,7 +365,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             s
         });
         // A lane holds as many bars as fit; the rest are in its "N waiting" count.
-        if t.stage == TokenStage::Elevator {
+        if t.stage == TokenStage::Elevator && (t.dev as usize) < ndev {
             let c = l.cell(Stage::Elevator, ci);
             let fits = ((c.w - 8.0) / 28.0).max(1.0) as usize * ((c.h - 24.0) / 9.0).max(1.0) as usize;
             if slot >= fits {

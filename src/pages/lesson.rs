@@ -649,10 +649,11 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let gaps = d.sim.model_gaps();
     let summary = |d: &SimDriver| {
         format!(
-            "Block stack of {} ({}): {} processes, {} device(s), {} host(s), {} CPU(s). Numbers are in the tables beside it.",
+            "Block stack of {} ({}): {} processes, {} stacking device(s), {} disk(s), {} host(s), {} CPU(s). Numbers are in the tables beside it.",
             d.lesson.id,
             d.variant,
             d.topology.processes.len(),
+            d.topology.upper.len(),
             d.topology.devices.len(),
             d.topology.hosts.len(),
             d.topology.cores
@@ -664,10 +665,12 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         Theme::Dark => "dark",
     };
     let log_records = Rc::new(d.log.iter().copied().collect::<Vec<_>>());
-    let devices = Rc::new(d.topology.devices.iter().map(|v| (v.name.clone(), v.major, v.minor)).collect::<Vec<_>>());
+    // Every device in trace order: the disks, then the stacking devices.
+    let all_devs = || d.topology.devices.iter().chain(d.topology.upper.iter());
+    let devices = Rc::new(all_devs().map(|v| (v.name.clone(), v.major, v.minor)).collect::<Vec<_>>());
     let threads = Rc::new(d.sim.threads_view().into_iter().map(|t| (t.pid, t.name)).collect::<Vec<_>>());
     let btt = Rc::new(
-        d.btt.iter().map(|(dev, b)| (d.topology.devices.get(*dev as usize).map_or("?".into(), |v| v.name.clone()), *b)).collect::<Vec<_>>(),
+        d.btt.iter().map(|(dev, b)| (all_devs().nth(*dev as usize).map_or("?".into(), |v| v.name.clone()), *b)).collect::<Vec<_>>(),
     );
     let ab = s.b.is_some();
     let all = blksim::lessons::all();

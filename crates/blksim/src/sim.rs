@@ -116,7 +116,7 @@ pub struct Sim {
     plugging: bool,
     plug: Vec<ReqId>,
     /// md RAID5 arrays (their devices are `DevKind::Md`).
-    raid5: Vec<Raid5>,
+    pub(crate) raid5: Vec<Raid5>,
 }
 
 impl Sim {

@@ -109,6 +109,10 @@ pub struct DevOccupancy {
     pub in_drive: u32,
     /// Pids sleeping in `get_request_wait` on this queue.
     pub sleepers: Vec<u32>,
+    /// md RAID5: stripe heads active and `stripe_cache_size`, and pids on `wait_for_stripe`.
+    pub stripes_active: u32,
+    pub stripes_max: u32,
+    pub stripe_sleepers: Vec<u32>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -132,8 +136,16 @@ impl Sim {
                     _ => 0,
                 },
                 sleepers: d.queue.waiters.iter().flatten().map(|t| self.threads[t.idx()].pid).collect(),
+                ..Default::default()
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let mut devs = devs;
+        for r in &self.raid5 {
+            let o = &mut devs[r.dev.idx()];
+            o.stripes_active = r.active;
+            o.stripes_max = r.max_stripes;
+            o.stripe_sleepers = r.waiters.iter().map(|t| self.threads[t.idx()].pid).collect();
+        }
         let hosts = self
             .hosts
             .iter()
