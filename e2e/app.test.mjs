@@ -32,7 +32,7 @@ test('the page loads with no console errors and draws the diagram', async () => 
     return seen.size;
   });
   assert.ok(distinct > 5, `canvas looks blank (${distinct} colours)`);
-  assert.match(await page.getAttribute('canvas.diagram', 'aria-label'), /1 device/);
+  assert.match(await page.getAttribute('canvas.diagram', 'aria-label'), /1 disk/);
   await page.screenshot({ path: path.join(artifacts, 'anatomy-of-a-request.png') });
   assert.deepEqual(errors, []);
   await page.close();
@@ -102,7 +102,7 @@ const canvasHash = (page, sel = 'canvas.diagram') => page.$eval(sel, (c) => {
 
 test('the diagram has the scenario\'s devices and its tokens move while playing', async () => {
   const { page: many, errors: manyErrors } = await open('#/lesson/scsi-starved?v=1&speed=0.002');
-  assert.match(await many.getAttribute('canvas.diagram', 'aria-label'), /12 device\(s\)/);
+  assert.match(await many.getAttribute('canvas.diagram', 'aria-label'), /12 disk\(s\)/);
   assert.deepEqual(manyErrors, []);
   await many.close();
   // Direct I/O from the first microsecond (scsi-starved's buffered writers fill the page cache

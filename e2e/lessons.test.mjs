@@ -169,3 +169,18 @@ test('the sandbox takes a fio job file and saves it in the link', async () => {
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('stacked lessons draw their layer: 80 dm devices over 80 disks, md0 over 8, with the stacking devices in iostat', async () => {
+  const ctx = await h.browser.newContext();
+  for (const [id, label, device] of [['dm-sg-lists', /80 stacking device\(s\), 80 disk\(s\)/, 'dm-'], ['raid5-chunk', /1 stacking device\(s\), 8 disk\(s\)/, 'md0']]) {
+    const { page, errors } = await open(ctx, `#/lesson/${id}?v=1&speed=0.05`);
+    await page.waitForSelector('canvas.diagram');
+    assert.match(await page.getAttribute('canvas.diagram', 'aria-label'), label, id);
+    // Skip ahead so iostat has a whole second; the layer's device is listed with the disks.
+    await page.click('button:has-text("Skip 5 s")');
+    await page.waitForFunction((d) => [...document.querySelectorAll('table td')].some((td) => td.textContent.trim().startsWith(d)), device, { timeout: 20000 });
+    assert.deepEqual(errors, [], id);
+    await page.close();
+  }
+  await ctx.close();
+});

@@ -24,7 +24,7 @@ fn the_browser_reproduces_the_native_golden_run() {
 #[wasm_bindgen_test]
 fn the_layout_gives_every_disk_its_own_column() {
     for n in [1usize, 12, 16] {
-        let l = StackLayout::new(800.0, 600.0, columns(n, None));
+        let l = StackLayout::new(800.0, 600.0, columns(n, None), true);
         let cells: Vec<_> = (0..n).map(|d| l.cell(Stage::Disks, d)).collect();
         assert_eq!(cells.len(), n);
         for w in cells.windows(2) {

@@ -53,8 +53,15 @@ fn vmstat_row(run: &str, iv: &IntervalReport) -> Html {
 
 fn iostat_table(caption: String, iv: &IntervalReport, max: usize) -> Html {
     let mut devs = iv.devices.clone();
-    // iostat -x, busiest devices first (by %util, then throughput); ties keep kernel order.
-    devs.sort_by(|a, b| b.util_pct.total_cmp(&a.util_pct).then((b.rkb_s + b.wkb_s).total_cmp(&(a.rkb_s + a.wkb_s))));
+    // iostat -x: the stacking devices (dm-*, md*) first, since a stacked lesson is about them,
+    // then the busiest (by %util, then throughput); ties keep kernel order.
+    let stacking = |n: &str| n.starts_with("dm-") || n.starts_with("md");
+    devs.sort_by(|a, b| {
+        stacking(&b.name)
+            .cmp(&stacking(&a.name))
+            .then(b.util_pct.total_cmp(&a.util_pct))
+            .then((b.rkb_s + b.wkb_s).total_cmp(&(a.rkb_s + a.wkb_s)))
+    });
     let hidden = devs.len().saturating_sub(max);
     devs.truncate(max);
     html! {
