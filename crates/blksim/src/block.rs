@@ -131,6 +131,14 @@ impl Elevator {
         self.add_at(rq, write, start, end, now + expire, false);
     }
 
+    /// `blk_requeue_request`: the request goes back to the front, to be dispatched next, and
+    /// takes no more merges.
+    pub fn requeue(&mut self, rq: ReqId, write: bool, start: u64, end: u64, now: SimTime) {
+        self.add_nomerge(rq, write, start, end, now);
+        let back = self.fifo.pop_back().expect("just added");
+        self.fifo.push_front((back.0, now));
+    }
+
     fn add_at(&mut self, rq: ReqId, write: bool, start: u64, end: u64, deadline: SimTime, mergeable: bool) {
         self.fifo.push_back((rq, deadline));
         self.sorted[write as usize].insert((start, rq), ());
@@ -327,6 +335,9 @@ pub struct RequestQueue {
     pub waiters: [VecDeque<ThreadId>; 2],
     pub elevator: Elevator,
     pub tags: TagMap,
+    /// blk-mq (`none`, `mq-deadline`): a request is a tag, allocated at submission; who waits
+    /// for one sleeps in `bt_get` by these rules. None: the legacy request pool.
+    pub mq: Option<crate::blk_mq::TagWait>,
 }
 
 /// The elevator a `queue/scheduler` name runs (cfq is not modelled yet and runs as noop; the
@@ -401,8 +412,14 @@ impl RequestQueue {
             waiters: Default::default(),
             elevator: Elevator::new(elevator_kind(s.queue.scheduler)),
             tags: TagMap::new(depth),
+            mq: None,
         }
     }
+}
+
+/// Whether leaf queues run blk-mq: its schedulers are `none` and `mq-deadline`.
+pub fn is_mq(s: crate::scenario::Scheduler) -> bool {
+    matches!(s, crate::scenario::Scheduler::None | crate::scenario::Scheduler::MqDeadline)
 }
 
 /// The major number the kernel gives device-mapper dynamically; 253 on most systems.
@@ -418,7 +435,10 @@ impl BlockDev {
             major,
             minor,
             kind: DevKind::Sd { disk, host },
-            queue: RequestQueue::new(s, s.disk.max_sectors_kb, s.queue.depth),
+            queue: RequestQueue {
+                mq: is_mq(s.queue.scheduler).then(|| crate::blk_mq::TagWait::new(s.queue.depth)),
+                ..RequestQueue::new(s, s.disk.max_sectors_kb, s.queue.depth)
+            },
             stats: DiskStats::default(),
         }
     }

@@ -154,3 +154,15 @@ pub const SSD_WRITE_BYTES_PER_S: u64 = 100_000_000;
 /// Parallel flash channels. Source: the X25-M has 10 channels.
 pub const SSD_CHANNELS: u32 = 10;
 pub const SSD_CAPACITY_SECTORS: u64 = 312_581_808;
+
+// ---- ramlun: an SRP LUN backed by a tmpfs file (seed 002) ------------------------------------
+
+/// Round trip of one SRP command over InfiniBand to a target serving it from RAM. Source: SRP
+/// and iSER latency measurements of the era, 10–20 µs for 4 KiB.
+pub const RAMLUN_COMMAND_NS: u64 = 15 * NS_PER_US;
+/// Data rate of a 4x DDR/QDR link, ~2 GB/s usable.
+pub const RAMLUN_BYTES_PER_S: u64 = 2_000_000_000;
+/// Commands the target works on at once (a RAM target is not the limit; the tags are).
+pub const RAMLUN_SLOTS: u32 = 64;
+/// The report's LUN: a 16 MB tmpfs file.
+pub const RAMLUN_CAPACITY_SECTORS: u64 = 32_768;

@@ -75,6 +75,8 @@ pub enum Wait {
     Fsync,
     /// In md RAID5's `get_active_stripe`: the stripe cache has no head to give.
     Stripe,
+    /// In blk-mq's `bt_get`: `dev` has no free tag.
+    Tag { dev: DevId },
 }
 
 impl Wait {
@@ -103,6 +105,10 @@ pub enum Step {
     Raid5d,
     /// Woken on `wait_for_stripe`: check for a free stripe head and go on mapping the bio.
     RetryStripe,
+    /// `kdmwork-<dev>` maps the next request queued to it (`map_tio_request`).
+    KdmWork,
+    /// Woken in `bt_get`: try for a tag again (and sleep again if there is none).
+    RetryTag,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,6 +121,8 @@ pub enum ThreadKind {
     Flusher(DevId),
     /// An md RAID5 array's thread (`md0_raid5`, running `raid5d`).
     Raid5d(DevId),
+    /// Request-based dm's per-device kthread worker over blk-mq (2eb6e1e3, `kdmwork-MAJ:MIN`).
+    KdmWork(DevId),
 }
 
 #[derive(Debug)]

@@ -46,10 +46,15 @@ struct Hdd {
     dirty_bytes: u64,
 }
 
+/// A flash or RAM device: a fixed latency per command, then a shared transfer path.
 #[derive(Debug)]
 struct Ssd {
     /// The shared transfer path is busy until then.
     pipe_free_at: SimTime,
+    read_ns: u64,
+    write_ns: u64,
+    read_rate: u64,
+    write_rate: u64,
 }
 
 /// A disk: its model, its internal queue and its command slots.
@@ -68,10 +73,30 @@ impl Disk {
     pub fn new(kind: DiskKind, write_cache: bool, rng: &mut Stream) -> Disk {
         match kind {
             DiskKind::Ssd => Disk {
-                model: Model::Ssd(Ssd { pipe_free_at: SimTime::ZERO }),
+                model: Model::Ssd(Ssd {
+                    pipe_free_at: SimTime::ZERO,
+                    read_ns: SSD_READ_NS,
+                    write_ns: SSD_WRITE_NS,
+                    read_rate: SSD_READ_BYTES_PER_S,
+                    write_rate: SSD_WRITE_BYTES_PER_S,
+                }),
                 queue: VecDeque::new(),
                 slots: vec![None; SSD_CHANNELS as usize],
                 capacity_sectors: SSD_CAPACITY_SECTORS,
+                busy_ns_total: 0,
+                busy_since: None,
+            },
+            DiskKind::Ramlun => Disk {
+                model: Model::Ssd(Ssd {
+                    pipe_free_at: SimTime::ZERO,
+                    read_ns: RAMLUN_COMMAND_NS,
+                    write_ns: RAMLUN_COMMAND_NS,
+                    read_rate: RAMLUN_BYTES_PER_S,
+                    write_rate: RAMLUN_BYTES_PER_S,
+                }),
+                queue: VecDeque::new(),
+                slots: vec![None; RAMLUN_SLOTS as usize],
+                capacity_sectors: RAMLUN_CAPACITY_SECTORS,
                 busy_ns_total: 0,
                 busy_since: None,
             },
@@ -142,7 +167,7 @@ impl Disk {
         let done = match &mut self.model {
             Model::Hdd(h) => now + hdd_service_ns(h, now, &cmd, arrived_idle, self.capacity_sectors),
             Model::Ssd(s) => {
-                let (lat, rate) = if cmd.write { (SSD_WRITE_NS, SSD_WRITE_BYTES_PER_S) } else { (SSD_READ_NS, SSD_READ_BYTES_PER_S) };
+                let (lat, rate) = if cmd.write { (s.write_ns, s.write_rate) } else { (s.read_ns, s.read_rate) };
                 let start = (now + lat).max(s.pipe_free_at);
                 s.pipe_free_at = start + transfer_ns(cmd.bytes, rate);
                 s.pipe_free_at

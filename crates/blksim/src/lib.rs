@@ -4,6 +4,7 @@
 //! (time, sequence), seeded PCG streams per component, no clock and no hash-order iteration.
 //! The UI reads the trace (`trace`) and the counters (`report`) and nothing else.
 
+pub mod blk_mq;
 pub mod block;
 pub mod calib;
 pub mod cli;

@@ -43,6 +43,8 @@ pub enum DiskKind {
     Hdd,
     Ssd,
     Hwraid5,
+    /// An SRP LUN backed by a tmpfs file on the target (seed 002): RAM behind an InfiniBand hop.
+    Ramlun,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -427,7 +429,12 @@ pub const KNOBS: &[KnobSpec] = &[
         help: "split an oversized chunk-aligned read to fit the member (v4.3+)",
         live: false,
     },
-    KnobSpec { key: "disk.kind", kind: KnobKind::Enum(&["hdd", "ssd", "hwraid5"]), help: "the device model behind each disk", live: false },
+    KnobSpec {
+        key: "disk.kind",
+        kind: KnobKind::Enum(&["hdd", "ssd", "hwraid5", "ramlun"]),
+        help: "the device model behind each disk",
+        live: false,
+    },
     KnobSpec {
         key: "disk.max_sectors_kb",
         kind: KnobKind::Int { min: 4, max: limits::MAX_SECTORS_KB_MAX as u64, unit: "KiB" },

@@ -117,6 +117,8 @@ pub struct Sim {
     plug: Vec<ReqId>,
     /// md RAID5 arrays (their devices are `DevKind::Md`).
     pub(crate) raid5: Vec<Raid5>,
+    /// Per dm device over blk-mq: its `kdmwork` thread and the requests queued to it.
+    kdm: Vec<Option<(ThreadId, std::collections::VecDeque<ReqId>)>>,
 }
 
 impl Sim {
@@ -167,6 +169,22 @@ impl Sim {
                 threads.push(Thread::kernel(format!("{}_raid5", d.name), ThreadKind::Raid5d(DevId(i as u16)), CoreId(0), 300 + i as u32));
                 raid5.push(Raid5::new(DevId(i as u16), members.clone(), s.md.chunk_kb, s.md.stripe_cache_size, tid));
             }
+        }
+        // Request-based dm over blk-mq maps in one kthread per device (4.0: kdmwork-MAJ:MIN).
+        let mut kdm = Vec::new();
+        for (i, d) in devs.iter().enumerate() {
+            let over_mq = matches!(&d.kind, DevKind::DmMpath { paths } if devs[paths[0].idx()].queue.mq.is_some());
+            kdm.push(over_mq.then(|| {
+                let tid = ThreadId(threads.len() as u32);
+                let home = CoreId((i as u32 % s.cpu.cores) as u16);
+                threads.push(Thread::kernel(
+                    format!("kdmwork-{}:{}", d.major, d.minor),
+                    ThreadKind::KdmWork(DevId(i as u16)),
+                    home,
+                    600 + i as u32,
+                ));
+                (tid, std::collections::VecDeque::new())
+            }));
         }
         // One writeback thread per top-level block device, as 2.6.32+ has (flush-MAJ:MIN).
         let mut flushers = vec![None; devs.len()];
@@ -230,6 +248,7 @@ impl Sim {
             plugging: false,
             plug: Vec::new(),
             raid5,
+            kdm,
         }
     }
 
@@ -522,6 +541,12 @@ impl Sim {
             }
             Step::Raid5d => self.raid5d_cost(tid),
             Step::RetryStripe => STRIPE_ADD_NS,
+            Step::KdmWork => {
+                let ThreadKind::KdmWork(dm) = self.threads[tid.idx()].kind else { unreachable!("not kdmwork") };
+                let q = &self.kdm[dm.idx()].as_ref().expect("a dm device over blk-mq").1;
+                q.front().map_or(0, |rq| DM_MAP_REQUEST_NS + GET_REQUEST_NS + BIO_CLONE_NS * self.reqs.get(rq.0).bios.len() as u64)
+            }
+            Step::RetryTag => GET_REQUEST_NS,
         }
     }
 
@@ -580,6 +605,11 @@ impl Sim {
             Step::FlushWork => self.flush_work(tid),
             Step::Raid5d => self.raid5d_step(tid),
             Step::RetryStripe => self.retry_stripe(tid),
+            Step::KdmWork => self.kdm_map(tid, false),
+            Step::RetryTag => match self.threads[tid.idx()].kind {
+                ThreadKind::KdmWork(_) => self.kdm_map(tid, true),
+                _ => self.submit_pending(tid),
+            },
             Step::Softirq => {
                 let c = self.threads[tid.idx()].home.idx();
                 if let Some(rq) = self.cores[c].softirq.pop_front() {
@@ -968,6 +998,90 @@ impl Sim {
         }
     }
 
+    // ---- request-based dm over blk-mq: kdmwork and the clone allocation --------------------------
+
+    /// `map_tio_request` on the `kdmwork` thread: clone the next request onto the path, the way
+    /// `dm.clone_alloc` says, and insert the clone (`blk_insert_cloned_request`, which runs the
+    /// blk-mq queue asynchronously, through kblockd).
+    /// - `sleep` (e5863d9a): `blk_get_request(GFP_KERNEL)` on the path. With no free tag,
+    ///   `blk_mq_alloc_request` runs the hardware queue once and tries again, then sleeps in
+    ///   `bt_get`; woken, it only tries again (3.18-4.0-rc: no run inside the loop), and sleeps
+    ///   again. Every other dm request waits behind it.
+    /// - `mempool`: a clone from dm's own pool; the path's tag is taken at dispatch.
+    /// - `nowait` (the fix): `GFP_ATOMIC`; with no tag, `DM_MAPIO_REQUEUE`: the original goes
+    ///   back to the front of the dm queue, run again by the next clone's completion.
+    fn kdm_map(&mut self, tid: ThreadId, retry: bool) -> Next {
+        use crate::scenario::CloneAlloc;
+        let now = self.now();
+        let ThreadKind::KdmWork(dm) = self.threads[tid.idx()].kind else { unreachable!("not kdmwork") };
+        let Some(&rq) = self.kdm[dm.idx()].as_ref().expect("kdmwork has a queue").1.front() else { return Next::Idle };
+        let path = match &self.devs[dm.idx()].kind {
+            DevKind::DmMpath { paths } => paths[0],
+            _ => unreachable!("kdmwork of a dm device"),
+        };
+        let (write, sector, bytes, submitter, nbios) = {
+            let r = self.reqs.get(rq.0);
+            (r.write, r.sector, r.bytes, r.submitter, r.bios.len() as u32)
+        };
+        let tag = match self.cfg.scenario.dm.clone_alloc {
+            CloneAlloc::Mempool => None,
+            CloneAlloc::Nowait => match self.devs[path.idx()].queue.tags.get() {
+                Some(t) => Some(t),
+                None => {
+                    self.kdm[dm.idx()].as_mut().expect("checked").1.pop_front();
+                    self.devs[dm.idx()].queue.elevator.requeue(rq, write, sector, sector + bytes / 512, now);
+                    return self.kdm_next(dm);
+                }
+            },
+            CloneAlloc::Sleep => {
+                let mut t = self.devs[path.idx()].queue.tags.get();
+                if t.is_none() && !retry {
+                    // __blk_mq_run_hw_queue, then the sleeping attempt.
+                    self.run_queue(path);
+                    t = self.devs[path.idx()].queue.tags.get();
+                }
+                match t {
+                    Some(t) => Some(t),
+                    None => {
+                        self.devs[path.idx()].queue.mq.as_mut().expect("a blk-mq path").sleep(tid);
+                        self.emit(path, Action::S, write, sector, bytes as u32, tid, rq.0, 0);
+                        return Next::Sleep(Wait::Tag { dev: path });
+                    }
+                }
+            }
+        };
+        self.kdm[dm.idx()].as_mut().expect("checked").1.pop_front();
+        let clone = ReqId(self.reqs.insert(Request {
+            dev: path,
+            write,
+            sector,
+            bytes,
+            bios: Vec::new(),
+            alloc_at: now,
+            tag,
+            submitter,
+            clone_of: Some(rq),
+            nr_clone_bios: nbios,
+        }));
+        self.totals.clones_made += 1;
+        self.totals.clone_bios_made += nbios as u64;
+        self.devs[path.idx()].stats.start(now);
+        self.emit(path, Action::A, write, sector, bytes as u32, tid, clone.0, rq.0);
+        self.devs[path.idx()].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now);
+        self.emit(path, Action::I, write, sector, bytes as u32, tid, clone.0, 0);
+        let cpu = self.threads[tid.idx()].home;
+        self.run_queue_async(path, cpu);
+        self.kdm_next(dm)
+    }
+
+    fn kdm_next(&self, dm: DevId) -> Next {
+        if self.kdm[dm.idx()].as_ref().expect("kdmwork has a queue").1.is_empty() {
+            Next::Idle
+        } else {
+            Next::Continue(Step::KdmWork)
+        }
+    }
+
     // ---- md RAID5 (2.6.20 raid5.c): make_request, the stripe cache and raid5d ------------------
 
     fn raid5_of(&self, dev: DevId) -> usize {
@@ -1265,10 +1379,55 @@ impl Sim {
                 return Ok(());
             }
         }
-        // get_request (2.6): the allocation that fills the pool marks it full and makes its
-        // process a batcher; while full, only batchers allocate, and never past 3/2 of
-        // nr_requests. Everyone else sleeps in get_request_wait.
-        let q = &mut self.devs[di].queue;
+        // blk-mq: the request is a tag, or the submitter sleeps in bt_get.
+        let mut tag = None;
+        if self.devs[di].queue.mq.is_some() {
+            let q = &mut self.devs[di].queue;
+            match q.tags.get() {
+                Some(t) => tag = Some(t),
+                None => {
+                    q.mq.as_mut().expect("checked").sleep(tid);
+                    self.emit(dev, Action::S, bio.write, bio.sector, bio.bytes, tid, bio_id.0, 0);
+                    return Err(Wait::Tag { dev });
+                }
+            }
+        } else if let Err(w) = self.get_request(dev, bio_id, tid) {
+            return Err(w);
+        }
+        let rq = ReqId(self.reqs.insert(Request {
+            dev,
+            write: bio.write,
+            sector: bio.sector,
+            bytes: bio.bytes as u64,
+            bios: vec![bio_id],
+            alloc_at: now,
+            tag,
+            submitter: tid,
+            clone_of: None,
+            nr_clone_bios: 0,
+        }));
+        self.devs[di].stats.start(now);
+        self.emit(dev, Action::G, bio.write, bio.sector, bio.bytes, tid, rq.0, bio_id.0);
+        if self.plugging {
+            if !self.plug.iter().any(|r| self.reqs.get(r.0).dev == dev) {
+                self.emit(dev, Action::P, bio.write, bio.sector, 0, tid, rq.0, 0);
+            }
+            self.plug.push(rq);
+        } else {
+            self.devs[di].queue.elevator.add(rq, bio.write, bio.sector, sector_end, now);
+            self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
+            self.run_queue(dev);
+        }
+        Ok(())
+    }
+
+    /// `get_request` (2.6): the allocation that fills the pool marks it full and makes its
+    /// process a batcher; while full, only batchers allocate, and never past 3/2 of
+    /// nr_requests. Everyone else sleeps in get_request_wait.
+    fn get_request(&mut self, dev: DevId, bio_id: BioId, tid: ThreadId) -> Result<(), Wait> {
+        let now = self.now();
+        let bio = *self.bios.get(bio_id.0);
+        let q = &mut self.devs[dev.idx()].queue;
         let dir = bio.write as usize;
         let th = &mut self.threads[tid.idx()];
         let mut refuse = q.draining;
@@ -1290,30 +1449,6 @@ impl Sim {
         }
         q.pool_count[dir] += 1;
         assert!(q.pool_count[dir] <= 3 * q.nr_requests / 2, "request pool over 3/2 nr_requests");
-        let rq = ReqId(self.reqs.insert(Request {
-            dev,
-            write: bio.write,
-            sector: bio.sector,
-            bytes: bio.bytes as u64,
-            bios: vec![bio_id],
-            alloc_at: now,
-            tag: None,
-            submitter: tid,
-            clone_of: None,
-            nr_clone_bios: 0,
-        }));
-        self.devs[di].stats.start(now);
-        self.emit(dev, Action::G, bio.write, bio.sector, bio.bytes, tid, rq.0, bio_id.0);
-        if self.plugging {
-            if !self.plug.iter().any(|r| self.reqs.get(r.0).dev == dev) {
-                self.emit(dev, Action::P, bio.write, bio.sector, 0, tid, rq.0, 0);
-            }
-            self.plug.push(rq);
-        } else {
-            self.devs[di].queue.elevator.add(rq, bio.write, bio.sector, sector_end, now);
-            self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
-            self.run_queue(dev);
-        }
         Ok(())
     }
 
@@ -1391,6 +1526,22 @@ impl Sim {
             DevKind::DmMpath { paths } => paths[0],
             _ => unreachable!("not a dm device"),
         };
+        if self.kdm[di].is_some() {
+            // Over blk-mq (4.0): no busy check (blk-mq has no lld_busy); every request is
+            // handed to the device's kdmwork thread, which maps it.
+            while let Some(rq) = self.devs[di].queue.elevator.next(now) {
+                self.devs[di].queue.elevator.dispatched(rq);
+                let r = self.reqs.get(rq.0);
+                let (write, sector, bytes, submitter) = (r.write, r.sector, r.bytes, r.submitter);
+                self.emit(dev, Action::D, write, sector, bytes as u32, submitter, rq.0, 0);
+                self.kdm[di].as_mut().expect("checked").1.push_back(rq);
+            }
+            let worker = self.kdm[di].as_ref().expect("checked").0;
+            if !self.kdm[di].as_ref().expect("checked").1.is_empty() && self.threads[worker.idx()].is_idle_kthread() {
+                self.wake(worker, Step::KdmWork);
+            }
+            return;
+        }
         while let Some(rq) = self.devs[di].queue.elevator.next(now) {
             if self.lld_busy(path) {
                 break;
@@ -1426,7 +1577,9 @@ impl Sim {
         let now = self.now();
         let di = dev.idx();
         while let Some(rq) = self.devs[di].queue.elevator.next(now) {
-            if self.devs[di].queue.tags.is_full() {
+            // blk-mq requests got their tag when they were allocated.
+            let has_tag = self.reqs.get(rq.0).tag.is_some();
+            if !has_tag && self.devs[di].queue.tags.is_full() {
                 break;
             }
             let (disk, h) = self.devs[di].sd();
@@ -1434,7 +1587,10 @@ impl Sim {
                 break;
             }
             self.devs[di].queue.elevator.dispatched(rq);
-            let tag = self.devs[di].queue.tags.get().expect("checked not full");
+            let tag = match self.reqs.get(rq.0).tag {
+                Some(t) => t,
+                None => self.devs[di].queue.tags.get().expect("checked not full"),
+            };
             let r = self.reqs.get_mut(rq.0);
             r.tag = Some(tag);
             let cmd = Cmd { req: rq, sector: r.sector, bytes: r.bytes, write: r.write, queued_at: now };
@@ -1470,6 +1626,12 @@ impl Sim {
         let di = dev.idx();
         self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, r.submitter, rq.0, 0);
         self.devs[di].queue.tags.put(r.tag.expect("completed request had a tag"));
+        if let Some(mq) = self.devs[di].queue.mq.as_mut() {
+            // bt_clear_tag: the free is charged to a wait queue, which may wake its sleepers.
+            for w in mq.tag_freed() {
+                self.wake(w, Step::RetryTag);
+            }
+        }
         let (_, h) = self.devs[di].sd();
         self.hosts[h.idx()].put();
         self.devs[di].stats.done(now, r.write, r.bytes / 512, now - r.alloc_at);
@@ -1486,7 +1648,9 @@ impl Sim {
         for bio in r.bios {
             self.end_bio(bio);
         }
-        self.freed_request(dev, r.write);
+        if self.devs[di].queue.mq.is_none() {
+            self.freed_request(dev, r.write);
+        }
         self.scsi_run_queue(dev);
     }
 
@@ -1795,11 +1959,7 @@ pub fn model_gaps(cfg: &Config) -> Vec<String> {
     match s.stack {
         StackKind::Direct => {}
         StackKind::Lvm => gaps.push("stack=lvm: dm-linear is not modelled yet; jobs use the disks directly".to_string()),
-        StackKind::Dm => {
-            if matches!(s.queue.scheduler, Scheduler::None | Scheduler::MqDeadline) {
-                gaps.push("stack=dm with a blk-mq scheduler: request-based dm over blk-mq (kdmwork, tag sets) is not modelled yet; running the legacy request-based dm".into());
-            }
-        }
+        StackKind::Dm => {}
         StackKind::Md => {
             if s.workload.rw.is_write() {
                 gaps.push("stack=md with writes: RAID5 writes (read-modify-write, reconstruct-write, parity) are not modelled yet; writes go to the data member only".into());

@@ -91,3 +91,32 @@ fn nr_requests_bands() {
     let sda = wa.devices.iter().find(|d| d.name == "sda").unwrap();
     assert!(sda.wrqm_s / sda.w_s >= 4.0);
 }
+
+fn completion_s(variant: &str, seed: u64) -> f64 {
+    let l = lessons::find("mq-clone-stall").unwrap();
+    let cfg = l.config(variant, &[]).unwrap();
+    run_one(&cfg, seed, None).finished_at().expect("the burst finishes").ns() as f64 / 1e9
+}
+
+fn tail_ratio(variant: &str) -> (f64, f64) {
+    let mut t: Vec<f64> = (1..=200).map(|seed| completion_s(variant, seed)).collect();
+    t.sort_by(f64::total_cmp);
+    (t[100], t[199] / t[100])
+}
+
+#[test]
+fn mq_clone_stall_fixed_and_direct_have_no_tail_and_the_burst_median_is_in_band() {
+    let (median, _) = tail_ratio("regressed");
+    within("regressed median completion (s)", median, 0.005, 0.100);
+    for v in ["fixed", "direct"] {
+        let (_, ratio) = tail_ratio(v);
+        assert!(ratio <= 5.0, "{v}: max ÷ median = {ratio:.1}");
+    }
+}
+
+#[test]
+#[ignore = "band not met: no stall emerges. blk_mq_alloc_request runs the hardware queue before kdmwork sleeps, so the tags it waits for belong to dispatched clones whose frees are credited to it; what held tags without a queue run in 2015 is not in the sources we could read, and blkviz does not invent it (see the lesson's Status)"]
+fn mq_clone_stall_regressed_has_a_tail_hundreds_of_times_the_median() {
+    let (_, ratio) = tail_ratio("regressed");
+    assert!(ratio >= 100.0, "max ÷ median = {ratio:.1}");
+}

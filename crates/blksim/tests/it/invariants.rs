@@ -15,15 +15,16 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         prop::sample::select(vec!["sync", "libaio"]),
         1u32..=32,
         (4u32..=64, 1u32..=64, 1u32..=64, prop::sample::select(vec![4u32, 8, 64, 512])),
-        (prop::sample::select(vec!["hdd", "ssd"]), any::<bool>(), 1u32..=4, prop::sample::select(vec!["0", "256k", "4m"])),
+        (prop::sample::select(vec!["hdd", "ssd", "ramlun"]), any::<bool>(), 1u32..=4, prop::sample::select(vec!["0", "256k", "4m"])),
         (
             any::<bool>(),
             any::<bool>(),
             prop::sample::select(vec!["direct", "kblockd", "fixed"]),
             64u32..=256,
-            prop::sample::select(vec!["noop", "deadline"]),
+            prop::sample::select(vec!["noop", "deadline", "none", "mq-deadline"]),
         ),
-        (prop::sample::select(vec!["direct", "dm"]), any::<bool>(), prop::sample::select(vec!["0", "16", "512"]), any::<bool>()),
+        (prop::sample::select(vec!["direct", "dm", "md"]), any::<bool>(), prop::sample::select(vec!["0", "16", "512"]), any::<bool>()),
+        (prop::sample::select(vec!["sleep", "mempool", "nowait"]), prop::sample::select(vec!["64", "128"]), 17u32..=64, any::<bool>()),
     )
         .prop_map(
             |(
@@ -38,6 +39,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 (kind, wc, cores, size),
                 (direct, fsync, run_queue, mem, scheduler),
                 (stack, fs, ra_kb, partial),
+                (clone_alloc, chunk, stripes, split),
             )| {
                 let mut s = Scenario::default();
                 for (k, v) in [
@@ -66,11 +68,18 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     ("queue.read_ahead_kb", ra_kb.to_string()),
                     ("dm.partial_completion", partial.to_string()),
                     ("dm.max_sectors_kb", max_kb.to_string()),
+                    ("dm.clone_alloc", clone_alloc.to_string()),
+                    ("md.chunk_kb", chunk.to_string()),
+                    ("md.stripe_cache_size", stripes.to_string()),
+                    ("md.split_aligned_reads", split.to_string()),
                 ] {
                     set_knob(&mut s, k, &v).unwrap();
                 }
                 if s.workload.size != 0 && s.workload.size < s.workload.bs {
                     s.workload.size = s.workload.bs;
+                }
+                if stack == "md" && s.disks < 3 {
+                    s.disks = 3;
                 }
                 s
             },

@@ -301,3 +301,39 @@ fn an_aligned_read_that_fits_the_member_bypasses_the_stripe_cache() {
     let sd = |r: &blksim::RunReport| r.devices.iter().find(|d| d.name == "sda").unwrap().avgrq_sz;
     assert!(sd(&oversized) < sd(&fits), "avgrq-sz {} vs {}", sd(&oversized), sd(&fits));
 }
+
+#[test]
+fn the_kdmwork_thread_sleeps_in_bt_get_while_the_path_has_no_tag() {
+    // dm-multipath over a blk-mq path with 8 tags and a sleeping clone allocation: the one
+    // kdmwork thread sleeps (S on the path) and maps nothing more until a clone completes and
+    // its freed tag wakes it.
+    let mut s = sim(&[
+        ("stack", "dm"),
+        ("disk.kind", "ramlun"),
+        ("queue.scheduler", "none"),
+        ("queue.depth", "8"),
+        ("dm.clone_alloc", "sleep"),
+        ("workload.rw", "write"),
+        ("workload.bs", "64k"),
+        ("workload.ioengine", "libaio"),
+        ("workload.iodepth", "16"),
+        ("workload.size", "4m"),
+    ]);
+    s.set_trace(true);
+    while s.step() {
+        s.check_invariants();
+    }
+    let names: Vec<String> = s.threads_view().into_iter().map(|t| t.name).collect();
+    let kdm = names.iter().position(|n| n == "kdmwork-253:0").expect("a kdmwork thread") as u32;
+    let recs: Vec<_> = s.trace().since(0).0.copied().collect();
+    let sleeps: Vec<_> = recs.iter().filter(|r| r.action == Action::S && r.thread.0 == kdm).collect();
+    assert!(sleeps.len() >= 5, "kdmwork slept {} times", sleeps.len());
+    for sl in sleeps {
+        let next_map = recs.iter().find(|r| r.time > sl.time && r.action == Action::A).map(|r| r.time);
+        let next_done = recs.iter().find(|r| r.time > sl.time && r.action == Action::C && r.dev.0 == 0).map(|r| r.time);
+        if let (Some(m), Some(c)) = (next_map, next_done) {
+            assert!(m >= c, "mapped at {m:?} before any clone completed ({c:?})");
+        }
+    }
+    assert!(s.is_finished());
+}
