@@ -1391,8 +1391,8 @@ impl Sim {
                     return Err(Wait::Tag { dev });
                 }
             }
-        } else if let Err(w) = self.get_request(dev, bio_id, tid) {
-            return Err(w);
+        } else {
+            self.get_request(dev, bio_id, tid)?;
         }
         let rq = ReqId(self.reqs.insert(Request {
             dev,
