@@ -1394,12 +1394,16 @@ impl Sim {
         } else {
             self.get_request(dev, bio_id, tid)?;
         }
+        // Room for every bio that can merge in up to max_sectors (a 512 KiB request of page
+        // bios holds 128): growing the list one bio at a time was an eighth of the run time.
+        let mut bios = Vec::with_capacity((max / bio.bytes.max(512) as u64).clamp(1, 256) as usize);
+        bios.push(bio_id);
         let rq = ReqId(self.reqs.insert(Request {
             dev,
             write: bio.write,
             sector: bio.sector,
             bytes: bio.bytes as u64,
-            bios: vec![bio_id],
+            bios,
             alloc_at: now,
             tag,
             submitter: tid,
