@@ -160,7 +160,7 @@ fn cmd_lessons(a: &Args) -> String {
         let status = if l.calibrated {
             "calibrated".to_string()
         } else {
-            "NOT YET CALIBRATED: the model does not yet reproduce this report within its bands (blksim run lists what is missing)"
+            "NOT YET CALIBRATED: the model does not yet reproduce this report within its bands (blksim run lists missing mechanisms; the lesson's Status section says which bands)"
                 .to_string()
         };
         let _ = writeln!(s, "{:<16} {}\n{:<16} variants: {}  [{}]", l.id, l.title, "", vars.join(", "), status);
