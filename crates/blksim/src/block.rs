@@ -1,6 +1,9 @@
 //! The block layer's data: bios, requests, the request pool, the elevator and the tag map.
 
-use crate::calib::{DEADLINE_FIFO_BATCH, DEADLINE_READ_EXPIRE_NS, DEADLINE_WRITES_STARVED, DEADLINE_WRITE_EXPIRE_NS};
+use crate::calib::{
+    CFQ_FIFO_EXPIRE_ASYNC_NS, CFQ_FIFO_EXPIRE_SYNC_NS, CFQ_QUANTUM, CFQ_SLICE_ASYNC_NS, CFQ_SLICE_IDLE_NS, CFQ_SLICE_SYNC_NS,
+    DEADLINE_FIFO_BATCH, DEADLINE_READ_EXPIRE_NS, DEADLINE_WRITES_STARVED, DEADLINE_WRITE_EXPIRE_NS,
+};
 use crate::ids::{BioId, DevId, DiskId, HostId, IoId, ReqId, ThreadId};
 use crate::scenario::Scenario;
 use crate::stats::DiskStats;
@@ -54,6 +57,48 @@ pub struct Request {
 pub enum ElevatorKind {
     Noop,
     Deadline,
+    Cfq,
+}
+
+/// Whose I/O a request is, for cfq: the submitting process, and whether it is synchronous
+/// (reads and direct writes; writeback is asynchronous and shares one queue).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Owner {
+    pub id: u32,
+    pub sync: bool,
+}
+
+/// The async queue's key (2.6 cfq: one async queue per priority; we have one priority).
+const CFQ_ASYNC: u32 = u32::MAX;
+
+/// One cfq queue (`cfq_queue`): a process's requests in sector order and in arrival order.
+#[derive(Debug, Default)]
+struct CfqQueue {
+    sync: bool,
+    sorted: BTreeMap<(u64, ReqId), ()>,
+    fifo: VecDeque<(ReqId, SimTime)>,
+    /// Requests of this queue issued to the driver and not completed.
+    dispatched: u32,
+    /// Where its last dispatched request ended (the next one is chosen from there).
+    last_end: u64,
+    /// When its last request completed, and its mean think time (7/8 EWMA), for idling.
+    last_done: Option<SimTime>,
+    ttime_mean_ns: u64,
+    ttime_samples: u32,
+}
+
+/// cfq's service state (2.6.2x `cfq-iosched.c`, simplified): busy queues served round robin,
+/// each for a time slice; a sync queue that runs dry is given `slice_idle` for its process's
+/// next request when its think time says one will come.
+#[derive(Debug, Default)]
+struct Cfq {
+    queues: BTreeMap<u32, CfqQueue>,
+    /// Busy queues waiting for a slice, in order.
+    rr: VecDeque<u32>,
+    active: Option<u32>,
+    slice_end: SimTime,
+    /// The active queue is idling until then.
+    idle_until: Option<SimTime>,
 }
 
 /// The elevator: noop (FIFO) or deadline (2.6 `deadline-iosched.c`: per-direction sector order
@@ -73,6 +118,9 @@ pub struct Elevator {
     last: Option<(bool, u64)>,
     batch: u32,
     writes_starved: u32,
+    /// Each waiting request's owner (cfq queues by it).
+    owners: BTreeMap<ReqId, Owner>,
+    cfq: Cfq,
 }
 
 impl Default for Elevator {
@@ -93,6 +141,8 @@ impl Elevator {
             last: None,
             batch: 0,
             writes_starved: 0,
+            owners: BTreeMap::new(),
+            cfq: Cfq::default(),
         }
     }
 
@@ -103,10 +153,16 @@ impl Elevator {
     /// Switches the elevator (a write to `queue/scheduler`): the waiting requests move over in
     /// their arrival order.
     pub fn set_kind(&mut self, kind: ElevatorKind) {
-        let waiting: Vec<(ReqId, SimTime, (bool, u64, u64))> = self.fifo.iter().map(|&(rq, t)| (rq, t, self.extents[&rq])).collect();
+        type Waiting = (ReqId, SimTime, (bool, u64, u64), Owner);
+        let waiting: Vec<Waiting> = self.fifo.iter().map(|&(rq, t)| (rq, t, self.extents[&rq], self.owners[&rq])).collect();
+        // cfq's accounting of requests already issued carries over (their completions come).
+        let issued: Vec<(u32, u32)> = self.cfq.queues.iter().map(|(&k, q)| (k, q.dispatched)).filter(|&(_, d)| d > 0).collect();
         *self = Elevator::new(kind);
-        for (rq, t, (write, start, end)) in waiting {
-            self.add_at(rq, write, start, end, t, true);
+        for (k, d) in issued {
+            self.cfq.queues.entry(k).or_default().dispatched = d;
+        }
+        for (rq, t, (write, start, end), owner) in waiting {
+            self.add_at(rq, write, start, end, t, true, owner, t);
         }
     }
 
@@ -118,34 +174,140 @@ impl Elevator {
         self.fifo.is_empty()
     }
 
-    /// Inserts a request at `now` (its FIFO deadline follows from the direction).
-    pub fn add(&mut self, rq: ReqId, write: bool, start: u64, end: u64, now: SimTime) {
-        let expire = if write { DEADLINE_WRITE_EXPIRE_NS } else { DEADLINE_READ_EXPIRE_NS };
-        self.add_at(rq, write, start, end, now + expire, true);
+    /// When a request added at `now` expires: deadline's per-direction expiry, or cfq's
+    /// per-class FIFO expiry.
+    fn deadline_of(&self, write: bool, owner: Owner, now: SimTime) -> SimTime {
+        now + match (self.kind, owner.sync, write) {
+            (ElevatorKind::Cfq, true, _) => CFQ_FIFO_EXPIRE_SYNC_NS,
+            (ElevatorKind::Cfq, false, _) => CFQ_FIFO_EXPIRE_ASYNC_NS,
+            (_, _, true) => DEADLINE_WRITE_EXPIRE_NS,
+            (_, _, false) => DEADLINE_READ_EXPIRE_NS,
+        }
+    }
+
+    /// Inserts a request at `now` (its FIFO deadline follows from the direction and class).
+    pub fn add(&mut self, rq: ReqId, write: bool, start: u64, end: u64, now: SimTime, owner: Owner) {
+        let t = self.deadline_of(write, owner, now);
+        self.add_at(rq, write, start, end, t, true, owner, now);
     }
 
     /// Inserts a request that nothing may merge into (`REQ_NOMERGE`: a dm clone inserted with
     /// `blk_insert_cloned_request`).
-    pub fn add_nomerge(&mut self, rq: ReqId, write: bool, start: u64, end: u64, now: SimTime) {
-        let expire = if write { DEADLINE_WRITE_EXPIRE_NS } else { DEADLINE_READ_EXPIRE_NS };
-        self.add_at(rq, write, start, end, now + expire, false);
+    pub fn add_nomerge(&mut self, rq: ReqId, write: bool, start: u64, end: u64, now: SimTime, owner: Owner) {
+        let t = self.deadline_of(write, owner, now);
+        self.add_at(rq, write, start, end, t, false, owner, now);
     }
 
     /// `blk_requeue_request`: the request goes back to the front, to be dispatched next, and
     /// takes no more merges.
-    pub fn requeue(&mut self, rq: ReqId, write: bool, start: u64, end: u64, now: SimTime) {
-        self.add_nomerge(rq, write, start, end, now);
+    pub fn requeue(&mut self, rq: ReqId, write: bool, start: u64, end: u64, now: SimTime, owner: Owner) {
+        self.add_nomerge(rq, write, start, end, now, owner);
         let back = self.fifo.pop_back().expect("just added");
         self.fifo.push_front((back.0, now));
+        if self.kind == ElevatorKind::Cfq {
+            let q = self.cfq.queues.get_mut(&cfq_key(owner)).expect("just added");
+            let b = q.fifo.pop_back().expect("just added");
+            q.fifo.push_front((b.0, now));
+        }
     }
 
-    fn add_at(&mut self, rq: ReqId, write: bool, start: u64, end: u64, deadline: SimTime, mergeable: bool) {
+    #[allow(clippy::too_many_arguments)]
+    fn add_at(&mut self, rq: ReqId, write: bool, start: u64, end: u64, deadline: SimTime, mergeable: bool, owner: Owner, now: SimTime) {
         self.fifo.push_back((rq, deadline));
         self.sorted[write as usize].insert((start, rq), ());
+        self.owners.insert(rq, owner);
         if mergeable {
             self.index(rq, write, start, end);
         } else {
             self.extents.insert(rq, (write, start, end));
+        }
+        if self.kind == ElevatorKind::Cfq {
+            let key = cfq_key(owner);
+            let active = self.cfq.active == Some(key);
+            let q = self.cfq.queues.entry(key).or_default();
+            q.sync = owner.sync;
+            let was_empty = q.sorted.is_empty();
+            // Think time: from the completion of its last request to this new one, when it
+            // had nothing outstanding (cfq_update_io_thinktime).
+            if was_empty && q.dispatched == 0 {
+                if let Some(done) = q.last_done {
+                    let sample = now.ns().saturating_sub(done.ns());
+                    q.ttime_mean_ns = (7 * q.ttime_mean_ns + sample) / 8;
+                    q.ttime_samples = (q.ttime_samples + 1).min(8);
+                }
+            }
+            q.sorted.insert((start, rq), ());
+            q.fifo.push_back((rq, deadline));
+            if was_empty && !active && !self.cfq.rr.contains(&key) {
+                self.cfq.rr.push_back(key);
+            }
+            if active {
+                // Its process came back: no more idling.
+                self.cfq.idle_until = None;
+            }
+        }
+    }
+
+    /// cfq: a request of `owner` completed at `now`.
+    pub fn completed(&mut self, owner: Owner, now: SimTime) {
+        if self.kind != ElevatorKind::Cfq {
+            return;
+        }
+        if let Some(q) = self.cfq.queues.get_mut(&cfq_key(owner)) {
+            q.dispatched = q.dispatched.saturating_sub(1);
+            q.last_done = Some(now);
+        }
+    }
+
+    /// cfq: when the active queue's idling ends (the queue must be run again then).
+    pub fn idle_until(&self) -> Option<SimTime> {
+        self.cfq.idle_until
+    }
+
+    fn cfq_next(&mut self, now: SimTime) -> Option<ReqId> {
+        let busy_others = |c: &Cfq, a: u32| c.rr.iter().any(|&k| k != a);
+        loop {
+            if let Some(a) = self.cfq.active {
+                let expired = now >= self.cfq.slice_end;
+                let others = busy_others(&self.cfq, a);
+                let q = &self.cfq.queues[&a];
+                if !q.sorted.is_empty() && (!expired || !others) {
+                    // cfq_quantum: a queue does not fill the device while others wait.
+                    if q.dispatched >= CFQ_QUANTUM && others {
+                        return None;
+                    }
+                    // The FIFO head if it expired, else the next request on from the last.
+                    if let Some(&(rq, t)) = q.fifo.front() {
+                        if now >= t {
+                            return Some(rq);
+                        }
+                    }
+                    let pick = q.sorted.range((q.last_end, ReqId(0))..).next().or_else(|| q.sorted.iter().next());
+                    return pick.map(|(&(_, rq), _)| rq);
+                }
+                let idle_ok = q.ttime_samples == 0 || q.ttime_mean_ns <= CFQ_SLICE_IDLE_NS;
+                if q.sorted.is_empty() && !expired && q.sync && idle_ok {
+                    if q.dispatched > 0 {
+                        // Wait for its requests to complete; the idle window opens then.
+                        return None;
+                    }
+                    let until = *self.cfq.idle_until.get_or_insert(now + CFQ_SLICE_IDLE_NS);
+                    if now < until {
+                        return None;
+                    }
+                }
+                // The slice is over (expired, ran dry, or idled in vain).
+                self.cfq.active = None;
+                self.cfq.idle_until = None;
+                if !self.cfq.queues[&a].sorted.is_empty() {
+                    self.cfq.rr.push_back(a);
+                }
+            }
+            let next = self.cfq.rr.pop_front()?;
+            let q = &self.cfq.queues[&next];
+            self.cfq.active = Some(next);
+            self.cfq.idle_until = None;
+            self.cfq.slice_end = now + if q.sync { CFQ_SLICE_SYNC_NS } else { CFQ_SLICE_ASYNC_NS };
         }
     }
 
@@ -182,13 +344,21 @@ impl Elevator {
         self.sorted[write as usize].remove(&(old.0, rq));
         self.sorted[write as usize].insert((new.0, rq), ());
         self.index(rq, write, new.0, new.1);
+        if self.kind == ElevatorKind::Cfq && old.0 != new.0 {
+            let key = cfq_key(self.owners[&rq]);
+            let q = self.cfq.queues.get_mut(&key).expect("its queue");
+            q.sorted.remove(&(old.0, rq));
+            q.sorted.insert((new.0, rq), ());
+        }
     }
 
-    /// The request to dispatch next at `now`, without taking it.
-    pub fn next(&self, now: SimTime) -> Option<ReqId> {
+    /// The request to dispatch next at `now`, without taking it (cfq may start or end a
+    /// queue's slice doing so).
+    pub fn next(&mut self, now: SimTime) -> Option<ReqId> {
         match self.kind {
             ElevatorKind::Noop => self.fifo.front().map(|&(rq, _)| rq),
             ElevatorKind::Deadline => self.deadline_next(now),
+            ElevatorKind::Cfq => self.cfq_next(now),
         }
     }
 
@@ -234,6 +404,19 @@ impl Elevator {
         self.fifo.remove(i);
         let (write, start, end) = self.unindex(rq);
         self.sorted[write as usize].remove(&(start, rq));
+        let owner = self.owners.remove(&rq).expect("every waiting request has an owner");
+        if self.kind == ElevatorKind::Cfq {
+            let key = cfq_key(owner);
+            let q = self.cfq.queues.get_mut(&key).expect("its queue");
+            q.sorted.remove(&(start, rq));
+            let i = q.fifo.iter().position(|&(r, _)| r == rq).expect("in its queue's fifo");
+            q.fifo.remove(i);
+            q.dispatched += 1;
+            q.last_end = end;
+            if q.sorted.is_empty() {
+                self.cfq.rr.retain(|&k| k != key);
+            }
+        }
         if self.kind == ElevatorKind::Deadline {
             let continues = self.last.is_some_and(|(w, e)| w == write && start >= e) && self.batch < DEADLINE_FIFO_BATCH;
             if continues {
@@ -340,13 +523,21 @@ pub struct RequestQueue {
     pub mq: Option<crate::blk_mq::TagWait>,
 }
 
-/// The elevator a `queue/scheduler` name runs (cfq is not modelled yet and runs as noop; the
-/// model lists that gap).
+/// The elevator a `queue/scheduler` name runs.
 pub fn elevator_kind(s: crate::scenario::Scheduler) -> ElevatorKind {
     use crate::scenario::Scheduler;
     match s {
         Scheduler::Deadline | Scheduler::MqDeadline => ElevatorKind::Deadline,
-        Scheduler::Noop | Scheduler::None | Scheduler::Cfq => ElevatorKind::Noop,
+        Scheduler::Cfq => ElevatorKind::Cfq,
+        Scheduler::Noop | Scheduler::None => ElevatorKind::Noop,
+    }
+}
+
+fn cfq_key(o: Owner) -> u32 {
+    if o.sync {
+        o.id
+    } else {
+        CFQ_ASYNC
     }
 }
 
@@ -488,14 +679,16 @@ impl BlockDev {
 mod tests {
     use super::*;
 
+    const O: Owner = Owner { id: 1, sync: true };
+
     #[test]
     fn deadline_dispatches_in_sector_order_prefers_reads_and_honours_expiry() {
         let mut e = Elevator::new(ElevatorKind::Deadline);
         let t0 = SimTime::ZERO;
-        e.add(ReqId(1), true, 900, 908, t0);
-        e.add(ReqId(2), false, 500, 508, t0);
-        e.add(ReqId(3), false, 100, 108, t0);
-        e.add(ReqId(4), false, 300, 308, t0);
+        e.add(ReqId(1), true, 900, 908, t0, O);
+        e.add(ReqId(2), false, 500, 508, t0, O);
+        e.add(ReqId(3), false, 100, 108, t0, O);
+        e.add(ReqId(4), false, 300, 308, t0, O);
         // Reads first, in sector order from the lowest.
         for want in [3, 4, 2] {
             let rq = e.next(t0).unwrap();
@@ -505,8 +698,8 @@ mod tests {
         assert_eq!(e.next(t0), Some(ReqId(1)));
         e.dispatched(ReqId(1));
         // An expired read goes first even when sector order would pick another.
-        e.add(ReqId(5), false, 700, 708, t0);
-        e.add(ReqId(6), false, 50, 58, SimTime(400_000_000));
+        e.add(ReqId(5), false, 700, 708, t0, O);
+        e.add(ReqId(6), false, 50, 58, SimTime(400_000_000), O);
         let late = SimTime(600_000_000);
         assert_eq!(e.next(late), Some(ReqId(5)), "the oldest read has expired");
     }
@@ -533,7 +726,7 @@ mod tests {
     #[test]
     fn the_elevator_finds_back_and_front_merge_candidates() {
         let mut e = Elevator::default();
-        e.add(ReqId(1), false, 100, 108, SimTime::ZERO);
+        e.add(ReqId(1), false, 100, 108, SimTime::ZERO, O);
         assert_eq!(e.back_candidate(false, 108), Some(ReqId(1)));
         assert_eq!(e.back_candidate(true, 108), None);
         assert_eq!(e.front_candidate(false, 100), Some(ReqId(1)));
@@ -544,5 +737,37 @@ mod tests {
         e.dispatched(ReqId(1));
         assert!(e.is_empty());
         assert_eq!(e.back_candidate(false, 116), None);
+    }
+
+    #[test]
+    fn cfq_serves_one_process_for_a_slice_and_idles_for_its_next_request() {
+        let mut e = Elevator::new(ElevatorKind::Cfq);
+        let (a, b) = (Owner { id: 1, sync: true }, Owner { id: 2, sync: true });
+        let ms = |n: u64| SimTime(n * 1_000_000);
+        // Interleaved arrivals of two sequential readers far apart on the disk.
+        e.add(ReqId(1), false, 0, 8, ms(0), a);
+        e.add(ReqId(2), false, 900_000, 900_008, ms(0), b);
+        e.add(ReqId(3), false, 8, 16, ms(0), a);
+        e.add(ReqId(4), false, 900_008, 900_016, ms(0), b);
+        // a's slice: its requests in sector order; b waits although the device has room.
+        for want in [1, 3] {
+            assert_eq!(e.next(ms(0)), Some(ReqId(want)));
+            e.dispatched(ReqId(want));
+        }
+        assert_eq!(e.next(ms(0)), None, "a still has requests in flight: cfq waits for a");
+        e.completed(a, ms(1));
+        e.completed(a, ms(1));
+        // a ran dry: cfq idles slice_idle for a's next request instead of seeking to b.
+        assert_eq!(e.next(ms(1)), None);
+        assert_eq!(e.idle_until(), Some(ms(1) + CFQ_SLICE_IDLE_NS));
+        // a comes back within the window and is served at once.
+        e.add(ReqId(5), false, 16, 24, ms(3), a);
+        assert_eq!(e.next(ms(3)), Some(ReqId(5)));
+        e.dispatched(ReqId(5));
+        e.completed(a, ms(4));
+        // This time a does not come back: when the window closes, b gets its slice.
+        assert_eq!(e.next(ms(4)), None);
+        let until = e.idle_until().unwrap();
+        assert_eq!(e.next(until), Some(ReqId(2)));
     }
 }

@@ -103,6 +103,15 @@ pub const DEADLINE_WRITE_EXPIRE_NS: u64 = 5_000 * NS_PER_MS;
 pub const DEADLINE_FIFO_BATCH: u32 = 16;
 pub const DEADLINE_WRITES_STARVED: u32 = 2;
 
+/// cfq (2.6.2x `cfq-iosched.c` defaults, HZ=1000): slice_sync HZ/10, slice_async HZ/25,
+/// slice_idle HZ/125, quantum 4, fifo_expire sync HZ/8 and async HZ/4.
+pub const CFQ_SLICE_SYNC_NS: u64 = 100 * NS_PER_MS;
+pub const CFQ_SLICE_ASYNC_NS: u64 = 40 * NS_PER_MS;
+pub const CFQ_SLICE_IDLE_NS: u64 = 8 * NS_PER_MS;
+pub const CFQ_QUANTUM: u32 = 4;
+pub const CFQ_FIFO_EXPIRE_SYNC_NS: u64 = 125 * NS_PER_MS;
+pub const CFQ_FIFO_EXPIRE_ASYNC_NS: u64 = 250 * NS_PER_MS;
+
 /// How long a thread keeps a core while others are runnable on it before it is preempted at
 /// its next step boundary. Reason: CFS `sched_min_granularity_ns` is 0.75–4 ms by core count.
 pub const SCHED_SLICE_NS: u64 = 3 * NS_PER_MS;

@@ -1,7 +1,7 @@
 //! The event queue: ordered by (time, sequence number). Ties are broken by insertion order,
 //! and scheduling into the past is a bug.
 
-use crate::ids::{CoreId, DiskId, JobId, ThreadId};
+use crate::ids::{CoreId, DevId, DiskId, JobId, ThreadId};
 use crate::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -19,6 +19,8 @@ pub enum Event {
     StatsTick,
     /// A sleeping thread's timeout (`io_schedule_timeout`) expires.
     Timeout { thread: ThreadId },
+    /// cfq's idle window on a queue of `dev` ends (`cfq_idle_slice_timer`).
+    ElevatorTimer { dev: DevId },
 }
 
 #[derive(Debug)]

@@ -4,7 +4,7 @@
 //! The components are plain structs in their own modules (`cpu`, `block`, `scsi`, `disk`,
 //! `workload`); this module is the glue, the way `ll_rw_blk.c` and `scsi_lib.c` are glue.
 
-use crate::block::{Bio, BlockDev, DevKind, Request};
+use crate::block::{Bio, BlockDev, DevKind, Owner, Request};
 use crate::calib::*;
 use crate::cpu::{AcctState, Core, Step, Thread, ThreadKind, ThreadState, Wait};
 use crate::disk::{Cmd, Disk};
@@ -53,6 +53,10 @@ pub struct Totals {
     /// Buffered reads: bytes read() copied out of the page cache, and bytes readahead brought in.
     pub buffered_read_bytes: u64,
     pub readahead_bytes: u64,
+    /// md: bytes raid5d read from members into stripe heads, and bytes it returned to bios
+    /// from them (more when a page already in the cache serves another bio).
+    pub stripe_read_bytes: u64,
+    pub stripe_returned_bytes: u64,
 }
 
 /// One simulated second of counters, for charts and the live tables.
@@ -119,6 +123,8 @@ pub struct Sim {
     pub(crate) raid5: Vec<Raid5>,
     /// Per dm device over blk-mq: its `kdmwork` thread and the requests queued to it.
     kdm: Vec<Option<(ThreadId, std::collections::VecDeque<ReqId>)>>,
+    /// Per device: when its cfq idle timer is armed for.
+    elv_timer: Vec<Option<SimTime>>,
 }
 
 impl Sim {
@@ -210,7 +216,7 @@ impl Sim {
             let rng = Stream::new(seed, STREAM_JOB + j as u64);
             jobs.push(Job::new(JobId(j), tid, dev, nth as u64 * region, region, &s.workload, rng));
         }
-        let mut events = EventQueue::new(16 + 4 * (jobs.len() + disks.len() * 16 + cores.len()));
+        let mut events = EventQueue::new(16 + 4 * (jobs.len() + disks.len() * 16 + cores.len()) + devs.len());
         let mut fork = Stream::new(seed, STREAM_JOB - 1);
         for j in &jobs {
             events.schedule(SimTime(fork.below(JOB_FORK_SPREAD_NS)), Event::JobStart { job: j.id });
@@ -249,6 +255,7 @@ impl Sim {
             plug: Vec::new(),
             raid5,
             kdm,
+            elv_timer: vec![None; ndevs],
         }
     }
 
@@ -348,6 +355,12 @@ impl Sim {
                 self.wake(tid, Step::Next);
             }
             Event::StatsTick => self.on_stats_tick(),
+            Event::ElevatorTimer { dev } => {
+                self.elv_timer[dev.idx()] = None;
+                // The timer function punts the queue run to kblockd; if the queue idles again
+                // (a later window), that run arms the timer again.
+                self.run_queue_async(dev, CoreId(0));
+            }
             Event::Timeout { thread } => {
                 // Only a writer paused in balance_dirty_pages sets a timeout.
                 if self.threads[thread.idx()].wait == Some(Wait::DirtyThrottle) {
@@ -1029,7 +1042,8 @@ impl Sim {
                 Some(t) => Some(t),
                 None => {
                     self.kdm[dm.idx()].as_mut().expect("checked").1.pop_front();
-                    self.devs[dm.idx()].queue.elevator.requeue(rq, write, sector, sector + bytes / 512, now);
+                    let owner = self.owner(submitter, write);
+                    self.devs[dm.idx()].queue.elevator.requeue(rq, write, sector, sector + bytes / 512, now, owner);
                     return self.kdm_next(dm);
                 }
             },
@@ -1067,7 +1081,8 @@ impl Sim {
         self.totals.clone_bios_made += nbios as u64;
         self.devs[path.idx()].stats.start(now);
         self.emit(path, Action::A, write, sector, bytes as u32, tid, clone.0, rq.0);
-        self.devs[path.idx()].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now);
+        let owner = self.owner(submitter, write);
+        self.devs[path.idx()].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now, owner);
         self.emit(path, Action::I, write, sector, bytes as u32, tid, clone.0, 0);
         let cpu = self.threads[tid.idx()].home;
         self.run_queue_async(path, cpu);
@@ -1251,6 +1266,8 @@ impl Sim {
             self.emit(member, Action::Q, false, sector, STRIPE_BYTES as u32, tid, bio.0, 0);
             self.threads[tid.idx()].pending.push_back(bio);
         }
+        self.totals.stripe_read_bytes += reads.len() as u64 * STRIPE_BYTES;
+        self.totals.stripe_returned_bytes += done.len() as u64 * STRIPE_BYTES;
         for bio in done {
             self.bio_piece_done(bio);
         }
@@ -1418,7 +1435,8 @@ impl Sim {
             }
             self.plug.push(rq);
         } else {
-            self.devs[di].queue.elevator.add(rq, bio.write, bio.sector, sector_end, now);
+            let owner = self.owner(tid, bio.write);
+            self.devs[di].queue.elevator.add(rq, bio.write, bio.sector, sector_end, now, owner);
             self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
             self.run_queue(dev);
         }
@@ -1468,7 +1486,8 @@ impl Sim {
         for &rq in &plug {
             let r = self.reqs.get(rq.0);
             let (dev, write, sector, bytes) = (r.dev, r.write, r.sector, r.bytes);
-            self.devs[dev.idx()].queue.elevator.add(rq, write, sector, sector + bytes / 512, now);
+            let owner = self.owner(r.submitter, write);
+            self.devs[dev.idx()].queue.elevator.add(rq, write, sector, sector + bytes / 512, now, owner);
             self.emit(dev, Action::I, write, sector, bytes as u32, tid, rq.0, 0);
             if !devs.contains(&dev) {
                 devs.push(dev);
@@ -1508,6 +1527,14 @@ impl Sim {
             DevKind::DmMpath { .. } => self.dm_request_fn(dev),
             // Bio-based: md has no request queue to run.
             DevKind::Md { .. } => {}
+        }
+        // cfq idling: run the queue again when the idle window closes (one timer per queue,
+        // as `cfqd->idle_slice_timer`; one armed for an earlier window re-arms when it fires).
+        if let Some(t) = self.devs[dev.idx()].queue.elevator.idle_until() {
+            if self.elv_timer[dev.idx()].is_none() && t > self.now() {
+                self.elv_timer[dev.idx()] = Some(t);
+                self.events.schedule(t, Event::ElevatorTimer { dev });
+            }
         }
     }
 
@@ -1570,7 +1597,8 @@ impl Sim {
             self.totals.clone_bios_made += nbios as u64;
             self.devs[path.idx()].stats.start(now);
             self.emit(path, Action::A, write, sector, bytes as u32, submitter, clone.0, rq.0);
-            self.devs[path.idx()].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now);
+            let owner = self.owner(submitter, write);
+            self.devs[path.idx()].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now, owner);
             self.emit(path, Action::I, write, sector, bytes as u32, submitter, clone.0, 0);
             self.run_queue(path);
         }
@@ -1640,6 +1668,8 @@ impl Sim {
         self.hosts[h.idx()].put();
         self.devs[di].stats.done(now, r.write, r.bytes / 512, now - r.alloc_at);
         self.totals.requests_completed += 1;
+        let owner = self.owner(r.submitter, r.write);
+        self.devs[di].queue.elevator.completed(owner, now);
         if let Some(orig) = r.clone_of {
             // A dm clone: its clone bios end (end_clone_bio), and with them the original.
             // A clone came from dm's mempool, not from this queue's request pool.
@@ -1667,11 +1697,20 @@ impl Sim {
         self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, r.submitter, rq.0, 0);
         self.devs[dev.idx()].stats.done(now, r.write, r.bytes / 512, now - r.alloc_at);
         self.totals.requests_completed += 1;
+        let owner = self.owner(r.submitter, r.write);
+        self.devs[dev.idx()].queue.elevator.completed(owner, now);
         for bio in r.bios {
             self.end_bio(bio);
         }
         self.freed_request(dev, r.write);
         self.run_queue(dev);
+    }
+
+    /// Whose I/O a request is, for cfq: writeback is asynchronous; reads and a process's own
+    /// (direct) writes are synchronous.
+    fn owner(&self, submitter: ThreadId, write: bool) -> Owner {
+        let writeback = matches!(self.threads[submitter.idx()].kind, ThreadKind::Flusher(_));
+        Owner { id: submitter.0, sync: !(write && writeback) }
     }
 
     /// `freed_request`: give a request's slot back to its pool and wake one waiter.
@@ -1957,7 +1996,7 @@ fn dev_capacity_sectors(devs: &[BlockDev], disks: &[Disk], dev: DevId, s: &crate
 
 /// See `Sim::model_gaps`.
 pub fn model_gaps(cfg: &Config) -> Vec<String> {
-    use crate::scenario::{DiskKind, Scheduler};
+    use crate::scenario::DiskKind;
     let s = &cfg.scenario;
     let mut gaps = Vec::new();
     match s.stack {
@@ -1974,9 +2013,6 @@ pub fn model_gaps(cfg: &Config) -> Vec<String> {
         gaps.push(
             "workload.rw=randwrite buffered: writeback writes the dirty pages in the order they were written, without sorting".into(),
         );
-    }
-    if s.queue.scheduler == Scheduler::Cfq {
-        gaps.push("queue.scheduler=cfq: cfq is not modelled yet; running noop".into());
     }
     if s.disk.kind == DiskKind::Hwraid5 {
         gaps.push("disk.kind=hwraid5: the RAID5 controller is not modelled yet; running a plain HDD".into());

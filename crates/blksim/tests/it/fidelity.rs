@@ -40,7 +40,7 @@ fn dm_sg_lists_workaround_band_and_ratio() {
 }
 
 #[test]
-#[ignore = "bands not met: without cfq (per-process slices and idling) 100 readers interleave on every member, so the aligned 64 KiB case is seek-bound (~130 MB/s) and the stripe-cache case is not slower; context switches come out ~17k/s, below 30k"]
+#[ignore = "bands not met: 100 readers interleave on every member, so the aligned 64 KiB case is seek-bound (~120 MB/s; cfq does not idle, the readers think longer than slice_idle) and the stripe-cache case is not slower; context switches come out ~17k/s, below 30k"]
 fn raid5_chunk_bands() {
     let reg = run("raid5-chunk", "regressed");
     let wa = run("raid5-chunk", "workaround");
