@@ -551,7 +551,13 @@ pub enum DevKind {
     DmMpath { paths: Vec<DevId> },
     /// md RAID5 (`mdN`): bio-based, over its member devices.
     Md { members: Vec<DevId> },
+    /// LVM2's dm-linear (`dm-N`): bio-based, each bio remapped onto `lower` past the physical
+    /// volume's metadata, in the submitter's context (`__map_bio` → `generic_make_request`).
+    DmLinear { lower: DevId },
 }
+
+/// Where LVM2 puts the first physical extent by default (`pe_start`, 192 KiB).
+pub const LVM_PE_START_SECTORS: u64 = 384;
 
 /// A block device in iostat's list.
 #[derive(Debug)]
@@ -645,6 +651,23 @@ impl BlockDev {
             queue: RequestQueue::new(s, s.dm.max_sectors_kb, 0),
             stats: DiskStats::default(),
         }
+    }
+
+    /// `dm-N`: an LVM2 logical volume on `lower` (dm-linear). Bio-based: no request pool.
+    pub fn dm_linear(index: u32, lower: DevId, s: &Scenario) -> BlockDev {
+        BlockDev {
+            name: format!("dm-{index}"),
+            major: DM_MAJOR,
+            minor: index,
+            kind: DevKind::DmLinear { lower },
+            queue: RequestQueue::new(s, s.disk.max_sectors_kb, 0),
+            stats: DiskStats::default(),
+        }
+    }
+
+    /// Bio-based devices (md, dm-linear) count bios in diskstats, not requests.
+    pub fn is_bio_based(&self) -> bool {
+        matches!(self.kind, DevKind::Md { .. } | DevKind::DmLinear { .. })
     }
 
     /// `mdN`: md RAID5 over `members`. Bio-based: it has no request pool or elevator of its own;

@@ -51,6 +51,7 @@ fn dev_view(d: &BlockDev) -> DevView {
         DevKind::Sd { host, .. } => (host.0, Vec::new()),
         DevKind::DmMpath { paths } => (0, paths.iter().map(|p| p.0).collect()),
         DevKind::Md { members } => (0, members.iter().map(|p| p.0).collect()),
+        DevKind::DmLinear { lower } => (0, vec![lower.0]),
     };
     DevView {
         name: d.name.clone(),

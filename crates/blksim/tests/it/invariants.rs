@@ -23,7 +23,12 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             64u32..=256,
             prop::sample::select(vec!["noop", "deadline", "cfq", "none", "mq-deadline"]),
         ),
-        (prop::sample::select(vec!["direct", "dm", "md"]), any::<bool>(), prop::sample::select(vec!["0", "16", "512"]), any::<bool>()),
+        (
+            prop::sample::select(vec!["direct", "dm", "md", "lvm"]),
+            any::<bool>(),
+            prop::sample::select(vec!["0", "16", "512"]),
+            any::<bool>(),
+        ),
         (prop::sample::select(vec!["sleep", "mempool", "nowait"]), prop::sample::select(vec!["64", "128"]), 17u32..=64, any::<bool>()),
     )
         .prop_map(
