@@ -150,9 +150,10 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         let in_drive = sum(&|i| occ[i].in_drive);
         ctx.set_stroke_style_str(theme.slot);
         ctx.set_line_width(1.0);
-        if d.topology.disk_kind == "ssd" {
-            // An SSD: its flash channels as slots, filled by the commands it holds.
-            let channels = blksim::calib::SSD_CHANNELS * col.count as u32;
+        if d.topology.disk_kind == "ssd" || d.topology.disk_kind == "ramlun" {
+            // An SSD (or a RAM LUN): its channels as slots, filled by the commands it holds.
+            let per_dev = if d.topology.disk_kind == "ssd" { blksim::calib::SSD_CHANNELS } else { blksim::calib::RAMLUN_SLOTS };
+            let channels = per_dev * col.count as u32;
             slot_bar(&ctx, theme, Rect { x: c.x, y: c.y + c.h * 0.3, w: c.w, h: c.h * 0.4 }, in_drive.min(channels), channels, false);
             if l.dev_labels || col.count > 1 {
                 ctx.set_fill_style_str(theme.fg);
@@ -194,6 +195,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     // dm devices); an md array spans its members, with its stripe cache as the pool.
     let upper = &d.topology.upper;
     let mut dm_cols: Vec<(u32, u32, u32, Vec<usize>)> = vec![(0, 0, 0, Vec::new()); ncols];
+    let mut kdm_cols = vec![0u32; ncols];
     for (k, up) in upper.iter().enumerate() {
         let o = &occ[ndev + k];
         let cols: Vec<usize> = up.lower.iter().map(|&x| l.column_of(x as usize)).collect();
@@ -204,6 +206,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             e.1 += up.nr_requests;
             e.2 += o.elevator;
             e.3.push(k);
+            kdm_cols[c0] += o.kdm_queued;
             continue;
         }
         let r = l.row(Stage::Layer);
@@ -232,7 +235,9 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             ctx.set_fill_style_str(theme.fg);
             let _ = ctx.fill_text(&name, cell.x + 2.0, cell.y + 8.0);
             ctx.set_fill_style_str(theme.dim);
-            let _ = ctx.fill_text(&format!("{waiting} waiting"), cell.x + 2.0, cell.y + cell.h - 8.0);
+            let kdm = kdm_cols[ci];
+            let text = if kdm > 0 { format!("{waiting} waiting · kdmwork {kdm}") } else { format!("{waiting} waiting") };
+            let _ = ctx.fill_text(&text, cell.x + 2.0, cell.y + cell.h - 8.0);
         }
         slot_bar(&ctx, theme, Rect { y: cell.y + cell.h * 0.3, h: cell.h * 0.4, ..cell }, *used, *limit, false);
     }
@@ -316,7 +321,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             // mapped onto the lower devices) at the bottom edge.
             let c = l.cell(Stage::Layer, di);
             let per_row = ((c.w - 8.0) / 28.0).max(1.0) as usize;
-            let y = if stage == TokenStage::Device || stage == TokenStage::Done { c.y + c.h - 4.0 } else { c.y + c.h * 0.5 };
+            let y = if stage == TokenStage::Device || stage == TokenStage::Done { c.y + c.h * 0.72 } else { c.y + c.h * 0.45 };
             return (c.x + 4.0 + (slot % per_row) as f64 * 28.0, y);
         }
         match stage {

@@ -122,7 +122,7 @@ pub struct Sim {
     /// md RAID5 arrays (their devices are `DevKind::Md`).
     pub(crate) raid5: Vec<Raid5>,
     /// Per dm device over blk-mq: its `kdmwork` thread and the requests queued to it.
-    kdm: Vec<Option<(ThreadId, std::collections::VecDeque<ReqId>)>>,
+    pub(crate) kdm: Vec<Option<(ThreadId, std::collections::VecDeque<ReqId>)>>,
     /// Per device: when its cfq idle timer is armed for.
     elv_timer: Vec<Option<SimTime>>,
 }

@@ -58,7 +58,8 @@ fn dev_view(d: &BlockDev) -> DevView {
         major: d.major,
         minor: d.minor,
         host,
-        nr_requests: d.queue.nr_requests,
+        // blk-mq: the requests are the tags (nr_requests = the tag depth).
+        nr_requests: if d.queue.mq.is_some() { d.queue.tags.depth() } else { d.queue.nr_requests },
         queue_depth: d.queue.tags.depth(),
         max_sectors_kb: (d.queue.max_sectors_bytes / 1024) as u32,
         lower,
@@ -108,8 +109,11 @@ pub struct DevOccupancy {
     pub tags: u32,
     /// Commands inside the drive (queued or on the media).
     pub in_drive: u32,
-    /// Pids sleeping in `get_request_wait` on this queue.
+    /// Pids sleeping for this queue: in `get_request_wait` (legacy pool) or in blk-mq's
+    /// `bt_get` (no free tag).
     pub sleepers: Vec<u32>,
+    /// Request-based dm over blk-mq: requests queued to its kdmwork thread.
+    pub kdm_queued: u32,
     /// md RAID5: stripe heads active and `stripe_cache_size`, and pids on `wait_for_stripe`.
     pub stripes_active: u32,
     pub stripes_max: u32,
@@ -129,18 +133,31 @@ impl Sim {
             .devs
             .iter()
             .map(|d| DevOccupancy {
-                pool: d.queue.pool_count,
+                pool: if d.queue.mq.is_some() { [d.queue.tags.busy(), 0] } else { d.queue.pool_count },
                 elevator: d.queue.elevator.len() as u32,
                 tags: d.queue.tags.busy(),
                 in_drive: match d.kind {
                     DevKind::Sd { disk, .. } => self.disks[disk.idx()].outstanding() as u32,
                     _ => 0,
                 },
-                sleepers: d.queue.waiters.iter().flatten().map(|t| self.threads[t.idx()].pid).collect(),
+                sleepers: d
+                    .queue
+                    .waiters
+                    .iter()
+                    .flatten()
+                    .copied()
+                    .chain(d.queue.mq.iter().flat_map(|m| m.sleepers()))
+                    .map(|t| self.threads[t.idx()].pid)
+                    .collect(),
                 ..Default::default()
             })
             .collect::<Vec<_>>();
         let mut devs = devs;
+        for (i, k) in self.kdm.iter().enumerate() {
+            if let Some((_, q)) = k {
+                devs[i].kdm_queued = q.len() as u32;
+            }
+        }
         for r in &self.raid5 {
             let o = &mut devs[r.dev.idx()];
             o.stripes_active = r.active;
