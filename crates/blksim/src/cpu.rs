@@ -143,6 +143,8 @@ pub struct Thread {
     pub pending: VecDeque<BioId>,
     /// The current `balance_dirty_pages` pause (0: not throttled).
     pub dirty_pause_ns: u64,
+    /// Bytes it wrote back in the current `balance_dirty_pages` call (`pages_written`).
+    pub dirty_written: u64,
     /// The io_context's batching state: requests left in the batch, and when it started.
     pub batch_left: u32,
     pub batch_since: SimTime,
@@ -165,6 +167,7 @@ impl Thread {
             batch_left: 0,
             batch_since: SimTime::ZERO,
             dirty_pause_ns: 0,
+            dirty_written: 0,
         }
     }
 

@@ -119,6 +119,8 @@ pub struct Sim {
     /// their elevators when the step ends.
     plugging: bool,
     plug: Vec<ReqId>,
+    /// Devices that buffered writers write to (the dirty limit is shared among them).
+    bdi_writers: u32,
     /// md RAID5 arrays (their devices are `DevKind::Md`).
     pub(crate) raid5: Vec<Raid5>,
     /// Per dm device over blk-mq: its `kdmwork` thread and the requests queued to it.
@@ -229,6 +231,12 @@ impl Sim {
         }
         events.schedule(SimTime(NS_PER_S), Event::StatsTick);
         let ndevs = devs.len();
+        let bdi_writers = {
+            let mut d: Vec<DevId> = jobs.iter().filter(|j| j.buffered).map(|j| j.dev).collect();
+            d.sort();
+            d.dedup();
+            d.len() as u32
+        };
         Sim {
             cfg: cfg.clone(),
             seed,
@@ -259,6 +267,7 @@ impl Sim {
             flushers,
             plugging: false,
             plug: Vec::new(),
+            bdi_writers,
             raid5,
             kdm,
             elv_timer: vec![None; ndevs],
@@ -543,8 +552,15 @@ impl Sim {
                 } else if !job.has_more_to_issue() {
                     SYSCALL_NS
                 } else if job.buffered {
-                    // write() into the page cache: copy the pages in.
-                    SYSCALL_NS + PAGE_COPY_NS * job.bs.div_ceil(4096)
+                    // write() into the page cache: copy the pages in; over the dirty limit, also
+                    // build and submit the writeback chunk.
+                    let copy = SYSCALL_NS + PAGE_COPY_NS * job.bs.div_ceil(4096);
+                    if self.dirty_total + self.writeback_total + job.bs > self.dirty_thresh {
+                        let bios = self.write_chunk_bytes().div_ceil(self.devs[job.dev.idx()].queue.max_sectors_bytes);
+                        copy + WRITEBACK_CHUNK_NS + bios * (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS)
+                    } else {
+                        copy
+                    }
                 } else {
                     let bios = job.bios_per_io(self.devs[job.dev.idx()].queue.max_sectors_bytes);
                     SYSCALL_NS + (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS) * bios
@@ -709,6 +725,10 @@ impl Sim {
             // Back in the read() loop: copy what has arrived, or wait for it.
             return Next::Continue(Step::Next);
         }
+        if job.buffered && self.threads[tid.idx()].dirty_written > 0 {
+            // Its balance_dirty_pages writeback is submitted (it slept in get_request_wait).
+            return self.after_dirty_writeback(j);
+        }
         let more = job.has_more_to_issue();
         if more && job.engine == IoEngine::Libaio && job.inflight < job.iodepth {
             Next::Continue(Step::Next)
@@ -761,25 +781,97 @@ impl Sim {
         self.balance_dirty_pages(j)
     }
 
-    /// `balance_dirty_pages` (2.6.32-2.6.39): over the dirty limit, the writer sleeps for a
-    /// pause that doubles, from one jiffy to HZ/10, each time it is still over when it wakes.
-    /// The wakeup is a timer, not writeback progress.
+    /// `balance_dirty_pages` (2.6.2-2.6.39). Over the dirty limit, the writer first writes back
+    /// `write_chunk` of its device's dirty pages itself (`writeback_inodes_wb`, in its own
+    /// context: it may sleep in `get_request_wait` and become a batcher); having done that
+    /// duty, write() returns. With nothing left to write back it sleeps for a pause that
+    /// doubles, from one jiffy to HZ/10, each time it is still over when it wakes (a timer,
+    /// not writeback progress).
     fn balance_dirty_pages(&mut self, j: JobId) -> Next {
         let tid = self.jobs[j.idx()].tid;
-        if self.dirty_total + self.writeback_total <= self.dirty_thresh {
-            // write() returns: its latency includes any pauses it took.
-            let now = self.now();
-            let since = std::mem::replace(&mut self.jobs[j.idx()].write_since, now);
-            self.latency.record(now - since);
-            self.threads[tid.idx()].dirty_pause_ns = 0;
+        let dev = self.jobs[j.idx()].dev;
+        // The device's share of the limit (`bdi_thresh`: equal shares for equal writers).
+        let bdi_thresh = self.dirty_thresh / self.bdi_writers.max(1) as u64;
+        let bdi = |s: &Sim| s.jobs.iter().filter(|x| x.dev == dev).fold((0, 0), |(d, w), x| (d + x.dirty_bytes, w + x.writeback_bytes));
+        let (bdi_dirty, bdi_wb) = bdi(self);
+        let global = self.dirty_total + self.writeback_total;
+        if bdi_dirty + bdi_wb <= bdi_thresh || global < (self.background_thresh + self.dirty_thresh) / 2 {
+            self.finish_buffered_write(j);
             return Next::Continue(Step::Next);
         }
+        let write_chunk = self.write_chunk_bytes();
+        if bdi_dirty <= bdi_thresh || self.threads[tid.idx()].dirty_written >= write_chunk {
+            return self.dirty_pause(tid);
+        }
+        let mut chunk = write_chunk - self.threads[tid.idx()].dirty_written;
+        let max = self.devs[dev.idx()].queue.max_sectors_bytes;
+        // Its own file first, then the device's others (the bdi's inode list).
+        let order: Vec<usize> =
+            std::iter::once(j.idx()).chain((0..self.jobs.len()).filter(|&i| i != j.idx() && self.jobs[i].dev == dev)).collect();
+        let mut wrote = false;
+        for i in order {
+            while chunk > 0 {
+                let Some((off, len)) = self.jobs[i].take_dirty(max.min(chunk)) else { break };
+                self.dirty_total -= len;
+                self.writeback_total += len;
+                chunk = chunk.saturating_sub(len);
+                self.threads[tid.idx()].dirty_written += len;
+                self.submit_writeback(tid, JobId(i as u32), dev, off, len);
+                wrote = true;
+            }
+        }
+        if wrote {
+            if let Err(wait) = self.submit_bios(tid) {
+                return Next::Sleep(wait);
+            }
+            return self.after_dirty_writeback(j);
+        }
+        self.dirty_pause(tid)
+    }
+
+    /// The writer's chunk is submitted: under its share now, or "we've done our duty" (a whole
+    /// chunk written), write() returns; else it pauses and checks again.
+    fn after_dirty_writeback(&mut self, j: JobId) -> Next {
+        let tid = self.jobs[j.idx()].tid;
+        let dev = self.jobs[j.idx()].dev;
+        let bdi_thresh = self.dirty_thresh / self.bdi_writers.max(1) as u64;
+        let (d, w) = self.jobs.iter().filter(|x| x.dev == dev).fold((0, 0), |(d, w), x| (d + x.dirty_bytes, w + x.writeback_bytes));
+        if d + w <= bdi_thresh || self.threads[tid.idx()].dirty_written >= self.write_chunk_bytes() {
+            self.finish_buffered_write(j);
+            return Next::Continue(Step::Next);
+        }
+        self.dirty_pause(tid)
+    }
+
+    /// `io_schedule_timeout(pause)` in `balance_dirty_pages`.
+    fn dirty_pause(&mut self, tid: ThreadId) -> Next {
         let now = self.now();
         let th = &mut self.threads[tid.idx()];
         th.dirty_pause_ns = (th.dirty_pause_ns * 2).clamp(DIRTY_PAUSE_MIN_NS, DIRTY_PAUSE_MAX_NS);
         let at = now + th.dirty_pause_ns;
         self.events.schedule(at, Event::Timeout { thread: tid });
         Next::Sleep(Wait::DirtyThrottle)
+    }
+
+    /// write() returns: its latency includes the writeback and pauses it did.
+    fn finish_buffered_write(&mut self, j: JobId) {
+        let now = self.now();
+        let tid = self.jobs[j.idx()].tid;
+        let since = std::mem::replace(&mut self.jobs[j.idx()].write_since, now);
+        self.latency.record(now - since);
+        let th = &mut self.threads[tid.idx()];
+        th.dirty_pause_ns = 0;
+        th.dirty_written = 0;
+    }
+
+    /// `sync_writeback_pages`: what a throttled writer writes back, 1.5 × `ratelimit_pages`,
+    /// which is memory / (CPUs × 32) pages, at least 16 and at most 4 MiB' worth
+    /// (`writeback_set_ratelimit`, mm/page-writeback.c 2.6.32).
+    fn write_chunk_bytes(&self) -> u64 {
+        let s = &self.cfg.scenario;
+        let pages = s.vm.mem_mb as u64 * 256 / (s.cpu.cores as u64 * 32);
+        let ratelimit = pages.clamp(16, 1024);
+        (ratelimit + ratelimit / 2) * 4096
     }
 
     fn wake_flusher(&mut self, dev: DevId) {
