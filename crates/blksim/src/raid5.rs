@@ -36,11 +36,26 @@ pub fn in_chunk_boundary(sector: u64, bytes: u64, chunk_sectors: u64) -> bool {
     sector % chunk_sectors + bytes / 512 <= chunk_sectors
 }
 
-/// One piece of an md bio waiting on a stripe head: which bio and which member page.
+/// One piece of an md bio waiting on a stripe head: which bio and which member page, and for a
+/// write whether its page is in the write batch now being written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Piece {
     pub bio: BioId,
     pub disk: u16,
+    pub write: bool,
+    pub issued: bool,
+}
+
+/// What one `handle_stripe` does: member pages to read and to write, the bio pieces it
+/// returns, and how many pages it XORs for parity.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Handle {
+    pub reads: Vec<u16>,
+    pub writes: Vec<u16>,
+    pub done: Vec<BioId>,
+    pub xor_pages: u32,
+    /// Nothing left on the head: it can go back to the inactive list.
+    pub idle: bool,
 }
 
 #[derive(Debug, Default)]
@@ -49,9 +64,12 @@ pub struct StripeHead {
     pub sector: u64,
     /// Bio pieces attached by `add_stripe_bio` and not yet returned.
     pub pieces: Vec<Piece>,
-    /// Members whose page is up to date, and those being read now (bit per member index).
+    /// Members whose page is up to date, being read, and being written now.
     pub uptodate: Vec<bool>,
     pub reading: Vec<bool>,
+    pub writing: Vec<bool>,
+    /// The row's parity member.
+    pub parity: u16,
     /// On `handle_list`, waiting for raid5d.
     pub queued: bool,
 }
@@ -82,8 +100,9 @@ pub struct Raid5 {
 impl Raid5 {
     pub fn new(dev: DevId, members: Vec<DevId>, chunk_kb: u32, max_stripes: u32, raid5d: ThreadId) -> Raid5 {
         let n = members.len();
-        let heads =
-            (0..max_stripes).map(|_| StripeHead { uptodate: vec![false; n], reading: vec![false; n], ..Default::default() }).collect();
+        let heads = (0..max_stripes)
+            .map(|_| StripeHead { uptodate: vec![false; n], reading: vec![false; n], writing: vec![false; n], ..Default::default() })
+            .collect();
         Raid5 {
             dev,
             members,
@@ -129,8 +148,77 @@ impl Raid5 {
         head.sector = sector;
         head.uptodate.iter_mut().for_each(|b| *b = false);
         head.reading.iter_mut().for_each(|b| *b = false);
+        head.writing.iter_mut().for_each(|b| *b = false);
         self.hash.insert(sector, h);
         Some(h)
+    }
+
+    /// `handle_stripe` (2.6 `handle_stripe5`, simplified to what the model needs):
+    /// - return read pieces whose page is up to date, and write pieces whose write completed;
+    /// - for pending writes, when no write is in flight: a full stripe (every data page of the
+    ///   row written) needs no reads; otherwise read-modify-write (read the old pages being
+    ///   written and the old parity) or reconstruct-write (read the data pages not being
+    ///   written), whichever needs fewer reads; once those are in, write the pages and parity;
+    /// - start reads for read pieces whose page is not up to date.
+    pub fn handle_stripe(&mut self, h: u32) -> Handle {
+        let head = &mut self.heads[h as usize];
+        let n = head.uptodate.len();
+        let mut out = Handle::default();
+        let (uptodate, writing) = (&head.uptodate, &head.writing);
+        head.pieces.retain(|p| {
+            let d = p.disk as usize;
+            let finished = if p.write { p.issued && !writing[d] } else { uptodate[d] && !writing[d] };
+            if finished {
+                out.done.push(p.bio);
+            }
+            !finished
+        });
+        let mut pending = vec![false; n];
+        for p in head.pieces.iter().filter(|p| p.write && !p.issued) {
+            pending[p.disk as usize] = true;
+        }
+        if pending.iter().any(|&b| b) && !head.writing.iter().any(|&b| b) {
+            let parity = head.parity as usize;
+            let full = (0..n).filter(|&d| d != parity).all(|d| pending[d]);
+            let need: Vec<usize> = if full {
+                Vec::new()
+            } else {
+                let rmw: Vec<usize> = (0..n).filter(|&d| pending[d] || d == parity).collect();
+                let rcw: Vec<usize> = (0..n).filter(|&d| d != parity && !pending[d]).collect();
+                let missing = |set: &Vec<usize>| set.iter().filter(|&&d| !head.uptodate[d]).count();
+                if missing(&rmw) < missing(&rcw) {
+                    rmw
+                } else {
+                    rcw
+                }
+            };
+            let missing: Vec<usize> = need.iter().copied().filter(|&d| !head.uptodate[d]).collect();
+            for &d in &missing {
+                if !head.reading[d] {
+                    head.reading[d] = true;
+                    out.reads.push(d as u16);
+                }
+            }
+            if missing.is_empty() {
+                out.xor_pages = (need.len() + pending.iter().filter(|&&b| b).count()) as u32;
+                for d in (0..n).filter(|&d| pending[d] || d == parity) {
+                    head.writing[d] = true;
+                    out.writes.push(d as u16);
+                }
+                for p in head.pieces.iter_mut().filter(|p| p.write) {
+                    p.issued = true;
+                }
+            }
+        }
+        for p in head.pieces.iter().filter(|p| !p.write) {
+            let d = p.disk as usize;
+            if !head.uptodate[d] && !head.reading[d] {
+                head.reading[d] = true;
+                out.reads.push(p.disk);
+            }
+        }
+        out.idle = head.pieces.is_empty() && !head.reading.iter().any(|&b| b) && !head.writing.iter().any(|&b| b);
+        out
     }
 
     /// The condition a sleeper in `get_active_stripe` waits for: a free head, and active
@@ -202,5 +290,51 @@ mod tests {
         assert!(r.can_proceed());
         r.unblock();
         assert!(r.get_active_stripe(99).is_some());
+    }
+
+    fn head_with(r: &mut Raid5, writes: &[u16]) -> u32 {
+        let h = r.get_active_stripe(0).unwrap();
+        let head = r.head_mut(h);
+        head.parity = 3;
+        for &d in writes {
+            head.pieces.push(Piece { bio: BioId(d as u32), disk: d, write: true, issued: false });
+        }
+        h
+    }
+
+    #[test]
+    fn a_full_stripe_write_reads_nothing_and_a_small_one_reads_first() {
+        // 4 disks: data 0,1,2, parity 3.
+        let mut r = Raid5::new(DevId(9), vec![DevId(0), DevId(1), DevId(2), DevId(3)], 64, 8, ThreadId(0));
+        let h = head_with(&mut r, &[0, 1, 2]);
+        let first = r.handle_stripe(h);
+        assert_eq!((first.reads.len(), first.writes), (0, vec![0, 1, 2, 3]), "full stripe: write data and parity at once");
+        // One page of three: read-modify-write reads the old page and the old parity (2 reads),
+        // reconstruct-write the two other pages (2 reads); on a tie the model reconstructs.
+        let mut r = Raid5::new(DevId(9), vec![DevId(0), DevId(1), DevId(2), DevId(3)], 64, 8, ThreadId(0));
+        let h = head_with(&mut r, &[0]);
+        let first = r.handle_stripe(h);
+        assert_eq!(first.reads, vec![1, 2]);
+        assert!(first.writes.is_empty());
+        for d in [1, 2] {
+            r.head_mut(h).reading[d] = false;
+            r.head_mut(h).uptodate[d] = true;
+        }
+        let second = r.handle_stripe(h);
+        assert_eq!(second.writes, vec![0, 3]);
+        for d in [0, 3] {
+            r.head_mut(h).writing[d] = false;
+            r.head_mut(h).uptodate[d] = true;
+        }
+        let third = r.handle_stripe(h);
+        assert_eq!(third.done, vec![BioId(0)]);
+        assert!(third.idle);
+        // With 8 disks, one page written: read-modify-write (2 reads) beats reconstruct (6).
+        let disks: Vec<DevId> = (0..8).map(DevId).collect();
+        let mut r = Raid5::new(DevId(9), disks, 64, 8, ThreadId(0));
+        let h = r.get_active_stripe(0).unwrap();
+        r.head_mut(h).parity = 7;
+        r.head_mut(h).pieces.push(Piece { bio: BioId(1), disk: 2, write: true, issued: false });
+        assert_eq!(r.handle_stripe(h).reads, vec![2, 7]);
     }
 }

@@ -1233,8 +1233,8 @@ impl Sim {
     /// Anything else is mapped onto stripe heads, one page at a time: `get_active_stripe`,
     /// `add_stripe_bio`, `release_stripe` (which queues the head for raid5d). With no free head
     /// the submitter sleeps on `wait_for_stripe`; the bio remembers how far it got.
-    /// Writes are not modelled through the stripe cache: they go to the data member without
-    /// parity work (a model gap the model lists).
+    /// Writes always go through the stripe cache (read-modify-write, reconstruct-write or
+    /// full-stripe writes, see `Raid5::handle_stripe`).
     fn md_make_request(&mut self, bio_id: BioId, tid: ThreadId) -> Result<(), Wait> {
         let now = self.now();
         let r = self.raid5_of(self.bios.get(bio_id.0).dev);
@@ -1248,8 +1248,8 @@ impl Sim {
         }
         let aligned = in_chunk_boundary(bio.sector, bio.bytes as u64, chunk);
         let mut pending = Vec::new();
-        if bio.write || (aligned && bio.bytes as u64 <= member_max) {
-            // chunk_aligned_read (or a write, passed through): one piece per chunk.
+        if !bio.write && aligned && bio.bytes as u64 <= member_max {
+            // chunk_aligned_read: one piece per chunk.
             let mut off = 0u64;
             while off < bio.bytes as u64 {
                 let logical = bio.sector + off / 512;
@@ -1258,7 +1258,7 @@ impl Sim {
                 pending.push((self.raid5[r].members[m.disk as usize], m.sector, len as u32, off > 0));
                 off += len;
             }
-        } else if aligned && self.cfg.scenario.md.split_aligned_reads {
+        } else if !bio.write && aligned && self.cfg.scenario.md.split_aligned_reads {
             let m = self.raid5[r].map(bio.sector);
             let member = self.raid5[r].members[m.disk as usize];
             let mut off = 0u64;
@@ -1276,7 +1276,9 @@ impl Sim {
                     raid.waiters.push_back(tid);
                     return Err(Wait::Stripe);
                 };
-                raid.head_mut(h).pieces.push(Piece { bio: bio_id, disk: m.disk });
+                let head = raid.head_mut(h);
+                head.parity = m.parity;
+                head.pieces.push(Piece { bio: bio_id, disk: m.disk, write: bio.write, issued: false });
                 let queued = raid.queue(h);
                 let raid5d = raid.raid5d;
                 let b = self.bios.get_mut(bio_id.0);
@@ -1306,19 +1308,21 @@ impl Sim {
         let raid = &self.raid5[self.raid5_of(dev)];
         let Some(&h) = raid.handle_list.front() else { return STRIPE_HANDLE_NS };
         let head = raid.head(h);
-        let mut reads = 0;
+        let mut ios = 0;
         let mut copies = 0;
         let mut seen = vec![false; head.uptodate.len()];
         for p in &head.pieces {
             let d = p.disk as usize;
-            if head.uptodate[d] {
+            if head.uptodate[d] || p.issued {
                 copies += 1;
             } else if !head.reading[d] && !seen[d] {
                 seen[d] = true;
-                reads += 1;
+                ios += 1;
             }
         }
-        STRIPE_HANDLE_NS + reads * BIO_SUBMIT_NS + copies * PAGE_COPY_NS
+        // A write batch also writes parity and XORs each page it touches.
+        let writes = head.pieces.iter().any(|p| p.write && !p.issued) as u64;
+        STRIPE_HANDLE_NS + (ios + writes) * BIO_SUBMIT_NS + copies * PAGE_COPY_NS + (ios + writes) * XOR_PAGE_NS
     }
 
     /// One `handle_stripe` by raid5d: start reading the member pages its pieces need, return
@@ -1329,47 +1333,29 @@ impl Sim {
         let r = self.raid5_of(dev);
         let now = self.now();
         let Some(h) = self.raid5[r].handle_list.pop_front() else { return Next::Idle };
-        let raid = &mut self.raid5[r];
-        let head = raid.head_mut(h);
-        head.queued = false;
-        let sector = head.sector;
-        let mut reads = Vec::new();
-        let mut done = Vec::new();
-        let mut i = 0;
-        while i < head.pieces.len() {
-            let p = head.pieces[i];
-            let d = p.disk as usize;
-            if head.uptodate[d] {
-                done.push(p.bio);
-                head.pieces.swap_remove(i);
-                continue;
-            }
-            if !head.reading[d] {
-                head.reading[d] = true;
-                reads.push(p.disk);
-            }
-            i += 1;
-        }
-        let idle = head.pieces.is_empty() && !head.reading.iter().any(|&b| b);
-        let members: Vec<DevId> = reads.iter().map(|&d| raid.members[d as usize]).collect();
-        for (&disk, member) in reads.iter().zip(members) {
-            let io = IoId(self.ios.insert(Io {
-                owner: IoOwner::StripeRead { md: r as u16, head: h, disk },
-                bytes: STRIPE_BYTES,
-                bios_left: 1,
-                started: now,
-            }));
-            let bio = BioId(self.bios.insert(Bio::new(io, member, sector, STRIPE_BYTES as u32, false, now)));
+        self.raid5[r].head_mut(h).queued = false;
+        let sector = self.raid5[r].head(h).sector;
+        let out = self.raid5[r].handle_stripe(h);
+        let ios: Vec<(u16, bool)> = out.reads.iter().map(|&d| (d, false)).chain(out.writes.iter().map(|&d| (d, true))).collect();
+        for (disk, write) in ios {
+            let member = self.raid5[r].members[disk as usize];
+            let owner = if write {
+                IoOwner::StripeWrite { md: r as u16, head: h, disk }
+            } else {
+                IoOwner::StripeRead { md: r as u16, head: h, disk }
+            };
+            let io = IoId(self.ios.insert(Io { owner, bytes: STRIPE_BYTES, bios_left: 1, started: now }));
+            let bio = BioId(self.bios.insert(Bio::new(io, member, sector, STRIPE_BYTES as u32, write, now)));
             self.totals.bios_submitted += 1;
-            self.emit(member, Action::Q, false, sector, STRIPE_BYTES as u32, tid, bio.0, 0);
+            self.emit(member, Action::Q, write, sector, STRIPE_BYTES as u32, tid, bio.0, 0);
             self.threads[tid.idx()].pending.push_back(bio);
         }
-        self.totals.stripe_read_bytes += reads.len() as u64 * STRIPE_BYTES;
-        self.totals.stripe_returned_bytes += done.len() as u64 * STRIPE_BYTES;
-        for bio in done {
+        self.totals.stripe_read_bytes += out.reads.len() as u64 * STRIPE_BYTES;
+        self.totals.stripe_returned_bytes += out.done.len() as u64 * STRIPE_BYTES;
+        for &bio in &out.done {
             self.bio_piece_done(bio);
         }
-        if idle && self.raid5[r].free(h) {
+        if out.idle && self.raid5[r].free(h) {
             // wake_up(&conf->wait_for_stripe): every sleeper wakes and checks again.
             while let Some(w) = self.raid5[r].waiters.pop_front() {
                 self.wake(w, Step::RetryStripe);
@@ -1391,6 +1377,18 @@ impl Sim {
         let raid = &mut self.raid5[r];
         let head = raid.head_mut(h);
         head.reading[disk as usize] = false;
+        head.uptodate[disk as usize] = true;
+        let raid5d = raid.raid5d;
+        if raid.queue(h) && self.threads[raid5d.idx()].is_idle_kthread() {
+            self.wake(raid5d, Step::Raid5d);
+        }
+    }
+
+    /// `raid5_end_write_request` (softirq): the member page (data or parity) is on the disk.
+    fn stripe_write_done(&mut self, r: usize, h: u32, disk: u16) {
+        let raid = &mut self.raid5[r];
+        let head = raid.head_mut(h);
+        head.writing[disk as usize] = false;
         head.uptodate[disk as usize] = true;
         let raid5d = raid.raid5d;
         if raid.queue(h) && self.threads[raid5d.idx()].is_idle_kthread() {
@@ -1896,6 +1894,7 @@ impl Sim {
                 return self.readahead_done(j, io_id);
             }
             IoOwner::StripeRead { md, head, disk } => return self.stripe_read_done(md as usize, head, disk),
+            IoOwner::StripeWrite { md, head, disk } => return self.stripe_write_done(md as usize, head, disk),
             IoOwner::Job(j) => j,
         };
         self.latency.record(now - io.started);
@@ -2117,11 +2116,7 @@ pub fn model_gaps(cfg: &Config) -> Vec<String> {
             }
         }
         StackKind::Dm => {}
-        StackKind::Md => {
-            if s.workload.rw.is_write() {
-                gaps.push("stack=md with writes: RAID5 writes (read-modify-write, reconstruct-write, parity) are not modelled yet; writes go to the data member only".into());
-            }
-        }
+        StackKind::Md => {}
     }
     if !s.workload.direct && s.workload.rw.is_random() {
         gaps.push(

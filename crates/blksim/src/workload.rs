@@ -13,6 +13,12 @@ pub enum IoOwner {
     Writeback(JobId),
     /// A readahead window of a buffered reader (`page_cache_sync/async_readahead`).
     Readahead(JobId),
+    /// raid5d's write of one member page (data or parity) from a stripe head.
+    StripeWrite {
+        md: u16,
+        head: u32,
+        disk: u16,
+    },
     /// raid5d's read of one member page into a stripe head.
     StripeRead {
         md: u16,

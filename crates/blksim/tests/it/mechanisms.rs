@@ -340,3 +340,37 @@ fn the_kdmwork_thread_sleeps_in_bt_get_while_the_path_has_no_tag() {
     }
     assert!(s.is_finished());
 }
+
+fn raid5_writer(rw: &str, bs: &str) -> blksim::RunReport {
+    let mut s = sim(&[
+        ("stack", "md"),
+        ("disks", "4"),
+        ("md.chunk_kb", "64"),
+        ("md.stripe_cache_size", "1024"),
+        ("workload.rw", rw),
+        ("workload.bs", bs),
+        ("workload.ioengine", "libaio"),
+        ("workload.iodepth", "4"),
+        ("disk.max_sectors_kb", "512"),
+    ]);
+    s.run_until(SimTime(1_000_000_000));
+    blksim::RunReport::from_sim(&mut s, "t", "t")
+}
+
+#[test]
+fn raid5_full_stripe_writes_read_nothing_and_small_writes_read_before_writing() {
+    // 4 disks, 64 KiB chunks: a stripe holds 192 KiB of data. Sequential 192 KiB writes cover
+    // whole stripes: data and parity are written, nothing is read. Random 4 KiB writes need the
+    // old data (or the rest of the row) first: the members read as much as they write.
+    let full = raid5_writer("write", "192k");
+    let small = raid5_writer("randwrite", "4k");
+    let sum = |r: &blksim::RunReport, f: fn(&blksim::stats::Iostat) -> f64| -> f64 {
+        r.devices.iter().filter(|d| d.name.starts_with("sd")).map(f).sum()
+    };
+    assert!(full.write_mb_s > 1.0 && small.write_mb_s > 0.0);
+    assert_eq!(sum(&full, |d| d.rkb_s), 0.0, "a full-stripe write reads nothing");
+    // Parity: members write 4/3 of what the job writes.
+    let ratio = sum(&full, |d| d.wkb_s) / (full.write_mb_s * 1e6 / 1024.0);
+    assert!((1.25..1.45).contains(&ratio), "members wrote {ratio:.2}x the data");
+    assert!(sum(&small, |d| d.rkb_s) >= 0.9 * sum(&small, |d| d.wkb_s) / 2.0, "read-modify-write reads before it writes");
+}
