@@ -23,7 +23,11 @@ impl Session {
         if let Some(b) = &mut self.b {
             b.playing = self.a.playing;
             b.speed = self.a.speed;
+            let before = b.sim.now();
             changed |= b.follow(self.a.sim.now(), now_ms);
+            // B's own progress, for its "running at" line (it follows A, so normally A's speed).
+            let dt_ms = dt_ms.clamp(0.0, 100.0);
+            b.achieved_speed = if dt_ms > 0.0 { (b.sim.now() - before) as f64 / (dt_ms * 1e6) } else { 0.0 };
         }
         self.charts_dirty |= changed;
         changed

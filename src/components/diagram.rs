@@ -91,7 +91,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         }
         ctx.set_fill_style_str(theme.fg);
         ctx.set_font(&font(13.0, "600", "system-ui, sans-serif"));
-        let _ = ctx.fill_text(s.label(), 10.0, r.y + r.h / 2.0);
+        fit_text(&ctx, s.label(), 10.0, r.y + r.h / 2.0, crate::layout::LABEL_W - 14.0);
     }
     let (occ, hosts) = &d.occupancy;
     ctx.set_font(&font(11.0, "", "ui-monospace, monospace"));
@@ -132,7 +132,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         if sleepers > 0 {
             let c = l.cell(Stage::RequestPool, ci);
             ctx.set_fill_style_str(theme.full);
-            let _ = ctx.fill_text(&format!("zz {sleepers}"), c.x + 2.0, c.y + 8.0);
+            fit_text(&ctx, &format!("zz {sleepers}"), c.x + 2.0, c.y + 8.0, c.w - 4.0);
         }
         slot_bar(&ctx, theme, l.cell(Stage::TagMap, ci), sum(&|i| occ[i].tags), sum(&|i| d.topology.devices[i].queue_depth), l.dev_labels);
         let e = l.cell(Stage::Elevator, ci);
@@ -140,7 +140,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         if d.density || l.dev_labels || col.group.is_some() {
             ctx.set_fill_style_str(theme.dim);
             let text = if e.w >= 90.0 { format!("{waiting} waiting") } else { waiting.to_string() };
-            let _ = ctx.fill_text(&text, e.x + 2.0, e.y + 8.0);
+            fit_text(&ctx, &text, e.x + 2.0, e.y + 8.0, e.w - 4.0);
         }
         // The disk: a platter with the head's position as an arc, and what the drive holds.
         // A group draws stacked platters.
@@ -157,9 +157,9 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             slot_bar(&ctx, theme, Rect { x: c.x, y: c.y + c.h * 0.3, w: c.w, h: c.h * 0.4 }, in_drive.min(channels), channels, false);
             if l.dev_labels || col.count > 1 {
                 ctx.set_fill_style_str(theme.fg);
-                let _ = ctx.fill_text(&d.topology.devices[col.first].name, c.x + 2.0, c.y + 8.0);
+                fit_text(&ctx, &d.topology.devices[col.first].name, c.x + 2.0, c.y + 8.0, c.w - 4.0);
                 ctx.set_fill_style_str(theme.dim);
-                let _ = ctx.fill_text(&format!("channels {in_drive}/{channels}"), c.x + 2.0, c.y + c.h - 8.0);
+                fit_text(&ctx, &format!("channels {in_drive}/{channels}"), c.x + 2.0, c.y + c.h - 8.0, c.w - 4.0);
             }
             continue;
         }
@@ -184,10 +184,10 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         };
         if l.dev_labels || col.count > 1 {
             ctx.set_fill_style_str(theme.fg);
-            let _ = ctx.fill_text(&name, c.x + 2.0, c.y + 8.0);
+            fit_text(&ctx, &name, c.x + 2.0, c.y + 8.0, c.w - 4.0);
             ctx.set_fill_style_str(theme.dim);
             let hint = if col.count > 1 { format!("q {in_drive} · click") } else { format!("q {in_drive}") };
-            let _ = ctx.fill_text(&hint, c.x + 2.0, c.y + c.h - 8.0);
+            fit_text(&ctx, &hint, c.x + 2.0, c.y + c.h - 8.0, c.w - 4.0);
         }
     }
 
@@ -233,11 +233,11 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             if ks.len() == 1 { upper[ks[0]].name.clone() } else { format!("{}–{}", upper[ks[0]].name, upper[ks[ks.len() - 1]].name) };
         if l.dev_labels || ks.len() > 1 {
             ctx.set_fill_style_str(theme.fg);
-            let _ = ctx.fill_text(&name, cell.x + 2.0, cell.y + 8.0);
+            fit_text(&ctx, &name, cell.x + 2.0, cell.y + 8.0, cell.w - 4.0);
             ctx.set_fill_style_str(theme.dim);
             let kdm = kdm_cols[ci];
             let text = if kdm > 0 { format!("{waiting} waiting · kdmwork {kdm}") } else { format!("{waiting} waiting") };
-            let _ = ctx.fill_text(&text, cell.x + 2.0, cell.y + cell.h - 8.0);
+            fit_text(&ctx, &text, cell.x + 2.0, cell.y + cell.h - 8.0, cell.w - 4.0);
         }
         slot_bar(&ctx, theme, Rect { y: cell.y + cell.h * 0.3, h: cell.h * 0.4, ..cell }, *used, *limit, false);
     }
@@ -258,7 +258,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
                 ctx.set_fill_style_str(theme.full);
                 let shown: Vec<&str> = o.starved.iter().take(8).map(String::as_str).collect();
                 let more = if o.starved.len() > 8 { format!(" +{}", o.starved.len() - 8) } else { String::new() };
-                let _ = ctx.fill_text(&format!("starved: {}{more}", shown.join(" ")), cell.x + 2.0, cell.y + cell.h * 0.8);
+                fit_text(&ctx, &format!("starved: {}{more}", shown.join(" ")), cell.x + 2.0, cell.y + cell.h * 0.8, cell.w - 4.0);
             }
         }
     }
@@ -290,7 +290,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         };
         if w > 60.0 {
             ctx.set_fill_style_str(theme.fg);
-            let _ = ctx.fill_text(&label, cell.x + 4.0, cell.y + cell.h / 2.0);
+            fit_text(&ctx, &label, cell.x + 4.0, cell.y + cell.h / 2.0, cell.w - 8.0);
         }
     }
 
@@ -410,6 +410,28 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     ctx.set_global_alpha(1.0);
 }
 
+/// Draws `text` at (x, y), cut short with an ellipsis to fit `max_w` (columns are narrow with
+/// many devices or large type; overlapping labels read as nonsense on a projector).
+fn fit_text(ctx: &CanvasRenderingContext2d, text: &str, x: f64, y: f64, max_w: f64) {
+    if max_w < 10.0 {
+        return;
+    }
+    let width = |t: &str| ctx.measure_text(t).map_or(0.0, |m| m.width());
+    if width(text) <= max_w {
+        let _ = ctx.fill_text(text, x, y);
+        return;
+    }
+    let mut chars: Vec<char> = text.chars().collect();
+    while !chars.is_empty() {
+        chars.pop();
+        let t: String = chars.iter().collect::<String>() + "…";
+        if width(&t) <= max_w {
+            let _ = ctx.fill_text(&t, x, y);
+            return;
+        }
+    }
+}
+
 /// A pool as a row of slots, `used/limit`, with a red edge when full.
 fn slot_bar(ctx: &CanvasRenderingContext2d, theme: &Theme, c: Rect, used: u32, limit: u32, label: bool) {
     let h = (c.h * 0.45).clamp(4.0, 16.0);
@@ -434,6 +456,6 @@ fn slot_bar(ctx: &CanvasRenderingContext2d, theme: &Theme, c: Rect, used: u32, l
     }
     if label {
         ctx.set_fill_style_str(theme.dim);
-        let _ = ctx.fill_text(&format!("{used}/{limit}"), c.x + 2.0, y + h + 8.0);
+        fit_text(ctx, &format!("{used}/{limit}"), c.x + 2.0, y + h + 8.0, c.w - 2.0);
     }
 }

@@ -382,7 +382,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         if let Some(sel) = e.target_dyn_into::<HtmlSelectElement>() {
             // A new lesson is a new route: the router mounts a fresh page for it.
             if let Some(w) = web_sys::window() {
-                let _ = w.location().set_hash(&format!("/lesson/{}?v=1", sel.value()));
+                let hash = if sel.value() == "sandbox" { "/sandbox?v=1".to_string() } else { format!("/lesson/{}?v=1", sel.value()) };
+                let _ = w.location().set_hash(&hash);
             }
         }
     });
@@ -728,6 +729,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         { for blksim::lessons::all().iter().map(|l| html! {
                             <option value={l.id.clone()} selected={l.id == lesson.id}>{ &l.title }</option>
                         }) }
+                        <option value="sandbox" selected={lesson.id == "sandbox"}>{ "Sandbox: any knobs or a fio job file" }</option>
                     </select>
                 </label>
                 <div class="variants" role="group" aria-label={if ab { "Variant of run A" } else { "Variant" }}>{ for variant_buttons }</div>

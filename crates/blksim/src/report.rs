@@ -99,11 +99,14 @@ impl IntervalReport {
             blocked: cur.blocked,
             cpu: cur.cpu.pct_since(&prev.cpu),
             devices: sim.devs.iter().enumerate().map(|(i, d)| cur.diskstats[i].iostat(&prev.diskstats[i], dt, &d.name)).collect(),
+            // Over the disks only: a dm or md device carries its members' bytes again.
             fairness: crate::stats::jain_fairness(
                 &cur.diskstats
                     .iter()
                     .zip(&prev.diskstats)
-                    .map(|(c, p)| (c.sectors[0] + c.sectors[1] - p.sectors[0] - p.sectors[1]) as f64)
+                    .zip(&sim.devs)
+                    .filter(|(_, d)| d.is_leaf())
+                    .map(|((c, p), _)| (c.sectors[0] + c.sectors[1] - p.sectors[0] - p.sectors[1]) as f64)
                     .collect::<Vec<_>>(),
             ),
         }
