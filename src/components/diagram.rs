@@ -200,7 +200,8 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         let o = &occ[ndev + k];
         let cols: Vec<usize> = up.lower.iter().map(|&x| l.column_of(x as usize)).collect();
         let (Some(&c0), Some(&c1)) = (cols.iter().min(), cols.iter().max()) else { continue };
-        if c0 == c1 && o.stripes_max == 0 {
+        if o.stripes_max == 0 {
+            // A dm device is drawn over its first path's column.
             let e = &mut dm_cols[c0];
             e.0 += o.pool[0].max(o.pool[1]);
             e.1 += up.nr_requests;

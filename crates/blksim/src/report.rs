@@ -99,16 +99,12 @@ impl IntervalReport {
             blocked: cur.blocked,
             cpu: cur.cpu.pct_since(&prev.cpu),
             devices: sim.devs.iter().enumerate().map(|(i, d)| cur.diskstats[i].iostat(&prev.diskstats[i], dt, &d.name)).collect(),
-            // Over the disks only: a dm or md device carries its members' bytes again.
-            fairness: crate::stats::jain_fairness(
-                &cur.diskstats
-                    .iter()
-                    .zip(&prev.diskstats)
-                    .zip(&sim.devs)
-                    .filter(|(_, d)| d.is_leaf())
-                    .map(|((c, p), _)| (c.sectors[0] + c.sectors[1] - p.sectors[0] - p.sectors[1]) as f64)
-                    .collect::<Vec<_>>(),
-            ),
+            // Over the disks: a dm or md device carries its members' bytes again, and a disk
+            // with several paths is one disk.
+            fairness: crate::stats::jain_fairness(&sim.per_disk(|i| {
+                let (c, p) = (&cur.diskstats[i], &prev.diskstats[i]);
+                c.sectors[0] + c.sectors[1] - p.sectors[0] - p.sectors[1]
+            })),
         }
     }
 }

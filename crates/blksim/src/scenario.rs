@@ -69,6 +69,17 @@ pub enum RunQueueMode {
     Fixed,
 }
 
+/// dm-multipath's path grouping (`path_grouping_policy` with its selector).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PathPolicy {
+    /// One path per priority group: all I/O on the first path (failover only on a failure).
+    #[serde(rename = "failover")]
+    Failover,
+    /// All paths in one group, used in turn (`round-robin`, `rr_min_io_rq` requests each).
+    #[serde(rename = "multibus")]
+    Multibus,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CloneAlloc {
@@ -152,6 +163,10 @@ pub struct DmKnobs {
     pub partial_completion: bool,
     pub clone_alloc: CloneAlloc,
     pub congestion_callout: bool,
+    /// Paths per dm-multipath device: each is its own `sd` device for the same disk, on
+    /// successive HBAs.
+    pub paths: u32,
+    pub path_grouping: PathPolicy,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -252,7 +267,14 @@ impl Default for ScsiKnobs {
 }
 impl Default for DmKnobs {
     fn default() -> Self {
-        DmKnobs { max_sectors_kb: 512, partial_completion: true, clone_alloc: CloneAlloc::Mempool, congestion_callout: false }
+        DmKnobs {
+            max_sectors_kb: 512,
+            partial_completion: true,
+            clone_alloc: CloneAlloc::Mempool,
+            congestion_callout: false,
+            paths: 1,
+            path_grouping: PathPolicy::Failover,
+        }
     }
 }
 impl Default for MdKnobs {
@@ -416,6 +438,18 @@ pub const KNOBS: &[KnobSpec] = &[
         live: false,
     },
     KnobSpec { key: "dm.congestion_callout", kind: KnobKind::Bool, help: "dm reports its member queues' congestion (2.6.6+)", live: false },
+    KnobSpec {
+        key: "dm.paths",
+        kind: KnobKind::Int { min: 1, max: 4, unit: "paths per dm device" },
+        help: "paths to each disk (one sd device per path, on successive HBAs); stack=dm only",
+        live: false,
+    },
+    KnobSpec {
+        key: "dm.path_grouping",
+        kind: KnobKind::Enum(&["failover", "multibus"]),
+        help: "failover: all I/O on one path; multibus: round-robin over all paths",
+        live: false,
+    },
     KnobSpec { key: "md.chunk_kb", kind: KnobKind::Int { min: 4, max: 65536, unit: "KiB" }, help: "RAID5 chunk size", live: false },
     KnobSpec {
         key: "md.stripe_cache_size",
@@ -597,6 +631,8 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "dm.partial_completion" => s.dm.partial_completion.to_string(),
         "dm.clone_alloc" => name(&s.dm.clone_alloc),
         "dm.congestion_callout" => s.dm.congestion_callout.to_string(),
+        "dm.paths" => s.dm.paths.to_string(),
+        "dm.path_grouping" => name(&s.dm.path_grouping),
         "md.chunk_kb" => s.md.chunk_kb.to_string(),
         "md.stripe_cache_size" => s.md.stripe_cache_size.to_string(),
         "md.split_aligned_reads" => s.md.split_aligned_reads.to_string(),
@@ -677,6 +713,8 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "dm.partial_completion" => s.dm.partial_completion = boolean()?,
         "dm.clone_alloc" => s.dm.clone_alloc = enumerated(value, bad)?,
         "dm.congestion_callout" => s.dm.congestion_callout = boolean()?,
+        "dm.paths" => s.dm.paths = int()? as u32,
+        "dm.path_grouping" => s.dm.path_grouping = enumerated(value, bad)?,
         "md.chunk_kb" => s.md.chunk_kb = int()? as u32,
         "md.stripe_cache_size" => s.md.stripe_cache_size = int()? as u32,
         "md.split_aligned_reads" => s.md.split_aligned_reads = boolean()?,
@@ -759,6 +797,18 @@ impl Scenario {
         }
         if let Some(c) = self.cpu.irq_cpus.iter().find(|&&c| c >= self.cpu.cores) {
             return Err(ScenarioError::new("cpu.irq_cpus", format!("CPU {c} does not exist; expected 0 to {}", self.cpu.cores - 1)));
+        }
+        if self.dm.paths > 1 && self.stack != StackKind::Dm {
+            return Err(ScenarioError::new(
+                "dm.paths",
+                format!("{} paths need stack=dm; expected 1 with stack={}", self.dm.paths, get_knob(self, "stack").unwrap_or_default()),
+            ));
+        }
+        if self.disks * self.dm.paths > limits::DISKS_MAX {
+            return Err(ScenarioError::new(
+                "dm.paths",
+                format!("{} disks × {} paths is over {} sd devices", self.disks, self.dm.paths, limits::DISKS_MAX),
+            ));
         }
         if self.stack == StackKind::Md && self.disks < 3 {
             return Err(ScenarioError::new("disks", format!("{} disks for stack=md; RAID5 needs at least 3", self.disks)));

@@ -127,6 +127,8 @@ pub struct Sim {
     pub(crate) kdm: Vec<Option<(ThreadId, std::collections::VecDeque<ReqId>)>>,
     /// Per device: when its cfq idle timer is armed for.
     elv_timer: Vec<Option<SimTime>>,
+    /// Per dm-multipath device: the round-robin selector's next path.
+    rr_next: Vec<u16>,
 }
 
 impl Sim {
@@ -149,11 +151,17 @@ impl Sim {
         }
         let mut disks = Vec::new();
         let mut devs = Vec::new();
+        // With dm-multipath over several paths, each path to a disk is its own sd device, on
+        // the next HBA along (as two HBAs cabled to the same enclosure show every disk twice).
+        let paths = s.dm.paths;
         for d in 0..s.disks {
             let mut rng = Stream::new(seed, STREAM_DISK + d as u64);
             disks.push(Disk::new(s.disk.kind, s.disk.write_cache, &mut rng));
-            let host = HostId((d as u64 * s.hbas as u64 / s.disks as u64) as u16);
-            devs.push(BlockDev::leaf(d, DiskId(d as u16), host, s));
+            let first_host = d as u64 * s.hbas as u64 / s.disks as u64;
+            for p in 0..paths {
+                let host = HostId(((first_host + p as u64) % s.hbas as u64) as u16);
+                devs.push(BlockDev::leaf(d * paths + p, DiskId(d as u16), host, s));
+            }
         }
         // The stacking layer, listed after the disks as iostat lists dm-* and md* after sd*.
         // The jobs use the top of the stack.
@@ -167,7 +175,8 @@ impl Sim {
                 .collect(),
             StackKind::Dm => (0..s.disks)
                 .map(|d| {
-                    devs.push(BlockDev::dm_mpath(d, vec![DevId(d as u16)], s));
+                    let path_devs = (0..paths).map(|p| DevId((d * paths + p) as u16)).collect();
+                    devs.push(BlockDev::dm_mpath(d, path_devs, s));
                     DevId((devs.len() - 1) as u16)
                 })
                 .collect(),
@@ -271,6 +280,7 @@ impl Sim {
             raid5,
             kdm,
             elv_timer: vec![None; ndevs],
+            rr_next: vec![0; ndevs],
         }
     }
 
@@ -1126,10 +1136,7 @@ impl Sim {
         let now = self.now();
         let ThreadKind::KdmWork(dm) = self.threads[tid.idx()].kind else { unreachable!("not kdmwork") };
         let Some(&rq) = self.kdm[dm.idx()].as_ref().expect("kdmwork has a queue").1.front() else { return Next::Idle };
-        let path = match &self.devs[dm.idx()].kind {
-            DevKind::DmMpath { paths } => paths[0],
-            _ => unreachable!("kdmwork of a dm device"),
-        };
+        let path = self.select_path(dm, false).expect("a dm device has a path");
         let (write, sector, bytes, submitter, nbios) = {
             let r = self.reqs.get(rq.0);
             (r.write, r.sector, r.bytes, r.submitter, r.bios.len() as u32)
@@ -1652,6 +1659,26 @@ impl Sim {
         self.devs[dev.idx()].queue.tags.is_full() || self.hosts[h.idx()].is_busy()
     }
 
+    /// The path selector: `failover` uses the first path of its only group; `multibus` takes
+    /// the paths in turn, `rr_min_io_rq` requests each (1, multipath-tools' default for
+    /// request-based dm), skipping busy ones when `skip_busy`. None: every path is busy.
+    fn select_path(&mut self, dm: DevId, skip_busy: bool) -> Option<DevId> {
+        let DevKind::DmMpath { paths } = &self.devs[dm.idx()].kind else { unreachable!("not a dm device") };
+        let paths = paths.clone();
+        let candidates: Vec<DevId> = match self.cfg.scenario.dm.path_grouping {
+            crate::scenario::PathPolicy::Failover => vec![paths[0]],
+            crate::scenario::PathPolicy::Multibus => {
+                let start = self.rr_next[dm.idx()] as usize;
+                (0..paths.len()).map(|k| paths[(start + k) % paths.len()]).collect()
+            }
+        };
+        let pick = candidates.into_iter().find(|&p| !skip_busy || !self.lld_busy(p))?;
+        if let Some(i) = paths.iter().position(|&p| p == pick) {
+            self.rr_next[dm.idx()] = ((i + 1) % paths.len()) as u16;
+        }
+        Some(pick)
+    }
+
     /// `dm_request_fn` (2.6.31+, cec47e3d): while the path is not busy, take the next request
     /// off the dm elevator, clone it (one clone bio per original bio) and insert the clone into
     /// the path's queue (`blk_insert_cloned_request`), then run that queue. A busy path leaves
@@ -1660,10 +1687,6 @@ impl Sim {
     fn dm_request_fn(&mut self, dev: DevId) {
         let now = self.now();
         let di = dev.idx();
-        let path = match &self.devs[di].kind {
-            DevKind::DmMpath { paths } => paths[0],
-            _ => unreachable!("not a dm device"),
-        };
         if self.kdm[di].is_some() {
             // Over blk-mq (4.0): no busy check (blk-mq has no lld_busy); every request is
             // handed to the device's kdmwork thread, which maps it.
@@ -1681,9 +1704,8 @@ impl Sim {
             return;
         }
         while let Some(rq) = self.devs[di].queue.elevator.next(now) {
-            if self.lld_busy(path) {
-                break;
-            }
+            // multipath_busy: busy only when every usable path is; then the selector's choice.
+            let Some(path) = self.select_path(dev, true) else { break };
             self.devs[di].queue.elevator.dispatched(rq);
             let r = self.reqs.get(rq.0);
             let (write, sector, bytes, submitter, nbios) = (r.write, r.sector, r.bytes, r.submitter, r.bios.len() as u32);
@@ -1968,9 +1990,18 @@ impl Sim {
     }
 
     pub fn fairness(&self) -> f64 {
-        let per_disk: Vec<f64> =
-            self.devs.iter().filter(|d| d.is_leaf()).map(|d| (d.stats.sectors[0] + d.stats.sectors[1]) as f64).collect();
-        jain_fairness(&per_disk)
+        jain_fairness(&self.per_disk(|i| self.devs[i].stats.sectors[0] + self.devs[i].stats.sectors[1]))
+    }
+
+    /// A per-device figure summed per disk (a disk with several paths has one sd per path).
+    pub(crate) fn per_disk(&self, f: impl Fn(usize) -> u64) -> Vec<f64> {
+        let mut out = vec![0.0; self.disks.len()];
+        for (i, d) in self.devs.iter().enumerate() {
+            if let DevKind::Sd { disk, .. } = d.kind {
+                out[disk.idx()] += f(i) as f64;
+            }
+        }
+        out
     }
 
     /// Invariants that must hold between any two events. Checked by tests after every step.

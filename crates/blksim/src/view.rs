@@ -92,9 +92,9 @@ impl Sim {
         self.cores.iter().map(|c| if c.busy { c.current.map(|t| t.0) } else { None }).collect()
     }
 
-    /// Head position per disk as a fraction of the stroke.
+    /// Head position as a fraction of the stroke, per leaf device (the disk behind each path).
     pub fn head_positions(&self) -> Vec<f64> {
-        self.disks.iter().map(|d| d.head_position()).collect()
+        self.devs.iter().filter(|d| d.is_leaf()).map(|d| self.disks[d.sd().0.idx()].head_position()).collect()
     }
 }
 

@@ -29,7 +29,14 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             prop::sample::select(vec!["0", "16", "512"]),
             any::<bool>(),
         ),
-        (prop::sample::select(vec!["sleep", "mempool", "nowait"]), prop::sample::select(vec!["64", "128"]), 17u32..=64, any::<bool>()),
+        (
+            prop::sample::select(vec!["sleep", "mempool", "nowait"]),
+            prop::sample::select(vec!["64", "128"]),
+            17u32..=64,
+            any::<bool>(),
+            1u32..=2,
+            prop::sample::select(vec!["failover", "multibus"]),
+        ),
     )
         .prop_map(
             |(
@@ -44,7 +51,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 (kind, wc, cores, size),
                 (direct, fsync, run_queue, mem, scheduler),
                 (stack, fs, ra_kb, partial),
-                (clone_alloc, chunk, stripes, split),
+                (clone_alloc, chunk, stripes, split, paths, grouping),
             )| {
                 let mut s = Scenario::default();
                 for (k, v) in [
@@ -85,6 +92,10 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 }
                 if stack == "md" && s.disks < 3 {
                     s.disks = 3;
+                }
+                if stack == "dm" {
+                    s.dm.paths = paths;
+                    set_knob(&mut s, "dm.path_grouping", grouping).unwrap();
                 }
                 s
             },

@@ -374,3 +374,30 @@ fn raid5_full_stripe_writes_read_nothing_and_small_writes_read_before_writing() 
     assert!((1.25..1.45).contains(&ratio), "members wrote {ratio:.2}x the data");
     assert!(sum(&small, |d| d.rkb_s) >= 0.9 * sum(&small, |d| d.wkb_s) / 2.0, "read-modify-write reads before it writes");
 }
+
+#[test]
+fn multipath_failover_uses_one_path_and_multibus_takes_them_in_turn() {
+    let run = |grouping: &str| {
+        let mut s = sim(&[
+            ("stack", "dm"),
+            ("disks", "2"),
+            ("hbas", "2"),
+            ("dm.paths", "2"),
+            ("dm.path_grouping", grouping),
+            ("workload.numjobs", "2"),
+            ("workload.ioengine", "libaio"),
+            ("workload.iodepth", "8"),
+            ("workload.bs", "64k"),
+        ]);
+        s.run_until(SimTime(500_000_000));
+        let r = blksim::RunReport::from_sim(&mut s, "t", "t");
+        // sda, sdb: the two paths to disk 0 (on HBA 0 and HBA 1).
+        let rs = |n: &str| r.devices.iter().find(|d| d.name == n).unwrap().r_s;
+        (rs("sda"), rs("sdb"), r.fairness)
+    };
+    let (a, b, fair) = run("failover");
+    assert!(a > 0.0 && b == 0.0, "failover: {a} and {b} r/s");
+    assert!(fair > 0.99, "fairness is over disks, not paths: {fair}");
+    let (a, b, _) = run("multibus");
+    assert!(a > 0.0 && (a - b).abs() <= 0.1 * a, "multibus: {a} and {b} r/s");
+}
