@@ -69,6 +69,18 @@ pub enum RunQueueMode {
     Fixed,
 }
 
+/// How submitters plug their queues: the per-task on-stack plug (2.6.39+), under which a
+/// step's bios merge before their requests reach the queue; or 2.6.2's queue plug, whose
+/// unplug threshold of 4 counted in-flight requests too, so a deep device is never held
+/// plugged and each request is dispatched as soon as it is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Plugging {
+    #[serde(rename = "task")]
+    Task,
+    #[serde(rename = "2.6.2")]
+    Legacy,
+}
+
 /// dm-multipath's path grouping (`path_grouping_policy` with its selector).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PathPolicy {
@@ -113,7 +125,8 @@ impl Rw {
 pub enum Filesystem {
     /// `dd if=/dev/dm-0`: the block device's page cache, read through buffer heads.
     None,
-    /// A file on XFS: `mpage_readpages` builds one bio per contiguous run of pages.
+    /// A file on XFS: `mpage_readpages` builds one bio per contiguous run of pages; writeback
+    /// goes through buffer heads, one bio per 4 KiB block (`xfs_submit_page`, 2.6.2).
     Xfs,
 }
 
@@ -142,6 +155,7 @@ pub struct QueueKnobs {
     pub depth: u32,
     pub scheduler: Scheduler,
     pub read_ahead_kb: u32,
+    pub plugging: Plugging,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -252,7 +266,7 @@ impl Default for DiskKnobs {
 impl Default for QueueKnobs {
     fn default() -> Self {
         // BLKDEV_MAX_RQ = 128; a SATA disk's NCQ depth is 31.
-        QueueKnobs { nr_requests: 128, depth: 31, scheduler: Scheduler::Noop, read_ahead_kb: 128 }
+        QueueKnobs { nr_requests: 128, depth: 31, scheduler: Scheduler::Noop, read_ahead_kb: 128, plugging: Plugging::Task }
     }
 }
 impl Default for HostKnobs {
@@ -506,6 +520,12 @@ pub const KNOBS: &[KnobSpec] = &[
         live: true,
     },
     KnobSpec {
+        key: "queue.plugging",
+        kind: KnobKind::Enum(&["task", "2.6.2"]),
+        help: "task: per-task plug, bios merge before dispatch (2.6.39+); 2.6.2: a deep device is never held plugged",
+        live: false,
+    },
+    KnobSpec {
         key: "host.can_queue",
         kind: KnobKind::Int { min: 1, max: limits::CAN_QUEUE_MAX as u64, unit: "commands" },
         help: "commands the HBA takes at once",
@@ -643,6 +663,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "queue.depth" => s.queue.depth.to_string(),
         "queue.scheduler" => name(&s.queue.scheduler),
         "queue.read_ahead_kb" => s.queue.read_ahead_kb.to_string(),
+        "queue.plugging" => name(&s.queue.plugging),
         "host.can_queue" => s.host.can_queue.to_string(),
         "scsi.run_queue" => name(&s.scsi.run_queue),
         "vm.mem_mb" => s.vm.mem_mb.to_string(),
@@ -725,6 +746,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "queue.depth" => s.queue.depth = int()? as u32,
         "queue.scheduler" => s.queue.scheduler = enumerated(value, bad)?,
         "queue.read_ahead_kb" => s.queue.read_ahead_kb = int()? as u32,
+        "queue.plugging" => s.queue.plugging = enumerated(value, bad)?,
         "host.can_queue" => s.host.can_queue = int()? as u32,
         "scsi.run_queue" => s.scsi.run_queue = enumerated(value, bad)?,
         "vm.mem_mb" => s.vm.mem_mb = int()? as u32,

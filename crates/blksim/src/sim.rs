@@ -524,7 +524,7 @@ impl Sim {
         let step = self.threads[tid.idx()].next.take().expect("step");
         // A thread's step runs under a plug, as submitters do (blk_start_plug/blk_finish_plug;
         // in 2.6.32 the queue plug that the submitter's wait unplugs has the same effect).
-        self.plugging = true;
+        self.plugging = self.cfg.scenario.queue.plugging == crate::scenario::Plugging::Task;
         let next = self.run_step(tid, step);
         self.plugging = false;
         self.flush_plug(tid);
@@ -566,7 +566,8 @@ impl Sim {
                     // build and submit the writeback chunk.
                     let copy = SYSCALL_NS + PAGE_COPY_NS * job.bs.div_ceil(4096);
                     if self.dirty_total + self.writeback_total + job.bs > self.dirty_thresh {
-                        let bios = self.write_chunk_bytes().div_ceil(self.devs[job.dev.idx()].queue.max_sectors_bytes);
+                        let bios =
+                            self.write_chunk_bytes().div_ceil(self.writeback_bio_bytes(self.devs[job.dev.idx()].queue.max_sectors_bytes));
                         copy + WRITEBACK_CHUNK_NS + bios * (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS)
                     } else {
                         copy
@@ -821,7 +822,8 @@ impl Sim {
         let mut wrote = false;
         for i in order {
             while chunk > 0 {
-                let Some((off, len)) = self.jobs[i].take_dirty(max.min(chunk)) else { break };
+                let piece = self.writeback_bio_bytes(max).min(chunk);
+                let Some((off, len)) = self.jobs[i].take_dirty(piece) else { break };
                 self.dirty_total -= len;
                 self.writeback_total += len;
                 chunk = chunk.saturating_sub(len);
@@ -861,6 +863,15 @@ impl Sim {
         let at = now + th.dirty_pause_ns;
         self.events.schedule(at, Event::Timeout { thread: tid });
         Next::Sleep(Wait::DirtyThrottle)
+    }
+
+    /// How much one writeback bio carries: up to `max_sectors_kb` (`mpage_writepages`), or one
+    /// 4 KiB block for XFS of 2.6.2, which wrote back through buffer heads.
+    fn writeback_bio_bytes(&self, max: u64) -> u64 {
+        match self.cfg.scenario.workload.filesystem {
+            Filesystem::None => max,
+            Filesystem::Xfs => 4096,
+        }
     }
 
     /// write() returns: its latency includes the writeback and pauses it did.
@@ -904,7 +915,8 @@ impl Sim {
             let wanted = self.jobs[j].dirty_bytes > 0 && (over_background || self.jobs[j].fsync_waiting);
             if wanted && chunk_left > 0 {
                 let max = self.devs[dev.idx()].queue.max_sectors_bytes;
-                let (off, len) = self.jobs[j].take_dirty(max).expect("dirty bytes present");
+                let piece = self.writeback_bio_bytes(max);
+                let (off, len) = self.jobs[j].take_dirty(piece).expect("dirty bytes present");
                 self.dirty_total -= len;
                 self.writeback_total += len;
                 chunk_left = chunk_left.saturating_sub(len);

@@ -81,6 +81,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     ("dm.partial_completion", partial.to_string()),
                     ("dm.max_sectors_kb", max_kb.to_string()),
                     ("dm.clone_alloc", clone_alloc.to_string()),
+                    ("queue.plugging", if split { "2.6.2" } else { "task" }.to_string()),
                     ("md.chunk_kb", chunk.to_string()),
                     ("md.stripe_cache_size", stripes.to_string()),
                     ("md.split_aligned_reads", split.to_string()),
