@@ -369,6 +369,10 @@ impl SimDriver {
             let cur = self.sim.cumulative();
             self.interval = Some(IntervalReport::between(&self.sim, &blksim::sim::Interval::zero_for(&cur), &cur));
             self.interval_partial = true;
+            // top so far, too (a short run such as an mkfs burst ends before its first second).
+            let dt = cur.end.ns().max(1) as f64;
+            let threads = self.sim.threads_view();
+            self.top = top_rows(&threads, &cur.thread_cpu_ns, &[], dt);
             return true;
         }
         false
@@ -552,19 +556,24 @@ impl SimDriver {
         let dt = (cur.end - prev.end).max(1) as f64;
         let threads = self.sim.threads_view();
         // top over the same second, from the snapshots: the same however the run got here.
-        let mut top: Vec<(String, u32, f64, char)> = threads
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let now = cur.thread_cpu_ns.get(i).copied().unwrap_or(0);
-                let before = prev.thread_cpu_ns.get(i).copied().unwrap_or(0);
-                (t.name.clone(), t.pid, 100.0 * now.saturating_sub(before) as f64 / dt, t.state)
-            })
-            .collect();
-        top.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
-        top.truncate(8);
-        self.top = top;
+        self.top = top_rows(&threads, &cur.thread_cpu_ns, &prev.thread_cpu_ns, dt);
         self.last_threads = threads;
         true
     }
+}
+
+/// top's rows: the 8 busiest threads by CPU time between two snapshots over `dt_ns`.
+fn top_rows(threads: &[blksim::view::ThreadView], now_ns: &[u64], before_ns: &[u64], dt_ns: f64) -> Vec<(String, u32, f64, char)> {
+    let mut top: Vec<(String, u32, f64, char)> = threads
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let now = now_ns.get(i).copied().unwrap_or(0);
+            let before = before_ns.get(i).copied().unwrap_or(0);
+            (t.name.clone(), t.pid, 100.0 * now.saturating_sub(before) as f64 / dt_ns, t.state)
+        })
+        .collect();
+    top.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
+    top.truncate(8);
+    top
 }
