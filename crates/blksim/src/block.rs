@@ -614,6 +614,16 @@ impl RequestQueue {
     }
 }
 
+/// The tag depth a leaf queue gets: `queue_depth`, capped at 2 × `nr_requests` by
+/// `init_tag_map` when the driver uses the generic block tagging (legacy queues only).
+pub fn tag_depth(s: &Scenario) -> u32 {
+    if s.queue.generic_tagging && !is_mq(s.queue.scheduler) {
+        s.queue.depth.min(2 * s.queue.nr_requests)
+    } else {
+        s.queue.depth
+    }
+}
+
 /// Whether leaf queues run blk-mq: its schedulers are `none` and `mq-deadline`.
 pub fn is_mq(s: crate::scenario::Scheduler) -> bool {
     matches!(s, crate::scenario::Scheduler::None | crate::scenario::Scheduler::MqDeadline)
@@ -634,7 +644,7 @@ impl BlockDev {
             kind: DevKind::Sd { disk, host },
             queue: RequestQueue {
                 mq: is_mq(s.queue.scheduler).then(|| crate::blk_mq::TagWait::new(s.queue.depth)),
-                ..RequestQueue::new(s, s.disk.max_sectors_kb, s.queue.depth)
+                ..RequestQueue::new(s, s.disk.max_sectors_kb, tag_depth(s))
             },
             stats: DiskStats::default(),
         }
@@ -792,5 +802,17 @@ mod tests {
         assert_eq!(e.next(ms(4)), None);
         let until = e.idle_until().unwrap();
         assert_eq!(e.next(until), Some(ReqId(2)));
+    }
+
+    #[test]
+    fn init_tag_map_caps_the_depth_at_twice_nr_requests_for_generic_tagging_only() {
+        let mut s = Scenario::default();
+        s.queue.depth = 254;
+        s.queue.nr_requests = 64;
+        assert_eq!(tag_depth(&s), 254);
+        s.queue.generic_tagging = true;
+        assert_eq!(tag_depth(&s), 128);
+        s.queue.nr_requests = 512;
+        assert_eq!(tag_depth(&s), 254, "it caps, it never raises");
     }
 }

@@ -156,6 +156,9 @@ pub struct QueueKnobs {
     pub scheduler: Scheduler,
     pub read_ahead_kb: u32,
     pub plugging: Plugging,
+    /// The driver uses the generic block-layer tagging (`blk_queue_init_tags`), whose
+    /// `init_tag_map` caps the tag depth at 2 × `nr_requests`.
+    pub generic_tagging: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -266,7 +269,14 @@ impl Default for DiskKnobs {
 impl Default for QueueKnobs {
     fn default() -> Self {
         // BLKDEV_MAX_RQ = 128; a SATA disk's NCQ depth is 31.
-        QueueKnobs { nr_requests: 128, depth: 31, scheduler: Scheduler::Noop, read_ahead_kb: 128, plugging: Plugging::Task }
+        QueueKnobs {
+            nr_requests: 128,
+            depth: 31,
+            scheduler: Scheduler::Noop,
+            read_ahead_kb: 128,
+            plugging: Plugging::Task,
+            generic_tagging: false,
+        }
     }
 }
 impl Default for HostKnobs {
@@ -526,6 +536,12 @@ pub const KNOBS: &[KnobSpec] = &[
         live: false,
     },
     KnobSpec {
+        key: "queue.generic_tagging",
+        kind: KnobKind::Bool,
+        help: "the driver uses generic block tagging: init_tag_map caps the depth at 2 x nr_requests",
+        live: false,
+    },
+    KnobSpec {
         key: "host.can_queue",
         kind: KnobKind::Int { min: 1, max: limits::CAN_QUEUE_MAX as u64, unit: "commands" },
         help: "commands the HBA takes at once",
@@ -664,6 +680,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "queue.scheduler" => name(&s.queue.scheduler),
         "queue.read_ahead_kb" => s.queue.read_ahead_kb.to_string(),
         "queue.plugging" => name(&s.queue.plugging),
+        "queue.generic_tagging" => s.queue.generic_tagging.to_string(),
         "host.can_queue" => s.host.can_queue.to_string(),
         "scsi.run_queue" => name(&s.scsi.run_queue),
         "vm.mem_mb" => s.vm.mem_mb.to_string(),
@@ -747,6 +764,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "queue.scheduler" => s.queue.scheduler = enumerated(value, bad)?,
         "queue.read_ahead_kb" => s.queue.read_ahead_kb = int()? as u32,
         "queue.plugging" => s.queue.plugging = enumerated(value, bad)?,
+        "queue.generic_tagging" => s.queue.generic_tagging = boolean()?,
         "host.can_queue" => s.host.can_queue = int()? as u32,
         "scsi.run_queue" => s.scsi.run_queue = enumerated(value, bad)?,
         "vm.mem_mb" => s.vm.mem_mb = int()? as u32,

@@ -2078,8 +2078,10 @@ impl Sim {
             }
             "queue.depth" => {
                 for d in 0..self.devs.len() {
-                    self.devs[d].queue.tags.set_depth(s.queue.depth);
-                    self.run_queue(DevId(d as u16));
+                    if self.devs[d].is_leaf() {
+                        self.devs[d].queue.tags.set_depth(crate::block::tag_depth(&s));
+                        self.run_queue(DevId(d as u16));
+                    }
                 }
             }
             "queue.scheduler" => {
