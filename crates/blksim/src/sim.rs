@@ -1149,9 +1149,9 @@ impl Sim {
         let ThreadKind::KdmWork(dm) = self.threads[tid.idx()].kind else { unreachable!("not kdmwork") };
         let Some(&rq) = self.kdm[dm.idx()].as_ref().expect("kdmwork has a queue").1.front() else { return Next::Idle };
         let path = self.select_path(dm, false).expect("a dm device has a path");
-        let (write, sector, bytes, submitter, nbios) = {
+        let (write, sector, bytes, submitter) = {
             let r = self.reqs.get(rq.0);
-            (r.write, r.sector, r.bytes, r.submitter, r.bios.len() as u32)
+            (r.write, r.sector, r.bytes, r.submitter)
         };
         let tag = match self.cfg.scenario.dm.clone_alloc {
             CloneAlloc::Mempool => None,
@@ -1182,25 +1182,7 @@ impl Sim {
             }
         };
         self.kdm[dm.idx()].as_mut().expect("checked").1.pop_front();
-        let clone = ReqId(self.reqs.insert(Request {
-            dev: path,
-            write,
-            sector,
-            bytes,
-            bios: Vec::new(),
-            alloc_at: now,
-            tag,
-            submitter,
-            clone_of: Some(rq),
-            nr_clone_bios: nbios,
-        }));
-        self.totals.clones_made += 1;
-        self.totals.clone_bios_made += nbios as u64;
-        self.devs[path.idx()].stats.start(now);
-        self.emit(path, Action::A, write, sector, bytes as u32, tid, clone.0, rq.0);
-        let owner = self.owner(submitter, write);
-        self.devs[path.idx()].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now, owner);
-        self.emit(path, Action::I, write, sector, bytes as u32, tid, clone.0, 0);
+        self.insert_clone(rq, path, tag, tid);
         let cpu = self.threads[tid.idx()].home;
         self.run_queue_async(path, cpu);
         self.kdm_next(dm)
@@ -1720,29 +1702,40 @@ impl Sim {
             let Some(path) = self.select_path(dev, true) else { break };
             self.devs[di].queue.elevator.dispatched(rq);
             let r = self.reqs.get(rq.0);
-            let (write, sector, bytes, submitter, nbios) = (r.write, r.sector, r.bytes, r.submitter, r.bios.len() as u32);
+            let (write, sector, bytes, submitter) = (r.write, r.sector, r.bytes, r.submitter);
             self.emit(dev, Action::D, write, sector, bytes as u32, submitter, rq.0, 0);
-            let clone = ReqId(self.reqs.insert(Request {
-                dev: path,
-                write,
-                sector,
-                bytes,
-                bios: Vec::new(),
-                alloc_at: now,
-                tag: None,
-                submitter,
-                clone_of: Some(rq),
-                nr_clone_bios: nbios,
-            }));
-            self.totals.clones_made += 1;
-            self.totals.clone_bios_made += nbios as u64;
-            self.devs[path.idx()].stats.start(now);
-            self.emit(path, Action::A, write, sector, bytes as u32, submitter, clone.0, rq.0);
-            let owner = self.owner(submitter, write);
-            self.devs[path.idx()].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now, owner);
-            self.emit(path, Action::I, write, sector, bytes as u32, submitter, clone.0, 0);
+            self.insert_clone(rq, path, None, submitter);
             self.run_queue(path);
         }
+    }
+
+    /// `blk_rq_prep_clone` + `blk_insert_cloned_request`: a clone of the dm request `rq` (one
+    /// clone bio per bio) goes into `path`'s queue, with a tag already if blk-mq gave it one.
+    /// `by` is the thread doing it, for the trace.
+    fn insert_clone(&mut self, rq: ReqId, path: DevId, tag: Option<u16>, by: ThreadId) -> ReqId {
+        let now = self.now();
+        let r = self.reqs.get(rq.0);
+        let (write, sector, bytes, submitter, nbios) = (r.write, r.sector, r.bytes, r.submitter, r.bios.len() as u32);
+        let clone = ReqId(self.reqs.insert(Request {
+            dev: path,
+            write,
+            sector,
+            bytes,
+            bios: Vec::new(),
+            alloc_at: now,
+            tag,
+            submitter,
+            clone_of: Some(rq),
+            nr_clone_bios: nbios,
+        }));
+        self.totals.clones_made += 1;
+        self.totals.clone_bios_made += nbios as u64;
+        self.devs[path.idx()].stats.start(now);
+        self.emit(path, Action::A, write, sector, bytes as u32, by, clone.0, rq.0);
+        let owner = self.owner(submitter, write);
+        self.devs[path.idx()].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now, owner);
+        self.emit(path, Action::I, write, sector, bytes as u32, by, clone.0, 0);
+        clone
     }
 
     /// The leaf queue's request_fn (`scsi_request_fn`).
