@@ -47,5 +47,10 @@ fn main() {
         ));
     }
     out.push_str("];\n");
+    // The sandbox's text: what the model has (docs/model.md).
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/model.md");
+    println!("cargo:rerun-if-changed={}", model.display());
+    let text = std::fs::read_to_string(&model).expect("docs/model.md");
+    out.push_str(&format!("/// docs/model.md, the sandbox's text.\npub const SANDBOX_HTML: &str = {:?};\n", to_html(&text)));
     std::fs::write(Path::new(&std::env::var("OUT_DIR").unwrap()).join("lesson_html.rs"), out).unwrap();
 }

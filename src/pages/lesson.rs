@@ -812,9 +812,10 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                             <section class="sandbox">
                                 <h3>{ "fio job file" }</h3>
                                 <p class="dim">{ "Paste a job ([global] plus one job section). rw, bs, numjobs, ioengine, iodepth, direct, size and end_fsync apply; the stack is in the Knobs tab. The link keeps it all." }</p>
-                                <textarea aria-label="fio job file" rows="9" cols="48" onchange={on_fio} placeholder={"[global]\nioengine=libaio\ndirect=1\n\n[randread]\nrw=randread\nbs=4k\niodepth=32\nnumjobs=4"} />
+                                <textarea aria-label="fio job file" rows="9" cols="48" onchange={on_fio} placeholder={"for example:\n[global]\nioengine=libaio\ndirect=1\n\n[randread]\nrw=randread\nbs=4k\niodepth=32\nnumjobs=4"} />
                                 if let Some(m) = &*fio_msg { <p class="knob-msg" role="status">{ m }</p> }
                             </section>
+                            <article class="lesson-text">{ markdown::lesson_body(&lesson.id) }</article>
                         } else {
                             <div class="lesson-side">
                                 { steps_list }
