@@ -401,3 +401,26 @@ fn multipath_failover_uses_one_path_and_multibus_takes_them_in_turn() {
     let (a, b, _) = run("multibus");
     assert!(a > 0.0 && (a - b).abs() <= 0.1 * a, "multibus: {a} and {b} r/s");
 }
+
+#[test]
+fn a_steps_bios_merge_on_its_plug_unless_2_6_2_plugging_dispatches_each_request_at_once() {
+    // One reader of a device node: a 512 KiB readahead window is 128 page bios in one step.
+    let run = |plugging: &str| {
+        let mut s =
+            sim(&[("workload.direct", "false"), ("queue.read_ahead_kb", "512"), ("queue.plugging", plugging), ("queue.depth", "31")]);
+        s.set_trace(true);
+        s.run_until(SimTime(100_000_000));
+        let recs: Vec<_> = s.trace().since(0).0.copied().collect();
+        let count = |a: Action| recs.iter().filter(|r| r.action == a).count();
+        (count(Action::P), count(Action::U), count(Action::M), count(Action::G))
+    };
+    let (p, u, merges, gets) = run("task");
+    assert!(p > 0 && p == u, "plugged {p} and unplugged {u} times");
+    assert!(merges >= 100 * gets, "on the plug: {merges} merges into {gets} requests");
+    // 2.6.2: nothing holds the queue, so the first bios of a window each become a request that
+    // goes straight to the drive (31 tags); only once the drive is full do requests wait in
+    // the elevator, where the rest of the window merges into them.
+    let (p2, _, _, gets2) = run("2.6.2");
+    assert_eq!(p2, 0);
+    assert!(gets2 > 10 * gets, "{gets2} requests against {gets} on the plug");
+}
