@@ -90,6 +90,16 @@ fn iostat_table(caption: String, iv: &IntervalReport, max: usize) -> Html {
     }
 }
 
+/// MB/s through the disks (sd*) in the interval, from iostat (a stacking device's bytes are its
+/// disks' bytes again, so they are left out).
+fn disks_mb_s(iv: &IntervalReport) -> f64 {
+    iv.devices.iter().filter(|d| d.name.starts_with("sd")).map(|d| (d.rkb_s + d.wkb_s) * 1024.0 / 1e6).sum()
+}
+
+fn differs(a: f64, b: f64) -> bool {
+    (a - b).abs() > 0.1 * a.max(b).max(1.0)
+}
+
 #[component]
 pub fn Counters(p: &CountersProps) -> Html {
     let Some(iv) = &p.interval else {
@@ -104,7 +114,12 @@ pub fn Counters(p: &CountersProps) -> Html {
     html! {
         <section class="counters" aria-live="polite">
             <div class="big">
-                { big("throughput", "throughput", iv.throughput_mb_s, b.map(|b| b.throughput_mb_s), format::throughput) }
+                { big("throughput", "throughput (the jobs')", iv.throughput_mb_s, b.map(|b| b.throughput_mb_s), format::throughput) }
+                // Buffered I/O: what the jobs see and what reaches the disks differ (page cache,
+                // readahead, writeback after the last write()); show both when they do.
+                if differs(iv.throughput_mb_s, disks_mb_s(iv)) || b.is_some_and(|b| differs(b.throughput_mb_s, disks_mb_s(b))) {
+                    { big("disks", "to/from the disks", disks_mb_s(iv), b.map(disks_mb_s), format::throughput) }
+                }
                 { big("iops", "IOPS", iv.iops, b.map(|b| b.iops), format::rate) }
                 { big("cs", "context switches /s", iv.cs_per_s, b.map(|b| b.cs_per_s), format::rate) }
                 if iv.devices.len() > 1 {

@@ -259,7 +259,12 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
                 ctx.set_fill_style_str(theme.full);
                 let shown: Vec<&str> = o.starved.iter().take(8).map(String::as_str).collect();
                 let more = if o.starved.len() > 8 { format!(" +{}", o.starved.len() - 8) } else { String::new() };
-                fit_text(&ctx, &format!("starved: {}{more}", shown.join(" ")), cell.x + 2.0, cell.y + cell.h * 0.8, cell.w - 4.0);
+                // Beside the slot bar's used/limit label, not on it (rows are short in A/B).
+                let y = cell.y
+                    + (cell.h * 0.55 - (cell.h * 0.55 * 0.45).clamp(4.0, 16.0)) / 2.0
+                    + (cell.h * 0.55 * 0.45).clamp(4.0, 16.0)
+                    + 8.0;
+                fit_text(&ctx, &format!("starved: {}{more}", shown.join(" ")), cell.x + 80.0, y, cell.w - 84.0);
             }
         }
     }
