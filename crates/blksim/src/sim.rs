@@ -801,10 +801,8 @@ impl Sim {
     fn balance_dirty_pages(&mut self, j: JobId) -> Next {
         let tid = self.jobs[j.idx()].tid;
         let dev = self.jobs[j.idx()].dev;
-        // The device's share of the limit (`bdi_thresh`: equal shares for equal writers).
-        let bdi_thresh = self.dirty_thresh / self.bdi_writers.max(1) as u64;
-        let bdi = |s: &Sim| s.jobs.iter().filter(|x| x.dev == dev).fold((0, 0), |(d, w), x| (d + x.dirty_bytes, w + x.writeback_bytes));
-        let (bdi_dirty, bdi_wb) = bdi(self);
+        let bdi_thresh = self.bdi_thresh();
+        let (bdi_dirty, bdi_wb) = self.bdi_bytes(dev);
         let global = self.dirty_total + self.writeback_total;
         if bdi_dirty + bdi_wb <= bdi_thresh || global < (self.background_thresh + self.dirty_thresh) / 2 {
             self.finish_buffered_write(j);
@@ -846,13 +844,22 @@ impl Sim {
     fn after_dirty_writeback(&mut self, j: JobId) -> Next {
         let tid = self.jobs[j.idx()].tid;
         let dev = self.jobs[j.idx()].dev;
-        let bdi_thresh = self.dirty_thresh / self.bdi_writers.max(1) as u64;
-        let (d, w) = self.jobs.iter().filter(|x| x.dev == dev).fold((0, 0), |(d, w), x| (d + x.dirty_bytes, w + x.writeback_bytes));
-        if d + w <= bdi_thresh || self.threads[tid.idx()].dirty_written >= self.write_chunk_bytes() {
+        let (d, w) = self.bdi_bytes(dev);
+        if d + w <= self.bdi_thresh() || self.threads[tid.idx()].dirty_written >= self.write_chunk_bytes() {
             self.finish_buffered_write(j);
             return Next::Continue(Step::Next);
         }
         self.dirty_pause(tid)
+    }
+
+    /// A device's share of the dirty limit (`bdi_thresh`: equal shares for equal writers).
+    fn bdi_thresh(&self) -> u64 {
+        self.dirty_thresh / self.bdi_writers.max(1) as u64
+    }
+
+    /// Bytes of a device's files that are dirty, and under writeback.
+    fn bdi_bytes(&self, dev: DevId) -> (u64, u64) {
+        self.jobs.iter().filter(|x| x.dev == dev).fold((0, 0), |(d, w), x| (d + x.dirty_bytes, w + x.writeback_bytes))
     }
 
     /// `io_schedule_timeout(pause)` in `balance_dirty_pages`.
@@ -1202,9 +1209,9 @@ impl Sim {
         self.raid5.iter().position(|r| r.dev == dev).expect("an md device has its array")
     }
 
-    /// A bio made by a stacking driver from `parent`, for `dev` at `sector`. It goes to the
-    /// front of the submitter's pending list, so it is submitted next.
-    fn child_bio(&mut self, parent: BioId, dev: DevId, sector: u64, bytes: u32, tid: ThreadId, split: bool) {
+    /// A bio made by a stacking driver from `parent`, for `dev` at `sector`. The caller puts it
+    /// at the front of the submitter's pending list, so it is submitted next.
+    fn child_bio(&mut self, parent: BioId, dev: DevId, sector: u64, bytes: u32, tid: ThreadId, split: bool) -> BioId {
         let now = self.now();
         let p = self.bios.get_mut(parent.0);
         p.remaining += 1;
@@ -1216,7 +1223,7 @@ impl Sim {
             self.emit(self.bios.get(parent.0).dev, Action::X, write, psector, bytes, tid, id.0, parent.0);
         }
         self.emit(dev, Action::A, write, sector, bytes, tid, id.0, parent.0);
-        self.threads[tid.idx()].pending.push_back(id);
+        id
     }
 
     /// One piece of a bio a stacking driver took apart is done; the last one ends the bio.
@@ -1280,20 +1287,16 @@ impl Sim {
                 let head = raid.head_mut(h);
                 head.parity = m.parity;
                 head.pieces.push(Piece { bio: bio_id, disk: m.disk, write: bio.write, issued: false });
-                let queued = raid.queue(h);
-                let raid5d = raid.raid5d;
                 let b = self.bios.get_mut(bio_id.0);
                 b.mapped += STRIPE_BYTES as u32;
                 b.remaining += 1;
-                if queued && self.threads[raid5d.idx()].is_idle_kthread() {
-                    self.wake(raid5d, Step::Raid5d);
-                }
+                self.release_stripe(r, h);
             }
         }
         // Children go first in line, in order, ahead of whatever else the thread has pending.
-        for (i, &(dev, sector, bytes, split)) in pending.iter().enumerate().rev() {
-            self.child_bio(bio_id, dev, sector, bytes, tid, split && i > 0);
-            let id = self.threads[tid.idx()].pending.pop_back().expect("just pushed");
+        let children: Vec<BioId> =
+            pending.iter().map(|&(dev, sector, bytes, split)| self.child_bio(bio_id, dev, sector, bytes, tid, split)).collect();
+        for id in children.into_iter().rev() {
             self.threads[tid.idx()].pending.push_front(id);
         }
         self.bios.get_mut(bio_id.0).mapped = bio.bytes;
@@ -1372,29 +1375,26 @@ impl Sim {
         }
     }
 
-    /// `raid5_end_read_request` (softirq): the member page is up to date; the head goes back to
-    /// raid5d (`release_stripe` → `md_wakeup_thread`).
-    fn stripe_read_done(&mut self, r: usize, h: u32, disk: u16) {
-        let raid = &mut self.raid5[r];
-        let head = raid.head_mut(h);
-        head.reading[disk as usize] = false;
-        head.uptodate[disk as usize] = true;
-        let raid5d = raid.raid5d;
-        if raid.queue(h) && self.threads[raid5d.idx()].is_idle_kthread() {
+    /// `release_stripe` of a head with work: it goes on `handle_list` and raid5d is woken
+    /// (`md_wakeup_thread`).
+    fn release_stripe(&mut self, r: usize, h: u32) {
+        let raid5d = self.raid5[r].raid5d;
+        if self.raid5[r].queue(h) && self.threads[raid5d.idx()].is_idle_kthread() {
             self.wake(raid5d, Step::Raid5d);
         }
     }
 
-    /// `raid5_end_write_request` (softirq): the member page (data or parity) is on the disk.
-    fn stripe_write_done(&mut self, r: usize, h: u32, disk: u16) {
-        let raid = &mut self.raid5[r];
-        let head = raid.head_mut(h);
-        head.writing[disk as usize] = false;
-        head.uptodate[disk as usize] = true;
-        let raid5d = raid.raid5d;
-        if raid.queue(h) && self.threads[raid5d.idx()].is_idle_kthread() {
-            self.wake(raid5d, Step::Raid5d);
+    /// `raid5_end_read_request` / `raid5_end_write_request` (softirq): the member page is read
+    /// (up to date) or written (on the disk, and still up to date); the head goes back to raid5d.
+    fn stripe_io_done(&mut self, r: usize, h: u32, disk: u16, write: bool) {
+        let head = self.raid5[r].head_mut(h);
+        if write {
+            head.writing[disk as usize] = false;
+        } else {
+            head.reading[disk as usize] = false;
         }
+        head.uptodate[disk as usize] = true;
+        self.release_stripe(r, h);
     }
 
     /// Woken on `wait_for_stripe`: the wait condition is checked again; if it holds, the
@@ -1456,8 +1456,7 @@ impl Sim {
                 // submitter's context (it may sleep there in get_request_wait).
                 self.devs[di].stats.start(now);
                 self.bios.get_mut(bio_id.0).mapped = bio.bytes;
-                self.child_bio(bio_id, lower, bio.sector + crate::block::LVM_PE_START_SECTORS, bio.bytes, tid, false);
-                let id = self.threads[tid.idx()].pending.pop_back().expect("just pushed");
+                let id = self.child_bio(bio_id, lower, bio.sector + crate::block::LVM_PE_START_SECTORS, bio.bytes, tid, false);
                 self.threads[tid.idx()].pending.push_front(id);
                 return Ok(());
             }
@@ -1658,18 +1657,14 @@ impl Sim {
     /// request-based dm), skipping busy ones when `skip_busy`. None: every path is busy.
     fn select_path(&mut self, dm: DevId, skip_busy: bool) -> Option<DevId> {
         let DevKind::DmMpath { paths } = &self.devs[dm.idx()].kind else { unreachable!("not a dm device") };
-        let paths = paths.clone();
-        let candidates: Vec<DevId> = match self.cfg.scenario.dm.path_grouping {
-            crate::scenario::PathPolicy::Failover => vec![paths[0]],
-            crate::scenario::PathPolicy::Multibus => {
-                let start = self.rr_next[dm.idx()] as usize;
-                (0..paths.len()).map(|k| paths[(start + k) % paths.len()]).collect()
-            }
+        let n = paths.len();
+        let (start, tries) = match self.cfg.scenario.dm.path_grouping {
+            crate::scenario::PathPolicy::Failover => (0, 1),
+            crate::scenario::PathPolicy::Multibus => (self.rr_next[dm.idx()] as usize, n),
         };
-        let pick = candidates.into_iter().find(|&p| !skip_busy || !self.lld_busy(p))?;
-        if let Some(i) = paths.iter().position(|&p| p == pick) {
-            self.rr_next[dm.idx()] = ((i + 1) % paths.len()) as u16;
-        }
+        let i = (0..tries).map(|k| (start + k) % n).find(|&i| !skip_busy || !self.lld_busy(paths[i]))?;
+        let pick = paths[i];
+        self.rr_next[dm.idx()] = ((i + 1) % n) as u16;
         Some(pick)
     }
 
@@ -1920,8 +1915,8 @@ impl Sim {
                 self.totals.readahead_bytes += io.bytes;
                 return self.readahead_done(j, io_id);
             }
-            IoOwner::StripeRead { md, head, disk } => return self.stripe_read_done(md as usize, head, disk),
-            IoOwner::StripeWrite { md, head, disk } => return self.stripe_write_done(md as usize, head, disk),
+            IoOwner::StripeRead { md, head, disk } => return self.stripe_io_done(md as usize, head, disk, false),
+            IoOwner::StripeWrite { md, head, disk } => return self.stripe_io_done(md as usize, head, disk, true),
             IoOwner::Job(j) => j,
         };
         self.latency.record(now - io.started);
