@@ -71,39 +71,20 @@ pub struct Disk {
 
 impl Disk {
     pub fn new(kind: DiskKind, write_cache: bool, rng: &mut Stream) -> Disk {
-        match kind {
-            DiskKind::Ssd => Disk {
-                model: Model::Ssd(Ssd {
-                    pipe_free_at: SimTime::ZERO,
-                    read_ns: SSD_READ_NS,
-                    write_ns: SSD_WRITE_NS,
-                    read_rate: SSD_READ_BYTES_PER_S,
-                    write_rate: SSD_WRITE_BYTES_PER_S,
-                }),
-                queue: VecDeque::new(),
-                slots: vec![None; SSD_CHANNELS as usize],
-                capacity_sectors: SSD_CAPACITY_SECTORS,
-                busy_ns_total: 0,
-                busy_since: None,
-            },
-            DiskKind::Ramlun => Disk {
-                model: Model::Ssd(Ssd {
-                    pipe_free_at: SimTime::ZERO,
-                    read_ns: RAMLUN_COMMAND_NS,
-                    write_ns: RAMLUN_COMMAND_NS,
-                    read_rate: RAMLUN_BYTES_PER_S,
-                    write_rate: RAMLUN_BYTES_PER_S,
-                }),
-                queue: VecDeque::new(),
-                slots: vec![None; RAMLUN_SLOTS as usize],
-                capacity_sectors: RAMLUN_CAPACITY_SECTORS,
-                busy_ns_total: 0,
-                busy_since: None,
-            },
-            // A hardware RAID5 controller is modelled as its member HDDs' speed in the
-            // single-queue issue; until then it is a plain HDD (reported as a model gap).
-            DiskKind::Hdd | DiskKind::Hwraid5 => Disk {
-                model: Model::Hdd(Hdd {
+        let flash = |read_ns, write_ns, read_rate, write_rate| {
+            Model::Ssd(Ssd { pipe_free_at: SimTime::ZERO, read_ns, write_ns, read_rate, write_rate })
+        };
+        let (model, slots, capacity_sectors) = match kind {
+            DiskKind::Ssd => {
+                (flash(SSD_READ_NS, SSD_WRITE_NS, SSD_READ_BYTES_PER_S, SSD_WRITE_BYTES_PER_S), SSD_CHANNELS, SSD_CAPACITY_SECTORS)
+            }
+            DiskKind::Ramlun => {
+                (flash(RAMLUN_COMMAND_NS, RAMLUN_COMMAND_NS, RAMLUN_BYTES_PER_S, RAMLUN_BYTES_PER_S), RAMLUN_SLOTS, RAMLUN_CAPACITY_SECTORS)
+            }
+            // A hardware RAID5 controller is not modelled yet: it runs as a plain HDD (reported
+            // as a model gap).
+            DiskKind::Hdd | DiskKind::Hwraid5 => (
+                Model::Hdd(Hdd {
                     phase_ns: rng.below(HDD_REVOLUTION_NS),
                     head_sector: 0,
                     media_free_at: SimTime::ZERO,
@@ -112,13 +93,11 @@ impl Disk {
                     dirty: VecDeque::new(),
                     dirty_bytes: 0,
                 }),
-                queue: VecDeque::new(),
-                slots: vec![None; 1],
-                capacity_sectors: HDD_CAPACITY_SECTORS,
-                busy_ns_total: 0,
-                busy_since: None,
-            },
-        }
+                1,
+                HDD_CAPACITY_SECTORS,
+            ),
+        };
+        Disk { model, queue: VecDeque::new(), slots: vec![None; slots as usize], capacity_sectors, busy_ns_total: 0, busy_since: None }
     }
 
     pub fn capacity_sectors(&self) -> u64 {
