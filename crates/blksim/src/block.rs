@@ -514,6 +514,9 @@ pub struct RequestQueue {
     /// `blk_queue_full` per direction: set when an allocation fills the pool, cleared when a
     /// freed request brings it back below `nr_requests`.
     pub full: [bool; 2],
+    /// The backing device's congestion bit per direction: set when an allocation reaches
+    /// `congestion_on()`, cleared when a free brings the count below `congestion_off()`.
+    pub congested: [bool; 2],
     /// Threads sleeping in `get_request_wait`, per direction, in FIFO order.
     pub waiters: [VecDeque<ThreadId>; 2],
     pub elevator: Elevator,
@@ -599,6 +602,17 @@ pub fn sd_major_minor(i: u32) -> (u32, u32) {
 }
 
 impl RequestQueue {
+    /// `queue_congestion_on_threshold`: nr − nr/8 + 1, at most nr (`blk_queue_congestion_threshold`).
+    pub fn congestion_on(&self) -> u32 {
+        (self.nr_requests - self.nr_requests / 8 + 1).min(self.nr_requests)
+    }
+
+    /// `queue_congestion_off_threshold`: nr − nr/8 − 1, at least 1 (2.6.2-2.6.6; later kernels
+    /// also subtract nr/16).
+    pub fn congestion_off(&self) -> u32 {
+        (self.nr_requests - self.nr_requests / 8).saturating_sub(1).max(1)
+    }
+
     fn new(s: &Scenario, max_sectors_kb: u32, depth: u32) -> RequestQueue {
         RequestQueue {
             nr_requests: s.queue.nr_requests,
@@ -606,6 +620,7 @@ impl RequestQueue {
             pool_count: [0, 0],
             draining: false,
             full: [false, false],
+            congested: [false, false],
             waiters: Default::default(),
             elevator: Elevator::new(elevator_kind(s.queue.scheduler)),
             tags: TagMap::new(depth),

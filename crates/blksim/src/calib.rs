@@ -83,6 +83,9 @@ pub const WRITEBACK_CHUNK_NS: u64 = 3 * NS_PER_US;
 /// How much of one file a flusher writes before moving to the next (`MAX_WRITEBACK_PAGES`,
 /// 1024 pages, in 2.6.32-2.6.39 `fs/fs-writeback.c`).
 pub const MAX_WRITEBACK_BYTES: u64 = 1024 * 4096;
+/// `blk_congestion_wait(WRITE, HZ/10)` in background writeback: at most 100 ms
+/// (mm/page-writeback.c `background_writeout`, 2.6.2; `congestion_wait` in 2.6.32).
+pub const CONGESTION_WAIT_NS: u64 = 100 * NS_PER_MS;
 
 /// A kblockd work item's fixed cost (workqueue dispatch, taking the queue lock).
 pub const KBLOCKD_WORK_NS: u64 = NS_PER_US;
@@ -152,8 +155,32 @@ pub const HDD_READAHEAD_SEGMENT_BYTES: u64 = 2 * 1024 * 1024;
 /// Write cache space for not-yet-destaged writes. Source: 16 MB buffers of 2010 drives, part
 /// of which holds read segments; we give writes half.
 pub const HDD_WRITE_CACHE_BYTES: u64 = 8 * 1024 * 1024;
+/// The drive's buffer as a cache of what it last read or wrote: 16 MB (2010 drives' buffer;
+/// reads it holds are served from it, as drives serve reads from cache segments and pending
+/// writes).
+pub const HDD_BUFFER_BYTES: u64 = 16 * 1024 * 1024;
 /// SATA 3 Gb/s link: ~300 MB/s for data already in the drive's cache.
 pub const SATA_LINK_BYTES_PER_S: u64 = 300_000_000;
+
+// ---- hardware RAID5: a 3ware Escalade 8506-8 (seed 003) over the HDDs above -------------------
+
+/// Members of the array. The report does not say; 4 is how xbitlabs measured the 8506-8
+/// ("3ware 8506-8 Escalade", 2004-06-11).
+pub const HWRAID5_MEMBERS: u32 = 4;
+/// Stripe unit per member: 64 KiB. Source: 3ware Escalade user guide ("RAID 5 stripe size is
+/// limited to 64k").
+pub const HWRAID5_CHUNK_SECTORS: u64 = 128;
+/// The controller's memory, all of it used as the write-back cache: 2.25 MB SRAM. Source:
+/// xbitlabs' 8506-8 review (specifications table).
+pub const HWRAID5_CACHE_BYTES: u64 = 2_359_296;
+/// Host transfers into the controller: 64-bit/66 MHz PCI, 533 MB/s. Source: the same review.
+pub const HWRAID5_HOST_BYTES_PER_S: u64 = 533_000_000;
+/// The controller's RAID5 write path (parity generation and staging), per byte of new data:
+/// 80 MB/s. Source: this controller's own figure in seed 003, the same file written straight
+/// to /dev/sda1 on the same box (79.8 MB/s, nothing between XFS and the controller); 3ware
+/// quoted "up to 100 MB/s" RAID5 writes for the next generation (9500S). It bounds a stream
+/// of full-stripe writes; the lesson's variants are not fitted to it.
+pub const HWRAID5_WRITE_BYTES_PER_S: u64 = 80_000_000;
 
 // ---- SSD: an Intel X25-M G2 class SATA SSD of 2010-2011 ----------------------------------------
 

@@ -73,6 +73,9 @@ pub enum Wait {
     DirtyThrottle,
     /// In `fsync`: waiting for its dirty pages to be written back.
     Fsync,
+    /// In `blk_congestion_wait(WRITE, HZ/10)`: background writeback met a write-congested
+    /// device and waits for a queue to leave congestion, or 100 ms.
+    Congestion,
     /// In md RAID5's `get_active_stripe`: the stripe cache has no head to give.
     Stripe,
     /// In blk-mq's `bt_get`: `dev` has no free tag.
@@ -97,6 +100,8 @@ pub enum Step {
     KblockdWork,
     /// A writeback flusher (`flush-MAJ:MIN`) writes back the next chunk of dirty pages.
     FlushWork,
+    /// `fsync` (`filemap_fdatawrite`): the caller writes back the next piece of its own file.
+    FsyncWrite,
     /// A writer's `balance_dirty_pages` pause ended: check the dirty limit again.
     DirtyRecheck,
     /// `ksoftirqd/N` runs the next pending softirq completion of its CPU.
@@ -145,6 +150,12 @@ pub struct Thread {
     pub dirty_pause_ns: u64,
     /// Bytes it wrote back in the current `balance_dirty_pages` call (`pages_written`).
     pub dirty_written: u64,
+    /// When its current `blk_congestion_wait` times out (a timer of an earlier wait that was
+    /// woken early must not end a later one).
+    pub congestion_until: Option<SimTime>,
+    /// A Timeout event for its congestion waits is pending (at most one: when it fires early
+    /// for a later wait, it is re-armed for that wait's end).
+    pub congestion_timer_armed: bool,
     /// The io_context's batching state: requests left in the batch, and when it started.
     pub batch_left: u32,
     pub batch_since: SimTime,
@@ -168,6 +179,8 @@ impl Thread {
             batch_since: SimTime::ZERO,
             dirty_pause_ns: 0,
             dirty_written: 0,
+            congestion_until: None,
+            congestion_timer_armed: false,
         }
     }
 

@@ -1,10 +1,12 @@
-//! Device models behind the leaf block devices: a 7200 rpm HDD and a SATA SSD.
+//! Device models behind the leaf block devices: a 7200 rpm HDD, a SATA SSD, a RAM-backed LUN
+//! and a hardware RAID5 controller over HDDs (`hwraid5`).
 //! Which hardware a lesson has is a device model, never a lesson constant.
 
 use crate::calib::*;
+use crate::hwraid5::HwRaid5;
 use crate::ids::ReqId;
 use crate::rng::Stream;
-use crate::scenario::DiskKind;
+use crate::scenario::{ControllerCache, DiskKind};
 use crate::time::{SimTime, NS_PER_S};
 use std::collections::VecDeque;
 
@@ -23,14 +25,18 @@ pub struct Cmd {
 enum Model {
     Hdd(Hdd),
     Ssd(Ssd),
+    HwRaid5(Box<HwRaid5>),
 }
+
+/// The slot a hardware RAID controller's stripe operation completes on: not a host command.
+pub const ENGINE_SLOT: u16 = u16::MAX;
 
 /// A single-actuator disk: one command at the interface at a time, in arrival order, and one
 /// media timeline. With the write cache on (WCE=1, the SATA default), a write completes when
 /// its data is in the cache, and the drive destages it to the media in arrival order; a read
 /// waits for the media. (NCQ/TCQ reordering inside the drive is the single-queue issue's work.)
 #[derive(Debug)]
-struct Hdd {
+pub(crate) struct Hdd {
     /// Rotational phase at time 0: spindles are not synchronised, so each disk starts at its
     /// own angle (drawn from the disk's random stream).
     phase_ns: u64,
@@ -40,10 +46,57 @@ struct Hdd {
     media_free_at: SimTime,
     /// The drive's read-ahead continues from here after a read.
     readahead_from: Option<u64>,
+    /// What the drive's buffer holds: the sector ranges it last read or was given to write,
+    /// oldest first, at most `HDD_BUFFER_BYTES` of them. A read inside one is a cache hit.
+    buffered: VecDeque<(u64, u64)>,
+    buffered_sectors: u64,
     write_cache: bool,
     /// Cached writes not yet on the media: (time destaged, bytes), in destage order.
     dirty: VecDeque<(SimTime, u64)>,
     dirty_bytes: u64,
+}
+
+impl Hdd {
+    pub(crate) fn new(write_cache: bool, rng: &mut Stream) -> Hdd {
+        Hdd {
+            phase_ns: rng.below(HDD_REVOLUTION_NS),
+            head_sector: 0,
+            media_free_at: SimTime::ZERO,
+            readahead_from: None,
+            buffered: VecDeque::new(),
+            buffered_sectors: 0,
+            write_cache,
+            dirty: VecDeque::new(),
+            dirty_bytes: 0,
+        }
+    }
+
+    pub(crate) fn head_sector(&self) -> u64 {
+        self.head_sector
+    }
+
+    fn in_buffer(&self, start: u64, end: u64) -> bool {
+        self.buffered.iter().any(|&(a, b)| a <= start && end <= b)
+    }
+
+    /// Remembers a range the drive read or took to write (extending the newest range when it
+    /// continues it), forgetting the oldest beyond the buffer's size.
+    fn remember(&mut self, start: u64, end: u64) {
+        match self.buffered.back_mut() {
+            Some(last) if last.1 == start => last.1 = end,
+            _ => self.buffered.push_back((start, end)),
+        }
+        self.buffered_sectors += end - start;
+        while self.buffered_sectors > HDD_BUFFER_BYTES / 512 {
+            let (a, b) = self.buffered.front_mut().expect("over the size, so not empty");
+            let drop = (self.buffered_sectors - HDD_BUFFER_BYTES / 512).min(*b - *a);
+            *a += drop;
+            self.buffered_sectors -= drop;
+            if a == b {
+                self.buffered.pop_front();
+            }
+        }
+    }
 }
 
 /// A flash or RAM device: a fixed latency per command, then a shared transfer path.
@@ -70,7 +123,7 @@ pub struct Disk {
 }
 
 impl Disk {
-    pub fn new(kind: DiskKind, write_cache: bool, rng: &mut Stream) -> Disk {
+    pub fn new(kind: DiskKind, write_cache: bool, controller_cache: ControllerCache, rng: &mut Stream) -> Disk {
         let flash = |read_ns, write_ns, read_rate, write_rate| {
             Model::Ssd(Ssd { pipe_free_at: SimTime::ZERO, read_ns, write_ns, read_rate, write_rate })
         };
@@ -81,21 +134,13 @@ impl Disk {
             DiskKind::Ramlun => {
                 (flash(RAMLUN_COMMAND_NS, RAMLUN_COMMAND_NS, RAMLUN_BYTES_PER_S, RAMLUN_BYTES_PER_S), RAMLUN_SLOTS, RAMLUN_CAPACITY_SECTORS)
             }
-            // A hardware RAID5 controller is not modelled yet: it runs as a plain HDD (reported
-            // as a model gap).
-            DiskKind::Hdd | DiskKind::Hwraid5 => (
-                Model::Hdd(Hdd {
-                    phase_ns: rng.below(HDD_REVOLUTION_NS),
-                    head_sector: 0,
-                    media_free_at: SimTime::ZERO,
-                    readahead_from: None,
-                    write_cache,
-                    dirty: VecDeque::new(),
-                    dirty_bytes: 0,
-                }),
-                1,
-                HDD_CAPACITY_SECTORS,
-            ),
+            DiskKind::Hdd => (Model::Hdd(Hdd::new(write_cache, rng)), 1, HDD_CAPACITY_SECTORS),
+            DiskKind::Hwraid5 => {
+                let c = HwRaid5::new(HWRAID5_MEMBERS, write_cache, controller_cache, rng);
+                let capacity = c.capacity_sectors();
+                // As many host commands as the SCSI layer may send it (tagged queueing).
+                (Model::HwRaid5(Box::new(c)), crate::scenario::limits::QUEUE_DEPTH_MAX, capacity)
+            }
         };
         Disk { model, queue: VecDeque::new(), slots: vec![None; slots as usize], capacity_sectors, busy_ns_total: 0, busy_since: None }
     }
@@ -114,26 +159,86 @@ impl Disk {
         match &self.model {
             Model::Hdd(h) => h.head_sector as f64 / self.capacity_sectors as f64,
             Model::Ssd(_) => 0.0,
+            Model::HwRaid5(c) => c.head_position(),
         }
     }
 
-    /// Takes a command. Returns the (slot, completion time) of a command that starts now.
-    pub fn submit(&mut self, now: SimTime, cmd: Cmd) -> Option<(u16, SimTime)> {
-        assert!(cmd.sector + cmd.bytes / 512 <= self.capacity_sectors, "command beyond the end of the disk");
-        self.queue.push_back(cmd);
-        self.start_next(now, true)
+    pub fn check_invariants(&self) {
+        if let Model::HwRaid5(c) = &self.model {
+            c.check_invariants();
+        }
     }
 
-    /// The media finished the command in `slot`. Returns it, and the next command started, if any.
-    pub fn complete(&mut self, now: SimTime, slot: u16) -> (Cmd, Option<(u16, SimTime)>) {
-        let cmd = self.slots[slot as usize].take().expect("completion for an empty slot");
-        if self.slots.iter().all(|s| s.is_none()) {
+    /// A hardware RAID controller's stripe operations so far (None for other devices).
+    pub fn stripe_ops(&self) -> Option<crate::hwraid5::StripeOps> {
+        match &self.model {
+            Model::HwRaid5(c) => Some(c.ops),
+            _ => None,
+        }
+    }
+
+    /// Takes a command. Pushes the (slot, completion time) of what starts now onto `started`.
+    pub fn submit(&mut self, now: SimTime, cmd: Cmd, started: &mut Vec<(u16, SimTime)>) {
+        assert!(cmd.sector + cmd.bytes / 512 <= self.capacity_sectors, "command beyond the end of the disk");
+        self.queue.push_back(cmd);
+        self.start(now, true, started);
+    }
+
+    /// The command in `slot` finished (None: it was a RAID controller's stripe operation).
+    /// Pushes what starts next onto `started`.
+    pub fn complete(&mut self, now: SimTime, slot: u16, started: &mut Vec<(u16, SimTime)>) -> Option<Cmd> {
+        let cmd = if slot == ENGINE_SLOT {
+            let Model::HwRaid5(c) = &mut self.model else { unreachable!("a stripe operation on a plain disk") };
+            c.destage_done();
+            None
+        } else {
+            Some(self.slots[slot as usize].take().expect("completion for an empty slot"))
+        };
+        let engine_busy = matches!(&self.model, Model::HwRaid5(c) if c.destaging());
+        if !engine_busy && self.slots.iter().all(|s| s.is_none()) {
             if let Some(since) = self.busy_since.take() {
                 self.busy_ns_total += now - since;
             }
         }
-        let next = self.start_next(now, false);
-        (cmd, next)
+        self.start(now, false, started);
+        cmd
+    }
+
+    fn start(&mut self, now: SimTime, arrived_idle: bool, started: &mut Vec<(u16, SimTime)>) {
+        let before = started.len();
+        if let Model::HwRaid5(_) = self.model {
+            self.start_raid(now, started);
+        } else if let Some(s) = self.start_next(now, arrived_idle) {
+            started.push(s);
+        }
+        if started.len() > before && self.busy_since.is_none() {
+            self.busy_since = Some(now);
+        }
+    }
+
+    /// The RAID controller takes host commands in arrival order (writes into its cache while
+    /// they fit, reads to the members), then starts a stripe operation if it has one to do.
+    fn start_raid(&mut self, now: SimTime, started: &mut Vec<(u16, SimTime)>) {
+        let Model::HwRaid5(c) = &mut self.model else { unreachable!("not a RAID controller") };
+        while let Some(front) = self.queue.front() {
+            let Some(slot) = self.slots.iter().position(|s| s.is_none()) else { break };
+            let done = if front.write {
+                if !c.fits(front.bytes / 512) {
+                    break;
+                }
+                c.accept_write(now, front)
+            } else {
+                c.read(now, front)
+            };
+            self.slots[slot] = self.queue.pop_front();
+            started.push((slot as u16, done));
+        }
+        if !c.destaging() {
+            let pressed = self.queue.front().is_some_and(|f| f.write);
+            if let Some(end) = c.start_destage(now, pressed) {
+                started.push((ENGINE_SLOT, end));
+            }
+        }
     }
 
     fn start_next(&mut self, now: SimTime, arrived_idle: bool) -> Option<(u16, SimTime)> {
@@ -141,6 +246,7 @@ impl Disk {
         let pick = match &self.model {
             Model::Hdd(h) => hdd_pick(h, &self.queue, now, self.capacity_sectors)?,
             Model::Ssd(_) => 0,
+            Model::HwRaid5(_) => unreachable!("the RAID controller starts commands in start_raid"),
         };
         let cmd = self.queue.remove(pick)?;
         let done = match &mut self.model {
@@ -151,10 +257,8 @@ impl Disk {
                 s.pipe_free_at = start + transfer_ns(cmd.bytes, rate);
                 s.pipe_free_at
             }
+            Model::HwRaid5(_) => unreachable!("the RAID controller starts commands in start_raid"),
         };
-        if self.busy_since.is_none() {
-            self.busy_since = Some(now);
-        }
         self.slots[slot] = Some(cmd);
         Some((slot as u16, done))
     }
@@ -219,11 +323,16 @@ fn hdd_position_ns(h: &Hdd, start: SimTime, sector: u64, capacity: u64) -> u64 {
 }
 
 /// Returns how long the command takes at the interface, from `now`.
-fn hdd_service_ns(h: &mut Hdd, now: SimTime, cmd: &Cmd, arrived_idle: bool, capacity: u64) -> u64 {
+pub(crate) fn hdd_service_ns(h: &mut Hdd, now: SimTime, cmd: &Cmd, arrived_idle: bool, capacity: u64) -> u64 {
     let rate = media_rate(cmd.sector, capacity);
     let overhead = if arrived_idle { HDD_COMMAND_OVERHEAD_NS } else { 0 };
     let end = cmd.sector + cmd.bytes / 512;
     let ready = now + overhead;
+    // A read of data still in the drive's buffer (just written, or just read) comes from it.
+    if !cmd.write && h.in_buffer(cmd.sector, end) {
+        return overhead + transfer_ns(cmd.bytes, SATA_LINK_BYTES_PER_S);
+    }
+    h.remember(cmd.sector, end);
     // Cached writes whose destage has finished free their cache space.
     while h.dirty.front().is_some_and(|&(t, _)| t <= ready) {
         let (_, b) = h.dirty.pop_front().expect("front");
@@ -270,6 +379,14 @@ mod tests {
     use super::*;
     use crate::time::NS_PER_MS;
 
+    /// Submits to an idle disk: the command starts at once.
+    fn submit_one(d: &mut Disk, now: SimTime, cmd: Cmd) -> (u16, SimTime) {
+        let mut started = Vec::new();
+        d.submit(now, cmd, &mut started);
+        assert_eq!(started.len(), 1);
+        started[0]
+    }
+
     #[test]
     fn the_seek_curve_passes_through_its_three_points() {
         let c = HDD_CAPACITY_SECTORS;
@@ -289,14 +406,15 @@ mod tests {
     #[test]
     fn sequential_reads_stream_at_media_rate_and_random_reads_pay_seek_and_rotation() {
         let mut rng = Stream::new(1, 1);
-        let mut d = Disk::new(DiskKind::Hdd, true, &mut rng);
+        let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+        let mut started = Vec::new();
         let mut now = SimTime::ZERO;
         let mb = 1 << 20;
         // 64 back-to-back 1 MiB sequential reads, each submitted 20 µs after the last completes.
         for i in 0..64u64 {
-            let (slot, done) = d.submit(now, Cmd { req: ReqId(0), sector: i * 2048, bytes: mb, write: false, queued_at: now }).unwrap();
-            let (_, next) = d.complete(done, slot);
-            assert!(next.is_none());
+            let (slot, done) = submit_one(d, now, Cmd { req: ReqId(0), sector: i * 2048, bytes: mb, write: false, queued_at: now });
+            d.complete(done, slot, &mut started);
+            assert!(started.is_empty());
             now = done + 20_000;
         }
         let mb_s = 64.0 * mb as f64 / now.as_secs_f64() / 1e6;
@@ -306,8 +424,8 @@ mod tests {
         let start = now;
         for _ in 0..200 {
             let sector = rng.below(HDD_CAPACITY_SECTORS / 8 - 8) * 8;
-            let (slot, done) = d.submit(now, Cmd { req: ReqId(0), sector, bytes: 4096, write: false, queued_at: now }).unwrap();
-            d.complete(done, slot);
+            let (slot, done) = submit_one(d, now, Cmd { req: ReqId(0), sector, bytes: 4096, write: false, queued_at: now });
+            d.complete(done, slot, &mut started);
             now = done;
         }
         let iops = 200.0 / (now - start) as f64 * 1e9;
@@ -316,22 +434,42 @@ mod tests {
     }
 
     #[test]
+    fn a_read_of_what_the_drive_just_wrote_comes_from_its_buffer() {
+        let mut rng = Stream::new(4, 4);
+        let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+        let mut started = Vec::new();
+        let w = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: true, queued_at: SimTime::ZERO };
+        let (slot, done) = submit_one(d, SimTime::ZERO, w);
+        d.complete(done, slot, &mut started);
+        // Part of the written range: no positioning, link speed.
+        let r = Cmd { req: ReqId(0), sector: (1 << 20) + 8, bytes: 4096, write: false, queued_at: done };
+        let (slot, hit) = submit_one(d, done, r);
+        d.complete(hit, slot, &mut started);
+        assert!(hit - done < 200 * crate::time::NS_PER_US, "hit took {} ns", hit - done);
+        // Elsewhere: seek and rotation.
+        let r = Cmd { req: ReqId(0), sector: 1 << 28, bytes: 4096, write: false, queued_at: hit };
+        let (_, miss) = submit_one(d, hit, r);
+        assert!(miss - hit > NS_PER_MS, "miss took {} ns", miss - hit);
+    }
+
+    #[test]
     fn the_write_cache_absorbs_writes_until_it_is_full_then_runs_at_media_rate() {
         let mut rng = Stream::new(3, 3);
-        let mut cached = Disk::new(DiskKind::Hdd, true, &mut rng);
+        let mut cached = Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
         let mut rng = Stream::new(3, 3);
-        let mut uncached = Disk::new(DiskKind::Hdd, false, &mut rng);
+        let mut uncached = Disk::new(DiskKind::Hdd, false, ControllerCache::InOrder, &mut rng);
         let mut times = Vec::new();
+        let mut started = Vec::new();
         for d in [&mut cached, &mut uncached] {
             let mut now = SimTime::ZERO;
             let mut first_cache_full = None;
             for i in 0..400u64 {
                 let (slot, done) =
-                    d.submit(now, Cmd { req: ReqId(0), sector: i * 1024, bytes: 512 * 1024, write: true, queued_at: now }).unwrap();
+                    submit_one(d, now, Cmd { req: ReqId(0), sector: i * 1024, bytes: 512 * 1024, write: true, queued_at: now });
                 if done - now > 3 * NS_PER_MS && first_cache_full.is_none() {
                     first_cache_full = Some(i);
                 }
-                d.complete(done, slot);
+                d.complete(done, slot, &mut started);
                 now = done + 20_000;
             }
             times.push((now, first_cache_full));

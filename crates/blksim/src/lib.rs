@@ -12,6 +12,7 @@ pub mod cpu;
 pub mod disk;
 pub mod event;
 pub mod fio;
+pub mod hwraid5;
 pub mod ids;
 pub mod lessons;
 pub mod link;

@@ -12,7 +12,7 @@ use crate::event::{Event, EventQueue};
 use crate::ids::*;
 use crate::raid5::{in_chunk_boundary, Piece, Raid5, STRIPE_BYTES};
 use crate::rng::{Stream, STREAM_DISK, STREAM_JOB};
-use crate::scenario::{limits, Config, Filesystem, IoEngine, RunQueueMode, StackKind};
+use crate::scenario::{limits, Config, Filesystem, IoEngine, RunQueueMode, StackKind, Writeback};
 use crate::scsi::Host;
 use crate::stats::{jain_fairness, CpuTimes, DiskStats, LatencyHist};
 use crate::time::{SimTime, NS_PER_S};
@@ -114,6 +114,10 @@ pub struct Sim {
     /// where its round of files stands (file, bytes left).
     flushers: Vec<Option<ThreadId>>,
     flush_cursor: Vec<(usize, u64)>,
+    /// Threads in `blk_congestion_wait` (the global WRITE congestion wait queue).
+    congestion_waiters: Vec<ThreadId>,
+    /// Scratch for the commands a disk starts (reused, so a completion allocates nothing).
+    disk_started: Vec<(u16, SimTime)>,
     /// The running thread's plug (`blk_start_plug` .. `blk_finish_plug` around one step):
     /// requests made during the step wait here, where later bios merge into them, and go to
     /// their elevators when the step ends.
@@ -156,7 +160,7 @@ impl Sim {
         let paths = s.dm.paths;
         for d in 0..s.disks {
             let mut rng = Stream::new(seed, STREAM_DISK + d as u64);
-            disks.push(Disk::new(s.disk.kind, s.disk.write_cache, &mut rng));
+            disks.push(Disk::new(s.disk.kind, s.disk.write_cache, s.disk.controller_cache, &mut rng));
             let first_host = d as u64 * s.hbas as u64 / s.disks as u64;
             for p in 0..paths {
                 let host = HostId(((first_host + p as u64) % s.hbas as u64) as u16);
@@ -215,7 +219,12 @@ impl Sim {
             flushers[dev.idx()] = Some(ThreadId(threads.len() as u32));
             let home = CoreId((i as u32 % s.cpu.cores) as u16);
             let d = &devs[dev.idx()];
-            threads.push(Thread::kernel(format!("flush-{}:{}", d.major, d.minor), ThreadKind::Flusher(dev), home, 400 + i as u32));
+            // Before 2.6.32, background writeback is a pdflush thread's.
+            let name = match s.vm.writeback {
+                Writeback::PerBdi => format!("flush-{}:{}", d.major, d.minor),
+                Writeback::Pdflush => "pdflush".to_string(),
+            };
+            threads.push(Thread::kernel(name, ThreadKind::Flusher(dev), home, 400 + i as u32));
         }
         let mut jobs = Vec::new();
         let top_devs = top.len() as u32;
@@ -273,6 +282,8 @@ impl Sim {
             dirty_thresh: s.vm.mem_mb as u64 * (1 << 20) * s.vm.dirty_ratio as u64 / 100,
             background_thresh: s.vm.mem_mb as u64 * (1 << 20) * s.vm.dirty_background_ratio.min(s.vm.dirty_ratio) as u64 / 100,
             flush_cursor: vec![(0, MAX_WRITEBACK_BYTES); flushers.len()],
+            congestion_waiters: Vec::new(),
+            disk_started: Vec::new(),
             flushers,
             plugging: false,
             plug: Vec::new(),
@@ -387,8 +398,24 @@ impl Sim {
                 self.run_queue_async(dev, CoreId(0));
             }
             Event::Timeout { thread } => {
-                // Only a writer paused in balance_dirty_pages sets a timeout.
-                if self.threads[thread.idx()].wait == Some(Wait::DirtyThrottle) {
+                let now = self.now();
+                let th = &mut self.threads[thread.idx()];
+                if let ThreadKind::Flusher(_) = th.kind {
+                    // A flusher's timer is its congestion wait's.
+                    th.congestion_timer_armed = false;
+                    match th.congestion_until {
+                        Some(until) if until > now => {
+                            th.congestion_timer_armed = true;
+                            self.events.schedule(until, Event::Timeout { thread });
+                        }
+                        Some(_) if th.wait == Some(Wait::Congestion) => {
+                            th.congestion_until = None;
+                            self.congestion_waiters.retain(|&t| t != thread);
+                            self.wake(thread, Step::FlushWork);
+                        }
+                        _ => {}
+                    }
+                } else if th.wait == Some(Wait::DirtyThrottle) {
                     self.wake(thread, Step::DirtyRecheck);
                 }
             }
@@ -580,7 +607,7 @@ impl Sim {
             Step::RetryGetRequest => GET_REQUEST_NS + DISPATCH_NS,
             Step::KblockdWork => KBLOCKD_WORK_NS + DISPATCH_NS,
             Step::DirtyRecheck => SYSCALL_NS,
-            Step::FlushWork => WRITEBACK_CHUNK_NS + BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS,
+            Step::FlushWork | Step::FsyncWrite => WRITEBACK_CHUNK_NS + BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS,
             Step::Softirq => {
                 let c = self.threads[tid.idx()].home.idx();
                 self.cores[c].softirq.front().map_or(0, |&rq| self.softirq_cost(rq))
@@ -649,6 +676,7 @@ impl Sim {
                 self.balance_dirty_pages(j)
             }
             Step::FlushWork => self.flush_work(tid),
+            Step::FsyncWrite => self.fsync_write(tid),
             Step::Raid5d => self.raid5d_step(tid),
             Step::RetryStripe => self.retry_stripe(tid),
             Step::KdmWork => self.kdm_map(tid, false),
@@ -748,10 +776,12 @@ impl Sim {
         } else if more {
             Next::Continue(Step::Next)
         } else if job.needs_fsync() {
-            // fsync: write back everything this file has dirty, and wait for it.
+            // fsync: the caller writes back everything its file has dirty (`filemap_fdatawrite`,
+            // in its own context, blocking), then waits for it (`filemap_fdatawait`).
+            if job.dirty_bytes > 0 {
+                return Next::Continue(Step::FsyncWrite);
+            }
             self.jobs[j.idx()].fsync_waiting = true;
-            let dev = self.jobs[j.idx()].dev;
-            self.wake_flusher(dev);
             Next::Sleep(Wait::Fsync)
         } else {
             self.job_finished(j);
@@ -920,6 +950,14 @@ impl Sim {
         for _ in 0..=jobs_here.len() {
             let Some(&j) = jobs_here.get(cursor % jobs_here.len().max(1)) else { break };
             let wanted = self.jobs[j].dirty_bytes > 0 && (over_background || self.jobs[j].fsync_waiting);
+            let nonblocking = self.cfg.scenario.vm.writeback == Writeback::Pdflush;
+            if wanted && chunk_left > 0 && nonblocking && self.bdi_write_congested(dev) {
+                // Background writeback is nonblocking: a congested device is skipped
+                // (`wbc->encountered_congestion`) and the flusher waits for the congestion to
+                // clear, rather than sleep in get_request_wait.
+                self.flush_cursor[dev.idx()] = (cursor, chunk_left);
+                return self.congestion_wait(tid);
+            }
             if wanted && chunk_left > 0 {
                 let max = self.devs[dev.idx()].queue.max_sectors_bytes;
                 let piece = self.writeback_bio_bytes(max);
@@ -936,6 +974,50 @@ impl Sim {
         }
         self.flush_cursor[dev.idx()] = (cursor, chunk_left);
         Next::Idle
+    }
+
+    /// One piece of an fsync's `filemap_fdatawrite` (WB_SYNC_ALL): the next dirty piece of the
+    /// caller's file, submitted by the caller. Unlike background writeback it does not skip a
+    /// congested device: it sleeps in `get_request_wait` like any writer.
+    fn fsync_write(&mut self, tid: ThreadId) -> Next {
+        let j = self.job_of(tid);
+        let dev = self.jobs[j.idx()].dev;
+        let piece = self.writeback_bio_bytes(self.devs[dev.idx()].queue.max_sectors_bytes);
+        if let Some((off, len)) = self.jobs[j.idx()].take_dirty(piece) {
+            self.dirty_total -= len;
+            self.writeback_total += len;
+            self.submit_writeback(tid, j, dev, off, len);
+        }
+        self.submit_pending(tid)
+    }
+
+    /// `bdi_write_congested`: is the device writeback would write to congested? A request
+    /// queue reports its own pool; dm reports its members' only with a congestion callout
+    /// (`dm_any_congested`, 2.6.6+; before that a dm device was never congested); md asks its
+    /// members (`md_congested`).
+    fn bdi_write_congested(&self, dev: DevId) -> bool {
+        let d = &self.devs[dev.idx()];
+        let callout = self.cfg.scenario.dm.congestion_callout;
+        match &d.kind {
+            DevKind::Sd { .. } => d.queue.congested[1],
+            DevKind::DmMpath { paths } => d.queue.congested[1] || (callout && paths.iter().any(|&p| self.bdi_write_congested(p))),
+            DevKind::DmLinear { lower } => callout && self.bdi_write_congested(*lower),
+            DevKind::Md { members } => members.iter().any(|&m| self.bdi_write_congested(m)),
+        }
+    }
+
+    /// `blk_congestion_wait(WRITE, HZ/10)`: sleep until some queue leaves write congestion
+    /// (`clear_queue_congested` wakes every waiter), or for 100 ms.
+    fn congestion_wait(&mut self, tid: ThreadId) -> Next {
+        let at = self.now() + CONGESTION_WAIT_NS;
+        let th = &mut self.threads[tid.idx()];
+        th.congestion_until = Some(at);
+        if !th.congestion_timer_armed {
+            th.congestion_timer_armed = true;
+            self.events.schedule(at, Event::Timeout { thread: tid });
+        }
+        self.congestion_waiters.push(tid);
+        Next::Sleep(Wait::Congestion)
     }
 
     fn submit_writeback(&mut self, tid: ThreadId, j: JobId, dev: DevId, off: u64, len: u64) {
@@ -1577,6 +1659,9 @@ impl Sim {
             th.batch_left -= 1;
         }
         q.pool_count[dir] += 1;
+        if q.pool_count[dir] >= q.congestion_on() {
+            q.congested[dir] = true;
+        }
         assert!(q.pool_count[dir] <= 3 * q.nr_requests / 2, "request pool over 3/2 nr_requests");
         Ok(())
     }
@@ -1758,9 +1843,12 @@ impl Sim {
             let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
             let submitter = r.submitter;
             self.emit(dev, Action::D, write, sector, bytes, submitter, rq.0, 0);
-            if let Some((slot, done)) = self.disks[disk.idx()].submit(now, cmd) {
+            let mut started = std::mem::take(&mut self.disk_started);
+            self.disks[disk.idx()].submit(now, cmd, &mut started);
+            for (slot, done) in started.drain(..) {
                 self.events.schedule(done, Event::DiskDone { disk, slot });
             }
+            self.disk_started = started;
         }
     }
 
@@ -1768,10 +1856,14 @@ impl Sim {
 
     fn on_disk_done(&mut self, disk: DiskId, slot: u16) {
         let now = self.now();
-        let (cmd, next) = self.disks[disk.idx()].complete(now, slot);
-        if let Some((slot, done)) = next {
+        let mut started = std::mem::take(&mut self.disk_started);
+        let cmd = self.disks[disk.idx()].complete(now, slot, &mut started);
+        for (slot, done) in started.drain(..) {
             self.events.schedule(done, Event::DiskDone { disk, slot });
         }
+        self.disk_started = started;
+        // A RAID controller's own stripe operation ended: no host command completes.
+        let Some(cmd) = cmd else { return };
         let dev = self.reqs.get(cmd.req.0).dev;
         let (_, host) = self.devs[dev.idx()].sd();
         let irq_cpu = self.hosts[host.idx()].irq_cpu;
@@ -1847,6 +1939,17 @@ impl Sim {
         let q = &mut self.devs[dev.idx()].queue;
         let dir = write as usize;
         q.pool_count[dir] -= 1;
+        // clear_queue_congested: below the off threshold, and it wakes blk_congestion_wait.
+        if q.pool_count[dir] < q.congestion_off() {
+            q.congested[dir] = false;
+            if write {
+                for t in std::mem::take(&mut self.congestion_waiters) {
+                    self.threads[t.idx()].congestion_until = None;
+                    self.wake(t, Step::FlushWork);
+                }
+            }
+        }
+        let q = &mut self.devs[dev.idx()].queue;
         if q.draining && q.pool_count.iter().all(|&c| c <= q.nr_requests) {
             q.draining = false;
         }
@@ -2022,6 +2125,9 @@ impl Sim {
         for h in &self.hosts {
             assert!(h.busy() <= h.can_queue(), "host_busy over can_queue");
         }
+        for d in &self.disks {
+            d.check_invariants();
+        }
         assert_eq!(self.totals.bios_submitted - self.totals.bios_completed, self.bios.live() as u64, "bio accounting");
         assert!(self.totals.clones_completed <= self.totals.clones_made, "more dm clones completed than made");
         assert!(self.totals.clone_bios_completed <= self.totals.clone_bios_made, "more clone bios completed than made");
@@ -2101,6 +2207,11 @@ impl Sim {
         (self.dirty_total, self.writeback_total)
     }
 
+    /// A hardware RAID controller's stripe operations so far (None for other disks).
+    pub fn stripe_ops(&self, disk: usize) -> Option<crate::hwraid5::StripeOps> {
+        self.disks.get(disk)?.stripe_ops()
+    }
+
     pub fn bios_live(&self) -> usize {
         self.bios.live()
     }
@@ -2138,26 +2249,12 @@ fn dev_capacity_sectors(devs: &[BlockDev], disks: &[Disk], dev: DevId, s: &crate
 
 /// See `Sim::model_gaps`.
 pub fn model_gaps(cfg: &Config) -> Vec<String> {
-    use crate::scenario::DiskKind;
     let s = &cfg.scenario;
     let mut gaps = Vec::new();
-    match s.stack {
-        StackKind::Direct => {}
-        StackKind::Lvm => {
-            if !s.dm.congestion_callout {
-                gaps.push("dm.congestion_callout=false: writeback's congestion check (which dm before 2.6.6 defeated) is not modelled yet; the knob has no effect".into());
-            }
-        }
-        StackKind::Dm => {}
-        StackKind::Md => {}
-    }
     if !s.workload.direct && s.workload.rw.is_random() {
         gaps.push(
             "workload.rw=randwrite buffered: writeback writes the dirty pages in the order they were written, without sorting".into(),
         );
-    }
-    if s.disk.kind == DiskKind::Hwraid5 {
-        gaps.push("disk.kind=hwraid5: the RAID5 controller is not modelled yet; running a plain HDD".into());
     }
     gaps
 }

@@ -92,15 +92,20 @@ fn nr_requests_512_leaves_a_backlog_in_the_elevator_where_small_writes_merge() {
 }
 
 #[test]
-#[ignore = "bands not met: the throughput bands need the 3ware RAID5 controller's read-modify-write for small writes (not modelled: a plain HDD stands in, and its write cache makes small sequential writes cheap)"]
-fn nr_requests_bands() {
+fn nr_requests_workaround_band() {
+    let wa = run("nr-requests", "workaround");
+    within("workaround MB/s", wa.throughput_mb_s, 57.0, 95.0);
+    let sda = wa.devices.iter().find(|d| d.name == "sda").unwrap();
+    assert!(sda.wrqm_s / sda.w_s >= 4.0);
+}
+
+#[test]
+#[ignore = "bands not met: regressed runs at ~28 MB/s (ratio ~2.8): every late 4 KiB write costs the in-order controller two partial-stripe writes with reads (~5 ms each), and the model's late writes, though fewer than the report's 1 in 32, cost more than the real 3ware paid"]
+fn nr_requests_regressed_bands() {
     let reg = run("nr-requests", "regressed");
     let wa = run("nr-requests", "workaround");
     within("regressed MB/s", reg.throughput_mb_s, 32.0, 54.0);
-    within("workaround MB/s", wa.throughput_mb_s, 57.0, 95.0);
     within("ratio", wa.throughput_mb_s / reg.throughput_mb_s, 1.4, 2.2);
-    let sda = wa.devices.iter().find(|d| d.name == "sda").unwrap();
-    assert!(sda.wrqm_s / sda.w_s >= 4.0);
 }
 
 fn completion_s(variant: &str, seed: u64) -> f64 {

@@ -15,7 +15,12 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         prop::sample::select(vec!["sync", "libaio"]),
         1u32..=32,
         (4u32..=64, 1u32..=64, 1u32..=64, prop::sample::select(vec![4u32, 8, 64, 512])),
-        (prop::sample::select(vec!["hdd", "ssd", "ramlun"]), any::<bool>(), 1u32..=4, prop::sample::select(vec!["0", "256k", "4m"])),
+        (
+            prop::sample::select(vec!["hdd", "ssd", "ramlun", "hwraid5"]),
+            any::<bool>(),
+            1u32..=4,
+            prop::sample::select(vec!["0", "256k", "4m"]),
+        ),
         (
             any::<bool>(),
             any::<bool>(),
@@ -93,6 +98,12 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 }
                 if stack == "md" && s.disks < 3 {
                     s.disks = 3;
+                }
+                if partial {
+                    set_knob(&mut s, "vm.writeback", "pdflush").unwrap();
+                }
+                if kind == "hwraid5" {
+                    set_knob(&mut s, "disk.controller_cache", if fs { "gathering" } else { "in-order" }).unwrap();
                 }
                 if stack == "dm" {
                     s.dm.paths = paths;
