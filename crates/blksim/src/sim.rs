@@ -851,12 +851,9 @@ impl Sim {
         for i in order {
             while chunk > 0 {
                 let piece = self.writeback_bio_bytes(max).min(chunk);
-                let Some((off, len)) = self.jobs[i].take_dirty(piece) else { break };
-                self.dirty_total -= len;
-                self.writeback_total += len;
+                let Some(len) = self.write_back(tid, JobId(i as u32), dev, piece) else { break };
                 chunk = chunk.saturating_sub(len);
                 self.threads[tid.idx()].dirty_written += len;
-                self.submit_writeback(tid, JobId(i as u32), dev, off, len);
                 wrote = true;
             }
         }
@@ -961,12 +958,9 @@ impl Sim {
             if wanted && chunk_left > 0 {
                 let max = self.devs[dev.idx()].queue.max_sectors_bytes;
                 let piece = self.writeback_bio_bytes(max);
-                let (off, len) = self.jobs[j].take_dirty(piece).expect("dirty bytes present");
-                self.dirty_total -= len;
-                self.writeback_total += len;
+                let len = self.write_back(tid, JobId(j as u32), dev, piece).expect("dirty bytes present");
                 chunk_left = chunk_left.saturating_sub(len);
                 self.flush_cursor[dev.idx()] = (cursor, chunk_left);
-                self.submit_writeback(tid, JobId(j as u32), dev, off, len);
                 return self.submit_pending(tid);
             }
             cursor += 1;
@@ -983,11 +977,7 @@ impl Sim {
         let j = self.job_of(tid);
         let dev = self.jobs[j.idx()].dev;
         let piece = self.writeback_bio_bytes(self.devs[dev.idx()].queue.max_sectors_bytes);
-        if let Some((off, len)) = self.jobs[j.idx()].take_dirty(piece) {
-            self.dirty_total -= len;
-            self.writeback_total += len;
-            self.submit_writeback(tid, j, dev, off, len);
-        }
+        self.write_back(tid, j, dev, piece);
         self.submit_pending(tid)
     }
 
@@ -1020,13 +1010,20 @@ impl Sim {
         Next::Sleep(Wait::Congestion)
     }
 
-    fn submit_writeback(&mut self, tid: ThreadId, j: JobId, dev: DevId, off: u64, len: u64) {
+    /// Takes up to `max` bytes of job `j`'s oldest dirty pages for writeback and queues them
+    /// as one bio from `tid` (submitted with its pending bios). Returns the bytes, or None
+    /// when the file has nothing dirty.
+    fn write_back(&mut self, tid: ThreadId, j: JobId, dev: DevId, max: u64) -> Option<u64> {
+        let (off, len) = self.jobs[j.idx()].take_dirty(max)?;
+        self.dirty_total -= len;
+        self.writeback_total += len;
         let now = self.now();
         let io = IoId(self.ios.insert(Io { owner: IoOwner::Writeback(j), bytes: len, bios_left: 1, started: now }));
         let bio = BioId(self.bios.insert(Bio::new(io, dev, off / 512, len as u32, true, now)));
         self.totals.bios_submitted += 1;
         self.emit(dev, Action::Q, true, off / 512, len as u32, tid, bio.0, 0);
         self.threads[tid.idx()].pending.push_back(bio);
+        Some(len)
     }
 
     /// A writeback chunk reached the disk: its pages are clean. Writers under the limit again
