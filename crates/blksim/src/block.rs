@@ -45,6 +45,9 @@ pub struct Request {
     pub alloc_at: SimTime,
     pub tag: Option<u16>,
     pub submitter: ThreadId,
+    /// `REQ_SYNC` (from its first bio's I/O): cfq keeps synchronous requests in the
+    /// submitter's own queue and asynchronous ones in the shared async queue.
+    pub sync: bool,
     /// A clone made by request-based dm (`blk_rq_prep_clone`): the original request on the dm
     /// device. A clone carries one clone bio per original bio; they are not separate `Bio`s
     /// because they are freed with the clone (`nr_clone_bios` counts them).

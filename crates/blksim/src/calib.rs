@@ -89,6 +89,10 @@ pub const CONGESTION_WAIT_NS: u64 = 100 * NS_PER_MS;
 
 /// A kblockd work item's fixed cost (workqueue dispatch, taking the queue lock).
 pub const KBLOCKD_WORK_NS: u64 = NS_PER_US;
+/// `SCSI_QUEUE_DELAY` (3 ms, `drivers/scsi/scsi_lib.c` 2.6.39+): `scsi_request_fn` stopped by
+/// a busy host with nothing of the device in flight re-runs the queue after this
+/// (`blk_delay_queue`; 2.6.38 plugged the queue for its 3 ms `unplug_delay` instead).
+pub const SCSI_QUEUE_DELAY_NS: u64 = 3 * NS_PER_MS;
 
 /// 2.6 request-pool batching (`ll_rw_blk.c`, later `blk-core.c`): a process that found the
 /// pool full, or slept in `get_request_wait`, may allocate `BLK_BATCH_REQ` requests within

@@ -21,6 +21,10 @@ pub enum Event {
     Timeout { thread: ThreadId },
     /// cfq's idle window on a queue of `dev` ends (`cfq_idle_slice_timer`).
     ElevatorTimer { dev: DevId },
+    /// `blk_delay_queue`'s timer on `dev`'s `delay_work` fires: the queue run goes to the
+    /// kblockd worker of the CPU that armed it.
+    /// `gen` tells a cancelled timer (`blk_run_queue_async` cancels it) from the armed one.
+    DelayWork { dev: DevId, cpu: CoreId, gen: u32 },
 }
 
 #[derive(Debug)]

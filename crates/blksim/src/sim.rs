@@ -105,6 +105,9 @@ pub struct Sim {
     /// already queued (one `delay_work` per queue: queueing it twice is a no-op).
     kblockd_queue: Vec<std::collections::VecDeque<DevId>>,
     run_queued: Vec<bool>,
+    /// A device's armed `blk_delay_queue` timer (its generation), and the last generation.
+    delay_armed: Vec<Option<u32>>,
+    delay_gen: u32,
     /// The page cache: bytes dirty and under writeback, and the limits.
     dirty_total: u64,
     writeback_total: u64,
@@ -277,6 +280,8 @@ impl Sim {
             cur_cpu: 0,
             kblockd_queue: vec![Default::default(); s.cpu.cores as usize],
             run_queued: vec![false; ndevs],
+            delay_armed: vec![None; ndevs],
+            delay_gen: 0,
             dirty_total: 0,
             writeback_total: 0,
             dirty_thresh: s.vm.mem_mb as u64 * (1 << 20) * s.vm.dirty_ratio as u64 / 100,
@@ -396,6 +401,15 @@ impl Sim {
                 // The timer function punts the queue run to kblockd; if the queue idles again
                 // (a later window), that run arms the timer again.
                 self.run_queue_async(dev, CoreId(0));
+            }
+            Event::DelayWork { dev, cpu, gen } => {
+                if self.delay_armed[dev.idx()] == Some(gen) {
+                    self.delay_armed[dev.idx()] = None;
+                    if !self.run_queued[dev.idx()] {
+                        self.run_queued[dev.idx()] = true;
+                        self.kblockd_queue_work(dev, cpu);
+                    }
+                }
             }
             Event::Timeout { thread } => {
                 let now = self.now();
@@ -707,7 +721,7 @@ impl Sim {
         let write = job.rw.is_write();
         let dev = job.dev;
         let tid = job.tid;
-        let io = IoId(self.ios.insert(Io { owner: IoOwner::Job(j), bytes, bios_left: 0, started: now }));
+        let io = IoId(self.ios.insert(Io { owner: IoOwner::Job(j), bytes, bios_left: 0, started: now, sync: true }));
         let max = self.devs[dev.idx()].queue.max_sectors_bytes;
         let mut off = offset;
         let end = offset + bytes;
@@ -851,7 +865,7 @@ impl Sim {
         for i in order {
             while chunk > 0 {
                 let piece = self.writeback_bio_bytes(max).min(chunk);
-                let Some(len) = self.write_back(tid, JobId(i as u32), dev, piece) else { break };
+                let Some(len) = self.write_back(tid, JobId(i as u32), dev, piece, false) else { break };
                 chunk = chunk.saturating_sub(len);
                 self.threads[tid.idx()].dirty_written += len;
                 wrote = true;
@@ -958,7 +972,7 @@ impl Sim {
             if wanted && chunk_left > 0 {
                 let max = self.devs[dev.idx()].queue.max_sectors_bytes;
                 let piece = self.writeback_bio_bytes(max);
-                let len = self.write_back(tid, JobId(j as u32), dev, piece).expect("dirty bytes present");
+                let len = self.write_back(tid, JobId(j as u32), dev, piece, false).expect("dirty bytes present");
                 chunk_left = chunk_left.saturating_sub(len);
                 self.flush_cursor[dev.idx()] = (cursor, chunk_left);
                 return self.submit_pending(tid);
@@ -977,7 +991,7 @@ impl Sim {
         let j = self.job_of(tid);
         let dev = self.jobs[j.idx()].dev;
         let piece = self.writeback_bio_bytes(self.devs[dev.idx()].queue.max_sectors_bytes);
-        self.write_back(tid, j, dev, piece);
+        self.write_back(tid, j, dev, piece, true);
         self.submit_pending(tid)
     }
 
@@ -1013,12 +1027,12 @@ impl Sim {
     /// Takes up to `max` bytes of job `j`'s oldest dirty pages for writeback and queues them
     /// as one bio from `tid` (submitted with its pending bios). Returns the bytes, or None
     /// when the file has nothing dirty.
-    fn write_back(&mut self, tid: ThreadId, j: JobId, dev: DevId, max: u64) -> Option<u64> {
+    fn write_back(&mut self, tid: ThreadId, j: JobId, dev: DevId, max: u64, sync: bool) -> Option<u64> {
         let (off, len) = self.jobs[j.idx()].take_dirty(max)?;
         self.dirty_total -= len;
         self.writeback_total += len;
         let now = self.now();
-        let io = IoId(self.ios.insert(Io { owner: IoOwner::Writeback(j), bytes: len, bios_left: 1, started: now }));
+        let io = IoId(self.ios.insert(Io { owner: IoOwner::Writeback(j), bytes: len, bios_left: 1, started: now, sync }));
         let bio = BioId(self.bios.insert(Bio::new(io, dev, off / 512, len as u32, true, now)));
         self.totals.bios_submitted += 1;
         self.emit(dev, Action::Q, true, off / 512, len as u32, tid, bio.0, 0);
@@ -1189,7 +1203,13 @@ impl Sim {
             bios.push((off, len));
             off += len;
         }
-        let io = IoId(self.ios.insert(Io { owner: IoOwner::Readahead(j), bytes: end - start, bios_left: bios.len() as u32, started: now }));
+        let io = IoId(self.ios.insert(Io {
+            owner: IoOwner::Readahead(j),
+            bytes: end - start,
+            bios_left: bios.len() as u32,
+            started: now,
+            sync: true,
+        }));
         for (off, len) in bios {
             let bio = BioId(self.bios.insert(Bio::new(io, dev, off / 512, len as u32, false, now)));
             self.totals.bios_submitted += 1;
@@ -1235,9 +1255,9 @@ impl Sim {
         let ThreadKind::KdmWork(dm) = self.threads[tid.idx()].kind else { unreachable!("not kdmwork") };
         let Some(&rq) = self.kdm[dm.idx()].as_ref().expect("kdmwork has a queue").1.front() else { return Next::Idle };
         let path = self.select_path(dm, false).expect("a dm device has a path");
-        let (write, sector, bytes, submitter) = {
+        let (write, sector, bytes) = {
             let r = self.reqs.get(rq.0);
-            (r.write, r.sector, r.bytes, r.submitter)
+            (r.write, r.sector, r.bytes)
         };
         let tag = match self.cfg.scenario.dm.clone_alloc {
             CloneAlloc::Mempool => None,
@@ -1245,7 +1265,7 @@ impl Sim {
                 Some(t) => Some(t),
                 None => {
                     self.kdm[dm.idx()].as_mut().expect("checked").1.pop_front();
-                    let owner = self.owner(submitter, write);
+                    let owner = self.owner(rq);
                     self.devs[dm.idx()].queue.elevator.requeue(rq, write, sector, sector + bytes / 512, now, owner);
                     return self.kdm_next(dm);
                 }
@@ -1427,7 +1447,7 @@ impl Sim {
             } else {
                 IoOwner::StripeRead { md: r as u16, head: h, disk }
             };
-            let io = IoId(self.ios.insert(Io { owner, bytes: STRIPE_BYTES, bios_left: 1, started: now }));
+            let io = IoId(self.ios.insert(Io { owner, bytes: STRIPE_BYTES, bios_left: 1, started: now, sync: !write }));
             let bio = BioId(self.bios.insert(Bio::new(io, member, sector, STRIPE_BYTES as u32, write, now)));
             self.totals.bios_submitted += 1;
             self.emit(member, Action::Q, write, sector, STRIPE_BYTES as u32, tid, bio.0, 0);
@@ -1492,11 +1512,33 @@ impl Sim {
     // ---- kblockd: queue runs punted to a worker thread ---------------------------------------
 
     /// `blk_run_queue_async`: queue the device's run on this CPU's kblockd worker (once).
+    /// It cancels an armed `blk_delay_queue` timer first (`__cancel_delayed_work`): the run
+    /// happens now, not when the timer would have fired.
     fn run_queue_async(&mut self, dev: DevId, cpu: CoreId) {
+        self.delay_armed[dev.idx()] = None;
         if self.run_queued[dev.idx()] {
             return;
         }
         self.run_queued[dev.idx()] = true;
+        self.kblockd_queue_work(dev, cpu);
+    }
+
+    /// `blk_delay_queue(q, SCSI_QUEUE_DELAY)`: run the queue from kblockd after a delay, on the
+    /// same `delay_work` as `blk_run_queue_async`: nothing happens if that work is pending
+    /// (its timer armed, or queued on kblockd).
+    fn delay_queue(&mut self, dev: DevId) {
+        if self.run_queued[dev.idx()] || self.delay_armed[dev.idx()].is_some() {
+            return;
+        }
+        self.delay_gen = self.delay_gen.wrapping_add(1);
+        let gen = self.delay_gen;
+        self.delay_armed[dev.idx()] = Some(gen);
+        let at = self.now() + SCSI_QUEUE_DELAY_NS;
+        self.events.schedule(at, Event::DelayWork { dev, cpu: CoreId(self.cur_cpu), gen });
+    }
+
+    /// The pending `delay_work` goes on this CPU's kblockd list, and the worker wakes.
+    fn kblockd_queue_work(&mut self, dev: DevId, cpu: CoreId) {
         self.kblockd_queue[cpu.idx()].push_back(dev);
         // kblockd/N are the threads right after the ksoftirqds.
         let worker = ThreadId(self.cores.len() as u32 + cpu.0 as u32);
@@ -1610,6 +1652,7 @@ impl Sim {
             alloc_at: now,
             tag,
             submitter: tid,
+            sync: self.ios.get(bio.io.0).sync,
             clone_of: None,
             nr_clone_bios: 0,
         }));
@@ -1621,7 +1664,7 @@ impl Sim {
             }
             self.plug.push(rq);
         } else {
-            let owner = self.owner(tid, bio.write);
+            let owner = self.owner(rq);
             self.devs[di].queue.elevator.add(rq, bio.write, bio.sector, sector_end, now, owner);
             self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
             self.run_queue(dev);
@@ -1675,7 +1718,7 @@ impl Sim {
         for &rq in &plug {
             let r = self.reqs.get(rq.0);
             let (dev, write, sector, bytes) = (r.dev, r.write, r.sector, r.bytes);
-            let owner = self.owner(r.submitter, write);
+            let owner = self.owner(rq);
             self.devs[dev.idx()].queue.elevator.add(rq, write, sector, sector + bytes / 512, now, owner);
             self.emit(dev, Action::I, write, sector, bytes as u32, tid, rq.0, 0);
             if !devs.contains(&dev) {
@@ -1792,7 +1835,7 @@ impl Sim {
     fn insert_clone(&mut self, rq: ReqId, path: DevId, tag: Option<u16>, by: ThreadId) -> ReqId {
         let now = self.now();
         let r = self.reqs.get(rq.0);
-        let (write, sector, bytes, submitter, nbios) = (r.write, r.sector, r.bytes, r.submitter, r.bios.len() as u32);
+        let (write, sector, bytes, submitter, nbios, sync) = (r.write, r.sector, r.bytes, r.submitter, r.bios.len() as u32, r.sync);
         let clone = ReqId(self.reqs.insert(Request {
             dev: path,
             write,
@@ -1802,6 +1845,7 @@ impl Sim {
             alloc_at: now,
             tag,
             submitter,
+            sync,
             clone_of: Some(rq),
             nr_clone_bios: nbios,
         }));
@@ -1809,7 +1853,7 @@ impl Sim {
         self.totals.clone_bios_made += nbios as u64;
         self.devs[path.idx()].stats.start(now);
         self.emit(path, Action::A, write, sector, bytes as u32, by, clone.0, rq.0);
-        let owner = self.owner(submitter, write);
+        let owner = self.owner(clone);
         self.devs[path.idx()].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now, owner);
         self.emit(path, Action::I, write, sector, bytes as u32, by, clone.0, 0);
         clone
@@ -1827,6 +1871,11 @@ impl Sim {
             }
             let (disk, h) = self.devs[di].sd();
             if !self.hosts[h.idx()].try_get(dev) {
+                // not_ready → out_delay: with nothing of its own in flight no completion
+                // will run this queue, so it polls from kblockd every SCSI_QUEUE_DELAY.
+                if self.devs[di].queue.tags.busy() == 0 {
+                    self.delay_queue(dev);
+                }
                 break;
             }
             self.devs[di].queue.elevator.dispatched(rq);
@@ -1886,7 +1935,7 @@ impl Sim {
         self.hosts[h.idx()].put();
         self.devs[di].stats.done(now, r.write, r.bytes / 512, now - r.alloc_at);
         self.totals.requests_completed += 1;
-        let owner = self.owner(r.submitter, r.write);
+        let owner = Self::owner_of(&r);
         self.devs[di].queue.elevator.completed(owner, now);
         if let Some(orig) = r.clone_of {
             // A dm clone: its clone bios end (end_clone_bio), and with them the original.
@@ -1915,7 +1964,7 @@ impl Sim {
         self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, r.submitter, rq.0, 0);
         self.devs[dev.idx()].stats.done(now, r.write, r.bytes / 512, now - r.alloc_at);
         self.totals.requests_completed += 1;
-        let owner = self.owner(r.submitter, r.write);
+        let owner = Self::owner_of(&r);
         self.devs[dev.idx()].queue.elevator.completed(owner, now);
         for bio in r.bios {
             self.end_bio(bio);
@@ -1924,11 +1973,14 @@ impl Sim {
         self.run_queue(dev);
     }
 
-    /// Whose I/O a request is, for cfq: writeback is asynchronous; reads and a process's own
-    /// (direct) writes are synchronous.
-    fn owner(&self, submitter: ThreadId, write: bool) -> Owner {
-        let writeback = matches!(self.threads[submitter.idx()].kind, ThreadKind::Flusher(_));
-        Owner { id: submitter.0, sync: !(write && writeback) }
+    /// Whose I/O a request is, for cfq: its submitter, and whether it is synchronous
+    /// (`rq_is_sync`: reads, O_DIRECT and fsync writes; writeback of dirty pages is not).
+    fn owner(&self, rq: ReqId) -> Owner {
+        Self::owner_of(self.reqs.get(rq.0))
+    }
+
+    fn owner_of(r: &Request) -> Owner {
+        Owner { id: r.submitter.0, sync: !r.write || r.sync }
     }
 
     /// `freed_request`: give a request's slot back to its pool and wake one waiter.

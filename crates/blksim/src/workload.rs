@@ -45,6 +45,9 @@ pub struct Io {
     pub bytes: u64,
     pub bios_left: u32,
     pub started: SimTime,
+    /// `REQ_SYNC`: reads, O_DIRECT writes and fsync's writeback (WB_SYNC_ALL) are
+    /// synchronous; background and throttled writeback (WB_SYNC_NONE) is not.
+    pub sync: bool,
 }
 
 #[derive(Debug)]
