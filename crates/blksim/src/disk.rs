@@ -122,6 +122,16 @@ pub struct Disk {
     busy_since: Option<SimTime>,
 }
 
+/// A device model's capacity, without building it.
+pub fn capacity_sectors(kind: DiskKind) -> u64 {
+    match kind {
+        DiskKind::Hdd => HDD_CAPACITY_SECTORS,
+        DiskKind::Ssd => SSD_CAPACITY_SECTORS,
+        DiskKind::Ramlun => RAMLUN_CAPACITY_SECTORS,
+        DiskKind::Hwraid5 => HDD_CAPACITY_SECTORS / HWRAID5_CHUNK_SECTORS * HWRAID5_CHUNK_SECTORS * (HWRAID5_MEMBERS as u64 - 1),
+    }
+}
+
 impl Disk {
     pub fn new(kind: DiskKind, write_cache: bool, controller_cache: ControllerCache, rng: &mut Stream) -> Disk {
         let flash = |read_ns, write_ns, read_rate, write_rate| {

@@ -209,6 +209,8 @@ pub struct MdKnobs {
     pub chunk_kb: u32,
     pub stripe_cache_size: u32,
     pub split_aligned_reads: bool,
+    /// KiB used of each member (`mdadm -z`, sysfs `md/component_size`); 0: the whole member.
+    pub component_size_kb: u64,
 }
 
 /// Memory and the dirty-page limits (`/proc/sys/vm/dirty_ratio` and friends).
@@ -336,7 +338,7 @@ impl Default for DmKnobs {
 }
 impl Default for MdKnobs {
     fn default() -> Self {
-        MdKnobs { chunk_kb: 64, stripe_cache_size: 256, split_aligned_reads: false }
+        MdKnobs { chunk_kb: 64, stripe_cache_size: 256, split_aligned_reads: false, component_size_kb: 0 }
     }
 }
 impl Default for CpuKnobs {
@@ -523,6 +525,12 @@ pub const KNOBS: &[KnobSpec] = &[
         key: "md.split_aligned_reads",
         kind: KnobKind::Bool,
         help: "split an oversized chunk-aligned read to fit the member (v4.3+)",
+        live: false,
+    },
+    KnobSpec {
+        key: "md.component_size_kb",
+        kind: KnobKind::Int { min: 0, max: 1 << 32, unit: "KiB; 0: the whole member" },
+        help: "space used on each member (mdadm -z): the array, and the jobs' files on it, span only this much of each disk",
         live: false,
     },
     KnobSpec {
@@ -722,6 +730,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "md.chunk_kb" => s.md.chunk_kb.to_string(),
         "md.stripe_cache_size" => s.md.stripe_cache_size.to_string(),
         "md.split_aligned_reads" => s.md.split_aligned_reads.to_string(),
+        "md.component_size_kb" => s.md.component_size_kb.to_string(),
         "disk.kind" => name(&s.disk.kind),
         "disk.max_sectors_kb" => s.disk.max_sectors_kb.to_string(),
         "disk.write_cache" => s.disk.write_cache.to_string(),
@@ -808,6 +817,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "md.chunk_kb" => s.md.chunk_kb = int()? as u32,
         "md.stripe_cache_size" => s.md.stripe_cache_size = int()? as u32,
         "md.split_aligned_reads" => s.md.split_aligned_reads = boolean()?,
+        "md.component_size_kb" => s.md.component_size_kb = int()?,
         "disk.kind" => s.disk.kind = enumerated(value, bad)?,
         "disk.max_sectors_kb" => s.disk.max_sectors_kb = int()? as u32,
         "disk.write_cache" => s.disk.write_cache = boolean()?,
@@ -911,6 +921,17 @@ impl Scenario {
             return Err(ScenarioError::new(
                 "md.chunk_kb",
                 format!("{} is not allowed; expected a power of two from 4 to 65536", self.md.chunk_kb),
+            ));
+        }
+        let member_kb = crate::disk::capacity_sectors(self.disk.kind) / 2;
+        if self.md.component_size_kb > member_kb {
+            return Err(ScenarioError::new(
+                "md.component_size_kb",
+                format!(
+                    "{} KiB is more than a {} member holds; expected 0 (the whole member) up to {member_kb}",
+                    self.md.component_size_kb,
+                    format!("{:?}", self.disk.kind).to_lowercase()
+                ),
             ));
         }
         if self.workload.size != 0 && self.workload.size < self.workload.bs {

@@ -234,11 +234,15 @@ impl Sim {
         for j in 0..s.workload.numjobs {
             let nth_dev = j % top_devs;
             let dev = top[nth_dev as usize];
-            // Jobs sharing a device read separate regions of it (separate files).
+            // Jobs sharing a device use separate files. Files of a given `size` lie back to
+            // back, as a fresh filesystem places files written one after another; time-based
+            // jobs (size 0) get an equal share of the device each.
             let sharers = (s.workload.numjobs + top_devs - 1 - nth_dev) / top_devs;
             let nth = j / top_devs;
             let cap = dev_capacity_sectors(&devs, &disks, dev, s) * 512;
-            let region = cap / sharers as u64 / s.workload.bs * s.workload.bs;
+            let share = cap / sharers as u64 / s.workload.bs * s.workload.bs;
+            let region = if s.workload.size > 0 { s.workload.size.div_ceil(s.workload.bs) * s.workload.bs } else { 0 };
+            let region = if region > 0 && region <= share { region } else { share };
             let tid = ThreadId(threads.len() as u32);
             let home = CoreId((j % s.cpu.cores) as u16);
             threads.push(Thread::user(s.workload.name.clone(), JobId(j), home, 1000 + j));
@@ -2290,7 +2294,9 @@ fn dev_capacity_sectors(devs: &[BlockDev], disks: &[Disk], dev: DevId, s: &crate
         DevKind::DmLinear { lower } => dev_capacity_sectors(devs, disks, *lower, s) - crate::block::LVM_PE_START_SECTORS,
         DevKind::Md { members } => {
             let chunk = s.md.chunk_kb as u64 * 2;
-            let member = members.iter().map(|&m| dev_capacity_sectors(devs, disks, m, s)).min().unwrap_or(0) / chunk * chunk;
+            let whole = members.iter().map(|&m| dev_capacity_sectors(devs, disks, m, s)).min().unwrap_or(0);
+            let used = if s.md.component_size_kb > 0 { (s.md.component_size_kb * 2).min(whole) } else { whole };
+            let member = used / chunk * chunk;
             member * (members.len() as u64 - 1)
         }
     }

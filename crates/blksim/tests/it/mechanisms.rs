@@ -501,3 +501,59 @@ fn a_gathering_controller_cache_absorbs_late_writes_that_an_in_order_one_writes_
     assert!(o.reconstruct_write > 100, "{o:?}");
     assert!(in_order.finished_at().unwrap() > gathering.finished_at().unwrap());
 }
+
+#[test]
+fn jobs_files_lie_back_to_back_when_sized_and_share_the_device_when_time_based() {
+    // Four direct sequential readers of one disk: where does each one's first bio go?
+    let first_sectors = |size: &'static str, extra: &[(&'static str, &'static str)]| {
+        let mut knobs = vec![
+            ("workload.numjobs", "4"),
+            ("workload.rw", "read"),
+            ("workload.bs", "64k"),
+            ("workload.direct", "true"),
+            ("workload.size", size),
+        ];
+        knobs.extend_from_slice(extra);
+        let mut s = sim(&knobs);
+        s.set_trace(true);
+        s.run_until(SimTime(50_000_000));
+        let mut firsts: Vec<u64> = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for r in s.trace().since(0).0.filter(|r| r.action == Action::Q) {
+            if seen.insert(r.thread) {
+                firsts.push(r.sector);
+            }
+        }
+        firsts.sort_unstable();
+        firsts
+    };
+    // 1 GiB files, one after another from the start of the device.
+    assert_eq!(first_sectors("1g", &[]), [0, 1 << 21, 2 << 21, 3 << 21]);
+    // Time-based: a quarter of the disk each.
+    let spread = first_sectors("0", &[]);
+    let quarter = spread[1];
+    assert!(quarter > 100 << 21, "time-based jobs start {quarter} sectors apart");
+    assert_eq!(spread, [0, quarter, 2 * quarter, 3 * quarter]);
+}
+
+#[test]
+fn an_array_built_with_mdadm_z_spans_only_that_much_of_each_member() {
+    // Two time-based readers of a 4-disk RAID5 that uses 1 GiB of each member: the array holds
+    // 3 GiB, so the second reader starts 1.5 GiB in, and every member read lies in the first GiB.
+    let mut s = sim(&[
+        ("stack", "md"),
+        ("disks", "4"),
+        ("md.component_size_kb", "1048576"),
+        ("workload.numjobs", "2"),
+        ("workload.rw", "read"),
+        ("workload.bs", "64k"),
+        ("workload.direct", "true"),
+    ]);
+    s.set_trace(true);
+    s.run_until(SimTime(200_000_000));
+    let md =
+        s.trace().since(0).0.filter(|r| r.action == Action::Q && r.dev.0 == 4).map(|r| r.sector).collect::<std::collections::BTreeSet<_>>();
+    assert!(md.contains(&0) && md.contains(&(3 << 20)), "md0 reads start at {:?}", md.iter().take(4).collect::<Vec<_>>());
+    let member_max = s.trace().since(0).0.filter(|r| r.action == Action::D && r.dev.0 < 4).map(|r| r.sector).max().unwrap();
+    assert!(member_max < 1 << 21, "a member read at sector {member_max}, past the first GiB");
+}
