@@ -88,7 +88,9 @@ fn prepare(canvas: &HtmlCanvasElement, dark: bool, min_h: i32) -> Result<(Area, 
 pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], dark: bool) -> Result<(), String> {
     let (root, bg, fg) = prepare(canvas, dark, 150)?;
     let panels = root.split_evenly((3, 1));
-    let t_max = max_of(runs, |r| &r.t_s).max(1.0);
+    // A run that ended within its first second is charted over its own length.
+    let t_last = max_of(runs, |r| &r.t_s);
+    let t_max = if t_last > 0.0 && t_last < 1.0 { t_last * 1.1 } else { t_last.max(1.0) };
     type Pick = fn(&RunSeries) -> &Vec<f64>;
     let specs: [(&str, Pick, f64); 3] =
         [("throughput MB/s", |r| &r.mb_s, 1.0), ("context switches /s", |r| &r.cs_s, 1.0), ("CPU busy %", |r| &r.cpu_busy_pct, 100.0)];
@@ -120,6 +122,11 @@ pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], 
                 .map_err(|e| e.to_string())?
                 .label(label.to_string())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], colour.stroke_width(2)));
+            // Few points: mark each, so a one-second (or shorter) run is not an empty chart.
+            if ys.len() <= 30 {
+                let dots = r.t_s.iter().copied().zip(ys.iter().copied()).map(|p| Circle::new(p, 3, colour.filled()));
+                chart.draw_series(dots).map_err(|e| e.to_string())?;
+            }
         }
         if runs.len() > 1 {
             chart

@@ -128,6 +128,7 @@ pub fn Counters(p: &CountersProps) -> Html {
             </div>
             <p class="interval">{
                 if p.partial { format!("so far: the first {:.0} ms (iostat and vmstat report each simulated second)", iv.end_s * 1e3) }
+                else if iv.span_s < 0.999 { format!("the run's last {:.0} ms, to its end at {} simulated", iv.span_s * 1e3, format::sim_time((iv.end_s * 1e9) as u64)) }
                 else { format!("the second ending at {:.0} s simulated", iv.end_s) }
             }</p>
             <table class="vmstat" aria-label="vmstat">

@@ -68,6 +68,8 @@ fn per_s(x: u64, dt_ns: u64) -> f64 {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct IntervalReport {
     pub end_s: f64,
+    /// How long the interval is: a second, or less for the numbers so far or a run's last part.
+    pub span_s: f64,
     pub throughput_mb_s: f64,
     pub read_mb_s: f64,
     pub write_mb_s: f64,
@@ -89,6 +91,7 @@ impl IntervalReport {
         let wb = cur.write_bytes - prev.write_bytes;
         IntervalReport {
             end_s: cur.end.as_secs_f64(),
+            span_s: dt as f64 / 1e9,
             throughput_mb_s: per_s(rb + wb, dt) / 1e6,
             read_mb_s: per_s(rb, dt) / 1e6,
             write_mb_s: per_s(wb, dt) / 1e6,

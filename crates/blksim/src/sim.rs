@@ -339,6 +339,8 @@ impl Sim {
         self.finished_at.is_some()
     }
 
+    /// The snapshots taken at each simulated second, and a last, partial one if the jobs
+    /// finished between ticks (the most recent `HISTORY_MAX`).
     pub fn history(&self) -> impl ExactSizeIterator<Item = &Interval> {
         self.history.iter()
     }
@@ -814,6 +816,12 @@ impl Sim {
             job.done_at = Some(now);
             if self.jobs.iter().all(|j| j.done_at.is_some()) {
                 self.finished_at = Some(now);
+                // The last, partial interval (as iostat's final report): up to the moment the
+                // last job ended, so a run shorter than a second has a point to chart.
+                if self.history.back().is_none_or(|h| h.end != now) {
+                    let snap = self.snapshot();
+                    self.push_history(snap);
+                }
             }
         }
     }
@@ -2124,12 +2132,16 @@ impl Sim {
         }
     }
 
-    fn on_stats_tick(&mut self) {
-        let snap = self.snapshot();
+    fn push_history(&mut self, snap: Interval) {
         if self.history.len() == HISTORY_MAX {
             self.history.pop_front();
         }
-        self.history.push_back(snap.clone());
+        self.history.push_back(snap);
+    }
+
+    fn on_stats_tick(&mut self) {
+        let snap = self.snapshot();
+        self.push_history(snap.clone());
         self.last_tick = snap;
         let next = self.now() + NS_PER_S;
         self.events.schedule(next, Event::StatsTick);
