@@ -137,7 +137,7 @@ pub struct Thread {
     pub kind: ThreadKind,
     pub state: ThreadState,
     pub wait: Option<Wait>,
-    /// The core it runs on (no migration is modelled).
+    /// The core it runs on; a woken thread moves to an idle core if this one is busy.
     pub home: CoreId,
     pub next: Option<Step>,
     pub cpu_ns: u64,

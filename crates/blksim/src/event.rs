@@ -23,8 +23,7 @@ pub enum Event {
     ElevatorTimer { dev: DevId },
     /// `blk_delay_queue`'s timer on `dev`'s `delay_work` fires: the queue run goes to the
     /// kblockd worker of the CPU that armed it.
-    /// `gen` tells a cancelled timer (`blk_run_queue_async` cancels it) from the armed one.
-    DelayWork { dev: DevId, cpu: CoreId, gen: u32 },
+    DelayWork { dev: DevId },
 }
 
 #[derive(Debug)]

@@ -105,9 +105,10 @@ pub struct Sim {
     /// already queued (one `delay_work` per queue: queueing it twice is a no-op).
     kblockd_queue: Vec<std::collections::VecDeque<DevId>>,
     run_queued: Vec<bool>,
-    /// A device's armed `blk_delay_queue` timer (its generation), and the last generation.
-    delay_armed: Vec<Option<u32>>,
-    delay_gen: u32,
+    /// A device's armed `blk_delay_queue` timer (when it fires, and the CPU that armed it), and
+    /// whether its event is in the queue (one per device: a cancelled one is left to lapse).
+    delay_armed: Vec<Option<(SimTime, CoreId)>>,
+    delay_event: Vec<bool>,
     /// The page cache: bytes dirty and under writeback, and the limits.
     dirty_total: u64,
     writeback_total: u64,
@@ -249,7 +250,8 @@ impl Sim {
             let rng = Stream::new(seed, STREAM_JOB + j as u64);
             jobs.push(Job::new(JobId(j), tid, dev, nth as u64 * region, region, &s.workload, rng));
         }
-        let mut events = EventQueue::new(16 + 4 * (jobs.len() + disks.len() * 16 + cores.len()) + devs.len());
+        // Per device at most one cfq idle timer and one blk_delay_queue timer.
+        let mut events = EventQueue::new(16 + 4 * (jobs.len() + disks.len() * 16 + cores.len()) + 2 * devs.len());
         let mut fork = Stream::new(seed, STREAM_JOB - 1);
         for j in &jobs {
             events.schedule(SimTime(fork.below(JOB_FORK_SPREAD_NS)), Event::JobStart { job: j.id });
@@ -285,7 +287,7 @@ impl Sim {
             kblockd_queue: vec![Default::default(); s.cpu.cores as usize],
             run_queued: vec![false; ndevs],
             delay_armed: vec![None; ndevs],
-            delay_gen: 0,
+            delay_event: vec![false; ndevs],
             dirty_total: 0,
             writeback_total: 0,
             dirty_thresh: s.vm.mem_mb as u64 * (1 << 20) * s.vm.dirty_ratio as u64 / 100,
@@ -408,12 +410,22 @@ impl Sim {
                 // (a later window), that run arms the timer again.
                 self.run_queue_async(dev, CoreId(0));
             }
-            Event::DelayWork { dev, cpu, gen } => {
-                if self.delay_armed[dev.idx()] == Some(gen) {
-                    self.delay_armed[dev.idx()] = None;
-                    if !self.run_queued[dev.idx()] {
-                        self.run_queued[dev.idx()] = true;
-                        self.kblockd_queue_work(dev, cpu);
+            Event::DelayWork { dev } => {
+                // One timer event per queue: a cancelled timer's event finds nothing armed, and
+                // one re-armed since finds a later deadline and waits for it.
+                self.delay_event[dev.idx()] = false;
+                match self.delay_armed[dev.idx()] {
+                    None => {}
+                    Some((due, _)) if due > self.now() => {
+                        self.delay_event[dev.idx()] = true;
+                        self.events.schedule(due, Event::DelayWork { dev });
+                    }
+                    Some((_, cpu)) => {
+                        self.delay_armed[dev.idx()] = None;
+                        if !self.run_queued[dev.idx()] {
+                            self.run_queued[dev.idx()] = true;
+                            self.kblockd_queue_work(dev, cpu);
+                        }
                     }
                 }
             }
@@ -459,12 +471,37 @@ impl Sim {
             self.account(home);
             self.cores[home.idx()].nr_iowait -= 1;
         }
+        let to = self.select_task_rq(tid, home);
+        if to != home && self.cores[home.idx()].current == Some(tid) {
+            // Its context leaves the old CPU: that CPU's next thread switches in from idle.
+            self.cores[home.idx()].current = None;
+        }
+        let home = to;
         let t = &mut self.threads[tid.idx()];
         t.wait = None;
         t.state = ThreadState::Runnable;
         t.next = Some(step);
+        t.home = home;
         self.cores[home.idx()].runq.push_back(tid);
         self.kick(home);
+    }
+
+    /// Where a woken thread runs (`select_task_rq_fair` → `select_idle_sibling`): on its last
+    /// CPU if that is idle, else on the next idle CPU (all cores share one package here). Per-CPU
+    /// kernel threads (`ksoftirqd/N`, `kblockd/N`) stay bound to theirs.
+    fn select_task_rq(&self, tid: ThreadId, prev: CoreId) -> CoreId {
+        if matches!(self.threads[tid.idx()].kind, ThreadKind::Ksoftirqd | ThreadKind::Kblockd(_)) {
+            return prev;
+        }
+        let idle = |c: usize| {
+            let core = &self.cores[c];
+            !core.busy && core.runq.is_empty() && core.softirq.is_empty()
+        };
+        let n = self.cores.len();
+        if idle(prev.idx()) {
+            return prev;
+        }
+        (1..n).map(|k| (prev.idx() + k) % n).find(|&c| idle(c)).map_or(prev, |c| CoreId(c as u16))
     }
 
     /// Raises an interrupt on `c` whose softirq work completes `req`.
@@ -1542,11 +1579,12 @@ impl Sim {
         if self.run_queued[dev.idx()] || self.delay_armed[dev.idx()].is_some() {
             return;
         }
-        self.delay_gen = self.delay_gen.wrapping_add(1);
-        let gen = self.delay_gen;
-        self.delay_armed[dev.idx()] = Some(gen);
-        let at = self.now() + SCSI_QUEUE_DELAY_NS;
-        self.events.schedule(at, Event::DelayWork { dev, cpu: CoreId(self.cur_cpu), gen });
+        let due = self.now() + SCSI_QUEUE_DELAY_NS;
+        self.delay_armed[dev.idx()] = Some((due, CoreId(self.cur_cpu)));
+        if !self.delay_event[dev.idx()] {
+            self.delay_event[dev.idx()] = true;
+            self.events.schedule(due, Event::DelayWork { dev });
+        }
     }
 
     /// The pending `delay_work` goes on this CPU's kblockd list, and the worker wakes.
@@ -2174,6 +2212,14 @@ impl Sim {
 
     /// Invariants that must hold between any two events. Checked by tests after every step.
     pub fn check_invariants(&self) {
+        // A running thread runs on one core: its own, with its context installed there.
+        for (i, t) in self.threads.iter().enumerate() {
+            let on: Vec<usize> = (0..self.cores.len()).filter(|&c| self.cores[c].current == Some(ThreadId(i as u32))).collect();
+            assert!(on.len() <= 1, "{} is the current thread of cores {on:?}", t.name);
+            if t.state == ThreadState::Running {
+                assert_eq!(on, [t.home.idx()], "{} runs, but not as its core's current thread", t.name);
+            }
+        }
         for d in &self.devs {
             let q = &d.queue;
             for dir in 0..2 {

@@ -31,7 +31,7 @@ fn dm_sg_lists_regressed_is_cpu_bound_in_one_ksoftirqd_with_long_bio_lists() {
 }
 
 #[test]
-#[ignore = "band not met: the workaround reaches ~1.6 GB/s (ratio ~2.6). With 32 page bios per request the recount still costs ~1.4 µs per page on the one interrupted CPU; the model's workaround stays bound by ksoftirqd/4 (see the lesson's Status)"]
+#[ignore = "band not met: the workaround reaches ~1.8 GB/s (ratio ~2.85). With 32 page bios per request the recount still costs ~1.4 µs per page on the one interrupted CPU, so ksoftirqd/4 stays at 100%; a fixed per-visit cost cannot give both the report's 600 MB/s and an unbound 2.8 GB/s (see the lesson's Status)"]
 fn dm_sg_lists_workaround_band_and_ratio() {
     let reg = run("dm-sg-lists", "regressed");
     let wa = run("dm-sg-lists", "workaround");
@@ -47,7 +47,7 @@ fn raid5_chunk_workaround_band() {
 }
 
 #[test]
-#[ignore = "bands not met: the stripe-cache case is not slower (~196 MB/s against the aligned ~210): raid5d's page reads merge into ~22 KiB member requests and the disks stay busy; the report's readahead thrashing under memory pressure is not modelled; context switches come out ~22k/s, below 30k, and 48x the aligned case's, above 30x"]
+#[ignore = "bands not met: the stripe-cache case is not slower (~210 MB/s against the aligned ~218): raid5d's page reads merge into ~22 KiB member requests and the disks stay busy; the report's readahead thrashing under memory pressure is not modelled; context switches come out ~24k/s, below 30k, and 49x the aligned case's, above 30x"]
 fn raid5_chunk_bands() {
     let reg = run("raid5-chunk", "regressed");
     let wa = run("raid5-chunk", "workaround");
@@ -80,7 +80,7 @@ fn scsi_starved_regressed_is_unfair_and_the_fix_restores_before() {
 }
 
 #[test]
-#[ignore = "bands not met: regressed/before throughput is 0.35 (the completing device's own queue always takes the freed host slot and the writers keep four queues full, so eight disks never dispatch), and context switches fall (0.4x) because the starved writers sleep in get_request_wait; see the lesson's Status"]
+#[ignore = "bands not met: regressed/before throughput is 0.27 (the completing device's own queue always takes the freed host slot and the writers keep three queues full, so nine disks never dispatch), and context switches fall (0.33x) because the starved writers sleep in get_request_wait; see the lesson's Status"]
 fn scsi_starved_throughput_and_context_switch_bands() {
     let before = run("scsi-starved", "before");
     let regressed = run("scsi-starved", "regressed");

@@ -557,3 +557,27 @@ fn an_array_built_with_mdadm_z_spans_only_that_much_of_each_member() {
     let member_max = s.trace().since(0).0.filter(|r| r.action == Action::D && r.dev.0 < 4).map(|r| r.sector).max().unwrap();
     assert!(member_max < 1 << 21, "a member read at sector {member_max}, past the first GiB");
 }
+
+#[test]
+fn a_thread_woken_while_its_cpu_is_busy_runs_on_an_idle_one() {
+    // One direct reader homed on CPU 0. Its completions wake it from softirq work on the
+    // interrupt's CPU: with the interrupt on CPU 0 (busy with that softirq) it moves to idle
+    // CPU 1 and stays; with the interrupt on CPU 1 its own CPU is idle and it stays there.
+    let cpus_of_submissions = |irq_cpu: u32| {
+        let mut s = Scenario::default();
+        for (k, v) in [("cpu.cores", "2"), ("workload.rw", "randread"), ("workload.bs", "4k"), ("workload.direct", "true")] {
+            set_knob(&mut s, k, v).unwrap();
+        }
+        s.cpu.irq_cpus = vec![irq_cpu];
+        let mut sim = Sim::new(&s.validate().unwrap(), 1);
+        sim.set_trace(true);
+        sim.run_until(SimTime(500_000_000));
+        let cpus: Vec<u16> = sim.trace().since(0).0.filter(|r| r.action == Action::Q).map(|r| r.cpu).collect();
+        cpus
+    };
+    let moved = cpus_of_submissions(0);
+    assert_eq!(moved[0], 0, "the first read is issued from its home CPU");
+    assert!(moved.len() > 10 && moved[1..].iter().all(|&c| c == 1), "submissions on CPUs {moved:?}");
+    let stayed = cpus_of_submissions(1);
+    assert!(stayed.len() > 10 && stayed.iter().all(|&c| c == 0), "submissions on CPUs {stayed:?}");
+}
