@@ -896,8 +896,9 @@ impl Sim {
         let dev = self.jobs[j.idx()].dev;
         let bdi_thresh = self.bdi_thresh();
         let (bdi_dirty, bdi_wb) = self.bdi_bytes(dev);
-        let global = self.dirty_total + self.writeback_total;
-        if bdi_dirty + bdi_wb <= bdi_thresh || global < (self.background_thresh + self.dirty_thresh) / 2 {
+        // Not throttled: well under the limits, or neither this device nor the whole system
+        // over its own (`dirty_exceeded` is either one).
+        if !self.dirty_exceeded(bdi_dirty + bdi_wb) {
             self.finish_buffered_write(j);
             return Next::Continue(Step::Next);
         }
@@ -935,11 +936,19 @@ impl Sim {
         let tid = self.jobs[j.idx()].tid;
         let dev = self.jobs[j.idx()].dev;
         let (d, w) = self.bdi_bytes(dev);
-        if d + w <= self.bdi_thresh() || self.threads[tid.idx()].dirty_written >= self.write_chunk_bytes() {
+        if !self.dirty_exceeded(d + w) || self.threads[tid.idx()].dirty_written >= self.write_chunk_bytes() {
             self.finish_buffered_write(j);
             return Next::Continue(Step::Next);
         }
         self.dirty_pause(tid)
+    }
+
+    /// `balance_dirty_pages` (2.6.32-2.6.39) keeps a writer while the system is past halfway
+    /// from the background to the dirty limit and either its device is over its share or the
+    /// system over the dirty limit.
+    fn dirty_exceeded(&self, bdi_bytes: u64) -> bool {
+        let global = self.dirty_total + self.writeback_total;
+        global > (self.background_thresh + self.dirty_thresh) / 2 && (bdi_bytes > self.bdi_thresh() || global > self.dirty_thresh)
     }
 
     /// A device's share of the dirty limit (`bdi_thresh`: equal shares for equal writers).
