@@ -80,7 +80,7 @@ fn scsi_starved_regressed_is_unfair_and_the_fix_restores_before() {
 }
 
 #[test]
-#[ignore = "bands not met: regressed/before throughput is 0.27 (the completing device's own queue always takes the freed host slot and the writers keep three queues full, so nine disks never dispatch), and context switches fall (0.33x) because the starved writers sleep in get_request_wait; see the lesson's Status"]
+#[ignore = "bands not met: regressed/before throughput is 0.27 (the completing device's own queue always takes the freed host slot and the writers keep three queues full, so nine disks never dispatch), and context switches fall (0.32x) because the starved writers sleep in get_request_wait; see the lesson's Status"]
 fn scsi_starved_throughput_and_context_switch_bands() {
     let before = run("scsi-starved", "before");
     let regressed = run("scsi-starved", "regressed");
