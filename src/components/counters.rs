@@ -38,6 +38,10 @@ fn big(key: &str, label: &str, a: f64, b: Option<f64>, fmt: fn(f64) -> String) -
     }
 }
 
+fn meminfo(run: &str, iv: &IntervalReport) -> String {
+    format!("{run}meminfo Dirty {:.1} MB, Writeback {:.1} MB", iv.dirty_mb, iv.writeback_mb)
+}
+
 fn vmstat_row(run: &str, iv: &IntervalReport) -> Html {
     let c = &iv.cpu;
     html! {
@@ -139,6 +143,14 @@ pub fn Counters(p: &CountersProps) -> Html {
                     if let Some(b) = b { { vmstat_row("B", b) } }
                 </tbody>
             </table>
+            // Buffered writes: what the jobs wrote that the disks have not (so the jobs' and the
+            // disks' MB/s differ, and an fsync still has work while the jobs' reads 0).
+            if iv.dirty_mb + iv.writeback_mb > 0.0 || b.is_some_and(|b| b.dirty_mb + b.writeback_mb > 0.0) {
+                <p class="meminfo" data-counter="meminfo" title="/proc/meminfo: written by the jobs, not yet on disk">
+                    { meminfo(if ab { "A " } else { "" }, iv) }
+                    if let Some(b) = b { { "; " }{ meminfo("B ", b) } }
+                </p>
+            }
             <table class="top" aria-label="top">
                 <caption>{ if ab { "top (A)" } else { "top" } }</caption>
                 <thead><tr><th>{"PID"}</th><th>{"S"}</th><th>{"%CPU"}</th><th class="l">{"COMMAND"}</th></tr></thead>

@@ -78,6 +78,9 @@ pub struct IntervalReport {
     pub intr_per_s: f64,
     pub running: u32,
     pub blocked: u32,
+    /// /proc/meminfo `Dirty` and `Writeback` at the end, in MB: buffered writes not yet on disk.
+    pub dirty_mb: f64,
+    pub writeback_mb: f64,
     pub cpu: CpuPct,
     pub devices: Vec<Iostat>,
     /// Jain's index over the disks' throughput in this interval (1 = all equal).
@@ -100,6 +103,8 @@ impl IntervalReport {
             intr_per_s: per_s(cur.interrupts - prev.interrupts, dt),
             running: cur.running,
             blocked: cur.blocked,
+            dirty_mb: cur.dirty_bytes as f64 / 1e6,
+            writeback_mb: cur.writeback_bytes as f64 / 1e6,
             cpu: cur.cpu.pct_since(&prev.cpu),
             devices: sim.devs.iter().enumerate().map(|(i, d)| cur.diskstats[i].iostat(&prev.diskstats[i], dt, &d.name)).collect(),
             // Over the disks: a dm or md device carries its members' bytes again, and a disk

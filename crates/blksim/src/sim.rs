@@ -76,6 +76,9 @@ pub struct Interval {
     /// vmstat `r` and `b` at the end of the interval.
     pub running: u32,
     pub blocked: u32,
+    /// /proc/meminfo `Dirty` and `Writeback` at the end of the interval.
+    pub dirty_bytes: u64,
+    pub writeback_bytes: u64,
     pub diskstats: Vec<DiskStats>,
 }
 
@@ -2175,6 +2178,8 @@ impl Sim {
             thread_cpu_ns: self.threads.iter().map(|t| t.cpu_ns).collect(),
             running,
             blocked,
+            dirty_bytes: self.dirty_total,
+            writeback_bytes: self.writeback_total,
             diskstats: self.devs.iter().map(|d| d.stats.clone()).collect(),
         }
     }
@@ -2404,6 +2409,8 @@ impl Interval {
             thread_cpu_ns: Vec::new(),
             running: 0,
             blocked: 0,
+            dirty_bytes: 0,
+            writeback_bytes: 0,
             diskstats: vec![DiskStats::default(); ndevs],
         }
     }
