@@ -153,6 +153,24 @@ test('the A/B view runs two variants in lockstep and shows B/A ratios', async ()
   await page.close();
 });
 
+test('in A/B, the run that finishes first does not hold the other back, and both end on whole-run numbers', async () => {
+  // nr-requests: fixed (A) is done at 5.3 s, regressed (B) only at 14.7 s.
+  const { page, errors } = await open('#/lesson/nr-requests?v=1&variant=fixed&speed=1');
+  await page.click('button.ab');
+  assert.equal(await page.getAttribute('.app', 'data-ab'), 'true');
+  for (let i = 0; i < 4; i++) await page.click('text=Skip 5 s');
+  await page.waitForFunction(() => document.querySelector('[data-testid=live-b]')?.textContent.includes('all jobs done'), null, { timeout: 20000 });
+  assert.match(await page.textContent('[data-testid=live]'), /all jobs done/);
+  assert.match(await page.textContent('[data-testid=live-b]'), /t = 14\.7\d+ s/);
+  // Both runs' numbers now cover their whole run: the lesson's own figures.
+  await page.waitForFunction(() => (document.querySelector('[data-testid=interval]')?.textContent.match(/the whole run/g) || []).length === 2, null, { timeout: 5000 });
+  const a = parseFloat(await page.textContent('[data-counter=throughput] .v:not(.b)'));
+  const b = parseFloat(await page.textContent('[data-counter-b=throughput]'));
+  assert.ok(a > 60 && b < 40 && b > 15, `whole-run MB/s: A ${a}, B ${b}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a chart exports as PNG and its series as CSV', async () => {
   const { page, errors } = await open('#/lesson/scsi-starved?v=1&speed=1');
   await page.waitForSelector('[data-counter=throughput]');

@@ -114,6 +114,25 @@ test('a copied link opened in a new page shows the same counters at the same tim
   await ctx.close();
 });
 
+test('a link copied in the A/B view reopens the A/B view at the same time', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&variant=regressed&seed=9&speed=1');
+  await page.click('button.ab');
+  await page.waitForFunction(() => document.querySelector('.interval')?.textContent.includes('second ending at 2'), null, { timeout: 20000 });
+  await page.keyboard.press('Space');
+  await page.waitForTimeout(200);
+  await page.click('.copy-link');
+  const url = await page.inputValue('.copied-url');
+  assert.match(url, /variant=regressed&b=before&seed=9&t=[0-9.]+&speed=1$/);
+  const want = await page.textContent('.counters');
+  const { page: other, errors: otherErrors } = await open(ctx, url.slice(url.indexOf('#')));
+  await other.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false');
+  assert.equal(await other.getAttribute('.app', 'data-ab'), 'true', 'the link opens the A/B view');
+  await other.waitForFunction((w) => document.querySelector('.counters')?.textContent === w, want, { timeout: 5000 });
+  assert.deepEqual([...errors, ...otherErrors], []);
+  await ctx.close();
+});
+
 test('back and forward walk through the states', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/nr-requests?v=1');

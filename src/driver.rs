@@ -103,6 +103,9 @@ pub struct SimDriver {
     /// the numbers so far (`interval_partial` is then true).
     pub interval: Option<IntervalReport>,
     pub interval_partial: bool,
+    /// True once the jobs are done: `interval` then covers the whole run (averages since the
+    /// start, as iostat's first report), which is the figure a lesson's question is about.
+    pub interval_whole: bool,
     last_partial_ms: f64,
     /// Busy % of each core over the last second (us + sy + si).
     pub core_busy_pct: Vec<f64>,
@@ -118,6 +121,8 @@ pub struct SimDriver {
     pub occupancy: (Vec<DevOccupancy>, Vec<HostOccupancy>),
     /// A problem with the link this state came from, shown to the user.
     pub notice: Option<String>,
+    /// The B variant a link asked for (the session opens the A/B view with it).
+    pub link_b: Option<String>,
     /// A link's time point still to be reached (run without animation, a budget per frame).
     pub catch_up_to: Option<SimTime>,
     /// The last trace records, for the event log (not appended while `log_paused`).
@@ -156,6 +161,7 @@ impl SimDriver {
             cursor: 0,
             interval: None,
             interval_partial: false,
+            interval_whole: false,
             last_partial_ms: f64::NEG_INFINITY,
             top: Vec::new(),
             core_busy_pct: Vec::new(),
@@ -165,6 +171,7 @@ impl SimDriver {
             achieved_speed: 0.0,
             occupancy,
             notice: None,
+            link_b: None,
             catch_up_to: None,
             log: VecDeque::new(),
             log_paused: false,
@@ -209,6 +216,7 @@ impl SimDriver {
                         d.catch_up_to = Some(SimTime::from_secs_f64(t));
                         d.playing = false;
                     }
+                    d.link_b = st.b.clone();
                     d
                 }
                 Err(e) => fallback(Some(format!("The link could not be used ({e}); showing the lesson's defaults instead."))),
@@ -217,12 +225,13 @@ impl SimDriver {
         }
     }
 
-    /// This state as a link fragment.
-    pub fn fragment(&self) -> String {
+    /// This state as a link fragment; `b` is the A/B view's second variant, if open.
+    pub fn fragment(&self, b: Option<&str>) -> String {
         let t = self.sim.now().as_secs_f64();
         LinkState {
             lesson: self.lesson.id.clone(),
             variant: Some(self.variant.clone()),
+            b: b.map(str::to_string),
             overrides: self.overrides.clone(),
             seed: self.seed,
             // Exact to the nanosecond: the link replays to the same event.
@@ -237,6 +246,7 @@ impl SimDriver {
         LinkState {
             lesson: self.lesson.id.clone(),
             variant: Some(self.variant.clone()),
+            b: None,
             overrides: self.overrides.clone(),
             seed: self.seed,
             t: None,
@@ -534,16 +544,15 @@ impl SimDriver {
             return false;
         }
         self.last_tick_end = Some(cur.end);
-        let zero;
+        let zero = blksim::sim::Interval::zero_for(cur);
+        let whole = self.sim.finished_at() == Some(cur.end);
         let prev = match prev {
-            Some(p) => p,
-            None => {
-                zero = blksim::sim::Interval::zero_for(cur);
-                &zero
-            }
+            Some(p) if !whole => p,
+            _ => &zero,
         };
         self.interval = Some(IntervalReport::between(&self.sim, prev, cur));
         self.interval_partial = false;
+        self.interval_whole = whole;
         self.core_busy_pct = cur
             .per_core
             .iter()

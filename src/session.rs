@@ -1,5 +1,6 @@
 //! What the page runs: run A, and in the A/B view run B, in lockstep (same seed, same speed,
-//! same simulated time). B follows A's clock each frame.
+//! same simulated time). B follows A's clock each frame; once A's jobs are done, B runs on by
+//! itself at the same speed until its own are.
 
 use crate::driver::SimDriver;
 
@@ -24,13 +25,43 @@ impl Session {
             b.playing = self.a.playing;
             b.speed = self.a.speed;
             let before = b.sim.now();
-            changed |= b.follow(self.a.sim.now(), now_ms);
+            let a_done = self.a.sim.is_finished() && self.a.catch_up_to.is_none();
+            // B runs by itself while it catches up to a link's time point, or once A is done.
+            changed |= if b.catch_up_to.is_some() || a_done { b.frame(dt_ms, now_ms) } else { b.follow(self.a.sim.now(), now_ms) };
             // B's own progress, for its "running at" line (it follows A, so normally A's speed).
             let dt_ms = dt_ms.clamp(0.0, 100.0);
             b.achieved_speed = if dt_ms > 0.0 { (b.sim.now() - before) as f64 / (dt_ms * 1e6) } else { 0.0 };
         }
         self.charts_dirty |= changed;
         changed
+    }
+
+    /// The page's state from a link: run A, and the A/B view if the link names a B.
+    pub fn from_fragment(fragment: &str, default_lesson: &str) -> Session {
+        let mut a = SimDriver::from_fragment(fragment, default_lesson);
+        let b = a.link_b.take();
+        let mut s = Session::new(a);
+        if let Some(b) = b {
+            // open_b restarts A; keep the link's time point (B follows A's catch-up).
+            let (catch_up, playing) = (s.a.catch_up_to, s.a.playing);
+            match s.open_b(&b) {
+                Ok(()) => {
+                    s.a.catch_up_to = catch_up;
+                    s.a.playing = playing;
+                    if let Some(bd) = &mut s.b {
+                        bd.playing = playing;
+                        bd.catch_up_to = catch_up;
+                    }
+                }
+                Err(e) => s.a.notice = Some(e),
+            }
+        }
+        s
+    }
+
+    /// A link to this state, with the A/B view's B if it is open.
+    pub fn fragment(&self) -> String {
+        self.a.fragment(self.b.as_ref().map(|b| b.variant.as_str()))
     }
 
     /// Opens the A/B view with `variant` as B (same lesson, overrides and seed as A).
@@ -44,6 +75,25 @@ impl Session {
         self.b = Some(b);
         self.charts_dirty = true;
         Ok(())
+    }
+
+    /// The simulated time the page shows: the later of the two runs' (a finished run stops).
+    pub fn clock(&self) -> blksim::SimTime {
+        let a = self.a.sim.now();
+        self.b.as_ref().map_or(a, |b| a.max(b.sim.now()))
+    }
+
+    /// Skip: both runs go `secs` past the page's clock without animating (a finished run
+    /// stays where it ended).
+    pub fn skip(&mut self, secs: f64) {
+        let target = self.clock() + blksim::SimTime::from_secs_f64(secs).ns();
+        for d in std::iter::once(&mut self.a).chain(self.b.as_mut()) {
+            let left = target.ns().saturating_sub(d.sim.now().ns());
+            if left > 0 {
+                d.fast_forward(left as f64 / 1e9);
+            }
+        }
+        self.charts_dirty = true;
     }
 
     pub fn close_b(&mut self) {

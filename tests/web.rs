@@ -53,6 +53,9 @@ async fn the_counters_render_iostat_and_vmstat_as_tables() {
         max_devices: 8,
         b: None,
         b_top: vec![],
+        whole: false,
+        b_partial: false,
+        b_whole: false,
     };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
@@ -67,13 +70,46 @@ async fn the_counters_render_iostat_and_vmstat_as_tables() {
 }
 
 #[wasm_bindgen_test]
+async fn a_finished_run_shows_whole_run_numbers_and_says_so() {
+    let doc = gloo::utils::document();
+    let root = doc.create_element("div").unwrap();
+    doc.body().unwrap().append_child(&root).unwrap();
+    let props = CountersProps {
+        interval: Some(interval()),
+        partial: false,
+        top: vec![],
+        max_devices: 12,
+        b: None,
+        b_top: vec![],
+        whole: true,
+        b_partial: false,
+        b_whole: false,
+    };
+    let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
+    yew::scheduler::flush().await;
+    let label = root.query_selector("[data-testid=interval]").unwrap().unwrap().text_content().unwrap();
+    assert!(label.starts_with("the whole run, all jobs done at"), "{label}");
+    handle.destroy();
+}
+
+#[wasm_bindgen_test]
 async fn before_the_first_second_the_counters_say_so() {
     let doc = gloo::utils::document();
     let root = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&root).unwrap();
     let handle = yew::Renderer::<Counters>::with_root_and_props(
         root.clone(),
-        CountersProps { interval: None, partial: false, top: vec![], max_devices: 12, b: None, b_top: vec![] },
+        CountersProps {
+            interval: None,
+            partial: false,
+            top: vec![],
+            max_devices: 12,
+            b: None,
+            b_top: vec![],
+            whole: false,
+            b_partial: false,
+            b_whole: false,
+        },
     )
     .render();
     yew::scheduler::flush().await;

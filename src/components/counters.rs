@@ -12,6 +12,9 @@ pub struct CountersProps {
     /// True when `interval` covers less than a second: the numbers so far.
     #[prop_or(false)]
     pub partial: bool,
+    /// True when the jobs are done and `interval` covers the whole run.
+    #[prop_or(false)]
+    pub whole: bool,
     /// top: (name, pid, %CPU, state) over the same second.
     pub top: Vec<(String, u32, f64, char)>,
     /// How many iostat rows to show (busiest first).
@@ -22,6 +25,26 @@ pub struct CountersProps {
     pub b: Option<IntervalReport>,
     #[prop_or_default]
     pub b_top: Vec<(String, u32, f64, char)>,
+    #[prop_or(false)]
+    pub b_partial: bool,
+    #[prop_or(false)]
+    pub b_whole: bool,
+}
+
+/// What span of simulated time a run's numbers cover.
+fn span_label(iv: &IntervalReport, partial: bool, whole: bool) -> String {
+    if whole {
+        format!(
+            "the whole run, all jobs done at {}: averages since the start (iostat's first report)",
+            format::sim_time((iv.end_s * 1e9).round() as u64)
+        )
+    } else if partial {
+        format!("so far: the first {:.0} ms (iostat and vmstat report each simulated second)", iv.end_s * 1e3)
+    } else if iv.span_s < 0.999 {
+        format!("the run's last {:.0} ms, to its end at {} simulated", iv.span_s * 1e3, format::sim_time((iv.end_s * 1e9).round() as u64))
+    } else {
+        format!("the second ending at {:.0} s simulated", iv.end_s)
+    }
 }
 
 /// One big number, with B and the ratio B/A beside it in the A/B view.
@@ -83,8 +106,8 @@ fn iostat_table(caption: String, iv: &IntervalReport, max: usize) -> Html {
                         <td>{ format!("{:.1}", d.rrqm_s) }</td><td>{ format!("{:.1}", d.wrqm_s) }</td>
                         <td>{ format!("{:.1}", d.r_s) }</td><td>{ format!("{:.1}", d.w_s) }</td>
                         <td>{ format!("{:.0}", d.rkb_s) }</td><td>{ format!("{:.0}", d.wkb_s) }</td>
-                        <td>{ format!("{:.1}", d.avgrq_sz) }</td><td>{ format!("{:.2}", d.avgqu_sz) }</td>
-                        <td>{ format!("{:.2}", d.await_ms) }</td><td>{ format!("{:.1}", d.util_pct) }</td>
+                        <td>{ format!("{:.1}", d.avgrq_sz) }</td><td>{ format!("{:.1}", d.avgqu_sz) }</td>
+                        <td>{ format!("{:.1}", d.await_ms) }</td><td>{ format!("{:.0}", d.util_pct) }</td>
                     </tr>
                 }) }
             </tbody>
@@ -124,16 +147,21 @@ pub fn Counters(p: &CountersProps) -> Html {
                 if differs(iv.throughput_mb_s, disks_mb_s(iv)) || b.is_some_and(|b| differs(b.throughput_mb_s, disks_mb_s(b))) {
                     { big("disks", "to/from the disks", disks_mb_s(iv), b.map(disks_mb_s), format::throughput) }
                 }
-                { big("iops", "IOPS", iv.iops, b.map(|b| b.iops), format::rate) }
+                { big("iops", "IOPS (the jobs')", iv.iops, b.map(|b| b.iops), format::rate) }
                 { big("cs", "context switches /s", iv.cs_per_s, b.map(|b| b.cs_per_s), format::rate) }
                 if iv.devices.len() > 1 {
                     { big("fairness", "fairness across disks (Jain)", iv.fairness, b.map(|b| b.fairness), |f| format!("{f:.2}")) }
                 }
             </div>
-            <p class="interval">{
-                if p.partial { format!("so far: the first {:.0} ms (iostat and vmstat report each simulated second)", iv.end_s * 1e3) }
-                else if iv.span_s < 0.999 { format!("the run's last {:.0} ms, to its end at {} simulated", iv.span_s * 1e3, format::sim_time((iv.end_s * 1e9) as u64)) }
-                else { format!("the second ending at {:.0} s simulated", iv.end_s) }
+            <p class="interval" data-testid="interval">{
+                match b {
+                    Some(b) if p.whole != p.b_whole || p.partial != p.b_partial || (iv.end_s - b.end_s).abs() > 1e-9 => format!(
+                        "A: {} · B: {}",
+                        span_label(iv, p.partial, p.whole),
+                        span_label(b, p.b_partial, p.b_whole)
+                    ),
+                    _ => span_label(iv, p.partial, p.whole),
+                }
             }</p>
             <table class="vmstat" aria-label="vmstat">
                 <caption>{ "vmstat" }</caption>

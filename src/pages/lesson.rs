@@ -133,7 +133,7 @@ pub struct LessonPageProps {
 
 #[component]
 pub fn LessonPage(props: &LessonPageProps) -> Html {
-    let session: SharedSession = use_mut_ref(|| Session::new(SimDriver::from_fragment(&current_hash(), &props.id)));
+    let session: SharedSession = use_mut_ref(|| Session::from_fragment(&current_hash(), &props.id));
     let refresh = use_force_update();
     let canvas_a = use_node_ref();
     let canvas_b = use_node_ref();
@@ -335,15 +335,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         s.a.playing = false;
         s.a.step_event(now_ms());
     });
-    let on_ff = act(|s| {
-        s.a.fast_forward(5.0);
-        let t = s.a.sim.now();
-        if let Some(b) = &mut s.b {
-            let secs = (t - b.sim.now()) as f64 / 1e9;
-            b.fast_forward(secs);
-        }
-        s.charts_dirty = true;
-    });
+    let on_ff = act(|s| s.skip(5.0));
     let on_reset = act(|s| {
         let _ = s.reset();
     });
@@ -527,7 +519,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let on_copy = {
         let (session, copied) = (session.clone(), copied.clone());
         Callback::from(move |_: MouseEvent| {
-            let frag = session.borrow().a.fragment();
+            let frag = session.borrow().fragment();
             let Some(w) = web_sys::window() else { return };
             let base = w.location().href().unwrap_or_default();
             let url = format!("{}{frag}", base.split('#').next().unwrap_or(""));
@@ -680,6 +672,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let next = pos.map_or(all.first(), |i| all.get(i + 1));
     let is_sandbox = lesson.id == blksim::lessons::SANDBOX;
     let cur_step = step.and_then(|i| lesson.steps.get(i).map(|st| (i, st.clone())));
+    let calibrated = lesson.calibrated;
     let predict_box = lesson.predict.as_ref().map(|pr| {
         let options = pr.options.iter().enumerate().map(|(i, o)| {
             let onchange = {
@@ -705,6 +698,9 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     <div class="reveal" data-testid="reveal" role="status">
                         <p><strong>{ if *predicted == Some(pr.answer) { "Right. " } else { "Not quite. " } }</strong>{ format!("The answer: {}", pr.options[pr.answer]) }</p>
                         <p>{ &pr.explanation }</p>
+                        if !calibrated {
+                            <p class="dim" data-testid="reveal-uncal">{ "That is what the report saw. This model does not reproduce all of it yet: compare the A/B numbers, and see \"Status in blkviz\" in the lesson text for where they differ and why." }</p>
+                        }
                     </div>
                 }
             </section>
@@ -777,6 +773,9 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 </div>
             }
             <p class="question">{ &lesson.question }</p>
+            if !lesson.calibrated {
+                <p class="uncal-note" data-testid="uncal-note">{ "The question quotes the report. blkviz does not reproduce all of its figures yet: \"Status in blkviz\" in the lesson text says which, and why." }</p>
+            }
             <main class="zones">
                 <section class={classes!("stack", ab.then_some("split"))} aria-label="The block stack">
                     <Diagram canvas={canvas_a.clone()} summary={summary(d)} label={if ab { format!("A · {}", d.variant) } else { String::new() }} onclick_x={on_diagram_click.clone()} />
@@ -788,8 +787,9 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     }
                 </section>
                 <div class="numbers">
-                    <Counters interval={d.interval.clone()} partial={d.interval_partial} top={d.top.clone()}
-                        b={s.b.as_ref().and_then(|b| b.interval.clone())} b_top={s.b.as_ref().map(|b| b.top.clone()).unwrap_or_default()} />
+                    <Counters interval={d.interval.clone()} partial={d.interval_partial} whole={d.interval_whole} top={d.top.clone()}
+                        b={s.b.as_ref().and_then(|b| b.interval.clone())} b_top={s.b.as_ref().map(|b| b.top.clone()).unwrap_or_default()}
+                        b_partial={s.b.as_ref().is_some_and(|b| b.interval_partial)} b_whole={s.b.as_ref().is_some_and(|b| b.interval_whole)} />
                     <section class="charts" aria-label="Charts">
                         <canvas ref={chart.clone()} class="chart" data-testid="chart" role="img" aria-label="Throughput, context switches and CPU over simulated time"></canvas>
                         <canvas ref={latency.clone()} class="latency" role="img" aria-label="I/O latency histogram"></canvas>

@@ -295,6 +295,7 @@ fn cmd_link(a: &Args) -> Result<String, CliError> {
     let st = LinkState {
         lesson: l.id.clone(),
         variant: a.variant.clone(),
+        b: None,
         overrides: a.sets.clone(),
         seed: a.seed.unwrap_or(1),
         t: None,

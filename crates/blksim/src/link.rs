@@ -18,6 +18,8 @@ pub const T_MAX_S: f64 = 600.0;
 pub struct LinkState {
     pub lesson: String,
     pub variant: Option<String>,
+    /// The A/B view's second variant (B), if the link opens it.
+    pub b: Option<String>,
     /// Knob overrides in the order given.
     pub overrides: Vec<(String, String)>,
     pub seed: u64,
@@ -29,7 +31,7 @@ pub struct LinkState {
 
 impl Default for LinkState {
     fn default() -> Self {
-        LinkState { lesson: String::new(), variant: None, overrides: Vec::new(), seed: 1, t: None, speed: None }
+        LinkState { lesson: String::new(), variant: None, b: None, overrides: Vec::new(), seed: 1, t: None, speed: None }
     }
 }
 
@@ -99,6 +101,9 @@ impl LinkState {
         if let Some(v) = &self.variant {
             s.push_str(&format!("&variant={}", pct_encode(v)));
         }
+        if let Some(b) = &self.b {
+            s.push_str(&format!("&b={}", pct_encode(b)));
+        }
         for (k, v) in &self.overrides {
             s.push_str(&format!("&{}={}", pct_encode(k), pct_encode(v)));
         }
@@ -132,8 +137,8 @@ impl LinkState {
         let mut st = LinkState { lesson: lesson.id.clone(), ..Default::default() };
         let mut version = None;
         let pairs: Vec<&str> = query.split('&').filter(|p| !p.is_empty()).collect();
-        if pairs.len() > OVERRIDES_MAX + 6 {
-            return Err(err("fragment", format!("{} parameters; at most {} are allowed", pairs.len(), OVERRIDES_MAX + 6)));
+        if pairs.len() > OVERRIDES_MAX + 7 {
+            return Err(err("fragment", format!("{} parameters; at most {} are allowed", pairs.len(), OVERRIDES_MAX + 7)));
         }
         for pair in pairs {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
@@ -147,6 +152,10 @@ impl LinkState {
                 "variant" => {
                     lesson.variant(&v).map_err(|e| err("variant", e.message))?;
                     st.variant = Some(v);
+                }
+                "b" => {
+                    lesson.variant(&v).map_err(|e| err("b", e.message))?;
+                    st.b = Some(v);
                 }
                 "seed" => {
                     st.seed = v.parse().map_err(|_| {
@@ -195,13 +204,14 @@ mod tests {
         let st = LinkState {
             lesson: "dm-sg-lists".into(),
             variant: Some("workaround".into()),
+            b: Some("regressed".into()),
             overrides: vec![("dm.max_sectors_kb".into(), "96".into())],
             seed: 9,
             t: Some(2.5),
             speed: None,
         };
         let f = st.encode();
-        assert_eq!(f, "#/lesson/dm-sg-lists?v=1&variant=workaround&dm.max_sectors_kb=96&seed=9&t=2.5");
+        assert_eq!(f, "#/lesson/dm-sg-lists?v=1&variant=workaround&b=regressed&dm.max_sectors_kb=96&seed=9&t=2.5");
         assert_eq!(LinkState::decode(&f), Ok(st));
     }
 
@@ -212,6 +222,7 @@ mod tests {
             ("#/lesson/scsi-starved?v=1&seed=-4", "seed"),
             ("#/lesson/scsi-starved?v=1&queue.depth=99999999999", "queue.depth"),
             ("#/lesson/scsi-starved?v=1&variant=%ZZ", "variant"),
+            ("#/lesson/scsi-starved?v=1&b=bogus", "b"),
             ("#/lesson/scsi-starved?v=2", "v"),
             ("#/lesson/scsi-starved", "v"),
             ("#/lesson/scsi-starved?v=1&workload.rw=%3Cscript%3E", "workload.rw"),

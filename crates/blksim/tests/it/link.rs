@@ -16,10 +16,12 @@ fn state() -> impl Strategy<Value = LinkState> {
         any::<u64>(),
         prop::option::of(1u32..=600_000),
         prop::option::of(1u32..=1_000_000),
+        prop::option::of(any::<prop::sample::Index>()),
     )
-        .prop_map(|(lesson, vi, nr, depth, bs, seed, t_ms, speed_ppm)| {
+        .prop_map(|(lesson, vi, nr, depth, bs, seed, t_ms, speed_ppm, bi)| {
             let l = lessons::find(&lesson).unwrap();
             let variant = Some(l.variants[vi.index(l.variants.len())].name.clone());
+            let b = bi.map(|i| l.variants[i.index(l.variants.len())].name.clone());
             let mut overrides = Vec::new();
             if let Some(n) = nr {
                 overrides.push(("queue.nr_requests".to_string(), n.to_string()));
@@ -30,7 +32,7 @@ fn state() -> impl Strategy<Value = LinkState> {
             if let Some(b) = bs {
                 overrides.push(("workload.bs".to_string(), b.to_string()));
             }
-            LinkState { lesson, variant, overrides, seed, t: t_ms.map(|m| m as f64 / 1000.0), speed: speed_ppm.map(|p| p as f64 / 1e6) }
+            LinkState { lesson, variant, b, overrides, seed, t: t_ms.map(|m| m as f64 / 1000.0), speed: speed_ppm.map(|p| p as f64 / 1e6) }
         })
 }
 
@@ -62,6 +64,7 @@ fn the_sandbox_has_links_too() {
     let st = LinkState {
         lesson: "sandbox".into(),
         variant: None,
+        b: None,
         overrides: vec![("disks".into(), "4".into()), ("workload.rw".into(), "randread".into())],
         seed: 3,
         t: None,
