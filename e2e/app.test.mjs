@@ -224,6 +224,8 @@ test('a knob applies live where the kernel does, and restarts otherwise', async 
   await page.press('#knob-queue\\.depth', 'Enter');
   await page.waitForFunction(() => document.querySelector('.knob-msg').textContent.includes('not applied'));
   assert.match(await page.textContent('.knob-msg'), /queue\.depth: '-3' is not allowed; expected an integer from 1 to 1024/);
+  // The same answer beside the field, where the user typed.
+  assert.match(await page.textContent('[data-testid=knob-row-msg]'), /queue\.depth: '-3' is not allowed/);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -185,12 +185,18 @@ impl SimDriver {
     /// From a link fragment; a bad link falls back to the default lesson with a notice that
     /// names the offending part.
     pub fn from_fragment(fragment: &str, default_lesson: &str) -> SimDriver {
-        let fallback = |notice: Option<String>| {
+        let fallback = |error: Option<String>| {
             // The route's lesson if it exists, else the first primer, which always runs.
             let mut d = SimDriver::new(default_lesson, None, Vec::new(), 1)
                 .or_else(|_| SimDriver::new(FALLBACK_LESSON, None, Vec::new(), 1))
                 .expect("the fallback lesson runs");
-            d.notice = notice;
+            d.notice = error.map(|e| {
+                if d.lesson.id == default_lesson {
+                    format!("The link could not be used ({e}); showing the lesson's defaults instead.")
+                } else {
+                    format!("The link could not be used ({e}); showing \"{}\" instead.", d.lesson.title)
+                }
+            });
             d
         };
         if fragment.is_empty() || fragment == "#" || fragment == "#/" {
@@ -219,9 +225,9 @@ impl SimDriver {
                     d.link_b = st.b.clone();
                     d
                 }
-                Err(e) => fallback(Some(format!("The link could not be used ({e}); showing the lesson's defaults instead."))),
+                Err(e) => fallback(Some(e.to_string())),
             },
-            Err(e) => fallback(Some(format!("The link could not be used ({e}); showing the lesson's defaults instead."))),
+            Err(e) => fallback(Some(e.to_string())),
         }
     }
 

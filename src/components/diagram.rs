@@ -91,7 +91,25 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         }
         ctx.set_fill_style_str(theme.fg);
         ctx.set_font(&font(13.0, "600", "system-ui, sans-serif"));
-        fit_text(&ctx, s.label(), 10.0, r.y + r.h / 2.0, crate::layout::LABEL_W - 14.0);
+        let max_w = crate::layout::LABEL_W - 14.0;
+        let label = s.label();
+        let fits = ctx.measure_text(label).map_or(true, |m| m.width() <= max_w);
+        match label.split_once(' ') {
+            // Large type: a two-word label goes on two lines rather than losing its end.
+            Some((a, b)) if !fits => {
+                let dy = if large { 11.0 } else { 8.0 };
+                fit_text(&ctx, a, 10.0, r.y + r.h / 2.0 - dy, max_w);
+                fit_text(&ctx, b, 10.0, r.y + r.h / 2.0 + dy, max_w);
+            }
+            // One word too wide for large type: a smaller font rather than a cut word.
+            None if !fits => {
+                let w = ctx.measure_text(label).map_or(max_w, |m| m.width());
+                let px = if large { 13.0 * 1.45 } else { 13.0 } * max_w / w;
+                ctx.set_font(&format!("600 {px:.1}px system-ui, sans-serif"));
+                fit_text(&ctx, label, 10.0, r.y + r.h / 2.0, max_w);
+            }
+            _ => fit_text(&ctx, label, 10.0, r.y + r.h / 2.0, max_w),
+        }
     }
     let (occ, hosts) = &d.occupancy;
     ctx.set_font(&font(11.0, "", "ui-monospace, monospace"));
@@ -317,7 +335,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         } else {
             "counts only: the trace is faster than the eye (slow down to see each request)"
         };
-        let _ = ctx.fill_text(why, pr.x + 4.0, pr.y + 8.0);
+        let _ = ctx.fill_text(why, pr.x + 4.0, pr.y + pr.h - 4.0);
         return;
     }
     let mut per_col_elev = vec![0usize; ncols];
@@ -422,6 +440,20 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         ctx.fill_rect(x - 2.5, y - 2.5, 5.0, 5.0);
     }
     ctx.set_global_alpha(1.0);
+    // Requests waiting in an elevator that have no token (they were inserted before a skip,
+    // a link's catch-up or a restart of the animation): grey bars, so the lane agrees with its
+    // "N waiting" count as far as bars fit.
+    ctx.set_fill_style_str(theme.dim);
+    for (ci, col) in l.cols.iter().enumerate() {
+        let waiting: usize = (col.first..col.first + col.count).map(|i| occ[i].elevator as usize).sum();
+        let c = l.cell(Stage::Elevator, ci);
+        let per_row = ((c.w - 8.0) / 28.0).max(1.0) as usize;
+        let fits = per_row * ((c.h - 24.0) / 9.0).max(1.0) as usize;
+        for slot in per_col_elev[ci]..waiting.min(fits) {
+            let (row, colx) = (slot / per_row, slot % per_row);
+            ctx.fill_rect(c.x + 3.0 + colx as f64 * 28.0, c.y + c.h - 20.5 - row as f64 * 9.0, 10.0, 5.0);
+        }
+    }
 }
 
 /// Draws `text` at (x, y), cut short with an ellipsis to fit `max_w` (columns are narrow with

@@ -12,15 +12,15 @@ pub struct KnobPanelProps {
     pub scenario: Scenario,
     /// (key, value) typed by the user.
     pub on_apply: Callback<(String, String)>,
-    /// What the last change did, or why it was refused.
-    pub message: Option<String>,
+    /// The knob last changed, and what the change did or why it was refused.
+    pub message: Option<(String, String)>,
 }
 
 #[component]
 pub fn KnobPanel(p: &KnobPanelProps) -> Html {
     html! {
         <section class="knobs" aria-label="Knobs">
-            if let Some(m) = &p.message { <p class="knob-msg" role="status">{ m }</p> }
+            if let Some((_, m)) = &p.message { <p class="knob-msg" role="status">{ m }</p> }
             <table>
                 <thead><tr><th class="l">{"knob"}</th><th class="l">{"value"}</th><th class="l">{"allowed"}</th><th class="l">{"applies"}</th></tr></thead>
                 <tbody>
@@ -35,12 +35,18 @@ pub fn KnobPanel(p: &KnobPanelProps) -> Html {
                         })
                     };
                     html! {
+                        <>
                         <tr>
                             <td class="l"><label for={format!("knob-{}", k.key)} title={k.help}>{ k.key }</label></td>
                             <td class="l"><input id={format!("knob-{}", k.key)} type="text" size="9" value={value} {onchange} aria-describedby={format!("knob-{}-allowed", k.key)} /></td>
                             <td class="l dim" id={format!("knob-{}-allowed", k.key)}>{ k.kind.allowed() }</td>
                             <td class="l dim">{ if k.live { "live" } else { "restart" } }</td>
                         </tr>
+                        // The answer again beside the field, where the user is looking.
+                        if let Some((_, m)) = p.message.as_ref().filter(|(key, _)| key == k.key) {
+                            <tr class="knob-row-msg"><td></td><td class="l" colspan="3" data-testid="knob-row-msg">{ m }</td></tr>
+                        }
+                        </>
                     }
                 }) }
                 </tbody>

@@ -152,7 +152,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let fio_msg = use_state(|| None::<String>);
     let theme = use_state(|| Theme::Auto);
     let large = use_state(|| false);
-    let knob_msg = use_state(|| None::<String>);
+    // The last knob change: its key, and what it did or why it was refused.
+    let knob_msg = use_state(|| None::<(String, String)>);
 
     {
         let (session, refresh, last_ts) = (session.clone(), refresh.clone(), last_ts.clone());
@@ -400,11 +401,12 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         let (session, refresh, knob_msg) = (session.clone(), refresh.clone(), knob_msg.clone());
         use_callback((), move |(k, v): (String, String), _| {
             let mut s = session.borrow_mut();
+            let v = v.trim().to_string();
             let r = s.a.apply_knob(&k, &v);
             if let (Ok(_), Some(b)) = (&r, &mut s.b) {
                 let _ = b.apply_knob(&k, &v);
             }
-            knob_msg.set(Some(r.unwrap_or_else(|e| format!("not applied: {e}"))));
+            knob_msg.set(Some((k.clone(), r.unwrap_or_else(|e| format!("not applied: {e}")))));
             s.charts_dirty = true;
             sync_fragment(&s.a);
             drop(s);

@@ -5,7 +5,7 @@
 //! reported, never misread.
 
 use crate::lessons;
-use crate::scenario::{clip, knob_spec, Scenario};
+use crate::scenario::{clip, knob_spec};
 use std::fmt;
 
 pub const LINK_VERSION: u32 = 1;
@@ -166,9 +166,10 @@ impl LinkState {
                 "speed" => st.speed = Some(parse_secs(&v, "speed", 1.0)?),
                 key => {
                     if knob_spec(key).is_none() {
-                        let mut probe = Scenario::default();
-                        let e = crate::scenario::set_knob(&mut probe, key, &v).unwrap_err();
-                        return Err(err(&clip(key), e.message));
+                        return Err(err(
+                            &clip(key),
+                            "not a link parameter or a knob; a link takes v, variant, b, seed, t, speed and knob keys such as queue.depth (the Knobs tab lists them all)",
+                        ));
                     }
                     if st.overrides.len() == OVERRIDES_MAX {
                         return Err(err("fragment", format!("more than {OVERRIDES_MAX} knob overrides")));
