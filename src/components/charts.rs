@@ -15,6 +15,8 @@ pub struct RunSeries {
     /// us + sy + si, in % of all cores.
     pub cpu_busy_pct: Vec<f64>,
     pub iowait_pct: Vec<f64>,
+    /// Its only point is the numbers so far of a run still in its first second.
+    pub so_far: bool,
 }
 
 impl RunSeries {
@@ -44,6 +46,20 @@ impl RunSeries {
             prev = Some(cur);
         }
         s
+    }
+
+    /// Before the first whole second: the numbers so far as one point, so the charts are not
+    /// empty for the first wall-clock seconds at a slow speed.
+    pub fn with_partial(mut self, partial: Option<&blksim::report::IntervalReport>) -> RunSeries {
+        if let Some(iv) = partial.filter(|_| self.t_s.is_empty()) {
+            self.t_s.push(iv.end_s);
+            self.mb_s.push(iv.throughput_mb_s);
+            self.cs_s.push(iv.cs_per_s);
+            self.cpu_busy_pct.push(iv.cpu.user_pct + iv.cpu.sys_pct + iv.cpu.softirq_pct);
+            self.iowait_pct.push(iv.cpu.iowait_pct);
+            self.so_far = true;
+        }
+        self
     }
 
     /// CSV with a header, one row per simulated second; `label` names the run (A or B).
@@ -90,7 +106,8 @@ pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], 
     let panels = root.split_evenly((3, 1));
     // A run that ended within its first second is charted over its own length.
     let t_last = max_of(runs, |r| &r.t_s);
-    let t_max = if t_last > 0.0 && t_last < 1.0 { t_last * 1.1 } else { t_last.max(1.0) };
+    let running_first_second = runs.iter().any(|(_, r)| r.so_far);
+    let t_max = if t_last > 0.0 && t_last < 1.0 && !running_first_second { t_last * 1.1 } else { t_last.max(1.0) };
     type Pick = fn(&RunSeries) -> &Vec<f64>;
     let specs: [(&str, Pick, f64); 3] =
         [("throughput MB/s", |r| &r.mb_s, 1.0), ("context switches /s", |r| &r.cs_s, 1.0), ("CPU busy %", |r| &r.cpu_busy_pct, 100.0)];

@@ -180,10 +180,12 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             if s.charts_dirty {
                 s.charts_dirty = false;
                 let dark = canvas_a.cast::<HtmlElement>().and_then(|c| c.closest("[data-theme=dark]").ok().flatten()).is_some();
-                let mut runs = vec![(format!("A {}", s.a.variant), RunSeries::from_history(s.a.sim.history()))];
+                let so_far = |d: &SimDriver| d.interval.as_ref().filter(|_| d.interval_partial).cloned();
+                let mut runs =
+                    vec![(format!("A {}", s.a.variant), RunSeries::from_history(s.a.sim.history()).with_partial(so_far(&s.a).as_ref()))];
                 let mut lat = vec![(format!("A {}", s.a.variant), s.a.sim.latency_buckets())];
                 if let Some(b) = &s.b {
-                    runs.push((format!("B {}", b.variant), RunSeries::from_history(b.sim.history())));
+                    runs.push((format!("B {}", b.variant), RunSeries::from_history(b.sim.history()).with_partial(so_far(b).as_ref())));
                     lat.push((format!("B {}", b.variant), b.sim.latency_buckets()));
                 }
                 if let Some(c) = chart.cast::<HtmlCanvasElement>() {
@@ -731,6 +733,13 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     </select>
                 </label>
                 <div class="variants" role="group" aria-label={if ab { "Variant of run A" } else { "Variant" }}>{ for variant_buttons }</div>
+                if !d.overrides.is_empty() {
+                    // The variant plus knobs set by hand: say so, since the buttons alone look
+                    // like the lesson's preset.
+                    <span class="modified" data-testid="modified" title={d.overrides.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("\n")}>
+                        { format!("+{} knob{}", d.overrides.len(), if d.overrides.len() == 1 { "" } else { "s" }) }
+                    </span>
+                }
                 <button class={classes!("ab", ab.then_some("on"))} aria-pressed={ab.to_string()} onclick={on_ab} title="Run two variants side by side, in lockstep">{ "A/B" }</button>
                 { for b_variant_select }
                 <button class="play" aria-label={if d.playing { "Pause" } else { "Play" }} aria-pressed={d.playing.to_string()} onclick={on_play} title="Space">
