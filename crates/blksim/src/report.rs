@@ -52,6 +52,9 @@ pub struct RunReport {
     pub jobs: Vec<JobReport>,
     pub completion_s: Option<f64>,
     pub latency_ms: LatencyReport,
+    /// Readahead pages reclaimed before the reader got to them and read again (MB): buffered
+    /// readers whose windows outgrow `vm.mem_mb`.
+    pub readahead_thrashed_mb: f64,
     /// Parts of the scenario the model does not simulate yet (empty when all is modelled).
     pub model_gaps: Vec<String>,
 }
@@ -172,6 +175,7 @@ impl RunReport {
                 p99: ms(sim.latency.quantile_ns(0.99)),
                 max: ms(sim.latency.max_ns()),
             },
+            readahead_thrashed_mb: sim.totals().readahead_thrashed_bytes as f64 / 1e6,
             model_gaps: sim.model_gaps(),
         }
     }

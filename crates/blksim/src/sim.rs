@@ -57,6 +57,10 @@ pub struct Totals {
     /// from them (more when a page already in the cache serves another bio).
     pub stripe_read_bytes: u64,
     pub stripe_returned_bytes: u64,
+    /// Readahead pages reclaimed before the reader got to them, and read again (thrashing).
+    pub readahead_thrashed_bytes: u64,
+    /// Bytes ever added to the page cache for reads (readahead windows), the reclaim clock.
+    pub page_cache_read_added_bytes: u64,
 }
 
 /// One simulated second of counters, for charts and the live tables.
@@ -1140,6 +1144,13 @@ impl Sim {
             }
             return out;
         }
+        if pos < job.ra_next && !job.ra.iter().any(|w| w.start <= pos && pos < w.end) {
+            // Behind the readahead front but not in the cache: reclaim took it. Read it again
+            // (`page_cache_sync_readahead` on the miss), up to the next window still there.
+            let next_start = job.ra.iter().map(|w| w.start).filter(|&s| s > pos).min().unwrap_or(job.ra_next);
+            out.push((pos, job.window_end(pos, ra).min(next_start)));
+            return out;
+        }
         let mut next = job.ra_next;
         while next <= pos {
             let end = job.window_end(next, ra);
@@ -1204,12 +1215,20 @@ impl Sim {
                 job.ra.retain(|w| !w.done || (w.start <= pos && pos < w.end));
             }
         }
-        // Copy what is up to date, window by window.
+        // Copy what is up to date, window by window. A window whose pages reclaim took (more
+        // than `vm.mem_mb` of reads were added after it) is gone: readahead reads it again.
+        let (added, cache) = (self.totals.page_cache_read_added_bytes, self.cfg.scenario.vm.mem_mb as u64 * (1 << 20));
         let job = &mut self.jobs[j.idx()];
         while job.read_left > 0 {
             let pos = job.read_pos;
-            let Some(w) = job.ra.iter().find(|w| w.start <= pos && pos < w.end) else { break };
+            let Some(i) = job.ra.iter().position(|w| w.start <= pos && pos < w.end) else { break };
+            let w = &job.ra[i];
             if !w.done {
+                break;
+            }
+            if added - w.added_at > cache {
+                let w = job.ra.remove(i).expect("found");
+                self.totals.readahead_thrashed_bytes += w.end - pos;
                 break;
             }
             let n = job.read_left.min(w.end - pos);
@@ -1277,9 +1296,13 @@ impl Sim {
             self.emit(dev, Action::Q, false, off / 512, len as u32, tid, bio.0, 0);
             self.threads[tid.idx()].pending.push_back(bio);
         }
+        let added_at = self.totals.page_cache_read_added_bytes;
+        self.totals.page_cache_read_added_bytes += end - start;
         let job = &mut self.jobs[j.idx()];
-        job.ra.push_back(RaWindow { start, end, io, done: false });
-        if !job.rw.is_random() {
+        // Windows stay in stream order (a window read again after reclaim goes back in place).
+        let at = job.ra.iter().position(|w| w.start > start).unwrap_or(job.ra.len());
+        job.ra.insert(at, RaWindow { start, end, io, done: false, added_at });
+        if !job.rw.is_random() && end > job.ra_next {
             job.ra_next = end;
         }
     }

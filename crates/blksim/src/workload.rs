@@ -36,6 +36,9 @@ pub struct RaWindow {
     pub io: crate::ids::IoId,
     /// All of its pages are up to date.
     pub done: bool,
+    /// The page cache's insertion count (bytes ever added for reads) when its pages were
+    /// added: reclaim takes the oldest first, so it is gone once `vm.mem_mb` more came after.
+    pub added_at: u64,
 }
 
 /// One read()/write() (or one iocb, or one writeback chunk): done when all of its bios are.

@@ -581,3 +581,30 @@ fn a_thread_woken_while_its_cpu_is_busy_runs_on_an_idle_one() {
     let stayed = cpus_of_submissions(1);
     assert!(stayed.len() > 10 && stayed.iter().all(|&c| c == 0), "submissions on CPUs {stayed:?}");
 }
+
+#[test]
+fn readahead_that_outgrows_memory_is_reclaimed_before_use_and_read_again() {
+    // 32 buffered sequential readers on one disk with 8 MiB readahead windows: each reader's
+    // next window waits behind 31 others, so with 64 MiB for the page cache the oldest windows
+    // are reclaimed before their reader gets to them (thrashing); with 2 GiB none are.
+    let thrashed = |mem_mb: &'static str| {
+        let mut s = sim(&[
+            ("workload.numjobs", "32"),
+            ("workload.rw", "read"),
+            ("workload.bs", "64k"),
+            ("workload.direct", "false"),
+            ("queue.read_ahead_kb", "8192"),
+            ("vm.mem_mb", mem_mb),
+        ]);
+        s.run_until(SimTime(3_000_000_000));
+        s.check_invariants();
+        let r = blksim::RunReport::from_sim(&mut s, "t", "t");
+        (r.readahead_thrashed_mb, r.throughput_mb_s)
+    };
+    let (small, small_mb_s) = thrashed("64");
+    let (large, large_mb_s) = thrashed("2048");
+    assert_eq!(large, 0.0, "nothing is reclaimed with room for every window");
+    assert!(small > 10.0, "only {small} MB thrashed with 64 MiB");
+    // Reading pages twice costs the readers throughput.
+    assert!(small_mb_s < large_mb_s, "{small_mb_s} vs {large_mb_s} MB/s");
+}
