@@ -167,6 +167,26 @@ test('in A/B, the run that finishes first does not hold the other back, and both
   const a = parseFloat(await page.textContent('[data-counter=throughput] .v:not(.b)'));
   const b = parseFloat(await page.textContent('[data-counter-b=throughput]'));
   assert.ok(a > 60 && b < 40 && b > 15, `whole-run MB/s: A ${a}, B ${b}`);
+  // The link keeps the later clock: reopened, B is at its end too.
+  await page.click('.copy-link');
+  const url = await page.inputValue('.copied-url');
+  assert.match(url, /b=regressed&seed=1&t=14\.7/);
+  const { page: other, errors: otherErrors } = await open(url.slice(url.indexOf('#')));
+  await other.waitForFunction(() => document.querySelector('[data-testid=live-b]')?.textContent.includes('all jobs done'), null, { timeout: 20000 });
+  assert.deepEqual([...errors, ...otherErrors], []);
+  await other.close();
+  await page.close();
+});
+
+test('opening A/B mid-run keeps A where it was and brings B to the same time', async () => {
+  const { page, errors } = await open('#/lesson/scsi-starved?v=1&speed=0.05');
+  await page.click('text=Skip 5 s');
+  await page.click('button.ab');
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => {
+    const t = (id) => parseFloat(document.querySelector(`[data-testid=${id}]`)?.textContent.match(/t = ([0-9.]+) s/)?.[1] ?? 'NaN');
+    return t('live') >= 5 && Math.abs(t('live') - t('live-b')) < 0.05;
+  }, null, { timeout: 15000 });
   assert.deepEqual(errors, []);
   await page.close();
 });

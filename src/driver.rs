@@ -231,9 +231,10 @@ impl SimDriver {
         }
     }
 
-    /// This state as a link fragment; `b` is the A/B view's second variant, if open.
-    pub fn fragment(&self, b: Option<&str>) -> String {
-        let t = self.sim.now().as_secs_f64();
+    /// This state as a link fragment at simulated time `t`; `b` is the A/B view's second
+    /// variant, if open (its clock may be past this run's end).
+    pub fn fragment(&self, b: Option<&str>, t: SimTime) -> String {
+        let t = t.as_secs_f64();
         LinkState {
             lesson: self.lesson.id.clone(),
             variant: Some(self.variant.clone()),

@@ -20,6 +20,12 @@ impl Session {
 
     /// One animation frame. Returns true when the counters changed.
     pub fn frame(&mut self, dt_ms: f64, now_ms: f64) -> bool {
+        // B just opened (or a link's B): A waits while B catches up to it.
+        if let Some(b) = self.b.as_mut().filter(|b| b.catch_up_to.is_some() && self.a.catch_up_to.is_none()) {
+            let changed = b.frame(dt_ms, now_ms);
+            self.charts_dirty |= changed;
+            return changed;
+        }
         let mut changed = self.a.frame(dt_ms, now_ms);
         if let Some(b) = &mut self.b {
             b.playing = self.a.playing;
@@ -61,15 +67,18 @@ impl Session {
 
     /// A link to this state, with the A/B view's B if it is open.
     pub fn fragment(&self) -> String {
-        self.a.fragment(self.b.as_ref().map(|b| b.variant.as_str()))
+        self.a.fragment(self.b.as_ref().map(|b| b.variant.as_str()), self.clock())
     }
 
     /// Opens the A/B view with `variant` as B (same lesson, overrides and seed as A).
     pub fn open_b(&mut self, variant: &str) -> Result<(), String> {
         let mut b = SimDriver::new(&self.a.lesson.id, Some(variant), self.a.overrides.clone(), self.a.seed)?;
-        // B starts from A's time 0: restart A too, so both runs cover the same simulated time.
-        let (va, seed) = (self.a.variant.clone(), self.a.seed);
-        self.a.restart(&va, seed)?;
+        // B runs to A's time first (over a few frames, while A waits), so A keeps where the
+        // user had got to and both cover the same simulated time.
+        let t = self.a.sim.now();
+        if t.ns() > 0 {
+            b.catch_up_to = Some(t);
+        }
         b.speed = self.a.speed;
         b.playing = self.a.playing;
         self.b = Some(b);

@@ -47,14 +47,19 @@ fn span_label(iv: &IntervalReport, partial: bool, whole: bool) -> String {
     }
 }
 
-/// One big number, with B and the ratio B/A beside it in the A/B view.
-fn big(key: &str, label: &str, a: f64, b: Option<f64>, fmt: fn(f64) -> String) -> Html {
+/// One big number, with B and the ratio B/A beside it in the A/B view. `b` carries whether
+/// the two cover the same kind of span (a ratio of a whole run to one second means nothing).
+fn big(key: &str, label: &str, a: f64, b: Option<(f64, bool)>, fmt: fn(f64) -> String) -> Html {
     html! {
         <div class="big-num" data-counter={key.to_string()}>
             <span class="v">{ fmt(a) }</span>
-            if let Some(b) = b {
+            if let Some((b, comparable)) = b {
                 <span class="v b" data-counter-b={key.to_string()}>{ fmt(b) }</span>
-                <span class="ratio" data-ratio={key.to_string()} title="B/A">{ format!("B/A {}", format::ratio(b, a)) }</span>
+                if comparable {
+                    <span class="ratio" data-ratio={key.to_string()} title="B/A">{ format!("B/A {}", format::ratio(b, a)) }</span>
+                } else {
+                    <span class="ratio" data-ratio={key.to_string()} title="A and B cover different spans: see the line below">{ "B/A –" }</span>
+                }
             }
             <span class="k">{ label }</span>
         </div>
@@ -138,19 +143,20 @@ pub fn Counters(p: &CountersProps) -> Html {
     };
     let b = p.b.as_ref();
     let ab = b.is_some();
+    let cmp = p.whole == p.b_whole && p.partial == p.b_partial;
     html! {
         <section class="counters" aria-live="polite">
             <div class="big">
-                { big("throughput", "throughput (the jobs')", iv.throughput_mb_s, b.map(|b| b.throughput_mb_s), format::throughput) }
+                { big("throughput", "throughput (the jobs')", iv.throughput_mb_s, b.map(|b| (b.throughput_mb_s, cmp)), format::throughput) }
                 // Buffered I/O: what the jobs see and what reaches the disks differ (page cache,
                 // readahead, writeback after the last write()); show both when they do.
                 if differs(iv.throughput_mb_s, disks_mb_s(iv)) || b.is_some_and(|b| differs(b.throughput_mb_s, disks_mb_s(b))) {
-                    { big("disks", "to/from the disks", disks_mb_s(iv), b.map(disks_mb_s), format::throughput) }
+                    { big("disks", "to/from the disks", disks_mb_s(iv), b.map(|b| (disks_mb_s(b), cmp)), format::throughput) }
                 }
-                { big("iops", "IOPS (the jobs')", iv.iops, b.map(|b| b.iops), format::rate) }
-                { big("cs", "context switches /s", iv.cs_per_s, b.map(|b| b.cs_per_s), format::rate) }
+                { big("iops", "IOPS (the jobs')", iv.iops, b.map(|b| (b.iops, cmp)), format::rate) }
+                { big("cs", "context switches /s", iv.cs_per_s, b.map(|b| (b.cs_per_s, cmp)), format::rate) }
                 if iv.devices.len() > 1 {
-                    { big("fairness", "fairness across disks (Jain)", iv.fairness, b.map(|b| b.fairness), |f| format!("{f:.2}")) }
+                    { big("fairness", "fairness across disks (Jain)", iv.fairness, b.map(|b| (b.fairness, cmp)), |f| format!("{f:.2}")) }
                 }
             </div>
             <p class="interval" data-testid="interval">{

@@ -94,15 +94,17 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         let max_w = crate::layout::LABEL_W - 14.0;
         let label = s.label();
         let fits = ctx.measure_text(label).map_or(true, |m| m.width() <= max_w);
+        let two_lines_fit = r.h >= if large { 48.0 } else { 34.0 };
         match label.split_once(' ') {
-            // Large type: a two-word label goes on two lines rather than losing its end.
-            Some((a, b)) if !fits => {
+            // Large type: a two-word label goes on two lines rather than losing its end, if
+            // the row is tall enough; else it shrinks like a one-word label.
+            Some((a, b)) if !fits && two_lines_fit => {
                 let dy = if large { 11.0 } else { 8.0 };
                 fit_text(&ctx, a, 10.0, r.y + r.h / 2.0 - dy, max_w);
                 fit_text(&ctx, b, 10.0, r.y + r.h / 2.0 + dy, max_w);
             }
-            // One word too wide for large type: a smaller font rather than a cut word.
-            None if !fits => {
+            // Too wide for large type: a smaller font rather than a cut word.
+            _ if !fits => {
                 let w = ctx.measure_text(label).map_or(max_w, |m| m.width());
                 let px = if large { 13.0 * 1.45 } else { 13.0 } * max_w / w;
                 ctx.set_font(&format!("600 {px:.1}px system-ui, sans-serif"));

@@ -58,11 +58,7 @@ pub type SharedSession = Rc<RefCell<Session>>;
 
 fn live_line(d: &SimDriver, dt: f64) -> String {
     if let Some(to) = d.catch_up_to {
-        return format!(
-            "running to the link's time point, t = {} … now at {}",
-            format::sim_time(to.ns()),
-            format::sim_time(d.sim.now().ns())
-        );
+        return format!("running to t = {} without animating … now at {}", format::sim_time(to.ns()), format::sim_time(d.sim.now().ns()));
     }
     let t = d.sim.totals();
     let status = if d.sim.is_finished() {
@@ -315,9 +311,9 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 if hash.split('?').next() != s.a.state_fragment().split('?').next() || hash == s.a.state_fragment() {
                     return;
                 }
-                let mut n = SimDriver::from_fragment(&hash, &id);
-                n.speed = s.a.speed;
-                *s = Session::new(n);
+                let speed = s.a.speed;
+                *s = Session::from_fragment(&hash, &id);
+                s.a.speed = speed;
                 drop(s);
                 refresh.force_update();
             });
