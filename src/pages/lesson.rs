@@ -666,6 +666,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         d.btt.iter().map(|(dev, b)| (all_devs().nth(*dev as usize).map_or("?".into(), |v| v.name.clone()), *b)).collect::<Vec<_>>(),
     );
     let ab = s.b.is_some();
+    let all_done = d.sim.is_finished() && s.b.as_ref().is_none_or(|b| b.sim.is_finished());
     let all = blksim::lessons::all();
     let pos = all.iter().position(|l| l.id == lesson.id);
     let prev = pos.and_then(|i| i.checked_sub(1)).and_then(|i| all.get(i));
@@ -738,9 +739,14 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 }
                 <button class={classes!("ab", ab.then_some("on"))} aria-pressed={ab.to_string()} onclick={on_ab} title="Run two variants side by side, in lockstep">{ "A/B" }</button>
                 { for b_variant_select }
-                <button class="play" aria-label={if d.playing { "Pause" } else { "Play" }} aria-pressed={d.playing.to_string()} onclick={on_play} title="Space">
-                    { if d.playing { "❚❚ Pause" } else { "▶ Play" } }
-                </button>
+                if all_done {
+                    // Every run's jobs are done: nothing left to play; Reset starts again.
+                    <button class="play" aria-label="All jobs done" disabled=true title="All jobs done: Reset runs it again">{ "✓ done" }</button>
+                } else {
+                    <button class="play" aria-label={if d.playing { "Pause" } else { "Play" }} aria-pressed={d.playing.to_string()} onclick={on_play} title="Space">
+                        { if d.playing { "❚❚ Pause" } else { "▶ Play" } }
+                    </button>
+                }
                 <button aria-label="Step one event" title="→ (Shift+→: 1 ms)" onclick={on_step}>{ "Step →" }</button>
                 <button aria-label="Restart from time 0" title="R" onclick={on_reset}>{ "Reset" }</button>
                 <button aria-label="Fast forward 5 simulated seconds, towards steady state" title="Runs 5 simulated seconds without animating" onclick={on_ff}>{ "Skip 5 s ⇥" }</button>
