@@ -509,6 +509,7 @@ impl TagMap {
 pub struct RequestQueue {
     pub nr_requests: u32,
     pub max_sectors_bytes: u64,
+    pub max_segments: u32,
     /// Requests allocated per direction (`rl->count[READ|WRITE]`).
     pub pool_count: [u32; 2],
     /// Set when a live write lowered `nr_requests` below what is allocated: the pool may hold
@@ -605,6 +606,12 @@ pub fn sd_major_minor(i: u32) -> (u32, u32) {
 }
 
 impl RequestQueue {
+    /// The most a request (or a bio built for this queue) may carry: `max_sectors_kb`, and
+    /// `max_segments` page-sized segments (page-cache and user pages are not contiguous).
+    pub fn max_request_bytes(&self) -> u64 {
+        self.max_sectors_bytes.min(self.max_segments as u64 * 4096)
+    }
+
     /// `queue_congestion_on_threshold`: nr − nr/8 + 1, at most nr (`blk_queue_congestion_threshold`).
     pub fn congestion_on(&self) -> u32 {
         (self.nr_requests - self.nr_requests / 8 + 1).min(self.nr_requests)
@@ -620,6 +627,7 @@ impl RequestQueue {
         RequestQueue {
             nr_requests: s.queue.nr_requests,
             max_sectors_bytes: max_sectors_kb as u64 * 1024,
+            max_segments: s.queue.max_segments,
             pool_count: [0, 0],
             draining: false,
             full: [false, false],

@@ -172,6 +172,9 @@ pub struct QueueKnobs {
     pub depth: u32,
     pub scheduler: Scheduler,
     pub read_ahead_kb: u32,
+    /// Scatter-gather segments per request (`max_segments`): with page-cache pages (one
+    /// segment each) a request holds at most this many 4 KiB pages.
+    pub max_segments: u32,
     pub plugging: Plugging,
     /// The driver uses the generic block-layer tagging (`blk_queue_init_tags`), whose
     /// `init_tag_map` caps the tag depth at 2 × `nr_requests`.
@@ -309,6 +312,8 @@ impl Default for QueueKnobs {
             depth: 31,
             scheduler: Scheduler::Noop,
             read_ahead_kb: 128,
+            // BLK_MAX_SEGMENTS (include/linux/blkdev.h).
+            max_segments: 128,
             plugging: Plugging::Task,
             generic_tagging: false,
         }
@@ -582,6 +587,12 @@ pub const KNOBS: &[KnobSpec] = &[
         live: true,
     },
     KnobSpec {
+        key: "queue.max_segments",
+        kind: KnobKind::Int { min: 1, max: 4096, unit: "segments" },
+        help: "scatter-gather segments per request: with one 4 KiB page per segment, a request holds at most this many pages",
+        live: false,
+    },
+    KnobSpec {
         key: "queue.plugging",
         kind: KnobKind::Enum(&["task", "2.6.2"]),
         help: "task: per-task plug, bios merge before dispatch (2.6.39+); 2.6.2: a deep device is never held plugged",
@@ -739,6 +750,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "queue.depth" => s.queue.depth.to_string(),
         "queue.scheduler" => name(&s.queue.scheduler),
         "queue.read_ahead_kb" => s.queue.read_ahead_kb.to_string(),
+        "queue.max_segments" => s.queue.max_segments.to_string(),
         "queue.plugging" => name(&s.queue.plugging),
         "queue.generic_tagging" => s.queue.generic_tagging.to_string(),
         "host.can_queue" => s.host.can_queue.to_string(),
@@ -826,6 +838,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "queue.depth" => s.queue.depth = int()? as u32,
         "queue.scheduler" => s.queue.scheduler = enumerated(value, bad)?,
         "queue.read_ahead_kb" => s.queue.read_ahead_kb = int()? as u32,
+        "queue.max_segments" => s.queue.max_segments = int()? as u32,
         "queue.plugging" => s.queue.plugging = enumerated(value, bad)?,
         "queue.generic_tagging" => s.queue.generic_tagging = boolean()?,
         "host.can_queue" => s.host.can_queue = int()? as u32,

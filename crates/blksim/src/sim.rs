@@ -658,13 +658,13 @@ impl Sim {
                     let copy = SYSCALL_NS + PAGE_COPY_NS * job.bs.div_ceil(4096);
                     if self.dirty_total + self.writeback_total + job.bs > self.dirty_thresh {
                         let bios =
-                            self.write_chunk_bytes().div_ceil(self.writeback_bio_bytes(self.devs[job.dev.idx()].queue.max_sectors_bytes));
+                            self.write_chunk_bytes().div_ceil(self.writeback_bio_bytes(self.devs[job.dev.idx()].queue.max_request_bytes()));
                         copy + WRITEBACK_CHUNK_NS + bios * (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS)
                     } else {
                         copy
                     }
                 } else {
-                    let bios = job.bios_per_io(self.devs[job.dev.idx()].queue.max_sectors_bytes);
+                    let bios = job.bios_per_io(self.devs[job.dev.idx()].queue.max_request_bytes());
                     SYSCALL_NS + (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS) * bios
                 }
             }
@@ -772,7 +772,7 @@ impl Sim {
         let dev = job.dev;
         let tid = job.tid;
         let io = IoId(self.ios.insert(Io { owner: IoOwner::Job(j), bytes, bios_left: 0, started: now, sync: true }));
-        let max = self.devs[dev.idx()].queue.max_sectors_bytes;
+        let max = self.devs[dev.idx()].queue.max_request_bytes();
         let mut off = offset;
         let end = offset + bytes;
         let mut pieces = 0;
@@ -914,7 +914,7 @@ impl Sim {
             return self.dirty_pause(tid);
         }
         let mut chunk = write_chunk - self.threads[tid.idx()].dirty_written;
-        let max = self.devs[dev.idx()].queue.max_sectors_bytes;
+        let max = self.devs[dev.idx()].queue.max_request_bytes();
         // Its own file first, then the device's others (the bdi's inode list).
         let order: Vec<usize> =
             std::iter::once(j.idx()).chain((0..self.jobs.len()).filter(|&i| i != j.idx() && self.jobs[i].dev == dev)).collect();
@@ -1035,7 +1035,7 @@ impl Sim {
                 return self.congestion_wait(tid);
             }
             if wanted && chunk_left > 0 {
-                let max = self.devs[dev.idx()].queue.max_sectors_bytes;
+                let max = self.devs[dev.idx()].queue.max_request_bytes();
                 let piece = self.writeback_bio_bytes(max);
                 let len = self.write_back(tid, JobId(j as u32), dev, piece, false).expect("dirty bytes present");
                 chunk_left = chunk_left.saturating_sub(len);
@@ -1055,7 +1055,7 @@ impl Sim {
     fn fsync_write(&mut self, tid: ThreadId) -> Next {
         let j = self.job_of(tid);
         let dev = self.jobs[j.idx()].dev;
-        let piece = self.writeback_bio_bytes(self.devs[dev.idx()].queue.max_sectors_bytes);
+        let piece = self.writeback_bio_bytes(self.devs[dev.idx()].queue.max_request_bytes());
         self.write_back(tid, j, dev, piece, true);
         self.submit_pending(tid)
     }
@@ -1171,7 +1171,7 @@ impl Sim {
     fn ra_bio_bytes(&self, job: &Job) -> u64 {
         match self.cfg.scenario.workload.filesystem {
             Filesystem::None => 4096,
-            Filesystem::Xfs => self.devs[job.dev.idx()].queue.max_sectors_bytes,
+            Filesystem::Xfs => self.devs[job.dev.idx()].queue.max_request_bytes(),
         }
     }
 
@@ -1188,7 +1188,7 @@ impl Sim {
         cost += pages * RA_PAGE_NS + bios.max(pages.min(1)) * (BIO_SUBMIT_NS + clone);
         // md: pages that go through the stripe cache cost get_active_stripe + add_stripe_bio.
         if let DevKind::Md { members } = &self.devs[job.dev.idx()].kind {
-            let member_max = self.devs[members[0].idx()].queue.max_sectors_bytes;
+            let member_max = self.devs[members[0].idx()].queue.max_request_bytes();
             if self.ra_bio_bytes(job) > member_max && !self.cfg.scenario.md.split_aligned_reads {
                 cost += pages * STRIPE_ADD_NS;
             }
@@ -1431,7 +1431,7 @@ impl Sim {
         let r = self.raid5_of(self.bios.get(bio_id.0).dev);
         let bio = *self.bios.get(bio_id.0);
         let chunk = self.raid5[r].chunk_sectors;
-        let member_max = self.devs[self.raid5[r].members[0].idx()].queue.max_sectors_bytes;
+        let member_max = self.devs[self.raid5[r].members[0].idx()].queue.max_request_bytes();
         if bio.mapped == 0 && bio.remaining == 0 {
             self.devs[bio.dev.idx()].stats.start(now);
             // The bias that keeps the bio alive while it is being mapped (bi_phys_segments = 1).
@@ -1669,7 +1669,7 @@ impl Sim {
             _ => {}
         }
         let sector_end = bio.sector + bio.bytes as u64 / 512;
-        let max = self.devs[di].queue.max_sectors_bytes;
+        let max = self.devs[di].queue.max_request_bytes();
         // attempt_plug_merge: a request of this step that is still on the plug, newest first.
         if self.plugging {
             for i in (0..self.plug.len()).rev() {

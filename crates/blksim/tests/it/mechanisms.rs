@@ -67,6 +67,20 @@ fn a_bio_larger_than_max_sectors_is_split() {
 }
 
 #[test]
+fn max_segments_limits_a_request_as_max_sectors_does() {
+    // 32 page segments = 128 KiB, under a 512 KiB max_sectors_kb: the segments bind. A 1 MiB
+    // read becomes 8 bios, and no request on the disk is larger than 128 KiB.
+    let mut s = sim(&[("workload.bs", "1m"), ("disk.max_sectors_kb", "512"), ("queue.max_segments", "32")]);
+    s.set_trace(true);
+    s.run_until(SimTime(50_000_000));
+    let a = actions(&s);
+    let q = a.iter().filter(|&&x| x == Action::Q).count();
+    assert!(q >= 8 && q % 8 == 0, "Q {q}");
+    let largest = s.trace().since(0).0.filter(|r| r.action == Action::D).map(|r| r.bytes).max().unwrap();
+    assert_eq!(largest, 128 * 1024);
+}
+
+#[test]
 fn a_bio_merges_only_into_a_request_still_waiting_in_the_elevator() {
     // One sequential libaio job with a tiny tag depth: bios queue behind a busy device and merge.
     let mut merged = sim(&[("workload.ioengine", "libaio"), ("workload.iodepth", "16"), ("workload.bs", "4k"), ("queue.depth", "1")]);
