@@ -824,7 +824,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         if is_sandbox {
                             <section class="sandbox">
                                 <h3>{ "fio job file" }</h3>
-                                <p class="dim">{ "Paste a job ([global] plus one job section). rw, bs, numjobs, ioengine, iodepth, direct, size and end_fsync apply; the stack is in the Knobs tab. The link keeps it all." }</p>
+                                <p class="dim">{ "Paste a job ([global] plus one job section). rw, bs, numjobs, ioengine, iodepth, direct, size, end_fsync and filename apply; the stack is in the Knobs tab. The link keeps it all." }</p>
                                 <textarea aria-label="fio job file" rows="9" cols="48" onchange={on_fio} placeholder={"for example:\n[global]\nioengine=libaio\ndirect=1\n\n[randread]\nrw=randread\nbs=4k\niodepth=32\nnumjobs=4"} />
                                 if let Some(m) = &*fio_msg { <p class="knob-msg" role="status">{ m }</p> }
                             </section>

@@ -5,7 +5,6 @@ use crate::scenario::{clip, ScenarioError};
 
 /// fio options that change nothing in the model, accepted so that real job files paste in.
 const IGNORED: &[&str] = &[
-    "filename",
     "runtime",
     "time_based",
     "group_reporting",
@@ -66,6 +65,7 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
             "direct" => "workload.direct",
             "size" => "workload.size",
             "end_fsync" | "fsync_on_close" => "workload.fsync",
+            "filename" => "workload.filename",
             k if IGNORED.contains(&k) => {
                 job.ignored.push(k.to_string());
                 continue;
@@ -73,7 +73,7 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
             other => {
                 return Err(ScenarioError::new(
                     "fio",
-                    format!("line {}: option '{}' is not modelled; known: rw, bs, numjobs, ioengine, iodepth, direct, size, end_fsync (ignored: {})", n + 1, clip(other), IGNORED.join(", ")),
+                    format!("line {}: option '{}' is not modelled; known: rw, bs, numjobs, ioengine, iodepth, direct, size, end_fsync, filename (ignored: {})", n + 1, clip(other), IGNORED.join(", ")),
                 ))
             }
         };
@@ -81,6 +81,8 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
             // fio spells these as 0/1; the knobs take true/false.
             ("workload.direct" | "workload.fsync", v) => (v == "1" || v == "true").to_string(),
             ("workload.ioengine", "psync" | "sync" | "pvsync") => "sync".to_string(),
+            // /dev/sdb:/dev/mapper/dm-1 → sdb:dm-1 (the knob takes kernel names).
+            ("workload.filename", v) => v.split(':').map(|p| p.rsplit('/').next().unwrap_or(p)).collect::<Vec<_>>().join(":"),
             (_, v) => v.to_string(),
         };
         job.knobs.push((knob.to_string(), value));

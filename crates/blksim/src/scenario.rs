@@ -276,6 +276,9 @@ pub struct Workload {
     /// Bytes each job transfers; 0 means time-based (run for the whole duration).
     pub size: u64,
     pub fsync: bool,
+    /// fio `filename`: the devices the jobs use, colon-separated, the jobs spread over them in
+    /// turn; empty: every top device (sd, dm or md, by the stack) in turn.
+    pub filename: String,
     /// Whether the job reads a device node or files on a filesystem (buffered reads only).
     pub filesystem: Filesystem,
 }
@@ -363,6 +366,7 @@ impl Default for Workload {
             direct: true,
             size: 0,
             fsync: false,
+            filename: String::new(),
             filesystem: Filesystem::None,
         }
     }
@@ -432,6 +436,8 @@ pub enum KnobKind {
     Name {
         max_len: usize,
     },
+    /// Device names joined by ':' (fio's `filename`), or empty.
+    Devices,
 }
 
 impl KnobKind {
@@ -451,6 +457,7 @@ impl KnobKind {
                 format!("a number of seconds greater than 0 and at most {max}")
             }
             KnobKind::Name { max_len } => format!("1 to {max_len} printable ASCII characters without spaces"),
+            KnobKind::Devices => "empty (every device in turn) or device names joined by ':', as fio's filename (sda:sdc)".into(),
         }
     }
 }
@@ -670,6 +677,12 @@ pub const KNOBS: &[KnobSpec] = &[
     },
     KnobSpec { key: "workload.fsync", kind: KnobKind::Bool, help: "fsync when the job ends (fio end_fsync)", live: false },
     KnobSpec {
+        key: "workload.filename",
+        kind: KnobKind::Devices,
+        help: "fio filename: the devices the jobs use, in turn (the stack's top devices: sdX, dm-N or md0)",
+        live: false,
+    },
+    KnobSpec {
         key: "workload.filesystem",
         kind: KnobKind::Enum(&["none", "xfs"]),
         help: "none: the job reads the device node (one bio per page); xfs: files (one bio per contiguous run)",
@@ -769,6 +782,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "workload.size" => fmt_size(s.workload.size),
         "workload.fsync" => s.workload.fsync.to_string(),
         "workload.filesystem" => name(&s.workload.filesystem),
+        "workload.filename" => s.workload.filename.clone(),
         "cpu.cores" => s.cpu.cores.to_string(),
         "duration" => format!("{}", s.duration_s),
         _ => return None,
@@ -863,6 +877,15 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "workload.size" => s.workload.size = size()?,
         "workload.fsync" => s.workload.fsync = boolean()?,
         "workload.filesystem" => s.workload.filesystem = enumerated(value, bad)?,
+        "workload.filename" => {
+            let v = value.trim();
+            let ok = v.len() <= 1024
+                && v.split(':').all(|n| !n.is_empty() && n.len() <= 16 && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
+            if !v.is_empty() && !ok {
+                return Err(bad());
+            }
+            s.workload.filename = v.to_string();
+        }
         "cpu.cores" => s.cpu.cores = int()? as u32,
         "duration" => {
             let v: f64 = value.trim().parse().map_err(|_| bad())?;
@@ -894,6 +917,15 @@ pub struct Config {
 impl Scenario {
     /// Checks every knob against its range (so a scenario from a lesson file or a link gets the
     /// same checks as `--set`), then the cross-field rules.
+    /// The devices the jobs can use (the top of the stack), by their kernel names.
+    pub fn top_device_names(&self) -> Vec<String> {
+        match self.stack {
+            StackKind::Direct => (0..self.disks).map(crate::block::sd_name).collect(),
+            StackKind::Lvm | StackKind::Dm => (0..self.disks).map(|d| format!("dm-{d}")).collect(),
+            StackKind::Md => vec!["md0".to_string()],
+        }
+    }
+
     pub fn validate(&self) -> Result<Config, ScenarioError> {
         for spec in KNOBS {
             let v = get_knob(self, spec.key).expect("every listed knob has a getter");
@@ -946,6 +978,26 @@ impl Scenario {
                     format!("{:?}", self.disk.kind).to_lowercase()
                 ),
             ));
+        }
+        if !self.workload.filename.is_empty() {
+            let top = self.top_device_names();
+            let listed: Vec<&str> = self.workload.filename.split(':').collect();
+            if let Some((_, n)) = listed.iter().enumerate().find(|(i, n)| listed[..*i].contains(n)) {
+                return Err(ScenarioError::new("workload.filename", format!("'{}' is listed twice; expected each device once", clip(n))));
+            }
+            if let Some(n) = self.workload.filename.split(':').find(|n| !top.iter().any(|t| t == n)) {
+                let shown: Vec<&str> = top.iter().take(8).map(String::as_str).collect();
+                let more = if top.len() > 8 { format!(", … ({} in all)", top.len()) } else { String::new() };
+                return Err(ScenarioError::new(
+                    "workload.filename",
+                    format!(
+                        "'{}' is not a device the jobs can use with stack={}; expected names among {}{more}, joined by ':'",
+                        clip(n),
+                        format!("{:?}", self.stack).to_lowercase(),
+                        shown.join(", ")
+                    ),
+                ));
+            }
         }
         if self.workload.size != 0 && self.workload.size < self.workload.bs {
             return Err(ScenarioError::new("workload.size", "smaller than workload.bs; expected 0 (time-based) or at least one block"));

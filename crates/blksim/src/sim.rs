@@ -238,6 +238,13 @@ impl Sim {
             threads.push(Thread::kernel(name, ThreadKind::Flusher(dev), home, 400 + i as u32));
         }
         let mut jobs = Vec::new();
+        // fio's filename: the named top devices in turn (validated against the stack), else all.
+        let names = s.top_device_names();
+        let top: Vec<DevId> = if s.workload.filename.is_empty() {
+            top
+        } else {
+            s.workload.filename.split(':').map(|n| top[names.iter().position(|t| t == n).expect("validated")]).collect()
+        };
         let top_devs = top.len() as u32;
         for j in 0..s.workload.numjobs {
             let nth_dev = j % top_devs;

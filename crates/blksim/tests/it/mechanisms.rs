@@ -622,3 +622,16 @@ fn readahead_that_outgrows_memory_is_reclaimed_before_use_and_read_again() {
     // Reading pages twice costs the readers throughput.
     assert!(small_mb_s < large_mb_s, "{small_mb_s} vs {large_mb_s} MB/s");
 }
+
+#[test]
+fn fio_filename_picks_the_devices_the_jobs_use() {
+    // Four disks, three jobs on sdd and sdb only: the jobs alternate over the listed devices,
+    // and the other disks see no I/O.
+    let mut s = sim(&[("disks", "4"), ("workload.numjobs", "3"), ("workload.filename", "sdd:sdb")]);
+    s.run_until(SimTime(200_000_000));
+    let r = blksim::RunReport::from_sim(&mut s, "t", "t");
+    let devs: Vec<&str> = r.jobs.iter().map(|j| j.device.as_str()).collect();
+    assert_eq!(devs, ["sdd", "sdb", "sdd"]);
+    let busy: Vec<&str> = r.devices.iter().filter(|d| d.rkb_s > 0.0).map(|d| d.name.as_str()).collect();
+    assert_eq!(busy, ["sdb", "sdd"]);
+}
