@@ -105,6 +105,11 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 if kind == "hwraid5" {
                     set_knob(&mut s, "disk.controller_cache", if fs { "gathering" } else { "in-order" }).unwrap();
                 }
+                // Fewer segments than max_sectors_kb allows, and jobs on some devices only.
+                set_knob(&mut s, "queue.max_segments", if fsync { "16" } else { "128" }).unwrap();
+                if wc && stack == "direct" && s.disks >= 2 {
+                    set_knob(&mut s, "workload.filename", "sdb").unwrap();
+                }
                 if stack == "dm" {
                     s.dm.paths = paths;
                     set_knob(&mut s, "dm.path_grouping", grouping).unwrap();
