@@ -177,11 +177,16 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 s.charts_dirty = false;
                 let dark = canvas_a.cast::<HtmlElement>().and_then(|c| c.closest("[data-theme=dark]").ok().flatten()).is_some();
                 let so_far = |d: &SimDriver| d.interval.as_ref().filter(|_| d.interval_partial).cloned();
-                let mut runs =
-                    vec![(format!("A {}", s.a.variant), RunSeries::from_history(s.a.sim.history()).with_partial(so_far(&s.a).as_ref()))];
+                let mut runs = vec![(
+                    format!("A {}", s.a.variant),
+                    RunSeries::from_history(s.a.sim.history(), s.a.topology.devices.len()).with_partial(so_far(&s.a).as_ref()),
+                )];
                 let mut lat = vec![(format!("A {}", s.a.variant), s.a.sim.latency_buckets())];
                 if let Some(b) = &s.b {
-                    runs.push((format!("B {}", b.variant), RunSeries::from_history(b.sim.history()).with_partial(so_far(b).as_ref())));
+                    runs.push((
+                        format!("B {}", b.variant),
+                        RunSeries::from_history(b.sim.history(), b.topology.devices.len()).with_partial(so_far(b).as_ref()),
+                    ));
                     lat.push((format!("B {}", b.variant), b.sim.latency_buckets()));
                 }
                 if let Some(c) = chart.cast::<HtmlCanvasElement>() {
@@ -451,9 +456,9 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         Callback::from(move |_: MouseEvent| {
             let s = session.borrow();
             let mut csv = CSV_HEADER.to_string();
-            csv += &RunSeries::from_history(s.a.sim.history()).to_csv(&format!("A:{}", s.a.variant));
+            csv += &RunSeries::from_history(s.a.sim.history(), s.a.topology.devices.len()).to_csv(&format!("A:{}", s.a.variant));
             if let Some(b) = &s.b {
-                csv += &RunSeries::from_history(b.sim.history()).to_csv(&format!("B:{}", b.variant));
+                csv += &RunSeries::from_history(b.sim.history(), b.topology.devices.len()).to_csv(&format!("B:{}", b.variant));
             }
             let _ = download_text("blkviz-series.csv", "text/csv", &csv);
         })
