@@ -20,13 +20,15 @@ impl std::fmt::Display for CliError {
     }
 }
 
-const USAGE: &str = "usage: blksim <lessons|run|compare|sweep|link|knobs> [LESSON] [--variant NAME] [--set KEY=VALUE]... [--seed N] [--duration SECONDS] [--seeds N] [--json]";
+const USAGE: &str = "usage: blksim <lessons|run|compare|sweep|link|knobs> [LESSON] [--variant NAME] [--b NAME (link: A/B)] [--set KEY=VALUE]... [--seed N] [--duration SECONDS] [--seeds N] [--json]";
 pub const SWEEP_SEEDS_MAX: u64 = 10_000;
 
 #[derive(Default)]
 struct Args {
     lesson: Option<String>,
     variant: Option<String>,
+    /// `link --b NAME`: the A/B view's second variant.
+    b: Option<String>,
     sets: Vec<(String, String)>,
     seed: Option<u64>,
     duration: Option<f64>,
@@ -55,6 +57,7 @@ fn parse(cmd: &str, rest: &[String], allowed: &[&str]) -> Result<Args, CliError>
         match flag {
             "--json" => a.json = true,
             "--variant" => a.variant = Some(value("--variant")?),
+            "--b" => a.b = Some(value("--b")?),
             "--set" => {
                 let kv = value("--set")?;
                 let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("--set: '{}' is not KEY=VALUE", clip(&kv))))?;
@@ -128,7 +131,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Result<(), CliError> {
         "run" => cmd_run(&parse(cmd, rest, &["--variant", "--set", "--seed", "--duration", "--json"])?)?,
         "compare" => cmd_compare(&parse(cmd, rest, &["--set", "--seed", "--duration", "--json"])?)?,
         "sweep" => cmd_sweep(&parse(cmd, rest, &["--variant", "--set", "--seeds", "--duration", "--json"])?)?,
-        "link" => cmd_link(&parse(cmd, rest, &["--variant", "--set", "--seed"])?)?,
+        "link" => cmd_link(&parse(cmd, rest, &["--variant", "--b", "--set", "--seed"])?)?,
         "-h" | "--help" | "help" => format!("{USAGE}\n"),
         other => {
             return Err(bad(format!("unknown subcommand '{}'; expected one of lessons, run, compare, sweep, link, knobs", clip(other))))
@@ -290,12 +293,15 @@ fn cmd_link(a: &Args) -> Result<String, CliError> {
     if let Some(v) = &a.variant {
         l.variant(v).map_err(|e| bad(e.message))?;
     }
+    if let Some(b) = &a.b {
+        l.variant(b).map_err(|e| bad(format!("--b: {}", e.message)))?;
+    }
     let variant = a.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
     config_of(&l, &variant, a)?;
     let st = LinkState {
         lesson: l.id.clone(),
         variant: a.variant.clone(),
-        b: None,
+        b: a.b.clone(),
         overrides: a.sets.clone(),
         seed: a.seed.unwrap_or(1),
         t: None,

@@ -121,6 +121,13 @@ fn compare_runs_every_variant_and_link_prints_the_fragment() {
     let (code, out, _) = blksim(&["link", "dm-sg-lists", "--variant", "workaround", "--set", "dm.max_sectors_kb=96", "--seed", "9"]);
     assert_eq!(code, 0);
     assert_eq!(out.trim(), "#/lesson/dm-sg-lists?v=1&variant=workaround&dm.max_sectors_kb=96&seed=9");
+    // An A/B link: B is checked like the variant.
+    let (code, out, _) = blksim(&["link", "scsi-starved", "--variant", "regressed", "--b", "fixed"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.trim(), "#/lesson/scsi-starved?v=1&variant=regressed&b=fixed&seed=1");
+    let (code, _, err) = blksim(&["link", "scsi-starved", "--b", "bogus"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("blksim: --b: ") && err.contains("bogus"), "{err}");
 }
 
 #[test]
