@@ -129,6 +129,8 @@ pub struct Sim {
     congestion_waiters: Vec<ThreadId>,
     /// Scratch for the commands a disk starts (reused, so a completion allocates nothing).
     disk_started: Vec<(u16, SimTime)>,
+    /// Scratch for `flush_plug`: the devices the plug held requests for.
+    plug_devs: Vec<DevId>,
     /// The running thread's plug (`blk_start_plug` .. `blk_finish_plug` around one step):
     /// requests made during the step wait here, where later bios merge into them, and go to
     /// their elevators when the step ends.
@@ -309,6 +311,7 @@ impl Sim {
             flush_cursor: vec![(0, MAX_WRITEBACK_BYTES); flushers.len()],
             congestion_waiters: Vec::new(),
             disk_started: Vec::new(),
+            plug_devs: Vec::new(),
             flushers,
             plugging: false,
             plug: Vec::new(),
@@ -1806,7 +1809,8 @@ impl Sim {
         }
         let now = self.now();
         let mut plug = std::mem::take(&mut self.plug);
-        let mut devs: Vec<DevId> = Vec::new();
+        // A scratch list kept between calls: a flush per step must not allocate.
+        let mut devs = std::mem::take(&mut self.plug_devs);
         for &rq in &plug {
             let r = self.reqs.get(rq.0);
             let (dev, write, sector, bytes) = (r.dev, r.write, r.sector, r.bytes);
@@ -1819,10 +1823,12 @@ impl Sim {
         }
         plug.clear();
         self.plug = plug;
-        for dev in devs {
+        for &dev in &devs {
             self.emit(dev, Action::U, false, 0, 0, tid, 0, 0);
             self.run_queue(dev);
         }
+        devs.clear();
+        self.plug_devs = devs;
     }
 
     fn merge(&mut self, rq: ReqId, bio_id: BioId, front: bool) {
