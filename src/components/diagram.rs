@@ -148,9 +148,10 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         let used = sum(&|i| occ[i].pool[0].max(occ[i].pool[1]));
         let limit = sum(&|i| d.topology.devices[i].nr_requests);
         slot_bar(&ctx, theme, l.cell(Stage::RequestPool, ci), used, limit, l.dev_labels);
-        if used > limit && (l.dev_labels || col.group.is_some()) {
+        let c = l.cell(Stage::RequestPool, ci);
+        if used > limit && c.w >= 260.0 {
             // Over nr_requests: get_request lets a batcher (BLK_BATCH_REQ) go up to 3/2 of it.
-            let c = l.cell(Stage::RequestPool, ci);
+            // Only where the column has room for the sentence beside its own label.
             ctx.set_fill_style_str(theme.full);
             let text = format!("over nr_requests: a batcher may take up to {}", limit * 3 / 2);
             let w = (c.w / 2.0).max(40.0);
