@@ -48,14 +48,11 @@ impl Session {
         let b = a.link_b.take();
         let mut s = Session::new(a);
         if let Some(b) = b {
-            // open_b restarts A; keep the link's time point (B follows A's catch-up).
-            let (catch_up, playing) = (s.a.catch_up_to, s.a.playing);
+            // B runs to the link's time point first, as A does (open_b leaves A as it is).
+            let catch_up = s.a.catch_up_to;
             match s.open_b(&b) {
                 Ok(()) => {
-                    s.a.catch_up_to = catch_up;
-                    s.a.playing = playing;
                     if let Some(bd) = &mut s.b {
-                        bd.playing = playing;
                         bd.catch_up_to = catch_up;
                     }
                 }

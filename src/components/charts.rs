@@ -60,7 +60,7 @@ impl RunSeries {
         if let Some(iv) = partial.filter(|_| self.t_s.is_empty()) {
             self.t_s.push(iv.end_s);
             self.mb_s.push(iv.throughput_mb_s);
-            self.disks_mb_s.push(iv.devices.iter().filter(|d| d.name.starts_with("sd")).map(|d| (d.rkb_s + d.wkb_s) * 1024.0 / 1e6).sum());
+            self.disks_mb_s.push(crate::components::counters::disks_mb_s(iv));
             self.cs_s.push(iv.cs_per_s);
             self.cpu_busy_pct.push(iv.cpu.user_pct + iv.cpu.sys_pct + iv.cpu.softirq_pct);
             self.iowait_pct.push(iv.cpu.iowait_pct);

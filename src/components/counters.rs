@@ -124,7 +124,8 @@ fn iostat_table(caption: String, iv: &IntervalReport, max: usize) -> Html {
 
 /// MB/s through the disks (sd*) in the interval, from iostat (a stacking device's bytes are its
 /// disks' bytes again, so they are left out).
-fn disks_mb_s(iv: &IntervalReport) -> f64 {
+/// What reached the disks (the sd devices) in MB/s: with buffered I/O, not what the jobs did.
+pub fn disks_mb_s(iv: &IntervalReport) -> f64 {
     iv.devices.iter().filter(|d| d.name.starts_with("sd")).map(|d| (d.rkb_s + d.wkb_s) * 1024.0 / 1e6).sum()
 }
 

@@ -355,7 +355,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             // In the stacking layer: waiting requests left to right; issued ones (cloned or
             // mapped onto the lower devices) at the bottom edge.
             let c = l.cell(Stage::Layer, di);
-            let per_row = ((c.w - 8.0) / 28.0).max(1.0) as usize;
+            let per_row = lane_per_row(c);
             let y = if stage == TokenStage::Device || stage == TokenStage::Done { c.y + c.h * 0.72 } else { c.y + c.h * 0.45 };
             return (c.x + 4.0 + (slot % per_row) as f64 * 28.0, y);
         }
@@ -376,14 +376,14 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             TokenStage::Merging | TokenStage::Elevator => {
                 // Waiting requests queue left to right in dispatch order, wrapping upwards.
                 let c = l.cell(Stage::Elevator, di);
-                let per_row = ((c.w - 8.0) / 28.0).max(1.0) as usize;
+                let per_row = lane_per_row(c);
                 let (row, col) = (slot / per_row, slot % per_row);
                 (c.x + 4.0 + col as f64 * 28.0, c.y + c.h - 18.0 - row as f64 * 9.0)
             }
             TokenStage::Device => {
                 // Issued requests sit on the tag map, one place per tag in use.
                 let c = l.cell(Stage::TagMap, di);
-                let per_row = ((c.w - 8.0) / 28.0).max(1.0) as usize;
+                let per_row = lane_per_row(c);
                 (c.x + 4.0 + (slot % per_row) as f64 * 28.0, c.y + 6.0)
             }
         }
@@ -407,8 +407,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         // A lane holds as many bars as fit; the rest are in its "N waiting" count.
         if t.stage == TokenStage::Elevator && (t.dev as usize) < ndev {
             let c = l.cell(Stage::Elevator, ci);
-            let fits = ((c.w - 8.0) / 28.0).max(1.0) as usize * ((c.h - 24.0) / 9.0).max(1.0) as usize;
-            if slot >= fits {
+            if slot >= lane_fits(c) {
                 continue;
             }
         }
@@ -450,13 +449,22 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     for (ci, col) in l.cols.iter().enumerate() {
         let waiting: usize = (col.first..col.first + col.count).map(|i| occ[i].elevator as usize).sum();
         let c = l.cell(Stage::Elevator, ci);
-        let per_row = ((c.w - 8.0) / 28.0).max(1.0) as usize;
-        let fits = per_row * ((c.h - 24.0) / 9.0).max(1.0) as usize;
-        for slot in per_col_elev[ci]..waiting.min(fits) {
+        let per_row = lane_per_row(c);
+        for slot in per_col_elev[ci]..waiting.min(lane_fits(c)) {
             let (row, colx) = (slot / per_row, slot % per_row);
             ctx.fill_rect(c.x + 3.0 + colx as f64 * 28.0, c.y + c.h - 20.5 - row as f64 * 9.0, 10.0, 5.0);
         }
     }
+}
+
+/// Token places per row in a lane cell: one every 28 px.
+fn lane_per_row(c: Rect) -> usize {
+    ((c.w - 8.0) / 28.0).max(1.0) as usize
+}
+
+/// Token places in an elevator lane: rows of 9 px above its bottom edge.
+fn lane_fits(c: Rect) -> usize {
+    lane_per_row(c) * ((c.h - 24.0) / 9.0).max(1.0) as usize
 }
 
 /// Draws `text` at (x, y), cut short with an ellipsis to fit `max_w` (columns are narrow with

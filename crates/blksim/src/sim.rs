@@ -241,11 +241,10 @@ impl Sim {
         }
         let mut jobs = Vec::new();
         // fio's filename: the named top devices in turn (validated against the stack), else all.
-        let names = s.top_device_names();
         let top: Vec<DevId> = if s.workload.filename.is_empty() {
             top
         } else {
-            s.workload.filename.split(':').map(|n| top[names.iter().position(|t| t == n).expect("validated")]).collect()
+            s.workload.filename.split(':').map(|n| *top.iter().find(|d| devs[d.idx()].name == n).expect("validated")).collect()
         };
         let top_devs = top.len() as u32;
         for j in 0..s.workload.numjobs {
@@ -437,13 +436,8 @@ impl Sim {
                         self.delay_event[dev.idx()] = true;
                         self.events.schedule(due, Event::DelayWork { dev });
                     }
-                    Some((_, cpu)) => {
-                        self.delay_armed[dev.idx()] = None;
-                        if !self.run_queued[dev.idx()] {
-                            self.run_queued[dev.idx()] = true;
-                            self.kblockd_queue_work(dev, cpu);
-                        }
-                    }
+                    // Due: the same as an async run from the CPU that armed it.
+                    Some((_, cpu)) => self.run_queue_async(dev, cpu),
                 }
             }
             Event::Timeout { thread } => {

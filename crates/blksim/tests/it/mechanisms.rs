@@ -635,3 +635,18 @@ fn fio_filename_picks_the_devices_the_jobs_use() {
     let busy: Vec<&str> = r.devices.iter().filter(|d| d.rkb_s > 0.0).map(|d| d.name.as_str()).collect();
     assert_eq!(busy, ["sdb", "sdd"]);
 }
+
+#[test]
+fn the_names_filename_is_checked_against_are_the_devices_the_stack_builds() {
+    for stack in ["direct", "lvm", "dm", "md"] {
+        let mut sc = Scenario::default();
+        set_knob(&mut sc, "stack", stack).unwrap();
+        set_knob(&mut sc, "disks", "3").unwrap();
+        let last = sc.top_device_names().last().unwrap().clone();
+        set_knob(&mut sc, "workload.filename", &last).unwrap();
+        let mut s = Sim::new(&sc.validate().unwrap(), 1);
+        s.run_until(SimTime(10_000_000));
+        let r = blksim::RunReport::from_sim(&mut s, "t", "t");
+        assert_eq!(r.jobs[0].device, last, "stack={stack}");
+    }
+}
