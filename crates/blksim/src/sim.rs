@@ -53,7 +53,7 @@ pub struct Totals {
     /// Buffered reads: bytes read() copied out of the page cache, and bytes readahead brought in.
     pub buffered_read_bytes: u64,
     pub readahead_bytes: u64,
-    /// md: bytes raid5d read from members into stripe heads, and bytes it returned to bios
+    /// md: bytes raid5d read from members into stripe heads (on completion), and bytes it returned to bios
     /// from them (more when a page already in the cache serves another bio).
     pub stripe_read_bytes: u64,
     pub stripe_returned_bytes: u64,
@@ -1541,7 +1541,6 @@ impl Sim {
             self.emit(member, Action::Q, write, sector, STRIPE_BYTES as u32, tid, bio.0, 0);
             self.threads[tid.idx()].pending.push_back(bio);
         }
-        self.totals.stripe_read_bytes += out.reads.len() as u64 * STRIPE_BYTES;
         self.totals.stripe_returned_bytes += out.done.len() as u64 * STRIPE_BYTES;
         for &bio in &out.done {
             self.bio_piece_done(bio);
@@ -2159,7 +2158,11 @@ impl Sim {
                 self.totals.readahead_bytes += io.bytes;
                 return self.readahead_done(j, io_id);
             }
-            IoOwner::StripeRead { md, head, disk } => return self.stripe_io_done(md as usize, head, disk, false),
+            IoOwner::StripeRead { md, head, disk } => {
+                // Counted when the page is in the stripe head, as iostat counts the read.
+                self.totals.stripe_read_bytes += STRIPE_BYTES;
+                return self.stripe_io_done(md as usize, head, disk, false);
+            }
             IoOwner::StripeWrite { md, head, disk } => return self.stripe_io_done(md as usize, head, disk, true),
             IoOwner::Job(j) => j,
         };
