@@ -26,11 +26,20 @@ pub struct Bio {
     pub mapped: u32,
     /// When it was submitted (a bio-based device's diskstats count from here).
     pub started: SimTime,
+    /// How many bios of `bytes / pages` each this entry stands for: 1, or a run of a
+    /// readahead window's page bios (see `Sim::submit_readahead`), which is submitted, merged
+    /// and ended exactly as that many bios one after another would be.
+    pub pages: u32,
 }
 
 impl Bio {
     pub fn new(io: IoId, dev: DevId, sector: u64, bytes: u32, write: bool, now: SimTime) -> Bio {
-        Bio { io, dev, sector, bytes, write, parent: None, remaining: 0, mapped: 0, started: now }
+        Bio { io, dev, sector, bytes, write, parent: None, remaining: 0, mapped: 0, started: now, pages: 1 }
+    }
+
+    /// The size of each bio it stands for.
+    pub fn page_bytes(&self) -> u32 {
+        self.bytes / self.pages
     }
 }
 
@@ -41,6 +50,8 @@ pub struct Request {
     pub sector: u64,
     pub bytes: u64,
     pub bios: Vec<BioId>,
+    /// How many bios it holds (a run in `bios` counts as its `pages`).
+    pub nr_bios: u32,
     /// `rq->start_time`: diskstats count a request in flight from allocation.
     pub alloc_at: SimTime,
     pub tag: Option<u16>,
@@ -79,7 +90,7 @@ const CFQ_ASYNC: u32 = u32::MAX;
 struct CfqQueue {
     sync: bool,
     sorted: BTreeMap<(u64, ReqId), ()>,
-    fifo: VecDeque<(ReqId, SimTime)>,
+    fifo: Fifo,
     /// Requests of this queue issued to the driver and not completed.
     dispatched: u32,
     /// Where its last dispatched request ended (the next one is chosen from there).
@@ -104,6 +115,69 @@ struct Cfq {
     idle_until: Option<SimTime>,
 }
 
+/// Waiting requests in arrival order, with their FIFO deadlines. Taking one out of the middle
+/// (deadline and cfq dispatch in sector order) leaves a stale entry behind instead of shifting
+/// the rest: an entry is live while the elevator still holds its request under the same
+/// insertion number. Stale entries are dropped when they reach the front, and the list is
+/// compacted when they outnumber the live ones, so its length stays within 2 × live + 64.
+#[derive(Debug, Default)]
+struct Fifo {
+    items: VecDeque<(ReqId, SimTime, u64)>,
+    live: usize,
+}
+
+impl Fifo {
+    fn push_back(&mut self, rq: ReqId, deadline: SimTime, seq: u64) {
+        self.items.push_back((rq, deadline, seq));
+        self.live += 1;
+    }
+
+    /// `blk_requeue_request`: the entry just pushed goes to the front with a new deadline.
+    fn back_to_front(&mut self, now: SimTime) {
+        let (rq, _, seq) = self.items.pop_back().expect("just added");
+        self.items.push_front((rq, now, seq));
+    }
+
+    /// One of its requests left; `live` says which entries still stand for a waiting request.
+    fn removed(&mut self, live: impl Fn(ReqId, u64) -> bool) {
+        self.live -= 1;
+        while let Some(&(rq, _, seq)) = self.items.front() {
+            if live(rq, seq) {
+                break;
+            }
+            self.items.pop_front();
+        }
+        if self.items.len() > 2 * self.live + 64 {
+            self.items.retain(|&(rq, _, seq)| live(rq, seq));
+        }
+        assert!(self.items.len() <= 2 * self.live + 64 + 1, "elevator fifo over its bound");
+    }
+
+    /// The oldest waiting request (the front is never stale).
+    fn front(&self) -> Option<(ReqId, SimTime)> {
+        self.items.front().map(|&(rq, t, _)| (rq, t))
+    }
+
+    fn iter<'a>(&'a self, live: impl Fn(ReqId, u64) -> bool + 'a) -> impl Iterator<Item = (ReqId, SimTime)> + 'a {
+        self.items.iter().filter(move |&&(rq, _, seq)| live(rq, seq)).map(|&(rq, t, _)| (rq, t))
+    }
+}
+
+/// A waiting request as the elevator holds it.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    write: bool,
+    start: u64,
+    end: u64,
+    owner: Owner,
+    /// Its insertion number, which tells its FIFO entries from stale ones.
+    seq: u64,
+}
+
+fn is_live(entries: &BTreeMap<ReqId, Entry>, rq: ReqId, seq: u64) -> bool {
+    entries.get(&rq).is_some_and(|e| e.seq == seq)
+}
+
 /// The elevator: noop (FIFO) or deadline (2.6 `deadline-iosched.c`: per-direction sector order
 /// and FIFO expiry, batches of `fifo_batch`, reads preferred unless writes starved twice).
 /// Back- and front-merge candidates are found by sector, as the elevator hash and rb-tree do.
@@ -111,18 +185,18 @@ struct Cfq {
 pub struct Elevator {
     kind: ElevatorKind,
     /// Every waiting request in insertion order (noop's dispatch order), with its deadline.
-    fifo: VecDeque<(ReqId, SimTime)>,
+    fifo: Fifo,
     by_end: BTreeMap<(bool, u64), ReqId>,
     by_start: BTreeMap<(bool, u64), ReqId>,
-    extents: BTreeMap<ReqId, (bool, u64, u64)>,
+    /// Every waiting request: its extent, owner and insertion number.
+    entries: BTreeMap<ReqId, Entry>,
+    next_seq: u64,
     /// deadline: per direction, the waiting requests in sector order.
     sorted: [BTreeMap<(u64, ReqId), ()>; 2],
     /// deadline: the direction and end sector of the last dispatch, and the batch so far.
     last: Option<(bool, u64)>,
     batch: u32,
     writes_starved: u32,
-    /// Each waiting request's owner (cfq queues by it).
-    owners: BTreeMap<ReqId, Owner>,
     cfq: Cfq,
 }
 
@@ -136,15 +210,15 @@ impl Elevator {
     pub fn new(kind: ElevatorKind) -> Elevator {
         Elevator {
             kind,
-            fifo: VecDeque::new(),
+            fifo: Fifo::default(),
             by_end: BTreeMap::new(),
             by_start: BTreeMap::new(),
-            extents: BTreeMap::new(),
+            entries: BTreeMap::new(),
+            next_seq: 0,
             sorted: Default::default(),
             last: None,
             batch: 0,
             writes_starved: 0,
-            owners: BTreeMap::new(),
             cfq: Cfq::default(),
         }
     }
@@ -157,7 +231,13 @@ impl Elevator {
     /// their arrival order.
     pub fn set_kind(&mut self, kind: ElevatorKind) {
         type Waiting = (ReqId, SimTime, (bool, u64, u64), Owner);
-        let waiting: Vec<Waiting> = self.fifo.iter().map(|&(rq, t)| (rq, t, self.extents[&rq], self.owners[&rq])).collect();
+        let waiting: Vec<Waiting> = self
+            .iter_with_deadlines()
+            .map(|(rq, t)| {
+                let e = self.entries[&rq];
+                (rq, t, (e.write, e.start, e.end), e.owner)
+            })
+            .collect();
         // cfq's accounting of requests already issued carries over (their completions come).
         let issued: Vec<(u32, u32)> = self.cfq.queues.iter().map(|(&k, q)| (k, q.dispatched)).filter(|&(_, d)| d > 0).collect();
         *self = Elevator::new(kind);
@@ -170,11 +250,11 @@ impl Elevator {
     }
 
     pub fn len(&self) -> usize {
-        self.fifo.len()
+        self.fifo.live
     }
 
     pub fn is_empty(&self) -> bool {
-        self.fifo.is_empty()
+        self.fifo.live == 0
     }
 
     /// When a request added at `now` expires: deadline's per-direction expiry, or cfq's
@@ -205,24 +285,22 @@ impl Elevator {
     /// takes no more merges.
     pub fn requeue(&mut self, rq: ReqId, write: bool, start: u64, end: u64, now: SimTime, owner: Owner) {
         self.add_nomerge(rq, write, start, end, now, owner);
-        let back = self.fifo.pop_back().expect("just added");
-        self.fifo.push_front((back.0, now));
+        self.fifo.back_to_front(now);
         if self.kind == ElevatorKind::Cfq {
-            let q = self.cfq.queues.get_mut(&cfq_key(owner)).expect("just added");
-            let b = q.fifo.pop_back().expect("just added");
-            q.fifo.push_front((b.0, now));
+            self.cfq.queues.get_mut(&cfq_key(owner)).expect("just added").fifo.back_to_front(now);
         }
     }
 
     #[allow(clippy::too_many_arguments)]
     fn add_at(&mut self, rq: ReqId, write: bool, start: u64, end: u64, deadline: SimTime, mergeable: bool, owner: Owner, now: SimTime) {
-        self.fifo.push_back((rq, deadline));
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.fifo.push_back(rq, deadline, seq);
         self.sorted[write as usize].insert((start, rq), ());
-        self.owners.insert(rq, owner);
+        let old = self.entries.insert(rq, Entry { write, start, end, owner, seq });
+        assert!(old.is_none(), "request added to the elevator twice");
         if mergeable {
             self.index(rq, write, start, end);
-        } else {
-            self.extents.insert(rq, (write, start, end));
         }
         if self.kind == ElevatorKind::Cfq {
             let key = cfq_key(owner);
@@ -240,7 +318,7 @@ impl Elevator {
                 }
             }
             q.sorted.insert((start, rq), ());
-            q.fifo.push_back((rq, deadline));
+            q.fifo.push_back(rq, deadline, seq);
             if was_empty && !active && !self.cfq.rr.contains(&key) {
                 self.cfq.rr.push_back(key);
             }
@@ -280,7 +358,7 @@ impl Elevator {
                         return None;
                     }
                     // The FIFO head if it expired, else the next request on from the last.
-                    if let Some(&(rq, t)) = q.fifo.front() {
+                    if let Some((rq, t)) = q.fifo.front() {
                         if now >= t {
                             return Some(rq);
                         }
@@ -314,26 +392,36 @@ impl Elevator {
         }
     }
 
+    /// Makes a request a merge candidate by its two ends.
     fn index(&mut self, rq: ReqId, write: bool, start: u64, end: u64) {
         self.by_end.entry((write, end)).or_insert(rq);
         self.by_start.entry((write, start)).or_insert(rq);
-        self.extents.insert(rq, (write, start, end));
     }
 
-    fn unindex(&mut self, rq: ReqId) -> (bool, u64, u64) {
-        let (write, start, end) = self.extents.remove(&rq).expect("request not in the elevator");
+    fn unindex(&mut self, rq: ReqId, write: bool, start: u64, end: u64) {
         if self.by_end.get(&(write, end)) == Some(&rq) {
             self.by_end.remove(&(write, end));
         }
         if self.by_start.get(&(write, start)) == Some(&rq) {
             self.by_start.remove(&(write, start));
         }
-        (write, start, end)
     }
 
     /// A waiting request that ends at `sector`, which a bio starting there can join at the back.
     pub fn back_candidate(&self, write: bool, sector: u64) -> Option<ReqId> {
         self.by_end.get(&(write, sector)).copied()
+    }
+
+    /// The lowest end in `lo..=hi` of a waiting request other than `except` that lies a whole
+    /// number of `step`s from `base` (where a later bio of a run would back-merge instead).
+    pub fn other_end_in(&self, write: bool, lo: u64, hi: u64, except: ReqId, step: u64, base: u64) -> Option<u64> {
+        if lo > hi {
+            return None;
+        }
+        self.by_end
+            .range((write, lo)..=(write, hi))
+            .find(|(&(_, end), &rq)| rq != except && (end - base) % step == 0)
+            .map(|(&(_, end), _)| end)
     }
 
     /// A waiting request that starts at `end`, which a bio ending there can join at the front.
@@ -343,12 +431,17 @@ impl Elevator {
 
     /// A merge changed a waiting request's extent.
     pub fn remerged(&mut self, rq: ReqId, write: bool, old: (u64, u64), new: (u64, u64)) {
-        self.unindex(rq);
-        self.sorted[write as usize].remove(&(old.0, rq));
-        self.sorted[write as usize].insert((new.0, rq), ());
+        self.unindex(rq, write, old.0, old.1);
+        let e = self.entries.get_mut(&rq).expect("request not in the elevator");
+        (e.start, e.end) = new;
+        let owner = e.owner;
+        if old.0 != new.0 {
+            self.sorted[write as usize].remove(&(old.0, rq));
+            self.sorted[write as usize].insert((new.0, rq), ());
+        }
         self.index(rq, write, new.0, new.1);
         if self.kind == ElevatorKind::Cfq && old.0 != new.0 {
-            let key = cfq_key(self.owners[&rq]);
+            let key = cfq_key(owner);
             let q = self.cfq.queues.get_mut(&key).expect("its queue");
             q.sorted.remove(&(old.0, rq));
             q.sorted.insert((new.0, rq), ());
@@ -359,7 +452,7 @@ impl Elevator {
     /// queue's slice doing so).
     pub fn next(&mut self, now: SimTime) -> Option<ReqId> {
         match self.kind {
-            ElevatorKind::Noop => self.fifo.front().map(|&(rq, _)| rq),
+            ElevatorKind::Noop => self.fifo.front().map(|(rq, _)| rq),
             ElevatorKind::Deadline => self.deadline_next(now),
             ElevatorKind::Cfq => self.cfq_next(now),
         }
@@ -367,7 +460,7 @@ impl Elevator {
 
     /// The oldest waiting request of a direction, and whether its deadline has passed.
     fn fifo_head(&self, write: bool, now: SimTime) -> Option<(ReqId, bool)> {
-        self.fifo.iter().find(|(rq, _)| self.extents[rq].0 == write).map(|&(rq, t)| (rq, now >= t))
+        self.iter_with_deadlines().find(|(rq, _)| self.entries[rq].write == write).map(|(rq, t)| (rq, now >= t))
     }
 
     fn deadline_next(&self, now: SimTime) -> Option<ReqId> {
@@ -403,17 +496,19 @@ impl Elevator {
 
     /// Takes `rq` (the one `next` chose) out for dispatch.
     pub fn dispatched(&mut self, rq: ReqId) {
-        let i = self.fifo.iter().position(|&(r, _)| r == rq).expect("dispatching a request not in the elevator");
-        self.fifo.remove(i);
-        let (write, start, end) = self.unindex(rq);
+        let Entry { write, start, end, owner, .. } = self.entries.remove(&rq).expect("dispatching a request not in the elevator");
+        let entries = &self.entries;
+        self.fifo.removed(|r, seq| is_live(entries, r, seq));
+        if self.kind == ElevatorKind::Cfq {
+            let q = self.cfq.queues.get_mut(&cfq_key(owner)).expect("its queue");
+            q.fifo.removed(|r, seq| is_live(entries, r, seq));
+        }
+        self.unindex(rq, write, start, end);
         self.sorted[write as usize].remove(&(start, rq));
-        let owner = self.owners.remove(&rq).expect("every waiting request has an owner");
         if self.kind == ElevatorKind::Cfq {
             let key = cfq_key(owner);
             let q = self.cfq.queues.get_mut(&key).expect("its queue");
             q.sorted.remove(&(start, rq));
-            let i = q.fifo.iter().position(|&(r, _)| r == rq).expect("in its queue's fifo");
-            q.fifo.remove(i);
             q.dispatched += 1;
             q.last_end = end;
             if q.sorted.is_empty() {
@@ -439,7 +534,12 @@ impl Elevator {
 
     /// Waiting requests in arrival order (for the UI).
     pub fn iter(&self) -> impl Iterator<Item = ReqId> + '_ {
-        self.fifo.iter().map(|&(rq, _)| rq)
+        self.iter_with_deadlines().map(|(rq, _)| rq)
+    }
+
+    fn iter_with_deadlines(&self) -> impl Iterator<Item = (ReqId, SimTime)> + '_ {
+        let entries = &self.entries;
+        self.fifo.iter(move |rq, seq| is_live(entries, rq, seq))
     }
 }
 
@@ -739,6 +839,32 @@ mod tests {
     use super::*;
 
     const O: Owner = Owner { id: 1, sync: true };
+
+    #[test]
+    fn the_fifo_keeps_arrival_order_and_stays_bounded_when_taken_from_the_middle() {
+        // Deadline takes requests in sector order, so mostly from the middle of the FIFO; a
+        // request id comes back (the slab reuses it) while its stale entry is still there.
+        let mut e = Elevator::new(ElevatorKind::Deadline);
+        let t0 = SimTime::ZERO;
+        for i in 0..100u32 {
+            e.add(ReqId(i), false, 10_000 - 8 * i as u64, 10_008 - 8 * i as u64, t0, O);
+        }
+        for round in 0..1000u32 {
+            let rq = e.next(t0).unwrap();
+            e.dispatched(rq);
+            e.add(rq, false, 20_000 + 8 * round as u64, 20_008 + 8 * round as u64, t0, O);
+            assert_eq!(e.len(), 100);
+            assert!(e.fifo.items.len() <= 2 * 100 + 64 + 1, "{} entries for 100 requests", e.fifo.items.len());
+        }
+        // What iter() lists is every waiting request once, oldest first.
+        let listed: Vec<ReqId> = e.iter().collect();
+        let mut sorted = listed.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), 100);
+        let seqs: Vec<u64> = listed.iter().map(|rq| e.entries[rq].seq).collect();
+        assert!(seqs.windows(2).all(|w| w[0] < w[1]), "arrival order");
+    }
 
     #[test]
     fn deadline_dispatches_in_sector_order_prefers_reads_and_honours_expiry() {

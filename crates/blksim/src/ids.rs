@@ -81,6 +81,11 @@ impl<T> Slab<T> {
     pub fn live(&self) -> usize {
         self.live
     }
+
+    /// The live items, in id order.
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.items.iter().flatten()
+    }
 }
 
 #[cfg(test)]

@@ -391,14 +391,17 @@ impl Sim {
     }
 
     /// Runs at most `max_events` events up to `t`; returns how many ran (the UI's frame budget).
+    /// A budget that runs out mid-instant still finishes that instant, so the clock always
+    /// means "every event up to now has run": a link carrying it replays to the same state.
     pub fn run_until_bounded(&mut self, t: SimTime, max_events: u64) -> u64 {
         let mut n = 0;
-        while n < max_events {
+        loop {
             match self.events.peek_time() {
-                Some(next) if next <= t && !self.is_finished() => {
+                Some(next) if next <= t && !self.is_finished() && (n < max_events || next == self.now()) => {
                     self.step();
                     n += 1;
                 }
+                Some(next) if next <= t && !self.is_finished() => break,
                 _ => {
                     if !self.is_finished() && t > self.now() {
                         self.events.advance_to(t);
@@ -685,7 +688,7 @@ impl Sim {
             Step::KdmWork => {
                 let ThreadKind::KdmWork(dm) = self.threads[tid.idx()].kind else { unreachable!("not kdmwork") };
                 let q = &self.kdm[dm.idx()].as_ref().expect("a dm device over blk-mq").1;
-                q.front().map_or(0, |rq| DM_MAP_REQUEST_NS + GET_REQUEST_NS + BIO_CLONE_NS * self.reqs.get(rq.0).bios.len() as u64)
+                q.front().map_or(0, |rq| DM_MAP_REQUEST_NS + GET_REQUEST_NS + BIO_CLONE_NS * self.reqs.get(rq.0).nr_bios as u64)
             }
             Step::RetryTag => GET_REQUEST_NS,
         }
@@ -701,7 +704,7 @@ impl Sim {
     fn softirq_cost(&self, rq: ReqId) -> u64 {
         let r = self.reqs.get(rq.0);
         match r.clone_of {
-            None => HARDIRQ_NS + SOFTIRQ_REQUEST_NS + SOFTIRQ_BIO_NS * r.bios.len() as u64,
+            None => HARDIRQ_NS + SOFTIRQ_REQUEST_NS + SOFTIRQ_BIO_NS * r.nr_bios as u64,
             Some(_) => {
                 let n = r.nr_clone_bios as u64;
                 let walk = if self.cfg.scenario.dm.partial_completion { SEGMENT_WALK_NS * n * n.saturating_sub(1) / 2 } else { 0 };
@@ -1278,27 +1281,39 @@ impl Sim {
         let job = &self.jobs[j.idx()];
         let (dev, tid) = (job.dev, job.tid);
         let off0 = job.stream_offset(start);
-        let mut bios = Vec::new();
-        let mut off = off0;
         let dev_end = off0 + (end - start);
+        // A bio never crosses a multiple of its size (for md, a chunk boundary).
+        let piece_at = |off: u64| (dev_end - off).min(piece - off % piece);
+        let mut nr_bios = 0;
+        let mut off = off0;
         while off < dev_end {
-            // A bio never crosses a multiple of its size (for md, a chunk boundary).
-            let len = (dev_end - off).min(piece - off % piece);
-            bios.push((off, len));
-            off += len;
+            nr_bios += 1;
+            off += piece_at(off);
         }
-        let io = IoId(self.ios.insert(Io {
-            owner: IoOwner::Readahead(j),
-            bytes: end - start,
-            bios_left: bios.len() as u32,
-            started: now,
-            sync: true,
-        }));
-        for (off, len) in bios {
-            let bio = BioId(self.bios.insert(Bio::new(io, dev, off / 512, len as u32, false, now)));
-            self.totals.bios_submitted += 1;
+        let io =
+            IoId(self.ios.insert(Io { owner: IoOwner::Readahead(j), bytes: end - start, bios_left: nr_bios, started: now, sync: true }));
+        // Equal bios back to back go as one run (`Bio::pages`) into a request-based queue:
+        // what a window's 128 page bios cost in the simulator, not what they cost the kernel
+        // (that is charged per bio). The trace shows each bio, so with it on each is its own.
+        let runs = !self.trace.enabled() && !self.devs[dev.idx()].is_bio_based();
+        let mut off = off0;
+        while off < dev_end {
+            let len = piece_at(off);
+            let mut pages: u32 = 1;
+            while runs
+                && off + (pages as u64) * len < dev_end
+                && piece_at(off + pages as u64 * len) == len
+                && (pages as u64 + 1) * len <= u32::MAX as u64
+            {
+                pages += 1;
+            }
+            let mut b = Bio::new(io, dev, off / 512, (len * pages as u64) as u32, false, now);
+            b.pages = pages;
+            let bio = BioId(self.bios.insert(b));
+            self.totals.bios_submitted += pages as u64;
             self.emit(dev, Action::Q, false, off / 512, len as u32, tid, bio.0, 0);
             self.threads[tid.idx()].pending.push_back(bio);
+            off += len * pages as u64;
         }
         let added_at = self.totals.page_cache_read_added_bytes;
         self.totals.page_cache_read_added_bytes += end - start;
@@ -1671,44 +1686,49 @@ impl Sim {
             }
             _ => {}
         }
-        let sector_end = bio.sector + bio.bytes as u64 / 512;
         let max = self.devs[di].queue.max_request_bytes();
+        // A run (`Bio::pages`) goes where its first bio would go; as many of the rest follow
+        // it there as would one by one (`run_fit`), and the others are submitted next.
+        let page = bio.page_bytes() as u64;
+        let first_end = bio.sector + page / 512;
         // attempt_plug_merge: a request of this step that is still on the plug, newest first.
         if self.plugging {
             for i in (0..self.plug.len()).rev() {
                 let rq = self.plug[i];
-                let r = self.reqs.get_mut(rq.0);
-                if r.dev != dev || r.write != bio.write || r.bytes + bio.bytes as u64 > max {
+                let r = self.reqs.get(rq.0);
+                if r.dev != dev || r.write != bio.write || r.bytes + page > max {
                     continue;
                 }
-                let action = if r.sector + r.bytes / 512 == bio.sector {
-                    r.bios.push(bio_id);
-                    Action::M
-                } else if sector_end == r.sector {
-                    r.sector = bio.sector;
-                    r.bios.insert(0, bio_id);
-                    Action::F
-                } else {
-                    continue;
-                };
-                r.bytes += bio.bytes as u64;
-                self.devs[di].stats.merges[bio.write as usize] += 1;
-                self.emit(dev, action, bio.write, bio.sector, bio.bytes, tid, bio_id.0, rq.0);
-                return Ok(());
+                if r.sector + r.bytes / 512 == bio.sector {
+                    let fit = self.run_fit(bio_id, rq, i + 1, false, max);
+                    self.split_run(bio_id, fit, tid);
+                    self.merge(rq, bio_id, false);
+                    self.emit(dev, Action::M, bio.write, bio.sector, fit * page as u32, tid, bio_id.0, rq.0);
+                    return Ok(());
+                }
+                if first_end == r.sector {
+                    self.split_run(bio_id, 1, tid);
+                    self.merge(rq, bio_id, true);
+                    self.emit(dev, Action::F, bio.write, bio.sector, page as u32, tid, bio_id.0, rq.0);
+                    return Ok(());
+                }
             }
         }
         // Back merge: a waiting request that ends where this bio starts.
         if let Some(rq) = self.devs[di].queue.elevator.back_candidate(bio.write, bio.sector) {
-            if self.reqs.get(rq.0).bytes + bio.bytes as u64 <= max {
+            if self.reqs.get(rq.0).bytes + page <= max {
+                let fit = self.run_fit(bio_id, rq, 0, true, max);
+                self.split_run(bio_id, fit, tid);
                 self.merge(rq, bio_id, false);
-                self.emit(dev, Action::M, bio.write, bio.sector, bio.bytes, tid, bio_id.0, rq.0);
+                self.emit(dev, Action::M, bio.write, bio.sector, fit * page as u32, tid, bio_id.0, rq.0);
                 return Ok(());
             }
         }
-        if let Some(rq) = self.devs[di].queue.elevator.front_candidate(bio.write, sector_end) {
-            if self.reqs.get(rq.0).bytes + bio.bytes as u64 <= max {
+        if let Some(rq) = self.devs[di].queue.elevator.front_candidate(bio.write, first_end) {
+            if self.reqs.get(rq.0).bytes + page <= max {
+                self.split_run(bio_id, 1, tid);
                 self.merge(rq, bio_id, true);
-                self.emit(dev, Action::F, bio.write, bio.sector, bio.bytes, tid, bio_id.0, rq.0);
+                self.emit(dev, Action::F, bio.write, bio.sector, page as u32, tid, bio_id.0, rq.0);
                 return Ok(());
             }
         }
@@ -1727,6 +1747,10 @@ impl Sim {
         } else {
             self.get_request(dev, bio_id, tid)?;
         }
+        // A run's first bio makes the request; the rest try to merge next, one by one's way.
+        self.split_run(bio_id, 1, tid);
+        let bio = *self.bios.get(bio_id.0);
+        let sector_end = bio.sector + bio.bytes as u64 / 512;
         // Room for every bio that can merge in up to max_sectors (a 512 KiB request of page
         // bios holds 128): growing the list one bio at a time was an eighth of the run time.
         let mut bios = Vec::with_capacity((max / bio.bytes.max(512) as u64).clamp(1, 256) as usize);
@@ -1737,6 +1761,7 @@ impl Sim {
             sector: bio.sector,
             bytes: bio.bytes as u64,
             bios,
+            nr_bios: 1,
             alloc_at: now,
             tag,
             submitter: tid,
@@ -1824,8 +1849,12 @@ impl Sim {
         self.plug_devs = devs;
     }
 
+    /// A bio (or a run: each of its bios counts as a merge, as iostat's rrqm/s and wrqm/s
+    /// count them) joins `rq` at the back or the front. A request on the plug is not in the
+    /// elevator yet.
     fn merge(&mut self, rq: ReqId, bio_id: BioId, front: bool) {
         let bio = *self.bios.get(bio_id.0);
+        let on_plug = self.plug.contains(&rq);
         let r = self.reqs.get_mut(rq.0);
         let (old_start, old_end) = (r.sector, r.sector + r.bytes / 512);
         if front {
@@ -1835,11 +1864,73 @@ impl Sim {
             r.bios.push(bio_id);
         }
         r.bytes += bio.bytes as u64;
+        r.nr_bios += bio.pages;
         let (new_start, new_end) = (r.sector, r.sector + r.bytes / 512);
         let write = r.write;
         let dev = r.dev.idx();
-        self.devs[dev].queue.elevator.remerged(rq, write, (old_start, old_end), (new_start, new_end));
-        self.devs[dev].stats.merges[write as usize] += 1;
+        if !on_plug {
+            self.devs[dev].queue.elevator.remerged(rq, write, (old_start, old_end), (new_start, new_end));
+        }
+        self.devs[dev].stats.merges[write as usize] += bio.pages as u64;
+    }
+
+    /// How many of run `bio`'s bios would back-merge into `rq` one after another: while `rq`
+    /// has room, and until one of them would meet another candidate first. Submitted one by
+    /// one, bio k goes to a newer plugged request (from `plug_from` on) that it extends at
+    /// either end, or, when `rq` is in the elevator, to any plugged request that way or to
+    /// another waiting request that ends where it starts (only overlapping I/O does that).
+    fn run_fit(&self, bio_id: BioId, rq: ReqId, plug_from: usize, in_elevator: bool, max: u64) -> u32 {
+        let bio = self.bios.get(bio_id.0);
+        let r = self.reqs.get(rq.0);
+        let page = bio.page_bytes() as u64;
+        let ps = page / 512;
+        let mut fit = (bio.pages as u64).min((max - r.bytes) / page);
+        if fit <= 1 {
+            return fit as u32;
+        }
+        // Bio k (0-based) starts at sector + k·ps; which k would another request take?
+        let k_at = |start: u64| (start > bio.sector && (start - bio.sector) % ps == 0).then(|| (start - bio.sector) / ps);
+        let plug = if in_elevator { &self.plug[..] } else { &self.plug[plug_from..] };
+        for &other in plug {
+            let y = self.reqs.get(other.0);
+            if other == rq || y.dev != bio.dev || y.write != bio.write || y.bytes + page > max {
+                continue;
+            }
+            // It ends where bio k starts (back), or starts where bio k ends (front).
+            let back = k_at(y.sector + y.bytes / 512);
+            let front = k_at(y.sector).and_then(|k| k.checked_sub(1));
+            for k in [back, front].into_iter().flatten() {
+                if k >= 1 && k < fit {
+                    fit = k;
+                }
+            }
+        }
+        if in_elevator {
+            let lo = bio.sector + ps;
+            let hi = bio.sector + (fit - 1) * ps;
+            if let Some(start) = self.devs[bio.dev.idx()].queue.elevator.other_end_in(bio.write, lo, hi, rq, ps, bio.sector) {
+                fit = fit.min(k_at(start).expect("aligned"));
+            }
+        }
+        fit as u32
+    }
+
+    /// Splits a run after its first `keep` bios; the rest becomes a run of its own, first in
+    /// the submitter's pending list (where one-by-one submission would take it up next).
+    fn split_run(&mut self, bio_id: BioId, keep: u32, tid: ThreadId) {
+        let b = self.bios.get_mut(bio_id.0);
+        if b.pages <= keep {
+            return;
+        }
+        let page = b.page_bytes();
+        let mut rest = *b;
+        b.pages = keep;
+        b.bytes = keep * page;
+        rest.pages -= keep;
+        rest.bytes = rest.pages * page;
+        rest.sector += (keep * page / 512) as u64;
+        let id = BioId(self.bios.insert(rest));
+        self.threads[tid.idx()].pending.push_front(id);
     }
 
     /// The queue's request_fn (`scsi_request_fn`): dispatch while the device has tags and the
@@ -1926,13 +2017,14 @@ impl Sim {
     fn insert_clone(&mut self, rq: ReqId, path: DevId, tag: Option<u16>, by: ThreadId) -> ReqId {
         let now = self.now();
         let r = self.reqs.get(rq.0);
-        let (write, sector, bytes, submitter, nbios, sync) = (r.write, r.sector, r.bytes, r.submitter, r.bios.len() as u32, r.sync);
+        let (write, sector, bytes, submitter, nbios, sync) = (r.write, r.sector, r.bytes, r.submitter, r.nr_bios, r.sync);
         let clone = ReqId(self.reqs.insert(Request {
             dev: path,
             write,
             sector,
             bytes,
             bios: Vec::new(),
+            nr_bios: 0,
             alloc_at: now,
             tag,
             submitter,
@@ -2131,7 +2223,7 @@ impl Sim {
     /// `bio_endio`: every bio completes exactly once (the slab panics on a second free).
     fn end_bio(&mut self, bio_id: BioId) {
         let bio = self.bios.remove(bio_id.0);
-        self.totals.bios_completed += 1;
+        self.totals.bios_completed += bio.pages as u64;
         assert!(self.totals.bios_completed <= self.totals.bios_submitted, "more bios completed than submitted");
         if let Some(parent) = bio.parent {
             return self.bio_piece_done(parent);
@@ -2142,7 +2234,7 @@ impl Sim {
             self.devs[bio.dev.idx()].stats.done(now, bio.write, bio.bytes as u64 / 512, now - bio.started);
         }
         let io = self.ios.get_mut(bio.io.0);
-        io.bios_left -= 1;
+        io.bios_left -= bio.pages;
         if io.bios_left == 0 {
             let io = self.ios.remove(bio.io.0);
             self.io_done(bio.io, io);
@@ -2286,7 +2378,8 @@ impl Sim {
         for d in &self.disks {
             d.check_invariants();
         }
-        assert_eq!(self.totals.bios_submitted - self.totals.bios_completed, self.bios.live() as u64, "bio accounting");
+        let bios_live: u64 = self.bios.iter().map(|b| b.pages as u64).sum();
+        assert_eq!(self.totals.bios_submitted - self.totals.bios_completed, bios_live, "bio accounting");
         assert!(self.totals.clones_completed <= self.totals.clones_made, "more dm clones completed than made");
         assert!(self.totals.clone_bios_completed <= self.totals.clone_bios_made, "more clone bios completed than made");
         for c in &self.cores {
@@ -2371,7 +2464,7 @@ impl Sim {
     }
 
     pub fn bios_live(&self) -> usize {
-        self.bios.live()
+        self.bios.iter().map(|b| b.pages as usize).sum()
     }
 
     #[allow(clippy::too_many_arguments)]

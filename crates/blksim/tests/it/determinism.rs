@@ -64,3 +64,54 @@ fn the_golden_run_is_unchanged() {
     let want = std::fs::read_to_string(path).expect("golden file; run with BLESS=1 to create it");
     assert_eq!(got, want, "the model's output changed; if on purpose, rerun with BLESS=1");
 }
+
+/// With the trace off, a readahead window's page bios go through the block layer as runs
+/// (`Bio::pages`); with it on, one by one, so that the trace shows each. Both must give the
+/// same run, counter for counter: through dm-multipath, straight on the disks, with 2.6.2's
+/// plugging (merges into the elevator instead of the plug), and with small requests.
+#[test]
+fn readahead_runs_give_the_same_run_as_bios_one_by_one() {
+    let l = lessons::find("dm-sg-lists").unwrap();
+    for (variant, sets) in [
+        ("regressed", vec![]),
+        ("workaround", vec![]),
+        ("fixed", vec![("queue.plugging", "2.6.2")]),
+        ("workaround", vec![("stack", "direct"), ("disk.max_sectors_kb", "16")]),
+        ("workaround", vec![("stack", "direct"), ("queue.plugging", "2.6.2"), ("workload.rw", "randread")]),
+    ] {
+        let sets: Vec<(String, String)> = sets.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect();
+        let cfg = l.config(variant, &sets).unwrap();
+        let report = |trace: bool| {
+            let mut sim = Sim::new(&cfg, 3);
+            sim.set_trace(trace);
+            sim.run_until(SimTime(200_000_000));
+            if trace {
+                let (mut recs, _) = sim.trace().since(0);
+                assert!(recs.any(|r| r.action == blksim::trace::Action::Q && r.bytes == 4096), "the trace shows page bios");
+            }
+            serde_json::to_string(&RunReport::from_sim(&mut sim, "dm-sg-lists", variant)).unwrap()
+        };
+        let runs = report(false);
+        assert!(runs.contains("\"throughput_mb_s\""));
+        assert_eq!(runs, report(true), "{variant} {sets:?}: runs and one-by-one bios differ");
+    }
+}
+
+/// The UI advances a run a frame's budget of events at a time, and a link carries the clock
+/// where it paused. Replaying the link runs every event up to that time, so a frame must never
+/// stop halfway through the events of one instant.
+#[test]
+fn a_run_paused_after_any_frame_replays_to_the_same_state() {
+    let cfg = lessons::find("scsi-starved").unwrap().config("regressed", &[]).unwrap();
+    let mut framed = Sim::new(&cfg, 9);
+    // The replay only ever runs whole instants, so advancing it is the same as starting over.
+    let mut replay = Sim::new(&cfg, 9);
+    let until = SimTime(300_000_000);
+    let states = |s: &Sim| s.threads_view().iter().map(|t| format!("{} {}", t.name, t.state)).collect::<Vec<_>>();
+    for budget in [1u64, 2, 3, 5, 8, 13].into_iter().cycle().take(20_000) {
+        framed.run_until_bounded(until, budget);
+        replay.run_until(framed.now());
+        assert_eq!(replay.totals().events, framed.totals().events, "at {:?}", framed.now());
+        assert_eq!(states(&replay), states(&framed), "at {:?}", framed.now());
+    }
+}

@@ -123,9 +123,11 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
 
     #[test]
-    fn every_bio_completes_once_and_no_pool_overflows(s in scenario(), seed in any::<u64>()) {
+    fn every_bio_completes_once_and_no_pool_overflows(s in scenario(), seed in any::<u64>(), trace in any::<bool>()) {
         let cfg = s.validate().unwrap();
         let mut sim = Sim::new(&cfg, seed);
+        // Without the trace, readahead submits its page bios as runs (`Bio::pages`).
+        sim.set_trace(trace);
         let mut last = SimTime::ZERO;
         let until = SimTime(150_000_000);
         while sim.now() < until && sim.step() {
@@ -193,4 +195,22 @@ fn finite_jobs_finish_and_every_bio_is_accounted_for() {
     assert_eq!(t.bios_submitted, t.bios_completed);
     assert_eq!(t.bios_submitted, 5 * 2 * 1024 / 16);
     assert_eq!(t.bytes_read, 5 * 2 * 1024 * 1024);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    /// Readahead runs are a shortcut of the simulator only: with the trace on (bios one by
+    /// one) and off (runs), any scenario gives the same report.
+    #[test]
+    fn readahead_runs_change_nothing(s in scenario(), seed in any::<u64>()) {
+        let cfg = s.validate().unwrap();
+        let report = |trace: bool| {
+            let mut sim = Sim::new(&cfg, seed);
+            sim.set_trace(trace);
+            sim.run_until(SimTime(100_000_000));
+            serde_json::to_string(&blksim::report::RunReport::from_sim(&mut sim, "sandbox", "")).unwrap()
+        };
+        prop_assert_eq!(report(false), report(true));
+    }
 }
