@@ -191,7 +191,7 @@ pub struct Elevator {
     /// Every waiting request: its extent, owner and insertion number.
     entries: BTreeMap<ReqId, Entry>,
     next_seq: u64,
-    /// deadline: per direction, the waiting requests in sector order.
+    /// deadline: per direction, the waiting requests in sector order (kept by deadline only).
     sorted: [BTreeMap<(u64, ReqId), ()>; 2],
     /// deadline: the direction and end sector of the last dispatch, and the batch so far.
     last: Option<(bool, u64)>,
@@ -296,7 +296,9 @@ impl Elevator {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.fifo.push_back(rq, deadline, seq);
-        self.sorted[write as usize].insert((start, rq), ());
+        if self.kind == ElevatorKind::Deadline {
+            self.sorted[write as usize].insert((start, rq), ());
+        }
         let old = self.entries.insert(rq, Entry { write, start, end, owner, seq });
         assert!(old.is_none(), "request added to the elevator twice");
         if mergeable {
@@ -399,11 +401,13 @@ impl Elevator {
     }
 
     fn unindex(&mut self, rq: ReqId, write: bool, start: u64, end: u64) {
-        if self.by_end.get(&(write, end)) == Some(&rq) {
-            self.by_end.remove(&(write, end));
-        }
-        if self.by_start.get(&(write, start)) == Some(&rq) {
-            self.by_start.remove(&(write, start));
+        use std::collections::btree_map::Entry as Slot;
+        for (map, key) in [(&mut self.by_end, (write, end)), (&mut self.by_start, (write, start))] {
+            if let Slot::Occupied(e) = map.entry(key) {
+                if *e.get() == rq {
+                    e.remove();
+                }
+            }
         }
     }
 
@@ -435,7 +439,7 @@ impl Elevator {
         let e = self.entries.get_mut(&rq).expect("request not in the elevator");
         (e.start, e.end) = new;
         let owner = e.owner;
-        if old.0 != new.0 {
+        if old.0 != new.0 && self.kind == ElevatorKind::Deadline {
             self.sorted[write as usize].remove(&(old.0, rq));
             self.sorted[write as usize].insert((new.0, rq), ());
         }
@@ -500,20 +504,19 @@ impl Elevator {
         let entries = &self.entries;
         self.fifo.removed(|r, seq| is_live(entries, r, seq));
         if self.kind == ElevatorKind::Cfq {
-            let q = self.cfq.queues.get_mut(&cfq_key(owner)).expect("its queue");
-            q.fifo.removed(|r, seq| is_live(entries, r, seq));
-        }
-        self.unindex(rq, write, start, end);
-        self.sorted[write as usize].remove(&(start, rq));
-        if self.kind == ElevatorKind::Cfq {
             let key = cfq_key(owner);
             let q = self.cfq.queues.get_mut(&key).expect("its queue");
+            q.fifo.removed(|r, seq| is_live(entries, r, seq));
             q.sorted.remove(&(start, rq));
             q.dispatched += 1;
             q.last_end = end;
             if q.sorted.is_empty() {
                 self.cfq.rr.retain(|&k| k != key);
             }
+        }
+        self.unindex(rq, write, start, end);
+        if self.kind == ElevatorKind::Deadline {
+            self.sorted[write as usize].remove(&(start, rq));
         }
         if self.kind == ElevatorKind::Deadline {
             let continues = self.last.is_some_and(|(w, e)| w == write && start >= e) && self.batch < DEADLINE_FIFO_BATCH;

@@ -1282,38 +1282,42 @@ impl Sim {
         let (dev, tid) = (job.dev, job.tid);
         let off0 = job.stream_offset(start);
         let dev_end = off0 + (end - start);
-        // A bio never crosses a multiple of its size (for md, a chunk boundary).
-        let piece_at = |off: u64| (dev_end - off).min(piece - off % piece);
-        let mut nr_bios = 0;
-        let mut off = off0;
-        while off < dev_end {
-            nr_bios += 1;
-            off += piece_at(off);
+        // A bio never crosses a multiple of its size (for md, a chunk boundary): a first piece
+        // up to the next multiple, whole pieces, and what is left.
+        let first = (dev_end - off0).min(piece - off0 % piece);
+        let whole = (dev_end - off0 - first) / piece;
+        let tail = (dev_end - off0 - first) % piece;
+        let mut segments = [(off0, first, (first > 0) as u64), (off0 + first, piece, whole), (dev_end - tail, tail, (tail > 0) as u64)];
+        if first == piece {
+            // The first piece is a whole one too.
+            segments[1] = (off0, piece, whole + 1);
+            segments[0].2 = 0;
         }
-        let io =
-            IoId(self.ios.insert(Io { owner: IoOwner::Readahead(j), bytes: end - start, bios_left: nr_bios, started: now, sync: true }));
+        let nr_bios: u64 = segments.iter().map(|s| s.2).sum();
+        let io = IoId(self.ios.insert(Io {
+            owner: IoOwner::Readahead(j),
+            bytes: end - start,
+            bios_left: nr_bios as u32,
+            started: now,
+            sync: true,
+        }));
         // Equal bios back to back go as one run (`Bio::pages`) into a request-based queue:
         // what a window's 128 page bios cost in the simulator, not what they cost the kernel
         // (that is charged per bio). The trace shows each bio, so with it on each is its own.
         let runs = !self.trace.enabled() && !self.devs[dev.idx()].is_bio_based();
-        let mut off = off0;
-        while off < dev_end {
-            let len = piece_at(off);
-            let mut pages: u32 = 1;
-            while runs
-                && off + (pages as u64) * len < dev_end
-                && piece_at(off + pages as u64 * len) == len
-                && (pages as u64 + 1) * len <= u32::MAX as u64
-            {
-                pages += 1;
+        let run_max = if runs { (u32::MAX as u64 / piece).max(1) } else { 1 };
+        for (mut off, len, mut count) in segments {
+            while count > 0 {
+                let pages = count.min(run_max);
+                let mut b = Bio::new(io, dev, off / 512, (len * pages) as u32, false, now);
+                b.pages = pages as u32;
+                let bio = BioId(self.bios.insert(b));
+                self.totals.bios_submitted += pages;
+                self.emit(dev, Action::Q, false, off / 512, len as u32, tid, bio.0, 0);
+                self.threads[tid.idx()].pending.push_back(bio);
+                off += len * pages;
+                count -= pages;
             }
-            let mut b = Bio::new(io, dev, off / 512, (len * pages as u64) as u32, false, now);
-            b.pages = pages;
-            let bio = BioId(self.bios.insert(b));
-            self.totals.bios_submitted += pages as u64;
-            self.emit(dev, Action::Q, false, off / 512, len as u32, tid, bio.0, 0);
-            self.threads[tid.idx()].pending.push_back(bio);
-            off += len * pages as u64;
         }
         let added_at = self.totals.page_cache_read_added_bytes;
         self.totals.page_cache_read_added_bytes += end - start;
