@@ -21,6 +21,18 @@ async function open(fragment, viewport = { width: 1400, height: 900 }) {
 
 const events = async (page) => Number(await page.getAttribute('[data-testid=live]', 'data-events'));
 
+// Opens a tab. The panels above the tab bar can still change height in the first frames (the
+// counters fill in), and a click that lands while the bar moves hits something else: click
+// again until the tab is selected.
+async function openTab(page, name) {
+  const tab = page.locator(`button[role=tab]:has-text("${name}")`);
+  for (let i = 0; i < 5 && (await tab.getAttribute('aria-selected')) !== 'true'; i++) {
+    await tab.click();
+    await page.waitForTimeout(100);
+  }
+  assert.equal(await tab.getAttribute('aria-selected'), 'true', `the ${name} tab opens`);
+}
+
 test('the page loads with no console errors and draws the diagram', async () => {
   const { page, errors } = await open('#/lesson/anatomy-of-a-request?v=1&speed=0.02');
   await page.waitForTimeout(1500);
@@ -211,7 +223,7 @@ test('a chart exports as PNG and its series as CSV', async () => {
 
 test('the event log shows blkparse lines, filters, pauses and exports', async () => {
   const { page, errors } = await open('#/lesson/anatomy-of-a-request?v=1&speed=0.05');
-  await page.click('button[role=tab]:has-text("Event log")');
+  await openTab(page, 'Event log');
   await page.waitForFunction(() => /Q +R \d+ \+ \d+ \[dd\]/.test(document.querySelector('[data-testid=blkparse]').textContent), null, { timeout: 10000 });
   await page.fill('input[aria-label^="Actions"]', 'D');
   await page.keyboard.press('Space'); // pause the run (focus is in a text box, so click elsewhere first)
@@ -231,7 +243,7 @@ test('the event log shows blkparse lines, filters, pauses and exports', async ()
 
 test('a knob applies live where the kernel does, and restarts otherwise', async () => {
   const { page, errors } = await open('#/lesson/anatomy-of-a-request?v=1&speed=0.05');
-  await page.click('role=tab[name="Knobs"]');
+  await openTab(page, 'Knobs');
   await page.fill('#knob-queue\\.nr_requests', '64');
   await page.press('#knob-queue\\.nr_requests', 'Enter');
   await page.waitForSelector('.knob-msg');
