@@ -215,7 +215,7 @@ test('a chart exports as PNG and its series as CSV', async () => {
   const csvPath = path.join(artifacts, 'series.csv');
   await csv.saveAs(csvPath);
   const lines = fs.readFileSync(csvPath, 'utf8').trim().split('\n');
-  assert.equal(lines[0], 'run,t_s,throughput_mb_s,cs_per_s,cpu_busy_pct,iowait_pct,disks_mb_s');
+  assert.equal(lines[0], 'run,t_s,throughput_mb_s,cs_per_s,cpu_busy_pct,iowait_pct,disks_mb_s,busiest_cpu_pct');
   assert.ok(lines.length >= 2 && lines[1].startsWith('A:before,1,'), lines[1]);
   assert.deepEqual(errors, []);
   await page.close();
@@ -258,6 +258,9 @@ test('a knob applies live where the kernel does, and restarts otherwise', async 
   assert.match(await page.textContent('.knob-msg'), /queue\.depth: '-3' is not allowed; expected an integer from 1 to 1024/);
   // The same answer beside the field, where the user typed.
   assert.match(await page.textContent('[data-testid=knob-row-msg]'), /queue\.depth: '-3' is not allowed/);
+  // The field keeps what was typed, marked invalid, so it can be corrected.
+  assert.equal(await page.inputValue('#knob-queue\\.depth'), '-3');
+  assert.equal(await page.getAttribute('#knob-queue\\.depth', 'aria-invalid'), 'true');
   assert.deepEqual(errors, []);
   await page.close();
 });

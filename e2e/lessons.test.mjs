@@ -90,6 +90,11 @@ test('presenter mode: PageDown moves through the steps, and the notes window fol
   assert.match(await page.textContent('[data-testid=step-bar]'), /1\/3/);
   await page.keyboard.press('p');
   assert.equal(await page.getAttribute('.app', 'data-presenter'), 'false');
+  // Escape leaves it too, as it leaves a slide show.
+  await page.keyboard.press('p');
+  assert.equal(await page.getAttribute('.app', 'data-presenter'), 'true');
+  await page.keyboard.press('Escape');
+  assert.equal(await page.getAttribute('.app', 'data-presenter'), 'false');
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -17,6 +17,9 @@ pub struct RunSeries {
     pub cs_s: Vec<f64>,
     /// us + sy + si, in % of all cores.
     pub cpu_busy_pct: Vec<f64>,
+    /// us + sy + si of the busiest core, in %: one saturated CPU (ksoftirqd) among eight is
+    /// 12.5% of all of them. NaN for the partial first point (no per-core figures there).
+    pub busiest_cpu_pct: Vec<f64>,
     pub iowait_pct: Vec<f64>,
     /// Its only point is the numbers so far of a run still in its first second.
     pub so_far: bool,
@@ -48,6 +51,11 @@ impl RunSeries {
                 let pct = cur.cpu.pct_since(&p.cpu);
                 s.cpu_busy_pct.push(pct.user_pct + pct.sys_pct + pct.softirq_pct);
                 s.iowait_pct.push(pct.iowait_pct);
+                let busiest = cur.per_core.iter().zip(&p.per_core).map(|(c, pc)| {
+                    let pct = c.pct_since(pc);
+                    pct.user_pct + pct.sys_pct + pct.softirq_pct
+                });
+                s.busiest_cpu_pct.push(busiest.fold(0.0, f64::max));
             }
             prev = Some(cur);
         }
@@ -64,6 +72,7 @@ impl RunSeries {
             self.cs_s.push(iv.cs_per_s);
             self.cpu_busy_pct.push(iv.cpu.user_pct + iv.cpu.sys_pct + iv.cpu.softirq_pct);
             self.iowait_pct.push(iv.cpu.iowait_pct);
+            self.busiest_cpu_pct.push(f64::NAN);
             self.so_far = true;
         }
         self
@@ -74,15 +83,21 @@ impl RunSeries {
         let mut out = String::new();
         for i in 0..self.t_s.len() {
             out.push_str(&format!(
-                "{label},{:.0},{:.3},{:.1},{:.2},{:.2},{:.3}\n",
-                self.t_s[i], self.mb_s[i], self.cs_s[i], self.cpu_busy_pct[i], self.iowait_pct[i], self.disks_mb_s[i]
+                "{label},{:.0},{:.3},{:.1},{:.2},{:.2},{:.3},{}\n",
+                self.t_s[i],
+                self.mb_s[i],
+                self.cs_s[i],
+                self.cpu_busy_pct[i],
+                self.iowait_pct[i],
+                self.disks_mb_s[i],
+                if self.busiest_cpu_pct[i].is_nan() { String::new() } else { format!("{:.2}", self.busiest_cpu_pct[i]) }
             ));
         }
         out
     }
 }
 
-pub const CSV_HEADER: &str = "run,t_s,throughput_mb_s,cs_per_s,cpu_busy_pct,iowait_pct,disks_mb_s\n";
+pub const CSV_HEADER: &str = "run,t_s,throughput_mb_s,cs_per_s,cpu_busy_pct,iowait_pct,disks_mb_s,busiest_cpu_pct\n";
 
 const COLOUR_A: RGBColor = RGBColor(0x00, 0x72, 0xB2);
 const COLOUR_B: RGBColor = RGBColor(0xD5, 0x5E, 0x00);
@@ -124,10 +139,12 @@ fn prepare(canvas: &HtmlCanvasElement, dark: bool, min_h: i32) -> Result<(Area, 
     Ok((root, bg, fg))
 }
 
-/// Draws throughput, cs/s and CPU busy% over time: one panel each, runs overlaid.
+/// Draws throughput, cs/s and CPU busy% over time: one panel each, runs overlaid. The legend
+/// is a strip above the panels, so it never covers the newest points.
 pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], dark: bool) -> Result<(), String> {
-    let (root, bg, fg) = prepare(canvas, dark, 150)?;
-    let panels = root.split_evenly((3, 1));
+    let (root, _bg, fg) = prepare(canvas, dark, 150)?;
+    let (strip, body) = root.split_vertically(20);
+    let panels = body.split_evenly((3, 1));
     // A run that ended within its first second is charted over its own length.
     let t_last = max_of(runs, |r| &r.t_s);
     let running_first_second = runs.iter().any(|(_, r)| r.so_far);
@@ -139,15 +156,30 @@ pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], 
     // draws it, dashed.
     let disks_differ = |r: &RunSeries| r.mb_s.iter().zip(&r.disks_mb_s).any(|(a, b)| (a - b).abs() > 0.1 * a.max(*b).max(1.0));
     let show_disks = runs.iter().any(|(_, r)| disks_differ(r));
+    // With more than one core, the CPU panel also draws the busiest core, dotted: one CPU at
+    // 100% (ksoftirqd) is only 12.5% of eight.
+    let busiest_differs = |r: &RunSeries| r.busiest_cpu_pct.iter().zip(&r.cpu_busy_pct).any(|(m, a)| !m.is_nan() && m - a > 5.0);
+    let show_busiest = runs.iter().any(|(_, r)| busiest_differs(r));
+    draw_legend(&strip, runs, show_disks, show_busiest, &fg)?;
+    let x_fmt = |x: &f64| format!("{x} s");
     for (pi, (panel, (title, pick, floor))) in panels.iter().zip(specs).enumerate() {
         let with_disks = pi == 0 && show_disks;
-        let values = runs.iter().flat_map(|(_, r)| pick(r).iter().chain(if with_disks { r.disks_mb_s.iter() } else { [].iter() }));
-        let (top, clipped) = scale_top(values.copied());
+        let with_busiest = pi == 2 && show_busiest;
+        let extra = |r: &'_ RunSeries| -> Vec<f64> {
+            match (with_disks, with_busiest) {
+                (true, _) => r.disks_mb_s.clone(),
+                (_, true) => r.busiest_cpu_pct.iter().copied().filter(|v| !v.is_nan()).collect(),
+                _ => Vec::new(),
+            }
+        };
+        let values: Vec<f64> = runs.iter().flat_map(|(_, r)| pick(r).iter().copied().chain(extra(r))).collect();
+        let (top, clipped) = scale_top(values.into_iter());
         let y_max = (top * 1.15).max(floor);
         // Points over the top are drawn on it, with their values.
         let on_scale = |t: &f64, v: &f64| (*t, v.min(y_max));
         let mut chart = ChartBuilder::on(panel)
             .margin(6)
+            .margin_right(18)
             .caption(title, ("sans-serif", 13).into_font().color(&fg))
             .x_label_area_size(18)
             .y_label_area_size(52)
@@ -157,21 +189,18 @@ pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], 
             .configure_mesh()
             .x_labels(6)
             .y_labels(4)
+            .x_label_formatter(&x_fmt)
             .label_style(("sans-serif", 11).into_font().color(&fg))
             .axis_style(fg.mix(0.5))
             .light_line_style(fg.mix(0.08))
             .bold_line_style(fg.mix(0.15))
             .draw()
             .map_err(|e| e.to_string())?;
-        for (i, (label, r)) in runs.iter().enumerate() {
+        for (i, (_, r)) in runs.iter().enumerate() {
             let colour = if i == 0 { COLOUR_A } else { COLOUR_B };
             let ys = pick(r);
             let pts: Vec<(f64, f64)> = r.t_s.iter().zip(ys.iter()).map(|(t, v)| on_scale(t, v)).collect();
-            chart
-                .draw_series(LineSeries::new(pts, colour.stroke_width(2)))
-                .map_err(|e| e.to_string())?
-                .label(label.to_string())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], colour.stroke_width(2)));
+            chart.draw_series(LineSeries::new(pts, colour.stroke_width(2))).map_err(|e| e.to_string())?;
             // Few points: mark each, so a one-second (or shorter) run is not an empty chart.
             if ys.len() <= 30 {
                 let dots = r.t_s.iter().zip(ys.iter()).map(|(t, v)| Circle::new(on_scale(t, v), 3, colour.filled()));
@@ -186,24 +215,47 @@ pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], 
             }
             if with_disks {
                 let pts: Vec<(f64, f64)> = r.t_s.iter().zip(r.disks_mb_s.iter()).map(|(t, v)| on_scale(t, v)).collect();
-                chart
-                    .draw_series(DashedLineSeries::new(pts, 6, 4, colour.stroke_width(2)))
-                    .map_err(|e| e.to_string())?
-                    .label(format!("{label}: disks"))
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 5, y), (x + 9, y), (x + 14, y)], colour.stroke_width(1)));
+                chart.draw_series(DashedLineSeries::new(pts, 6, 4, colour.stroke_width(2))).map_err(|e| e.to_string())?;
             }
-        }
-        if runs.len() > 1 || with_disks {
-            chart
-                .configure_series_labels()
-                .label_font(("sans-serif", 11).into_font().color(&fg))
-                .background_style(bg.mix(0.8))
-                .border_style(fg.mix(0.3))
-                .draw()
-                .map_err(|e| e.to_string())?;
+            if with_busiest {
+                let pts: Vec<(f64, f64)> =
+                    r.t_s.iter().zip(r.busiest_cpu_pct.iter()).filter(|(_, v)| !v.is_nan()).map(|(t, v)| on_scale(t, v)).collect();
+                chart.draw_series(DashedLineSeries::new(pts, 2, 3, colour.stroke_width(2))).map_err(|e| e.to_string())?;
+            }
         }
     }
     root.present().map_err(|e| e.to_string())
+}
+
+/// The legend, in one row above the panels: each run's solid line, and its disks (dashed) and
+/// busiest-CPU (dotted) lines when those are drawn.
+fn draw_legend(strip: &Area, runs: &[(&str, &RunSeries)], disks: bool, busiest: bool, fg: &RGBColor) -> Result<(), String> {
+    let font = ("sans-serif", 11).into_font().color(fg);
+    let mut x = 56;
+    let y = 10;
+    for (i, (label, _)) in runs.iter().enumerate() {
+        let colour = if i == 0 { COLOUR_A } else { COLOUR_B };
+        let mut entries = vec![(label.to_string(), (14, 0))];
+        if disks {
+            entries.push((format!("{label}: disks"), (5, 4)));
+        }
+        if busiest {
+            entries.push((format!("{label}: busiest CPU"), (2, 3)));
+        }
+        for (text, (dash, gap)) in entries {
+            // A sample of the line: solid, dashed or dotted.
+            let mut at = x;
+            while at < x + 14 {
+                let end = (at + dash).min(x + 14);
+                strip.draw(&PathElement::new(vec![(at, y), (end, y)], colour.stroke_width(2))).map_err(|e| e.to_string())?;
+                at = end + gap.max(if gap == 0 { 14 } else { 0 });
+            }
+            strip.draw(&Text::new(text.clone(), (x + 18, y - 6), font.clone())).map_err(|e| e.to_string())?;
+            let (w, _) = strip.estimate_text_size(&text, &font).map_err(|e| e.to_string())?;
+            x += 18 + w as i32 + 14;
+        }
+    }
+    Ok(())
 }
 
 /// A latency histogram on a log2 time axis: counts per power-of-two bucket of I/O latency.
@@ -224,7 +276,8 @@ pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)]
     let y_max = folded.iter().flat_map(|f| f.iter().copied()).max().unwrap_or(1).max(1) as f64 * 1.1;
     let mut chart = ChartBuilder::on(&root)
         .margin(6)
-        .caption("I/O latency (log2 µs buckets)", ("sans-serif", 13).into_font().color(&fg))
+        .margin_right(18)
+        .caption("the jobs' I/O latency, each read/write/io as fio's clat (log2 µs)", ("sans-serif", 13).into_font().color(&fg))
         .x_label_area_size(20)
         .y_label_area_size(52)
         .build_cartesian_2d(lo as f64..(hi + 1) as f64, 0.0..y_max)

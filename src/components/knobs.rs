@@ -14,6 +14,9 @@ pub struct KnobPanelProps {
     pub on_apply: Callback<(String, String)>,
     /// The knob last changed, and what the change did or why it was refused.
     pub message: Option<(String, String)>,
+    /// A refused value (key, text): its field keeps what the user typed, to correct it.
+    #[prop_or_default]
+    pub rejected: Option<(String, String)>,
 }
 
 #[component]
@@ -25,7 +28,9 @@ pub fn KnobPanel(p: &KnobPanelProps) -> Html {
                 <thead><tr><th class="l">{"knob"}</th><th class="l">{"value"}</th><th class="l">{"allowed"}</th><th class="l">{"applies"}</th></tr></thead>
                 <tbody>
                 { for KNOBS.iter().map(|k| {
-                    let value = get_knob(&p.scenario, k.key).unwrap_or_default();
+                    let refused = p.rejected.as_ref().filter(|(key, _)| key == k.key).map(|(_, v)| v.clone());
+                    let invalid = refused.is_some();
+                    let value = refused.unwrap_or_else(|| get_knob(&p.scenario, k.key).unwrap_or_default());
                     let onchange = {
                         let (cb, key) = (p.on_apply.clone(), k.key.to_string());
                         Callback::from(move |e: Event| {
@@ -38,7 +43,7 @@ pub fn KnobPanel(p: &KnobPanelProps) -> Html {
                         <>
                         <tr>
                             <td class="l"><label for={format!("knob-{}", k.key)} title={k.help}>{ k.key }</label></td>
-                            <td class="l"><input id={format!("knob-{}", k.key)} type="text" size="9" value={value} {onchange} aria-describedby={format!("knob-{}-allowed", k.key)} /></td>
+                            <td class="l"><input id={format!("knob-{}", k.key)} type="text" size="9" value={value} {onchange} aria-invalid={invalid.to_string()} aria-describedby={format!("knob-{}-allowed", k.key)} /></td>
                             <td class="l dim" id={format!("knob-{}-allowed", k.key)}>{ k.kind.allowed() }</td>
                             <td class="l dim">{ if k.live { "live" } else { "restart" } }</td>
                         </tr>

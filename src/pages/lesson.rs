@@ -150,6 +150,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let large = use_state(|| false);
     // The last knob change: its key, and what it did or why it was refused.
     let knob_msg = use_state(|| None::<(String, String)>);
+    let knob_rejected = use_state(|| None::<(String, String)>);
 
     {
         let (session, refresh, last_ts) = (session.clone(), refresh.clone(), last_ts.clone());
@@ -209,7 +210,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
 
     // Keyboard: Space play/pause, → one event, Shift+→ 1 ms, R reset; PageDown/PageUp (what
     // presentation clickers send) move through the lesson's steps, and so do the arrow keys in
-    // presenter mode; P toggles presenter mode.
+    // presenter mode; P toggles presenter mode and Escape leaves it.
     let keys_state = use_mut_ref(|| (false, None::<usize>));
     *keys_state.borrow_mut() = (*presenter, *step);
     {
@@ -267,6 +268,11 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     }
                     "p" | "P" => {
                         presenter.set(!in_presenter);
+                        return;
+                    }
+                    // Escape leaves presenter mode, as it leaves a slide show.
+                    "Escape" if in_presenter => {
+                        presenter.set(false);
                         return;
                     }
                     _ => {}
@@ -401,11 +407,12 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         })
     };
     let on_knob = {
-        let (session, refresh, knob_msg) = (session.clone(), refresh.clone(), knob_msg.clone());
+        let (session, refresh, knob_msg, knob_rejected) = (session.clone(), refresh.clone(), knob_msg.clone(), knob_rejected.clone());
         use_callback((), move |(k, v): (String, String), _| {
             let mut s = session.borrow_mut();
             let v = v.trim().to_string();
             let r = s.a.apply_knob(&k, &v);
+            knob_rejected.set(r.is_err().then(|| (k.clone(), v.clone())));
             if let (Ok(_), Some(b)) = (&r, &mut s.b) {
                 let _ = b.apply_knob(&k, &v);
             }
@@ -705,7 +712,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         <p><strong>{ if *predicted == Some(pr.answer) { "Right. " } else { "Not quite. " } }</strong>{ format!("The answer: {}", pr.options[pr.answer]) }</p>
                         <p>{ &pr.explanation }</p>
                         if !calibrated {
-                            <p class="dim" data-testid="reveal-uncal">{ "That is what the report saw. This model does not reproduce all of it yet: compare the A/B numbers, and see \"Status in blkviz\" in the lesson text for where they differ and why." }</p>
+                            <p class="dim" data-testid="reveal-uncal">{ "That is what the report saw. This model does not reproduce all of it yet, so the A/B numbers may not show the report's difference: \"Status in blkviz\" in the lesson text says which figures differ and why." }</p>
                         }
                     </div>
                 }
@@ -810,7 +817,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         b_partial={s.b.as_ref().is_some_and(|b| b.interval_partial)} b_whole={s.b.as_ref().is_some_and(|b| b.interval_whole)} />
                     <section class="charts" aria-label="Charts">
                         <canvas ref={chart.clone()} class="chart" data-testid="chart" role="img" aria-label="Throughput, context switches and CPU over simulated time"></canvas>
-                        <canvas ref={latency.clone()} class="latency" role="img" aria-label="I/O latency histogram"></canvas>
+                        <canvas ref={latency.clone()} class="latency" role="img" aria-label="Latency histogram of the jobs' I/Os (fio clat: each read, write or io, not each request)"></canvas>
                         <div class="chart-actions">
                             <button onclick={on_png}>{ "Export PNG" }</button>
                             <button onclick={on_csv}>{ "Export CSV" }</button>
@@ -848,7 +855,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 } else if *tab == Tab::Log {
                     <EventLog records={log_records} devices={devices} threads={threads} btt={btt} paused={d.log_paused} dropped={d.dropped} on_pause={on_log_pause} />
                 } else {
-                    <KnobPanel scenario={d.sim.config().scenario.clone()} on_apply={on_knob} message={(*knob_msg).clone()} />
+                    <KnobPanel scenario={d.sim.config().scenario.clone()} on_apply={on_knob} message={(*knob_msg).clone()} rejected={(*knob_rejected).clone()} />
                 }
             </div>
             if !gaps.is_empty() {

@@ -140,10 +140,16 @@ impl LinkState {
         if pairs.len() > OVERRIDES_MAX + 7 {
             return Err(err("fragment", format!("{} parameters; at most {} are allowed", pairs.len(), OVERRIDES_MAX + 7)));
         }
+        let mut seen: Vec<String> = Vec::new();
         for pair in pairs {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
             let k = pct_decode(k).ok_or_else(|| err("fragment", format!("bad percent-encoding in '{}'", clip(pair))))?;
             let v = pct_decode(v).ok_or_else(|| err(&k, format!("bad percent-encoding in '{}'", clip(pair))))?;
+            // A key given twice is ambiguous (which one did the sender mean?): refuse it.
+            if seen.contains(&k) {
+                return Err(err(&clip(&k), "given twice; a link takes each parameter and knob once"));
+            }
+            seen.push(k.clone());
             match k.as_str() {
                 "v" => {
                     version =
@@ -163,7 +169,17 @@ impl LinkState {
                     })?
                 }
                 "t" => st.t = Some(parse_secs(&v, "t", T_MAX_S)?),
-                "speed" => st.speed = Some(parse_secs(&v, "speed", 1.0)?),
+                "speed" => {
+                    st.speed = Some(v.parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0 && *x <= 1.0).ok_or_else(|| {
+                        err(
+                            "speed",
+                            format!(
+                                "'{}' is not allowed; expected simulated seconds per second, greater than 0 and at most 1 (the speed slider's 50 ms/s is 0.05)",
+                                clip(&v)
+                            ),
+                        )
+                    })?)
+                }
                 key => {
                     if knob_spec(key).is_none() {
                         return Err(err(
@@ -227,11 +243,19 @@ mod tests {
             ("#/lesson/scsi-starved?v=2", "v"),
             ("#/lesson/scsi-starved", "v"),
             ("#/lesson/scsi-starved?v=1&workload.rw=%3Cscript%3E", "workload.rw"),
+            // A key twice: which one did the sender mean?
+            ("#/lesson/scsi-starved?v=1&seed=3&seed=4", "seed"),
+            ("#/lesson/scsi-starved?v=1&queue.nr_requests=64&queue.nr_requests=512", "queue.nr_requests"),
+            ("#/lesson/scsi-starved?v=1&speed=0", "speed"),
         ];
         for (f, field) in cases {
             let e = LinkState::decode(f).unwrap_err();
             assert_eq!(e.field, field, "{f}: {e}");
         }
         assert_eq!(LinkState::decode(&"x".repeat(5000)).unwrap_err().field, "fragment");
+        let twice = LinkState::decode("#/lesson/scsi-starved?v=1&seed=3&seed=4").unwrap_err();
+        assert!(twice.message.contains("given twice"), "{twice}");
+        let speed = LinkState::decode("#/lesson/scsi-starved?v=1&speed=0").unwrap_err();
+        assert!(speed.message.contains("simulated seconds per second"), "{speed}");
     }
 }

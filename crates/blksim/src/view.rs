@@ -83,13 +83,26 @@ impl Sim {
     pub fn threads_view(&self) -> Vec<ThreadView> {
         self.threads
             .iter()
-            .map(|t| ThreadView { name: t.name.clone(), pid: t.pid, state: t.top_state(), cpu_ns: t.cpu_ns, home_cpu: t.home.0 })
+            .enumerate()
+            .map(|(i, t)| {
+                let state = if self.has_exited(i) { 'X' } else { t.top_state() };
+                ThreadView { name: t.name.clone(), pid: t.pid, state, cpu_ns: t.cpu_ns, home_cpu: t.home.0 }
+            })
             .collect()
     }
 
     /// Which thread each core runs now, by thread id (None: idle), for the CPU strips.
     pub fn core_threads(&self) -> Vec<Option<u32>> {
-        self.cores.iter().map(|c| if c.busy { c.current.map(|t| t.0) } else { None }).collect()
+        self.cores.iter().map(|c| if c.busy { c.current.filter(|t| !self.has_exited(t.idx())).map(|t| t.0) } else { None }).collect()
+    }
+
+    /// A job's process has exited, or the run is over and its job was done: the run stops at
+    /// the last job's last I/O, before its process gets to run its exit, which the views
+    /// show as done.
+    fn has_exited(&self, thread: usize) -> bool {
+        let t = &self.threads[thread];
+        t.state == crate::cpu::ThreadState::Exited
+            || (self.is_finished() && matches!(t.kind, crate::cpu::ThreadKind::User(j) if self.jobs[j.idx()].done_at.is_some()))
     }
 
     /// Head position as a fraction of the stroke, per leaf device (the disk behind each path).

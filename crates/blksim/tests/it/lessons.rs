@@ -17,3 +17,17 @@ fn every_lesson_and_variant_runs() {
         }
     }
 }
+
+/// A run ends at its last job's last I/O; top then shows the job's process as exited, not as
+/// running, and no CPU runs it.
+#[test]
+fn a_finished_run_shows_its_jobs_as_exited() {
+    let cfg = lessons::find("mq-clone-stall").unwrap().config("regressed", &[]).unwrap();
+    let sim = blksim::cli::run_one(&cfg, 1, None);
+    assert!(sim.is_finished());
+    let top = sim.threads_view();
+    let mkfs = top.iter().find(|t| t.name == "mkfs.xfs").expect("the job's process");
+    assert_eq!(mkfs.state, 'X');
+    let mkfs_id = top.iter().position(|t| t.name == "mkfs.xfs").unwrap() as u32;
+    assert!(!sim.core_threads().contains(&Some(mkfs_id)));
+}
