@@ -115,6 +115,9 @@ pub struct StackLayout {
     pub dev_cols: Vec<(f64, f64)>,
     /// Whether each device column is wide enough for text.
     pub dev_labels: bool,
+    /// Room the processes row keeps free on its right (the A/B run badge) and at its bottom
+    /// (a note), in px.
+    pub process_inset: (f64, f64),
 }
 
 pub const LABEL_W: f64 = 118.0;
@@ -138,7 +141,7 @@ impl StackLayout {
         let avail = width - LABEL_W - GAP;
         let col_w = avail / n;
         let dev_cols = (0..cols.len()).map(|i| (LABEL_W + GAP + i as f64 * col_w, (col_w - GAP).max(1.0))).collect();
-        StackLayout { width, height, label_w: LABEL_W, stages, rows, cols, dev_cols, dev_labels: col_w >= 44.0 }
+        StackLayout { width, height, label_w: LABEL_W, stages, rows, cols, dev_cols, dev_labels: col_w >= 44.0, process_inset: (0.0, 0.0) }
     }
 
     /// The band of stage `s` (the layer row, when absent, is the elevator's top edge: tokens of
@@ -169,15 +172,33 @@ impl StackLayout {
 
     /// Where the `i`-th of `n` processes sits in the processes row.
     pub fn process_slot(&self, i: usize, n: usize) -> (f64, f64) {
-        let r = self.row(Stage::Processes);
+        let (r, per_row, rows, _) = self.process_grid(n);
         let n = n.max(1);
-        let per_row = ((r.w - 8.0) / 22.0).floor().max(1.0) as usize;
-        let rows = n.div_ceil(per_row);
         let (row, col) = (i / per_row, i % per_row);
         let in_this_row = if row + 1 == rows { n - row * per_row } else { per_row };
         let step = (r.w - 8.0) / in_this_row.max(1) as f64;
         let rh = r.h / rows as f64;
         (r.x + 4.0 + step * (col as f64 + 0.5), r.y + rh * (row as f64 + 0.5))
+    }
+
+    /// The radius of a process dot: 7 px, less when many share the row, so that dots never
+    /// overlap each other or leave the row.
+    pub fn process_radius(&self, n: usize) -> f64 {
+        self.process_grid(n).3
+    }
+
+    /// The area the dots share (the row less its insets), and the grid that gives the largest
+    /// dots: dots per line, lines, and the radius (fewer lines when the radius is the same).
+    fn process_grid(&self, n: usize) -> (Rect, usize, usize, f64) {
+        let row = self.row(Stage::Processes);
+        let r = Rect { w: (row.w - self.process_inset.0).max(40.0), h: (row.h - self.process_inset.1).max(8.0), ..row };
+        let n = n.max(1);
+        let radius = |per_row: usize| {
+            let rows = n.div_ceil(per_row);
+            ((r.w - 8.0) / per_row as f64 / 2.0 - 1.0).min(r.h / rows as f64 / 2.0 - 0.5).min(7.0)
+        };
+        let best = (1..=n).max_by(|&a, &b| radius(a).total_cmp(&radius(b))).unwrap_or(1);
+        (r, best, n.div_ceil(best), radius(best).max(0.75))
     }
 }
 
@@ -237,6 +258,28 @@ mod tests {
         for i in 0..100 {
             let (x, y) = l.process_slot(i, 100);
             assert!(x > r.x && x < r.x + r.w && y > r.y && y < r.y + r.h, "{i}: {x},{y}");
+        }
+    }
+
+    #[test]
+    fn process_dots_neither_overlap_nor_leave_their_row_in_a_small_ab_diagram() {
+        // 80 dd readers in one of two A/B diagrams at 1024 px, with the run badge and a note.
+        for (w, h, n) in [(440.0, 280.0, 80), (900.0, 560.0, 80), (440.0, 280.0, 3), (560.0, 300.0, 100)] {
+            let mut l = StackLayout::new(w, h, columns(80, None), true);
+            l.process_inset = (140.0, 12.0);
+            let r = l.row(Stage::Processes);
+            let rad = l.process_radius(n);
+            let dots: Vec<(f64, f64)> = (0..n).map(|i| l.process_slot(i, n)).collect();
+            for &(x, y) in &dots {
+                assert!(x - rad >= r.x && x + rad <= r.x + r.w - 140.0 + 1e-9, "{w}x{h}: x {x} r {rad}");
+                assert!(y - rad >= r.y - 1e-9 && y + rad <= r.y + r.h - 12.0 + 1e-9, "{w}x{h}: y {y} r {rad} row {r:?}");
+            }
+            for (i, a) in dots.iter().enumerate() {
+                for b in &dots[i + 1..] {
+                    let d = ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt();
+                    assert!(d >= 2.0 * rad - 1e-9, "{w}x{h}: dots {d} apart, radius {rad}");
+                }
+            }
         }
     }
 }

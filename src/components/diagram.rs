@@ -76,7 +76,11 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     let large = canvas.closest("[data-large=true]").ok().flatten().is_some();
     let font = |px: f64, weight: &str, family: &str| format!("{weight} {:.0}px {family}", if large { px * 1.45 } else { px });
     let ndev = d.topology.devices.len();
-    let l = StackLayout::new(cw, ch, columns(ndev, expanded), !d.topology.upper.is_empty());
+    let mut l = StackLayout::new(cw, ch, columns(ndev, expanded), !d.topology.upper.is_empty());
+    // The dots keep clear of the A/B run badge (top right) and of the counts-only note.
+    let badge_w =
+        canvas.previous_element_sibling().filter(|e| e.class_name() == "run-label").map_or(0.0, |e| e.client_width() as f64 + 12.0);
+    l.process_inset = (badge_w, if d.density || reduced_motion { 12.0 } else { 0.0 });
     let ncols = l.cols.len();
     ctx.set_fill_style_str(theme.bg);
     ctx.fill_rect(0.0, 0.0, cw, ch);
@@ -119,13 +123,14 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     // Processes.
     let n = d.topology.processes.len();
     let sleepers: Vec<u32> = occ.iter().flat_map(|o| o.sleepers.iter().chain(o.stripe_sleepers.iter()).copied()).collect();
+    let dot = l.process_radius(n);
     for (i, (_, pid)) in d.topology.processes.iter().enumerate() {
         let (x, y) = l.process_slot(i, n);
         let asleep = sleepers.contains(pid);
         ctx.set_global_alpha(if asleep { 0.45 } else { 1.0 });
         ctx.set_fill_style_str(process_colour(*pid));
         ctx.begin_path();
-        let _ = ctx.arc(x, y, 7.0, 0.0, std::f64::consts::TAU);
+        let _ = ctx.arc(x, y, dot, 0.0, std::f64::consts::TAU);
         ctx.fill();
         ctx.set_global_alpha(1.0);
         if asleep && n <= 32 {
@@ -148,20 +153,23 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         let used = sum(&|i| occ[i].pool[0].max(occ[i].pool[1]));
         let limit = sum(&|i| d.topology.devices[i].nr_requests);
         slot_bar(&ctx, theme, l.cell(Stage::RequestPool, ci), used, limit, l.dev_labels);
+        // On the line of the bar's used/limit label, after it: who sleeps for a request, and
+        // why the count can pass nr_requests (get_request lets a batcher, BLK_BATCH_REQ, go
+        // up to 3/2 of it). Nothing is drawn over the bar or into the next row.
         let c = l.cell(Stage::RequestPool, ci);
-        if used > limit && c.w >= 260.0 {
-            // Over nr_requests: get_request lets a batcher (BLK_BATCH_REQ) go up to 3/2 of it.
-            // Only where the column has room for the sentence beside its own label.
-            ctx.set_fill_style_str(theme.full);
-            let text = format!("over nr_requests: a batcher may take up to {}", limit * 3 / 2);
-            let w = (c.w / 2.0).max(40.0);
-            fit_text(&ctx, &text, c.x + c.w - w, c.y + c.h - 4.0, w - 2.0);
-        }
+        let label_y = slot_label_y(c);
+        let mut x =
+            c.x + if l.dev_labels { 2.0 + ctx.measure_text(&format!("{used}/{limit}")).map_or(40.0, |m| m.width()) + 10.0 } else { 2.0 };
         let sleepers = sum(&|i| occ[i].sleepers.len() as u32);
+        ctx.set_fill_style_str(theme.full);
         if sleepers > 0 {
-            let c = l.cell(Stage::RequestPool, ci);
-            ctx.set_fill_style_str(theme.full);
-            fit_text(&ctx, &format!("zz {sleepers}"), c.x + 2.0, c.y + 8.0, c.w - 4.0);
+            let text = format!("zz {sleepers}");
+            fit_text(&ctx, &text, x, label_y, c.x + c.w - x);
+            x += ctx.measure_text(&text).map_or(30.0, |m| m.width()) + 10.0;
+        }
+        if used > limit && c.x + c.w - x >= 120.0 {
+            let text = format!("over nr_requests: a batcher may take up to {}", limit * 3 / 2);
+            fit_text(&ctx, &text, x, label_y, c.x + c.w - x);
         }
         slot_bar(&ctx, theme, l.cell(Stage::TagMap, ci), sum(&|i| occ[i].tags), sum(&|i| d.topology.devices[i].queue_depth), l.dev_labels);
         let e = l.cell(Stage::Elevator, ci);
@@ -174,8 +182,18 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         // The disk: a platter with the head's position as an arc, and what the drive holds.
         // A group draws stacked platters.
         let c = l.cell(Stage::Disks, ci);
-        let (cx, cy) = c.centre();
-        let rad = (c.w.min(c.h) / 2.0 - 6.0).max(3.0);
+        let labelled = l.dev_labels || col.count > 1;
+        // The platter sits between the name (top line) and the queue (bottom line); in a row
+        // too short for that, at the cell's right, with the text beside it.
+        let (mut cx, cy) = c.centre();
+        let mut rad = if labelled { (c.w / 2.0 - 6.0).min((c.h - 30.0) / 2.0) } else { c.w.min(c.h) / 2.0 - 6.0 };
+        let mut text_w = c.w - 4.0;
+        if labelled && rad < 6.0 {
+            rad = (c.h / 2.0 - 3.0).min(c.w * 0.2);
+            cx = c.x + c.w - rad - 5.0;
+            text_w = c.w - 2.0 * rad - 12.0;
+        }
+        let rad = rad.max(3.0);
         let in_drive = sum(&|i| occ[i].in_drive);
         ctx.set_stroke_style_str(theme.slot);
         ctx.set_line_width(1.0);
@@ -211,12 +229,12 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         } else {
             format!("{}–{}", d.topology.devices[col.first].name, d.topology.devices[col.first + col.count - 1].name)
         };
-        if l.dev_labels || col.count > 1 {
+        if labelled {
             ctx.set_fill_style_str(theme.fg);
-            fit_text(&ctx, &name, c.x + 2.0, c.y + 8.0, c.w - 4.0);
+            fit_text(&ctx, &name, c.x + 2.0, c.y + 8.0, text_w);
             ctx.set_fill_style_str(theme.dim);
             let hint = if col.count > 1 { format!("q {in_drive} · click") } else { format!("q {in_drive}") };
-            fit_text(&ctx, &hint, c.x + 2.0, c.y + c.h - 8.0, c.w - 4.0);
+            fit_text(&ctx, &hint, c.x + 2.0, c.y + c.h - 8.0, text_w);
         }
     }
 
@@ -313,19 +331,22 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         ctx.set_fill_style_str(theme.dim);
         let bh = cell.h * busy / 100.0;
         ctx.fill_rect(cell.x, cell.y + cell.h - bh, cell.w, bh);
-        let label = match tid {
+        let (label, short) = match tid {
             Some(tid) => {
                 // Names and pids never change: the driver's copy serves, no per-frame list.
                 let (pid, name) = d.thread_of(*tid);
                 ctx.set_fill_style_str(thread_colour(name, pid));
                 ctx.fill_rect(cell.x, cell.y, cell.w, cell.h);
-                format!("cpu{c} {name}")
+                (format!("cpu{c} {name}"), name.to_string())
             }
-            None => format!("cpu{c} {busy:.0}%"),
+            None => (format!("cpu{c} {busy:.0}%"), format!("{busy:.0}%")),
         };
-        if w > 60.0 {
-            ctx.set_fill_style_str(theme.fg);
-            fit_text(&ctx, &label, cell.x + 4.0, cell.y + cell.h / 2.0, cell.w - 8.0);
+        // A narrow strip shows what runs there ("ksoftirq…") rather than its number, and
+        // never nothing: the strips are in CPU order.
+        ctx.set_fill_style_str(theme.fg);
+        if cell.w - 4.0 >= 10.0 {
+            let fits = ctx.measure_text(&label).is_ok_and(|m| m.width() <= cell.w - 4.0);
+            fit_text(&ctx, if fits { &label } else { &short }, cell.x + 2.0, cell.y + cell.h / 2.0, cell.w - 4.0);
         }
     }
 
@@ -489,6 +510,12 @@ fn fit_text(ctx: &CanvasRenderingContext2d, text: &str, x: f64, y: f64, max_w: f
     }
 }
 
+/// Where `slot_bar` writes its `used/limit` label (the line below the bar).
+fn slot_label_y(c: Rect) -> f64 {
+    let h = (c.h * 0.45).clamp(4.0, 16.0);
+    c.y + (c.h - h) / 2.0 + h + 8.0
+}
+
 /// A pool as a row of slots, `used/limit`, with a red edge when full.
 fn slot_bar(ctx: &CanvasRenderingContext2d, theme: &Theme, c: Rect, used: u32, limit: u32, label: bool) {
     let h = (c.h * 0.45).clamp(4.0, 16.0);
@@ -513,6 +540,6 @@ fn slot_bar(ctx: &CanvasRenderingContext2d, theme: &Theme, c: Rect, used: u32, l
     }
     if label {
         ctx.set_fill_style_str(theme.dim);
-        fit_text(ctx, &format!("{used}/{limit}"), c.x + 2.0, y + h + 8.0, c.w - 2.0);
+        fit_text(ctx, &format!("{used}/{limit}"), c.x + 2.0, slot_label_y(c), c.w - 2.0);
     }
 }
