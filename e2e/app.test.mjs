@@ -237,6 +237,15 @@ test('the event log shows blkparse lines, filters, pauses and exports', async ()
   const trace = JSON.parse(fs.readFileSync(p, 'utf8'));
   assert.ok(trace.traceEvents.some((e) => e.ph === 'X'), 'no D→C slices in the Perfetto trace');
   assert.ok((await page.textContent('table.btt')).includes('sda'));
+  // Letters that are no action code get a hint, not just an empty log.
+  await page.fill('input[aria-label^="Actions"]', 'DZ');
+  assert.match(await page.textContent('.log-hint'), /not blktrace actions: Z/);
+  // A skip runs untraced: the log says where it jumps.
+  await page.fill('input[aria-label^="Actions"]', '');
+  await page.click('text=Skip 5 s');
+  await page.click('.question');
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.querySelector('[data-testid=blkparse]').textContent.includes('not traced (skipped)'), null, { timeout: 10000 });
   assert.deepEqual(errors, []);
   await page.close();
 });

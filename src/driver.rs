@@ -84,6 +84,9 @@ pub const CATCH_UP_EVENTS_PER_FRAME: u64 = 100_000;
 /// What a page shows when its own lesson does not exist.
 pub const FALLBACK_LESSON: &str = "anatomy-of-a-request";
 
+/// Untraced spans the event log remembers.
+const TRACE_GAPS_MAX: usize = 16;
+
 pub struct SimDriver {
     pub lesson: Lesson,
     pub variant: String,
@@ -130,6 +133,10 @@ pub struct SimDriver {
     pub log_paused: bool,
     /// Records the animation or the log never saw (the ring dropped them at high speed).
     pub dropped: u64,
+    /// Spans of simulated time run without the trace (a skip, a link's catch-up), oldest
+    /// first, at most `TRACE_GAPS_MAX`: the event log marks them.
+    pub trace_gaps: VecDeque<(SimTime, SimTime)>,
+    gap_from: Option<SimTime>,
     pub btt: BTreeMap<u16, Btt>,
     bio_queued_at: BTreeMap<u32, u64>,
     /// Per request: (Q, G, I, D) times in ns.
@@ -176,6 +183,8 @@ impl SimDriver {
             log: VecDeque::new(),
             log_paused: false,
             dropped: 0,
+            trace_gaps: VecDeque::new(),
+            gap_from: None,
             btt: BTreeMap::new(),
             bio_queued_at: BTreeMap::new(),
             rq_times: BTreeMap::new(),
@@ -276,11 +285,13 @@ impl SimDriver {
     /// wall timestamp (for tweens). Returns true when a new whole second of counters landed.
     pub fn frame(&mut self, dt_ms: f64, now_ms: f64) -> bool {
         if let Some(t) = self.catch_up_to {
+            self.gap_from.get_or_insert(self.sim.now());
             self.sim.set_trace(false);
             self.sim.run_until_bounded(t, CATCH_UP_EVENTS_PER_FRAME);
             if self.sim.now() >= t || self.sim.is_finished() {
                 self.catch_up_to = None;
                 self.sim.set_trace(true);
+                self.end_gap();
                 self.resync();
                 return true;
             }
@@ -318,8 +329,24 @@ impl SimDriver {
     /// Fast-forwards to `t` seconds of simulated time without animating.
     pub fn fast_forward(&mut self, secs: f64) {
         let t = self.sim.now() + SimTime::from_secs_f64(secs).ns();
+        // Untraced: nobody sees these records, and the core runs faster without them.
+        self.gap_from.get_or_insert(self.sim.now());
+        self.sim.set_trace(false);
         self.sim.run_until(t);
+        self.sim.set_trace(true);
+        self.end_gap();
         self.resync();
+    }
+
+    fn end_gap(&mut self) {
+        if let Some(from) = self.gap_from.take() {
+            if self.sim.now() > from {
+                self.trace_gaps.push_back((from, self.sim.now()));
+                if self.trace_gaps.len() > TRACE_GAPS_MAX {
+                    self.trace_gaps.pop_front();
+                }
+            }
+        }
     }
 
     /// After a jump: forget the tokens, skip the trace, and take the counters as they stand.

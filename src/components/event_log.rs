@@ -7,6 +7,9 @@ use blksim::trace::TraceRecord;
 use std::rc::Rc;
 use yew::prelude::*;
 
+/// blktrace's action codes, as the filter takes them.
+const ACTION_CODES: &str = "QGSPUIMFDCXA";
+
 /// Lines shown at once (the newest); the export has the whole log.
 pub const LINES_SHOWN: usize = 300;
 
@@ -18,6 +21,9 @@ pub struct EventLogProps {
     /// (pid, comm) per thread id.
     pub threads: Rc<Vec<(u32, String)>>,
     pub btt: Rc<Vec<(String, Btt)>>,
+    /// Spans of simulated time run without the trace (ns): marked between the lines.
+    #[prop_or_default]
+    pub gaps: Rc<Vec<(u64, u64)>>,
     pub paused: bool,
     pub dropped: u64,
     pub on_pause: Callback<()>,
@@ -34,7 +40,21 @@ pub fn EventLog(p: &EventLogProps) -> Html {
     let keep = |r: &&TraceRecord| device.is_none_or(|d| r.dev.0 == d) && (wanted.is_empty() || wanted.contains(&r.action.code()));
     let filtered: Vec<&TraceRecord> = p.records.iter().filter(keep).collect();
     let shown = &filtered[filtered.len().saturating_sub(LINES_SHOWN)..];
-    let text: String = shown.iter().map(|r| blkparse_line(r, &names) + "\n").collect();
+    // A skip or a link's catch-up ran without the trace: say so where the lines jump.
+    let mut text = String::new();
+    let first_shown = filtered.len().saturating_sub(LINES_SHOWN);
+    let mut prev: Option<u64> = first_shown.checked_sub(1).map(|i| filtered[i].time.ns());
+    for r in shown {
+        let t = r.time.ns();
+        for &(from, to) in p.gaps.iter().filter(|&&(from, to)| prev.is_none_or(|pt| pt <= from) && t >= to) {
+            text += &format!("--- {:.6} s to {:.6} s not traced (skipped) ---\n", from as f64 / 1e9, to as f64 / 1e9);
+        }
+        prev = Some(t);
+        text += &(blkparse_line(r, &names) + "\n");
+    }
+    // Letters that are no blktrace action: say which, rather than show an empty log.
+    let unknown: String = wanted.iter().filter(|c| !ACTION_CODES.contains(**c)).collect();
+    let no_btt = p.btt.iter().all(|(_, b)| b.requests == 0);
     let on_device = {
         let device = device.clone();
         Callback::from(move |e: Event| {
@@ -90,10 +110,17 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                 <button onclick={export_blkparse}>{ "Export blkparse" }</button>
                 <button onclick={export_perfetto}>{ "Export Perfetto JSON" }</button>
                 <span class="dim">{ format!("{} of {} records{}", shown.len(), p.records.len(), if p.dropped > 0 { format!("; {} dropped at high speed", p.dropped) } else { String::new() }) }</span>
+                if !unknown.is_empty() {
+                    <span class="log-hint" role="status">{ format!("not blktrace actions: {unknown}; the codes are {}", ACTION_CODES.chars().map(String::from).collect::<Vec<_>>().join(" ")) }</span>
+                }
             </div>
             <pre class="blkparse" data-testid="blkparse" tabindex="0">{ text }</pre>
             <table class="btt" aria-label="btt breakdown">
-                <caption>{ "btt: average ms per phase, over the requests seen whole in the trace" }</caption>
+                <caption>{ "btt: average ms per phase, over the requests seen whole in the trace" }
+                    if no_btt {
+                        <br /><span class="dim">{ "None yet: a request counts once its bio's Q, then its G, I, D and C are all in the log. Requests made before a skip, or of bios remapped by a bio-based layer (LVM, md), are not seen whole." }</span>
+                    }
+                </caption>
                 <thead><tr><th class="l">{"Device"}</th><th>{"requests"}</th><th>{"Q2G"}</th><th>{"G2I"}</th><th>{"I2D"}</th><th>{"D2C"}</th><th>{"Q2C"}</th></tr></thead>
                 <tbody>
                     { for p.btt.iter().map(|(name, b)| html! {

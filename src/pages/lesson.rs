@@ -151,9 +151,14 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     // The last knob change: its key, and what it did or why it was refused.
     let knob_msg = use_state(|| None::<(String, String)>);
     let knob_rejected = use_state(|| None::<(String, String)>);
+    // The counters refresh once per simulated second; an open event log also refreshes a few
+    // times a wall second while records come in (at a slow speed a simulated second takes
+    // long). (log open, when it last refreshed, the newest record it showed)
+    let log_live = use_mut_ref(|| (false, 0.0f64, u64::MAX));
+    log_live.borrow_mut().0 = *tab == Tab::Log;
 
     {
-        let (session, refresh, last_ts) = (session.clone(), refresh.clone(), last_ts.clone());
+        let (session, refresh, last_ts, log_live) = (session.clone(), refresh.clone(), last_ts.clone(), log_live.clone());
         let (canvas_a, canvas_b, live_a, live_b, chart, latency) =
             (canvas_a.clone(), canvas_b.clone(), live_a.clone(), live_b.clone(), chart.clone(), latency.clone());
         use_animation_frame(move |ts| {
@@ -200,8 +205,15 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     let _ = draw_latency(&c, &l, dark);
                 }
             }
+            let newest = s.a.log.back().map_or(u64::MAX, |r| r.seq);
             drop(s);
-            if changed {
+            let mut live = log_live.borrow_mut();
+            let log_moved = live.0 && newest != live.2 && ts - live.1 >= 250.0;
+            if log_moved {
+                (live.1, live.2) = (ts, newest);
+            }
+            drop(live);
+            if changed || log_moved {
                 refresh.force_update();
             }
             crate::bench::record_frame_work(now_ms() - work_start);
@@ -853,7 +865,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         }
                     </div>
                 } else if *tab == Tab::Log {
-                    <EventLog records={log_records} devices={devices} threads={threads} btt={btt} paused={d.log_paused} dropped={d.dropped} on_pause={on_log_pause} />
+                    <EventLog records={log_records} devices={devices} threads={threads} btt={btt} gaps={Rc::new(d.trace_gaps.iter().map(|(a, b)| (a.ns(), b.ns())).collect::<Vec<_>>())} paused={d.log_paused} dropped={d.dropped} on_pause={on_log_pause} />
                 } else {
                     <KnobPanel scenario={d.sim.config().scenario.clone()} on_apply={on_knob} message={(*knob_msg).clone()} rejected={(*knob_rejected).clone()} />
                 }
