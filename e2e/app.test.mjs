@@ -246,6 +246,9 @@ test('the event log shows blkparse lines, filters, pauses and exports', async ()
   await page.click('.question');
   await page.keyboard.press('Space');
   await page.waitForFunction(() => document.querySelector('[data-testid=blkparse]').textContent.includes('not traced (skipped)'), null, { timeout: 10000 });
+  // It follows the newest line, as tail -f does.
+  const atEnd = await page.$eval('[data-testid=blkparse]', (el) => el.scrollTop + el.clientHeight >= el.scrollHeight - 24);
+  assert.ok(atEnd, 'the log shows its newest lines');
   assert.deepEqual(errors, []);
   await page.close();
 });

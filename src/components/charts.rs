@@ -123,6 +123,17 @@ fn scale_top(values: impl Iterator<Item = f64>) -> (f64, bool) {
     (max, false)
 }
 
+/// An axis number as people write it: 0.6 (not 0.6000000000000001), 15000 (not 15000.0).
+fn tidy(v: f64) -> String {
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
 type Area = DrawingArea<CanvasBackend, plotters::coord::Shift>;
 
 /// Sizes the canvas to its box, and clears it in the theme's background.
@@ -142,7 +153,7 @@ fn prepare(canvas: &HtmlCanvasElement, dark: bool, min_h: i32) -> Result<(Area, 
 /// Draws throughput, cs/s and CPU busy% over time: one panel each, runs overlaid. The legend
 /// is a strip above the panels, so it never covers the newest points.
 pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], dark: bool) -> Result<(), String> {
-    let (root, _bg, fg) = prepare(canvas, dark, 150)?;
+    let (root, bg, fg) = prepare(canvas, dark, 150)?;
     let (strip, body) = root.split_vertically(20);
     let panels = body.split_evenly((3, 1));
     // A run that ended within its first second is charted over its own length.
@@ -158,10 +169,14 @@ pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], 
     let show_disks = runs.iter().any(|(_, r)| disks_differ(r));
     // With more than one core, the CPU panel also draws the busiest core, dotted: one CPU at
     // 100% (ksoftirqd) is only 12.5% of eight.
-    let busiest_differs = |r: &RunSeries| r.busiest_cpu_pct.iter().zip(&r.cpu_busy_pct).any(|(m, a)| !m.is_nan() && m - a > 5.0);
+    let busiest_differs = |r: &RunSeries| {
+        r.busiest_cpu_pct.iter().filter(|m| !m.is_nan()).count() >= 2
+            && r.busiest_cpu_pct.iter().zip(&r.cpu_busy_pct).any(|(m, a)| !m.is_nan() && m - a > 5.0)
+    };
     let show_busiest = runs.iter().any(|(_, r)| busiest_differs(r));
     draw_legend(&strip, runs, show_disks, show_busiest, &fg)?;
-    let x_fmt = |x: &f64| format!("{x} s");
+    let x_fmt = |x: &f64| format!("{} s", tidy(*x));
+    let y_fmt = |y: &f64| tidy(*y);
     for (pi, (panel, (title, pick, floor))) in panels.iter().zip(specs).enumerate() {
         let with_disks = pi == 0 && show_disks;
         let with_busiest = pi == 2 && show_busiest;
@@ -190,12 +205,14 @@ pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], 
             .x_labels(6)
             .y_labels(4)
             .x_label_formatter(&x_fmt)
+            .y_label_formatter(&y_fmt)
             .label_style(("sans-serif", 11).into_font().color(&fg))
             .axis_style(fg.mix(0.5))
             .light_line_style(fg.mix(0.08))
             .bold_line_style(fg.mix(0.15))
             .draw()
             .map_err(|e| e.to_string())?;
+        let mut over_labels: Vec<(String, (i32, i32), RGBColor)> = Vec::new();
         for (i, (_, r)) in runs.iter().enumerate() {
             let colour = if i == 0 { COLOUR_A } else { COLOUR_B };
             let ys = pick(r);
@@ -207,11 +224,13 @@ pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], 
                 chart.draw_series(dots).map_err(|e| e.to_string())?;
             }
             if clipped {
-                let font = ("sans-serif", 11).into_font().color(&colour);
-                let over = r.t_s.iter().zip(ys.iter()).filter(|(_, v)| **v > y_max);
-                chart
-                    .draw_series(over.map(|(t, v)| Text::new(format!(" {v:.0} ↑"), (*t, y_max), font.clone())))
-                    .map_err(|e| e.to_string())?;
+                // The value of a point over the top, on a background of its own, beside the
+                // point and a line lower for B, so that no line crosses it.
+                let base = panel.get_base_pixel();
+                for (t, v) in r.t_s.iter().zip(ys.iter()).filter(|(_, v)| **v > y_max) {
+                    let (px, py) = chart.backend_coord(&(*t, y_max));
+                    over_labels.push((format!("{} ↑", tidy(v.round())), (px - base.0 + 6, py - base.1 + 2 + 14 * i as i32), colour));
+                }
             }
             if with_disks {
                 let pts: Vec<(f64, f64)> = r.t_s.iter().zip(r.disks_mb_s.iter()).map(|(t, v)| on_scale(t, v)).collect();
@@ -222,6 +241,13 @@ pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], 
                     r.t_s.iter().zip(r.busiest_cpu_pct.iter()).filter(|(_, v)| !v.is_nan()).map(|(t, v)| on_scale(t, v)).collect();
                 chart.draw_series(DashedLineSeries::new(pts, 2, 3, colour.stroke_width(2))).map_err(|e| e.to_string())?;
             }
+        }
+        // After every line, so that none crosses them.
+        for (text, (x, y), colour) in over_labels {
+            let font = ("sans-serif", 11).into_font().color(&colour);
+            let (w, h) = panel.estimate_text_size(&text, &font).map_err(|e| e.to_string())?;
+            panel.draw(&Rectangle::new([(x - 2, y - 1), (x + w as i32 + 2, y + h as i32 + 1)], bg.filled())).map_err(|e| e.to_string())?;
+            panel.draw(&Text::new(text, (x, y), font)).map_err(|e| e.to_string())?;
         }
     }
     root.present().map_err(|e| e.to_string())
@@ -294,6 +320,7 @@ pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)]
             }
         })
         .y_labels(4)
+        .y_label_formatter(&|y| tidy(*y))
         .label_style(("sans-serif", 11).into_font().color(&fg))
         .axis_style(fg.mix(0.5))
         .light_line_style(fg.mix(0.08))
@@ -326,5 +353,14 @@ mod tests {
         // Too few points to call one an outlier; and all zeros.
         assert_eq!(scale_top([400.0, 10.0, 12.0].into_iter()), (400.0, false));
         assert_eq!(scale_top([0.0; 8].into_iter()), (0.0, false));
+    }
+
+    #[test]
+    fn axis_numbers_are_written_as_people_write_them() {
+        assert_eq!(super::tidy(0.6000000000000001), "0.6");
+        assert_eq!(super::tidy(15000.0), "15000");
+        assert_eq!(super::tidy(2.5), "2.5");
+        assert_eq!(super::tidy(0.0), "0");
+        assert_eq!(super::tidy(0.125), "0.125");
     }
 }

@@ -80,7 +80,18 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     // The dots keep clear of the A/B run badge (top right) and of the counts-only note.
     let badge_w =
         canvas.previous_element_sibling().filter(|e| e.class_name() == "run-label").map_or(0.0, |e| e.client_width() as f64 + 12.0);
-    l.process_inset = (badge_w, if d.density || reduced_motion { 12.0 } else { 0.0 });
+    l.process_inset = (
+        badge_w,
+        if d.density || reduced_motion {
+            if large {
+                18.0
+            } else {
+                12.0
+            }
+        } else {
+            0.0
+        },
+    );
     let ncols = l.cols.len();
     ctx.set_fill_style_str(theme.bg);
     ctx.fill_rect(0.0, 0.0, cw, ch);
@@ -131,7 +142,15 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         ctx.set_fill_style_str(process_colour(*pid));
         ctx.begin_path();
         let _ = ctx.arc(x, y, dot, 0.0, std::f64::consts::TAU);
-        ctx.fill();
+        if d.sim.is_finished() {
+            // Every job is done and its process has exited: a ring where it was.
+            ctx.set_stroke_style_str(process_colour(*pid));
+            ctx.set_line_width(1.5);
+            ctx.stroke();
+            ctx.set_line_width(1.0);
+        } else {
+            ctx.fill();
+        }
         ctx.set_global_alpha(1.0);
         if asleep && n <= 32 {
             ctx.set_fill_style_str(theme.dim);
@@ -139,9 +158,14 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         }
     }
     if let Some((name, _)) = d.topology.processes.first() {
+        // Under the stage's label, where the row is tall enough for both.
         let r = l.row(Stage::Processes);
-        ctx.set_fill_style_str(theme.dim);
-        let _ = ctx.fill_text(&format!("{name} ×{n}"), 10.0, r.y + r.h / 2.0 + 15.0);
+        let px = if large { 11.0 * 1.45 } else { 11.0 };
+        let y = r.y + r.h / 2.0 + px + 4.0;
+        if y + px / 2.0 <= r.y + r.h {
+            ctx.set_fill_style_str(theme.dim);
+            fit_text(&ctx, &format!("{name} ×{n}"), 10.0, y, crate::layout::LABEL_W - 14.0);
+        }
     }
 
     // Per-column pools: elevator count, request pool, tags, drive. A group column sums its
@@ -359,7 +383,8 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         } else {
             "counts only: the trace is faster than the eye (slow down to see each request)"
         };
-        let _ = ctx.fill_text(why, pr.x + 4.0, pr.y + pr.h - 4.0);
+        let px = if large { 11.0 * 1.45 } else { 11.0 };
+        fit_text(&ctx, why, pr.x + 4.0, pr.y + pr.h - px / 2.0 - 1.0, pr.w - 8.0);
         return;
     }
     let mut per_col_elev = vec![0usize; ncols];
@@ -377,7 +402,10 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             // mapped onto the lower devices) at the bottom edge.
             let c = l.cell(Stage::Layer, di);
             let per_row = lane_per_row(c);
-            let y = if stage == TokenStage::Device || stage == TokenStage::Done { c.y + c.h * 0.72 } else { c.y + c.h * 0.45 };
+            // Above the cell's bottom line ("N waiting"), which tokens must not hide.
+            let issued_y = (c.y + c.h * 0.72).min(c.y + c.h - 16.0);
+            let y =
+                if stage == TokenStage::Device || stage == TokenStage::Done { issued_y } else { (c.y + c.h * 0.45).min(issued_y - 6.0) };
             return (c.x + 4.0 + (slot % per_row) as f64 * 28.0, y);
         }
         match stage {

@@ -32,6 +32,27 @@ pub struct EventLogProps {
 #[component]
 pub fn EventLog(p: &EventLogProps) -> Html {
     let device = use_state(|| None::<u16>);
+    // The view follows the newest line, as `tail -f` does, until the reader scrolls up.
+    let pre = use_node_ref();
+    let follow = use_mut_ref(|| true);
+    {
+        let (pre, follow) = (pre.clone(), follow.clone());
+        use_effect(move || {
+            if *follow.borrow() {
+                if let Some(el) = pre.cast::<web_sys::HtmlElement>() {
+                    el.set_scroll_top(el.scroll_height());
+                }
+            }
+        });
+    }
+    let on_scroll = {
+        let (pre, follow) = (pre.clone(), follow.clone());
+        Callback::from(move |_: Event| {
+            if let Some(el) = pre.cast::<web_sys::HtmlElement>() {
+                *follow.borrow_mut() = el.scroll_top() + el.client_height() >= el.scroll_height() - 24;
+            }
+        })
+    };
     let actions = use_state(String::new);
     let threads = p.threads.clone();
     let lookup = move |t: u32| threads.get(t as usize).cloned().unwrap_or((0, "?".into()));
@@ -51,6 +72,10 @@ pub fn EventLog(p: &EventLogProps) -> Html {
         }
         prev = Some(t);
         text += &(blkparse_line(r, &names) + "\n");
+    }
+    // A skip after the newest line: marked at the end until lines come after it.
+    for &(from, to) in p.gaps.iter().filter(|&&(from, _)| prev.is_some_and(|pt| pt <= from)) {
+        text += &format!("--- {:.6} s to {:.6} s not traced (skipped) ---\n", from as f64 / 1e9, to as f64 / 1e9);
     }
     // Letters that are no blktrace action: say which, rather than show an empty log.
     let unknown: String = wanted.iter().filter(|c| !ACTION_CODES.contains(**c)).collect();
@@ -104,7 +129,7 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                     </select>
                 </label>
                 <label>{ "actions " }
-                    <input type="text" size="8" placeholder="e.g. QGDC" aria-label="Actions to show (blktrace codes)" value={(*actions).clone()} oninput={on_actions} />
+                    <input type="text" size="8" placeholder="e.g. QGDC" aria-label="Actions to show (blktrace codes)" aria-invalid={(!unknown.is_empty()).to_string()} value={(*actions).clone()} oninput={on_actions} />
                 </label>
                 <button onclick={on_pause} aria-pressed={p.paused.to_string()}>{ if p.paused { "Resume log" } else { "Pause log" } }</button>
                 <button onclick={export_blkparse}>{ "Export blkparse" }</button>
@@ -114,7 +139,7 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                     <span class="log-hint" role="status">{ format!("not blktrace actions: {unknown}; the codes are {}", ACTION_CODES.chars().map(String::from).collect::<Vec<_>>().join(" ")) }</span>
                 }
             </div>
-            <pre class="blkparse" data-testid="blkparse" tabindex="0">{ text }</pre>
+            <pre class="blkparse" data-testid="blkparse" tabindex="0" ref={pre} onscroll={on_scroll}>{ text }</pre>
             <table class="btt" aria-label="btt breakdown">
                 <caption>{ "btt: average ms per phase, over the requests seen whole in the trace" }
                     if no_btt {
