@@ -258,7 +258,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             fit_text(&ctx, &name, c.x + 2.0, c.y + 8.0, text_w);
             ctx.set_fill_style_str(theme.dim);
             let hint = if col.count > 1 { format!("q {in_drive} · click") } else { format!("q {in_drive}") };
-            fit_text(&ctx, &hint, c.x + 2.0, c.y + c.h - 8.0, text_w);
+            fit_first(&ctx, &[&hint, &format!("q {in_drive}"), &in_drive.to_string()], c.x + 2.0, c.y + c.h - 8.0, text_w);
         }
     }
 
@@ -309,7 +309,13 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             ctx.set_fill_style_str(theme.dim);
             let kdm = kdm_cols[ci];
             let text = if kdm > 0 { format!("{waiting} waiting · kdmwork {kdm}") } else { format!("{waiting} waiting") };
-            fit_text(&ctx, &text, cell.x + 2.0, cell.y + cell.h - 8.0, cell.w - 4.0);
+            fit_first(
+                &ctx,
+                &[&text, &format!("{waiting} waiting"), &waiting.to_string()],
+                cell.x + 2.0,
+                cell.y + cell.h - 8.0,
+                cell.w - 4.0,
+            );
         }
         slot_bar(&ctx, theme, Rect { y: cell.y + cell.h * 0.3, h: cell.h * 0.4, ..cell }, *used, *limit, false);
     }
@@ -538,6 +544,16 @@ fn fit_text(ctx: &CanvasRenderingContext2d, text: &str, x: f64, y: f64, max_w: f
     }
 }
 
+/// Draws the first of `options` that fits whole, else the last one cut short: a number cut
+/// in the middle ("0/10…" for 0/1024) reads as another number.
+fn fit_first(ctx: &CanvasRenderingContext2d, options: &[&str], x: f64, y: f64, max_w: f64) {
+    let fits = |t: &str| ctx.measure_text(t).is_ok_and(|m| m.width() <= max_w);
+    let pick = options.iter().find(|t| fits(t)).or(options.last());
+    if let Some(t) = pick {
+        fit_text(ctx, t, x, y, max_w);
+    }
+}
+
 /// Where `slot_bar` writes its `used/limit` label (the line below the bar).
 fn slot_label_y(c: Rect) -> f64 {
     let h = (c.h * 0.45).clamp(4.0, 16.0);
@@ -568,6 +584,6 @@ fn slot_bar(ctx: &CanvasRenderingContext2d, theme: &Theme, c: Rect, used: u32, l
     }
     if label {
         ctx.set_fill_style_str(theme.dim);
-        fit_text(ctx, &format!("{used}/{limit}"), c.x + 2.0, slot_label_y(c), c.w - 2.0);
+        fit_first(ctx, &[&format!("{used}/{limit}"), &used.to_string()], c.x + 2.0, slot_label_y(c), c.w - 2.0);
     }
 }
