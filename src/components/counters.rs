@@ -47,18 +47,19 @@ fn span_label(iv: &IntervalReport, partial: bool, whole: bool) -> String {
     }
 }
 
-/// One big number, with B and the ratio B/A beside it in the A/B view. `b` carries whether
-/// the two cover the same kind of span (a ratio of a whole run to one second means nothing).
-fn big(key: &str, label: &str, a: f64, b: Option<(f64, bool)>, fmt: fn(f64) -> String) -> Html {
+/// One big number, with B and the ratio B/A beside it in the A/B view. `b` carries, when the
+/// two cover different kinds of span (a ratio of a whole run to one second means nothing),
+/// what differs, shown where the ratio would be.
+fn big(key: &str, label: &str, a: f64, b: Option<(f64, Option<&str>)>, fmt: fn(f64) -> String) -> Html {
     html! {
         <div class="big-num" data-counter={key.to_string()}>
             <span class="v">{ fmt(a) }</span>
-            if let Some((b, comparable)) = b {
+            if let Some((b, differ)) = b {
                 <span class="v b" data-counter-b={key.to_string()}>{ fmt(b) }</span>
-                if comparable {
-                    <span class="ratio" data-ratio={key.to_string()} title="B/A">{ format!("B/A {}", format::ratio(b, a)) }</span>
+                if let Some(why) = differ {
+                    <span class="ratio" data-ratio={key.to_string()} title="A and B cover different spans, so no ratio: see the line below">{ format!("B/A – ({why})") }</span>
                 } else {
-                    <span class="ratio" data-ratio={key.to_string()} title="A and B cover different spans: see the line below">{ "B/A –" }</span>
+                    <span class="ratio" data-ratio={key.to_string()} title="B/A">{ format!("B/A {}", format::ratio(b, a)) }</span>
                 }
             }
             <span class="k">{ label }</span>
@@ -144,7 +145,14 @@ pub fn Counters(p: &CountersProps) -> Html {
     };
     let b = p.b.as_ref();
     let ab = b.is_some();
-    let cmp = p.whole == p.b_whole && p.partial == p.b_partial;
+    // Unlike spans: say which run is not a current second, where the ratio would be.
+    let cmp = match (p.whole, p.b_whole, p.partial, p.b_partial) {
+        (false, true, _, _) => Some("B: whole run"),
+        (true, false, _, _) => Some("A: whole run"),
+        (_, _, false, true) => Some("B: so far"),
+        (_, _, true, false) => Some("A: so far"),
+        _ => None,
+    };
     html! {
         <section class="counters" aria-live="polite">
             <div class="big">
