@@ -285,14 +285,11 @@ impl SimDriver {
     /// wall timestamp (for tweens). Returns true when a new whole second of counters landed.
     pub fn frame(&mut self, dt_ms: f64, now_ms: f64) -> bool {
         if let Some(t) = self.catch_up_to {
-            self.gap_from.get_or_insert(self.sim.now());
-            self.sim.set_trace(false);
+            self.begin_untraced();
             self.sim.run_until_bounded(t, CATCH_UP_EVENTS_PER_FRAME);
             if self.sim.now() >= t || self.sim.is_finished() {
                 self.catch_up_to = None;
-                self.sim.set_trace(true);
-                self.end_gap();
-                self.resync();
+                self.end_untraced();
                 return true;
             }
             return false;
@@ -329,24 +326,27 @@ impl SimDriver {
     /// Fast-forwards to `t` seconds of simulated time without animating.
     pub fn fast_forward(&mut self, secs: f64) {
         let t = self.sim.now() + SimTime::from_secs_f64(secs).ns();
-        // Untraced: nobody sees these records, and the core runs faster without them.
-        self.gap_from.get_or_insert(self.sim.now());
-        self.sim.set_trace(false);
+        self.begin_untraced();
         self.sim.run_until(t);
-        self.sim.set_trace(true);
-        self.end_gap();
-        self.resync();
+        self.end_untraced();
     }
 
-    fn end_gap(&mut self) {
-        if let Some(from) = self.gap_from.take() {
-            if self.sim.now() > from {
-                self.trace_gaps.push_back((from, self.sim.now()));
-                if self.trace_gaps.len() > TRACE_GAPS_MAX {
-                    self.trace_gaps.pop_front();
-                }
+    /// A jump (a skip, a link's catch-up) runs without the trace: nobody sees those records,
+    /// and the core runs faster without them. The span is kept for the event log.
+    fn begin_untraced(&mut self) {
+        self.gap_from.get_or_insert(self.sim.now());
+        self.sim.set_trace(false);
+    }
+
+    fn end_untraced(&mut self) {
+        self.sim.set_trace(true);
+        if let Some(from) = self.gap_from.take().filter(|&from| self.sim.now() > from) {
+            self.trace_gaps.push_back((from, self.sim.now()));
+            if self.trace_gaps.len() > TRACE_GAPS_MAX {
+                self.trace_gaps.pop_front();
             }
         }
+        self.resync();
     }
 
     /// After a jump: forget the tokens, skip the trace, and take the counters as they stand.
