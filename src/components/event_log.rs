@@ -62,20 +62,21 @@ pub fn EventLog(p: &EventLogProps) -> Html {
     let filtered: Vec<&TraceRecord> = p.records.iter().filter(keep).collect();
     let shown = &filtered[filtered.len().saturating_sub(LINES_SHOWN)..];
     // A skip or a link's catch-up ran without the trace: say so where the lines jump.
+    let marker = |(from, to): (u64, u64)| format!("--- {:.6} s to {:.6} s not traced (skipped) ---\n", from as f64 / 1e9, to as f64 / 1e9);
     let mut text = String::new();
     let first_shown = filtered.len().saturating_sub(LINES_SHOWN);
     let mut prev: Option<u64> = first_shown.checked_sub(1).map(|i| filtered[i].time.ns());
     for r in shown {
         let t = r.time.ns();
-        for &(from, to) in p.gaps.iter().filter(|&&(from, to)| prev.is_none_or(|pt| pt <= from) && t >= to) {
-            text += &format!("--- {:.6} s to {:.6} s not traced (skipped) ---\n", from as f64 / 1e9, to as f64 / 1e9);
+        for &gap in p.gaps.iter().filter(|&&(from, to)| prev.is_none_or(|pt| pt <= from) && t >= to) {
+            text += &marker(gap);
         }
         prev = Some(t);
         text += &(blkparse_line(r, &names) + "\n");
     }
     // A skip after the newest line: marked at the end until lines come after it.
-    for &(from, to) in p.gaps.iter().filter(|&&(from, _)| prev.is_some_and(|pt| pt <= from)) {
-        text += &format!("--- {:.6} s to {:.6} s not traced (skipped) ---\n", from as f64 / 1e9, to as f64 / 1e9);
+    for &gap in p.gaps.iter().filter(|&&(from, _)| prev.is_some_and(|pt| pt <= from)) {
+        text += &marker(gap);
     }
     // Letters that are no blktrace action: say which, rather than show an empty log.
     let unknown: String = wanted.iter().filter(|c| !ACTION_CODES.contains(**c)).collect();

@@ -1705,15 +1705,11 @@ impl Sim {
                 }
                 if r.sector + r.bytes / 512 == bio.sector {
                     let fit = self.run_fit(bio_id, rq, i + 1, false, max);
-                    self.split_run(bio_id, fit, tid);
-                    self.merge(rq, bio_id, false);
-                    self.emit(dev, Action::M, bio.write, bio.sector, fit * page as u32, tid, bio_id.0, rq.0);
+                    self.merge_bios(rq, bio_id, fit, false, tid);
                     return Ok(());
                 }
                 if first_end == r.sector {
-                    self.split_run(bio_id, 1, tid);
-                    self.merge(rq, bio_id, true);
-                    self.emit(dev, Action::F, bio.write, bio.sector, page as u32, tid, bio_id.0, rq.0);
+                    self.merge_bios(rq, bio_id, 1, true, tid);
                     return Ok(());
                 }
             }
@@ -1722,17 +1718,13 @@ impl Sim {
         if let Some(rq) = self.devs[di].queue.elevator.back_candidate(bio.write, bio.sector) {
             if self.reqs.get(rq.0).bytes + page <= max {
                 let fit = self.run_fit(bio_id, rq, 0, true, max);
-                self.split_run(bio_id, fit, tid);
-                self.merge(rq, bio_id, false);
-                self.emit(dev, Action::M, bio.write, bio.sector, fit * page as u32, tid, bio_id.0, rq.0);
+                self.merge_bios(rq, bio_id, fit, false, tid);
                 return Ok(());
             }
         }
         if let Some(rq) = self.devs[di].queue.elevator.front_candidate(bio.write, first_end) {
             if self.reqs.get(rq.0).bytes + page <= max {
-                self.split_run(bio_id, 1, tid);
-                self.merge(rq, bio_id, true);
-                self.emit(dev, Action::F, bio.write, bio.sector, page as u32, tid, bio_id.0, rq.0);
+                self.merge_bios(rq, bio_id, 1, true, tid);
                 return Ok(());
             }
         }
@@ -1851,6 +1843,15 @@ impl Sim {
         }
         devs.clear();
         self.plug_devs = devs;
+    }
+
+    /// The first `n` bios of `bio_id` (the rest are submitted next) merge into `rq`: at its
+    /// back (M), or, one bio, at its front (F).
+    fn merge_bios(&mut self, rq: ReqId, bio_id: BioId, n: u32, front: bool, tid: ThreadId) {
+        self.split_run(bio_id, n, tid);
+        self.merge(rq, bio_id, front);
+        let b = *self.bios.get(bio_id.0);
+        self.emit(b.dev, if front { Action::F } else { Action::M }, b.write, b.sector, b.bytes, tid, bio_id.0, rq.0);
     }
 
     /// A bio (or a run: each of its bios counts as a merge, as iostat's rrqm/s and wrqm/s
