@@ -4,11 +4,11 @@ use crate::calib::{
     CFQ_FIFO_EXPIRE_ASYNC_NS, CFQ_FIFO_EXPIRE_SYNC_NS, CFQ_QUANTUM, CFQ_SLICE_ASYNC_NS, CFQ_SLICE_IDLE_NS, CFQ_SLICE_SYNC_NS,
     DEADLINE_FIFO_BATCH, DEADLINE_READ_EXPIRE_NS, DEADLINE_WRITES_STARVED, DEADLINE_WRITE_EXPIRE_NS,
 };
-use crate::ids::{BioId, DevId, DiskId, HostId, IoId, ReqId, ThreadId};
+use crate::ids::{BioId, DevId, DiskId, HostId, IoId, ReqId, SortedMap, ThreadId};
 use crate::scenario::Scenario;
 use crate::stats::DiskStats;
 use crate::time::SimTime;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Bio {
@@ -89,7 +89,7 @@ const CFQ_ASYNC: u32 = u32::MAX;
 #[derive(Debug, Default)]
 struct CfqQueue {
     sync: bool,
-    sorted: BTreeMap<(u64, ReqId), ()>,
+    sorted: SortedMap<(u64, ReqId), ()>,
     fifo: Fifo,
     /// Requests of this queue issued to the driver and not completed.
     dispatched: u32,
@@ -217,7 +217,7 @@ struct Entry {
     seq: u64,
 }
 
-fn is_live(entries: &BTreeMap<ReqId, Entry>, rq: ReqId, seq: u64) -> bool {
+fn is_live(entries: &SortedMap<ReqId, Entry>, rq: ReqId, seq: u64) -> bool {
     entries.get(&rq).is_some_and(|e| e.seq == seq)
 }
 
@@ -229,13 +229,13 @@ pub struct Elevator {
     kind: ElevatorKind,
     /// Every waiting request in insertion order (noop's dispatch order), with its deadline.
     fifo: Fifo,
-    by_end: BTreeMap<(bool, u64), ReqId>,
-    by_start: BTreeMap<(bool, u64), ReqId>,
+    by_end: SortedMap<(bool, u64), ReqId>,
+    by_start: SortedMap<(bool, u64), ReqId>,
     /// Every waiting request: its extent, owner and insertion number.
-    entries: BTreeMap<ReqId, Entry>,
+    entries: SortedMap<ReqId, Entry>,
     next_seq: u64,
     /// deadline: per direction, the waiting requests in sector order (kept by deadline only).
-    sorted: [BTreeMap<(u64, ReqId), ()>; 2],
+    sorted: [SortedMap<(u64, ReqId), ()>; 2],
     /// deadline: the direction and end sector of the last dispatch, and the batch so far.
     last: Option<(bool, u64)>,
     batch: u32,
@@ -254,9 +254,9 @@ impl Elevator {
         Elevator {
             kind,
             fifo: Fifo::default(),
-            by_end: BTreeMap::new(),
-            by_start: BTreeMap::new(),
-            entries: BTreeMap::new(),
+            by_end: SortedMap::default(),
+            by_start: SortedMap::default(),
+            entries: SortedMap::default(),
             next_seq: 0,
             sorted: Default::default(),
             last: None,
@@ -439,19 +439,13 @@ impl Elevator {
 
     /// Makes a request a merge candidate by its two ends.
     fn index(&mut self, rq: ReqId, write: bool, start: u64, end: u64) {
-        self.by_end.entry((write, end)).or_insert(rq);
-        self.by_start.entry((write, start)).or_insert(rq);
+        self.by_end.insert_if_absent((write, end), rq);
+        self.by_start.insert_if_absent((write, start), rq);
     }
 
     fn unindex(&mut self, rq: ReqId, write: bool, start: u64, end: u64) {
-        use std::collections::btree_map::Entry as Slot;
-        for (map, key) in [(&mut self.by_end, (write, end)), (&mut self.by_start, (write, start))] {
-            if let Slot::Occupied(e) = map.entry(key) {
-                if *e.get() == rq {
-                    e.remove();
-                }
-            }
-        }
+        self.by_end.remove_if(&(write, end), |&r| r == rq);
+        self.by_start.remove_if(&(write, start), |&r| r == rq);
     }
 
     /// A waiting request that ends at `sector`, which a bio starting there can join at the back.

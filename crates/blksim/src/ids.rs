@@ -88,9 +88,136 @@ impl<T> Slab<T> {
     }
 }
 
+/// A map kept as a vector sorted by key. An elevator holds a handful of requests most of the
+/// time, and for that a sorted vector is several times cheaper than a BTreeMap (one
+/// contiguous search, no node handles); inserting in the middle shifts the tail, which stays
+/// cheap up to the few thousand entries `nr_requests` allows per direction.
+#[derive(Clone, Debug)]
+pub struct SortedMap<K, V> {
+    items: Vec<(K, V)>,
+}
+
+impl<K, V> Default for SortedMap<K, V> {
+    fn default() -> Self {
+        SortedMap { items: Vec::new() }
+    }
+}
+
+impl<K: Ord + Copy, V> SortedMap<K, V> {
+    fn find(&self, key: &K) -> Result<usize, usize> {
+        self.items.binary_search_by(|(k, _)| k.cmp(key))
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn get(&self, key: &K) -> Option<&V> {
+        self.find(key).ok().map(|i| &self.items[i].1)
+    }
+
+    pub fn get_mut(&mut self, key: &K) -> Option<&mut V> {
+        self.find(key).ok().map(|i| &mut self.items[i].1)
+    }
+
+    /// Inserts or replaces; returns the value replaced.
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        match self.find(&key) {
+            Ok(i) => Some(std::mem::replace(&mut self.items[i].1, value)),
+            Err(i) => {
+                self.items.insert(i, (key, value));
+                None
+            }
+        }
+    }
+
+    /// Inserts unless the key is present (BTreeMap's `entry(key).or_insert(value)`).
+    pub fn insert_if_absent(&mut self, key: K, value: V) {
+        if let Err(i) = self.find(&key) {
+            self.items.insert(i, (key, value));
+        }
+    }
+
+    pub fn remove(&mut self, key: &K) -> Option<V> {
+        self.find(key).ok().map(|i| self.items.remove(i).1)
+    }
+
+    /// Removes the entry of `key` if its value satisfies `pred`.
+    pub fn remove_if(&mut self, key: &K, pred: impl FnOnce(&V) -> bool) {
+        if let Ok(i) = self.find(key) {
+            if pred(&self.items[i].1) {
+                self.items.remove(i);
+            }
+        }
+    }
+
+    /// The entries in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
+        self.items.iter().map(|(k, v)| (k, v))
+    }
+
+    /// The entries with keys in `range`, in key order.
+    pub fn range(&self, range: impl std::ops::RangeBounds<K>) -> impl Iterator<Item = (&K, &V)> {
+        use std::ops::Bound;
+        let lo = match range.start_bound() {
+            Bound::Included(k) => self.items.partition_point(|(x, _)| x < k),
+            Bound::Excluded(k) => self.items.partition_point(|(x, _)| x <= k),
+            Bound::Unbounded => 0,
+        };
+        let hi = match range.end_bound() {
+            Bound::Included(k) => self.items.partition_point(|(x, _)| x <= k),
+            Bound::Excluded(k) => self.items.partition_point(|(x, _)| x < k),
+            Bound::Unbounded => self.items.len(),
+        };
+        self.items[lo..hi.max(lo)].iter().map(|(k, v)| (k, v))
+    }
+}
+
+impl<K: Ord + Copy, V> std::ops::Index<&K> for SortedMap<K, V> {
+    type Output = V;
+    fn index(&self, key: &K) -> &V {
+        self.get(key).expect("no entry for that key")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn sorted_map_agrees_with_btreemap() {
+        // A fixed pseudo-random sequence of inserts, removes and range queries.
+        let mut ours: SortedMap<(bool, u64), u32> = SortedMap::default();
+        let mut std_map: BTreeMap<(bool, u64), u32> = BTreeMap::new();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for step in 0..20_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let key = (x & 1 == 1, (x >> 8) % 200);
+            match (x >> 40) % 4 {
+                0 | 1 => assert_eq!(ours.insert(key, step), std_map.insert(key, step)),
+                2 => assert_eq!(ours.remove(&key), std_map.remove(&key)),
+                _ => {
+                    let hi = (key.0, key.1 + (x >> 50) % 40);
+                    let a: Vec<_> = ours.range(key..=hi).map(|(k, v)| (*k, *v)).collect();
+                    let b: Vec<_> = std_map.range(key..=hi).map(|(k, v)| (*k, *v)).collect();
+                    assert_eq!(a, b);
+                    let a: Vec<_> = ours.range(key..).take(3).map(|(k, v)| (*k, *v)).collect();
+                    let b: Vec<_> = std_map.range(key..).take(3).map(|(k, v)| (*k, *v)).collect();
+                    assert_eq!(a, b);
+                }
+            }
+            assert_eq!(ours.len(), std_map.len());
+            assert_eq!(ours.get(&key), std_map.get(&key));
+        }
+        assert!(ours.iter().map(|(k, v)| (*k, *v)).eq(std_map.iter().map(|(k, v)| (*k, *v))));
+    }
 
     #[test]
     #[should_panic(expected = "freed twice")]
