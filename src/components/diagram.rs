@@ -171,6 +171,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     // Per-column pools: elevator count, request pool, tags, drive. A group column sums its
     // devices (limits too), so a full bar still means every device in it is full.
     let heads = d.sim.head_positions();
+    let mut disk_names = Vec::new();
     for (ci, col) in l.cols.iter().enumerate() {
         let devs = col.first..col.first + col.count;
         let sum = |f: &dyn Fn(usize) -> u32| devs.clone().map(f).sum::<u32>();
@@ -248,19 +249,15 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         let _ = ctx.arc(cx, cy, hr.max(1.5), -2.2, -0.9);
         ctx.stroke();
         ctx.set_line_width(1.0);
-        let name = if col.count == 1 {
-            d.topology.devices[col.first].name.clone()
-        } else {
-            format!("{}–{}", d.topology.devices[col.first].name, d.topology.devices[col.first + col.count - 1].name)
-        };
         if labelled {
-            ctx.set_fill_style_str(theme.fg);
-            fit_text(&ctx, &name, c.x + 2.0, c.y + 8.0, text_w);
+            let names = group_names(&d.topology.devices[col.first].name, &d.topology.devices[col.first + col.count - 1].name, col.count);
+            disk_names.push(ColumnName { names, x: c.x + 2.0, y: c.y + 8.0, w: text_w });
             ctx.set_fill_style_str(theme.dim);
             let hint = if col.count > 1 { format!("q {in_drive} · click") } else { format!("q {in_drive}") };
             fit_first(&ctx, &[&hint, &format!("q {in_drive}"), &in_drive.to_string()], c.x + 2.0, c.y + c.h - 8.0, text_w);
         }
     }
+    draw_column_names(&ctx, theme, &disk_names);
 
     // The stacking layer: a dm device sits over its path's column (a group column sums its
     // dm devices); an md array spans its members, with its stripe cache as the pool.
@@ -296,16 +293,15 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             let _ = ctx.fill_text(&format!("zz {} on wait_for_stripe", o.stripe_sleepers.len()), bar.x + bar.w + 10.0, bar.y + bar.h / 2.0);
         }
     }
+    let mut dm_names = Vec::new();
     for (ci, (used, limit, waiting, ks)) in dm_cols.iter().enumerate() {
         if ks.is_empty() {
             continue;
         }
         let cell = l.cell(Stage::Layer, ci);
-        let name =
-            if ks.len() == 1 { upper[ks[0]].name.clone() } else { format!("{}–{}", upper[ks[0]].name, upper[ks[ks.len() - 1]].name) };
         if l.dev_labels || ks.len() > 1 {
-            ctx.set_fill_style_str(theme.fg);
-            fit_text(&ctx, &name, cell.x + 2.0, cell.y + 8.0, cell.w - 4.0);
+            let names = group_names(&upper[ks[0]].name, &upper[ks[ks.len() - 1]].name, ks.len());
+            dm_names.push(ColumnName { names, x: cell.x + 2.0, y: cell.y + 8.0, w: cell.w - 4.0 });
             ctx.set_fill_style_str(theme.dim);
             let kdm = kdm_cols[ci];
             let text = if kdm > 0 { format!("{waiting} waiting · kdmwork {kdm}") } else { format!("{waiting} waiting") };
@@ -319,6 +315,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         }
         slot_bar(&ctx, theme, Rect { y: cell.y + cell.h * 0.3, h: cell.h * 0.4, ..cell }, *used, *limit, false);
     }
+    draw_column_names(&ctx, theme, &dm_names);
 
     // Hosts: can_queue and the starved list.
     for (hi, h) in d.topology.hosts.iter().enumerate() {
@@ -544,6 +541,66 @@ fn fit_text(ctx: &CanvasRenderingContext2d, text: &str, x: f64, y: f64, max_w: f
     }
 }
 
+/// A column's label, longest first, for `fit_first`: one device's name, or a group's range
+/// ("sdaa–sdah", then "sdaa–ah", "aa–ah", "×8"), so a narrow column (80 disks in Large type)
+/// still says which devices it holds instead of "sd…".
+fn group_names(first: &str, last: &str, count: usize) -> Vec<String> {
+    if count <= 1 {
+        return vec![first.to_string()];
+    }
+    // The kind's stem ("sd", "dm-", "md"), never part of a number or a disk's letters.
+    let stem = |n: &str| -> usize {
+        if n.starts_with("sd") {
+            2
+        } else if let Some(i) = n.rfind('-') {
+            i + 1
+        } else {
+            n.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(n.len())
+        }
+    };
+    let common = stem(first);
+    let mut names = vec![format!("{first}–{last}")];
+    if common > 0 && stem(last) == common && first[..common] == last[..common] {
+        let (head, tail) = (&first[common..], &last[common..]);
+        if !head.is_empty() && !tail.is_empty() {
+            names.push(format!("{first}–{tail}"));
+            names.push(format!("{head}–{tail}"));
+        }
+    }
+    names.push(format!("×{count}"));
+    names
+}
+
+/// A column's name forms (`group_names`) and where they go.
+struct ColumnName {
+    names: Vec<String>,
+    x: f64,
+    y: f64,
+    w: f64,
+}
+
+/// Draws a row's column names all in the same form, the longest that fits every column
+/// ("sdaa–sdah", "sdaa–ah", "aa–ah"); when even the shortest does not fit one of them (80
+/// disks in Large type), one caption across the row instead ("sda–sdcb · 8 per column") rather
+/// than names cut to "sd…" or mixed forms.
+fn draw_column_names(ctx: &CanvasRenderingContext2d, theme: &Theme, cols: &[ColumnName]) {
+    let (Some(first), Some(last)) = (cols.first(), cols.last()) else { return };
+    let fits = |t: &str, w: f64| ctx.measure_text(t).is_ok_and(|m| m.width() <= w);
+    ctx.set_fill_style_str(theme.fg);
+    // Single devices have one form (cut if need be); groups have ranges, then a count.
+    let level = (0..3).find(|&i| cols.iter().all(|c| c.names.len() == 1 || (i + 1 < c.names.len() && fits(&c.names[i], c.w))));
+    if let Some(i) = level {
+        for c in cols {
+            fit_text(ctx, &c.names[if c.names.len() == 1 { 0 } else { i }], c.x, c.y, c.w);
+        }
+        return;
+    }
+    let from = first.names[0].split('–').next().unwrap_or_default();
+    let to = last.names[0].rsplit('–').next().unwrap_or_default();
+    let per = first.names.last().map_or("", |n| n.trim_start_matches('×'));
+    fit_text(ctx, &format!("{from}–{to} · {per} per column"), first.x, first.y, last.x + last.w - first.x);
+}
+
 /// Draws the first of `options` that fits whole, else the last one cut short: a number cut
 /// in the middle ("0/10…" for 0/1024) reads as another number.
 fn fit_first(ctx: &CanvasRenderingContext2d, options: &[&str], x: f64, y: f64, max_w: f64) {
@@ -585,5 +642,20 @@ fn slot_bar(ctx: &CanvasRenderingContext2d, theme: &Theme, c: Rect, used: u32, l
     if label {
         ctx.set_fill_style_str(theme.dim);
         fit_first(ctx, &[&format!("{used}/{limit}"), &used.to_string()], c.x + 2.0, slot_label_y(c), c.w - 2.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::group_names;
+
+    #[test]
+    fn a_group_label_shortens_without_cutting_a_number_or_a_disks_letters() {
+        assert_eq!(group_names("sdaa", "sdah", 8), ["sdaa–sdah", "sdaa–ah", "aa–ah", "×8"]);
+        assert_eq!(group_names("dm-10", "dm-17", 8), ["dm-10–dm-17", "dm-10–17", "10–17", "×8"]);
+        assert_eq!(group_names("md0", "md3", 4), ["md0–md3", "md0–3", "0–3", "×4"]);
+        assert_eq!(group_names("sdb", "sdb", 1), ["sdb"]);
+        // Different kinds in one group: only the full range and the count.
+        assert_eq!(group_names("dm-0", "md0", 2), ["dm-0–md0", "×2"]);
     }
 }
