@@ -77,6 +77,9 @@ test('presenter mode: PageDown moves through the steps, and the notes window fol
   assert.ok(fontPx >= 20, `presenter text is ${fontPx}px`);
   const { page: notes } = await open(ctx, '#/notes/scsi-starved');
   await notes.waitForSelector('[data-testid=notes-title]');
+  // Before the first PageDown no step shows, and the notes say so.
+  await notes.waitForFunction(() => document.querySelector('.notes-page').dataset.step === 'none', null, { timeout: 5000 });
+  assert.match(await notes.textContent('[data-testid=notes-title]'), /Before the steps \(0 of 3\)/);
   await page.bringToFront();
   await page.click('h1', { position: { x: 1, y: 1 }, trial: true });
   await page.keyboard.press('PageDown');

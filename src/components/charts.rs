@@ -215,9 +215,12 @@ pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], 
         let mut over_labels: Vec<(String, (i32, i32), RGBColor)> = Vec::new();
         for (i, (_, r)) in runs.iter().enumerate() {
             let colour = if i == 0 { COLOUR_A } else { COLOUR_B };
+            // With two runs, A's lines are drawn wider, under B's: where both sit on the same
+            // value (two CPUs at 100%), A still shows as an edge around B.
+            let width = if i == 0 && runs.len() > 1 { 4 } else { 2 };
             let ys = pick(r);
             let pts: Vec<(f64, f64)> = r.t_s.iter().zip(ys.iter()).map(|(t, v)| on_scale(t, v)).collect();
-            chart.draw_series(LineSeries::new(pts, colour.stroke_width(2))).map_err(|e| e.to_string())?;
+            chart.draw_series(LineSeries::new(pts, colour.stroke_width(width))).map_err(|e| e.to_string())?;
             // Few points: mark each, so a one-second (or shorter) run is not an empty chart.
             if ys.len() <= 30 {
                 let dots = r.t_s.iter().zip(ys.iter()).map(|(t, v)| Circle::new(on_scale(t, v), 3, colour.filled()));
@@ -234,12 +237,12 @@ pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], 
             }
             if with_disks {
                 let pts: Vec<(f64, f64)> = r.t_s.iter().zip(r.disks_mb_s.iter()).map(|(t, v)| on_scale(t, v)).collect();
-                chart.draw_series(DashedLineSeries::new(pts, 6, 4, colour.stroke_width(2))).map_err(|e| e.to_string())?;
+                chart.draw_series(DashedLineSeries::new(pts, 6, 4, colour.stroke_width(width))).map_err(|e| e.to_string())?;
             }
             if with_busiest {
                 let pts: Vec<(f64, f64)> =
                     r.t_s.iter().zip(r.busiest_cpu_pct.iter()).filter(|(_, v)| !v.is_nan()).map(|(t, v)| on_scale(t, v)).collect();
-                chart.draw_series(DashedLineSeries::new(pts, 2, 3, colour.stroke_width(2))).map_err(|e| e.to_string())?;
+                chart.draw_series(DashedLineSeries::new(pts, 2, 3, colour.stroke_width(width))).map_err(|e| e.to_string())?;
             }
         }
         // After every line, so that none crosses them.
@@ -261,6 +264,7 @@ fn draw_legend(strip: &Area, runs: &[(&str, &RunSeries)], disks: bool, busiest: 
     let y = 10;
     for (i, (label, _)) in runs.iter().enumerate() {
         let colour = if i == 0 { COLOUR_A } else { COLOUR_B };
+        let width = if i == 0 && runs.len() > 1 { 4 } else { 2 };
         let mut entries = vec![(label.to_string(), (14, 0))];
         if disks {
             entries.push((format!("{label}: disks"), (5, 4)));
@@ -273,7 +277,7 @@ fn draw_legend(strip: &Area, runs: &[(&str, &RunSeries)], disks: bool, busiest: 
             let mut at = x;
             while at < x + 14 {
                 let end = (at + dash).min(x + 14);
-                strip.draw(&PathElement::new(vec![(at, y), (end, y)], colour.stroke_width(2))).map_err(|e| e.to_string())?;
+                strip.draw(&PathElement::new(vec![(at, y), (end, y)], colour.stroke_width(width))).map_err(|e| e.to_string())?;
                 at = end + gap.max(if gap == 0 { 14 } else { 0 });
             }
             strip.draw(&Text::new(text.clone(), (x + 18, y - 6), font.clone())).map_err(|e| e.to_string())?;

@@ -113,8 +113,9 @@ fn apply_step(s: &mut Session, i: usize) {
     sync_fragment(&s.a);
 }
 
-/// Tells the speaker-notes window which step is showing.
-fn post_step(lesson: &str, step: usize) {
+/// Tells the speaker-notes window which step is showing (`None`: none yet, the lesson's
+/// scenario as it opens).
+fn post_step(lesson: &str, step: Option<usize>) {
     if let Ok(ch) = web_sys::BroadcastChannel::new(CHANNEL) {
         let _ = ch.post_message(&serde_json::json!({"lesson": lesson, "step": step}).to_string().into());
         ch.close();
@@ -256,7 +257,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     };
                     let mut s = session.borrow_mut();
                     apply_step(&mut s, next);
-                    post_step(&s.a.lesson.id, next);
+                    post_step(&s.a.lesson.id, Some(next));
                     drop(s);
                     step.set(Some(next));
                 };
@@ -497,7 +498,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             Callback::from(move |_: MouseEvent| {
                 let mut s = session.borrow_mut();
                 apply_step(&mut s, i);
-                post_step(&s.a.lesson.id, i);
+                post_step(&s.a.lesson.id, Some(i));
                 drop(s);
                 step.set(Some(i));
             })
@@ -514,7 +515,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             if let Some(w) = web_sys::window() {
                 let _ = w.open_with_url_and_target(&format!("#/notes/{id}"), "blkviz-notes");
             }
-            post_step(&id, step.unwrap_or(0));
+            post_step(&id, step);
         })
     };
     // The notes window asks for the current step when it opens.
@@ -528,7 +529,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     let hello =
                         e.dyn_ref::<web_sys::MessageEvent>().and_then(|m| m.data().as_string()).is_some_and(|t| t.contains("\"hello\""));
                     if hello {
-                        post_step(&id, step.unwrap_or(0));
+                        post_step(&id, step);
                     }
                 })
             });

@@ -14,7 +14,8 @@ pub struct NotesProps {
 
 #[component]
 pub fn Notes(p: &NotesProps) -> Html {
-    let step = use_state(|| 0usize);
+    // None until the lesson page says which step shows: none, or one of them.
+    let step = use_state(|| None::<usize>);
     {
         let (step, id) = (step.clone(), p.id.clone());
         use_effect_with(p.id.clone(), move |_| {
@@ -26,9 +27,7 @@ pub fn Notes(p: &NotesProps) -> Html {
                     let Some(text) = e.data().as_string() else { return };
                     let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else { return };
                     if v["lesson"] == id.as_str() {
-                        if let Some(n) = v["step"].as_u64() {
-                            step.set(n as usize);
-                        }
+                        step.set(v["step"].as_u64().map(|n| n as usize));
                     }
                 })
             });
@@ -47,7 +46,21 @@ pub fn Notes(p: &NotesProps) -> Html {
         return html! { <p class="notice">{ format!("No lesson '{}'.", blksim::scenario::clip(&p.id)) }</p> };
     };
     let n = lesson.steps.len();
-    let i = (*step).min(n.saturating_sub(1));
+    let Some(i) = step.map(|i| i.min(n.saturating_sub(1))) else {
+        // No step shown yet: say what the first PageDown brings rather than claim step 1.
+        return html! {
+            <div class="notes-page" data-step="none">
+                <h1>{ format!("Speaker notes · {}", lesson.title) }</h1>
+                <h2 data-testid="notes-title">{ format!("Before the steps (0 of {n})") }</h2>
+                <p class="notes-text" data-testid="notes-text">
+                    { "The lesson's scenario runs as it opens. PageDown (→ in presenter mode) starts step 1." }
+                </p>
+                if let Some(first) = lesson.steps.first() {
+                    <p class="dim">{ format!("Next: {}", first.title) }</p>
+                }
+            </div>
+        };
+    };
     html! {
         <div class="notes-page" data-step={i.to_string()}>
             <h1>{ format!("Speaker notes · {}", lesson.title) }</h1>
