@@ -46,6 +46,21 @@ pub struct Piece {
     pub issued: bool,
 }
 
+/// A set of an array's members (at most `DISKS_MAX`, 256): raid5d's per-stripe scratch,
+/// on the stack rather than a vector allocated per `handle_stripe`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Members([u64; 4]);
+
+impl Members {
+    pub fn set(&mut self, d: usize) {
+        self.0[d / 64] |= 1 << (d % 64);
+    }
+
+    pub fn get(&self, d: usize) -> bool {
+        self.0[d / 64] & (1 << (d % 64)) != 0
+    }
+}
+
 /// What one `handle_stripe` does: member pages to read and to write, the bio pieces it
 /// returns, and how many pages it XORs for parity.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -161,9 +176,21 @@ impl Raid5 {
     ///   written), whichever needs fewer reads; once those are in, write the pages and parity;
     /// - start reads for read pieces whose page is not up to date.
     pub fn handle_stripe(&mut self, h: u32) -> Handle {
+        let mut out = Handle::default();
+        self.handle_stripe_into(h, &mut out);
+        out
+    }
+
+    /// `handle_stripe` into `out`, whose vectors are cleared and reused (raid5d runs it tens
+    /// of thousands of times a second).
+    pub fn handle_stripe_into(&mut self, h: u32, out: &mut Handle) {
         let head = &mut self.heads[h as usize];
         let n = head.uptodate.len();
-        let mut out = Handle::default();
+        out.reads.clear();
+        out.writes.clear();
+        out.done.clear();
+        out.xor_pages = 0;
+        out.idle = false;
         let (uptodate, writing) = (&head.uptodate, &head.writing);
         head.pieces.retain(|p| {
             let d = p.disk as usize;
@@ -173,18 +200,19 @@ impl Raid5 {
             }
             !finished
         });
-        let mut pending = vec![false; n];
+        let mut pending = Members::default();
         for p in head.pieces.iter().filter(|p| p.write && !p.issued) {
-            pending[p.disk as usize] = true;
+            pending.set(p.disk as usize);
         }
-        if pending.iter().any(|&b| b) && !head.writing.iter().any(|&b| b) {
+        let pending = |d: usize| pending.get(d);
+        if (0..n).any(pending) && !head.writing.iter().any(|&b| b) {
             let parity = head.parity as usize;
-            let full = (0..n).filter(|&d| d != parity).all(|d| pending[d]);
+            let full = (0..n).filter(|&d| d != parity).all(pending);
             let need: Vec<usize> = if full {
                 Vec::new()
             } else {
-                let rmw: Vec<usize> = (0..n).filter(|&d| pending[d] || d == parity).collect();
-                let rcw: Vec<usize> = (0..n).filter(|&d| d != parity && !pending[d]).collect();
+                let rmw: Vec<usize> = (0..n).filter(|&d| pending(d) || d == parity).collect();
+                let rcw: Vec<usize> = (0..n).filter(|&d| d != parity && !pending(d)).collect();
                 let missing = |set: &Vec<usize>| set.iter().filter(|&&d| !head.uptodate[d]).count();
                 if missing(&rmw) < missing(&rcw) {
                     rmw
@@ -200,8 +228,8 @@ impl Raid5 {
                 }
             }
             if missing.is_empty() {
-                out.xor_pages = (need.len() + pending.iter().filter(|&&b| b).count()) as u32;
-                for d in (0..n).filter(|&d| pending[d] || d == parity) {
+                out.xor_pages = (need.len() + (0..n).filter(|&d| pending(d)).count()) as u32;
+                for d in (0..n).filter(|&d| pending(d) || d == parity) {
                     head.writing[d] = true;
                     out.writes.push(d as u16);
                 }
@@ -218,7 +246,6 @@ impl Raid5 {
             }
         }
         out.idle = head.pieces.is_empty() && !head.reading.iter().any(|&b| b) && !head.writing.iter().any(|&b| b);
-        out
     }
 
     /// The condition a sleeper in `get_active_stripe` waits for: a free head, and active

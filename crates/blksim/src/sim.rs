@@ -132,6 +132,10 @@ pub struct Sim {
     congestion_waiters: Vec<ThreadId>,
     /// Scratch for the commands a disk starts (reused, so a completion allocates nothing).
     disk_started: Vec<(u16, SimTime)>,
+    /// Emptied bio lists of completed requests, for new requests (`recycle_bio_list`).
+    bio_lists: Vec<Vec<BioId>>,
+    /// raid5d's `handle_stripe` result, its vectors reused from step to step.
+    stripe_handle: crate::raid5::Handle,
     /// Scratch for `flush_plug`: the devices the plug held requests for.
     plug_devs: Vec<DevId>,
     /// The running thread's plug (`blk_start_plug` .. `blk_finish_plug` around one step):
@@ -313,6 +317,8 @@ impl Sim {
             flush_cursor: vec![(0, MAX_WRITEBACK_BYTES); flushers.len()],
             congestion_waiters: Vec::new(),
             disk_started: Vec::new(),
+            bio_lists: Vec::new(),
+            stripe_handle: Default::default(),
             plug_devs: Vec::new(),
             flushers,
             plugging: false,
@@ -1524,13 +1530,13 @@ impl Sim {
         let head = raid.head(h);
         let mut ios = 0;
         let mut copies = 0;
-        let mut seen = vec![false; head.uptodate.len()];
+        let mut seen = crate::raid5::Members::default();
         for p in &head.pieces {
             let d = p.disk as usize;
             if head.uptodate[d] || p.issued {
                 copies += 1;
-            } else if !head.reading[d] && !seen[d] {
-                seen[d] = true;
+            } else if !head.reading[d] && !seen.get(d) {
+                seen.set(d);
                 ios += 1;
             }
         }
@@ -1549,9 +1555,9 @@ impl Sim {
         let Some(h) = self.raid5[r].handle_list.pop_front() else { return Next::Idle };
         self.raid5[r].head_mut(h).queued = false;
         let sector = self.raid5[r].head(h).sector;
-        let out = self.raid5[r].handle_stripe(h);
-        let ios: Vec<(u16, bool)> = out.reads.iter().map(|&d| (d, false)).chain(out.writes.iter().map(|&d| (d, true))).collect();
-        for (disk, write) in ios {
+        let mut out = std::mem::take(&mut self.stripe_handle);
+        self.raid5[r].handle_stripe_into(h, &mut out);
+        for (disk, write) in out.reads.iter().map(|&d| (d, false)).chain(out.writes.iter().map(|&d| (d, true))) {
             let member = self.raid5[r].members[disk as usize];
             let owner = if write {
                 IoOwner::StripeWrite { md: r as u16, head: h, disk }
@@ -1574,6 +1580,7 @@ impl Sim {
                 self.wake(w, Step::RetryStripe);
             }
         }
+        self.stripe_handle = out;
         if let Err(wait) = self.submit_bios(tid) {
             return Next::Sleep(wait);
         }
@@ -1753,7 +1760,8 @@ impl Sim {
         let sector_end = bio.sector + bio.bytes as u64 / 512;
         // Room for every bio that can merge in up to max_sectors (a 512 KiB request of page
         // bios holds 128): growing the list one bio at a time was an eighth of the run time.
-        let mut bios = Vec::with_capacity((max / bio.bytes.max(512) as u64).clamp(1, 256) as usize);
+        let mut bios = self.bio_lists.pop().unwrap_or_default();
+        bios.reserve((max / bio.bytes.max(512) as u64).clamp(1, 256) as usize);
         bios.push(bio_id);
         let rq = ReqId(self.reqs.insert(Request {
             dev,
@@ -2138,9 +2146,10 @@ impl Sim {
             self.scsi_run_queue(dev);
             return;
         }
-        for bio in r.bios {
+        for &bio in &r.bios {
             self.end_bio(bio);
         }
+        self.recycle_bio_list(r.bios);
         if self.devs[di].queue.mq.is_none() {
             self.freed_request(dev, r.write);
         }
@@ -2158,11 +2167,22 @@ impl Sim {
         self.totals.requests_completed += 1;
         let owner = Self::owner_of(&r);
         self.devs[dev.idx()].queue.elevator.completed(owner, now);
-        for bio in r.bios {
+        for &bio in &r.bios {
             self.end_bio(bio);
         }
+        self.recycle_bio_list(r.bios);
         self.freed_request(dev, r.write);
         self.run_queue(dev);
+    }
+
+    /// A completed request's bio list goes back for the next request to reuse (allocating
+    /// one per request was a few percent of the run time); at most `BIO_LISTS_KEPT` wait.
+    fn recycle_bio_list(&mut self, mut bios: Vec<BioId>) {
+        const BIO_LISTS_KEPT: usize = 1024;
+        if self.bio_lists.len() < BIO_LISTS_KEPT {
+            bios.clear();
+            self.bio_lists.push(bios);
+        }
     }
 
     /// Whose I/O a request is, for cfq: its submitter, and whether it is synchronous
