@@ -1468,7 +1468,11 @@ impl Sim {
         if bio.mapped == 0 && bio.remaining == 0 {
             self.devs[bio.dev.idx()].stats.start(now);
             // The bias that keeps the bio alive while it is being mapped (bi_phys_segments = 1).
-            self.bios.get_mut(bio_id.0).remaining = 1;
+            // Its await counts from here, where it became in flight, so that iostat's
+            // avgqu-sz = (r/s + w/s) × await holds on md as on every other device.
+            let b = self.bios.get_mut(bio_id.0);
+            b.remaining = 1;
+            b.started = now;
         }
         let aligned = in_chunk_boundary(bio.sector, bio.bytes as u64, chunk);
         let mut pending = Vec::new();
@@ -1694,7 +1698,9 @@ impl Sim {
                 // dm_request → __map_bio: the clone goes to the lower device next, in this
                 // submitter's context (it may sleep there in get_request_wait).
                 self.devs[di].stats.start(now);
-                self.bios.get_mut(bio_id.0).mapped = bio.bytes;
+                let b = self.bios.get_mut(bio_id.0);
+                b.mapped = bio.bytes;
+                b.started = now;
                 let id = self.child_bio(bio_id, lower, bio.sector + crate::block::LVM_PE_START_SECTORS, bio.bytes, tid, false);
                 self.threads[tid.idx()].pending.push_front(id);
                 return Ok(());

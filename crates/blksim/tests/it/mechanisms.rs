@@ -650,3 +650,22 @@ fn the_names_filename_is_checked_against_are_the_devices_the_stack_builds() {
         assert_eq!(r.jobs[0].device, last, "stack={stack}");
     }
 }
+
+#[test]
+fn md_await_counts_from_when_the_bio_is_in_flight_so_littles_law_holds_as_on_the_disks() {
+    // iostat's avgqu-sz is the time-average of in_flight, and await the mean time in flight of
+    // the I/Os that completed, so over a steady second avgqu-sz ≈ (r/s + w/s) × await. On md,
+    // whose bios wait in their submitter's list (behind a full stripe cache) before md's
+    // make_request takes them, counting await from the bio's creation broke this 8-fold.
+    let cfg = blksim::lessons::find("raid5-chunk").unwrap().config("regressed", &[]).unwrap();
+    let sim = blksim::cli::run_one(&cfg, 1, Some(6.0));
+    let history: Vec<_> = sim.history().collect();
+    let n = history.len();
+    let iv = blksim::report::IntervalReport::between(&sim, history[n - 2], history[n - 1]);
+    for dev in iv.devices.iter().filter(|d| d.name == "md0" || d.name == "sda") {
+        let little = (dev.r_s + dev.w_s) * dev.await_ms / 1000.0;
+        let off = (little - dev.avgqu_sz).abs() / dev.avgqu_sz;
+        let bound = if dev.name == "md0" { 0.25 } else { 0.05 };
+        assert!(off < bound, "{}: (r/s + w/s) × await = {little:.1} against avgqu-sz {:.1}", dev.name, dev.avgqu_sz);
+    }
+}
