@@ -81,6 +81,10 @@ pub struct IntervalReport {
     pub intr_per_s: f64,
     pub running: u32,
     pub blocked: u32,
+    /// vmstat `bi` and `bo`: KiB per second (vmstat's 1 KiB blocks) that `submit_bio` took in
+    /// and out (/proc/vmstat pgpgin, pgpgout), counted once at the top of a stack.
+    pub bi: f64,
+    pub bo: f64,
     /// /proc/meminfo `Dirty` and `Writeback` at the end, in MB: buffered writes not yet on disk.
     pub dirty_mb: f64,
     pub writeback_mb: f64,
@@ -106,6 +110,8 @@ impl IntervalReport {
             intr_per_s: per_s(cur.interrupts - prev.interrupts, dt),
             running: cur.running,
             blocked: cur.blocked,
+            bi: per_s(cur.pgpgin_bytes - prev.pgpgin_bytes, dt) / 1024.0,
+            bo: per_s(cur.pgpgout_bytes - prev.pgpgout_bytes, dt) / 1024.0,
             dirty_mb: cur.dirty_bytes as f64 / 1e6,
             writeback_mb: cur.writeback_bytes as f64 / 1e6,
             cpu: cur.cpu.pct_since(&prev.cpu),

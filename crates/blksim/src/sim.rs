@@ -53,6 +53,10 @@ pub struct Totals {
     pub clones_completed: u64,
     pub clone_bios_made: u64,
     pub clone_bios_completed: u64,
+    /// /proc/vmstat `pgpgin`/`pgpgout` in bytes: what `submit_bio` took from the page cache,
+    /// direct I/O and writeback (stacking drivers resubmit below it, uncounted): vmstat bi/bo.
+    pub pgpgin_bytes: u64,
+    pub pgpgout_bytes: u64,
     /// Buffered reads: bytes read() copied out of the page cache, and bytes readahead brought in.
     pub buffered_read_bytes: u64,
     pub readahead_bytes: u64,
@@ -72,6 +76,9 @@ pub struct Interval {
     pub end: SimTime,
     pub read_bytes: u64,
     pub write_bytes: u64,
+    /// `pgpgin`/`pgpgout` so far (vmstat bi/bo).
+    pub pgpgin_bytes: u64,
+    pub pgpgout_bytes: u64,
     pub ios: u64,
     pub context_switches: u64,
     pub interrupts: u64,
@@ -797,6 +804,7 @@ impl Sim {
             let len = (end - off).min(max);
             let bio = BioId(self.bios.insert(Bio::new(io, dev, off / 512, len as u32, write, now)));
             self.totals.bios_submitted += 1;
+            *if write { &mut self.totals.pgpgout_bytes } else { &mut self.totals.pgpgin_bytes } += len;
             self.emit(dev, Action::Q, write, off / 512, len as u32, tid, bio.0, 0);
             if pieces > 0 {
                 // The I/O did not fit the queue's max_sectors: blktrace shows the split.
@@ -1117,6 +1125,7 @@ impl Sim {
         let io = IoId(self.ios.insert(Io { owner: IoOwner::Writeback(j), bytes: len, bios_left: 1, started: now, sync }));
         let bio = BioId(self.bios.insert(Bio::new(io, dev, off / 512, len as u32, true, now)));
         self.totals.bios_submitted += 1;
+        self.totals.pgpgout_bytes += len;
         self.emit(dev, Action::Q, true, off / 512, len as u32, tid, bio.0, 0);
         self.threads[tid.idx()].pending.push_back(bio);
         Some(len)
@@ -1323,6 +1332,7 @@ impl Sim {
                 b.pages = pages as u32;
                 let bio = BioId(self.bios.insert(b));
                 self.totals.bios_submitted += pages;
+                self.totals.pgpgin_bytes += len * pages;
                 self.emit(dev, Action::Q, false, off / 512, len as u32, tid, bio.0, 0);
                 self.threads[tid.idx()].pending.push_back(bio);
                 off += len * pages;
@@ -1427,18 +1437,20 @@ impl Sim {
 
     /// A bio made by a stacking driver from `parent`, for `dev` at `sector`. The caller puts it
     /// at the front of the submitter's pending list, so it is submitted next.
-    fn child_bio(&mut self, parent: BioId, dev: DevId, sector: u64, bytes: u32, tid: ThreadId, split: bool) -> BioId {
+    /// `from_sector` is where the piece starts on the parent's device (the remap's origin).
+    #[allow(clippy::too_many_arguments)]
+    fn child_bio(&mut self, parent: BioId, dev: DevId, sector: u64, bytes: u32, tid: ThreadId, split: bool, from_sector: u64) -> BioId {
         let now = self.now();
         let p = self.bios.get_mut(parent.0);
         p.remaining += 1;
-        let (io, write, psector) = (p.io, p.write, p.sector);
+        let (io, write, psector, pdev) = (p.io, p.write, p.sector, p.dev);
         let child = Bio { parent: Some(parent), ..Bio::new(io, dev, sector, bytes, write, now) };
         let id = BioId(self.bios.insert(child));
         self.totals.bios_submitted += 1;
         if split {
             self.emit(self.bios.get(parent.0).dev, Action::X, write, psector, bytes, tid, id.0, parent.0);
         }
-        self.emit(dev, Action::A, write, sector, bytes, tid, id.0, parent.0);
+        self.emit_from(dev, Action::A, write, sector, bytes, tid, id.0, parent.0, Some((pdev, from_sector)));
         id
     }
 
@@ -1483,7 +1495,7 @@ impl Sim {
                 let logical = bio.sector + off / 512;
                 let len = (bio.bytes as u64 - off).min((chunk - logical % chunk) * 512);
                 let m = self.raid5[r].map(logical);
-                pending.push((self.raid5[r].members[m.disk as usize], m.sector, len as u32, off > 0));
+                pending.push((self.raid5[r].members[m.disk as usize], m.sector, len as u32, off > 0, logical));
                 off += len;
             }
         } else if !bio.write && aligned && self.cfg.scenario.md.split_aligned_reads {
@@ -1492,7 +1504,7 @@ impl Sim {
             let mut off = 0u64;
             while off < bio.bytes as u64 {
                 let len = (bio.bytes as u64 - off).min(member_max);
-                pending.push((member, m.sector + off / 512, len as u32, off > 0));
+                pending.push((member, m.sector + off / 512, len as u32, off > 0, bio.sector + off / 512));
                 off += len;
             }
         } else {
@@ -1515,7 +1527,7 @@ impl Sim {
         }
         // Children go first in line, in order, ahead of whatever else the thread has pending.
         let children: Vec<BioId> =
-            pending.iter().map(|&(dev, sector, bytes, split)| self.child_bio(bio_id, dev, sector, bytes, tid, split)).collect();
+            pending.iter().map(|&(dev, sector, bytes, split, from)| self.child_bio(bio_id, dev, sector, bytes, tid, split, from)).collect();
         for id in children.into_iter().rev() {
             self.threads[tid.idx()].pending.push_front(id);
         }
@@ -1701,7 +1713,7 @@ impl Sim {
                 let b = self.bios.get_mut(bio_id.0);
                 b.mapped = bio.bytes;
                 b.started = now;
-                let id = self.child_bio(bio_id, lower, bio.sector + crate::block::LVM_PE_START_SECTORS, bio.bytes, tid, false);
+                let id = self.child_bio(bio_id, lower, bio.sector + crate::block::LVM_PE_START_SECTORS, bio.bytes, tid, false, bio.sector);
                 self.threads[tid.idx()].pending.push_front(id);
                 return Ok(());
             }
@@ -1853,10 +1865,16 @@ impl Sim {
                 devs.push(dev);
             }
         }
+        // blkparse prints how many requests each unplug let go.
+        let unplugged: Vec<u32> = if self.trace.enabled() {
+            devs.iter().map(|&dev| plug.iter().filter(|r| self.reqs.get(r.0).dev == dev).count() as u32).collect()
+        } else {
+            Vec::new()
+        };
         plug.clear();
         self.plug = plug;
-        for &dev in &devs {
-            self.emit(dev, Action::U, false, 0, 0, tid, 0, 0);
+        for (i, &dev) in devs.iter().enumerate() {
+            self.emit(dev, Action::U, false, 0, 0, tid, 0, unplugged.get(i).copied().unwrap_or(0));
             self.run_queue(dev);
         }
         devs.clear();
@@ -2058,7 +2076,8 @@ impl Sim {
         self.totals.clones_made += 1;
         self.totals.clone_bios_made += nbios as u64;
         self.devs[path.idx()].stats.start(now);
-        self.emit(path, Action::A, write, sector, bytes as u32, by, clone.0, rq.0);
+        let from = Some((self.reqs.get(rq.0).dev, sector));
+        self.emit_from(path, Action::A, write, sector, bytes as u32, by, clone.0, rq.0, from);
         let owner = self.owner(clone);
         self.devs[path.idx()].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now, owner);
         self.emit(path, Action::I, write, sector, bytes as u32, by, clone.0, 0);
@@ -2330,6 +2349,8 @@ impl Sim {
             end: now,
             read_bytes: self.totals.bytes_read,
             write_bytes: self.totals.bytes_written,
+            pgpgin_bytes: self.totals.pgpgin_bytes,
+            pgpgout_bytes: self.totals.pgpgout_bytes,
             ios: self.totals.ios_completed,
             context_switches: self.totals.context_switches,
             interrupts: self.totals.interrupts,
@@ -2505,9 +2526,38 @@ impl Sim {
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn emit(&mut self, dev: DevId, action: Action, write: bool, sector: u64, bytes: u32, thread: ThreadId, token: u32, related: u32) {
+        self.emit_from(dev, action, write, sector, bytes, thread, token, related, None);
+    }
+
+    /// `emit`, for a remap (A): with the upper device and sector it came from.
+    #[allow(clippy::too_many_arguments)]
+    fn emit_from(
+        &mut self,
+        dev: DevId,
+        action: Action,
+        write: bool,
+        sector: u64,
+        bytes: u32,
+        thread: ThreadId,
+        token: u32,
+        related: u32,
+        from: Option<(DevId, u64)>,
+    ) {
         if self.trace.enabled() {
-            let rec =
-                TraceRecord { seq: 0, time: self.now(), dev, cpu: self.cur_cpu, action, write, sector, bytes, thread, token, related };
+            let rec = TraceRecord {
+                seq: 0,
+                time: self.now(),
+                dev,
+                cpu: self.cur_cpu,
+                action,
+                write,
+                sector,
+                bytes,
+                thread,
+                token,
+                related,
+                from,
+            };
             self.trace.push(rec);
         }
     }
@@ -2562,6 +2612,8 @@ impl Interval {
             end: SimTime::ZERO,
             read_bytes: 0,
             write_bytes: 0,
+            pgpgin_bytes: 0,
+            pgpgout_bytes: 0,
             ios: 0,
             context_switches: 0,
             interrupts: 0,

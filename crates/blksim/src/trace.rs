@@ -70,8 +70,13 @@ pub struct TraceRecord {
     /// context's owner otherwise).
     pub thread: ThreadId,
     pub token: u32,
-    /// For M and F: the request the bio merged into. For A: the source device. Else 0.
+    /// For M and F: the request the bio merged into. For A: the parent bio (for a dm clone,
+    /// the original request). For U: how many requests the unplug let go. Else 0.
     pub related: u32,
+    /// For A: where it was remapped from, the upper device and its sector (blkparse's
+    /// `<- (253,0) 232448`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<(DevId, u64)>,
 }
 
 /// A bounded ring of the most recent records. Older ones are dropped, and counted.
@@ -150,6 +155,7 @@ mod tests {
             thread: ThreadId(0),
             token: 0,
             related: 0,
+            from: None,
         }
     }
 

@@ -669,3 +669,19 @@ fn md_await_counts_from_when_the_bio_is_in_flight_so_littles_law_holds_as_on_the
         assert!(off < bound, "{}: (r/s + w/s) × await = {little:.1} against avgqu-sz {:.1}", dev.name, dev.avgqu_sz);
     }
 }
+
+#[test]
+fn vmstat_bi_counts_a_stacked_read_once_at_the_top() {
+    // pgpgin is counted in submit_bio; dm resubmits its clones below it uncounted. So over a
+    // steady second bi (KiB/s) is the dm devices' rkB/s, not the dm and sd devices' together.
+    let cfg = blksim::lessons::find("dm-sg-lists").unwrap().config("workaround", &[]).unwrap();
+    let sim = blksim::cli::run_one(&cfg, 1, Some(3.0));
+    let history: Vec<_> = sim.history().collect();
+    let n = history.len();
+    let iv = blksim::report::IntervalReport::between(&sim, history[n - 2], history[n - 1]);
+    let dm_rkb: f64 = iv.devices.iter().filter(|d| d.name.starts_with("dm-")).map(|d| d.rkb_s).sum();
+    let sd_rkb: f64 = iv.devices.iter().filter(|d| d.name.starts_with("sd")).map(|d| d.rkb_s).sum();
+    assert!(dm_rkb > 1e5 && (sd_rkb - dm_rkb).abs() / dm_rkb < 0.05, "dm {dm_rkb:.0} sd {sd_rkb:.0} KiB/s");
+    assert!((iv.bi - dm_rkb).abs() / dm_rkb < 0.05, "bi {:.0} KiB/s against the dm devices' {dm_rkb:.0}", iv.bi);
+    assert_eq!(iv.bo, 0.0);
+}
