@@ -200,7 +200,9 @@ impl SimDriver {
                 .or_else(|_| SimDriver::new(FALLBACK_LESSON, None, Vec::new(), 1))
                 .expect("the fallback lesson runs");
             d.notice = error.map(|e| {
-                if d.lesson.id == default_lesson {
+                if d.lesson.id == blksim::lessons::SANDBOX {
+                    format!("The link could not be used ({e}); showing the sandbox's default scenario instead.")
+                } else if d.lesson.id == default_lesson {
                     format!("The link could not be used ({e}); showing the lesson's defaults instead.")
                 } else {
                     format!("The link could not be used ({e}); showing \"{}\" instead.", d.lesson.title)
@@ -258,11 +260,11 @@ impl SimDriver {
     }
 
     /// The state without the time point and speed: what a history entry records.
-    pub fn state_fragment(&self) -> String {
+    pub fn state_fragment(&self, b: Option<&str>) -> String {
         LinkState {
             lesson: self.lesson.id.clone(),
             variant: Some(self.variant.clone()),
-            b: None,
+            b: b.map(str::to_string),
             overrides: self.overrides.clone(),
             seed: self.seed,
             t: None,

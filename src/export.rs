@@ -45,12 +45,22 @@ pub struct Names<'a> {
 pub fn blkparse_line(r: &TraceRecord, n: &Names) -> String {
     let (_, maj, min) = n.devices.get(r.dev.0 as usize).cloned().unwrap_or_default();
     let (pid, comm) = (n.threads)(r.thread.0);
-    let rwbs = if r.write { "W" } else { "R" };
+    // Plug and unplug carry no data: blkparse shows N for their rwbs.
+    let rwbs = match r.action {
+        Action::P | Action::U => "N",
+        _ if r.write => "W",
+        _ => "R",
+    };
     let secs = r.time.ns() / 1_000_000_000;
     let nsecs = r.time.ns() % 1_000_000_000;
-    let tail = match r.action {
-        Action::C => format!("{} + {} [0]", r.sector, r.bytes / 512),
-        Action::P | Action::U => format!("[{comm}]"),
+    let tail = match (r.action, r.from) {
+        (Action::C, _) => format!("{} + {} [0]", r.sector, r.bytes / 512),
+        (Action::P, _) => format!("[{comm}]"),
+        (Action::U, _) => format!("[{comm}] {}", r.related),
+        (Action::A, Some((from, from_sector))) => {
+            let (_, fmaj, fmin) = n.devices.get(from.0 as usize).cloned().unwrap_or_default();
+            format!("{} + {} <- ({fmaj},{fmin}) {from_sector}", r.sector, r.bytes / 512)
+        }
         _ => format!("{} + {} [{comm}]", r.sector, r.bytes / 512),
     };
     format!("{maj:>3},{min:<3} {:>2} {:>8} {secs:>5}.{nsecs:09} {pid:>5} {:>2} {rwbs:>3} {tail}", r.cpu, r.seq + 1, r.action.code())
@@ -113,6 +123,7 @@ mod tests {
             thread: ThreadId(0),
             token: 7,
             related: 0,
+            from: None,
         }
     }
 
@@ -122,6 +133,18 @@ mod tests {
         let threads = |_| (697, "dd".to_string());
         let n = Names { devices: &devices, threads: &threads };
         assert_eq!(blkparse_line(&rec(Action::Q, 12_000), &n), "  8,0    3        1     0.000012000   697  Q   R 223490 + 8 [dd]");
+    }
+
+    #[test]
+    fn plug_unplug_and_remap_lines_read_like_blkparse() {
+        let devices = vec![("sda".to_string(), 8, 0), ("dm-0".to_string(), 253, 0)];
+        let threads = |_| (697, "dd".to_string());
+        let n = Names { devices: &devices, threads: &threads };
+        assert_eq!(blkparse_line(&rec(Action::P, 0), &n), "  8,0    3        1     0.000000000   697  P   N [dd]");
+        let unplug = TraceRecord { related: 3, ..rec(Action::U, 0) };
+        assert_eq!(blkparse_line(&unplug, &n), "  8,0    3        1     0.000000000   697  U   N [dd] 3");
+        let remap = TraceRecord { from: Some((DevId(1), 223490)), ..rec(Action::A, 0) };
+        assert_eq!(blkparse_line(&remap, &n), "  8,0    3        1     0.000000000   697  A   R 223490 + 8 <- (253,0) 223490");
     }
 
     #[test]

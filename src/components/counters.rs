@@ -71,17 +71,29 @@ fn meminfo(run: &str, iv: &IntervalReport) -> String {
     format!("{run}meminfo Dirty {:.1} MB, Writeback {:.1} MB", iv.dirty_mb, iv.writeback_mb)
 }
 
+/// One `vmstat 1` line (procs, io, system, cpu; no memory or swap columns). As procps
+/// vmstat does, `sy` includes softirq time; top's `%Cpu(s)` line (`cpu_line`) splits it out.
 fn vmstat_row(run: &str, iv: &IntervalReport) -> Html {
     let c = &iv.cpu;
     html! {
         <tr>
             <td class="l">{ run }</td>
             <td>{ iv.running }</td><td>{ iv.blocked }</td>
+            <td>{ format!("{:.0}", iv.bi) }</td><td>{ format!("{:.0}", iv.bo) }</td>
             <td>{ format!("{:.0}", iv.intr_per_s) }</td><td data-counter={format!("vmstat-cs{}", if run == "B" { "-b" } else { "" })}>{ format!("{:.0}", iv.cs_per_s) }</td>
-            <td>{ format!("{:.0}", c.user_pct) }</td><td>{ format!("{:.0}", c.sys_pct) }</td><td>{ format!("{:.0}", c.softirq_pct) }</td>
-            <td>{ format!("{:.0}", c.iowait_pct) }</td><td>{ format!("{:.0}", c.idle_pct) }</td>
+            <td>{ format!("{:.0}", c.user_pct) }</td><td>{ format!("{:.0}", c.sys_pct + c.softirq_pct) }</td>
+            <td>{ format!("{:.0}", c.idle_pct) }</td><td>{ format!("{:.0}", c.iowait_pct) }</td>
         </tr>
     }
+}
+
+/// top's summary line, where softirq time has its own column (`si`).
+fn cpu_line(run: &str, iv: &IntervalReport) -> String {
+    let c = &iv.cpu;
+    format!(
+        "{run}%Cpu(s): {:.1} us, {:.1} sy, {:.1} id, {:.1} wa, {:.1} si",
+        c.user_pct, c.sys_pct, c.idle_pct, c.iowait_pct, c.softirq_pct
+    )
 }
 
 fn iostat_table(caption: String, iv: &IntervalReport, max: usize) -> Html {
@@ -180,7 +192,7 @@ pub fn Counters(p: &CountersProps) -> Html {
             }</p>
             <table class="vmstat" aria-label="vmstat">
                 <caption>{ "vmstat" }</caption>
-                <thead><tr><th class="l">{ if ab { "run" } else { "" } }</th><th>{"r"}</th><th>{"b"}</th><th>{"in"}</th><th>{"cs"}</th><th>{"us"}</th><th>{"sy"}</th><th>{"si"}</th><th>{"wa"}</th><th>{"id"}</th></tr></thead>
+                <thead><tr><th class="l">{ if ab { "run" } else { "" } }</th><th title="runnable">{"r"}</th><th title="in uninterruptible sleep">{"b"}</th><th title="KiB/s read through submit_bio (pgpgin)">{"bi"}</th><th title="KiB/s written through submit_bio (pgpgout)">{"bo"}</th><th title="HBA interrupts/s (timer ticks are not modelled)">{"in"}</th><th title="context switches/s">{"cs"}</th><th>{"us"}</th><th title="system, with irq and softirq time, as vmstat counts it">{"sy"}</th><th>{"id"}</th><th>{"wa"}</th></tr></thead>
                 <tbody>
                     { vmstat_row(if ab { "A" } else { "" }, iv) }
                     if let Some(b) = b { { vmstat_row("B", b) } }
@@ -194,6 +206,10 @@ pub fn Counters(p: &CountersProps) -> Html {
                     if let Some(b) = b { { "; " }{ meminfo("B ", b) } }
                 </p>
             }
+            <p class="cpu-line" data-counter="cpu-line">
+                { cpu_line(if ab { "A " } else { "" }, iv) }
+                if let Some(b) = b { <br/>{ cpu_line("B ", b) } }
+            </p>
             <table class="top" aria-label="top">
                 <caption>{ if ab { "top (A)" } else { "top" } }</caption>
                 <thead><tr><th>{"PID"}</th><th>{"S"}</th><th>{"%CPU"}</th><th class="l">{"COMMAND"}</th></tr></thead>

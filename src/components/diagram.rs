@@ -80,16 +80,16 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     // The dots keep clear of the A/B run badge (top right) and of the counts-only note.
     let badge_w =
         canvas.previous_element_sibling().filter(|e| e.class_name() == "run-label").map_or(0.0, |e| e.client_width() as f64 + 12.0);
+    // The note needs a row with room for a line of dots above it (not A/B in presenter mode).
+    let counts_note = (d.density || reduced_motion) && l.row(Stage::Processes).h >= if large { 48.0 } else { 32.0 };
     l.process_inset = (
         badge_w,
-        if d.density || reduced_motion {
-            if large {
-                18.0
-            } else {
-                12.0
-            }
-        } else {
+        if !counts_note {
             0.0
+        } else if large {
+            18.0
+        } else {
+            12.0
         },
     );
     let ncols = l.cols.len();
@@ -171,13 +171,17 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     // Per-column pools: elevator count, request pool, tags, drive. A group column sums its
     // devices (limits too), so a full bar still means every device in it is full.
     let heads = d.sim.head_positions();
+    // A row too short for a line of text beside its bars (A/B in presenter mode with Large
+    // type) gets no per-column text: bars alone read better than text written over them.
+    let roomy = |stage: Stage| l.row(stage).h >= if large { 44.0 } else { 30.0 };
     let mut disk_names = Vec::new();
+    let any_group = l.cols.iter().any(|c| c.count > 1);
     for (ci, col) in l.cols.iter().enumerate() {
         let devs = col.first..col.first + col.count;
         let sum = |f: &dyn Fn(usize) -> u32| devs.clone().map(f).sum::<u32>();
         let used = sum(&|i| occ[i].pool[0].max(occ[i].pool[1]));
         let limit = sum(&|i| d.topology.devices[i].nr_requests);
-        slot_bar(&ctx, theme, l.cell(Stage::RequestPool, ci), used, limit, l.dev_labels);
+        slot_bar(&ctx, theme, l.cell(Stage::RequestPool, ci), used, limit, l.dev_labels && roomy(Stage::RequestPool));
         // On the line of the bar's used/limit label, after it: who sleeps for a request, and
         // why the count can pass nr_requests (get_request lets a batcher, BLK_BATCH_REQ, go
         // up to 3/2 of it). Nothing is drawn over the bar or into the next row.
@@ -196,10 +200,11 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             let text = format!("over nr_requests: a batcher may take up to {}", limit * 3 / 2);
             fit_text(&ctx, &text, x, label_y, c.x + c.w - x);
         }
-        slot_bar(&ctx, theme, l.cell(Stage::TagMap, ci), sum(&|i| occ[i].tags), sum(&|i| d.topology.devices[i].queue_depth), l.dev_labels);
+        let tag_labels = l.dev_labels && roomy(Stage::TagMap);
+        slot_bar(&ctx, theme, l.cell(Stage::TagMap, ci), sum(&|i| occ[i].tags), sum(&|i| d.topology.devices[i].queue_depth), tag_labels);
         let e = l.cell(Stage::Elevator, ci);
         let waiting = sum(&|i| occ[i].elevator);
-        if d.density || l.dev_labels || col.group.is_some() {
+        if (d.density || l.dev_labels || col.group.is_some()) && roomy(Stage::Elevator) {
             ctx.set_fill_style_str(theme.dim);
             let text = if e.w >= 90.0 { format!("{waiting} waiting") } else { waiting.to_string() };
             fit_text(&ctx, &text, e.x + 2.0, e.y + 8.0, e.w - 4.0);
@@ -207,7 +212,8 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         // The disk: a platter with the head's position as an arc, and what the drive holds.
         // A group draws stacked platters.
         let c = l.cell(Stage::Disks, ci);
-        let labelled = l.dev_labels || col.count > 1;
+        // Beside groups (one expanded), single devices are named too, in their short form.
+        let labelled = (l.dev_labels || col.count > 1 || any_group) && roomy(Stage::Disks);
         // The platter sits between the name (top line) and the queue (bottom line); in a row
         // too short for that, at the cell's right, with the text beside it.
         let (mut cx, cy) = c.centre();
@@ -251,7 +257,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         ctx.set_line_width(1.0);
         if labelled {
             let names = group_names(&d.topology.devices[col.first].name, &d.topology.devices[col.first + col.count - 1].name, col.count);
-            disk_names.push(ColumnName { names, x: c.x + 2.0, y: c.y + 8.0, w: text_w });
+            disk_names.push(ColumnName { names, count: col.count, x: c.x + 2.0, y: c.y + 8.0, w: text_w });
             ctx.set_fill_style_str(theme.dim);
             let hint = if col.count > 1 { format!("q {in_drive} · click") } else { format!("q {in_drive}") };
             fit_first(&ctx, &[&hint, &format!("q {in_drive}"), &in_drive.to_string()], c.x + 2.0, c.y + c.h - 8.0, text_w);
@@ -294,14 +300,15 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         }
     }
     let mut dm_names = Vec::new();
+    let dm_any_group = dm_cols.iter().any(|c| c.3.len() > 1);
     for (ci, (used, limit, waiting, ks)) in dm_cols.iter().enumerate() {
         if ks.is_empty() {
             continue;
         }
         let cell = l.cell(Stage::Layer, ci);
-        if l.dev_labels || ks.len() > 1 {
+        if (l.dev_labels || ks.len() > 1 || dm_any_group) && roomy(Stage::Layer) {
             let names = group_names(&upper[ks[0]].name, &upper[ks[ks.len() - 1]].name, ks.len());
-            dm_names.push(ColumnName { names, x: cell.x + 2.0, y: cell.y + 8.0, w: cell.w - 4.0 });
+            dm_names.push(ColumnName { names, count: ks.len(), x: cell.x + 2.0, y: cell.y + 8.0, w: cell.w - 4.0 });
             ctx.set_fill_style_str(theme.dim);
             let kdm = kdm_cols[ci];
             let text = if kdm > 0 { format!("{waiting} waiting · kdmwork {kdm}") } else { format!("{waiting} waiting") };
@@ -327,7 +334,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         let x1 = l.dev_cols[last].0 + l.dev_cols[last].1;
         let cell = Rect { x: x0, y: r.y + 3.0, w: x1 - x0, h: r.h - 6.0 };
         let busy = hosts.get(hi).map_or(0, |o| o.busy);
-        slot_bar(&ctx, theme, Rect { h: cell.h * 0.55, ..cell }, busy, h.can_queue, true);
+        slot_bar(&ctx, theme, Rect { h: cell.h * 0.55, ..cell }, busy, h.can_queue, roomy(Stage::Host));
         if let Some(o) = hosts.get(hi) {
             if !o.starved.is_empty() {
                 ctx.set_fill_style_str(theme.full);
@@ -379,6 +386,9 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
 
     // Tokens: bios (chips) and requests (bars), tweened between the stages the trace named.
     if d.density || reduced_motion {
+        if !counts_note {
+            return;
+        }
         ctx.set_fill_style_str(theme.dim);
         let pr = l.row(Stage::Processes);
         let why = if reduced_motion {
@@ -545,9 +555,6 @@ fn fit_text(ctx: &CanvasRenderingContext2d, text: &str, x: f64, y: f64, max_w: f
 /// ("sdaa–sdah", then "sdaa–ah", "aa–ah", "×8"), so a narrow column (80 disks in Large type)
 /// still says which devices it holds instead of "sd…".
 fn group_names(first: &str, last: &str, count: usize) -> Vec<String> {
-    if count <= 1 {
-        return vec![first.to_string()];
-    }
     // The kind's stem ("sd", "dm-", "md"), never part of a number or a disk's letters.
     let stem = |n: &str| -> usize {
         if n.starts_with("sd") {
@@ -558,6 +565,15 @@ fn group_names(first: &str, last: &str, count: usize) -> Vec<String> {
             n.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(n.len())
         }
     };
+    if count <= 1 {
+        // One device beside groups (an expanded group): its name, then what follows the stem.
+        let tail = &first[stem(first)..];
+        return if tail.is_empty() || tail.len() == first.len() {
+            vec![first.to_string()]
+        } else {
+            vec![first.to_string(), tail.to_string()]
+        };
+    }
     let common = stem(first);
     let mut names = vec![format!("{first}–{last}")];
     if common > 0 && stem(last) == common && first[..common] == last[..common] {
@@ -574,6 +590,8 @@ fn group_names(first: &str, last: &str, count: usize) -> Vec<String> {
 /// A column's name forms (`group_names`) and where they go.
 struct ColumnName {
     names: Vec<String>,
+    /// Devices in the column.
+    count: usize,
     x: f64,
     y: f64,
     w: f64,
@@ -587,18 +605,34 @@ fn draw_column_names(ctx: &CanvasRenderingContext2d, theme: &Theme, cols: &[Colu
     let (Some(first), Some(last)) = (cols.first(), cols.last()) else { return };
     let fits = |t: &str, w: f64| ctx.measure_text(t).is_ok_and(|m| m.width() <= w);
     ctx.set_fill_style_str(theme.fg);
-    // Single devices have one form (cut if need be); groups have ranges, then a count.
-    let level = (0..3).find(|&i| cols.iter().all(|c| c.names.len() == 1 || (i + 1 < c.names.len() && fits(&c.names[i], c.w))));
-    if let Some(i) = level {
+    // A group's forms are ranges, then its count; level i takes a group's i-th form. Next to
+    // single devices (a group expanded), groups may go down to their count, since the expand
+    // buttons below name them; single devices take their longest form that fits.
+    let mixed = cols.iter().any(|c| c.count == 1) && cols.iter().any(|c| c.count > 1);
+    let forms = |c: &ColumnName| if mixed { c.names.len() } else { c.names.len() - 1 };
+    let groups = || cols.iter().filter(|c| c.count > 1);
+    let levels = groups().map(forms).max().unwrap_or(0);
+    let level = (0..levels).find(|&i| groups().all(|c| i < forms(c) && fits(&c.names[i], c.w)));
+    if level.is_some() || groups().next().is_none() || mixed {
         for c in cols {
-            fit_text(ctx, &c.names[if c.names.len() == 1 { 0 } else { i }], c.x, c.y, c.w);
+            if c.count > 1 {
+                fit_text(ctx, &c.names[level.unwrap_or(c.names.len() - 1)], c.x, c.y, c.w);
+            } else {
+                let names: Vec<&str> = c.names.iter().map(String::as_str).collect();
+                fit_first(ctx, &names, c.x, c.y, c.w);
+            }
         }
         return;
     }
     let from = first.names[0].split('–').next().unwrap_or_default();
     let to = last.names[0].rsplit('–').next().unwrap_or_default();
-    let per = first.names.last().map_or("", |n| n.trim_start_matches('×'));
-    fit_text(ctx, &format!("{from}–{to} · {per} per column"), first.x, first.y, last.x + last.w - first.x);
+    let per = cols.iter().find(|c| c.count > 1).map_or(1, |c| c.count);
+    let caption = if cols.iter().all(|c| c.count == per) {
+        format!("{from}–{to} · {per} per column")
+    } else {
+        format!("{from}–{to} · up to {per} per column")
+    };
+    fit_text(ctx, &caption, first.x, first.y, last.x + last.w - first.x);
 }
 
 /// Draws the first of `options` that fits whole, else the last one cut short: a number cut
@@ -654,7 +688,9 @@ mod tests {
         assert_eq!(group_names("sdaa", "sdah", 8), ["sdaa–sdah", "sdaa–ah", "aa–ah", "×8"]);
         assert_eq!(group_names("dm-10", "dm-17", 8), ["dm-10–dm-17", "dm-10–17", "10–17", "×8"]);
         assert_eq!(group_names("md0", "md3", 4), ["md0–md3", "md0–3", "0–3", "×4"]);
-        assert_eq!(group_names("sdb", "sdb", 1), ["sdb"]);
+        assert_eq!(group_names("sdb", "sdb", 1), ["sdb", "b"]);
+        assert_eq!(group_names("dm-17", "dm-17", 1), ["dm-17", "17"]);
+        assert_eq!(group_names("md0", "md0", 1), ["md0", "0"]);
         // Different kinds in one group: only the full range and the count.
         assert_eq!(group_names("dm-0", "md0", 2), ["dm-0–md0", "×2"]);
     }

@@ -135,7 +135,17 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                 <button onclick={on_pause} aria-pressed={p.paused.to_string()}>{ if p.paused { "Resume log" } else { "Pause log" } }</button>
                 <button onclick={export_blkparse}>{ "Export blkparse" }</button>
                 <button onclick={export_perfetto}>{ "Export Perfetto JSON" }</button>
-                <span class="dim">{ format!("{} of {} records{}", shown.len(), p.records.len(), if p.dropped > 0 { format!("; {} dropped at high speed", p.dropped) } else { String::new() }) }</span>
+                <span class="dim">{ format!(
+                    "{} of {} records{}{}",
+                    shown.len(),
+                    p.records.len(),
+                    // The ring keeps the newest records: say which stretch of the run they cover.
+                    match (p.records.first(), p.records.last()) {
+                        (Some(a), Some(b)) => format!(", {:.6}–{:.6} s", a.time.as_secs_f64(), b.time.as_secs_f64()),
+                        _ => String::new(),
+                    },
+                    if p.dropped > 0 { format!("; {} dropped at high speed", p.dropped) } else { String::new() }
+                ) }</span>
                 if !unknown.is_empty() {
                     <span class="log-hint" role="status">{ format!("not blktrace actions: {unknown}; the codes are {}", ACTION_CODES.chars().map(String::from).collect::<Vec<_>>().join(" ")) }</span>
                 }

@@ -77,8 +77,8 @@ fn live_line(d: &SimDriver, dt: f64) -> String {
 
 /// Records a new state (variant, seed, knobs) as a history entry, so that back and forward
 /// walk through the states. The time point is left out: it changes every frame.
-fn sync_fragment(d: &SimDriver) {
-    let f = d.state_fragment();
+fn sync_fragment(s: &Session) {
+    let f = state_fragment(s);
     if let Some(w) = web_sys::window() {
         if w.location().hash().ok().as_deref() == Some(f.as_str()) {
             return;
@@ -87,6 +87,12 @@ fn sync_fragment(d: &SimDriver) {
             let _ = h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&f));
         }
     }
+}
+
+/// The address of what shows: the lesson, A's variant, knobs and seed, and B if the A/B view
+/// is open (without t and speed, which Copy link adds).
+fn state_fragment(s: &Session) -> String {
+    s.a.state_fragment(s.b.as_ref().map(|b| b.variant.as_str()))
 }
 
 fn current_hash() -> String {
@@ -110,7 +116,19 @@ fn apply_step(s: &mut Session, i: usize) {
     }
     s.a.playing = true;
     s.charts_dirty = true;
-    sync_fragment(&s.a);
+    sync_fragment(s);
+}
+
+/// A display preference kept in the tab's sessionStorage (`blkviz.<key>`), if any.
+fn pref(key: &str) -> Option<String> {
+    use gloo::storage::{SessionStorage, Storage};
+    SessionStorage::get::<String>(format!("blkviz.{key}")).ok()
+}
+
+fn set_pref(key: &str, value: &str) {
+    use gloo::storage::{SessionStorage, Storage};
+    // A browser without storage (private mode quotas) just forgets the preference.
+    let _ = SessionStorage::set(format!("blkviz.{key}"), value);
 }
 
 /// Tells the speaker-notes window which step is showing (`None`: none yet, the lesson's
@@ -140,15 +158,33 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let latency = use_node_ref();
     let last_ts = use_mut_ref(|| None::<f64>);
     let tab = use_state(|| Tab::Lesson);
-    let presenter = use_state(|| false);
+    // Display preferences (presenter, large type, theme) last for the browser tab: an
+    // instructor moving to the next lesson, or reloading, keeps them.
+    let presenter = use_state(|| pref("presenter").as_deref() == Some("1"));
     let step = use_state(|| None::<usize>);
     let predicted = use_state(|| None::<usize>);
     let predict_ran = use_state(|| false);
     let revealed = use_state(|| false);
     let copied = use_state(|| None::<String>);
     let fio_msg = use_state(|| None::<String>);
-    let theme = use_state(|| Theme::Auto);
-    let large = use_state(|| false);
+    let theme = use_state(|| match pref("theme").as_deref() {
+        Some("light") => Theme::Light,
+        Some("dark") => Theme::Dark,
+        _ => Theme::Auto,
+    });
+    let large = use_state(|| pref("large").as_deref() == Some("1"));
+    use_effect_with((*presenter, *large, *theme), |&(presenter, large, theme)| {
+        set_pref("presenter", if presenter { "1" } else { "0" });
+        set_pref("large", if large { "1" } else { "0" });
+        set_pref(
+            "theme",
+            match theme {
+                Theme::Auto => "auto",
+                Theme::Light => "light",
+                Theme::Dark => "dark",
+            },
+        );
+    });
     // The last knob change: its key, and what it did or why it was refused.
     let knob_msg = use_state(|| None::<(String, String)>);
     let knob_rejected = use_state(|| None::<(String, String)>);
@@ -332,7 +368,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             let listener = EventListener::new(&window, "popstate", move |_| {
                 let hash = current_hash();
                 let mut s = session.borrow_mut();
-                if hash.split('?').next() != s.a.state_fragment().split('?').next() || hash == s.a.state_fragment() {
+                let cur = state_fragment(&s);
+                if hash.split('?').next() != cur.split('?').next() || hash == cur {
                     return;
                 }
                 let speed = s.a.speed;
@@ -388,7 +425,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     ));
                 }
             }
-            sync_fragment(&s.a);
+            sync_fragment(&s);
             drop(s);
             refresh.force_update();
         })
@@ -415,6 +452,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     s.a.notice = s.open_b(&b).err();
                 }
             }
+            sync_fragment(&s);
             drop(s);
             refresh.force_update();
         })
@@ -431,7 +469,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             }
             knob_msg.set(Some((k.clone(), r.unwrap_or_else(|e| format!("not applied: {e}")))));
             s.charts_dirty = true;
-            sync_fragment(&s.a);
+            sync_fragment(&s);
             drop(s);
             refresh.force_update();
         })
@@ -571,7 +609,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     }
                     fio_msg.set(Some(msg.join("; ")));
                     s.charts_dirty = true;
-                    sync_fragment(&s.a);
+                    sync_fragment(&s);
                 }
             }
             drop(s);
@@ -590,9 +628,14 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 s.a.speed = 0.5;
                 s.a.playing = true;
             }
+            sync_fragment(&s);
             drop(s);
             predict_ran.set(true);
             refresh.force_update();
+            // The comparison starts at the top of the page, above the prediction box.
+            if let Some(w) = web_sys::window() {
+                w.scroll_to_with_x_and_y(0.0, 0.0);
+            }
         })
     };
 
@@ -612,7 +655,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     let _ = s.reset();
                 }
                 s.charts_dirty = true;
-                sync_fragment(&s.a);
+                sync_fragment(&s);
                 drop(s);
                 refresh.force_update();
             })
@@ -626,6 +669,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 if let Some(sel) = e.target_dyn_into::<HtmlSelectElement>() {
                     let mut s = session.borrow_mut();
                     s.a.notice = s.open_b(&sel.value()).err();
+                    sync_fragment(&s);
                     drop(s);
                     refresh.force_update();
                 }
@@ -784,8 +828,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     <span>{ "seed" }</span>
                     <SeedInput seed={d.seed} on_change={on_seed} />
                 </label>
-                <button aria-pressed={large.to_string()} title="Large type, for a projector" onclick={{ let large = large.clone(); Callback::from(move |_| large.set(!*large)) }}>{ "Large type" }</button>
-                <button class="presenter-toggle" aria-pressed={presenter.to_string()} title="P: the prose hides, the stack and numbers fill the screen; PageDown/PageUp move through the steps" onclick={on_presenter}>{ "Presenter" }</button>
+                <button class="toggle" aria-pressed={large.to_string()} title="Large type, for a projector" onclick={{ let large = large.clone(); Callback::from(move |_| large.set(!*large)) }}>{ "Large type" }</button>
+                <button class="presenter-toggle toggle" aria-pressed={presenter.to_string()} title="P: the prose hides, the stack and numbers fill the screen; PageDown/PageUp move through the steps" onclick={on_presenter}>{ "Presenter" }</button>
                 if *presenter { <button onclick={on_notes} title="Opens the speaker notes in a second window">{ "Speaker notes" }</button> }
                 <button class="copy-link" onclick={on_copy} title="A link to exactly this run, at this simulated time">{ "Copy link" }</button>
                 <nav class="prev-next" aria-label="Lessons">
