@@ -289,3 +289,35 @@ test('every lesson loads without errors (screenshots kept as artifacts)', async 
     await page.close();
   }
 });
+
+test('an instructor keeps Large type and Presenter from one lesson to the next, and the address bar carries B', async () => {
+  const { page, errors } = await open('#/lesson/anatomy-of-a-request?v=1', { width: 1280, height: 720 });
+  const large = page.getByRole('button', { name: 'Large type' });
+  await large.click();
+  assert.equal(await large.getAttribute('aria-pressed'), 'true');
+  // The on state shows: the button is not drawn as it is when off.
+  const on = await large.evaluate((b) => getComputedStyle(b).backgroundColor);
+  await page.click('button.ab');
+  await page.waitForFunction(() => location.hash.includes('b='), null, { timeout: 5000 });
+  await page.click('a:has-text("next ›")');
+  await page.waitForFunction(() => location.hash.startsWith('#/lesson/queue-depth-and-the-elevator'), null, { timeout: 5000 });
+  await page.waitForSelector('canvas.diagram');
+  const large2 = page.getByRole('button', { name: 'Large type' });
+  assert.equal(await large2.getAttribute('aria-pressed'), 'true', 'Large type survives the move to the next lesson');
+  assert.equal(await page.getAttribute('.app', 'data-large'), 'true');
+  await large2.click();
+  const off = await large2.evaluate((b) => getComputedStyle(b).backgroundColor);
+  assert.notEqual(on, off, 'Large type on and off look different');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('vmstat has its real columns, and softirq time is in top\'s %Cpu(s) line', async () => {
+  const { page, errors } = await open('#/lesson/dm-sg-lists?v=1&speed=1');
+  await page.waitForSelector('table.vmstat thead');
+  const head = await page.$$eval('table.vmstat thead th', (ths) => ths.map((t) => t.textContent).filter((t) => t).join(' '));
+  assert.equal(head, 'r b bi bo in cs us sy id wa');
+  assert.match(await page.textContent('[data-counter=cpu-line]'), /%Cpu\(s\): .* si/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
