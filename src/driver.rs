@@ -10,8 +10,9 @@ use blksim::view::{DevOccupancy, HostOccupancy, ThreadView, Topology};
 use blksim::{Sim, SimTime};
 use std::collections::{BTreeMap, VecDeque};
 
-/// Trace records kept for the event log.
-pub const LOG_MAX: usize = 4000;
+/// Trace records kept for the event log and its exports (blkparse, Perfetto): a few
+/// megabytes, and some seconds of a busy run at an animated speed.
+pub const LOG_MAX: usize = 50_000;
 
 /// btt-style sums per device over the requests seen whole in the trace (Q, G, I, D, C).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -423,6 +424,15 @@ impl SimDriver {
             let dt = cur.end.ns().max(1) as f64;
             let threads = self.sim.threads_view();
             self.top = top_rows(&threads, &cur.thread_cpu_ns, &[], dt);
+            // The CPU strips so far too, as vmstat and top show them.
+            self.core_busy_pct = cur
+                .per_core
+                .iter()
+                .map(|c| {
+                    let pct = c.pct_since(&Default::default());
+                    pct.user_pct + pct.sys_pct + pct.softirq_pct
+                })
+                .collect();
             return true;
         }
         false

@@ -726,7 +726,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         Theme::Light => "light",
         Theme::Dark => "dark",
     };
-    let log_records = Rc::new(d.log.iter().copied().collect::<Vec<_>>());
+    // Copied for the event log only while its tab shows (up to LOG_MAX records).
+    let log_records = Rc::new(if *tab == Tab::Log { d.log.iter().copied().collect::<Vec<_>>() } else { Vec::new() });
     // Every device in trace order: the disks, then the stacking devices.
     let all_devs = || d.topology.devices.iter().chain(d.topology.upper.iter());
     let devices = Rc::new(all_devs().map(|v| (v.name.clone(), v.major, v.minor)).collect::<Vec<_>>());

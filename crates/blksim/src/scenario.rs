@@ -438,6 +438,8 @@ pub enum KnobKind {
     },
     /// Device names joined by ':' (fio's `filename`), or empty.
     Devices,
+    /// CPU numbers joined by ',', one per HBA, or empty.
+    Cpus,
 }
 
 impl KnobKind {
@@ -458,6 +460,7 @@ impl KnobKind {
             }
             KnobKind::Name { max_len } => format!("1 to {max_len} printable ASCII characters without spaces"),
             KnobKind::Devices => "empty (every device in turn) or device names joined by ':', as fio's filename (sda:sdc)".into(),
+            KnobKind::Cpus => "empty (HBA n interrupts CPU n mod cores) or one CPU number per HBA joined by ',' (4,4)".into(),
         }
     }
 }
@@ -689,6 +692,12 @@ pub const KNOBS: &[KnobSpec] = &[
         live: false,
     },
     KnobSpec { key: "cpu.cores", kind: KnobKind::Int { min: 1, max: limits::CORES_MAX as u64, unit: "" }, help: "CPU cores", live: false },
+    KnobSpec {
+        key: "cpu.irq_cpus",
+        kind: KnobKind::Cpus,
+        help: "the CPU each HBA's interrupt goes to (/proc/irq/N/smp_affinity), where its completion softirq runs",
+        live: false,
+    },
     KnobSpec { key: "duration", kind: KnobKind::Seconds { max: limits::DURATION_S_MAX }, help: "simulated seconds to run", live: false },
 ];
 
@@ -784,6 +793,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "workload.filesystem" => name(&s.workload.filesystem),
         "workload.filename" => s.workload.filename.clone(),
         "cpu.cores" => s.cpu.cores.to_string(),
+        "cpu.irq_cpus" => s.cpu.irq_cpus.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
         "duration" => format!("{}", s.duration_s),
         _ => return None,
     })
@@ -887,6 +897,16 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
             s.workload.filename = v.to_string();
         }
         "cpu.cores" => s.cpu.cores = int()? as u32,
+        "cpu.irq_cpus" => {
+            // The range against cores and the count against HBAs are checked in validate().
+            let v = value.trim();
+            let cpus: Result<Vec<u32>, _> =
+                if v.is_empty() { Ok(Vec::new()) } else { v.split(',').map(|c| c.trim().parse::<u32>()).collect() };
+            match cpus {
+                Ok(c) if c.len() <= limits::HBAS_MAX as usize && c.iter().all(|&n| n < limits::CORES_MAX) => s.cpu.irq_cpus = c,
+                _ => return Err(bad()),
+            }
+        }
         "duration" => {
             let v: f64 = value.trim().parse().map_err(|_| bad())?;
             if !(v > 0.0 && v <= limits::DURATION_S_MAX) {

@@ -27,6 +27,9 @@ fn bad_input_exits_2_with_one_line_naming_the_problem() {
     assert_bad(&["run", "scsi-starved", "--set", "disks=100000"], "disks");
     assert_bad(&["run", "scsi-starved", "--frobnicate"], "--frobnicate");
     assert_bad(&["sweep", "scsi-starved", "--seeds", "0"], "--seeds");
+    assert_bad(&["run", "dm-sg-lists", "--set", "cpu.irq_cpus=4"], "cpu.irq_cpus");
+    assert_bad(&["run", "dm-sg-lists", "--set", "cpu.irq_cpus=4,x"], "cpu.irq_cpus");
+    assert_bad(&["run", "dm-sg-lists", "--set", "cpu.irq_cpus=4,99"], "cpu.irq_cpus");
     assert_bad(&["explode"], "explode");
     assert_bad(&[], "usage");
 }
@@ -140,4 +143,19 @@ fn sweep_reports_the_completion_distribution() {
     let p50 = v["completion_s"]["p50"].as_f64().unwrap();
     let max = v["completion_s"]["max"].as_f64().unwrap();
     assert!(p50 > 0.0 && max >= p50);
+}
+
+#[test]
+fn irq_affinity_decides_which_ksoftirqd_saturates() {
+    // dm-sg-lists routes both HBAs to CPU 4; sent to CPU 1, the completion work moves with them.
+    let (code, out, err) = blksim(&["run", "dm-sg-lists", "--set", "cpu.irq_cpus=1,1", "--duration", "1", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let busiest = v["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .max_by(|a, b| a["cpu_pct"].as_f64().unwrap().total_cmp(&b["cpu_pct"].as_f64().unwrap()))
+        .unwrap();
+    assert_eq!(busiest["name"], "ksoftirqd/1");
 }
