@@ -56,9 +56,11 @@ async fn the_counters_render_iostat_and_vmstat_as_tables() {
         whole: false,
         b_partial: false,
         b_whole: false,
+        page_cache: true,
     };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
+    assert!(root.text_content().unwrap().contains("to/from the disks"), "page-cache jobs show the disks' MB/s too");
     let rows = root.query_selector_all("table.iostat tbody tr").unwrap();
     assert_eq!(rows.length(), 8, "busiest 8 of 12 devices");
     let text = root.text_content().unwrap();
@@ -84,6 +86,7 @@ async fn a_finished_run_shows_whole_run_numbers_and_says_so() {
         whole: true,
         b_partial: false,
         b_whole: false,
+        page_cache: false,
     };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
@@ -109,6 +112,7 @@ async fn before_the_first_second_the_counters_say_so() {
             whole: false,
             b_partial: false,
             b_whole: false,
+            page_cache: false,
         },
     )
     .render();

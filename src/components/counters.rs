@@ -17,6 +17,10 @@ pub struct CountersProps {
     pub whole: bool,
     /// top: (name, pid, %CPU, state) over the same second.
     pub top: Vec<(String, u32, f64, char)>,
+    /// The jobs go through the page cache (not O_DIRECT): their MB/s and the disks' differ
+    /// (readahead, writeback), so both are shown, always, whatever this second's values.
+    #[prop_or(false)]
+    pub page_cache: bool,
     /// How many iostat rows to show (busiest first).
     #[prop_or(12)]
     pub max_devices: usize,
@@ -96,7 +100,16 @@ fn cpu_line(run: &str, iv: &IntervalReport) -> String {
     )
 }
 
-fn iostat_table(caption: String, iv: &IntervalReport, max: usize) -> Html {
+/// iostat's number, one decimal, or none from 1000 on (so that a busy device's line fits).
+fn num(x: f64) -> String {
+    if x >= 1000.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+fn iostat_table(caption: String, iv: &IntervalReport, max: usize, all: bool, toggle: Callback<MouseEvent>) -> Html {
     let mut devs = iv.devices.clone();
     // iostat -x: the stacking devices (dm-*, md*) first, since a stacked lesson is about them,
     // then the busiest (by %util, then throughput); ties keep kernel order.
@@ -121,16 +134,20 @@ fn iostat_table(caption: String, iv: &IntervalReport, max: usize) -> Html {
                 { for devs.iter().map(|d| html! {
                     <tr data-device={d.name.clone()}>
                         <td class="l">{ &d.name }</td>
-                        <td>{ format!("{:.1}", d.rrqm_s) }</td><td>{ format!("{:.1}", d.wrqm_s) }</td>
-                        <td>{ format!("{:.1}", d.r_s) }</td><td>{ format!("{:.1}", d.w_s) }</td>
+                        <td>{ num(d.rrqm_s) }</td><td>{ num(d.wrqm_s) }</td>
+                        <td>{ num(d.r_s) }</td><td>{ num(d.w_s) }</td>
                         <td>{ format!("{:.0}", d.rkb_s) }</td><td>{ format!("{:.0}", d.wkb_s) }</td>
-                        <td>{ format!("{:.1}", d.avgrq_sz) }</td><td>{ format!("{:.1}", d.avgqu_sz) }</td>
-                        <td>{ format!("{:.1}", d.await_ms) }</td><td>{ format!("{:.0}", d.util_pct) }</td>
+                        <td>{ num(d.avgrq_sz) }</td><td>{ num(d.avgqu_sz) }</td>
+                        <td>{ num(d.await_ms) }</td><td>{ format!("{:.0}", d.util_pct) }</td>
                     </tr>
                 }) }
             </tbody>
         </table>
-        if hidden > 0 { <p class="more">{ format!("+{hidden} more devices") }</p> }
+        if hidden > 0 {
+            <button class="more" onclick={toggle}>{ format!("+{hidden} more devices") }</button>
+        } else if all {
+            <button class="more" onclick={toggle}>{ "only the busiest devices" }</button>
+        }
         </>
     }
 }
@@ -142,12 +159,10 @@ pub fn disks_mb_s(iv: &IntervalReport) -> f64 {
     iv.devices.iter().filter(|d| d.name.starts_with("sd")).map(|d| (d.rkb_s + d.wkb_s) * 1024.0 / 1e6).sum()
 }
 
-fn differs(a: f64, b: f64) -> bool {
-    (a - b).abs() > 0.1 * a.max(b).max(1.0)
-}
-
 #[component]
 pub fn Counters(p: &CountersProps) -> Html {
+    // Every device's iostat line, or the busiest few (the default).
+    let all_devices = use_state(|| false);
     let Some(iv) = &p.interval else {
         return html! {
             <section class="counters" aria-live="polite">
@@ -165,13 +180,25 @@ pub fn Counters(p: &CountersProps) -> Html {
         (_, _, true, false) => Some("A: so far"),
         _ => None,
     };
+    let toggle_all = {
+        let all_devices = all_devices.clone();
+        Callback::from(move |_: MouseEvent| all_devices.set(!*all_devices))
+    };
+    let max_a = if *all_devices {
+        usize::MAX
+    } else if ab {
+        p.max_devices.min(6)
+    } else {
+        p.max_devices
+    };
+    let max_b = if *all_devices { usize::MAX } else { p.max_devices.min(6) };
     html! {
         <section class="counters" aria-live="polite">
             <div class="big">
                 { big("throughput", "throughput (the jobs')", iv.throughput_mb_s, b.map(|b| (b.throughput_mb_s, cmp)), format::throughput) }
                 // Buffered I/O: what the jobs see and what reaches the disks differ (page cache,
                 // readahead, writeback after the last write()); show both when they do.
-                if differs(iv.throughput_mb_s, disks_mb_s(iv)) || b.is_some_and(|b| differs(b.throughput_mb_s, disks_mb_s(b))) {
+                if p.page_cache {
                     { big("disks", "to/from the disks", disks_mb_s(iv), b.map(|b| (disks_mb_s(b), cmp)), format::throughput) }
                 }
                 { big("iops", "IOPS (the jobs')", iv.iops, b.map(|b| (b.iops, cmp)), format::rate) }
@@ -219,8 +246,8 @@ pub fn Counters(p: &CountersProps) -> Html {
                     }) }
                 </tbody>
             </table>
-            { iostat_table(if ab { "iostat -x (A)".into() } else { "iostat -x".into() }, iv, if ab { p.max_devices.min(6) } else { p.max_devices }) }
-            if let Some(b) = b { { iostat_table("iostat -x (B)".into(), b, p.max_devices.min(6)) } }
+            { iostat_table(if ab { "iostat -x (A)".into() } else { "iostat -x".into() }, iv, max_a, *all_devices, toggle_all.clone()) }
+            if let Some(b) = b { { iostat_table("iostat -x (B)".into(), b, max_b, *all_devices, toggle_all) } }
         </section>
     }
 }

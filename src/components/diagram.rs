@@ -216,8 +216,18 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         let labelled = (l.dev_labels || col.count > 1 || any_group) && roomy(Stage::Disks);
         // The platter sits between the name (top line) and the queue (bottom line); in a row
         // too short for that, at the cell's right, with the text beside it.
-        let (mut cx, cy) = c.centre();
-        let mut rad = if labelled { (c.w / 2.0 - 6.0).min((c.h - 30.0) / 2.0) } else { c.w.min(c.h) / 2.0 - 6.0 };
+        // A group's platters are stacked 3 px up and right each, 6 px in all: keep them clear
+        // of the text lines too (14 px each, 17 in Large type).
+        let stack = if col.count > 1 { 6.0 } else { 0.0 };
+        let text_h = if large { 17.0 } else { 14.0 };
+        let (mut cx, mut cy) = c.centre();
+        cx -= stack / 2.0;
+        cy += stack / 2.0;
+        let mut rad = if labelled {
+            (c.w / 2.0 - 6.0 - stack / 2.0).min((c.h - 2.0 * text_h - stack) / 2.0)
+        } else {
+            c.w.min(c.h) / 2.0 - 6.0 - stack / 2.0
+        };
         let mut text_w = c.w - 4.0;
         if labelled && rad < 6.0 {
             rad = (c.h / 2.0 - 3.0).min(c.w * 0.2);
@@ -632,6 +642,13 @@ fn draw_column_names(ctx: &CanvasRenderingContext2d, theme: &Theme, cols: &[Colu
     } else {
         format!("{from}–{to} · up to {per} per column")
     };
+    // On a plate of the background, so that it reads over what the row draws beneath it.
+    let (w, h) =
+        ctx.measure_text(&caption).map_or((0.0, 14.0), |m| (m.width(), m.font_bounding_box_ascent() + m.font_bounding_box_descent()));
+    let w = w.min(last.x + last.w - first.x);
+    ctx.set_fill_style_str(theme.bg);
+    ctx.fill_rect(first.x - 2.0, first.y - h / 2.0, w + 4.0, h);
+    ctx.set_fill_style_str(theme.fg);
     fit_text(ctx, &caption, first.x, first.y, last.x + last.w - first.x);
 }
 

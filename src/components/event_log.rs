@@ -141,7 +141,17 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                     p.records.len(),
                     // The ring keeps the newest records: say which stretch of the run they cover.
                     match (p.records.first(), p.records.last()) {
-                        (Some(a), Some(b)) => format!(", {:.6}–{:.6} s", a.time.as_secs_f64(), b.time.as_secs_f64()),
+                        (Some(a), Some(b)) => {
+                            // Skips ran untraced: say how many holes the stretch has.
+                            let (t0, t1) = (a.time.ns(), b.time.ns());
+                            let holes = p.gaps.iter().filter(|&&(from, to)| from >= t0 && to <= t1).count();
+                            let holes = match holes {
+                                0 => String::new(),
+                                1 => " with a skipped, untraced stretch".to_string(),
+                                n => format!(" with {n} skipped, untraced stretches"),
+                            };
+                            format!(", {:.6}–{:.6} s{holes}", a.time.as_secs_f64(), b.time.as_secs_f64())
+                        }
                         _ => String::new(),
                     },
                     if p.dropped > 0 { format!("; {} dropped at high speed", p.dropped) } else { String::new() }

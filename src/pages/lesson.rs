@@ -257,6 +257,24 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         });
     }
 
+    // A button clicked with the mouse gives its focus back, so that Space afterwards is
+    // play/pause and not that button again (Skip, Reset); a button reached with Tab keeps it,
+    // and Space presses it, as keyboard users expect.
+    use_effect_with((), |_| {
+        let window = web_sys::window().expect("window");
+        let listener = EventListener::new(&window, "click", |e| {
+            let Some(m) = e.dyn_ref::<MouseEvent>() else { return };
+            if m.detail() == 0 {
+                return;
+            }
+            let button = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|el| el.closest("button").ok().flatten());
+            if let Some(b) = button.and_then(|b| b.dyn_into::<HtmlElement>().ok()) {
+                let _ = b.blur();
+            }
+        });
+        move || drop(listener)
+    });
+
     // Keyboard: Space play/pause, → one event, Shift+→ 1 ms, R reset; PageDown/PageUp (what
     // presentation clickers send) move through the lesson's steps, and so do the arrow keys in
     // presenter mode; P toggles presenter mode and Escape leaves it.
@@ -739,8 +757,17 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let all_done = d.sim.is_finished() && s.b.as_ref().is_none_or(|b| b.sim.is_finished());
     let all = blksim::lessons::all();
     let pos = all.iter().position(|l| l.id == lesson.id);
-    let prev = pos.and_then(|i| i.checked_sub(1)).and_then(|i| all.get(i));
-    let next = pos.map_or(all.first(), |i| all.get(i + 1));
+    // In the home page's order: the lessons, then the sandbox.
+    let link = |l: &blksim::lessons::Lesson| (format!("#/lesson/{}?v=1", l.id), l.title.clone());
+    let sandbox_link = || ("#/sandbox?v=1".to_string(), "Sandbox".to_string());
+    let prev = match pos {
+        Some(i) => i.checked_sub(1).and_then(|i| all.get(i)).map(link),
+        None => all.last().map(link),
+    };
+    let next = match pos {
+        Some(i) => all.get(i + 1).map(link).or_else(|| Some(sandbox_link())),
+        None => None,
+    };
     let is_sandbox = lesson.id == blksim::lessons::SANDBOX;
     let cur_step = step.and_then(|i| lesson.steps.get(i).map(|st| (i, st.clone())));
     let calibrated = lesson.calibrated;
@@ -834,8 +861,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 if *presenter { <button onclick={on_notes} title="Opens the speaker notes in a second window">{ "Speaker notes" }</button> }
                 <button class="copy-link" onclick={on_copy} title="A link to exactly this run, at this simulated time">{ "Copy link" }</button>
                 <nav class="prev-next" aria-label="Lessons">
-                    if let Some(p) = prev { <a href={format!("#/lesson/{}?v=1", p.id)} title={p.title.clone()}>{ "‹ prev" }</a> }
-                    if let Some(n) = next { <a href={format!("#/lesson/{}?v=1", n.id)} title={n.title.clone()}>{ "next ›" }</a> }
+                    if let Some((href, title)) = prev { <a {href} {title}>{ "‹ prev" }</a> }
+                    if let Some((href, title)) = next { <a {href} {title}>{ "next ›" }</a> }
                 </nav>
                 <div class="themes" role="group" aria-label="Theme">
                     <button aria-pressed={(*theme == Theme::Auto).to_string()} onclick={set_theme(Theme::Auto)}>{ "auto" }</button>
@@ -872,7 +899,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 <div class="numbers">
                     <Counters interval={d.interval.clone()} partial={d.interval_partial} whole={d.interval_whole} top={d.top.clone()}
                         b={s.b.as_ref().and_then(|b| b.interval.clone())} b_top={s.b.as_ref().map(|b| b.top.clone()).unwrap_or_default()}
-                        b_partial={s.b.as_ref().is_some_and(|b| b.interval_partial)} b_whole={s.b.as_ref().is_some_and(|b| b.interval_whole)} />
+                        b_partial={s.b.as_ref().is_some_and(|b| b.interval_partial)} b_whole={s.b.as_ref().is_some_and(|b| b.interval_whole)}
+                        page_cache={!d.sim.config().scenario.workload.direct || s.b.as_ref().is_some_and(|b| !b.sim.config().scenario.workload.direct)} />
                     <section class="charts" aria-label="Charts">
                         <canvas ref={chart.clone()} class="chart" data-testid="chart" role="img" aria-label="Throughput, context switches and CPU over simulated time"></canvas>
                         <canvas ref={latency.clone()} class="latency" role="img" aria-label="Latency histogram of the jobs' I/Os (fio clat: each read, write or io, not each request)"></canvas>

@@ -30,11 +30,13 @@ pub struct Bio {
     /// readahead window's page bios (see `Sim::submit_readahead`), which is submitted, merged
     /// and ended exactly as that many bios one after another would be.
     pub pages: u32,
+    /// Whether `generic_make_request` has taken it (and traced its Q) yet.
+    pub queued: bool,
 }
 
 impl Bio {
     pub fn new(io: IoId, dev: DevId, sector: u64, bytes: u32, write: bool, now: SimTime) -> Bio {
-        Bio { io, dev, sector, bytes, write, parent: None, remaining: 0, mapped: 0, started: now, pages: 1 }
+        Bio { io, dev, sector, bytes, write, parent: None, remaining: 0, mapped: 0, started: now, pages: 1, queued: false }
     }
 
     /// The size of each bio it stands for.

@@ -460,7 +460,9 @@ impl KnobKind {
             }
             KnobKind::Name { max_len } => format!("1 to {max_len} printable ASCII characters without spaces"),
             KnobKind::Devices => "empty (every device in turn) or device names joined by ':', as fio's filename (sda:sdc)".into(),
-            KnobKind::Cpus => "empty (HBA n interrupts CPU n mod cores) or one CPU number per HBA joined by ',' (4,4)".into(),
+            KnobKind::Cpus => {
+                "empty (HBA n interrupts CPU n mod cores) or one CPU number per HBA joined by ',' (0 for one HBA, 4,4 for two)".into()
+            }
         }
     }
 }

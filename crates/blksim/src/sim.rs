@@ -805,7 +805,6 @@ impl Sim {
             let bio = BioId(self.bios.insert(Bio::new(io, dev, off / 512, len as u32, write, now)));
             self.totals.bios_submitted += 1;
             *if write { &mut self.totals.pgpgout_bytes } else { &mut self.totals.pgpgin_bytes } += len;
-            self.emit(dev, Action::Q, write, off / 512, len as u32, tid, bio.0, 0);
             if pieces > 0 {
                 // The I/O did not fit the queue's max_sectors: blktrace shows the split.
                 self.emit(dev, Action::X, write, off / 512, len as u32, tid, bio.0, 0);
@@ -837,6 +836,14 @@ impl Sim {
     /// `current->bio_list`). Err: the thread must sleep; the bio stays first in line.
     fn submit_bios(&mut self, tid: ThreadId) -> Result<(), Wait> {
         while let Some(bio) = self.threads[tid.idx()].pending.pop_front() {
+            // Q is traced when generic_make_request takes the bio (once, though it may sleep
+            // and come back), so each bio's Q comes just before its G or M, as in blkparse.
+            let b = self.bios.get_mut(bio.0);
+            if !b.queued {
+                b.queued = true;
+                let b = *b;
+                self.emit(b.dev, Action::Q, b.write, b.sector, b.bytes, tid, bio.0, 0);
+            }
             if let Err(wait) = self.make_request(bio, tid) {
                 self.threads[tid.idx()].pending.push_front(bio);
                 return Err(wait);
@@ -1126,7 +1133,6 @@ impl Sim {
         let bio = BioId(self.bios.insert(Bio::new(io, dev, off / 512, len as u32, true, now)));
         self.totals.bios_submitted += 1;
         self.totals.pgpgout_bytes += len;
-        self.emit(dev, Action::Q, true, off / 512, len as u32, tid, bio.0, 0);
         self.threads[tid.idx()].pending.push_back(bio);
         Some(len)
     }
@@ -1333,7 +1339,6 @@ impl Sim {
                 let bio = BioId(self.bios.insert(b));
                 self.totals.bios_submitted += pages;
                 self.totals.pgpgin_bytes += len * pages;
-                self.emit(dev, Action::Q, false, off / 512, len as u32, tid, bio.0, 0);
                 self.threads[tid.idx()].pending.push_back(bio);
                 off += len * pages;
                 count -= pages;
@@ -1583,7 +1588,6 @@ impl Sim {
             let io = IoId(self.ios.insert(Io { owner, bytes: STRIPE_BYTES, bios_left: 1, started: now, sync: !write }));
             let bio = BioId(self.bios.insert(Bio::new(io, member, sector, STRIPE_BYTES as u32, write, now)));
             self.totals.bios_submitted += 1;
-            self.emit(member, Action::Q, write, sector, STRIPE_BYTES as u32, tid, bio.0, 0);
             self.threads[tid.idx()].pending.push_back(bio);
         }
         self.totals.stripe_returned_bytes += out.done.len() as u64 * STRIPE_BYTES;
