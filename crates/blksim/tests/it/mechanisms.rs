@@ -685,3 +685,27 @@ fn vmstat_bi_counts_a_stacked_read_once_at_the_top() {
     assert!((iv.bi - dm_rkb).abs() / dm_rkb < 0.05, "bi {:.0} KiB/s against the dm devices' {dm_rkb:.0}", iv.bi);
     assert_eq!(iv.bo, 0.0);
 }
+
+#[test]
+fn each_bio_is_traced_queued_just_before_it_becomes_or_joins_a_request() {
+    // blkparse order: Q then G (or M/F) for one bio, then the next bio's Q, not 256 Qs and
+    // then 256 Ms; and a remapped bio gets its Q on the lower device after the A.
+    let cfg = blksim::lessons::find("dm-sg-lists").unwrap().config("workaround", &[]).unwrap();
+    let mut sim = Sim::new(&cfg, 1);
+    sim.run_until(SimTime(20_000_000));
+    let recs: Vec<_> = sim.trace().since(0).0.copied().collect();
+    let mut checked = 0;
+    for (i, q) in recs.iter().enumerate().filter(|(_, r)| r.action == Action::Q) {
+        let Some(next) = recs[i + 1..].iter().find(|r| r.dev == q.dev && r.thread == q.thread) else { continue };
+        let ok = match next.action {
+            Action::G => next.related == q.token,
+            Action::M | Action::F | Action::S | Action::X => next.token == q.token,
+            _ => false,
+        };
+        assert!(ok, "Q of bio {} on dev {} is followed by {:?}", q.token, q.dev.0, next);
+        checked += 1;
+    }
+    assert!(checked > 1000, "only {checked} Qs checked");
+    // Every clone's A on an sd path comes with the request it came from on the dm device.
+    assert!(recs.iter().any(|r| r.action == Action::A && r.from.is_some_and(|(d, s)| d != r.dev && s == r.sector)));
+}
