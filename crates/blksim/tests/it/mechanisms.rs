@@ -651,17 +651,22 @@ fn the_names_filename_is_checked_against_are_the_devices_the_stack_builds() {
     }
 }
 
+/// The iostat/vmstat report of the last whole second of a lesson variant's run (seed 1).
+fn last_second(lesson: &str, variant: &str, secs: f64) -> blksim::report::IntervalReport {
+    let cfg = blksim::lessons::find(lesson).unwrap().config(variant, &[]).unwrap();
+    let sim = blksim::cli::run_one(&cfg, 1, Some(secs));
+    let history: Vec<_> = sim.history().collect();
+    let n = history.len();
+    blksim::report::IntervalReport::between(&sim, history[n - 2], history[n - 1])
+}
+
 #[test]
 fn md_await_counts_from_when_the_bio_is_in_flight_so_littles_law_holds_as_on_the_disks() {
     // iostat's avgqu-sz is the time-average of in_flight, and await the mean time in flight of
     // the I/Os that completed, so over a steady second avgqu-sz ≈ (r/s + w/s) × await. On md,
     // whose bios wait in their submitter's list (behind a full stripe cache) before md's
     // make_request takes them, counting await from the bio's creation broke this 8-fold.
-    let cfg = blksim::lessons::find("raid5-chunk").unwrap().config("regressed", &[]).unwrap();
-    let sim = blksim::cli::run_one(&cfg, 1, Some(6.0));
-    let history: Vec<_> = sim.history().collect();
-    let n = history.len();
-    let iv = blksim::report::IntervalReport::between(&sim, history[n - 2], history[n - 1]);
+    let iv = last_second("raid5-chunk", "regressed", 6.0);
     for dev in iv.devices.iter().filter(|d| d.name == "md0" || d.name == "sda") {
         let little = (dev.r_s + dev.w_s) * dev.await_ms / 1000.0;
         let off = (little - dev.avgqu_sz).abs() / dev.avgqu_sz;
@@ -674,11 +679,7 @@ fn md_await_counts_from_when_the_bio_is_in_flight_so_littles_law_holds_as_on_the
 fn vmstat_bi_counts_a_stacked_read_once_at_the_top() {
     // pgpgin is counted in submit_bio; dm resubmits its clones below it uncounted. So over a
     // steady second bi (KiB/s) is the dm devices' rkB/s, not the dm and sd devices' together.
-    let cfg = blksim::lessons::find("dm-sg-lists").unwrap().config("workaround", &[]).unwrap();
-    let sim = blksim::cli::run_one(&cfg, 1, Some(3.0));
-    let history: Vec<_> = sim.history().collect();
-    let n = history.len();
-    let iv = blksim::report::IntervalReport::between(&sim, history[n - 2], history[n - 1]);
+    let iv = last_second("dm-sg-lists", "workaround", 3.0);
     let dm_rkb: f64 = iv.devices.iter().filter(|d| d.name.starts_with("dm-")).map(|d| d.rkb_s).sum();
     let sd_rkb: f64 = iv.devices.iter().filter(|d| d.name.starts_with("sd")).map(|d| d.rkb_s).sum();
     assert!(dm_rkb > 1e5 && (sd_rkb - dm_rkb).abs() / dm_rkb < 0.05, "dm {dm_rkb:.0} sd {sd_rkb:.0} KiB/s");
