@@ -164,7 +164,7 @@ pub fn EventLog(p: &EventLogProps) -> Html {
             <table class="btt" aria-label="btt breakdown">
                 <caption>{ "btt: average ms per phase, over the requests seen whole in the trace" }
                     if no_btt {
-                        <br /><span class="dim">{ "None yet: a request counts once its bio's Q, then its G, I, D and C are all in the log. Requests made before a skip, or of bios remapped by a bio-based layer (LVM, md), are not seen whole." }</span>
+                        <br /><span class="dim">{ "None yet: a request counts once its bio's Q, then its G, I, D and C are all in the log. Requests made before a skip are not seen whole, nor are request-based dm's clones (A, I, D, C: no bio of their own is queued)." }</span>
                     }
                 </caption>
                 <thead><tr><th class="l">{"Device"}</th><th>{"requests"}</th><th>{"Q2G"}</th><th>{"G2I"}</th><th>{"I2D"}</th><th>{"D2C"}</th><th>{"Q2C"}</th></tr></thead>
