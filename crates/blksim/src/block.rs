@@ -32,11 +32,13 @@ pub struct Bio {
     pub pages: u32,
     /// Whether `generic_make_request` has taken it (and traced its Q) yet.
     pub queued: bool,
+    /// A piece of an I/O split at the queue's `max_sectors` (traced X after its Q).
+    pub split: bool,
 }
 
 impl Bio {
     pub fn new(io: IoId, dev: DevId, sector: u64, bytes: u32, write: bool, now: SimTime) -> Bio {
-        Bio { io, dev, sector, bytes, write, parent: None, remaining: 0, mapped: 0, started: now, pages: 1, queued: false }
+        Bio { io, dev, sector, bytes, write, parent: None, remaining: 0, mapped: 0, started: now, pages: 1, queued: false, split: false }
     }
 
     /// The size of each bio it stands for.

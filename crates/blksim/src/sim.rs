@@ -802,13 +802,11 @@ impl Sim {
         let mut pieces = 0;
         while off < end {
             let len = (end - off).min(max);
-            let bio = BioId(self.bios.insert(Bio::new(io, dev, off / 512, len as u32, write, now)));
+            // A piece after the first: the I/O did not fit the queue's max_sectors, and
+            // blktrace shows the split (X, after the piece's Q).
+            let bio = BioId(self.bios.insert(Bio { split: pieces > 0, ..Bio::new(io, dev, off / 512, len as u32, write, now) }));
             self.totals.bios_submitted += 1;
             *if write { &mut self.totals.pgpgout_bytes } else { &mut self.totals.pgpgin_bytes } += len;
-            if pieces > 0 {
-                // The I/O did not fit the queue's max_sectors: blktrace shows the split.
-                self.emit(dev, Action::X, write, off / 512, len as u32, tid, bio.0, 0);
-            }
             self.threads[tid.idx()].pending.push_back(bio);
             pieces += 1;
             off += len;
@@ -843,6 +841,9 @@ impl Sim {
                 b.queued = true;
                 let b = *b;
                 self.emit(b.dev, Action::Q, b.write, b.sector, b.bytes, tid, bio.0, 0);
+                if b.split {
+                    self.emit(b.dev, Action::X, b.write, b.sector, b.bytes, tid, bio.0, 0);
+                }
             }
             if let Err(wait) = self.make_request(bio, tid) {
                 self.threads[tid.idx()].pending.push_front(bio);
