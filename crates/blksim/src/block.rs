@@ -110,56 +110,15 @@ struct CfqQueue {
 /// next request when its think time says one will come.
 #[derive(Debug, Default)]
 struct Cfq {
-    queues: CfqQueues,
+    /// By key: a device rarely has more than a few (one per process that submits to it, and
+    /// the async queue).
+    queues: SortedMap<u32, CfqQueue>,
     /// Busy queues waiting for a slice, in order.
     rr: VecDeque<u32>,
     active: Option<u32>,
     slice_end: SimTime,
     /// The active queue is idling until then.
     idle_until: Option<SimTime>,
-}
-
-/// cfq's queues by key, in key order: a sorted vector, as a device rarely has more than a few
-/// (one per process that submits to it, and the async queue); lookups were a tenth of the
-/// elevator's time as a BTreeMap.
-#[derive(Debug, Default)]
-struct CfqQueues(Vec<(u32, CfqQueue)>);
-
-impl CfqQueues {
-    fn find(&self, key: u32) -> Result<usize, usize> {
-        self.0.binary_search_by_key(&key, |&(k, _)| k)
-    }
-
-    fn get(&self, key: &u32) -> Option<&CfqQueue> {
-        self.find(*key).ok().map(|i| &self.0[i].1)
-    }
-
-    fn get_mut(&mut self, key: &u32) -> Option<&mut CfqQueue> {
-        self.find(*key).ok().map(|i| &mut self.0[i].1)
-    }
-
-    /// The queue of `key`, made empty if it has none yet.
-    fn entry_or_default(&mut self, key: u32) -> &mut CfqQueue {
-        let i = match self.find(key) {
-            Ok(i) => i,
-            Err(i) => {
-                self.0.insert(i, (key, CfqQueue::default()));
-                i
-            }
-        };
-        &mut self.0[i].1
-    }
-
-    fn iter(&self) -> impl Iterator<Item = (&u32, &CfqQueue)> {
-        self.0.iter().map(|(k, q)| (k, q))
-    }
-}
-
-impl std::ops::Index<&u32> for CfqQueues {
-    type Output = CfqQueue;
-    fn index(&self, key: &u32) -> &CfqQueue {
-        self.get(key).expect("a cfq queue of that key")
-    }
 }
 
 /// Waiting requests in arrival order, with their FIFO deadlines. Taking one out of the middle
@@ -289,7 +248,7 @@ impl Elevator {
         let issued: Vec<(u32, u32)> = self.cfq.queues.iter().map(|(&k, q)| (k, q.dispatched)).filter(|&(_, d)| d > 0).collect();
         *self = Elevator::new(kind);
         for (k, d) in issued {
-            self.cfq.queues.entry_or_default(k).dispatched = d;
+            self.cfq.queues.get_or_insert_default(k).dispatched = d;
         }
         for (rq, t, (write, start, end), owner) in waiting {
             self.add_at(rq, write, start, end, t, true, owner, t);
@@ -354,7 +313,7 @@ impl Elevator {
         if self.kind == ElevatorKind::Cfq {
             let key = cfq_key(owner);
             let active = self.cfq.active == Some(key);
-            let q = self.cfq.queues.entry_or_default(key);
+            let q = self.cfq.queues.get_or_insert_default(key);
             q.sync = owner.sync;
             let was_empty = q.sorted.is_empty();
             // Think time: from the completion of its last request to this new one, when it

@@ -135,6 +135,22 @@ impl<K: Ord + Copy, V> SortedMap<K, V> {
         }
     }
 
+    /// The value of `key`, inserted as `V::default()` if absent (BTreeMap's
+    /// `entry(key).or_default()`).
+    pub fn get_or_insert_default(&mut self, key: K) -> &mut V
+    where
+        V: Default,
+    {
+        let i = match self.find(&key) {
+            Ok(i) => i,
+            Err(i) => {
+                self.items.insert(i, (key, V::default()));
+                i
+            }
+        };
+        &mut self.items[i].1
+    }
+
     /// Inserts unless the key is present (BTreeMap's `entry(key).or_insert(value)`).
     pub fn insert_if_absent(&mut self, key: K, value: V) {
         if let Err(i) = self.find(&key) {
@@ -212,6 +228,10 @@ mod tests {
                     let b: Vec<_> = std_map.range(key..).take(3).map(|(k, v)| (*k, *v)).collect();
                     assert_eq!(a, b);
                 }
+            }
+            if step % 7 == 0 {
+                *ours.get_or_insert_default(key) += 1;
+                *std_map.entry(key).or_default() += 1;
             }
             assert_eq!(ours.len(), std_map.len());
             assert_eq!(ours.get(&key), std_map.get(&key));
