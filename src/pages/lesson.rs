@@ -53,6 +53,19 @@ enum Theme {
     Dark,
 }
 
+impl Theme {
+    const ALL: [Theme; 3] = [Theme::Auto, Theme::Light, Theme::Dark];
+
+    /// Its name: the button's label, `data-theme` and the stored preference.
+    fn name(self) -> &'static str {
+        match self {
+            Theme::Auto => "auto",
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
+}
+
 /// Shared with the frame loop and the event handlers.
 pub type SharedSession = Rc<RefCell<Session>>;
 
@@ -167,23 +180,12 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let revealed = use_state(|| false);
     let copied = use_state(|| None::<String>);
     let fio_msg = use_state(|| None::<String>);
-    let theme = use_state(|| match pref("theme").as_deref() {
-        Some("light") => Theme::Light,
-        Some("dark") => Theme::Dark,
-        _ => Theme::Auto,
-    });
+    let theme = use_state(|| pref("theme").and_then(|p| Theme::ALL.into_iter().find(|t| t.name() == p)).unwrap_or(Theme::Auto));
     let large = use_state(|| pref("large").as_deref() == Some("1"));
     use_effect_with((*presenter, *large, *theme), |&(presenter, large, theme)| {
         set_pref("presenter", if presenter { "1" } else { "0" });
         set_pref("large", if large { "1" } else { "0" });
-        set_pref(
-            "theme",
-            match theme {
-                Theme::Auto => "auto",
-                Theme::Light => "light",
-                Theme::Dark => "dark",
-            },
-        );
+        set_pref("theme", theme.name());
     });
     // The last knob change: its key, and what it did or why it was refused.
     let knob_msg = use_state(|| None::<(String, String)>);
@@ -739,11 +741,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             d.topology.cores
         )
     };
-    let theme_attr = match *theme {
-        Theme::Auto => "auto",
-        Theme::Light => "light",
-        Theme::Dark => "dark",
-    };
+    let theme_attr = theme.name();
     // Copied for the event log only while its tab shows (up to LOG_MAX records).
     let log_records = Rc::new(if *tab == Tab::Log { d.log.iter().copied().collect::<Vec<_>>() } else { Vec::new() });
     // Every device in trace order: the disks, then the stacking devices.
@@ -865,9 +863,9 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     if let Some((href, title)) = next { <a {href} {title}>{ "next ›" }</a> }
                 </nav>
                 <div class="themes" role="group" aria-label="Theme">
-                    <button aria-pressed={(*theme == Theme::Auto).to_string()} onclick={set_theme(Theme::Auto)}>{ "auto" }</button>
-                    <button aria-pressed={(*theme == Theme::Light).to_string()} onclick={set_theme(Theme::Light)}>{ "light" }</button>
-                    <button aria-pressed={(*theme == Theme::Dark).to_string()} onclick={set_theme(Theme::Dark)}>{ "dark" }</button>
+                    { for Theme::ALL.into_iter().map(|t| html! {
+                        <button aria-pressed={(*theme == t).to_string()} onclick={set_theme(t)}>{ t.name() }</button>
+                    }) }
                 </div>
             </header>
             if let Some(n) = &d.notice {
