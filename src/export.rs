@@ -1,5 +1,6 @@
 //! Downloads made in the page: a PNG of a chart, CSV series, blkparse text, Perfetto JSON.
 
+use blksim::ids::ThreadId;
 use blksim::trace::{Action, TraceRecord};
 use wasm_bindgen::JsCast;
 
@@ -40,11 +41,20 @@ pub struct Names<'a> {
     pub threads: &'a dyn Fn(u32) -> (u32, String),
 }
 
+/// The pid and command a record names; an interrupt on an idle CPU names its idle task.
+fn process(r: &TraceRecord, n: &Names) -> (u32, String) {
+    if r.thread == ThreadId::SWAPPER {
+        (0, format!("swapper/{}", r.cpu))
+    } else {
+        (n.threads)(r.thread.0)
+    }
+}
+
 /// One line in `blkparse`'s default format:
 /// `8,0    3        1     0.000012000   697  Q   R 223490 + 8 [dd]`.
 pub fn blkparse_line(r: &TraceRecord, n: &Names) -> String {
     let (_, maj, min) = n.devices.get(r.dev.0 as usize).cloned().unwrap_or_default();
-    let (pid, comm) = (n.threads)(r.thread.0);
+    let (pid, comm) = process(r, n);
     // Plug and unplug carry no data: blkparse shows N for their rwbs.
     let rwbs = match r.action {
         Action::P | Action::U => "N",
@@ -57,6 +67,7 @@ pub fn blkparse_line(r: &TraceRecord, n: &Names) -> String {
         (Action::C, _) => format!("{} + {} [0]", r.sector, r.bytes / 512),
         (Action::P, _) => format!("[{comm}]"),
         (Action::U, _) => format!("[{comm}] {}", r.related),
+        (Action::X, Some((_, rest_at))) => format!("{} / {rest_at} [{comm}]", r.sector),
         (Action::A, Some((from, from_sector))) => {
             let (_, fmaj, fmin) = n.devices.get(from.0 as usize).cloned().unwrap_or_default();
             format!("{} + {} <- ({fmaj},{fmin}) {from_sector}", r.sector, r.bytes / 512)
@@ -92,7 +103,7 @@ pub fn perfetto_json(records: &[TraceRecord], n: &Names) -> String {
                 }
             }
             a => {
-                let (proc_pid, comm) = (n.threads)(r.thread.0);
+                let (proc_pid, comm) = process(r, n);
                 events.push(serde_json::json!({
                     "ph": "i", "s": "t", "pid": pid, "tid": 2, "ts": us(r.time.ns()),
                     "name": format!("{} {}", a.code(), if r.write { "W" } else { "R" }),

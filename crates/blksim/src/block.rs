@@ -32,13 +32,15 @@ pub struct Bio {
     pub pages: u32,
     /// Whether `generic_make_request` has taken it (and traced its Q) yet.
     pub queued: bool,
-    /// A piece of an I/O split at the queue's `max_sectors` (traced X after its Q).
-    pub split: bool,
+    /// For a piece of a direct I/O cut at the queue's `max_sectors`: the bytes from this
+    /// piece's start to the I/O's end, what `generic_make_request` takes before
+    /// `blk_queue_split` cuts this piece off (traced as its Q, then X). 0: not cut.
+    pub split_rest: u32,
 }
 
 impl Bio {
     pub fn new(io: IoId, dev: DevId, sector: u64, bytes: u32, write: bool, now: SimTime) -> Bio {
-        Bio { io, dev, sector, bytes, write, parent: None, remaining: 0, mapped: 0, started: now, pages: 1, queued: false, split: false }
+        Bio { io, dev, sector, bytes, write, parent: None, remaining: 0, mapped: 0, started: now, pages: 1, queued: false, split_rest: 0 }
     }
 
     /// The size of each bio it stands for.

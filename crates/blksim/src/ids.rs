@@ -19,6 +19,10 @@ id!(/// A CPU core.
     CoreId, u16);
 id!(/// A thread: a job's process or a kernel thread.
     ThreadId, u32);
+impl ThreadId {
+    /// The idle task (`swapper/N`, pid 0) in a trace record: an interrupt that found its CPU idle.
+    pub const SWAPPER: ThreadId = ThreadId(u32::MAX);
+}
 id!(/// A block device in iostat's list (sd*, later dm-* and md*).
     DevId, u16);
 id!(/// A physical disk (the device model behind a leaf block device).

@@ -116,8 +116,11 @@ pub struct Sim {
     last_tick: Interval,
     /// When every job with a finite size had finished.
     finished_at: Option<SimTime>,
-    /// The core and thread whose work is being applied now (for trace records).
+    /// The core whose work is being applied now, and the thread whose step it is (None in
+    /// interrupt context): the CPU and process a trace record names, as blktrace takes them
+    /// from the CPU it runs on and its `current`.
     cur_cpu: u16,
+    cur_thread: Option<ThreadId>,
     /// kblockd: per CPU, the queue runs punted to its worker, and whether a device's run is
     /// already queued (one `delay_work` per queue: queueing it twice is a no-op).
     kblockd_queue: Vec<std::collections::VecDeque<DevId>>,
@@ -313,6 +316,7 @@ impl Sim {
             last_tick: Interval::zero_with(ndevs, s.cpu.cores as usize),
             finished_at: None,
             cur_cpu: 0,
+            cur_thread: None,
             kblockd_queue: vec![Default::default(); s.cpu.cores as usize],
             run_queued: vec![false; ndevs],
             delay_armed: vec![None; ndevs],
@@ -640,9 +644,11 @@ impl Sim {
         // A thread's step runs under a plug, as submitters do (blk_start_plug/blk_finish_plug;
         // in 2.6.32 the queue plug that the submitter's wait unplugs has the same effect).
         self.plugging = self.cfg.scenario.queue.plugging == crate::scenario::Plugging::Task;
+        self.cur_thread = Some(tid);
         let next = self.run_step(tid, step);
         self.plugging = false;
         self.flush_plug(tid);
+        self.cur_thread = None;
         match next {
             Next::Continue(s) => self.threads[tid.idx()].next = Some(s),
             Next::Sleep(w) => {
@@ -802,9 +808,10 @@ impl Sim {
         let mut pieces = 0;
         while off < end {
             let len = (end - off).min(max);
-            // A piece after the first: the I/O did not fit the queue's max_sectors, and
-            // blktrace shows the split (X, after the piece's Q).
-            let bio = BioId(self.bios.insert(Bio { split: pieces > 0, ..Bio::new(io, dev, off / 512, len as u32, write, now) }));
+            // An I/O over max_sectors: as blk_queue_split does, each piece is cut off the
+            // front of what is left, so blktrace shows the rest queued (Q), then the split (X).
+            let split_rest = if bytes > max { (end - off) as u32 } else { 0 };
+            let bio = BioId(self.bios.insert(Bio { split_rest, ..Bio::new(io, dev, off / 512, len as u32, write, now) }));
             self.totals.bios_submitted += 1;
             *if write { &mut self.totals.pgpgout_bytes } else { &mut self.totals.pgpgin_bytes } += len;
             self.threads[tid.idx()].pending.push_back(bio);
@@ -840,9 +847,11 @@ impl Sim {
             if !b.queued {
                 b.queued = true;
                 let b = *b;
-                self.emit(b.dev, Action::Q, b.write, b.sector, b.bytes, tid, bio.0, 0);
-                if b.split {
-                    self.emit(b.dev, Action::X, b.write, b.sector, b.bytes, tid, bio.0, 0);
+                self.emit(b.dev, Action::Q, b.write, b.sector, b.split_rest.max(b.bytes), tid, bio.0, 0);
+                if b.split_rest > b.bytes {
+                    // blkparse's `X R 0 / 256`: where the bio was, and where the rest now starts.
+                    let rest_at = Some((b.dev, b.sector + b.bytes as u64 / 512));
+                    self.emit_from(b.dev, Action::X, b.write, b.sector, b.bytes, tid, bio.0, 0, rest_at);
                 }
             }
             if let Err(wait) = self.make_request(bio, tid) {
@@ -1454,7 +1463,8 @@ impl Sim {
         let id = BioId(self.bios.insert(child));
         self.totals.bios_submitted += 1;
         if split {
-            self.emit(self.bios.get(parent.0).dev, Action::X, write, psector, bytes, tid, id.0, parent.0);
+            // The parent, split where this piece starts on the parent's device.
+            self.emit_from(pdev, Action::X, write, psector, bytes, tid, id.0, parent.0, Some((pdev, from_sector)));
         }
         self.emit_from(dev, Action::A, write, sector, bytes, tid, id.0, parent.0, Some((pdev, from_sector)));
         id
@@ -2035,8 +2045,9 @@ impl Sim {
             while let Some(rq) = self.devs[di].queue.elevator.next(now) {
                 self.devs[di].queue.elevator.dispatched(rq);
                 let r = self.reqs.get(rq.0);
-                let (write, sector, bytes, submitter) = (r.write, r.sector, r.bytes, r.submitter);
-                self.emit(dev, Action::D, write, sector, bytes as u32, submitter, rq.0, 0);
+                let (write, sector, bytes) = (r.write, r.sector, r.bytes);
+                let ctx = self.context();
+                self.emit(dev, Action::D, write, sector, bytes as u32, ctx, rq.0, 0);
                 self.kdm[di].as_mut().expect("checked").1.push_back(rq);
             }
             let worker = self.kdm[di].as_ref().expect("checked").0;
@@ -2050,9 +2061,10 @@ impl Sim {
             let Some(path) = self.select_path(dev, true) else { break };
             self.devs[di].queue.elevator.dispatched(rq);
             let r = self.reqs.get(rq.0);
-            let (write, sector, bytes, submitter) = (r.write, r.sector, r.bytes, r.submitter);
-            self.emit(dev, Action::D, write, sector, bytes as u32, submitter, rq.0, 0);
-            self.insert_clone(rq, path, None, submitter);
+            let (write, sector, bytes) = (r.write, r.sector, r.bytes);
+            let ctx = self.context();
+            self.emit(dev, Action::D, write, sector, bytes as u32, ctx, rq.0, 0);
+            self.insert_clone(rq, path, None, ctx);
             self.run_queue(path);
         }
     }
@@ -2117,8 +2129,8 @@ impl Sim {
             r.tag = Some(tag);
             let cmd = Cmd { req: rq, sector: r.sector, bytes: r.bytes, write: r.write, queued_at: now };
             let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
-            let submitter = r.submitter;
-            self.emit(dev, Action::D, write, sector, bytes, submitter, rq.0, 0);
+            let ctx = self.context();
+            self.emit(dev, Action::D, write, sector, bytes, ctx, rq.0, 0);
             let mut started = std::mem::take(&mut self.disk_started);
             self.disks[disk.idx()].submit(now, cmd, &mut started);
             for (slot, done) in started.drain(..) {
@@ -2153,7 +2165,8 @@ impl Sim {
         let r = self.reqs.remove(rq.0);
         let dev = r.dev;
         let di = dev.idx();
-        self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, r.submitter, rq.0, 0);
+        let ctx = self.context();
+        self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, ctx, rq.0, 0);
         self.devs[di].queue.tags.put(r.tag.expect("completed request had a tag"));
         if let Some(mq) = self.devs[di].queue.mq.as_mut() {
             // bt_clear_tag: the free is charged to a wait queue, which may wake its sleepers.
@@ -2192,7 +2205,8 @@ impl Sim {
         let now = self.now();
         let r = self.reqs.remove(rq.0);
         let dev = r.dev;
-        self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, r.submitter, rq.0, 0);
+        let ctx = self.context();
+        self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, ctx, rq.0, 0);
         self.devs[dev.idx()].stats.done(now, r.write, r.bytes / 512, now - r.alloc_at);
         self.totals.requests_completed += 1;
         let owner = Self::owner_of(&r);
@@ -2289,7 +2303,8 @@ impl Sim {
         }
         if self.devs[bio.dev.idx()].is_bio_based() {
             let now = self.now();
-            self.emit(bio.dev, Action::C, bio.write, bio.sector, bio.bytes, ThreadId(0), bio_id.0, 0);
+            let ctx = self.context();
+            self.emit(bio.dev, Action::C, bio.write, bio.sector, bio.bytes, ctx, bio_id.0, 0);
             self.devs[bio.dev.idx()].stats.done(now, bio.write, bio.bytes as u64 / 512, now - bio.started);
         }
         let io = self.ios.get_mut(bio.io.0);
@@ -2526,6 +2541,15 @@ impl Sim {
 
     pub fn bios_live(&self) -> usize {
         self.bios.iter().map(|b| b.pages as usize).sum()
+    }
+
+    /// The process a trace record names for work done now: the thread whose step it is, or in
+    /// interrupt context the thread the interrupt found running on this CPU, or the idle task.
+    fn context(&self) -> ThreadId {
+        self.cur_thread.unwrap_or_else(|| {
+            let core = &self.cores[self.cur_cpu as usize];
+            core.current.filter(|t| self.threads[t.idx()].state == ThreadState::Running).unwrap_or(ThreadId::SWAPPER)
+        })
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -66,15 +66,18 @@ pub struct TraceRecord {
     pub write: bool,
     pub sector: u64,
     pub bytes: u32,
-    /// The thread on whose behalf it happened (the submitter for Q..I, the completing
-    /// context's owner otherwise).
+    /// The process blkparse names: the thread running on `cpu` when it happened. The
+    /// submitter for Q..I; for D whoever ran the queue (the submitter, `kblockd/N`,
+    /// `kdmwork`); for C the completing context (`ksoftirqd/N`, or in interrupt context the
+    /// thread the interrupt found running, or [`ThreadId::SWAPPER`] on an idle CPU).
     pub thread: ThreadId,
     pub token: u32,
     /// For M and F: the request the bio merged into. For A: the parent bio (for a dm clone,
     /// the original request). For U: how many requests the unplug let go. Else 0.
     pub related: u32,
     /// For A: where it was remapped from, the upper device and its sector (blkparse's
-    /// `<- (253,0) 232448`).
+    /// `<- (253,0) 232448`). For X: the device and the sector where the rest of the split bio
+    /// starts (blkparse's `0 / 256`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<(DevId, u64)>,
 }
