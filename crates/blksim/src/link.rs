@@ -11,8 +11,10 @@ use std::fmt;
 pub const LINK_VERSION: u32 = 1;
 pub const FRAGMENT_LEN_MAX: usize = 2048;
 pub const OVERRIDES_MAX: usize = 32;
-/// The simulated time a link may ask to run to before showing the page.
-pub const T_MAX_S: f64 = 600.0;
+/// The simulated time a link may ask to run to before showing the page: as long as a run may
+/// be (`duration`), so that a link copied at any point of a run opens. The page replays it a
+/// frame's worth of events at a time, with its progress shown.
+pub const T_MAX_S: f64 = crate::scenario::limits::DURATION_S_MAX;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkState {
@@ -140,68 +142,94 @@ impl LinkState {
         if pairs.len() > OVERRIDES_MAX + 7 {
             return Err(err("fragment", format!("{} parameters; at most {} are allowed", pairs.len(), OVERRIDES_MAX + 7)));
         }
+        // Every wrong part is named, in one message, so that a hand-edited link is fixed in one go.
+        let mut errors: Vec<LinkError> = Vec::new();
         let mut seen: Vec<String> = Vec::new();
         for pair in pairs {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            let k = pct_decode(k).ok_or_else(|| err("fragment", format!("bad percent-encoding in '{}'", clip(pair))))?;
-            let v = pct_decode(v).ok_or_else(|| err(&k, format!("bad percent-encoding in '{}'", clip(pair))))?;
-            // A key given twice is ambiguous (which one did the sender mean?): refuse it.
-            if seen.contains(&k) {
-                return Err(err(&clip(&k), "given twice; a link takes each parameter and knob once"));
-            }
-            seen.push(k.clone());
-            match k.as_str() {
-                "v" => {
-                    version =
-                        Some(v.parse::<u32>().map_err(|_| err("v", format!("'{}' is not a version; expected {LINK_VERSION}", clip(&v))))?)
-                }
-                "variant" => {
-                    lesson.variant(&v).map_err(|e| err("variant", e.message))?;
-                    st.variant = Some(v);
-                }
-                "b" => {
-                    lesson.variant(&v).map_err(|e| err("b", e.message))?;
-                    st.b = Some(v);
-                }
-                "seed" => {
-                    st.seed = v.parse().map_err(|_| {
-                        err("seed", format!("'{}' is not allowed; expected a whole number from 0 to {}", clip(&v), u64::MAX))
-                    })?
-                }
-                "t" => st.t = Some(parse_secs(&v, "t", T_MAX_S)?),
-                "speed" => {
-                    st.speed = Some(v.parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0 && *x <= 1.0).ok_or_else(|| {
-                        err(
-                            "speed",
-                            format!(
-                                "'{}' is not allowed; expected simulated seconds per second, greater than 0 and at most 1 (the speed slider's 50 ms/s is 0.05)",
-                                clip(&v)
-                            ),
-                        )
-                    })?)
-                }
-                key => {
-                    if knob_spec(key).is_none() {
-                        return Err(err(
-                            &clip(key),
-                            "not a link parameter or a knob; a link takes v, variant, b, seed, t, speed and knob keys such as queue.depth (the Knobs tab lists them all)",
-                        ));
-                    }
-                    if st.overrides.len() == OVERRIDES_MAX {
-                        return Err(err("fragment", format!("more than {OVERRIDES_MAX} knob overrides")));
-                    }
-                    st.overrides.push((key.to_string(), v));
-                }
+            if let Err(e) = Self::take_pair(pair, &lesson, &mut st, &mut version, &mut seen) {
+                errors.push(e);
             }
         }
         match version {
             Some(LINK_VERSION) => {}
-            Some(other) => return Err(err("v", format!("link version {other} is not supported; this build reads version {LINK_VERSION}"))),
-            None => return Err(err("v", format!("missing; expected v={LINK_VERSION}"))),
+            Some(other) => errors.push(err("v", format!("link version {other} is not supported; this build reads version {LINK_VERSION}"))),
+            None => errors.push(err("v", format!("missing; expected v={LINK_VERSION}"))),
+        }
+        if !errors.is_empty() {
+            let mut first = errors.remove(0);
+            for e in errors {
+                first.message.push_str(&format!("; {e}"));
+            }
+            return Err(first);
         }
         let variant = st.variant.clone().unwrap_or_else(|| lesson.first_variant().name.clone());
         lesson.config(&variant, &st.overrides).map_err(|e| err(&e.field, e.message))?;
         Ok(st)
+    }
+
+    /// One `key=value` of a link, into `st`.
+    fn take_pair(
+        pair: &str,
+        lesson: &lessons::Lesson,
+        st: &mut LinkState,
+        version: &mut Option<u32>,
+        seen: &mut Vec<String>,
+    ) -> Result<(), LinkError> {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        let k = pct_decode(k).ok_or_else(|| err("fragment", format!("bad percent-encoding in '{}'", clip(pair))))?;
+        let v = pct_decode(v).ok_or_else(|| err(&k, format!("bad percent-encoding in '{}'", clip(pair))))?;
+        // A key given twice is ambiguous (which one did the sender mean?): refuse it.
+        if seen.contains(&k) {
+            return Err(err(&clip(&k), "given twice; a link takes each parameter and knob once"));
+        }
+        seen.push(k.clone());
+        match k.as_str() {
+            "v" => {
+                *version =
+                    Some(v.parse::<u32>().map_err(|_| err("v", format!("'{}' is not a version; expected {LINK_VERSION}", clip(&v))))?)
+            }
+            "variant" => {
+                lesson.variant(&v).map_err(|e| err("variant", e.message))?;
+                st.variant = Some(v);
+            }
+            "b" => {
+                lesson.variant(&v).map_err(|e| err("b", e.message))?;
+                st.b = Some(v);
+            }
+            "seed" => {
+                st.seed = v.parse().map_err(|_| {
+                    err("seed", format!("'{}' is not allowed; expected a whole number from 0 to {}", clip(&v), u64::MAX))
+                })?
+            }
+            "t" => st.t = Some(parse_secs(&v, "t", T_MAX_S)?),
+            "speed" => {
+                st.speed = Some(v.parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0 && *x <= 1.0).ok_or_else(|| {
+                    err(
+                        "speed",
+                        format!(
+                            "'{}' is not allowed; expected simulated seconds per second, greater than 0 and at most 1 (the speed slider's 50 ms/s is 0.05)",
+                            clip(&v)
+                        ),
+                    )
+                })?)
+            }
+            key => {
+                if knob_spec(key).is_none() {
+                    return Err(err(
+                        &clip(key),
+                        "not a link parameter or a knob; a link takes v, variant, b, seed, t, speed and knob keys such as queue.depth (the Knobs tab lists them all)",
+                    ));
+                }
+                if st.overrides.len() == OVERRIDES_MAX {
+                    return Err(err("fragment", format!("more than {OVERRIDES_MAX} knob overrides")));
+                }
+                // The value alone, here, so that every bad one is named; how the knobs go
+                // together is checked once they are all read.
+                crate::scenario::set_knob(&mut lesson.scenario.clone(), key, &v).map_err(|e| err(&e.field, e.message))?;
+                st.overrides.push((key.to_string(), v));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -247,6 +275,8 @@ mod tests {
             ("#/lesson/scsi-starved?v=1&seed=3&seed=4", "seed"),
             ("#/lesson/scsi-starved?v=1&queue.nr_requests=64&queue.nr_requests=512", "queue.nr_requests"),
             ("#/lesson/scsi-starved?v=1&speed=0", "speed"),
+            // A link copied late in a long run opens; past the longest run it does not.
+            ("#/lesson/scsi-starved?v=1&t=3601", "t"),
         ];
         for (f, field) in cases {
             let e = LinkState::decode(f).unwrap_err();
@@ -257,5 +287,12 @@ mod tests {
         assert!(twice.message.contains("given twice"), "{twice}");
         let speed = LinkState::decode("#/lesson/scsi-starved?v=1&speed=0").unwrap_err();
         assert!(speed.message.contains("simulated seconds per second"), "{speed}");
+        assert_eq!(LinkState::decode("#/lesson/anatomy-of-a-request?v=1&t=603").unwrap().t, Some(603.0));
+        // Every wrong part is named in the one message, in the link's order.
+        let many = LinkState::decode("#/lesson/scsi-starved?v=1&queue.depth=abc&t=zz&variant=nope").unwrap_err();
+        let text = many.to_string();
+        assert_eq!(many.field, "queue.depth");
+        let at = |part: &str| text.find(part).unwrap_or_else(|| panic!("{part} not named in: {text}"));
+        assert!(at("queue.depth: 'abc'") < at("; t: 'zz'") && at("; t: 'zz'") < at("; variant:"), "{text}");
     }
 }
