@@ -230,7 +230,7 @@ test('the event log shows blkparse lines, filters, pauses and exports', async ()
   await page.waitForFunction(() => /Q +R \d+ \+ \d+ \[dd\]/.test(document.querySelector('[data-testid=blkparse]').textContent), null, { timeout: 10000 });
   await page.fill('input[aria-label^="Actions"]', 'D');
   await page.keyboard.press('Space'); // pause the run (focus is in a text box, so click elsewhere first)
-  await page.click('.question');
+  await page.click('.question', { position: { x: 2, y: 2 } });
   await page.keyboard.press('Space');
   const lines = (await page.textContent('[data-testid=blkparse]')).trim().split('\n');
   assert.ok(lines.length > 0 && lines.every((l) => / D +R /.test(l)), lines.slice(0, 3).join('\n'));
@@ -246,7 +246,7 @@ test('the event log shows blkparse lines, filters, pauses and exports', async ()
   // A skip runs untraced: the log says where it jumps.
   await page.fill('input[aria-label^="Actions"]', '');
   await page.click('text=Skip 5 s');
-  await page.click('.question');
+  await page.click('.question', { position: { x: 2, y: 2 } });
   await page.keyboard.press('Space');
   await page.waitForFunction(() => document.querySelector('[data-testid=blkparse]').textContent.includes('not traced (skipped)'), null, { timeout: 10000 });
   // It follows the newest line, as tail -f does.

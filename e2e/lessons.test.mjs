@@ -118,7 +118,36 @@ test('a copied link opened in a new page shows the same counters at the same tim
   await other.waitForSelector('.counters .big');
   assert.equal(await other.getAttribute('.app', 'data-playing'), 'false', 'a link with t opens paused');
   assert.equal(await other.textContent('.counters'), want);
+  // The event log opens on the trace that led up to t (the replay traces its last 50 ms).
+  // blkparse names the context that issued each request: here mostly scsi_run_queue in the
+  // completion softirq on an idle CPU, not the flusher that queued it.
+  await other.click('button[role=tab]:has-text("Event log")');
+  await other.fill('input[aria-label^="Actions"]', 'D');
+  const log = await other.textContent('[data-testid=blkparse]');
+  assert.match(log, /not traced \(skipped\)/);
+  assert.match(log, / D +W \d+ \+ \d+ \[swapper\/\d+\]/);
   assert.deepEqual([...errors, ...otherErrors], []);
+  await ctx.close();
+});
+
+test('presenter mode at 1280x720: both runs of an A/B step fit on the screen', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/dm-sg-lists?v=1');
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.waitForSelector('canvas.diagram');
+  await page.click('.presenter-toggle');
+  await page.click('h1', { position: { x: 1, y: 1 }, trial: true });
+  await page.keyboard.press('PageDown');
+  await page.keyboard.press('PageDown');
+  assert.equal(await page.getAttribute('.app', 'data-ab'), 'true', 'step 2 opens the A/B view');
+  await page.waitForFunction(() => document.querySelectorAll('canvas.diagram').length === 2);
+  const boxes = await page.$$eval('canvas.diagram', (cs) => cs.map((c) => c.getBoundingClientRect()).map((r) => ({ top: r.top, bottom: r.bottom, h: r.height })));
+  for (const b of boxes) {
+    assert.ok(b.bottom <= 720 && b.h >= 200, `a diagram at ${b.top.toFixed(0)}-${b.bottom.toFixed(0)} px of 720`);
+  }
+  assert.equal(await page.evaluate(() => document.scrollingElement.scrollHeight <= innerHeight), true, 'the page does not scroll');
+  await page.keyboard.press('Escape');
+  assert.deepEqual(errors, []);
   await ctx.close();
 });
 
@@ -209,5 +238,20 @@ test('stacked lessons draw their layer: 80 dm devices over 80 disks, md0 over 8,
     assert.deepEqual(errors, [], id);
     await page.close();
   }
+  await ctx.close();
+});
+
+test('a student who opens a lesson cold is pointed to its steps, and the A/B log says which run it lists', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/dm-sg-lists?v=1&b=workaround');
+  await page.waitForSelector('canvas.diagram');
+  const inView = () => page.$eval('.steps', (el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; });
+  assert.equal(await inView(), false, 'the steps start below the fold');
+  assert.match(await page.textContent('[data-testid=to-steps]'), /3 steps and a prediction, below/);
+  await page.click('[data-testid=to-steps]');
+  await page.waitForFunction(() => { const r = document.querySelector('.steps').getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; }, null, { timeout: 5000 });
+  await page.click('button[role=tab]:has-text("Event log")');
+  assert.match(await page.textContent('[data-testid=log-run]'), /run A · regressed/);
+  assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -81,6 +81,11 @@ pub const SPEED_DEFAULT: f64 = 0.05;
 
 /// Events run per frame while catching up to a link's time point (a few ms of work in wasm).
 pub const CATCH_UP_EVENTS_PER_FRAME: u64 = 100_000;
+/// How often the numbers so far refresh before the first whole second, in wall ms.
+const PARTIAL_REFRESH_MS: f64 = 250.0;
+/// A jump (a skip, a link's catch-up) traces its last 50 simulated ms, so the event log and
+/// btt show what led up to the new time point (a link pasted into a bug thread opens on them).
+pub const JUMP_TRACE_TAIL_NS: u64 = 50_000_000;
 
 /// What a page shows when its own lesson does not exist.
 pub const FALLBACK_LESSON: &str = "anatomy-of-a-request";
@@ -288,11 +293,19 @@ impl SimDriver {
     /// wall timestamp (for tweens). Returns true when a new whole second of counters landed.
     pub fn frame(&mut self, dt_ms: f64, now_ms: f64) -> bool {
         if let Some(t) = self.catch_up_to {
-            self.begin_untraced();
+            // Untraced to the jump's last stretch, then traced, so the log opens on what led
+            // up to the link's time point.
+            let tail_from = SimTime(t.ns().saturating_sub(JUMP_TRACE_TAIL_NS));
+            if self.sim.now() < tail_from {
+                self.begin_untraced();
+                self.sim.run_until_bounded(tail_from, CATCH_UP_EVENTS_PER_FRAME);
+                return false;
+            }
+            self.end_gap();
             self.sim.run_until_bounded(t, CATCH_UP_EVENTS_PER_FRAME);
             if self.sim.now() >= t || self.sim.is_finished() {
                 self.catch_up_to = None;
-                self.end_untraced();
+                self.resync();
                 return true;
             }
             return false;
@@ -329,19 +342,30 @@ impl SimDriver {
     /// Fast-forwards to `t` seconds of simulated time without animating.
     pub fn fast_forward(&mut self, secs: f64) {
         let t = self.sim.now() + SimTime::from_secs_f64(secs).ns();
-        self.begin_untraced();
+        let tail_from = SimTime(t.ns().saturating_sub(JUMP_TRACE_TAIL_NS));
+        if self.sim.now() < tail_from {
+            self.begin_untraced();
+            self.sim.run_until(tail_from);
+        }
+        self.end_gap();
         self.sim.run_until(t);
-        self.end_untraced();
+        self.resync();
     }
 
-    /// A jump (a skip, a link's catch-up) runs without the trace: nobody sees those records,
-    /// and the core runs faster without them. The span is kept for the event log.
+    /// A jump (a skip, a link's catch-up) runs without the trace but for its last
+    /// `JUMP_TRACE_TAIL_NS`: nobody sees those records, and the core runs faster without them.
+    /// The untraced span is kept for the event log.
     fn begin_untraced(&mut self) {
         self.gap_from.get_or_insert(self.sim.now());
         self.sim.set_trace(false);
+        // btt pairs begun before the span would end after it with the untraced time in them
+        // (a D2C of 36 ms where iostat says 1 ms): only requests seen whole count.
+        self.bio_queued_at.clear();
+        self.rq_times.clear();
     }
 
-    fn end_untraced(&mut self) {
+    /// The untraced part of a jump ends: the trace is on again, and the span is noted.
+    fn end_gap(&mut self) {
         self.sim.set_trace(true);
         if let Some(from) = self.gap_from.take().filter(|&from| self.sim.now() > from) {
             self.trace_gaps.push_back((from, self.sim.now()));
@@ -349,18 +373,28 @@ impl SimDriver {
                 self.trace_gaps.pop_front();
             }
         }
-        self.resync();
     }
 
-    /// After a jump: forget the tokens, skip the trace, and take the counters as they stand.
+    /// After a jump: the traced tail goes to the event log and btt, not to the animation;
+    /// the tokens start afresh and the counters are taken as they stand.
     fn resync(&mut self) {
+        // The tail's records: btt pairs begun before the untraced span were dropped when it
+        // began, so only requests seen whole in the tail count.
+        let (tail, _) = self.sim.trace().since(self.cursor);
+        let tail: Vec<TraceRecord> = tail.copied().collect();
+        self.cursor = self.sim.trace().next_seq();
+        for r in &tail {
+            self.account_btt(r);
+        }
+        if !self.log_paused {
+            let skip = tail.len().saturating_sub(LOG_MAX);
+            self.log.extend(tail[skip..].iter().copied());
+            while self.log.len() > LOG_MAX {
+                self.log.pop_front();
+            }
+        }
         self.bios.clear();
         self.requests.clear();
-        // btt pairs begun before the jump would end after it with the untraced time in them
-        // (a D2C of 36 ms where iostat says 1 ms): only requests seen whole count.
-        self.bio_queued_at.clear();
-        self.rq_times.clear();
-        self.cursor = self.sim.trace().next_seq();
         self.absorb(0.0);
     }
 
@@ -415,27 +449,44 @@ impl SimDriver {
             return true;
         }
         // Before the first whole second, show the numbers so far, a few times per second.
-        if self.last_tick_end.is_none() && self.sim.now().ns() > 0 && now_ms - self.last_partial_ms >= 250.0 {
-            self.last_partial_ms = now_ms;
-            let cur = self.sim.cumulative();
-            self.interval = Some(IntervalReport::between(&self.sim, &blksim::sim::Interval::zero_for(&cur), &cur));
-            self.interval_partial = true;
-            // top so far, too (a short run such as an mkfs burst ends before its first second).
-            let dt = cur.end.ns().max(1) as f64;
-            let threads = self.sim.threads_view();
-            self.top = top_rows(&threads, &cur.thread_cpu_ns, &[], dt);
-            // The CPU strips so far too, as vmstat and top show them.
-            self.core_busy_pct = cur
-                .per_core
-                .iter()
-                .map(|c| {
-                    let pct = c.pct_since(&Default::default());
-                    pct.user_pct + pct.sys_pct + pct.softirq_pct
-                })
-                .collect();
-            return true;
+        now_ms - self.last_partial_ms >= PARTIAL_REFRESH_MS && self.refresh_partial(now_ms)
+    }
+
+    /// The numbers so far, before the first whole second: counters, top and the CPU strips as
+    /// they stand at this frame. False once whole seconds come (or before anything ran).
+    pub fn refresh_partial(&mut self, now_ms: f64) -> bool {
+        if self.last_tick_end.is_some() || self.sim.now().ns() == 0 {
+            return false;
         }
-        false
+        self.last_partial_ms = now_ms;
+        let cur = self.sim.cumulative();
+        self.interval = Some(IntervalReport::between(&self.sim, &blksim::sim::Interval::zero_for(&cur), &cur));
+        self.interval_partial = true;
+        // top so far, too (a short run such as an mkfs burst ends before its first second).
+        let dt = cur.end.ns().max(1) as f64;
+        let threads = self.sim.threads_view();
+        self.top = top_rows(&threads, &cur.thread_cpu_ns, &[], dt);
+        // The CPU strips so far too, as vmstat and top show them.
+        self.core_busy_pct = cur
+            .per_core
+            .iter()
+            .map(|c| {
+                let pct = c.pct_since(&Default::default());
+                pct.user_pct + pct.sys_pct + pct.softirq_pct
+            })
+            .collect();
+        true
+    }
+
+    /// When the numbers so far were last refreshed (wall ms).
+    pub fn last_partial_at(&self) -> f64 {
+        self.last_partial_ms
+    }
+
+    /// B follows A: its numbers so far are refreshed when A's are (`refresh_partial`), so the
+    /// two "so far" lines name the same stretch; this keeps B's own cadence from firing.
+    pub fn hold_partial(&mut self, now_ms: f64) {
+        self.last_partial_ms = now_ms;
     }
 
     fn apply(&mut self, r: &TraceRecord, now_ms: f64) {

@@ -26,14 +26,23 @@ impl Session {
             self.charts_dirty |= changed;
             return changed;
         }
+        let a_partial = self.a.last_partial_at();
         let mut changed = self.a.frame(dt_ms, now_ms);
+        let a_refreshed = self.a.last_partial_at() != a_partial;
         if let Some(b) = &mut self.b {
             b.playing = self.a.playing;
             b.speed = self.a.speed;
             let before = b.sim.now();
             let a_done = self.a.sim.is_finished() && self.a.catch_up_to.is_none();
             // B runs by itself while it catches up to a link's time point, or once A is done.
-            changed |= if b.catch_up_to.is_some() || a_done { b.frame(dt_ms, now_ms) } else { b.follow(self.a.sim.now(), now_ms) };
+            changed |= if b.catch_up_to.is_some() || a_done {
+                b.frame(dt_ms, now_ms)
+            } else {
+                // Its numbers so far refresh with A's, so both "so far" lines name one stretch.
+                b.hold_partial(now_ms);
+                let moved = b.follow(self.a.sim.now(), now_ms);
+                moved | (a_refreshed && b.refresh_partial(now_ms))
+            };
             // B's own progress, for its "running at" line (it follows A, so normally A's speed).
             let dt_ms = dt_ms.clamp(0.0, 100.0);
             b.achieved_speed = if dt_ms > 0.0 { (b.sim.now() - before) as f64 / (dt_ms * 1e6) } else { 0.0 };

@@ -87,9 +87,9 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         if !counts_note {
             0.0
         } else if large {
-            18.0
+            20.0
         } else {
-            12.0
+            15.0
         },
     );
     let ncols = l.cols.len();
@@ -181,7 +181,8 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         let sum = |f: &dyn Fn(usize) -> u32| devs.clone().map(f).sum::<u32>();
         let used = sum(&|i| occ[i].pool[0].max(occ[i].pool[1]));
         let limit = sum(&|i| d.topology.devices[i].nr_requests);
-        slot_bar(&ctx, theme, l.cell(Stage::RequestPool, ci), used, limit, l.dev_labels && roomy(Stage::RequestPool));
+        let pool_labels = l.dev_labels && roomy(Stage::RequestPool);
+        slot_bar(&ctx, theme, l.cell(Stage::RequestPool, ci), used, limit, pool_labels);
         // On the line of the bar's used/limit label, after it: who sleeps for a request, and
         // why the count can pass nr_requests (get_request lets a batcher, BLK_BATCH_REQ, go
         // up to 3/2 of it). Nothing is drawn over the bar or into the next row.
@@ -191,12 +192,13 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             c.x + if l.dev_labels { 2.0 + ctx.measure_text(&format!("{used}/{limit}")).map_or(40.0, |m| m.width()) + 10.0 } else { 2.0 };
         let sleepers = sum(&|i| occ[i].sleepers.len() as u32);
         ctx.set_fill_style_str(theme.full);
-        if sleepers > 0 {
+        // A row with no line for text (A/B in presenter mode) shows the full bar alone.
+        if sleepers > 0 && roomy(Stage::RequestPool) {
             let text = format!("zz {sleepers}");
             fit_text(&ctx, &text, x, label_y, c.x + c.w - x);
             x += ctx.measure_text(&text).map_or(30.0, |m| m.width()) + 10.0;
         }
-        if used > limit && c.x + c.w - x >= 120.0 {
+        if used > limit && roomy(Stage::RequestPool) && c.x + c.w - x >= 120.0 {
             let text = format!("over nr_requests: a batcher may take up to {}", limit * 3 / 2);
             fit_text(&ctx, &text, x, label_y, c.x + c.w - x);
         }

@@ -27,6 +27,9 @@ pub struct EventLogProps {
     pub paused: bool,
     pub dropped: u64,
     pub on_pause: Callback<()>,
+    /// In the A/B view: which run this log is (it traces run A only).
+    #[prop_or_default]
+    pub run: Option<AttrValue>,
 }
 
 #[component]
@@ -121,6 +124,9 @@ pub fn EventLog(p: &EventLogProps) -> Html {
     html! {
         <section class="event-log" aria-label="Event log">
             <div class="log-controls">
+                if let Some(run) = &p.run {
+                    <strong class="log-run" data-testid="log-run">{ run.clone() }</strong>
+                }
                 <label>{ "device " }
                     <select aria-label="Device to show" onchange={on_device}>
                         <option value="all" selected={device.is_none()}>{ "all" }</option>
@@ -162,11 +168,7 @@ pub fn EventLog(p: &EventLogProps) -> Html {
             </div>
             <pre class="blkparse" data-testid="blkparse" tabindex="0" ref={pre} onscroll={on_scroll}>{ text }</pre>
             <table class="btt" aria-label="btt breakdown">
-                <caption>{ "btt: average ms per phase, over the requests seen whole in the trace" }
-                    if no_btt {
-                        <br /><span class="dim">{ "None yet: a request counts once its bio's Q, then its G, I, D and C are all in the log. Requests made before a skip are not seen whole, nor are request-based dm's clones (A, I, D, C: no bio of their own is queued)." }</span>
-                    }
-                </caption>
+                <caption>{ "btt: average ms per phase, over the requests seen whole in the trace" }</caption>
                 <thead><tr><th class="l">{"Device"}</th><th>{"requests"}</th><th>{"Q2G"}</th><th>{"G2I"}</th><th>{"I2D"}</th><th>{"D2C"}</th><th>{"Q2C"}</th></tr></thead>
                 <tbody>
                     { for p.btt.iter().map(|(name, b)| html! {
@@ -179,6 +181,9 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                     }) }
                 </tbody>
             </table>
+            if no_btt {
+                <p class="dim btt-note">{ "None yet: a request counts once its bio's Q, then its G, I, D and C are all in the log. Requests made before a skip are not seen whole, nor are request-based dm's clones (A, I, D, C: no bio of their own is queued)." }</p>
+            }
         </section>
     }
 }

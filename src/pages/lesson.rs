@@ -880,7 +880,20 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     <span class="step-title">{ &st.title }</span>
                 </div>
             }
-            <p class="question">{ &lesson.question }</p>
+            <p class="question">{ &lesson.question }
+                if !is_sandbox && !lesson.steps.is_empty() {
+                    // The steps and the prediction sit under the charts: say where.
+                    <button class="to-steps" data-testid="to-steps" onclick={{
+                        let tab = tab.clone();
+                        Callback::from(move |_: MouseEvent| {
+                            tab.set(Tab::Lesson);
+                            if let Some(el) = gloo::utils::document().query_selector(".tabs").ok().flatten() {
+                                el.scroll_into_view();
+                            }
+                        })
+                    }}>{ format!("{} steps{}, below ↓", lesson.steps.len(), if lesson.predict.is_some() { " and a prediction" } else { "" }) }</button>
+                }
+            </p>
             if !lesson.calibrated {
                 <p class="uncal-note" data-testid="uncal-note">{ "The question quotes the report. blkviz does not reproduce all of its figures yet: \"Status in blkviz\" in the lesson text says which, and why." }</p>
             }
@@ -937,7 +950,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         }
                     </div>
                 } else if *tab == Tab::Log {
-                    <EventLog records={log_records} devices={devices} threads={threads} btt={btt} gaps={Rc::new(d.trace_gaps.iter().map(|(a, b)| (a.ns(), b.ns())).collect::<Vec<_>>())} paused={d.log_paused} dropped={d.dropped} on_pause={on_log_pause} />
+                    <EventLog records={log_records} devices={devices} threads={threads} btt={btt} gaps={Rc::new(d.trace_gaps.iter().map(|(a, b)| (a.ns(), b.ns())).collect::<Vec<_>>())} paused={d.log_paused} dropped={d.dropped} on_pause={on_log_pause}
+                        run={ab.then(|| AttrValue::from(format!("run A · {}: the log and btt list run A's records", d.variant)))} />
                 } else {
                     <KnobPanel scenario={d.sim.config().scenario.clone()} on_apply={on_knob} message={(*knob_msg).clone()} rejected={(*knob_rejected).clone()} />
                 }
