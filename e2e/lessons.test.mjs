@@ -255,3 +255,20 @@ test('a student who opens a lesson cold is pointed to its steps, and the A/B log
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('Back after opening A/B closes B and keeps run A where it was', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&speed=0.2');
+  await page.waitForFunction(() => /t = [0-9.]+ ms/.test(document.querySelector('[data-testid=live]')?.textContent || '') && !/t = 0\.000/.test(document.querySelector('[data-testid=live]').textContent), null, { timeout: 10000 });
+  await page.click('button.ab');
+  await page.waitForFunction(() => location.hash.includes('b='), null, { timeout: 5000 });
+  await page.keyboard.press('Space');
+  const events = async () => Number((await page.textContent('[data-testid=live]')).match(/events (\d+)/)[1]);
+  const before = await events();
+  await page.goBack();
+  await page.waitForFunction(() => document.querySelector('.app').dataset.ab === 'false', null, { timeout: 5000 });
+  assert.ok(!(await page.evaluate(() => location.hash)).includes('b='));
+  assert.ok((await events()) >= before, 'run A kept its events');
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

@@ -392,6 +392,24 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 if hash.split('?').next() != cur.split('?').next() || hash == cur {
                     return;
                 }
+                // Only B differs (Back after opening A/B): open or close B and keep A where it is,
+                // rather than start run A again from t = 0.
+                if let Ok(st) = blksim::link::LinkState::decode(&hash) {
+                    let variant = st.variant.clone().unwrap_or_else(|| s.a.lesson.first_variant().name.clone());
+                    if st.lesson == s.a.lesson.id && variant == s.a.variant && st.overrides == s.a.overrides && st.seed == s.a.seed {
+                        match st.b {
+                            None => s.close_b(),
+                            Some(b) => {
+                                if let Err(e) = s.open_b(&b) {
+                                    s.a.notice = Some(e);
+                                }
+                            }
+                        }
+                        drop(s);
+                        refresh.force_update();
+                        return;
+                    }
+                }
                 let speed = s.a.speed;
                 *s = Session::from_fragment(&hash, &id);
                 s.a.speed = speed;
