@@ -219,7 +219,7 @@ test('a chart exports as PNG and its series as CSV', async () => {
   await csv.saveAs(csvPath);
   const lines = fs.readFileSync(csvPath, 'utf8').trim().split('\n');
   assert.equal(lines[0], 'run,t_s,throughput_mb_s,cs_per_s,cpu_busy_pct,iowait_pct,disks_mb_s,busiest_cpu_pct');
-  assert.ok(lines.length >= 2 && lines[1].startsWith('A:before,1,'), lines[1]);
+  assert.ok(lines.length >= 2 && lines[1].startsWith('A:before,1.000,'), lines[1]);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -78,12 +78,14 @@ impl RunSeries {
         self
     }
 
-    /// CSV with a header, one row per simulated second; `label` names the run (A or B).
+    /// CSV with a header, one row per simulated second (a run that ended mid-second ends on
+    /// its last, shorter interval; before the first whole second, the one row is the numbers so
+    /// far, as the chart draws them); `label` names the run (A or B).
     pub fn to_csv(&self, label: &str) -> String {
         let mut out = String::new();
         for i in 0..self.t_s.len() {
             out.push_str(&format!(
-                "{label},{:.0},{:.3},{:.1},{:.2},{:.2},{:.3},{}\n",
+                "{label},{:.3},{:.3},{:.1},{:.2},{:.2},{:.3},{}\n",
                 self.t_s[i],
                 self.mb_s[i],
                 self.cs_s[i],

@@ -551,10 +551,13 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         let session = session.clone();
         Callback::from(move |_: MouseEvent| {
             let s = session.borrow();
+            // What the charts draw, the numbers so far included.
+            let so_far = |d: &SimDriver| d.interval.as_ref().filter(|_| d.interval_partial).cloned();
+            let series = |d: &SimDriver| RunSeries::from_history(d.sim.history(), d.topology.devices.len()).with_partial(so_far(d).as_ref());
             let mut csv = CSV_HEADER.to_string();
-            csv += &RunSeries::from_history(s.a.sim.history(), s.a.topology.devices.len()).to_csv(&format!("A:{}", s.a.variant));
+            csv += &series(&s.a).to_csv(&format!("A:{}", s.a.variant));
             if let Some(b) = &s.b {
-                csv += &RunSeries::from_history(b.sim.history(), b.topology.devices.len()).to_csv(&format!("B:{}", b.variant));
+                csv += &series(b).to_csv(&format!("B:{}", b.variant));
             }
             let _ = download_text("blkviz-series.csv", "text/csv", &csv);
         })
