@@ -380,32 +380,14 @@ impl SimDriver {
     fn resync(&mut self) {
         // The tail's records: btt pairs begun before the untraced span were dropped when it
         // began, so only requests seen whole in the tail count.
-        let (tail, _) = self.sim.trace().since(self.cursor);
-        let tail: Vec<TraceRecord> = tail.copied().collect();
-        self.cursor = self.sim.trace().next_seq();
-        for r in &tail {
-            self.account_btt(r);
-        }
-        if !self.log_paused {
-            let skip = tail.len().saturating_sub(LOG_MAX);
-            self.log.extend(tail[skip..].iter().copied());
-            while self.log.len() > LOG_MAX {
-                self.log.pop_front();
-            }
-        }
+        self.take_records();
         self.bios.clear();
         self.requests.clear();
         self.absorb(0.0);
     }
 
-    /// The tween for this speed: 350 ms up to 10 ms/s, shorter above (40 ms at most speeds
-    /// where a request lives less than a frame).
-    pub fn tween_ms(&self) -> f64 {
-        (TWEEN_MS * 0.01 / self.speed.max(1e-9)).clamp(TWEEN_MS_MIN, TWEEN_MS)
-    }
-
-    /// Takes in new trace records and counters.
-    fn absorb(&mut self, now_ms: f64) -> bool {
+    /// The trace records since the last call, into btt and the event log (not the tokens).
+    fn take_records(&mut self) -> (Vec<TraceRecord>, u64) {
         let (recs, dropped) = self.sim.trace().since(self.cursor);
         let recs: Vec<TraceRecord> = recs.copied().collect();
         self.cursor = self.sim.trace().next_seq();
@@ -425,6 +407,18 @@ impl SimDriver {
                 self.log.pop_front();
             }
         }
+        (recs, dropped)
+    }
+
+    /// The tween for this speed: 350 ms up to 10 ms/s, shorter above (40 ms at most speeds
+    /// where a request lives less than a frame).
+    pub fn tween_ms(&self) -> f64 {
+        (TWEEN_MS * 0.01 / self.speed.max(1e-9)).clamp(TWEEN_MS_MIN, TWEEN_MS)
+    }
+
+    /// Takes in new trace records and counters.
+    fn absorb(&mut self, now_ms: f64) -> bool {
+        let (recs, dropped) = self.take_records();
         if dropped > 0 || recs.len() > RECORDS_PER_FRAME_MAX {
             self.density = true;
             self.bios.clear();

@@ -553,7 +553,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             let s = session.borrow();
             // What the charts draw, the numbers so far included.
             let so_far = |d: &SimDriver| d.interval.as_ref().filter(|_| d.interval_partial).cloned();
-            let series = |d: &SimDriver| RunSeries::from_history(d.sim.history(), d.topology.devices.len()).with_partial(so_far(d).as_ref());
+            let series =
+                |d: &SimDriver| RunSeries::from_history(d.sim.history(), d.topology.devices.len()).with_partial(so_far(d).as_ref());
             let mut csv = CSV_HEADER.to_string();
             csv += &series(&s.a).to_csv(&format!("A:{}", s.a.variant));
             if let Some(b) = &s.b {
