@@ -248,7 +248,7 @@ test('the event log shows blkparse lines, filters, pauses and exports', async ()
   await page.click('text=Skip 5 s');
   await page.click('.question', { position: { x: 2, y: 2 } });
   await page.keyboard.press('Space');
-  await page.waitForFunction(() => document.querySelector('[data-testid=blkparse]').textContent.includes('not traced (skipped)'), null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid=log-span]').textContent.includes('skipped, untraced'), null, { timeout: 10000 });
   // It follows the newest line, as tail -f does.
   const atEnd = await page.$eval('[data-testid=blkparse]', (el) => el.scrollTop + el.clientHeight >= el.scrollHeight - 24);
   assert.ok(atEnd, 'the log shows its newest lines');

@@ -118,14 +118,17 @@ test('a copied link opened in a new page shows the same counters at the same tim
   await other.waitForSelector('.counters .big');
   assert.equal(await other.getAttribute('.app', 'data-playing'), 'false', 'a link with t opens paused');
   assert.equal(await other.textContent('.counters'), want);
-  // The event log opens on the trace that led up to t (the replay traces its last 50 ms).
+  // The event log opens on the trace that led up to t (the replay traces its last 500 ms),
+  // and btt has the requests seen whole in it.
   // blkparse names the context that issued each request: here mostly scsi_run_queue in the
   // completion softirq on an idle CPU, not the flusher that queued it.
   await other.click('button[role=tab]:has-text("Event log")');
   await other.fill('input[aria-label^="Actions"]', 'D');
   const log = await other.textContent('[data-testid=blkparse]');
-  assert.match(log, /not traced \(skipped\)/);
+  assert.match(await other.textContent('[data-testid=log-span]'), /with a skipped, untraced stretch/);
   assert.match(log, / D +W \d+ \+ \d+ \[swapper\/\d+\]/);
+  const seen = await other.$$eval('table.btt tbody tr', (rows) => rows.map((r) => Number(r.cells[1].textContent)));
+  assert.ok(seen.some((n) => n > 0), `btt rows: ${seen}`);
   assert.deepEqual([...errors, ...otherErrors], []);
   await ctx.close();
 });
@@ -200,12 +203,20 @@ test('tampered links show a message naming the bad part, with no page error and 
     const { page, errors } = await open(ctx, fragment);
     await page.waitForSelector('.notice');
     assert.match(await page.textContent('.notice'), field, fragment.slice(0, 80));
-    assert.match(await page.textContent('.notice'), /showing/);
+    assert.match(await page.textContent('.notice'), /showing|the rest of it is applied/);
     assert.equal(await page.evaluate(() => window.pwned), undefined);
     assert.equal(await page.evaluate(() => document.querySelectorAll('script').length), 1, 'an injected script element');
     assert.deepEqual(errors, [], fragment.slice(0, 80));
     await page.close();
   }
+  // A link wrong in one part keeps the others: a kernel engineer's typo in t does not lose
+  // the variant and seed they sent.
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&variant=regressed&seed=7&t=3601');
+  await page.waitForSelector('.notice');
+  assert.match(await page.textContent('.notice'), /t: '3601' is not allowed.*the rest of it is applied/);
+  assert.equal(await page.getAttribute('.app', 'data-variant'), 'regressed');
+  assert.equal(await page.inputValue('.seed input'), '7');
+  assert.deepEqual(errors, []);
   await ctx.close();
 });
 

@@ -82,10 +82,17 @@ pub const SPEED_DEFAULT: f64 = 0.05;
 /// Events run per frame while catching up to a link's time point (a few ms of work in wasm).
 pub const CATCH_UP_EVENTS_PER_FRAME: u64 = 100_000;
 /// How often the numbers so far refresh before the first whole second, in wall ms.
-const PARTIAL_REFRESH_MS: f64 = 250.0;
-/// A jump (a skip, a link's catch-up) traces its last 50 simulated ms, so the event log and
-/// btt show what led up to the new time point (a link pasted into a bug thread opens on them).
-pub const JUMP_TRACE_TAIL_NS: u64 = 50_000_000;
+const PARTIAL_REFRESH_MS: f64 = 150.0;
+/// The numbers so far wait for this much simulated time: rates over the first microseconds
+/// read as zeros ("the first 0 ms: 0.0 MB/s") while the diagram already moves.
+const PARTIAL_MIN_NS: u64 = 1_000_000;
+/// A jump (a skip, a link's catch-up) traces its last half simulated second, so the event log
+/// and btt show what led up to the new time point (a link pasted into a bug thread opens on
+/// them): long enough for requests that wait a few hundred ms to be seen whole in btt.
+pub const JUMP_TRACE_TAIL_NS: u64 = 500_000_000;
+/// While a jump traces, its records are taken this many events at a time, so the core's trace
+/// ring (65 536 records) never overflows: an event of dm-sg-lists makes about 50 records.
+const TRACE_CHUNK_EVENTS: u64 = 500;
 
 /// What a page shows when its own lesson does not exist.
 pub const FALLBACK_LESSON: &str = "anatomy-of-a-request";
@@ -227,9 +234,11 @@ impl SimDriver {
                 return d;
             }
         }
-        match LinkState::decode(fragment) {
-            Ok(st) => match SimDriver::new(&st.lesson, st.variant.as_deref(), st.overrides.clone(), st.seed) {
+        match LinkState::decode_lenient(fragment) {
+            Ok((st, bad)) => match SimDriver::new(&st.lesson, st.variant.as_deref(), st.overrides.clone(), st.seed) {
                 Ok(mut d) => {
+                    // Parts of the link were wrong: the rest of it stands, and the page says which.
+                    d.notice = bad.map(|e| format!("Part of the link could not be used ({e}); the rest of it is applied."));
                     if let Some(sp) = st.speed {
                         d.speed = sp.clamp(SPEED_MIN, SPEED_MAX);
                     }
@@ -251,7 +260,8 @@ impl SimDriver {
     /// This state as a link fragment at simulated time `t`; `b` is the A/B view's second
     /// variant, if open (its clock may be past this run's end).
     pub fn fragment(&self, b: Option<&str>, t: SimTime) -> String {
-        let t = t.as_secs_f64();
+        // A link replays at most T_MAX_S: past it, the link opens there (the page says so).
+        let t = t.as_secs_f64().min(blksim::link::T_MAX_S);
         LinkState {
             lesson: self.lesson.id.clone(),
             variant: Some(self.variant.clone()),
@@ -302,7 +312,7 @@ impl SimDriver {
                 return false;
             }
             self.end_gap();
-            self.sim.run_until_bounded(t, CATCH_UP_EVENTS_PER_FRAME);
+            self.run_traced(t, CATCH_UP_EVENTS_PER_FRAME);
             if self.sim.now() >= t || self.sim.is_finished() {
                 self.catch_up_to = None;
                 self.resync();
@@ -348,8 +358,22 @@ impl SimDriver {
             self.sim.run_until(tail_from);
         }
         self.end_gap();
-        self.sim.run_until(t);
+        self.run_traced(t, u64::MAX);
         self.resync();
+    }
+
+    /// Runs towards `t`, at most `budget` events, with the trace on, taking its records (into
+    /// btt and the log) every `TRACE_CHUNK_EVENTS` events.
+    fn run_traced(&mut self, t: SimTime, budget: u64) {
+        let mut ran = 0;
+        while ran < budget {
+            let n = self.sim.run_until_bounded(t, TRACE_CHUNK_EVENTS.min(budget - ran));
+            ran += n;
+            self.take_records();
+            if n == 0 || self.sim.now() >= t || self.sim.is_finished() {
+                break;
+            }
+        }
     }
 
     /// A jump (a skip, a link's catch-up) runs without the trace but for its last
@@ -449,7 +473,7 @@ impl SimDriver {
     /// The numbers so far, before the first whole second: counters, top and the CPU strips as
     /// they stand at this frame. False once whole seconds come (or before anything ran).
     pub fn refresh_partial(&mut self, now_ms: f64) -> bool {
-        if self.last_tick_end.is_some() || self.sim.now().ns() == 0 {
+        if self.last_tick_end.is_some() || self.sim.now().ns() == 0 || (self.sim.now().ns() < PARTIAL_MIN_NS && !self.sim.is_finished()) {
             return false;
         }
         self.last_partial_ms = now_ms;

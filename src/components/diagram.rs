@@ -363,6 +363,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     }
 
     // CPUs: one strip per core, coloured by the thread running now.
+    ctx.set_font(&font(11.0, "", "ui-monospace, monospace"));
     let r = l.row(Stage::Cpus);
     let cores = d.topology.cores.max(1) as f64;
     let w = (r.w - 8.0) / cores;
@@ -391,8 +392,20 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         // never nothing: the strips are in CPU order.
         ctx.set_fill_style_str(theme.fg);
         if cell.w - 4.0 >= 10.0 {
-            let fits = ctx.measure_text(&label).is_ok_and(|m| m.width() <= cell.w - 4.0);
-            fit_text(&ctx, if fits { &label } else { &short }, cell.x + 2.0, cell.y + cell.h / 2.0, cell.w - 4.0);
+            let width = |t: &str| ctx.measure_text(t).map_or(f64::MAX, |m| m.width());
+            let max_w = cell.w - 4.0;
+            let fits = width(&label) <= max_w;
+            let text = if fits { &label } else { &short };
+            // The thread's name in a smaller type (down to 70%) rather than cut: "ksoftirqd/4"
+            // is what the strip is there to show.
+            let w = width(text);
+            if w > max_w && w * 0.7 <= max_w {
+                ctx.set_font(&font(11.0 * max_w / w, "", "ui-monospace, monospace"));
+                let _ = ctx.fill_text(text, cell.x + 2.0, cell.y + cell.h / 2.0);
+                ctx.set_font(&font(11.0, "", "ui-monospace, monospace"));
+            } else {
+                fit_text(&ctx, text, cell.x + 2.0, cell.y + cell.h / 2.0, max_w);
+            }
         }
     }
 

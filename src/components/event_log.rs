@@ -32,6 +32,26 @@ pub struct EventLogProps {
     pub run: Option<AttrValue>,
 }
 
+/// blkparse lines, with a marker where a skip or a link's catch-up ran without the trace:
+/// between two lines, before the first (`prev` is the time of the line before them, if any),
+/// or after the newest, until lines come after it.
+fn blkparse_text(records: &[&TraceRecord], mut prev: Option<u64>, gaps: &[(u64, u64)], names: &Names) -> String {
+    let marker = |(from, to): (u64, u64)| format!("--- {:.6} s to {:.6} s not traced (skipped) ---\n", from as f64 / 1e9, to as f64 / 1e9);
+    let mut text = String::new();
+    for r in records {
+        let t = r.time.ns();
+        for &gap in gaps.iter().filter(|&&(from, to)| prev.is_none_or(|pt| pt <= from) && t >= to) {
+            text += &marker(gap);
+        }
+        prev = Some(t);
+        text += &(blkparse_line(r, names) + "\n");
+    }
+    for &gap in gaps.iter().filter(|&&(from, _)| prev.is_some_and(|pt| pt <= from)) {
+        text += &marker(gap);
+    }
+    text
+}
+
 #[component]
 pub fn EventLog(p: &EventLogProps) -> Html {
     let device = use_state(|| None::<u16>);
@@ -63,24 +83,9 @@ pub fn EventLog(p: &EventLogProps) -> Html {
     let wanted: Vec<char> = actions.chars().filter(|c| c.is_ascii_alphabetic()).map(|c| c.to_ascii_uppercase()).collect();
     let keep = |r: &&TraceRecord| device.is_none_or(|d| r.dev.0 == d) && (wanted.is_empty() || wanted.contains(&r.action.code()));
     let filtered: Vec<&TraceRecord> = p.records.iter().filter(keep).collect();
-    let shown = &filtered[filtered.len().saturating_sub(LINES_SHOWN)..];
-    // A skip or a link's catch-up ran without the trace: say so where the lines jump.
-    let marker = |(from, to): (u64, u64)| format!("--- {:.6} s to {:.6} s not traced (skipped) ---\n", from as f64 / 1e9, to as f64 / 1e9);
-    let mut text = String::new();
     let first_shown = filtered.len().saturating_sub(LINES_SHOWN);
-    let mut prev: Option<u64> = first_shown.checked_sub(1).map(|i| filtered[i].time.ns());
-    for r in shown {
-        let t = r.time.ns();
-        for &gap in p.gaps.iter().filter(|&&(from, to)| prev.is_none_or(|pt| pt <= from) && t >= to) {
-            text += &marker(gap);
-        }
-        prev = Some(t);
-        text += &(blkparse_line(r, &names) + "\n");
-    }
-    // A skip after the newest line: marked at the end until lines come after it.
-    for &gap in p.gaps.iter().filter(|&&(from, _)| prev.is_some_and(|pt| pt <= from)) {
-        text += &marker(gap);
-    }
+    let prev = first_shown.checked_sub(1).map(|i| filtered[i].time.ns());
+    let text = blkparse_text(&filtered[first_shown..], prev, &p.gaps, &names);
     // Letters that are no blktrace action: say which, rather than show an empty log.
     let unknown: String = wanted.iter().filter(|c| !ACTION_CODES.contains(**c)).collect();
     let no_btt = p.btt.iter().all(|(_, b)| b.requests == 0);
@@ -101,11 +106,11 @@ pub fn EventLog(p: &EventLogProps) -> Html {
         })
     };
     let export_blkparse = {
-        let (records, devices, threads) = (p.records.clone(), p.devices.clone(), p.threads.clone());
+        let (records, devices, threads, gaps) = (p.records.clone(), p.devices.clone(), p.threads.clone(), p.gaps.clone());
         Callback::from(move |_| {
             let lookup = |t: u32| threads.get(t as usize).cloned().unwrap_or((0, "?".into()));
             let n = Names { devices: &devices, threads: &lookup };
-            let text: String = records.iter().map(|r| blkparse_line(r, &n) + "\n").collect();
+            let text = blkparse_text(&records.iter().collect::<Vec<_>>(), None, &gaps, &n);
             let _ = download_text("blkviz.blkparse.txt", "text/plain", &text);
         })
     };
@@ -141,16 +146,18 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                 <button onclick={on_pause} aria-pressed={p.paused.to_string()}>{ if p.paused { "Resume log" } else { "Pause log" } }</button>
                 <button onclick={export_blkparse}>{ "Export blkparse" }</button>
                 <button onclick={export_perfetto}>{ "Export Perfetto JSON" }</button>
-                <span class="dim">{ format!(
+                <span class="dim" data-testid="log-span">{ format!(
                     "{} of {} records{}{}",
-                    shown.len(),
+                    filtered.len() - first_shown,
                     p.records.len(),
                     // The ring keeps the newest records: say which stretch of the run they cover.
                     match (p.records.first(), p.records.last()) {
                         (Some(a), Some(b)) => {
                             // Skips ran untraced: say how many holes the stretch has.
                             let (t0, t1) = (a.time.ns(), b.time.ns());
-                            let holes = p.gaps.iter().filter(|&&(from, to)| from >= t0 && to <= t1).count();
+                            // A gap whose end lies in the stretch, or just before its first line
+                            // (a jump's traced tail starts where the gap ends): the lines jump there.
+                            let holes = p.gaps.iter().filter(|&&(_, to)| to + 1_000_000 >= t0 && to <= t1).count();
                             let holes = match holes {
                                 0 => String::new(),
                                 1 => " with a skipped, untraced stretch".to_string(),
@@ -182,7 +189,7 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                 </tbody>
             </table>
             if no_btt {
-                <p class="dim btt-note">{ "None yet: a request counts once its bio's Q, then its G, I, D and C are all in the log. Requests made before a skip are not seen whole, nor are request-based dm's clones (A, I, D, C: no bio of their own is queued)." }</p>
+                <p class="dim btt-note">{ "None yet: a request counts once its bio's Q, then its G, I, D and C are all in the log. A skip or a link's replay traces only its last half second, so requests queued before that are not seen whole, nor are request-based dm's clones (A, I, D, C: no bio of their own is queued)." }</p>
             }
         </section>
     }

@@ -625,6 +625,14 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         let (session, copied) = (session.clone(), copied.clone());
         Callback::from(move |_: MouseEvent| {
             let frag = session.borrow().fragment();
+            let past = session.borrow().clock().as_secs_f64() > blksim::link::T_MAX_S;
+            if past {
+                session.borrow_mut().a.notice = Some(format!(
+                    "This run is past the {} s a link may replay: the link opens at t = {} s, not where the run is now.",
+                    blksim::link::T_MAX_S,
+                    blksim::link::T_MAX_S
+                ));
+            }
             let Some(w) = web_sys::window() else { return };
             let base = w.location().href().unwrap_or_default();
             let url = format!("{}{frag}", base.split('#').next().unwrap_or(""));

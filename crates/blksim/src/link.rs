@@ -122,6 +122,17 @@ impl LinkState {
     /// Parses a fragment (with or without the leading `#`). Checks the lesson, the variant and
     /// every knob against the lesson's scenario, so an accepted link always runs.
     pub fn decode(fragment: &str) -> Result<LinkState, LinkError> {
+        match Self::decode_lenient(fragment)? {
+            (st, None) => Ok(st),
+            (_, Some(e)) => Err(e),
+        }
+    }
+
+    /// As `decode`, but a link whose parts are wrong one by one (a bad knob value, a `t` out of
+    /// range, an unknown variant) keeps its good parts: the state without the bad ones, and
+    /// the one error that names them all. A link that is not a link of this build (no `v=1`,
+    /// an unknown lesson, too long), or whose good parts do not go together, is an error.
+    pub fn decode_lenient(fragment: &str) -> Result<(LinkState, Option<LinkError>), LinkError> {
         if fragment.len() > FRAGMENT_LEN_MAX {
             return Err(err("fragment", format!("{} characters; at most {FRAGMENT_LEN_MAX} are allowed", fragment.len())));
         }
@@ -150,21 +161,27 @@ impl LinkState {
                 errors.push(e);
             }
         }
+        let joined = |mut errors: Vec<LinkError>| {
+            let mut first = errors.remove(0);
+            for e in errors {
+                first.message.push_str(&format!("; {e}"));
+            }
+            first
+        };
         match version {
             Some(LINK_VERSION) => {}
             Some(other) => errors.push(err("v", format!("link version {other} is not supported; this build reads version {LINK_VERSION}"))),
             None => errors.push(err("v", format!("missing; expected v={LINK_VERSION}"))),
         }
-        if !errors.is_empty() {
-            let mut first = errors.remove(0);
-            for e in errors {
-                first.message.push_str(&format!("; {e}"));
-            }
-            return Err(first);
+        if errors.iter().any(|e| e.field == "v" || e.field == "fragment") {
+            return Err(joined(errors));
         }
         let variant = st.variant.clone().unwrap_or_else(|| lesson.first_variant().name.clone());
-        lesson.config(&variant, &st.overrides).map_err(|e| err(&e.field, e.message))?;
-        Ok(st)
+        if let Err(e) = lesson.config(&variant, &st.overrides) {
+            errors.push(err(&e.field, e.message));
+            return Err(joined(errors));
+        }
+        Ok((st, (!errors.is_empty()).then(|| joined(errors))))
     }
 
     /// One `key=value` of a link, into `st`.
@@ -294,5 +311,10 @@ mod tests {
         assert_eq!(many.field, "queue.depth");
         let at = |part: &str| text.find(part).unwrap_or_else(|| panic!("{part} not named in: {text}"));
         assert!(at("queue.depth: 'abc'") < at("; t: 'zz'") && at("; t: 'zz'") < at("; variant:"), "{text}");
+        // Leniently, the good parts stand and the bad ones are named.
+        let (st, e) = LinkState::decode_lenient("#/lesson/scsi-starved?v=1&variant=regressed&seed=7&t=3601").unwrap();
+        assert_eq!((st.variant.as_deref(), st.seed, st.t), (Some("regressed"), 7, None));
+        assert_eq!(e.unwrap().field, "t");
+        assert!(LinkState::decode_lenient("#/lesson/scsi-starved?v=2&seed=7").is_err(), "another version is not read at all");
     }
 }
