@@ -148,7 +148,8 @@ pub struct SimDriver {
     pub dropped: u64,
     /// Spans of simulated time run without the trace (a skip, a link's catch-up), oldest
     /// first, at most `TRACE_GAPS_MAX`: the event log marks them.
-    pub trace_gaps: VecDeque<(SimTime, SimTime)>,
+    /// Stretches run without the trace: from, to, and the seq of the first record after.
+    pub trace_gaps: VecDeque<(SimTime, SimTime, u64)>,
     gap_from: Option<SimTime>,
     pub btt: BTreeMap<u16, Btt>,
     bio_queued_at: BTreeMap<u32, u64>,
@@ -392,7 +393,7 @@ impl SimDriver {
     fn end_gap(&mut self) {
         self.sim.set_trace(true);
         if let Some(from) = self.gap_from.take().filter(|&from| self.sim.now() > from) {
-            self.trace_gaps.push_back((from, self.sim.now()));
+            self.trace_gaps.push_back((from, self.sim.now(), self.sim.trace().next_seq()));
             if self.trace_gaps.len() > TRACE_GAPS_MAX {
                 self.trace_gaps.pop_front();
             }
@@ -683,8 +684,15 @@ impl SimDriver {
             .collect();
         let dt = (cur.end - prev.end).max(1) as f64;
         let threads = self.sim.threads_view();
-        // top over the same second, from the snapshots: the same however the run got here.
+        // top over the same second, from the snapshots, its states as they were at the tick:
+        // the same however the run got here (a link's replay samples it later than a page that
+        // played through the tick).
         self.top = top_rows(&threads, &cur.thread_cpu_ns, &prev.thread_cpu_ns, dt);
+        for row in &mut self.top {
+            if let Some(&s) = threads.iter().position(|t| t.pid == row.1).and_then(|i| cur.thread_state.get(i)) {
+                row.3 = s as char;
+            }
+        }
         self.last_threads = threads;
         true
     }

@@ -23,7 +23,7 @@ pub struct EventLogProps {
     pub btt: Rc<Vec<(String, Btt)>>,
     /// Spans of simulated time run without the trace (ns): marked between the lines.
     #[prop_or_default]
-    pub gaps: Rc<Vec<(u64, u64)>>,
+    pub gaps: Rc<Vec<(u64, u64, u64)>>,
     pub paused: bool,
     pub dropped: u64,
     pub on_pause: Callback<()>,
@@ -35,18 +35,19 @@ pub struct EventLogProps {
 /// blkparse lines, with a marker where a skip or a link's catch-up ran without the trace:
 /// between two lines, before the first (`prev` is the time of the line before them, if any),
 /// or after the newest, until lines come after it.
-fn blkparse_text(records: &[&TraceRecord], mut prev: Option<u64>, gaps: &[(u64, u64)], names: &Names) -> String {
-    let marker = |(from, to): (u64, u64)| format!("--- {:.6} s to {:.6} s not traced (skipped) ---\n", from as f64 / 1e9, to as f64 / 1e9);
+fn blkparse_text(records: &[&TraceRecord], mut prev: Option<u64>, gaps: &[(u64, u64, u64)], names: &Names) -> String {
+    let marker =
+        |(from, to, _): (u64, u64, u64)| format!("--- {:.6} s to {:.6} s not traced (skipped) ---\n", from as f64 / 1e9, to as f64 / 1e9);
     let mut text = String::new();
     for r in records {
         let t = r.time.ns();
-        for &gap in gaps.iter().filter(|&&(from, to)| prev.is_none_or(|pt| pt <= from) && t >= to) {
+        for &gap in gaps.iter().filter(|&&(from, to, _)| prev.is_none_or(|pt| pt <= from) && t >= to) {
             text += &marker(gap);
         }
         prev = Some(t);
         text += &(blkparse_line(r, names) + "\n");
     }
-    for &gap in gaps.iter().filter(|&&(from, _)| prev.is_some_and(|pt| pt <= from)) {
+    for &gap in gaps.iter().filter(|&&(from, _, _)| prev.is_some_and(|pt| pt <= from)) {
         text += &marker(gap);
     }
     text
@@ -153,11 +154,10 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                     // The ring keeps the newest records: say which stretch of the run they cover.
                     match (p.records.first(), p.records.last()) {
                         (Some(a), Some(b)) => {
-                            // Skips ran untraced: say how many holes the stretch has.
-                            let (t0, t1) = (a.time.ns(), b.time.ns());
-                            // A gap whose end lies in the stretch, or just before its first line
-                            // (a jump's traced tail starts where the gap ends): the lines jump there.
-                            let holes = p.gaps.iter().filter(|&&(_, to)| to + 1_000_000 >= t0 && to <= t1).count();
+                            // Skips ran untraced: say how many holes the stretch has. A gap counts
+                            // if the lines jump there: before one of them (the first included: a
+                            // jump's traced tail starts where its gap ends) or after the newest.
+                            let holes = p.gaps.iter().filter(|&&(_, _, after)| after >= a.seq && after <= b.seq + 1).count();
                             let holes = match holes {
                                 0 => String::new(),
                                 1 => " with a skipped, untraced stretch".to_string(),

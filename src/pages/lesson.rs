@@ -980,7 +980,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         }
                     </div>
                 } else if *tab == Tab::Log {
-                    <EventLog records={log_records} devices={devices} threads={threads} btt={btt} gaps={Rc::new(d.trace_gaps.iter().map(|(a, b)| (a.ns(), b.ns())).collect::<Vec<_>>())} paused={d.log_paused} dropped={d.dropped} on_pause={on_log_pause}
+                    <EventLog records={log_records} devices={devices} threads={threads} btt={btt} gaps={Rc::new(d.trace_gaps.iter().map(|&(a, b, seq)| (a.ns(), b.ns(), seq)).collect::<Vec<_>>())} paused={d.log_paused} dropped={d.dropped} on_pause={on_log_pause}
                         run={ab.then(|| AttrValue::from(format!("run A · {}: the log and btt list run A's records", d.variant)))} />
                 } else {
                     <KnobPanel scenario={d.sim.config().scenario.clone()} on_apply={on_knob} message={(*knob_msg).clone()} rejected={(*knob_rejected).clone()} />

@@ -87,6 +87,9 @@ pub struct Interval {
     pub per_core: Vec<CpuTimes>,
     /// CPU time of every thread so far, in thread order (for top over an interval).
     pub thread_cpu_ns: Vec<u64>,
+    /// top's S column at the end of the interval, in thread order (ASCII: R, S, D, X): taken
+    /// at the tick, so top reads the same however far past it a page has run.
+    pub thread_state: Vec<u8>,
     /// vmstat `r` and `b` at the end of the interval.
     pub running: u32,
     pub blocked: u32,
@@ -2377,6 +2380,7 @@ impl Sim {
             cpu,
             per_core,
             thread_cpu_ns: self.threads.iter().map(|t| t.cpu_ns).collect(),
+            thread_state: self.top_states(),
             running,
             blocked,
             dirty_bytes: self.dirty_total,
@@ -2649,6 +2653,7 @@ impl Interval {
             cpu: CpuTimes::default(),
             per_core: vec![CpuTimes::default(); ncores],
             thread_cpu_ns: Vec::new(),
+            thread_state: Vec::new(),
             running: 0,
             blocked: 0,
             dirty_bytes: 0,

@@ -91,6 +91,11 @@ impl Sim {
             .collect()
     }
 
+    /// Every thread's state letter as top shows it, in thread order (ASCII).
+    pub(crate) fn top_states(&self) -> Vec<u8> {
+        (0..self.threads.len()).map(|i| if self.has_exited(i) { b'X' } else { self.threads[i].top_state() as u8 }).collect()
+    }
+
     /// Which thread each core runs now, by thread id (None: idle), for the CPU strips.
     pub fn core_threads(&self) -> Vec<Option<u32>> {
         self.cores.iter().map(|c| if c.busy { c.current.filter(|t| !self.has_exited(t.idx())).map(|t| t.0) } else { None }).collect()
