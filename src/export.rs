@@ -44,7 +44,8 @@ pub struct Names<'a> {
 /// The pid and command a record names; an interrupt on an idle CPU names its idle task.
 fn process(r: &TraceRecord, n: &Names) -> (u32, String) {
     if r.thread == ThreadId::SWAPPER {
-        (0, format!("swapper/{}", r.cpu))
+        // 2.6-era name (the idle tasks were all "swapper" until 3.x), as kblockd/N is.
+        (0, "swapper".to_string())
     } else {
         (n.threads)(r.thread.0)
     }
@@ -156,6 +157,17 @@ mod tests {
         assert_eq!(blkparse_line(&unplug, &n), "  8,0    3        1     0.000000000   697  U   N [dd] 3");
         let remap = TraceRecord { from: Some((DevId(1), 223490)), ..rec(Action::A, 0) };
         assert_eq!(blkparse_line(&remap, &n), "  8,0    3        1     0.000000000   697  A   R 223490 + 8 <- (253,0) 223490");
+    }
+
+    #[test]
+    fn splits_and_the_idle_task_read_like_blkparse() {
+        let devices = vec![("sda".to_string(), 8, 0)];
+        let threads = |_| (697, "dd".to_string());
+        let n = Names { devices: &devices, threads: &threads };
+        let split = TraceRecord { from: Some((DevId(0), 223746)), ..rec(Action::X, 0) };
+        assert_eq!(blkparse_line(&split, &n), "  8,0    3        1     0.000000000   697  X   R 223490 / 223746 [dd]");
+        let idle = TraceRecord { thread: ThreadId::SWAPPER, ..rec(Action::D, 0) };
+        assert_eq!(blkparse_line(&idle, &n), "  8,0    3        1     0.000000000     0  D   R 223490 + 8 [swapper]");
     }
 
     #[test]

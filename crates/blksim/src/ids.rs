@@ -20,7 +20,7 @@ id!(/// A CPU core.
 id!(/// A thread: a job's process or a kernel thread.
     ThreadId, u32);
 impl ThreadId {
-    /// The idle task (`swapper/N`, pid 0) in a trace record: an interrupt that found its CPU idle.
+    /// The idle task (`swapper`, pid 0) in a trace record: an interrupt that found its CPU idle.
     pub const SWAPPER: ThreadId = ThreadId(u32::MAX);
 }
 id!(/// A block device in iostat's list (sd*, later dm-* and md*).
