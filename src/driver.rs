@@ -147,8 +147,8 @@ pub struct SimDriver {
     /// Records the animation or the log never saw (the ring dropped them at high speed).
     pub dropped: u64,
     /// Spans of simulated time run without the trace (a skip, a link's catch-up), oldest
-    /// first, at most `TRACE_GAPS_MAX`: the event log marks them.
-    /// Stretches run without the trace: from, to, and the seq of the first record after.
+    /// first, at most `TRACE_GAPS_MAX`: from, to, and the seq of the first record after (the
+    /// event log marks them).
     pub trace_gaps: VecDeque<(SimTime, SimTime, u64)>,
     gap_from: Option<SimTime>,
     pub btt: BTreeMap<u16, Btt>,
@@ -307,7 +307,8 @@ impl SimDriver {
             // Untraced to the jump's last stretch, then traced, so the log opens on what led
             // up to the link's time point.
             let tail_from = SimTime(t.ns().saturating_sub(JUMP_TRACE_TAIL_NS));
-            if self.sim.now() < tail_from {
+            // (A run whose jobs end before the tail starts goes straight to its end.)
+            if self.sim.now() < tail_from && !self.sim.is_finished() {
                 self.begin_untraced();
                 self.sim.run_until_bounded(tail_from, CATCH_UP_EVENTS_PER_FRAME);
                 return false;
