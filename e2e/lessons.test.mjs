@@ -129,6 +129,11 @@ test('a copied link opened in a new page shows the same counters at the same tim
   assert.match(log, / D +W \d+ \+ \d+ \[swapper\]/);
   const seen = await other.$$eval('table.btt tbody tr', (rows) => rows.map((r) => Number(r.cells[1].textContent)));
   assert.ok(seen.some((n) => n > 0), `btt rows: ${seen}`);
+  // The copied link shows until the state changes; then it would be another run's link.
+  assert.equal(await page.isVisible('.copied-url'), true);
+  await page.click('button.variant:has-text("fixed")');
+  await page.waitForFunction(() => document.querySelector('.app').dataset.variant === 'fixed');
+  assert.equal(await page.isVisible('.copied-url'), false, 'a stale link stays on screen');
   assert.deepEqual([...errors, ...otherErrors], []);
   await ctx.close();
 });
@@ -224,16 +229,29 @@ test('the sandbox takes a fio job file and saves it in the link', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/sandbox?v=1');
   await page.waitForSelector('textarea');
+  // One variant ("custom"): nothing to compare, so A/B is off, and says why.
+  assert.equal(await page.isDisabled('button.ab'), true);
+  // The box shows the running workload as a job file; editing it does nothing until applied.
+  assert.match(await page.inputValue('textarea'), /\[global\][\s\S]*\nrw=\w+\nbs=/);
+  assert.equal(await page.isDisabled('[data-testid=apply-fio]'), true);
   await page.fill('textarea', '[global]\nioengine=libaio\ndirect=1\n[randread]\nrw=randread\nbs=4k\niodepth=8\nnumjobs=3\nruntime=30\n');
   await page.locator('textarea').blur();
+  assert.match(await page.textContent('.fio-actions'), /not applied yet/);
+  await page.click('[data-testid=apply-fio]');
   await page.waitForSelector('.sandbox .knob-msg');
-  assert.match(await page.textContent('.sandbox .knob-msg'), /applied 7 settings.*ignored.*runtime/);
+  assert.match(await page.textContent('.sandbox .knob-msg'), /applied the job \(7 settings from the file.*ignored.*runtime/);
   assert.match(await page.getAttribute('canvas.diagram', 'aria-label'), /3 processes/);
   assert.match(page.url(), /#\/sandbox\?v=1&.*workload\.rw=randread/);
+  // The link's job comes back in the box, as a job file.
+  const { page: again, errors: againErrors } = await open(ctx, new URL(page.url()).hash);
+  await again.waitForSelector('textarea');
+  assert.match(await again.inputValue('textarea'), /iodepth=8[\s\S]*rw=randread\nbs=4k\nnumjobs=3/);
+  await again.close();
+  // Ctrl+Enter applies too; a bad option is named.
   await page.fill('textarea', '[a]\nverify=md5\n');
-  await page.locator('textarea').blur();
+  await page.press('textarea', 'Control+Enter');
   await page.waitForFunction(() => document.querySelector('.sandbox .knob-msg').textContent.includes("'verify' is not modelled"));
-  assert.deepEqual(errors, []);
+  assert.deepEqual([...errors, ...againErrors], []);
   await ctx.close();
 });
 

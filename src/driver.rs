@@ -611,9 +611,12 @@ impl SimDriver {
 
     /// Applies several knobs at once (a fio job file): validated together, one restart.
     pub fn apply_many(&mut self, knobs: &[(String, String)]) -> Result<(), String> {
-        let mut overrides: Vec<(String, String)> =
-            self.overrides.iter().filter(|(k, _)| !knobs.iter().any(|(n, _)| n == k)).cloned().collect();
-        overrides.extend(knobs.iter().cloned());
+        // One entry per knob, the last setting winning (a link takes each knob once).
+        let mut overrides = self.overrides.clone();
+        for (k, v) in knobs {
+            overrides.retain(|(n, _)| n != k);
+            overrides.push((k.clone(), v.clone()));
+        }
         self.lesson.config(&self.variant, &overrides).map_err(|e| e.to_string())?;
         let (speed, playing, variant, seed) = (self.speed, self.playing, self.variant.clone(), self.seed);
         let mut d = SimDriver::new(&self.lesson.id.clone(), Some(&variant), overrides, seed)?;

@@ -178,8 +178,11 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let predicted = use_state(|| None::<usize>);
     let predict_ran = use_state(|| false);
     let revealed = use_state(|| false);
-    let copied = use_state(|| None::<String>);
+    // The last copied link, with the state it was copied in: it hides once the state changes.
+    let copied = use_state(|| None::<(String, String)>);
     let fio_msg = use_state(|| None::<String>);
+    // The sandbox's job file as the user is editing it; None shows the run's own workload.
+    let fio_text = use_state(|| None::<String>);
     let theme = use_state(|| pref("theme").and_then(|p| Theme::ALL.into_iter().find(|t| t.name() == p)).unwrap_or(Theme::Auto));
     let large = use_state(|| pref("large").as_deref() == Some("1"));
     use_effect_with((*presenter, *large, *theme), |&(presenter, large, theme)| {
@@ -637,25 +640,31 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             let base = w.location().href().unwrap_or_default();
             let url = format!("{}{frag}", base.split('#').next().unwrap_or(""));
             let _ = w.navigator().clipboard().write_text(&url);
-            copied.set(Some(url));
+            copied.set(Some((url, state_fragment(&session.borrow()))));
         })
     };
-    let on_fio = {
-        let (session, refresh, fio_msg) = (session.clone(), refresh.clone(), fio_msg.clone());
-        Callback::from(move |e: Event| {
-            let Some(t) = e.target_dyn_into::<web_sys::HtmlTextAreaElement>() else { return };
+    // The job applies when asked (the button, or Ctrl+Enter in the box), not when the box
+    // loses focus: a click elsewhere must do what it says, not restart the run first.
+    let apply_fio = {
+        let (session, refresh, fio_msg, fio_text) = (session.clone(), refresh.clone(), fio_msg.clone(), fio_text.clone());
+        Callback::from(move |()| {
+            let Some(text) = (*fio_text).clone() else { return };
             let mut s = session.borrow_mut();
-            match blksim::fio::parse(&t.value()) {
+            match blksim::fio::parse(&text) {
                 Err(e) => fio_msg.set(Some(format!("not applied: {e}"))),
                 Ok(job) => {
                     let mut msg = Vec::new();
                     if let Err(e) = s.a.apply_many(&job.knobs) {
                         msg.push(format!("not applied: {e}"));
                     } else {
-                        msg.push(format!("applied {} settings; the run restarted", job.knobs.len()));
+                        msg.push(format!(
+                            "applied the job ({} settings from the file, fio's defaults for the rest); the run restarted",
+                            job.from_file
+                        ));
                         if !job.ignored.is_empty() {
                             msg.push(format!("ignored (no effect in the model): {}", job.ignored.join(", ")));
                         }
+                        fio_text.set(None);
                     }
                     fio_msg.set(Some(msg.join("; ")));
                     s.charts_dirty = true;
@@ -664,6 +673,23 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             }
             drop(s);
             refresh.force_update();
+        })
+    };
+    let on_fio_input = {
+        let fio_text = fio_text.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Some(t) = e.target_dyn_into::<web_sys::HtmlTextAreaElement>() {
+                fio_text.set(Some(t.value()));
+            }
+        })
+    };
+    let on_fio_key = {
+        let apply_fio = apply_fio.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" && (e.ctrl_key() || e.meta_key()) {
+                e.prevent_default();
+                apply_fio.emit(());
+            }
         })
     };
     let on_predict_run = {
@@ -862,7 +888,9 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         { format!("+{} knob{}", d.overrides.len(), if d.overrides.len() == 1 { "" } else { "s" }) }
                     </span>
                 }
-                <button class={classes!("ab", ab.then_some("on"))} aria-pressed={ab.to_string()} onclick={on_ab} title="Run two variants side by side, in lockstep">{ "A/B" }</button>
+                // A/B needs a second variant: the sandbox has one ("custom").
+                <button class={classes!("ab", ab.then_some("on"))} aria-pressed={ab.to_string()} onclick={on_ab} disabled={lesson.variants.len() < 2}
+                    title={if lesson.variants.len() < 2 { "A/B compares two variants; this page has one (set knobs and copy a link to compare runs)" } else { "Run two variants side by side, in lockstep" }}>{ "A/B" }</button>
                 { for b_variant_select }
                 if all_done {
                     // Every run's jobs are done: nothing left to play; Reset starts again.
@@ -872,9 +900,10 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         { if d.playing { "❚❚ Pause" } else { "▶ Play" } }
                     </button>
                 }
-                <button aria-label="Step one event" title="→ (Shift+→: 1 ms)" onclick={on_step}>{ "Step →" }</button>
-                <button aria-label="Restart from time 0" title="R" onclick={on_reset}>{ "Reset" }</button>
-                <button aria-label="Fast forward 5 simulated seconds, towards steady state" title="Runs 5 simulated seconds without animating" onclick={on_ff}>{ "Skip 5 s ⇥" }</button>
+                // Accessible names begin with the visible label, so that saying it finds the button.
+                <button aria-label="Step one event" title="→ (Shift+→: 1 ms)" onclick={on_step} disabled={all_done}>{ "Step →" }</button>
+                <button aria-label="Reset: restart from time 0" title="R" onclick={on_reset}>{ "Reset" }</button>
+                <button aria-label="Skip 5 s: run 5 simulated seconds without animating, towards steady state" title="Runs 5 simulated seconds without animating" onclick={on_ff} disabled={all_done}>{ "Skip 5 s ⇥" }</button>
                 <label class="speed">
                     <span>{ "speed" }</span>
                     <input type="range" min="0" max="60" step="1" aria-label="Speed (simulated time per second)" value={speed_to_slider(d.speed).to_string()} oninput={on_speed} />
@@ -901,7 +930,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             if let Some(n) = &d.notice {
                 <p class="notice" role="alert">{ n }</p>
             }
-            if let Some(url) = &*copied {
+            if let Some((url, _)) = (*copied).as_ref().filter(|(_, state)| *state == state_fragment(&s)) {
                 <p class="copied">{ "Link: " }<input class="copied-url" readonly=true value={url.clone()} aria-label="Link to this run" size="80" /></p>
             }
             if let Some((i, st)) = &cur_step {
@@ -964,7 +993,12 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                             <section class="sandbox">
                                 <h3>{ "fio job file" }</h3>
                                 <p class="dim">{ "Paste a job ([global] plus one job section). rw, bs, numjobs, ioengine, iodepth, direct, size, end_fsync and filename apply; the stack is in the Knobs tab. The link keeps it all." }</p>
-                                <textarea aria-label="fio job file" rows="9" cols="48" onchange={on_fio} placeholder={"for example:\n[global]\nioengine=libaio\ndirect=1\n\n[randread]\nrw=randread\nbs=4k\niodepth=32\nnumjobs=4"} />
+                                <textarea aria-label="fio job file" rows="10" cols="48" oninput={on_fio_input} onkeydown={on_fio_key}
+                                    value={(*fio_text).clone().unwrap_or_else(|| blksim::fio::job_file(&d.sim.config().scenario))} />
+                                <p class="fio-actions">
+                                    <button data-testid="apply-fio" disabled={fio_text.is_none()} onclick={{ let apply_fio = apply_fio.clone(); Callback::from(move |_: MouseEvent| apply_fio.emit(())) }}>{ "Apply job" }</button>
+                                    <span class="dim">{ if fio_text.is_some() { " edited, not applied yet (Ctrl+Enter applies)" } else { " the running workload, as a job file" } }</span>
+                                </p>
                                 if let Some(m) = &*fio_msg { <p class="knob-msg" role="status">{ m }</p> }
                             </section>
                             <article class="lesson-text">{ markdown::lesson_body(&lesson.id) }</article>
