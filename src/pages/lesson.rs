@@ -102,6 +102,12 @@ fn sync_fragment(s: &Session) {
     }
 }
 
+/// A run's chart series: its whole seconds, or before the first, the numbers so far.
+fn series(d: &SimDriver) -> RunSeries {
+    let so_far = d.interval.as_ref().filter(|_| d.interval_partial);
+    RunSeries::from_history(d.sim.history(), d.topology.devices.len()).with_partial(so_far)
+}
+
 /// The address of what shows: the lesson, A's variant, knobs and seed, and B if the A/B view
 /// is open (without t and speed, which Copy link adds).
 fn state_fragment(s: &Session) -> String {
@@ -224,17 +230,10 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             if s.charts_dirty {
                 s.charts_dirty = false;
                 let dark = canvas_a.cast::<HtmlElement>().and_then(|c| c.closest("[data-theme=dark]").ok().flatten()).is_some();
-                let so_far = |d: &SimDriver| d.interval.as_ref().filter(|_| d.interval_partial).cloned();
-                let mut runs = vec![(
-                    format!("A {}", s.a.variant),
-                    RunSeries::from_history(s.a.sim.history(), s.a.topology.devices.len()).with_partial(so_far(&s.a).as_ref()),
-                )];
+                let mut runs = vec![(format!("A {}", s.a.variant), series(&s.a))];
                 let mut lat = vec![(format!("A {}", s.a.variant), s.a.sim.latency_buckets())];
                 if let Some(b) = &s.b {
-                    runs.push((
-                        format!("B {}", b.variant),
-                        RunSeries::from_history(b.sim.history(), b.topology.devices.len()).with_partial(so_far(b).as_ref()),
-                    ));
+                    runs.push((format!("B {}", b.variant), series(b)));
                     lat.push((format!("B {}", b.variant), b.sim.latency_buckets()));
                 }
                 if let Some(c) = chart.cast::<HtmlCanvasElement>() {
@@ -555,9 +554,6 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         Callback::from(move |_: MouseEvent| {
             let s = session.borrow();
             // What the charts draw, the numbers so far included.
-            let so_far = |d: &SimDriver| d.interval.as_ref().filter(|_| d.interval_partial).cloned();
-            let series =
-                |d: &SimDriver| RunSeries::from_history(d.sim.history(), d.topology.devices.len()).with_partial(so_far(d).as_ref());
             let mut csv = CSV_HEADER.to_string();
             csv += &series(&s.a).to_csv(&format!("A:{}", s.a.variant));
             if let Some(b) = &s.b {
