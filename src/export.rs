@@ -139,35 +139,33 @@ mod tests {
         }
     }
 
+    /// `r` as a blkparse line, on sda (8,0) below dm-0 (253,0), every thread `dd` with pid 697.
+    fn line(r: &TraceRecord) -> String {
+        let devices = vec![("sda".to_string(), 8, 0), ("dm-0".to_string(), 253, 0)];
+        let threads = |_| (697, "dd".to_string());
+        blkparse_line(r, &Names { devices: &devices, threads: &threads })
+    }
+
     #[test]
     fn a_line_reads_like_blkparse() {
-        let devices = vec![("sda".to_string(), 8, 0)];
-        let threads = |_| (697, "dd".to_string());
-        let n = Names { devices: &devices, threads: &threads };
-        assert_eq!(blkparse_line(&rec(Action::Q, 12_000), &n), "  8,0    3        1     0.000012000   697  Q   R 223490 + 8 [dd]");
+        assert_eq!(line(&rec(Action::Q, 12_000)), "  8,0    3        1     0.000012000   697  Q   R 223490 + 8 [dd]");
     }
 
     #[test]
     fn plug_unplug_and_remap_lines_read_like_blkparse() {
-        let devices = vec![("sda".to_string(), 8, 0), ("dm-0".to_string(), 253, 0)];
-        let threads = |_| (697, "dd".to_string());
-        let n = Names { devices: &devices, threads: &threads };
-        assert_eq!(blkparse_line(&rec(Action::P, 0), &n), "  8,0    3        1     0.000000000   697  P   N [dd]");
+        assert_eq!(line(&rec(Action::P, 0)), "  8,0    3        1     0.000000000   697  P   N [dd]");
         let unplug = TraceRecord { related: 3, ..rec(Action::U, 0) };
-        assert_eq!(blkparse_line(&unplug, &n), "  8,0    3        1     0.000000000   697  U   N [dd] 3");
+        assert_eq!(line(&unplug), "  8,0    3        1     0.000000000   697  U   N [dd] 3");
         let remap = TraceRecord { from: Some((DevId(1), 223490)), ..rec(Action::A, 0) };
-        assert_eq!(blkparse_line(&remap, &n), "  8,0    3        1     0.000000000   697  A   R 223490 + 8 <- (253,0) 223490");
+        assert_eq!(line(&remap), "  8,0    3        1     0.000000000   697  A   R 223490 + 8 <- (253,0) 223490");
     }
 
     #[test]
     fn splits_and_the_idle_task_read_like_blkparse() {
-        let devices = vec![("sda".to_string(), 8, 0)];
-        let threads = |_| (697, "dd".to_string());
-        let n = Names { devices: &devices, threads: &threads };
         let split = TraceRecord { from: Some((DevId(0), 223746)), ..rec(Action::X, 0) };
-        assert_eq!(blkparse_line(&split, &n), "  8,0    3        1     0.000000000   697  X   R 223490 / 223746 [dd]");
+        assert_eq!(line(&split), "  8,0    3        1     0.000000000   697  X   R 223490 / 223746 [dd]");
         let idle = TraceRecord { thread: ThreadId::SWAPPER, ..rec(Action::D, 0) };
-        assert_eq!(blkparse_line(&idle, &n), "  8,0    3        1     0.000000000     0  D   R 223490 + 8 [swapper]");
+        assert_eq!(line(&idle), "  8,0    3        1     0.000000000     0  D   R 223490 + 8 [swapper]");
     }
 
     #[test]
