@@ -1,7 +1,7 @@
 //! Downloads made in the page: a PNG of a chart, CSV series, blkparse text, Perfetto JSON.
 
 use blksim::ids::ThreadId;
-use blksim::trace::{Action, TraceRecord};
+use blksim::tools::trace::{Action, TraceRecord};
 use wasm_bindgen::JsCast;
 
 /// Starts a download of `text` as `filename`.

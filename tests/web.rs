@@ -3,7 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use blksim::cli::run_one;
-use blksim::report::{IntervalReport, RunReport};
+use blksim::tools::report::{IntervalReport, RunReport};
 use blkviz::components::counters::{Counters, CountersProps};
 use blkviz::layout::{columns, StackLayout, Stage};
 use wasm_bindgen_test::*;
@@ -37,7 +37,7 @@ fn interval() -> IntervalReport {
     let cfg = blksim::lessons::find("scsi-starved").unwrap().config("before", &[]).unwrap();
     let mut sim = run_one(&cfg, 1, Some(1.0));
     let cur = sim.cumulative();
-    IntervalReport::between(&sim, &blksim::sim::Interval::zero_for(&cur), &cur)
+    IntervalReport::between(&sim, &blksim::Interval::zero_for(&cur), &cur)
 }
 
 #[wasm_bindgen_test]

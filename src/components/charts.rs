@@ -1,7 +1,7 @@
 //! Charts over simulated time (plotters on a canvas): throughput, context switches and CPU,
 //! and a latency histogram. One run, or A and B overlaid. Export as PNG and CSV.
 
-use blksim::sim::Interval;
+use blksim::Interval;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
@@ -64,7 +64,7 @@ impl RunSeries {
 
     /// Before the first whole second: the numbers so far as one point, so the charts are not
     /// empty for the first wall-clock seconds at a slow speed.
-    pub fn with_partial(mut self, partial: Option<&blksim::report::IntervalReport>) -> RunSeries {
+    pub fn with_partial(mut self, partial: Option<&blksim::tools::report::IntervalReport>) -> RunSeries {
         if let Some(iv) = partial.filter(|_| self.t_s.is_empty()) {
             self.t_s.push(iv.end_s);
             self.mb_s.push(iv.throughput_mb_s);

@@ -2,7 +2,7 @@
 //! Each value is one simulated second's, like `iostat -x 1` and `vmstat 1`.
 
 use crate::format;
-use blksim::report::IntervalReport;
+use blksim::tools::report::IntervalReport;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

@@ -3,7 +3,7 @@
 
 use crate::driver::Btt;
 use crate::export::{blkparse_line, download_text, perfetto_json, Names};
-use blksim::trace::TraceRecord;
+use blksim::tools::trace::TraceRecord;
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -1,8 +1,8 @@
 //! The one calibration. Every cost constant the model uses lives here, with its source or the
 //! reason for its value. Lessons never get constants of their own: hardware that differs between
-//! reports is a different device model (see `disk.rs`), not a different number for the same thing.
+//! reports is a different device model (see `hw/`), not a different number for the same thing.
 
-use crate::time::{NS_PER_MS, NS_PER_US};
+use crate::engine::time::{NS_PER_MS, NS_PER_US};
 
 // ---- CPU -------------------------------------------------------------------------------------
 

@@ -1,12 +1,12 @@
 //! The `blksim` command line (shared/design/CLI.md is its contract). Bad input returns a
 //! `CliError`: one line naming the offending word and what is allowed; the binary exits 2.
 
+use crate::engine::time::SimTime;
+use crate::engine::Sim;
 use crate::lessons::{self, Lesson};
 use crate::link::LinkState;
-use crate::report::RunReport;
 use crate::scenario::{clip, limits, Config, KNOBS};
-use crate::sim::Sim;
-use crate::time::SimTime;
+use crate::tools::report::RunReport;
 use serde_json::json;
 use std::fmt::Write as _;
 use std::io::Write;
@@ -147,7 +147,7 @@ fn cmd_lessons(a: &Args) -> String {
             .iter()
             .map(|l| {
                 let gaps: Vec<String> = match l.config(&l.first_variant().name, &[]) {
-                    Ok(cfg) => crate::sim::model_gaps(&cfg),
+                    Ok(cfg) => crate::engine::model_gaps(&cfg),
                     Err(e) => vec![e.to_string()],
                 };
                 json!({"id": l.id, "title": l.title, "question": l.question, "seed_report": l.seed_report,

@@ -2,34 +2,32 @@
 //!
 //! One seed gives one run on every platform: integer nanoseconds, events ordered by
 //! (time, sequence), seeded PCG streams per component, no clock and no hash-order iteration.
-//! The UI reads the trace (`trace`) and the counters (`report`) and nothing else.
+//! The UI reads the trace (`tools::trace`), the counters (`tools::report`) and the view
+//! snapshots (`tools::view`), and nothing else.
+//!
+//! The tree is laid out like the kernel's: a kernel function lives in the file named after the
+//! kernel source file that holds it (`dm_request_fn` in `drivers/md/dm.rs`,
+//! `balance_dirty_pages` in `mm/page_writeback.rs`). ARCHITECTURE.md is the codemap.
 
-pub mod blk_mq;
 pub mod block;
 pub mod calib;
 pub mod cli;
-pub mod cpu;
-pub mod disk;
-pub mod event;
+pub mod drivers;
+pub mod engine;
 pub mod fio;
-pub mod hwraid5;
-pub mod ids;
+pub mod fs;
+pub mod hw;
+pub mod kernel;
 pub mod lessons;
 pub mod link;
-pub mod raid5;
-pub mod report;
-pub mod rng;
+pub mod mm;
 pub mod scenario;
-pub mod scsi;
-pub mod sim;
-pub mod stats;
-pub mod time;
-pub mod trace;
-pub mod view;
-pub mod workload;
+pub mod tools;
 
-pub use report::{IntervalReport, RunReport};
+pub use engine::ids;
+pub use engine::time::SimTime;
+pub use engine::Sim;
 pub use scenario::{Config, Scenario, ScenarioError};
-pub use sim::Sim;
-pub use time::SimTime;
-pub use trace::{Action, TraceRecord};
+pub use tools::report::{IntervalReport, RunReport};
+pub use tools::snapshot::Interval;
+pub use tools::trace::{Action, TraceRecord};

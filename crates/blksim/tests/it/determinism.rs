@@ -3,7 +3,7 @@
 
 use blksim::cli::run_one;
 use blksim::lessons;
-use blksim::report::RunReport;
+use blksim::tools::report::RunReport;
 use blksim::{Sim, SimTime};
 
 /// FNV-1a over the blkparse-style rendering of every trace record: a compact trace hash.
@@ -87,7 +87,7 @@ fn readahead_runs_give_the_same_run_as_bios_one_by_one() {
             sim.run_until(SimTime(200_000_000));
             if trace {
                 let (mut recs, _) = sim.trace().since(0);
-                assert!(recs.any(|r| r.action == blksim::trace::Action::Q && r.bytes == 4096), "the trace shows page bios");
+                assert!(recs.any(|r| r.action == blksim::tools::trace::Action::Q && r.bytes == 4096), "the trace shows page bios");
             }
             serde_json::to_string(&RunReport::from_sim(&mut sim, "dm-sg-lists", variant)).unwrap()
         };

@@ -16,7 +16,7 @@ fn within(what: &str, x: f64, lo: f64, hi: f64) {
     assert!((lo..=hi).contains(&x), "{what} = {x:.2}, band {lo}–{hi}");
 }
 
-fn sum_dm(r: &RunReport, f: impl Fn(&blksim::stats::Iostat) -> f64) -> f64 {
+fn sum_dm(r: &RunReport, f: impl Fn(&blksim::tools::stats::Iostat) -> f64) -> f64 {
     r.devices.iter().filter(|d| d.name.starts_with("dm-")).map(f).sum()
 }
 

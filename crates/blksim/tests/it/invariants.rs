@@ -209,7 +209,7 @@ proptest! {
             let mut sim = Sim::new(&cfg, seed);
             sim.set_trace(trace);
             sim.run_until(SimTime(100_000_000));
-            serde_json::to_string(&blksim::report::RunReport::from_sim(&mut sim, "sandbox", "")).unwrap()
+            serde_json::to_string(&blksim::tools::report::RunReport::from_sim(&mut sim, "sandbox", "")).unwrap()
         };
         prop_assert_eq!(report(false), report(true));
     }

@@ -1,7 +1,7 @@
 //! One test per mechanism of the slice, showing the mechanism itself.
 
 use blksim::scenario::{set_knob, Scenario};
-use blksim::trace::Action;
+use blksim::tools::trace::Action;
 use blksim::{Sim, SimTime};
 
 fn sim(knobs: &[(&str, &str)]) -> Sim {
@@ -84,7 +84,13 @@ fn trace_records_name_the_context_that_did_the_work() {
     sim.set_trace(true);
     sim.run_until(SimTime(2_000_000_000));
     let names: Vec<String> = sim.threads_view().into_iter().map(|t| t.name).collect();
-    let name = |t: blksim::ids::ThreadId| if t == blksim::ids::ThreadId::SWAPPER { "swapper".to_string() } else { names[t.idx()].clone() };
+    let name = |t: blksim::engine::ids::ThreadId| {
+        if t == blksim::engine::ids::ThreadId::SWAPPER {
+            "swapper".to_string()
+        } else {
+            names[t.idx()].clone()
+        }
+    };
     let recs: Vec<_> = sim.trace().since(0).0.copied().collect();
     let d_by: Vec<String> = recs.iter().filter(|r| r.action == Action::D).map(|r| name(r.thread)).collect();
     assert!(d_by.iter().any(|n| n.starts_with("kblockd/")), "no D by kblockd");
@@ -326,7 +332,7 @@ fn a_readahead_window_of_page_bios_merges_into_one_dm_request_and_one_clone() {
     s.set_trace(true);
     s.run_until(SimTime(300_000_000));
     let recs: Vec<_> = s.trace().since(0).0.copied().collect();
-    let dm = blksim::ids::DevId(1);
+    let dm = blksim::engine::ids::DevId(1);
     let merges = recs.iter().filter(|r| r.dev == dm && r.action == Action::M).count();
     let gets = recs.iter().filter(|r| r.dev == dm && r.action == Action::G).count();
     let remaps = recs.iter().filter(|r| r.dev.0 == 0 && r.action == Action::A).count();
@@ -444,7 +450,7 @@ fn raid5_full_stripe_writes_read_nothing_and_small_writes_read_before_writing() 
     // old data (or the rest of the row) first: the members read as much as they write.
     let full = raid5_writer("write", "192k");
     let small = raid5_writer("randwrite", "4k");
-    let sum = |r: &blksim::RunReport, f: fn(&blksim::stats::Iostat) -> f64| -> f64 {
+    let sum = |r: &blksim::RunReport, f: fn(&blksim::tools::stats::Iostat) -> f64| -> f64 {
         r.devices.iter().filter(|d| d.name.starts_with("sd")).map(f).sum()
     };
     assert!(full.write_mb_s > 1.0 && small.write_mb_s > 0.0);
@@ -681,12 +687,12 @@ fn the_names_filename_is_checked_against_are_the_devices_the_stack_builds() {
 }
 
 /// The iostat/vmstat report of the last whole second of a lesson variant's run (seed 1).
-fn last_second(lesson: &str, variant: &str, secs: f64) -> blksim::report::IntervalReport {
+fn last_second(lesson: &str, variant: &str, secs: f64) -> blksim::tools::report::IntervalReport {
     let cfg = blksim::lessons::find(lesson).unwrap().config(variant, &[]).unwrap();
     let sim = blksim::cli::run_one(&cfg, 1, Some(secs));
     let history: Vec<_> = sim.history().collect();
     let n = history.len();
-    blksim::report::IntervalReport::between(&sim, history[n - 2], history[n - 1])
+    blksim::tools::report::IntervalReport::between(&sim, history[n - 2], history[n - 1])
 }
 
 #[test]

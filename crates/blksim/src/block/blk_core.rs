@@ -1,0 +1,320 @@
+//! `block/blk-core.c` (2.6.24+; `ll_rw_blk.c` before): `generic_make_request`,
+//! `__make_request`, `get_request` with 2.6's batching, plugging, `__blk_run_queue`,
+//! `blk_run_queue_async`, `blk_delay_queue` and `freed_request`.
+
+use crate::block::{DevKind, Owner, Request};
+use crate::calib::*;
+use crate::engine::event::Event;
+use crate::engine::ids::*;
+use crate::engine::{Next, Sim};
+use crate::kernel::sched::{Step, ThreadKind, Wait};
+use crate::tools::trace::Action;
+
+impl Sim {
+    /// Submits the thread's pending bios; sleeps in `get_request_wait` if the pool is full.
+    pub(crate) fn submit_pending(&mut self, tid: ThreadId) -> Next {
+        if let Err(wait) = self.submit_bios(tid) {
+            return Next::Sleep(wait);
+        }
+        match self.threads[tid.idx()].kind {
+            ThreadKind::User(_) => self.after_submit(tid),
+            ThreadKind::Flusher(_) => Next::Continue(Step::FlushWork),
+            ThreadKind::Raid5d(_) => Next::Continue(Step::Raid5d),
+            k => unreachable!("{k:?} submits no bios"),
+        }
+    }
+
+    /// `generic_make_request` for each of the thread's pending bios, in order. A stacking
+    /// driver may put the bios it makes at the front of the list (they go next, as with
+    /// `current->bio_list`). Err: the thread must sleep; the bio stays first in line.
+    pub(crate) fn submit_bios(&mut self, tid: ThreadId) -> Result<(), Wait> {
+        while let Some(bio) = self.threads[tid.idx()].pending.pop_front() {
+            // Q is traced when generic_make_request takes the bio (once, though it may sleep
+            // and come back), so each bio's Q comes just before its G or M, as in blkparse.
+            let b = self.bios.get_mut(bio.0);
+            if !b.queued {
+                b.queued = true;
+                let b = *b;
+                self.emit(b.dev, Action::Q, b.write, b.sector, b.split_rest.max(b.bytes), tid, bio.0, 0);
+                if b.split_rest > b.bytes {
+                    // blkparse's `X R 0 / 256`: where the bio was, and where the rest now starts.
+                    let rest_at = Some((b.dev, b.sector + b.bytes as u64 / 512));
+                    self.emit_from(b.dev, Action::X, b.write, b.sector, b.bytes, tid, bio.0, 0, rest_at);
+                }
+            }
+            if let Err(wait) = self.make_request(bio, tid) {
+                self.threads[tid.idx()].pending.push_front(bio);
+                return Err(wait);
+            }
+        }
+        Ok(())
+    }
+
+    /// `__make_request`: merge the bio into a waiting request, or allocate a new request and
+    /// insert it. Err: the request pool is full and the caller must sleep.
+    pub(crate) fn make_request(&mut self, bio_id: BioId, tid: ThreadId) -> Result<(), Wait> {
+        let now = self.now();
+        let bio = *self.bios.get(bio_id.0);
+        let dev = bio.dev;
+        let di = dev.idx();
+        match self.devs[di].kind {
+            DevKind::Md { .. } => return self.md_make_request(bio_id, tid),
+            DevKind::DmLinear { lower } => return self.dm_linear_map(bio_id, lower, tid),
+            _ => {}
+        }
+        let max = self.devs[di].queue.max_request_bytes();
+        // A run (`Bio::pages`) goes where its first bio would go; as many of the rest follow
+        // it there as would one by one (`run_fit`), and the others are submitted next.
+        let page = bio.page_bytes() as u64;
+        let first_end = bio.sector + page / 512;
+        // attempt_plug_merge: a request of this step that is still on the plug, newest first.
+        if self.plugging {
+            for i in (0..self.plug.len()).rev() {
+                let rq = self.plug[i];
+                let r = self.reqs.get(rq.0);
+                if r.dev != dev || r.write != bio.write || r.bytes + page > max {
+                    continue;
+                }
+                if r.sector + r.bytes / 512 == bio.sector {
+                    let fit = self.run_fit(bio_id, rq, i + 1, false, max);
+                    self.merge_bios(rq, bio_id, fit, false, tid);
+                    return Ok(());
+                }
+                if first_end == r.sector {
+                    self.merge_bios(rq, bio_id, 1, true, tid);
+                    return Ok(());
+                }
+            }
+        }
+        // Back merge: a waiting request that ends where this bio starts.
+        if let Some(rq) = self.devs[di].queue.elevator.back_candidate(bio.write, bio.sector) {
+            if self.reqs.get(rq.0).bytes + page <= max {
+                let fit = self.run_fit(bio_id, rq, 0, true, max);
+                self.merge_bios(rq, bio_id, fit, false, tid);
+                return Ok(());
+            }
+        }
+        if let Some(rq) = self.devs[di].queue.elevator.front_candidate(bio.write, first_end) {
+            if self.reqs.get(rq.0).bytes + page <= max {
+                self.merge_bios(rq, bio_id, 1, true, tid);
+                return Ok(());
+            }
+        }
+        // blk-mq: the request is a tag, or the submitter sleeps in bt_get.
+        let mut tag = None;
+        if self.devs[di].queue.mq.is_some() {
+            let q = &mut self.devs[di].queue;
+            match q.tags.get() {
+                Some(t) => tag = Some(t),
+                None => {
+                    q.mq.as_mut().expect("checked").sleep(tid);
+                    self.emit(dev, Action::S, bio.write, bio.sector, bio.bytes, tid, bio_id.0, 0);
+                    return Err(Wait::Tag { dev });
+                }
+            }
+        } else {
+            self.get_request(dev, bio_id, tid)?;
+        }
+        // A run's first bio makes the request; the rest try to merge next, one by one's way.
+        self.split_run(bio_id, 1, tid);
+        let bio = *self.bios.get(bio_id.0);
+        let sector_end = bio.sector + bio.bytes as u64 / 512;
+        // Room for every bio that can merge in up to max_sectors (a 512 KiB request of page
+        // bios holds 128): growing the list one bio at a time was an eighth of the run time.
+        let mut bios = self.bio_lists.pop().unwrap_or_default();
+        bios.reserve((max / bio.bytes.max(512) as u64).clamp(1, 256) as usize);
+        bios.push(bio_id);
+        let rq = ReqId(self.reqs.insert(Request {
+            dev,
+            write: bio.write,
+            sector: bio.sector,
+            bytes: bio.bytes as u64,
+            bios,
+            nr_bios: 1,
+            alloc_at: now,
+            tag,
+            submitter: tid,
+            sync: self.ios.get(bio.io.0).sync,
+            clone_of: None,
+            nr_clone_bios: 0,
+        }));
+        self.devs[di].stats.start(now);
+        self.emit(dev, Action::G, bio.write, bio.sector, bio.bytes, tid, rq.0, bio_id.0);
+        if self.plugging {
+            if !self.plug.iter().any(|r| self.reqs.get(r.0).dev == dev) {
+                self.emit(dev, Action::P, bio.write, bio.sector, 0, tid, rq.0, 0);
+            }
+            self.plug.push(rq);
+        } else {
+            let owner = self.owner(rq);
+            self.devs[di].queue.elevator.add(rq, bio.write, bio.sector, sector_end, now, owner);
+            self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
+            self.run_queue(dev);
+        }
+        Ok(())
+    }
+
+    /// `get_request` (2.6): the allocation that fills the pool marks it full and makes its
+    /// process a batcher; while full, only batchers allocate, and never past 3/2 of
+    /// nr_requests. Everyone else sleeps in get_request_wait.
+    pub(crate) fn get_request(&mut self, dev: DevId, bio_id: BioId, tid: ThreadId) -> Result<(), Wait> {
+        let now = self.now();
+        let bio = *self.bios.get(bio_id.0);
+        let q = &mut self.devs[dev.idx()].queue;
+        let dir = bio.write as usize;
+        let th = &mut self.threads[tid.idx()];
+        let mut refuse = q.draining;
+        if q.pool_count[dir] + 1 >= q.nr_requests {
+            if !q.full[dir] {
+                th.set_batching(now);
+                q.full[dir] = true;
+            } else if !th.is_batching(now) {
+                refuse = true;
+            }
+        }
+        if refuse || q.pool_count[dir] >= 3 * q.nr_requests / 2 {
+            q.waiters[dir].push_back(tid);
+            self.emit(dev, Action::S, bio.write, bio.sector, bio.bytes, tid, bio_id.0, 0);
+            return Err(Wait::GetRequest { dev, write: bio.write });
+        }
+        if th.is_batching(now) {
+            th.batch_left -= 1;
+        }
+        q.pool_count[dir] += 1;
+        if q.pool_count[dir] >= q.congestion_on() {
+            q.congested[dir] = true;
+        }
+        assert!(q.pool_count[dir] <= 3 * q.nr_requests / 2, "request pool over 3/2 nr_requests");
+        Ok(())
+    }
+
+    /// `blk_finish_plug`: the step's requests go into their elevators in the order they were
+    /// made, then each queue they went to is unplugged and run.
+    pub(crate) fn flush_plug(&mut self, tid: ThreadId) {
+        if self.plug.is_empty() {
+            return;
+        }
+        let now = self.now();
+        let mut plug = std::mem::take(&mut self.plug);
+        // A scratch list kept between calls: a flush per step must not allocate.
+        let mut devs = std::mem::take(&mut self.plug_devs);
+        for &rq in &plug {
+            let r = self.reqs.get(rq.0);
+            let (dev, write, sector, bytes) = (r.dev, r.write, r.sector, r.bytes);
+            let owner = self.owner(rq);
+            self.devs[dev.idx()].queue.elevator.add(rq, write, sector, sector + bytes / 512, now, owner);
+            self.emit(dev, Action::I, write, sector, bytes as u32, tid, rq.0, 0);
+            if !devs.contains(&dev) {
+                devs.push(dev);
+            }
+        }
+        // blkparse prints how many requests each unplug let go.
+        let unplugged: Vec<u32> = if self.trace.enabled() {
+            devs.iter().map(|&dev| plug.iter().filter(|r| self.reqs.get(r.0).dev == dev).count() as u32).collect()
+        } else {
+            Vec::new()
+        };
+        plug.clear();
+        self.plug = plug;
+        for (i, &dev) in devs.iter().enumerate() {
+            self.emit(dev, Action::U, false, 0, 0, tid, 0, unplugged.get(i).copied().unwrap_or(0));
+            self.run_queue(dev);
+        }
+        devs.clear();
+        self.plug_devs = devs;
+    }
+
+    /// The queue's request_fn (`scsi_request_fn`): dispatch while the device has tags and the
+    /// host has room; a device stopped by a busy host joins the host's starved list.
+    pub(crate) fn run_queue(&mut self, dev: DevId) {
+        match self.devs[dev.idx()].kind {
+            DevKind::Sd { .. } => self.scsi_request_fn(dev),
+            DevKind::DmMpath { .. } => self.dm_request_fn(dev),
+            // Bio-based: md and dm-linear have no request queue to run.
+            DevKind::Md { .. } | DevKind::DmLinear { .. } => {}
+        }
+        // cfq idling: run the queue again when the idle window closes (one timer per queue,
+        // as `cfqd->idle_slice_timer`; one armed for an earlier window re-arms when it fires).
+        if let Some(t) = self.devs[dev.idx()].queue.elevator.idle_until() {
+            if self.elv_timer[dev.idx()].is_none() && t > self.now() {
+                self.elv_timer[dev.idx()] = Some(t);
+                self.events.schedule(t, Event::ElevatorTimer { dev });
+            }
+        }
+    }
+
+    /// `freed_request`: give a request's slot back to its pool and wake one waiter.
+    pub(crate) fn freed_request(&mut self, dev: DevId, write: bool) {
+        let q = &mut self.devs[dev.idx()].queue;
+        let dir = write as usize;
+        q.pool_count[dir] -= 1;
+        // clear_queue_congested: below the off threshold, and it wakes blk_congestion_wait.
+        if q.pool_count[dir] < q.congestion_off() {
+            q.congested[dir] = false;
+            if write {
+                for t in std::mem::take(&mut self.congestion_waiters) {
+                    self.threads[t.idx()].congestion_until = None;
+                    self.wake(t, Step::FlushWork);
+                }
+            }
+        }
+        let q = &mut self.devs[dev.idx()].queue;
+        if q.draining && q.pool_count.iter().all(|&c| c <= q.nr_requests) {
+            q.draining = false;
+        }
+        // __freed_request: below nr_requests again, the queue is no longer full; wake one sleeper.
+        if q.pool_count[dir] < q.nr_requests {
+            q.full[dir] = false;
+            if let Some(w) = q.waiters[dir].pop_front() {
+                self.wake(w, Step::RetryGetRequest);
+            }
+        }
+    }
+
+    /// `blk_run_queue_async`: queue the device's run on this CPU's kblockd worker (once).
+    /// It cancels an armed `blk_delay_queue` timer first (`__cancel_delayed_work`): the run
+    /// happens now, not when the timer would have fired.
+    pub(crate) fn run_queue_async(&mut self, dev: DevId, cpu: CoreId) {
+        self.delay_armed[dev.idx()] = None;
+        if self.run_queued[dev.idx()] {
+            return;
+        }
+        self.run_queued[dev.idx()] = true;
+        self.kblockd_queue_work(dev, cpu);
+    }
+
+    /// `blk_delay_queue(q, SCSI_QUEUE_DELAY)`: run the queue from kblockd after a delay, on the
+    /// same `delay_work` as `blk_run_queue_async`: nothing happens if that work is pending
+    /// (its timer armed, or queued on kblockd).
+    pub(crate) fn delay_queue(&mut self, dev: DevId) {
+        if self.run_queued[dev.idx()] || self.delay_armed[dev.idx()].is_some() {
+            return;
+        }
+        let due = self.now() + SCSI_QUEUE_DELAY_NS;
+        self.delay_armed[dev.idx()] = Some((due, CoreId(self.cur_cpu)));
+        if !self.delay_event[dev.idx()] {
+            self.delay_event[dev.idx()] = true;
+            self.events.schedule(due, Event::DelayWork { dev });
+        }
+    }
+
+    /// A completed request's bio list goes back for the next request to reuse (allocating
+    /// one per request was a few percent of the run time); at most `BIO_LISTS_KEPT` wait.
+    pub(crate) fn recycle_bio_list(&mut self, mut bios: Vec<BioId>) {
+        const BIO_LISTS_KEPT: usize = 1024;
+        if self.bio_lists.len() < BIO_LISTS_KEPT {
+            bios.clear();
+            self.bio_lists.push(bios);
+        }
+    }
+
+    /// Whose I/O a request is, for cfq: its submitter, and whether it is synchronous
+    /// (`rq_is_sync`: reads, O_DIRECT and fsync writes; writeback of dirty pages is not).
+    pub(crate) fn owner(&self, rq: ReqId) -> Owner {
+        Self::owner_of(self.reqs.get(rq.0))
+    }
+
+    pub(crate) fn owner_of(r: &Request) -> Owner {
+        Owner { id: r.submitter.0, sync: !r.write || r.sync }
+    }
+}

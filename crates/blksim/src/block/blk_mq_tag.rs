@@ -1,0 +1,94 @@
+//! blk-mq's tag wait (3.18-4.0 `block/blk-mq-tag.c`): the rule by which a task sleeping in
+//! `bt_get` for a tag is woken. The tags themselves are the queue's `TagMap`.
+//!
+//! - 8 wait queues (`BT_WAIT_QUEUES`); a sleeper goes on queue `wait_index`, which then moves on.
+//! - Each freed tag is charged to the first non-empty wait queue at or after `wake_index`;
+//!   when that queue has been charged `wake_cnt = min(8, max(1, depth / 8))` frees, all of its
+//!   sleepers are woken and `wake_index` moves on. A free while nobody sleeps is not credited.
+
+use crate::engine::ids::ThreadId;
+use std::collections::VecDeque;
+
+pub const BT_WAIT_QUEUES: usize = 8;
+
+#[derive(Debug, Default, Clone)]
+struct BtWaitState {
+    wait_cnt: u32,
+    waiters: VecDeque<ThreadId>,
+}
+
+#[derive(Debug, Clone)]
+pub struct TagWait {
+    bs: Vec<BtWaitState>,
+    wake_cnt: u32,
+    wait_index: usize,
+    wake_index: usize,
+}
+
+impl TagWait {
+    pub fn new(depth: u32) -> TagWait {
+        let wake_cnt = (depth / BT_WAIT_QUEUES as u32).clamp(1, BT_WAIT_QUEUES as u32);
+        TagWait {
+            bs: vec![BtWaitState { wait_cnt: wake_cnt, waiters: VecDeque::new() }; BT_WAIT_QUEUES],
+            wake_cnt,
+            wait_index: 0,
+            wake_index: 0,
+        }
+    }
+
+    pub fn wake_cnt(&self) -> u32 {
+        self.wake_cnt
+    }
+
+    /// `bt_wait_ptr` + `prepare_to_wait`: `tid` sleeps on the next wait queue.
+    pub fn sleep(&mut self, tid: ThreadId) {
+        self.bs[self.wait_index].waiters.push_back(tid);
+        self.wait_index = (self.wait_index + 1) % BT_WAIT_QUEUES;
+    }
+
+    /// `bt_clear_tag`'s wakeup part: charge one free; returns the sleepers it wakes.
+    pub fn tag_freed(&mut self) -> Vec<ThreadId> {
+        let Some(i) = (0..BT_WAIT_QUEUES).map(|k| (self.wake_index + k) % BT_WAIT_QUEUES).find(|&i| !self.bs[i].waiters.is_empty()) else {
+            return Vec::new();
+        };
+        self.wake_index = i;
+        let bs = &mut self.bs[i];
+        bs.wait_cnt -= 1;
+        if bs.wait_cnt > 0 {
+            return Vec::new();
+        }
+        bs.wait_cnt = self.wake_cnt;
+        self.wake_index = (i + 1) % BT_WAIT_QUEUES;
+        bs.waiters.drain(..).collect()
+    }
+
+    pub fn sleepers(&self) -> impl Iterator<Item = ThreadId> + '_ {
+        self.bs.iter().flat_map(|b| b.waiters.iter().copied())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sleeper_needs_wake_cnt_frees_after_it_slept() {
+        // depth 64: wake_cnt 8. Frees before anyone sleeps are not credited.
+        let mut w = TagWait::new(64);
+        assert_eq!(w.wake_cnt(), 8);
+        for _ in 0..20 {
+            assert!(w.tag_freed().is_empty());
+        }
+        w.sleep(ThreadId(7));
+        for _ in 0..7 {
+            assert!(w.tag_freed().is_empty());
+        }
+        assert_eq!(w.tag_freed(), vec![ThreadId(7)]);
+        // A small tag set wakes on every free.
+        let mut small = TagWait::new(8);
+        small.sleep(ThreadId(1));
+        small.sleep(ThreadId(2));
+        assert_eq!(small.tag_freed(), vec![ThreadId(1)]);
+        assert_eq!(small.tag_freed(), vec![ThreadId(2)]);
+    }
+}

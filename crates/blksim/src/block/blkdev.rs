@@ -1,0 +1,124 @@
+//! `include/linux/blkdev.h` and `block/blk-settings.c`: the request, the request queue with its
+//! pool, limits and congestion thresholds, and the tag depth a leaf queue gets.
+
+use crate::block::{elevator_kind, Elevator, TagMap};
+use crate::engine::ids::{BioId, DevId, ReqId, ThreadId};
+use crate::engine::time::SimTime;
+use crate::scenario::Scenario;
+use std::collections::VecDeque;
+
+#[derive(Debug)]
+pub struct Request {
+    pub dev: DevId,
+    pub write: bool,
+    pub sector: u64,
+    pub bytes: u64,
+    pub bios: Vec<BioId>,
+    /// How many bios it holds (a run in `bios` counts as its `pages`).
+    pub nr_bios: u32,
+    /// `rq->start_time`: diskstats count a request in flight from allocation.
+    pub alloc_at: SimTime,
+    pub tag: Option<u16>,
+    pub submitter: ThreadId,
+    /// `REQ_SYNC` (from its first bio's I/O): cfq keeps synchronous requests in the
+    /// submitter's own queue and asynchronous ones in the shared async queue.
+    pub sync: bool,
+    /// A clone made by request-based dm (`blk_rq_prep_clone`): the original request on the dm
+    /// device. A clone carries one clone bio per original bio; they are not separate `Bio`s
+    /// because they are freed with the clone (`nr_clone_bios` counts them).
+    pub clone_of: Option<ReqId>,
+    pub nr_clone_bios: u32,
+}
+
+/// A request queue: pool, elevator and tags, with the queue limits.
+#[derive(Debug)]
+pub struct RequestQueue {
+    pub nr_requests: u32,
+    pub max_sectors_bytes: u64,
+    pub max_segments: u32,
+    /// Requests allocated per direction (`rl->count[READ|WRITE]`).
+    pub pool_count: [u32; 2],
+    /// Set when a live write lowered `nr_requests` below what is allocated: the pool may hold
+    /// more than `nr_requests` until it drains (as in the kernel); no allocation happens then.
+    pub draining: bool,
+    /// `blk_queue_full` per direction: set when an allocation fills the pool, cleared when a
+    /// freed request brings it back below `nr_requests`.
+    pub full: [bool; 2],
+    /// The backing device's congestion bit per direction: set when an allocation reaches
+    /// `congestion_on()`, cleared when a free brings the count below `congestion_off()`.
+    pub congested: [bool; 2],
+    /// Threads sleeping in `get_request_wait`, per direction, in FIFO order.
+    pub waiters: [VecDeque<ThreadId>; 2],
+    pub elevator: Elevator,
+    pub tags: TagMap,
+    /// blk-mq (`none`, `mq-deadline`): a request is a tag, allocated at submission; who waits
+    /// for one sleeps in `bt_get` by these rules. None: the legacy request pool.
+    pub mq: Option<crate::block::blk_mq_tag::TagWait>,
+}
+
+impl RequestQueue {
+    /// The most a request (or a bio built for this queue) may carry: `max_sectors_kb`, and
+    /// `max_segments` page-sized segments (page-cache and user pages are not contiguous).
+    pub fn max_request_bytes(&self) -> u64 {
+        self.max_sectors_bytes.min(self.max_segments as u64 * 4096)
+    }
+
+    /// `queue_congestion_on_threshold`: nr − nr/8 + 1, at most nr (`blk_queue_congestion_threshold`).
+    pub fn congestion_on(&self) -> u32 {
+        (self.nr_requests - self.nr_requests / 8 + 1).min(self.nr_requests)
+    }
+
+    /// `queue_congestion_off_threshold`: nr − nr/8 − 1, at least 1 (2.6.2-2.6.6; later kernels
+    /// also subtract nr/16).
+    pub fn congestion_off(&self) -> u32 {
+        (self.nr_requests - self.nr_requests / 8).saturating_sub(1).max(1)
+    }
+
+    pub(crate) fn new(s: &Scenario, max_sectors_kb: u32, depth: u32) -> RequestQueue {
+        RequestQueue {
+            nr_requests: s.queue.nr_requests,
+            max_sectors_bytes: max_sectors_kb as u64 * 1024,
+            max_segments: s.queue.max_segments,
+            pool_count: [0, 0],
+            draining: false,
+            full: [false, false],
+            congested: [false, false],
+            waiters: Default::default(),
+            elevator: Elevator::new(elevator_kind(s.queue.scheduler)),
+            tags: TagMap::new(depth),
+            mq: None,
+        }
+    }
+}
+
+/// The tag depth a leaf queue gets: `queue_depth`, capped at 2 × `nr_requests` by
+/// `init_tag_map` when the driver uses the generic block tagging (legacy queues only).
+pub fn tag_depth(s: &Scenario) -> u32 {
+    if s.queue.generic_tagging && !is_mq(s.queue.scheduler) {
+        s.queue.depth.min(2 * s.queue.nr_requests)
+    } else {
+        s.queue.depth
+    }
+}
+
+/// Whether leaf queues run blk-mq: its schedulers are `none` and `mq-deadline`.
+pub fn is_mq(s: crate::scenario::Scheduler) -> bool {
+    matches!(s, crate::scenario::Scheduler::None | crate::scenario::Scheduler::MqDeadline)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn init_tag_map_caps_the_depth_at_twice_nr_requests_for_generic_tagging_only() {
+        let mut s = Scenario::default();
+        s.queue.depth = 254;
+        s.queue.nr_requests = 64;
+        assert_eq!(tag_depth(&s), 254);
+        s.queue.generic_tagging = true;
+        assert_eq!(tag_depth(&s), 128);
+        s.queue.nr_requests = 512;
+        assert_eq!(tag_depth(&s), 254, "it caps, it never raises");
+    }
+}

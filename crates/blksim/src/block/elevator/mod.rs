@@ -1,0 +1,365 @@
+//! `block/elevator.c`: the elevator's common part (merge candidates by sector, the FIFO of
+//! waiting requests, insert, requeue, dispatch). noop is this FIFO itself; deadline and cfq
+//! add their own order in `deadline.rs` and `cfq.rs`.
+
+pub mod cfq;
+pub mod deadline;
+
+use crate::calib::{CFQ_FIFO_EXPIRE_ASYNC_NS, CFQ_FIFO_EXPIRE_SYNC_NS, DEADLINE_READ_EXPIRE_NS, DEADLINE_WRITE_EXPIRE_NS};
+use crate::engine::ids::{ReqId, SortedMap};
+use crate::engine::time::SimTime;
+use cfq::{cfq_key, Cfq};
+use std::collections::VecDeque;
+
+/// Which elevator a queue runs. `none` and `mq-deadline` (blk-mq) run as noop and deadline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElevatorKind {
+    Noop,
+    Deadline,
+    Cfq,
+}
+
+/// Whose I/O a request is, for cfq: the submitting process, and whether it is synchronous
+/// (reads and direct writes; writeback is asynchronous and shares one queue).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Owner {
+    pub id: u32,
+    pub sync: bool,
+}
+
+/// Waiting requests in arrival order, with their FIFO deadlines. Taking one out of the middle
+/// (deadline and cfq dispatch in sector order) leaves a stale entry behind instead of shifting
+/// the rest: an entry is live while the elevator still holds its request under the same
+/// insertion number. Stale entries are dropped when they reach the front, and the list is
+/// compacted when they outnumber the live ones, so its length stays within 2 × live + 64.
+#[derive(Debug, Default)]
+struct Fifo {
+    items: VecDeque<(ReqId, SimTime, u64)>,
+    live: usize,
+}
+
+impl Fifo {
+    fn push_back(&mut self, rq: ReqId, deadline: SimTime, seq: u64) {
+        self.items.push_back((rq, deadline, seq));
+        self.live += 1;
+    }
+
+    /// `blk_requeue_request`: the entry just pushed goes to the front with a new deadline.
+    fn back_to_front(&mut self, now: SimTime) {
+        let (rq, _, seq) = self.items.pop_back().expect("just added");
+        self.items.push_front((rq, now, seq));
+    }
+
+    /// One of its requests left; `live` says which entries still stand for a waiting request.
+    fn removed(&mut self, live: impl Fn(ReqId, u64) -> bool) {
+        self.live -= 1;
+        while let Some(&(rq, _, seq)) = self.items.front() {
+            if live(rq, seq) {
+                break;
+            }
+            self.items.pop_front();
+        }
+        if self.items.len() > 2 * self.live + 64 {
+            self.items.retain(|&(rq, _, seq)| live(rq, seq));
+        }
+        assert!(self.items.len() <= 2 * self.live + 64 + 1, "elevator fifo over its bound");
+    }
+
+    /// The oldest waiting request (the front is never stale).
+    fn front(&self) -> Option<(ReqId, SimTime)> {
+        self.items.front().map(|&(rq, t, _)| (rq, t))
+    }
+
+    fn iter<'a>(&'a self, live: impl Fn(ReqId, u64) -> bool + 'a) -> impl Iterator<Item = (ReqId, SimTime)> + 'a {
+        self.items.iter().filter(move |&&(rq, _, seq)| live(rq, seq)).map(|&(rq, t, _)| (rq, t))
+    }
+}
+
+/// A waiting request as the elevator holds it.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    write: bool,
+    start: u64,
+    end: u64,
+    owner: Owner,
+    /// Its insertion number, which tells its FIFO entries from stale ones.
+    seq: u64,
+}
+
+fn is_live(entries: &SortedMap<ReqId, Entry>, rq: ReqId, seq: u64) -> bool {
+    entries.get(&rq).is_some_and(|e| e.seq == seq)
+}
+
+/// The elevator: noop (FIFO) or deadline (2.6 `deadline-iosched.c`: per-direction sector order
+/// and FIFO expiry, batches of `fifo_batch`, reads preferred unless writes starved twice).
+/// Back- and front-merge candidates are found by sector, as the elevator hash and rb-tree do.
+#[derive(Debug)]
+pub struct Elevator {
+    kind: ElevatorKind,
+    /// Every waiting request in insertion order (noop's dispatch order), with its deadline.
+    fifo: Fifo,
+    by_end: SortedMap<(bool, u64), ReqId>,
+    by_start: SortedMap<(bool, u64), ReqId>,
+    /// Every waiting request: its extent, owner and insertion number.
+    entries: SortedMap<ReqId, Entry>,
+    next_seq: u64,
+    /// deadline: per direction, the waiting requests in sector order (kept by deadline only).
+    sorted: [SortedMap<(u64, ReqId), ()>; 2],
+    /// deadline: the direction and end sector of the last dispatch, and the batch so far.
+    last: Option<(bool, u64)>,
+    batch: u32,
+    writes_starved: u32,
+    cfq: Cfq,
+}
+
+impl Default for Elevator {
+    fn default() -> Self {
+        Elevator::new(ElevatorKind::Noop)
+    }
+}
+
+impl Elevator {
+    pub fn new(kind: ElevatorKind) -> Elevator {
+        Elevator {
+            kind,
+            fifo: Fifo::default(),
+            by_end: SortedMap::default(),
+            by_start: SortedMap::default(),
+            entries: SortedMap::default(),
+            next_seq: 0,
+            sorted: Default::default(),
+            last: None,
+            batch: 0,
+            writes_starved: 0,
+            cfq: Cfq::default(),
+        }
+    }
+
+    pub fn kind(&self) -> ElevatorKind {
+        self.kind
+    }
+
+    /// Switches the elevator (a write to `queue/scheduler`): the waiting requests move over in
+    /// their arrival order.
+    pub fn set_kind(&mut self, kind: ElevatorKind) {
+        type Waiting = (ReqId, SimTime, (bool, u64, u64), Owner);
+        let waiting: Vec<Waiting> = self
+            .iter_with_deadlines()
+            .map(|(rq, t)| {
+                let e = self.entries[&rq];
+                (rq, t, (e.write, e.start, e.end), e.owner)
+            })
+            .collect();
+        // cfq's accounting of requests already issued carries over (their completions come).
+        let issued: Vec<(u32, u32)> = self.cfq.queues.iter().map(|(&k, q)| (k, q.dispatched)).filter(|&(_, d)| d > 0).collect();
+        *self = Elevator::new(kind);
+        for (k, d) in issued {
+            self.cfq.queues.get_or_insert_default(k).dispatched = d;
+        }
+        for (rq, t, (write, start, end), owner) in waiting {
+            self.add_at(rq, write, start, end, t, true, owner, t);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.fifo.live
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.fifo.live == 0
+    }
+
+    /// When a request added at `now` expires: deadline's per-direction expiry, or cfq's
+    /// per-class FIFO expiry.
+    fn deadline_of(&self, write: bool, owner: Owner, now: SimTime) -> SimTime {
+        now + match (self.kind, owner.sync, write) {
+            (ElevatorKind::Cfq, true, _) => CFQ_FIFO_EXPIRE_SYNC_NS,
+            (ElevatorKind::Cfq, false, _) => CFQ_FIFO_EXPIRE_ASYNC_NS,
+            (_, _, true) => DEADLINE_WRITE_EXPIRE_NS,
+            (_, _, false) => DEADLINE_READ_EXPIRE_NS,
+        }
+    }
+
+    /// Inserts a request at `now` (its FIFO deadline follows from the direction and class).
+    pub fn add(&mut self, rq: ReqId, write: bool, start: u64, end: u64, now: SimTime, owner: Owner) {
+        let t = self.deadline_of(write, owner, now);
+        self.add_at(rq, write, start, end, t, true, owner, now);
+    }
+
+    /// Inserts a request that nothing may merge into (`REQ_NOMERGE`: a dm clone inserted with
+    /// `blk_insert_cloned_request`).
+    pub fn add_nomerge(&mut self, rq: ReqId, write: bool, start: u64, end: u64, now: SimTime, owner: Owner) {
+        let t = self.deadline_of(write, owner, now);
+        self.add_at(rq, write, start, end, t, false, owner, now);
+    }
+
+    /// `blk_requeue_request`: the request goes back to the front, to be dispatched next, and
+    /// takes no more merges.
+    pub fn requeue(&mut self, rq: ReqId, write: bool, start: u64, end: u64, now: SimTime, owner: Owner) {
+        self.add_nomerge(rq, write, start, end, now, owner);
+        self.fifo.back_to_front(now);
+        if self.kind == ElevatorKind::Cfq {
+            self.cfq.queues.get_mut(&cfq_key(owner)).expect("just added").fifo.back_to_front(now);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_at(&mut self, rq: ReqId, write: bool, start: u64, end: u64, deadline: SimTime, mergeable: bool, owner: Owner, now: SimTime) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.fifo.push_back(rq, deadline, seq);
+        if self.kind == ElevatorKind::Deadline {
+            self.sorted[write as usize].insert((start, rq), ());
+        }
+        let old = self.entries.insert(rq, Entry { write, start, end, owner, seq });
+        assert!(old.is_none(), "request added to the elevator twice");
+        if mergeable {
+            self.index(rq, write, start, end);
+        }
+        if self.kind == ElevatorKind::Cfq {
+            self.cfq_add(rq, start, deadline, seq, owner, now);
+        }
+    }
+
+    /// Makes a request a merge candidate by its two ends.
+    fn index(&mut self, rq: ReqId, write: bool, start: u64, end: u64) {
+        self.by_end.insert_if_absent((write, end), rq);
+        self.by_start.insert_if_absent((write, start), rq);
+    }
+
+    fn unindex(&mut self, rq: ReqId, write: bool, start: u64, end: u64) {
+        self.by_end.remove_if(&(write, end), |&r| r == rq);
+        self.by_start.remove_if(&(write, start), |&r| r == rq);
+    }
+
+    /// A waiting request that ends at `sector`, which a bio starting there can join at the back.
+    pub fn back_candidate(&self, write: bool, sector: u64) -> Option<ReqId> {
+        self.by_end.get(&(write, sector)).copied()
+    }
+
+    /// The lowest end in `lo..=hi` of a waiting request other than `except` that lies a whole
+    /// number of `step`s from `base` (where a later bio of a run would back-merge instead).
+    pub fn other_end_in(&self, write: bool, lo: u64, hi: u64, except: ReqId, step: u64, base: u64) -> Option<u64> {
+        if lo > hi {
+            return None;
+        }
+        self.by_end
+            .range((write, lo)..=(write, hi))
+            .find(|(&(_, end), &rq)| rq != except && (end - base) % step == 0)
+            .map(|(&(_, end), _)| end)
+    }
+
+    /// A waiting request that starts at `end`, which a bio ending there can join at the front.
+    pub fn front_candidate(&self, write: bool, end: u64) -> Option<ReqId> {
+        self.by_start.get(&(write, end)).copied()
+    }
+
+    /// A merge changed a waiting request's extent.
+    pub fn remerged(&mut self, rq: ReqId, write: bool, old: (u64, u64), new: (u64, u64)) {
+        self.unindex(rq, write, old.0, old.1);
+        let e = self.entries.get_mut(&rq).expect("request not in the elevator");
+        (e.start, e.end) = new;
+        let owner = e.owner;
+        if old.0 != new.0 && self.kind == ElevatorKind::Deadline {
+            self.sorted[write as usize].remove(&(old.0, rq));
+            self.sorted[write as usize].insert((new.0, rq), ());
+        }
+        self.index(rq, write, new.0, new.1);
+        if self.kind == ElevatorKind::Cfq && old.0 != new.0 {
+            self.cfq_remerged(rq, owner, old.0, new.0);
+        }
+    }
+
+    /// The request to dispatch next at `now`, without taking it (cfq may start or end a
+    /// queue's slice doing so).
+    pub fn next(&mut self, now: SimTime) -> Option<ReqId> {
+        match self.kind {
+            ElevatorKind::Noop => self.fifo.front().map(|(rq, _)| rq),
+            ElevatorKind::Deadline => self.deadline_next(now),
+            ElevatorKind::Cfq => self.cfq_next(now),
+        }
+    }
+
+    /// Takes `rq` (the one `next` chose) out for dispatch.
+    pub fn dispatched(&mut self, rq: ReqId) {
+        let Entry { write, start, end, owner, .. } = self.entries.remove(&rq).expect("dispatching a request not in the elevator");
+        let entries = &self.entries;
+        self.fifo.removed(|r, seq| is_live(entries, r, seq));
+        if self.kind == ElevatorKind::Cfq {
+            self.cfq_dispatched(rq, owner, start, end);
+        }
+        self.unindex(rq, write, start, end);
+        if self.kind == ElevatorKind::Deadline {
+            self.deadline_dispatched(rq, write, start, end);
+        }
+    }
+
+    /// Waiting requests in arrival order (for the UI).
+    pub fn iter(&self) -> impl Iterator<Item = ReqId> + '_ {
+        self.iter_with_deadlines().map(|(rq, _)| rq)
+    }
+
+    fn iter_with_deadlines(&self) -> impl Iterator<Item = (ReqId, SimTime)> + '_ {
+        let entries = &self.entries;
+        self.fifo.iter(move |rq, seq| is_live(entries, rq, seq))
+    }
+}
+
+/// The elevator a `queue/scheduler` name runs.
+pub fn elevator_kind(s: crate::scenario::Scheduler) -> ElevatorKind {
+    use crate::scenario::Scheduler;
+    match s {
+        Scheduler::Deadline | Scheduler::MqDeadline => ElevatorKind::Deadline,
+        Scheduler::Cfq => ElevatorKind::Cfq,
+        Scheduler::Noop | Scheduler::None => ElevatorKind::Noop,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const O: Owner = Owner { id: 1, sync: true };
+
+    #[test]
+    fn the_fifo_keeps_arrival_order_and_stays_bounded_when_taken_from_the_middle() {
+        // Deadline takes requests in sector order, so mostly from the middle of the FIFO; a
+        // request id comes back (the slab reuses it) while its stale entry is still there.
+        let mut e = Elevator::new(ElevatorKind::Deadline);
+        let t0 = SimTime::ZERO;
+        for i in 0..100u32 {
+            e.add(ReqId(i), false, 10_000 - 8 * i as u64, 10_008 - 8 * i as u64, t0, O);
+        }
+        for round in 0..1000u32 {
+            let rq = e.next(t0).unwrap();
+            e.dispatched(rq);
+            e.add(rq, false, 20_000 + 8 * round as u64, 20_008 + 8 * round as u64, t0, O);
+            assert_eq!(e.len(), 100);
+            assert!(e.fifo.items.len() <= 2 * 100 + 64 + 1, "{} entries for 100 requests", e.fifo.items.len());
+        }
+        // What iter() lists is every waiting request once, oldest first.
+        let listed: Vec<ReqId> = e.iter().collect();
+        let mut sorted = listed.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), 100);
+        let seqs: Vec<u64> = listed.iter().map(|rq| e.entries[rq].seq).collect();
+        assert!(seqs.windows(2).all(|w| w[0] < w[1]), "arrival order");
+    }
+
+    #[test]
+    fn the_elevator_finds_back_and_front_merge_candidates() {
+        let mut e = Elevator::default();
+        e.add(ReqId(1), false, 100, 108, SimTime::ZERO, O);
+        assert_eq!(e.back_candidate(false, 108), Some(ReqId(1)));
+        assert_eq!(e.back_candidate(true, 108), None);
+        assert_eq!(e.front_candidate(false, 100), Some(ReqId(1)));
+        e.remerged(ReqId(1), false, (100, 108), (100, 116));
+        assert_eq!(e.back_candidate(false, 108), None);
+        assert_eq!(e.back_candidate(false, 116), Some(ReqId(1)));
+        assert_eq!(e.next(SimTime::ZERO), Some(ReqId(1)));
+        e.dispatched(ReqId(1));
+        assert!(e.is_empty());
+        assert_eq!(e.back_candidate(false, 116), None);
+    }
+}

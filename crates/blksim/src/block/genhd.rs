@@ -1,0 +1,134 @@
+//! `block/genhd.c`: the block devices iostat lists (sd, dm-N, mdN), what is behind each, and
+//! its capacity.
+
+use crate::block::{is_mq, tag_depth, RequestQueue};
+use crate::drivers::scsi::sd::{sd_major_minor, sd_name};
+use crate::hw::Disk;
+
+use crate::engine::ids::{DevId, DiskId, HostId};
+use crate::scenario::Scenario;
+use crate::tools::stats::DiskStats;
+
+/// What is behind a block device: a disk on a SCSI host, or a stacking driver that maps onto
+/// lower block devices.
+#[derive(Debug, Clone)]
+pub enum DevKind {
+    /// An `sd` disk: its device model and the HBA it hangs off.
+    Sd { disk: DiskId, host: HostId },
+    /// Request-based dm-multipath (`dm-N`): requests are cloned onto the active path.
+    DmMpath { paths: Vec<DevId> },
+    /// md RAID5 (`mdN`): bio-based, over its member devices.
+    Md { members: Vec<DevId> },
+    /// LVM2's dm-linear (`dm-N`): bio-based, each bio remapped onto `lower` past the physical
+    /// volume's metadata, in the submitter's context (`__map_bio` → `generic_make_request`).
+    DmLinear { lower: DevId },
+}
+
+/// Where LVM2 puts the first physical extent by default (`pe_start`, 192 KiB).
+pub const LVM_PE_START_SECTORS: u64 = 384;
+
+/// A block device in iostat's list.
+#[derive(Debug)]
+pub struct BlockDev {
+    pub name: String,
+    pub major: u32,
+    pub minor: u32,
+    pub kind: DevKind,
+    pub queue: RequestQueue,
+    pub stats: DiskStats,
+}
+
+/// The major number the kernel gives device-mapper dynamically; 253 on most systems.
+pub const DM_MAJOR: u32 = 253;
+/// md's major (Documentation/devices.txt).
+pub const MD_MAJOR: u32 = 9;
+
+impl BlockDev {
+    pub fn leaf(index: u32, disk: DiskId, host: HostId, s: &Scenario) -> BlockDev {
+        let (major, minor) = sd_major_minor(index);
+        BlockDev {
+            name: sd_name(index),
+            major,
+            minor,
+            kind: DevKind::Sd { disk, host },
+            queue: RequestQueue {
+                mq: is_mq(s.queue.scheduler).then(|| crate::block::blk_mq_tag::TagWait::new(s.queue.depth)),
+                ..RequestQueue::new(s, s.disk.max_sectors_kb, tag_depth(s))
+            },
+            stats: DiskStats::default(),
+        }
+    }
+
+    /// `dm-N`: a request-based multipath device over `paths`, with its own request queue and
+    /// elevator (no tags: its "driver" is the map to the lower queue).
+    pub fn dm_mpath(index: u32, paths: Vec<DevId>, s: &Scenario) -> BlockDev {
+        BlockDev {
+            name: format!("dm-{index}"),
+            major: DM_MAJOR,
+            minor: index,
+            kind: DevKind::DmMpath { paths },
+            queue: RequestQueue::new(s, s.dm.max_sectors_kb, 0),
+            stats: DiskStats::default(),
+        }
+    }
+
+    /// `dm-N`: an LVM2 logical volume on `lower` (dm-linear). Bio-based: no request pool.
+    pub fn dm_linear(index: u32, lower: DevId, s: &Scenario) -> BlockDev {
+        BlockDev {
+            name: format!("dm-{index}"),
+            major: DM_MAJOR,
+            minor: index,
+            kind: DevKind::DmLinear { lower },
+            queue: RequestQueue::new(s, s.disk.max_sectors_kb, 0),
+            stats: DiskStats::default(),
+        }
+    }
+
+    /// Bio-based devices (md, dm-linear) count bios in diskstats, not requests.
+    pub fn is_bio_based(&self) -> bool {
+        matches!(self.kind, DevKind::Md { .. } | DevKind::DmLinear { .. })
+    }
+
+    /// `mdN`: md RAID5 over `members`. Bio-based: it has no request pool or elevator of its own;
+    /// its queue limit is the chunk (2.6.20 `blk_queue_max_sectors(mddev->queue, chunk)`).
+    pub fn md(index: u32, members: Vec<DevId>, s: &Scenario) -> BlockDev {
+        BlockDev {
+            name: format!("md{index}"),
+            major: MD_MAJOR,
+            minor: index,
+            kind: DevKind::Md { members },
+            queue: RequestQueue::new(s, s.md.chunk_kb, 0),
+            stats: DiskStats::default(),
+        }
+    }
+
+    /// A disk at the bottom of the stack (the fairness index is over these).
+    pub fn is_leaf(&self) -> bool {
+        matches!(self.kind, DevKind::Sd { .. })
+    }
+
+    /// The disk and host of an `sd` device. Panics for a stacking device: only leaf queues
+    /// dispatch to hardware.
+    pub fn sd(&self) -> (DiskId, HostId) {
+        match self.kind {
+            DevKind::Sd { disk, host } => (disk, host),
+            _ => panic!("{} is not a SCSI disk", self.name),
+        }
+    }
+}
+
+/// A device's size: a disk's capacity, a path's for dm-multipath, (n - 1) members' for RAID5.
+pub(crate) fn dev_capacity_sectors(devs: &[BlockDev], disks: &[Disk], dev: DevId, s: &crate::scenario::Scenario) -> u64 {
+    match &devs[dev.idx()].kind {
+        DevKind::Sd { disk, .. } => disks[disk.idx()].capacity_sectors(),
+        DevKind::DmMpath { paths } => dev_capacity_sectors(devs, disks, paths[0], s),
+        DevKind::DmLinear { lower } => dev_capacity_sectors(devs, disks, *lower, s) - crate::block::LVM_PE_START_SECTORS,
+        DevKind::Md { members } => {
+            let chunk = s.md.chunk_kb as u64 * 2;
+            let whole = members.iter().map(|&m| dev_capacity_sectors(devs, disks, m, s)).min().unwrap_or(0);
+            let used = if s.md.component_size_kb > 0 { (s.md.component_size_kb * 2).min(whole) } else { whole };
+            let member = used / chunk * chunk;
+            member * (members.len() as u64 - 1)
+        }
+    }
+}

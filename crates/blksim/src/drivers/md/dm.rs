@@ -1,0 +1,163 @@
+//! `drivers/md/dm.c`, request-based (2.6.31+): `dm_request_fn`, clones and their completion;
+//! over blk-mq (4.0), the `kdmwork` thread's `map_tio_request`.
+
+use crate::block::Request;
+use crate::engine::ids::*;
+use crate::engine::{Next, Sim};
+use crate::kernel::sched::{Step, ThreadKind, Wait};
+use crate::tools::trace::Action;
+
+impl Sim {
+    /// `dm_request_fn` (2.6.31+, cec47e3d): while the path is not busy, take the next request
+    /// off the dm elevator, clone it (one clone bio per original bio) and insert the clone into
+    /// the path's queue (`blk_insert_cloned_request`), then run that queue. A busy path leaves
+    /// the requests in the dm elevator, where later bios still merge into them; a clone's
+    /// completion runs the dm queue again.
+    pub(crate) fn dm_request_fn(&mut self, dev: DevId) {
+        let now = self.now();
+        let di = dev.idx();
+        if self.kdm[di].is_some() {
+            // Over blk-mq (4.0): no busy check (blk-mq has no lld_busy); every request is
+            // handed to the device's kdmwork thread, which maps it.
+            while let Some(rq) = self.devs[di].queue.elevator.next(now) {
+                self.devs[di].queue.elevator.dispatched(rq);
+                let r = self.reqs.get(rq.0);
+                let (write, sector, bytes) = (r.write, r.sector, r.bytes);
+                let ctx = self.context();
+                self.emit(dev, Action::D, write, sector, bytes as u32, ctx, rq.0, 0);
+                self.kdm[di].as_mut().expect("checked").1.push_back(rq);
+            }
+            let worker = self.kdm[di].as_ref().expect("checked").0;
+            if !self.kdm[di].as_ref().expect("checked").1.is_empty() && self.threads[worker.idx()].is_idle_kthread() {
+                self.wake(worker, Step::KdmWork);
+            }
+            return;
+        }
+        while let Some(rq) = self.devs[di].queue.elevator.next(now) {
+            // multipath_busy: busy only when every usable path is; then the selector's choice.
+            let Some(path) = self.select_path(dev, true) else { break };
+            self.devs[di].queue.elevator.dispatched(rq);
+            let r = self.reqs.get(rq.0);
+            let (write, sector, bytes) = (r.write, r.sector, r.bytes);
+            let ctx = self.context();
+            self.emit(dev, Action::D, write, sector, bytes as u32, ctx, rq.0, 0);
+            self.insert_clone(rq, path, None, ctx);
+            self.run_queue(path);
+        }
+    }
+
+    /// `blk_rq_prep_clone` + `blk_insert_cloned_request`: a clone of the dm request `rq` (one
+    /// clone bio per bio) goes into `path`'s queue, with a tag already if blk-mq gave it one.
+    /// `by` is the thread doing it, for the trace.
+    pub(crate) fn insert_clone(&mut self, rq: ReqId, path: DevId, tag: Option<u16>, by: ThreadId) -> ReqId {
+        let now = self.now();
+        let r = self.reqs.get(rq.0);
+        let (write, sector, bytes, submitter, nbios, sync) = (r.write, r.sector, r.bytes, r.submitter, r.nr_bios, r.sync);
+        let clone = ReqId(self.reqs.insert(Request {
+            dev: path,
+            write,
+            sector,
+            bytes,
+            bios: Vec::new(),
+            nr_bios: 0,
+            alloc_at: now,
+            tag,
+            submitter,
+            sync,
+            clone_of: Some(rq),
+            nr_clone_bios: nbios,
+        }));
+        self.totals.clones_made += 1;
+        self.totals.clone_bios_made += nbios as u64;
+        self.devs[path.idx()].stats.start(now);
+        let from = Some((self.reqs.get(rq.0).dev, sector));
+        self.emit_from(path, Action::A, write, sector, bytes as u32, by, clone.0, rq.0, from);
+        let owner = self.owner(clone);
+        self.devs[path.idx()].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now, owner);
+        self.emit(path, Action::I, write, sector, bytes as u32, by, clone.0, 0);
+        clone
+    }
+
+    /// The original request of a finished clone completes: its bios end, its slot goes back to
+    /// the dm device's pool, and the dm queue runs again (`rq_completed` → `blk_run_queue`).
+    pub(crate) fn dm_end_request(&mut self, rq: ReqId) {
+        let now = self.now();
+        let r = self.reqs.remove(rq.0);
+        let dev = r.dev;
+        let ctx = self.context();
+        self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, ctx, rq.0, 0);
+        self.devs[dev.idx()].stats.done(now, r.write, r.bytes / 512, now - r.alloc_at);
+        self.totals.requests_completed += 1;
+        let owner = Self::owner_of(&r);
+        self.devs[dev.idx()].queue.elevator.completed(owner, now);
+        for &bio in &r.bios {
+            self.end_bio(bio);
+        }
+        self.recycle_bio_list(r.bios);
+        self.freed_request(dev, r.write);
+        self.run_queue(dev);
+    }
+
+    /// `map_tio_request` on the `kdmwork` thread: clone the next request onto the path, the way
+    /// `dm.clone_alloc` says, and insert the clone (`blk_insert_cloned_request`, which runs the
+    /// blk-mq queue asynchronously, through kblockd).
+    /// - `sleep` (e5863d9a): `blk_get_request(GFP_KERNEL)` on the path. With no free tag,
+    ///   `blk_mq_alloc_request` runs the hardware queue once and tries again, then sleeps in
+    ///   `bt_get`; woken, it only tries again (3.18-4.0-rc: no run inside the loop), and sleeps
+    ///   again. Every other dm request waits behind it.
+    /// - `mempool`: a clone from dm's own pool; the path's tag is taken at dispatch.
+    /// - `nowait` (the fix): `GFP_ATOMIC`; with no tag, `DM_MAPIO_REQUEUE`: the original goes
+    ///   back to the front of the dm queue, run again by the next clone's completion.
+    pub(crate) fn kdm_map(&mut self, tid: ThreadId, retry: bool) -> Next {
+        use crate::scenario::CloneAlloc;
+        let now = self.now();
+        let ThreadKind::KdmWork(dm) = self.threads[tid.idx()].kind else { unreachable!("not kdmwork") };
+        let Some(&rq) = self.kdm[dm.idx()].as_ref().expect("kdmwork has a queue").1.front() else { return Next::Idle };
+        let path = self.select_path(dm, false).expect("a dm device has a path");
+        let (write, sector, bytes) = {
+            let r = self.reqs.get(rq.0);
+            (r.write, r.sector, r.bytes)
+        };
+        let tag = match self.cfg.scenario.dm.clone_alloc {
+            CloneAlloc::Mempool => None,
+            CloneAlloc::Nowait => match self.devs[path.idx()].queue.tags.get() {
+                Some(t) => Some(t),
+                None => {
+                    self.kdm[dm.idx()].as_mut().expect("checked").1.pop_front();
+                    let owner = self.owner(rq);
+                    self.devs[dm.idx()].queue.elevator.requeue(rq, write, sector, sector + bytes / 512, now, owner);
+                    return self.kdm_next(dm);
+                }
+            },
+            CloneAlloc::Sleep => {
+                let mut t = self.devs[path.idx()].queue.tags.get();
+                if t.is_none() && !retry {
+                    // __blk_mq_run_hw_queue, then the sleeping attempt.
+                    self.run_queue(path);
+                    t = self.devs[path.idx()].queue.tags.get();
+                }
+                match t {
+                    Some(t) => Some(t),
+                    None => {
+                        self.devs[path.idx()].queue.mq.as_mut().expect("a blk-mq path").sleep(tid);
+                        self.emit(path, Action::S, write, sector, bytes as u32, tid, rq.0, 0);
+                        return Next::Sleep(Wait::Tag { dev: path });
+                    }
+                }
+            }
+        };
+        self.kdm[dm.idx()].as_mut().expect("checked").1.pop_front();
+        self.insert_clone(rq, path, tag, tid);
+        let cpu = self.threads[tid.idx()].home;
+        self.run_queue_async(path, cpu);
+        self.kdm_next(dm)
+    }
+
+    pub(crate) fn kdm_next(&self, dm: DevId) -> Next {
+        if self.kdm[dm.idx()].as_ref().expect("kdmwork has a queue").1.is_empty() {
+            Next::Idle
+        } else {
+            Next::Continue(Step::KdmWork)
+        }
+    }
+}

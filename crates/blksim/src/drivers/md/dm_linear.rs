@@ -1,0 +1,24 @@
+//! dm-linear (`drivers/md/dm-linear.c` with `dm.c`'s bio-based path, 2.6.x): an LVM2 logical
+//! volume remaps each bio onto its physical volume, in the submitter's context.
+
+use crate::block::LVM_PE_START_SECTORS;
+use crate::engine::ids::{BioId, DevId, ThreadId};
+use crate::engine::Sim;
+use crate::kernel::sched::Wait;
+
+impl Sim {
+    /// `dm_request` → `__map_bio` → `linear_map`: the clone goes to the lower device next, past
+    /// the physical volume's metadata, in this submitter's context (it may sleep there in
+    /// `get_request_wait`).
+    pub(crate) fn dm_linear_map(&mut self, bio_id: BioId, lower: DevId, tid: ThreadId) -> Result<(), Wait> {
+        let now = self.now();
+        let bio = *self.bios.get(bio_id.0);
+        self.devs[bio.dev.idx()].stats.start(now);
+        let b = self.bios.get_mut(bio_id.0);
+        b.mapped = bio.bytes;
+        b.started = now;
+        let id = self.child_bio(bio_id, lower, bio.sector + LVM_PE_START_SECTORS, bio.bytes, tid, false, bio.sector);
+        self.threads[tid.idx()].pending.push_front(id);
+        Ok(())
+    }
+}

@@ -1,0 +1,7 @@
+//! `drivers/md`: request-based dm and its multipath target, bio-based dm-linear (LVM2), and
+//! md RAID5.
+
+pub mod dm;
+pub mod dm_linear;
+pub mod dm_mpath;
+pub mod raid5;

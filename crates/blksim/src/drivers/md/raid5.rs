@@ -1,0 +1,556 @@
+//! md RAID5 (2.6.20-2.6.22 `drivers/md/raid5.c`): the geometry (left-symmetric parity), the
+//! aligned-read test, and the stripe cache with its `wait_for_stripe` hysteresis. Its code
+//! paths: `make_request`, `raid5d` (`handle_stripe`), and the member completions.
+
+use crate::block::Bio;
+use crate::calib::*;
+use crate::engine::ids::{BioId, DevId, ThreadId, *};
+use crate::engine::{Next, Sim};
+use crate::fio::job::{Io, IoOwner};
+use crate::kernel::sched::{Step, ThreadKind, Wait};
+use std::collections::{BTreeMap, VecDeque};
+
+/// `STRIPE_SECTORS`: a stripe head covers one page per member.
+pub const STRIPE_BYTES: u64 = 4096;
+
+/// Where a logical sector of the array lives (`raid5_compute_sector`, ALGORITHM_LEFT_SYMMETRIC).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mapped {
+    /// Index of the member holding the data.
+    pub disk: u16,
+    /// Sector on that member.
+    pub sector: u64,
+    /// The parity member of that stripe row.
+    pub parity: u16,
+}
+
+pub fn compute_sector(logical: u64, chunk_sectors: u64, raid_disks: u16) -> Mapped {
+    let n = raid_disks as u64;
+    let data_disks = n - 1;
+    let chunk_number = logical / chunk_sectors;
+    let chunk_offset = logical % chunk_sectors;
+    let stripe = chunk_number / data_disks;
+    let dd = chunk_number % data_disks;
+    let pd = data_disks - stripe % n;
+    let disk = (pd + 1 + dd) % n;
+    Mapped { disk: disk as u16, sector: stripe * chunk_sectors + chunk_offset, parity: pd as u16 }
+}
+
+/// `in_chunk_boundary`: the bio lies inside one chunk.
+pub fn in_chunk_boundary(sector: u64, bytes: u64, chunk_sectors: u64) -> bool {
+    sector % chunk_sectors + bytes / 512 <= chunk_sectors
+}
+
+/// One piece of an md bio waiting on a stripe head: which bio and which member page, and for a
+/// write whether its page is in the write batch now being written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    pub bio: BioId,
+    pub disk: u16,
+    pub write: bool,
+    pub issued: bool,
+}
+
+/// A set of an array's members (at most `DISKS_MAX`, 256): raid5d's per-stripe scratch,
+/// on the stack rather than a vector allocated per `handle_stripe`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Members([u64; 4]);
+
+impl Members {
+    pub fn set(&mut self, d: usize) {
+        self.0[d / 64] |= 1 << (d % 64);
+    }
+
+    pub fn get(&self, d: usize) -> bool {
+        self.0[d / 64] & (1 << (d % 64)) != 0
+    }
+}
+
+/// What one `handle_stripe` does: member pages to read and to write, the bio pieces it
+/// returns, and how many pages it XORs for parity.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Handle {
+    pub reads: Vec<u16>,
+    pub writes: Vec<u16>,
+    pub done: Vec<BioId>,
+    pub xor_pages: u32,
+    /// Nothing left on the head: it can go back to the inactive list.
+    pub idle: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct StripeHead {
+    /// The member sector of this stripe row (all members at the same offset).
+    pub sector: u64,
+    /// Bio pieces attached by `add_stripe_bio` and not yet returned.
+    pub pieces: Vec<Piece>,
+    /// Members whose page is up to date, being read, and being written now.
+    pub uptodate: Vec<bool>,
+    pub reading: Vec<bool>,
+    pub writing: Vec<bool>,
+    /// The row's parity member.
+    pub parity: u16,
+    /// On `handle_list`, waiting for raid5d.
+    pub queued: bool,
+}
+
+/// The per-array state: the stripe cache and raid5d.
+#[derive(Debug)]
+pub struct Raid5 {
+    pub dev: DevId,
+    pub members: Vec<DevId>,
+    pub chunk_sectors: u64,
+    /// `max_nr_stripes` (`stripe_cache_size`).
+    pub max_stripes: u32,
+    heads: Vec<StripeHead>,
+    /// Active heads by member sector (`stripe_hashtbl`).
+    hash: BTreeMap<u64, u32>,
+    /// Free heads (`inactive_list`), reused last-freed first.
+    inactive: Vec<u32>,
+    pub active: u32,
+    /// Set when a request found the cache empty; new heads are then only handed out once
+    /// active stripes fall below 3/4 of the cache.
+    pub inactive_blocked: bool,
+    pub handle_list: VecDeque<u32>,
+    /// Threads sleeping in `get_active_stripe` (`wait_for_stripe`), in arrival order.
+    pub waiters: VecDeque<ThreadId>,
+    pub raid5d: ThreadId,
+}
+
+impl Raid5 {
+    pub fn new(dev: DevId, members: Vec<DevId>, chunk_kb: u32, max_stripes: u32, raid5d: ThreadId) -> Raid5 {
+        let n = members.len();
+        let heads = (0..max_stripes)
+            .map(|_| StripeHead { uptodate: vec![false; n], reading: vec![false; n], writing: vec![false; n], ..Default::default() })
+            .collect();
+        Raid5 {
+            dev,
+            members,
+            chunk_sectors: chunk_kb as u64 * 2,
+            max_stripes,
+            heads,
+            hash: BTreeMap::new(),
+            inactive: (0..max_stripes).rev().collect(),
+            active: 0,
+            inactive_blocked: false,
+            handle_list: VecDeque::new(),
+            waiters: VecDeque::new(),
+            raid5d,
+        }
+    }
+
+    pub fn map(&self, logical: u64) -> Mapped {
+        compute_sector(logical, self.chunk_sectors, self.members.len() as u16)
+    }
+
+    pub fn head(&self, h: u32) -> &StripeHead {
+        &self.heads[h as usize]
+    }
+
+    pub fn head_mut(&mut self, h: u32) -> &mut StripeHead {
+        &mut self.heads[h as usize]
+    }
+
+    /// `get_active_stripe`: the head for `sector` if one is active, else a free one unless the
+    /// cache is blocked. None: the caller must sleep on `wait_for_stripe`.
+    pub fn get_active_stripe(&mut self, sector: u64) -> Option<u32> {
+        if let Some(&h) = self.hash.get(&sector) {
+            return Some(h);
+        }
+        let h = if self.inactive_blocked { None } else { self.inactive.pop() };
+        let Some(h) = h else {
+            self.inactive_blocked = true;
+            return None;
+        };
+        self.active += 1;
+        assert!(self.active <= self.max_stripes, "more active stripes than stripe_cache_size");
+        let head = &mut self.heads[h as usize];
+        head.sector = sector;
+        head.uptodate.iter_mut().for_each(|b| *b = false);
+        head.reading.iter_mut().for_each(|b| *b = false);
+        head.writing.iter_mut().for_each(|b| *b = false);
+        self.hash.insert(sector, h);
+        Some(h)
+    }
+
+    /// `handle_stripe` (2.6 `handle_stripe5`, simplified to what the model needs):
+    /// - return read pieces whose page is up to date, and write pieces whose write completed;
+    /// - for pending writes, when no write is in flight: a full stripe (every data page of the
+    ///   row written) needs no reads; otherwise read-modify-write (read the old pages being
+    ///   written and the old parity) or reconstruct-write (read the data pages not being
+    ///   written), whichever needs fewer reads; once those are in, write the pages and parity;
+    /// - start reads for read pieces whose page is not up to date.
+    pub fn handle_stripe(&mut self, h: u32) -> Handle {
+        let mut out = Handle::default();
+        self.handle_stripe_into(h, &mut out);
+        out
+    }
+
+    /// `handle_stripe` into `out`, whose vectors are cleared and reused (raid5d runs it tens
+    /// of thousands of times a second).
+    pub fn handle_stripe_into(&mut self, h: u32, out: &mut Handle) {
+        let head = &mut self.heads[h as usize];
+        let n = head.uptodate.len();
+        out.reads.clear();
+        out.writes.clear();
+        out.done.clear();
+        out.xor_pages = 0;
+        out.idle = false;
+        let (uptodate, writing) = (&head.uptodate, &head.writing);
+        head.pieces.retain(|p| {
+            let d = p.disk as usize;
+            let finished = if p.write { p.issued && !writing[d] } else { uptodate[d] && !writing[d] };
+            if finished {
+                out.done.push(p.bio);
+            }
+            !finished
+        });
+        let mut pending = Members::default();
+        for p in head.pieces.iter().filter(|p| p.write && !p.issued) {
+            pending.set(p.disk as usize);
+        }
+        let pending = |d: usize| pending.get(d);
+        if (0..n).any(pending) && !head.writing.iter().any(|&b| b) {
+            let parity = head.parity as usize;
+            let full = (0..n).filter(|&d| d != parity).all(pending);
+            let need: Vec<usize> = if full {
+                Vec::new()
+            } else {
+                let rmw: Vec<usize> = (0..n).filter(|&d| pending(d) || d == parity).collect();
+                let rcw: Vec<usize> = (0..n).filter(|&d| d != parity && !pending(d)).collect();
+                let missing = |set: &Vec<usize>| set.iter().filter(|&&d| !head.uptodate[d]).count();
+                if missing(&rmw) < missing(&rcw) {
+                    rmw
+                } else {
+                    rcw
+                }
+            };
+            let missing: Vec<usize> = need.iter().copied().filter(|&d| !head.uptodate[d]).collect();
+            for &d in &missing {
+                if !head.reading[d] {
+                    head.reading[d] = true;
+                    out.reads.push(d as u16);
+                }
+            }
+            if missing.is_empty() {
+                out.xor_pages = (need.len() + (0..n).filter(|&d| pending(d)).count()) as u32;
+                for d in (0..n).filter(|&d| pending(d) || d == parity) {
+                    head.writing[d] = true;
+                    out.writes.push(d as u16);
+                }
+                for p in head.pieces.iter_mut().filter(|p| p.write) {
+                    p.issued = true;
+                }
+            }
+        }
+        for p in head.pieces.iter().filter(|p| !p.write) {
+            let d = p.disk as usize;
+            if !head.uptodate[d] && !head.reading[d] {
+                head.reading[d] = true;
+                out.reads.push(p.disk);
+            }
+        }
+        out.idle = head.pieces.is_empty() && !head.reading.iter().any(|&b| b) && !head.writing.iter().any(|&b| b);
+    }
+
+    /// The condition a sleeper in `get_active_stripe` waits for: a free head, and active
+    /// stripes below 3/4 of the cache or the cache no longer blocked.
+    pub fn can_proceed(&self) -> bool {
+        !self.inactive.is_empty() && (self.active < self.max_stripes * 3 / 4 || !self.inactive_blocked)
+    }
+
+    /// A sleeper passed the wait: `get_active_stripe` clears `inactive_blocked` after it.
+    pub fn unblock(&mut self) {
+        self.inactive_blocked = false;
+    }
+
+    /// `release_stripe` of an idle head: back to the inactive list. Returns whether
+    /// `wait_for_stripe` is woken (`!inactive_blocked || active < 3/4`).
+    pub fn free(&mut self, h: u32) -> bool {
+        let head = &mut self.heads[h as usize];
+        debug_assert!(head.pieces.is_empty() && !head.queued);
+        self.hash.remove(&head.sector);
+        self.inactive.push(h);
+        self.active -= 1;
+        !self.inactive_blocked || self.active < self.max_stripes * 3 / 4
+    }
+
+    /// Puts a head on `handle_list` for raid5d. Returns true if it was not there yet.
+    pub fn queue(&mut self, h: u32) -> bool {
+        let head = &mut self.heads[h as usize];
+        if head.queued {
+            return false;
+        }
+        head.queued = true;
+        self.handle_list.push_back(h);
+        true
+    }
+
+    pub fn free_heads(&self) -> usize {
+        self.inactive.len()
+    }
+}
+
+impl Sim {
+    pub(crate) fn raid5_of(&self, dev: DevId) -> usize {
+        self.raid5.iter().position(|r| r.dev == dev).expect("an md device has its array")
+    }
+
+    /// raid5's `make_request`. A read first tries `chunk_aligned_read`: inside one chunk and
+    /// within the member's `max_sectors_kb` (`bio_fits_rdev`), it goes straight to the member
+    /// that holds it; with `md.split_aligned_reads` (v4.3+) an oversized one is split to fit.
+    /// Anything else is mapped onto stripe heads, one page at a time: `get_active_stripe`,
+    /// `add_stripe_bio`, `release_stripe` (which queues the head for raid5d). With no free head
+    /// the submitter sleeps on `wait_for_stripe`; the bio remembers how far it got.
+    /// Writes always go through the stripe cache (read-modify-write, reconstruct-write or
+    /// full-stripe writes, see `Raid5::handle_stripe`).
+    pub(crate) fn md_make_request(&mut self, bio_id: BioId, tid: ThreadId) -> Result<(), Wait> {
+        let now = self.now();
+        let r = self.raid5_of(self.bios.get(bio_id.0).dev);
+        let bio = *self.bios.get(bio_id.0);
+        let chunk = self.raid5[r].chunk_sectors;
+        let member_max = self.devs[self.raid5[r].members[0].idx()].queue.max_request_bytes();
+        if bio.mapped == 0 && bio.remaining == 0 {
+            self.devs[bio.dev.idx()].stats.start(now);
+            // The bias that keeps the bio alive while it is being mapped (bi_phys_segments = 1).
+            // Its await counts from here, where it became in flight, so that iostat's
+            // avgqu-sz = (r/s + w/s) × await holds on md as on every other device.
+            let b = self.bios.get_mut(bio_id.0);
+            b.remaining = 1;
+            b.started = now;
+        }
+        let aligned = in_chunk_boundary(bio.sector, bio.bytes as u64, chunk);
+        let mut pending = Vec::new();
+        if !bio.write && aligned && bio.bytes as u64 <= member_max {
+            // chunk_aligned_read: one piece per chunk.
+            let mut off = 0u64;
+            while off < bio.bytes as u64 {
+                let logical = bio.sector + off / 512;
+                let len = (bio.bytes as u64 - off).min((chunk - logical % chunk) * 512);
+                let m = self.raid5[r].map(logical);
+                pending.push((self.raid5[r].members[m.disk as usize], m.sector, len as u32, off > 0, logical));
+                off += len;
+            }
+        } else if !bio.write && aligned && self.cfg.scenario.md.split_aligned_reads {
+            let m = self.raid5[r].map(bio.sector);
+            let member = self.raid5[r].members[m.disk as usize];
+            let mut off = 0u64;
+            while off < bio.bytes as u64 {
+                let len = (bio.bytes as u64 - off).min(member_max);
+                pending.push((member, m.sector + off / 512, len as u32, off > 0, bio.sector + off / 512));
+                off += len;
+            }
+        } else {
+            while (self.bios.get(bio_id.0).mapped as u64) < bio.bytes as u64 {
+                let off = self.bios.get(bio_id.0).mapped as u64;
+                let m = self.raid5[r].map(bio.sector + off / 512);
+                let raid = &mut self.raid5[r];
+                let Some(h) = raid.get_active_stripe(m.sector) else {
+                    raid.waiters.push_back(tid);
+                    return Err(Wait::Stripe);
+                };
+                let head = raid.head_mut(h);
+                head.parity = m.parity;
+                head.pieces.push(Piece { bio: bio_id, disk: m.disk, write: bio.write, issued: false });
+                let b = self.bios.get_mut(bio_id.0);
+                b.mapped += STRIPE_BYTES as u32;
+                b.remaining += 1;
+                self.release_stripe(r, h);
+            }
+        }
+        // Children go first in line, in order, ahead of whatever else the thread has pending.
+        let children: Vec<BioId> =
+            pending.iter().map(|&(dev, sector, bytes, split, from)| self.child_bio(bio_id, dev, sector, bytes, tid, split, from)).collect();
+        for id in children.into_iter().rev() {
+            self.threads[tid.idx()].pending.push_front(id);
+        }
+        self.bios.get_mut(bio_id.0).mapped = bio.bytes;
+        // Drop the bias: if every piece is already done, the bio ends here.
+        self.bio_piece_done(bio_id);
+        Ok(())
+    }
+
+    /// What raid5d's next `handle_stripe` costs: the state machine, a bio per member page it
+    /// starts reading, and a page copy per piece it returns.
+    pub(crate) fn raid5d_cost(&self, tid: ThreadId) -> u64 {
+        let ThreadKind::Raid5d(dev) = self.threads[tid.idx()].kind else { unreachable!("not raid5d") };
+        let raid = &self.raid5[self.raid5_of(dev)];
+        let Some(&h) = raid.handle_list.front() else { return STRIPE_HANDLE_NS };
+        let head = raid.head(h);
+        let mut ios = 0;
+        let mut copies = 0;
+        let mut seen = crate::drivers::md::raid5::Members::default();
+        for p in &head.pieces {
+            let d = p.disk as usize;
+            if head.uptodate[d] || p.issued {
+                copies += 1;
+            } else if !head.reading[d] && !seen.get(d) {
+                seen.set(d);
+                ios += 1;
+            }
+        }
+        // A write batch also writes parity and XORs each page it touches.
+        let writes = head.pieces.iter().any(|p| p.write && !p.issued) as u64;
+        STRIPE_HANDLE_NS + (ios + writes) * BIO_SUBMIT_NS + copies * PAGE_COPY_NS + (ios + writes) * XOR_PAGE_NS
+    }
+
+    /// One `handle_stripe` by raid5d: start reading the member pages its pieces need, return
+    /// the pieces whose pages are up to date (copying the data into the bio), and free the head
+    /// once nothing is left on it, waking `wait_for_stripe` by the 3/4 rule.
+    pub(crate) fn raid5d_step(&mut self, tid: ThreadId) -> Next {
+        let ThreadKind::Raid5d(dev) = self.threads[tid.idx()].kind else { unreachable!("not raid5d") };
+        let r = self.raid5_of(dev);
+        let now = self.now();
+        let Some(h) = self.raid5[r].handle_list.pop_front() else { return Next::Idle };
+        self.raid5[r].head_mut(h).queued = false;
+        let sector = self.raid5[r].head(h).sector;
+        let mut out = std::mem::take(&mut self.stripe_handle);
+        self.raid5[r].handle_stripe_into(h, &mut out);
+        for (disk, write) in out.reads.iter().map(|&d| (d, false)).chain(out.writes.iter().map(|&d| (d, true))) {
+            let member = self.raid5[r].members[disk as usize];
+            let owner = if write {
+                IoOwner::StripeWrite { md: r as u16, head: h, disk }
+            } else {
+                IoOwner::StripeRead { md: r as u16, head: h, disk }
+            };
+            let io = IoId(self.ios.insert(Io { owner, bytes: STRIPE_BYTES, bios_left: 1, started: now, sync: !write }));
+            let bio = BioId(self.bios.insert(Bio::new(io, member, sector, STRIPE_BYTES as u32, write, now)));
+            self.totals.bios_submitted += 1;
+            self.threads[tid.idx()].pending.push_back(bio);
+        }
+        self.totals.stripe_returned_bytes += out.done.len() as u64 * STRIPE_BYTES;
+        for &bio in &out.done {
+            self.bio_piece_done(bio);
+        }
+        if out.idle && self.raid5[r].free(h) {
+            // wake_up(&conf->wait_for_stripe): every sleeper wakes and checks again.
+            while let Some(w) = self.raid5[r].waiters.pop_front() {
+                self.wake(w, Step::RetryStripe);
+            }
+        }
+        self.stripe_handle = out;
+        if let Err(wait) = self.submit_bios(tid) {
+            return Next::Sleep(wait);
+        }
+        if self.raid5[r].handle_list.is_empty() {
+            Next::Idle
+        } else {
+            Next::Continue(Step::Raid5d)
+        }
+    }
+
+    /// `release_stripe` of a head with work: it goes on `handle_list` and raid5d is woken
+    /// (`md_wakeup_thread`).
+    pub(crate) fn release_stripe(&mut self, r: usize, h: u32) {
+        let raid5d = self.raid5[r].raid5d;
+        if self.raid5[r].queue(h) && self.threads[raid5d.idx()].is_idle_kthread() {
+            self.wake(raid5d, Step::Raid5d);
+        }
+    }
+
+    /// `raid5_end_read_request` / `raid5_end_write_request` (softirq): the member page is read
+    /// (up to date) or written (on the disk, and still up to date); the head goes back to raid5d.
+    pub(crate) fn stripe_io_done(&mut self, r: usize, h: u32, disk: u16, write: bool) {
+        let head = self.raid5[r].head_mut(h);
+        if write {
+            head.writing[disk as usize] = false;
+        } else {
+            head.reading[disk as usize] = false;
+        }
+        head.uptodate[disk as usize] = true;
+        self.release_stripe(r, h);
+    }
+
+    /// Woken on `wait_for_stripe`: the wait condition is checked again; if it holds, the
+    /// thread goes on mapping its bio, else it sleeps again.
+    pub(crate) fn retry_stripe(&mut self, tid: ThreadId) -> Next {
+        let bio = *self.threads[tid.idx()].pending.front().expect("a stripe sleeper has its bio");
+        let r = self.raid5_of(self.bios.get(bio.0).dev);
+        if !self.raid5[r].can_proceed() {
+            self.raid5[r].waiters.push_back(tid);
+            return Next::Sleep(Wait::Stripe);
+        }
+        self.raid5[r].unblock();
+        self.submit_pending(tid)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn left_symmetric_parity_rotates_and_data_follows_it() {
+        // 4 disks, chunk 8 sectors: row 0 parity on disk 3, data on 0,1,2; row 1 parity on 2.
+        let m = |l| compute_sector(l, 8, 4);
+        assert_eq!(m(0), Mapped { disk: 0, sector: 0, parity: 3 });
+        assert_eq!(m(8), Mapped { disk: 1, sector: 0, parity: 3 });
+        assert_eq!(m(16), Mapped { disk: 2, sector: 0, parity: 3 });
+        assert_eq!(m(24), Mapped { disk: 3, sector: 8, parity: 2 });
+        assert_eq!(m(32), Mapped { disk: 0, sector: 8, parity: 2 });
+        assert_eq!(m(27).sector, 11);
+    }
+
+    #[test]
+    fn the_cache_blocks_when_empty_and_reopens_below_three_quarters() {
+        let mut r = Raid5::new(DevId(9), vec![DevId(0), DevId(1), DevId(2)], 64, 4, ThreadId(0));
+        for s in 0..4 {
+            assert!(r.get_active_stripe(s * 8).is_some());
+        }
+        assert_eq!(r.get_active_stripe(99), None);
+        assert!(r.inactive_blocked);
+        // One free head: still 3 active = 3/4 of 4, so sleepers stay asleep.
+        assert!(!r.free(0));
+        assert!(!r.can_proceed());
+        assert!(r.free(1));
+        assert!(r.can_proceed());
+        r.unblock();
+        assert!(r.get_active_stripe(99).is_some());
+    }
+
+    fn head_with(r: &mut Raid5, writes: &[u16]) -> u32 {
+        let h = r.get_active_stripe(0).unwrap();
+        let head = r.head_mut(h);
+        head.parity = 3;
+        for &d in writes {
+            head.pieces.push(Piece { bio: BioId(d as u32), disk: d, write: true, issued: false });
+        }
+        h
+    }
+
+    #[test]
+    fn a_full_stripe_write_reads_nothing_and_a_small_one_reads_first() {
+        // 4 disks: data 0,1,2, parity 3.
+        let mut r = Raid5::new(DevId(9), vec![DevId(0), DevId(1), DevId(2), DevId(3)], 64, 8, ThreadId(0));
+        let h = head_with(&mut r, &[0, 1, 2]);
+        let first = r.handle_stripe(h);
+        assert_eq!((first.reads.len(), first.writes), (0, vec![0, 1, 2, 3]), "full stripe: write data and parity at once");
+        // One page of three: read-modify-write reads the old page and the old parity (2 reads),
+        // reconstruct-write the two other pages (2 reads); on a tie the model reconstructs.
+        let mut r = Raid5::new(DevId(9), vec![DevId(0), DevId(1), DevId(2), DevId(3)], 64, 8, ThreadId(0));
+        let h = head_with(&mut r, &[0]);
+        let first = r.handle_stripe(h);
+        assert_eq!(first.reads, vec![1, 2]);
+        assert!(first.writes.is_empty());
+        for d in [1, 2] {
+            r.head_mut(h).reading[d] = false;
+            r.head_mut(h).uptodate[d] = true;
+        }
+        let second = r.handle_stripe(h);
+        assert_eq!(second.writes, vec![0, 3]);
+        for d in [0, 3] {
+            r.head_mut(h).writing[d] = false;
+            r.head_mut(h).uptodate[d] = true;
+        }
+        let third = r.handle_stripe(h);
+        assert_eq!(third.done, vec![BioId(0)]);
+        assert!(third.idle);
+        // With 8 disks, one page written: read-modify-write (2 reads) beats reconstruct (6).
+        let disks: Vec<DevId> = (0..8).map(DevId).collect();
+        let mut r = Raid5::new(DevId(9), disks, 64, 8, ThreadId(0));
+        let h = r.get_active_stripe(0).unwrap();
+        r.head_mut(h).parity = 7;
+        r.head_mut(h).pieces.push(Piece { bio: BioId(1), disk: 2, write: true, issued: false });
+        assert_eq!(r.handle_stripe(h).reads, vec![2, 7]);
+    }
+}

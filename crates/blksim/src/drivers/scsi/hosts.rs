@@ -1,0 +1,101 @@
+//! The SCSI host (HBA): `host_busy` against `can_queue`, and the host's `starved_list` of
+//! devices that had requests but found the host busy.
+
+use crate::engine::ids::{CoreId, DevId};
+use std::collections::VecDeque;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_busy_host_lists_a_device_once_at_the_tail_and_a_dispatch_unlists_it() {
+        let mut h = Host::new(1, CoreId(0));
+        assert!(h.try_get(DevId(0)));
+        assert!(!h.try_get(DevId(1)));
+        assert!(!h.try_get(DevId(2)));
+        assert!(!h.try_get(DevId(1)));
+        assert_eq!(h.starved().collect::<Vec<_>>(), [DevId(1), DevId(2)]);
+        h.put();
+        assert!(h.try_get(DevId(2)));
+        assert_eq!(h.starved().collect::<Vec<_>>(), [DevId(1)]);
+    }
+
+    #[test]
+    fn leftovers_go_back_ahead_of_a_device_that_re_added_itself() {
+        // scsi_run_queue: sdev1 ran, refilled the host and re-added itself to the empty list;
+        // sdev2 and sdev3 were not reached and are spliced back at the head.
+        let mut h = Host::new(1, CoreId(0));
+        h.busy = 1;
+        assert!(!h.try_get(DevId(1)));
+        let left: VecDeque<DevId> = [DevId(2), DevId(3)].into_iter().collect();
+        h.splice_back(left);
+        assert_eq!(h.starved().collect::<Vec<_>>(), [DevId(2), DevId(3), DevId(1)]);
+    }
+}
+
+#[derive(Debug)]
+pub struct Host {
+    can_queue: u32,
+    busy: u32,
+    /// The CPU its interrupt is routed to.
+    pub irq_cpu: CoreId,
+    starved: VecDeque<DevId>,
+}
+
+impl Host {
+    pub fn new(can_queue: u32, irq_cpu: CoreId) -> Host {
+        Host { can_queue, busy: 0, irq_cpu, starved: VecDeque::new() }
+    }
+
+    pub fn can_queue(&self) -> u32 {
+        self.can_queue
+    }
+
+    pub fn busy(&self) -> u32 {
+        self.busy
+    }
+
+    pub fn is_busy(&self) -> bool {
+        self.busy >= self.can_queue
+    }
+
+    /// `scsi_host_queue_ready` (2.6.38): if the host is busy, put the device at the tail of
+    /// the starved list (unless it is listed already) and refuse; otherwise take a host slot and,
+    /// since the device is dispatching, take it off the starved list.
+    pub fn try_get(&mut self, dev: DevId) -> bool {
+        if self.is_busy() {
+            if !self.starved.contains(&dev) {
+                self.starved.push_back(dev);
+            }
+            return false;
+        }
+        self.busy += 1;
+        if let Some(i) = self.starved.iter().position(|&d| d == dev) {
+            self.starved.remove(i);
+        }
+        true
+    }
+
+    pub fn put(&mut self) {
+        assert!(self.busy > 0, "host_busy underflow");
+        self.busy -= 1;
+    }
+
+    /// `list_splice_init(&shost->starved_list, &starved_list)`.
+    pub fn take_starved(&mut self) -> VecDeque<DevId> {
+        std::mem::take(&mut self.starved)
+    }
+
+    /// `list_splice(&starved_list, &shost->starved_list)`: the devices not run go back at the
+    /// head, in their order, ahead of any device that re-added itself meanwhile.
+    pub fn splice_back(&mut self, mut left: VecDeque<DevId>) {
+        left.retain(|d| !self.starved.contains(d));
+        left.extend(self.starved.drain(..));
+        self.starved = left;
+    }
+
+    pub fn starved(&self) -> impl Iterator<Item = DevId> + '_ {
+        self.starved.iter().copied()
+    }
+}

@@ -1,0 +1,99 @@
+//! `drivers/scsi/scsi_lib.c`: `scsi_request_fn`, `scsi_run_queue` and the host's starved list,
+//! `scsi_lld_busy`, and the HBA's completion interrupt (`scsi_done`).
+
+use crate::engine::event::Event;
+use crate::engine::ids::*;
+use crate::engine::Sim;
+use crate::hw::Cmd;
+use crate::scenario::RunQueueMode;
+use crate::tools::trace::Action;
+
+impl Sim {
+    /// `scsi_lld_busy`: the device has no free tag or the host is full. Request-based dm asks
+    /// it of the path (`multipath_busy`) before taking a request off its own queue.
+    pub(crate) fn lld_busy(&self, dev: DevId) -> bool {
+        let (_, h) = self.devs[dev.idx()].sd();
+        self.devs[dev.idx()].queue.tags.is_full() || self.hosts[h.idx()].is_busy()
+    }
+
+    /// The leaf queue's request_fn (`scsi_request_fn`).
+    pub(crate) fn scsi_request_fn(&mut self, dev: DevId) {
+        let now = self.now();
+        let di = dev.idx();
+        while let Some(rq) = self.devs[di].queue.elevator.next(now) {
+            // blk-mq requests got their tag when they were allocated.
+            let has_tag = self.reqs.get(rq.0).tag.is_some();
+            if !has_tag && self.devs[di].queue.tags.is_full() {
+                break;
+            }
+            let (disk, h) = self.devs[di].sd();
+            if !self.hosts[h.idx()].try_get(dev) {
+                // not_ready → out_delay: with nothing of its own in flight no completion
+                // will run this queue, so it polls from kblockd every SCSI_QUEUE_DELAY.
+                if self.devs[di].queue.tags.busy() == 0 {
+                    self.delay_queue(dev);
+                }
+                break;
+            }
+            self.devs[di].queue.elevator.dispatched(rq);
+            let tag = match self.reqs.get(rq.0).tag {
+                Some(t) => t,
+                None => self.devs[di].queue.tags.get().expect("checked not full"),
+            };
+            let r = self.reqs.get_mut(rq.0);
+            r.tag = Some(tag);
+            let cmd = Cmd { req: rq, sector: r.sector, bytes: r.bytes, write: r.write, queued_at: now };
+            let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
+            let ctx = self.context();
+            self.emit(dev, Action::D, write, sector, bytes, ctx, rq.0, 0);
+            let mut started = std::mem::take(&mut self.disk_started);
+            self.disks[disk.idx()].submit(now, cmd, &mut started);
+            for (slot, done) in started.drain(..) {
+                self.events.schedule(done, Event::DiskDone { disk, slot });
+            }
+            self.disk_started = started;
+        }
+    }
+
+    pub(crate) fn on_disk_done(&mut self, disk: DiskId, slot: u16) {
+        let now = self.now();
+        let mut started = std::mem::take(&mut self.disk_started);
+        let cmd = self.disks[disk.idx()].complete(now, slot, &mut started);
+        for (slot, done) in started.drain(..) {
+            self.events.schedule(done, Event::DiskDone { disk, slot });
+        }
+        self.disk_started = started;
+        // A RAID controller's own stripe operation ended: no host command completes.
+        let Some(cmd) = cmd else { return };
+        let dev = self.reqs.get(cmd.req.0).dev;
+        let (_, host) = self.devs[dev.idx()].sd();
+        let irq_cpu = self.hosts[host.idx()].irq_cpu;
+        self.raise_irq(irq_cpu, cmd.req);
+    }
+
+    /// `scsi_run_queue`, called on every command completion: run the devices the host starved,
+    /// in list order, while the host has room; put the rest back at the head of the list; then
+    /// run this device's own queue.
+    /// - `direct` (before c21e6beb) and `fixed` (9937a5e2 + 466c08c7) run them here, so the
+    ///   first one to dispatch fills the host and the loop stops with the rest still listed.
+    /// - `kblockd` (c21e6beb) only punts each run to kblockd: nothing dispatches during the loop,
+    ///   so every starved device is taken off the list and punted, and this device's own queue,
+    ///   run synchronously, takes the free slot first. Each kblockd run then finds the host busy
+    ///   and re-adds its device in the order kblockd ran them.
+    pub(crate) fn scsi_run_queue(&mut self, dev: DevId) {
+        let (_, h) = self.devs[dev.idx()].sd();
+        let mut starved = self.hosts[h.idx()].take_starved();
+        while !self.hosts[h.idx()].is_busy() {
+            let Some(sdev) = starved.pop_front() else { break };
+            match self.cfg.scenario.scsi.run_queue {
+                RunQueueMode::Direct | RunQueueMode::Fixed => self.run_queue(sdev),
+                RunQueueMode::Kblockd => {
+                    let cpu = CoreId(self.cur_cpu);
+                    self.run_queue_async(sdev, cpu);
+                }
+            }
+        }
+        self.hosts[h.idx()].splice_back(starved);
+        self.run_queue(dev);
+    }
+}

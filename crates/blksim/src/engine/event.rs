@@ -1,0 +1,145 @@
+//! The event queue: ordered by (time, sequence number). Ties are broken by insertion order,
+//! and scheduling into the past is a bug.
+
+use crate::engine::ids::{CoreId, DevId, DiskId, JobId, ThreadId};
+use crate::engine::time::SimTime;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// Every event the engine knows. Closed on purpose: a new mechanism adds a variant here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The work item running on a core (a thread step or softirq work) has finished.
+    CoreDone { core: CoreId },
+    /// A disk has finished the media part of a command.
+    DiskDone { disk: DiskId, slot: u16 },
+    /// A job's process is forked and starts issuing I/O.
+    JobStart { job: JobId },
+    /// The one-second statistics tick (iostat and vmstat intervals).
+    StatsTick,
+    /// A sleeping thread's timeout (`io_schedule_timeout`) expires.
+    Timeout { thread: ThreadId },
+    /// cfq's idle window on a queue of `dev` ends (`cfq_idle_slice_timer`).
+    ElevatorTimer { dev: DevId },
+    /// `blk_delay_queue`'s timer on `dev`'s `delay_work` fires: the queue run goes to the
+    /// kblockd worker of the CPU that armed it.
+    DelayWork { dev: DevId },
+}
+
+#[derive(Debug)]
+struct Entry {
+    at: SimTime,
+    seq: u64,
+    event: Event,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.at == other.at && self.seq == other.seq
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    // BinaryHeap is a max-heap: reverse so the earliest (time, seq) pops first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.at.cmp(&self.at).then_with(|| other.seq.cmp(&self.seq))
+    }
+}
+
+/// A bounded priority queue of future events.
+#[derive(Debug)]
+pub struct EventQueue {
+    heap: BinaryHeap<Entry>,
+    now: SimTime,
+    next_seq: u64,
+    limit: usize,
+}
+
+impl EventQueue {
+    pub fn new(limit: usize) -> Self {
+        EventQueue { heap: BinaryHeap::with_capacity(limit.min(1 << 16)), now: SimTime::ZERO, next_seq: 0, limit }
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
+    /// Schedules `event` at `at`. Panics if `at` is in the past or the queue is over its limit:
+    /// both are model bugs, never input errors.
+    pub fn schedule(&mut self, at: SimTime, event: Event) {
+        assert!(at >= self.now, "event {event:?} scheduled in the past: {at} < {}", self.now);
+        assert!(self.heap.len() < self.limit, "event queue over its limit of {}", self.limit);
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.heap.push(Entry { at, seq, event });
+    }
+
+    pub fn peek_time(&self) -> Option<SimTime> {
+        self.heap.peek().map(|e| e.at)
+    }
+
+    /// Pops the earliest event and advances the clock to it.
+    pub fn pop(&mut self) -> Option<(SimTime, Event)> {
+        let e = self.heap.pop()?;
+        debug_assert!(e.at >= self.now);
+        self.now = e.at;
+        Some((e.at, e.event))
+    }
+
+    /// Moves the clock forward with no event (for `run_until` past the last event).
+    pub fn advance_to(&mut self, at: SimTime) {
+        assert!(at >= self.now, "time went backwards");
+        if let Some(next) = self.peek_time() {
+            assert!(at <= next, "advance_to would skip an event");
+        }
+        self.now = at;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ties_pop_in_insertion_order() {
+        let mut q = EventQueue::new(16);
+        q.schedule(SimTime(5), Event::JobStart { job: JobId(2) });
+        q.schedule(SimTime(5), Event::JobStart { job: JobId(1) });
+        q.schedule(SimTime(3), Event::StatsTick);
+        assert_eq!(q.pop(), Some((SimTime(3), Event::StatsTick)));
+        assert_eq!(q.pop(), Some((SimTime(5), Event::JobStart { job: JobId(2) })));
+        assert_eq!(q.pop(), Some((SimTime(5), Event::JobStart { job: JobId(1) })));
+        assert_eq!(q.pop(), None);
+    }
+
+    #[test]
+    #[should_panic(expected = "in the past")]
+    fn scheduling_into_the_past_panics() {
+        let mut q = EventQueue::new(16);
+        q.schedule(SimTime(10), Event::StatsTick);
+        q.pop();
+        q.schedule(SimTime(9), Event::StatsTick);
+    }
+
+    #[test]
+    #[should_panic(expected = "over its limit")]
+    fn the_queue_is_bounded() {
+        let mut q = EventQueue::new(2);
+        for _ in 0..3 {
+            q.schedule(SimTime(1), Event::StatsTick);
+        }
+    }
+}

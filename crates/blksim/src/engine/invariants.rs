@@ -1,0 +1,62 @@
+//! What must hold between any two events (`Sim::check_invariants`, run by the tests after
+//! every step): pools within their limits, every bio and clone accounted for, the page cache
+//! and diskstats consistent.
+
+use crate::engine::ids::*;
+use crate::engine::Sim;
+use crate::kernel::sched::ThreadState;
+
+impl Sim {
+    /// Invariants that must hold between any two events. Checked by tests after every step.
+    pub fn check_invariants(&self) {
+        // A running thread runs on one core: its own, with its context installed there.
+        for (i, t) in self.threads.iter().enumerate() {
+            let on: Vec<usize> = (0..self.cores.len()).filter(|&c| self.cores[c].current == Some(ThreadId(i as u32))).collect();
+            assert!(on.len() <= 1, "{} is the current thread of cores {on:?}", t.name);
+            if t.state == ThreadState::Running {
+                assert_eq!(on, [t.home.idx()], "{} runs, but not as its core's current thread", t.name);
+            }
+        }
+        for d in &self.devs {
+            let q = &d.queue;
+            for dir in 0..2 {
+                assert!(
+                    q.pool_count[dir] <= 3 * q.nr_requests / 2 || q.draining,
+                    "{}: {} requests allocated, nr_requests {}",
+                    d.name,
+                    q.pool_count[dir],
+                    q.nr_requests
+                );
+            }
+            assert!(q.tags.busy() <= q.tags.depth(), "{}: tags over queue_depth", d.name);
+        }
+        for h in &self.hosts {
+            assert!(h.busy() <= h.can_queue(), "host_busy over can_queue");
+        }
+        for d in &self.disks {
+            d.check_invariants();
+        }
+        let bios_live: u64 = self.bios.iter().map(|b| b.pages as u64).sum();
+        assert_eq!(self.totals.bios_submitted - self.totals.bios_completed, bios_live, "bio accounting");
+        assert!(self.totals.clones_completed <= self.totals.clones_made, "more dm clones completed than made");
+        assert!(self.totals.clone_bios_completed <= self.totals.clone_bios_made, "more clone bios completed than made");
+        for c in &self.cores {
+            assert!(!c.softirq_deferred || !c.softirq.is_empty() || c.busy, "softirq deferred to ksoftirqd with nothing pending");
+        }
+        let dirty: u64 = self.jobs.iter().map(|j| j.dirty_bytes).sum();
+        let writeback: u64 = self.jobs.iter().map(|j| j.writeback_bytes).sum();
+        assert_eq!((dirty, writeback), (self.dirty_total, self.writeback_total), "page cache accounting");
+
+        // Request-based devices count requests in flight; bio-based md counts bios.
+        let in_flight: u64 = self.devs.iter().filter(|d| !d.is_bio_based()).map(|d| d.stats.in_flight).sum();
+        for r in &self.raid5 {
+            assert!(r.active <= r.max_stripes, "md: active stripes over stripe_cache_size");
+            assert_eq!(r.active as usize + r.free_heads(), r.max_stripes as usize, "md: stripe heads lost");
+        }
+        assert_eq!(in_flight, self.reqs.live() as u64, "diskstats in_flight vs live requests");
+    }
+
+    pub fn bios_live(&self) -> usize {
+        self.bios.iter().map(|b| b.pages as usize).sum()
+    }
+}

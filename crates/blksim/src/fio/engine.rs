@@ -1,0 +1,103 @@
+//! fio's job loop as the kernel sees it: a process that issues I/O (psync or libaio), waits
+//! for completions, fsyncs and exits; and `io_done`, where a finished I/O goes to whoever it
+//! was for (the job, writeback, readahead or an md stripe head).
+
+use crate::drivers::md::raid5::STRIPE_BYTES;
+use crate::engine::ids::*;
+use crate::engine::{Next, Sim};
+use crate::fio::job::{Io, IoOwner};
+use crate::kernel::sched::{Step, ThreadKind, Wait};
+use crate::scenario::IoEngine;
+
+impl Sim {
+    pub(crate) fn job_of(&self, tid: ThreadId) -> JobId {
+        match self.threads[tid.idx()].kind {
+            ThreadKind::User(j) => j,
+            k => panic!("{} ({k:?}) has no job", self.threads[tid.idx()].name),
+        }
+    }
+
+    /// After submitting: issue more (libaio below iodepth), wait for completions, fsync, or exit.
+    pub(crate) fn after_submit(&mut self, tid: ThreadId) -> Next {
+        let j = self.job_of(tid);
+        let job = &self.jobs[j.idx()];
+        if job.buffered_read {
+            // Back in the read() loop: copy what has arrived, or wait for it.
+            return Next::Continue(Step::Next);
+        }
+        if job.buffered && self.threads[tid.idx()].dirty_written > 0 {
+            // Its balance_dirty_pages writeback is submitted (it slept in get_request_wait).
+            return self.after_dirty_writeback(j);
+        }
+        let more = job.has_more_to_issue();
+        if more && job.engine == IoEngine::Libaio && job.inflight < job.iodepth {
+            Next::Continue(Step::Next)
+        } else if job.inflight > 0 {
+            Next::Sleep(Wait::Io)
+        } else if more {
+            Next::Continue(Step::Next)
+        } else if job.needs_fsync() {
+            // fsync: the caller writes back everything its file has dirty (`filemap_fdatawrite`,
+            // in its own context, blocking), then waits for it (`filemap_fdatawait`).
+            if job.dirty_bytes > 0 {
+                return Next::Continue(Step::FsyncWrite);
+            }
+            self.jobs[j.idx()].fsync_waiting = true;
+            Next::Sleep(Wait::Fsync)
+        } else {
+            self.job_finished(j);
+            Next::Exit
+        }
+    }
+
+    pub(crate) fn job_finished(&mut self, j: JobId) {
+        let now = self.now();
+        let job = &mut self.jobs[j.idx()];
+        if job.done_at.is_none() && job.is_done() {
+            job.done_at = Some(now);
+            if self.jobs.iter().all(|j| j.done_at.is_some()) {
+                self.finished_at = Some(now);
+                // The last, partial interval (as iostat's final report): up to the moment the
+                // last job ended, so a run shorter than a second has a point to chart.
+                if self.history.back().is_none_or(|h| h.end != now) {
+                    let snap = self.snapshot();
+                    self.push_history(snap);
+                }
+            }
+        }
+    }
+
+    pub(crate) fn io_done(&mut self, io_id: IoId, io: Io) {
+        let now = self.now();
+        // Latency is what the job sees (fio's clat); writeback is not the job's I/O.
+        let j = match io.owner {
+            IoOwner::Writeback(j) => return self.writeback_done(j, io.bytes),
+            IoOwner::Readahead(j) => {
+                self.totals.readahead_bytes += io.bytes;
+                return self.readahead_done(j, io_id);
+            }
+            IoOwner::StripeRead { md, head, disk } => {
+                // Counted when the page is in the stripe head, as iostat counts the read.
+                self.totals.stripe_read_bytes += STRIPE_BYTES;
+                return self.stripe_io_done(md as usize, head, disk, false);
+            }
+            IoOwner::StripeWrite { md, head, disk } => return self.stripe_io_done(md as usize, head, disk, true),
+            IoOwner::Job(j) => j,
+        };
+        self.latency.record(now - io.started);
+        self.totals.ios_completed += 1;
+        let job = &mut self.jobs[j.idx()];
+        job.inflight -= 1;
+        job.bytes_done += io.bytes;
+        if job.rw.is_write() {
+            self.totals.bytes_written += io.bytes;
+        } else {
+            self.totals.bytes_read += io.bytes;
+        }
+        let tid = self.jobs[j.idx()].tid;
+        self.job_finished(j);
+        if self.threads[tid.idx()].wait == Some(Wait::Io) {
+            self.wake(tid, Step::Next);
+        }
+    }
+}

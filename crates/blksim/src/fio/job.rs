@@ -1,0 +1,229 @@
+//! fio's jobs: what each process reads or writes, where, and how much (fio's `rw`, `bs`,
+//! `size`, `ioengine`, `iodepth`), and the I/Os in flight.
+
+use crate::engine::ids::{DevId, JobId, ThreadId};
+use crate::engine::rng::Stream;
+use crate::engine::time::SimTime;
+use crate::scenario::{IoEngine, Rw, Workload};
+use std::collections::VecDeque;
+
+/// Who waits for an I/O: the job's own read()/write() (or iocb), or writeback of its pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoOwner {
+    Job(JobId),
+    Writeback(JobId),
+    /// A readahead window of a buffered reader (`page_cache_sync/async_readahead`).
+    Readahead(JobId),
+    /// raid5d's write of one member page (data or parity) from a stripe head.
+    StripeWrite {
+        md: u16,
+        head: u32,
+        disk: u16,
+    },
+    /// raid5d's read of one member page into a stripe head.
+    StripeRead {
+        md: u16,
+        head: u32,
+        disk: u16,
+    },
+}
+
+/// A readahead window of a buffered reader, in the job's stream position (bytes from the
+/// start of its reading; the device offset wraps at the end of the job's region).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RaWindow {
+    pub start: u64,
+    pub end: u64,
+    pub io: crate::engine::ids::IoId,
+    /// All of its pages are up to date.
+    pub done: bool,
+    /// The page cache's insertion count (bytes ever added for reads) when its pages were
+    /// added: reclaim takes the oldest first, so it is gone once `vm.mem_mb` more came after.
+    pub added_at: u64,
+}
+
+/// One read()/write() (or one iocb, or one writeback chunk): done when all of its bios are.
+#[derive(Debug)]
+pub struct Io {
+    pub owner: IoOwner,
+    pub bytes: u64,
+    pub bios_left: u32,
+    pub started: SimTime,
+    /// `REQ_SYNC`: reads, O_DIRECT writes and fsync's writeback (WB_SYNC_ALL) are
+    /// synchronous; background and throttled writeback (WB_SYNC_NONE) is not.
+    pub sync: bool,
+}
+
+#[derive(Debug)]
+pub struct Job {
+    pub id: JobId,
+    pub tid: ThreadId,
+    pub dev: DevId,
+    pub rw: Rw,
+    pub engine: IoEngine,
+    pub iodepth: u32,
+    pub bs: u64,
+    /// The job's region of the device (bytes): its own "file".
+    region_start: u64,
+    region_len: u64,
+    /// Next offset within the region for sequential jobs.
+    cursor: u64,
+    /// Bytes to transfer; None runs for the whole duration.
+    size: Option<u64>,
+    pub bytes_issued: u64,
+    pub bytes_done: u64,
+    pub inflight: u32,
+    pub done_at: Option<SimTime>,
+    /// Buffered writes go to the page cache (fio direct=0); writeback moves them to the disk.
+    pub buffered: bool,
+    /// Dirty extents (offset, bytes) in the order they were written, oldest first.
+    pub dirty: VecDeque<(u64, u64)>,
+    pub dirty_bytes: u64,
+    /// Bytes submitted by writeback and not yet completed.
+    pub writeback_bytes: u64,
+    /// fsync at the end (fio end_fsync): set while the job waits for it.
+    pub fsync: bool,
+    pub fsync_waiting: bool,
+    /// When the current buffered write() was entered (fio's clat for buffered I/O).
+    pub write_since: SimTime,
+    /// Buffered reads: the readahead windows in flight or not yet consumed, oldest first; the
+    /// stream position the next window starts at; the next byte read() copies; and the bytes
+    /// the current read() still has to copy (0: not inside a read()).
+    pub buffered_read: bool,
+    pub ra: VecDeque<RaWindow>,
+    pub ra_next: u64,
+    pub read_pos: u64,
+    pub read_left: u64,
+    pub read_len: u64,
+    rng: Stream,
+}
+
+impl Job {
+    pub fn new(id: JobId, tid: ThreadId, dev: DevId, region_start: u64, region_len: u64, w: &Workload, rng: Stream) -> Job {
+        Job {
+            id,
+            tid,
+            dev,
+            rw: w.rw,
+            engine: w.ioengine,
+            iodepth: if w.ioengine == IoEngine::Sync { 1 } else { w.iodepth },
+            bs: w.bs,
+            region_start,
+            region_len: region_len.max(w.bs),
+            cursor: 0,
+            size: (w.size > 0).then_some(w.size),
+            bytes_issued: 0,
+            bytes_done: 0,
+            inflight: 0,
+            done_at: None,
+            // The page cache models buffered writes; buffered reads are not modelled yet.
+            buffered: !w.direct && w.rw.is_write(),
+            dirty: VecDeque::new(),
+            dirty_bytes: 0,
+            writeback_bytes: 0,
+            fsync: w.fsync,
+            fsync_waiting: false,
+            write_since: SimTime::ZERO,
+            buffered_read: !w.direct && !w.rw.is_write(),
+            ra: VecDeque::new(),
+            ra_next: 0,
+            read_pos: 0,
+            read_left: 0,
+            read_len: 0,
+            rng,
+        }
+    }
+
+    pub fn has_more_to_issue(&self) -> bool {
+        self.size.is_none_or(|s| self.bytes_issued < s)
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.size.is_some() && !self.has_more_to_issue() && self.inflight == 0 && !self.needs_fsync() && self.read_left == 0
+    }
+
+    /// The device byte offset of a stream position (a reader wraps at the end of its region).
+    pub fn stream_offset(&self, pos: u64) -> u64 {
+        self.region_start + pos % self.region_len
+    }
+
+    /// Where the next readahead window must end: `ra_bytes` from `pos`, but never across the
+    /// end of the region (the device offset wraps there).
+    pub fn window_end(&self, start: u64, ra_bytes: u64) -> u64 {
+        let region_end = (start / self.region_len + 1) * self.region_len;
+        (start + ra_bytes).min(region_end)
+    }
+
+    /// The next random read's stream position: a random block of the region.
+    pub fn random_pos(&mut self) -> u64 {
+        let blocks = self.region_len / self.bs;
+        self.rng.below(blocks) * self.bs
+    }
+
+    /// Starts a read() of the next block (buffered readers): sets `read_left`. Sequential
+    /// readers read on from where they are; random ones jump.
+    pub fn start_read(&mut self) {
+        let len = match self.size {
+            Some(s) => self.bs.min(s - self.bytes_issued),
+            None => self.bs,
+        };
+        if self.rw.is_random() {
+            self.read_pos = self.random_pos();
+        }
+        self.bytes_issued += len;
+        self.read_left = len;
+        self.read_len = len;
+    }
+
+    /// Whether the job still has data in the page cache that its fsync must wait for.
+    pub fn needs_fsync(&self) -> bool {
+        self.fsync && self.buffered && (self.dirty_bytes > 0 || self.writeback_bytes > 0)
+    }
+
+    /// Dirties `len` bytes at `off` (coalescing with the last extent when contiguous).
+    pub fn dirty_extent(&mut self, off: u64, len: u64) {
+        match self.dirty.back_mut() {
+            Some((o, l)) if *o + *l == off => *l += len,
+            _ => self.dirty.push_back((off, len)),
+        }
+        self.dirty_bytes += len;
+    }
+
+    /// Takes up to `max` bytes of the oldest dirty extent for writeback.
+    pub fn take_dirty(&mut self, max: u64) -> Option<(u64, u64)> {
+        let (o, l) = self.dirty.front_mut()?;
+        let take = (*l).min(max);
+        let out = (*o, take);
+        *o += take;
+        *l -= take;
+        if *l == 0 {
+            self.dirty.pop_front();
+        }
+        self.dirty_bytes -= take;
+        self.writeback_bytes += take;
+        Some(out)
+    }
+
+    /// How many bios one I/O becomes at this max_sectors.
+    pub fn bios_per_io(&self, max_sectors_bytes: u64) -> u64 {
+        self.bs.div_ceil(max_sectors_bytes)
+    }
+
+    /// The (offset, length) in bytes of the next I/O.
+    pub fn next_extent(&mut self) -> (u64, u64) {
+        let len = match self.size {
+            Some(s) => self.bs.min(s - self.bytes_issued),
+            None => self.bs,
+        };
+        let blocks = self.region_len / self.bs;
+        let off = if self.rw.is_random() {
+            self.rng.below(blocks) * self.bs
+        } else {
+            let o = self.cursor;
+            self.cursor = (self.cursor + self.bs) % (blocks * self.bs);
+            o
+        };
+        self.bytes_issued += len;
+        (self.region_start + off, len)
+    }
+}

@@ -1,0 +1,296 @@
+//! The 7200 rpm HDD: seek curve, rotation, zoned media rate, the drive's buffer and write
+//! cache (not kernel code: the hardware the kernel drives; figures in `calib.rs`).
+
+use crate::calib::*;
+use crate::engine::rng::Stream;
+use crate::engine::time::{SimTime, NS_PER_S};
+use std::collections::VecDeque;
+
+use super::{transfer_ns, Cmd};
+
+/// A single-actuator disk: one command at the interface at a time, in arrival order, and one
+/// media timeline. With the write cache on (WCE=1, the SATA default), a write completes when
+/// its data is in the cache, and the drive destages it to the media in arrival order; a read
+/// waits for the media. (NCQ/TCQ reordering inside the drive is the single-queue issue's work.)
+#[derive(Debug)]
+pub(crate) struct Hdd {
+    /// Rotational phase at time 0: spindles are not synchronised, so each disk starts at its
+    /// own angle (drawn from the disk's random stream).
+    phase_ns: u64,
+    /// Where the head will be when the media timeline is done: the sector after the last one.
+    head_sector: u64,
+    /// The media is busy (reading, or destaging cached writes) until then.
+    media_free_at: SimTime,
+    /// The drive's read-ahead continues from here after a read.
+    readahead_from: Option<u64>,
+    /// What the drive's buffer holds: the sector ranges it last read or was given to write,
+    /// oldest first, at most `HDD_BUFFER_BYTES` of them. A read inside one is a cache hit.
+    buffered: VecDeque<(u64, u64)>,
+    buffered_sectors: u64,
+    write_cache: bool,
+    /// Cached writes not yet on the media: (time destaged, bytes), in destage order.
+    dirty: VecDeque<(SimTime, u64)>,
+    dirty_bytes: u64,
+}
+
+impl Hdd {
+    pub(crate) fn new(write_cache: bool, rng: &mut Stream) -> Hdd {
+        Hdd {
+            phase_ns: rng.below(HDD_REVOLUTION_NS),
+            head_sector: 0,
+            media_free_at: SimTime::ZERO,
+            readahead_from: None,
+            buffered: VecDeque::new(),
+            buffered_sectors: 0,
+            write_cache,
+            dirty: VecDeque::new(),
+            dirty_bytes: 0,
+        }
+    }
+
+    pub(crate) fn head_sector(&self) -> u64 {
+        self.head_sector
+    }
+
+    fn in_buffer(&self, start: u64, end: u64) -> bool {
+        self.buffered.iter().any(|&(a, b)| a <= start && end <= b)
+    }
+
+    /// Remembers a range the drive read or took to write (extending the newest range when it
+    /// continues it), forgetting the oldest beyond the buffer's size.
+    fn remember(&mut self, start: u64, end: u64) {
+        match self.buffered.back_mut() {
+            Some(last) if last.1 == start => last.1 = end,
+            _ => self.buffered.push_back((start, end)),
+        }
+        self.buffered_sectors += end - start;
+        while self.buffered_sectors > HDD_BUFFER_BYTES / 512 {
+            let (a, b) = self.buffered.front_mut().expect("over the size, so not empty");
+            let drop = (self.buffered_sectors - HDD_BUFFER_BYTES / 512).min(*b - *a);
+            *a += drop;
+            self.buffered_sectors -= drop;
+            if a == b {
+                self.buffered.pop_front();
+            }
+        }
+    }
+}
+
+/// Zoned recording: the media rate falls linearly from the outer to the inner edge.
+fn media_rate(sector: u64, capacity: u64) -> u64 {
+    let span = HDD_MEDIA_OUTER_BYTES_PER_S - HDD_MEDIA_INNER_BYTES_PER_S;
+    HDD_MEDIA_OUTER_BYTES_PER_S - (span as u128 * sector as u128 / capacity as u128) as u64
+}
+
+/// Seek time over `distance` sectors: √distance up to a third of the stroke (from track-to-track
+/// to the average seek), then linear to the full stroke.
+pub fn seek_ns(distance: u64, capacity: u64) -> u64 {
+    if distance == 0 {
+        return 0;
+    }
+    let x = distance as f64 / capacity as f64;
+    let third = 1.0 / 3.0;
+    let t = if x <= third {
+        HDD_SEEK_TRACK_NS as f64 + (HDD_SEEK_AVG_NS - HDD_SEEK_TRACK_NS) as f64 * (x / third).sqrt()
+    } else {
+        HDD_SEEK_AVG_NS as f64 + (HDD_SEEK_FULL_NS - HDD_SEEK_AVG_NS) as f64 * (x - third) / (1.0 - third)
+    };
+    t as u64
+}
+
+/// NCQ/TCQ inside the drive: of the commands queued in it, start the one the head reaches
+/// soonest (shortest positioning time first). Writes the write cache absorbs need no
+/// positioning and go first, in order. A command queued longer than `HDD_NCQ_AGE_MAX_NS` goes
+/// next regardless, as drive firmware ages requests to bound starvation.
+pub(crate) fn hdd_pick(h: &Hdd, queue: &VecDeque<Cmd>, now: SimTime, capacity: u64) -> Option<usize> {
+    if queue.is_empty() {
+        return None;
+    }
+    if let Some(old) = queue.iter().position(|c| now - c.queued_at > HDD_NCQ_AGE_MAX_NS) {
+        return Some(old);
+    }
+    let start = now.max(h.media_free_at);
+    let cost = |c: &Cmd| if c.write && h.write_cache { 0 } else { hdd_position_ns(h, start, c.sector, capacity) };
+    // min_by_key keeps the first of equal keys: ties go to the oldest command.
+    queue.iter().enumerate().min_by_key(|(_, c)| cost(c)).map(|(i, _)| i)
+}
+
+/// Positioning from the head's position to `sector`, starting at `start`: seek, then wait
+/// for the sector to come round. A transfer that continues one that just ended pays neither.
+fn hdd_position_ns(h: &Hdd, start: SimTime, sector: u64, capacity: u64) -> u64 {
+    let distance = h.head_sector.abs_diff(sector);
+    if distance == 0 && start == h.media_free_at {
+        return 0;
+    }
+    let seek = seek_ns(distance, capacity);
+    let rev = HDD_REVOLUTION_NS;
+    let sectors_per_track = (media_rate(sector, capacity) * rev / NS_PER_S / 512).max(1);
+    let target_ns = (sector % sectors_per_track) * rev / sectors_per_track;
+    let head_ns = ((start + seek).ns() + h.phase_ns) % rev;
+    seek + (target_ns + rev - head_ns) % rev
+}
+
+/// Returns how long the command takes at the interface, from `now`.
+pub(crate) fn hdd_service_ns(h: &mut Hdd, now: SimTime, cmd: &Cmd, arrived_idle: bool, capacity: u64) -> u64 {
+    let rate = media_rate(cmd.sector, capacity);
+    let overhead = if arrived_idle { HDD_COMMAND_OVERHEAD_NS } else { 0 };
+    let end = cmd.sector + cmd.bytes / 512;
+    let ready = now + overhead;
+    // A read of data still in the drive's buffer (just written, or just read) comes from it.
+    if !cmd.write && h.in_buffer(cmd.sector, end) {
+        return overhead + transfer_ns(cmd.bytes, SATA_LINK_BYTES_PER_S);
+    }
+    h.remember(cmd.sector, end);
+    // Cached writes whose destage has finished free their cache space.
+    while h.dirty.front().is_some_and(|&(t, _)| t <= ready) {
+        let (_, b) = h.dirty.pop_front().expect("front");
+        h.dirty_bytes -= b;
+    }
+    if cmd.write && h.write_cache {
+        // Destage after whatever the media is doing; the command waits only for cache space.
+        let start = ready.max(h.media_free_at);
+        let destaged = start + hdd_position_ns(h, start, cmd.sector, capacity) + transfer_ns(cmd.bytes, rate);
+        let mut space_at = ready;
+        let mut free = HDD_WRITE_CACHE_BYTES - h.dirty_bytes;
+        for &(t, b) in &h.dirty {
+            if free >= cmd.bytes {
+                break;
+            }
+            free += b;
+            space_at = t;
+        }
+        h.dirty.push_back((destaged, cmd.bytes));
+        h.dirty_bytes += cmd.bytes;
+        h.media_free_at = destaged;
+        h.head_sector = end;
+        h.readahead_from = None;
+        return (space_at - now) + transfer_ns(cmd.bytes, SATA_LINK_BYTES_PER_S);
+    }
+    let start = ready.max(h.media_free_at);
+    // A read that continues where the last read ended finds part of its data in the drive's
+    // read-ahead segment, filled at media rate while the media was idle.
+    let done = if !cmd.write && h.readahead_from == Some(cmd.sector) {
+        let idle_ns = start - h.media_free_at;
+        let prefetched = ((idle_ns as u128 * rate as u128 / NS_PER_S as u128) as u64).min(HDD_READAHEAD_SEGMENT_BYTES).min(cmd.bytes);
+        start + transfer_ns(prefetched, SATA_LINK_BYTES_PER_S) + transfer_ns(cmd.bytes - prefetched, rate)
+    } else {
+        start + hdd_position_ns(h, start, cmd.sector, capacity) + transfer_ns(cmd.bytes, rate)
+    };
+    h.media_free_at = done;
+    h.head_sector = end;
+    h.readahead_from = if cmd.write { None } else { Some(end) };
+    done - now
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::ids::ReqId;
+    use crate::engine::time::NS_PER_MS;
+    use crate::hw::Disk;
+    use crate::scenario::{ControllerCache, DiskKind};
+
+    /// Submits to an idle disk: the command starts at once.
+    fn submit_one(d: &mut Disk, now: SimTime, cmd: Cmd) -> (u16, SimTime) {
+        let mut started = Vec::new();
+        d.submit(now, cmd, &mut started);
+        assert_eq!(started.len(), 1);
+        started[0]
+    }
+
+    #[test]
+    fn the_seek_curve_passes_through_its_three_points() {
+        let c = HDD_CAPACITY_SECTORS;
+        assert_eq!(seek_ns(0, c), 0);
+        assert!((seek_ns(1, c) as i64 - HDD_SEEK_TRACK_NS as i64).abs() < 10_000);
+        assert!((seek_ns(c / 3, c) as i64 - HDD_SEEK_AVG_NS as i64).abs() < 10_000);
+        assert!((seek_ns(c, c) as i64 - HDD_SEEK_FULL_NS as i64).abs() < 10_000);
+        // Monotonic.
+        let mut last = 0;
+        for i in 1..100 {
+            let s = seek_ns(c / 100 * i, c);
+            assert!(s >= last);
+            last = s;
+        }
+    }
+
+    #[test]
+    fn sequential_reads_stream_at_media_rate_and_random_reads_pay_seek_and_rotation() {
+        let mut rng = Stream::new(1, 1);
+        let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+        let mut started = Vec::new();
+        let mut now = SimTime::ZERO;
+        let mb = 1 << 20;
+        // 64 back-to-back 1 MiB sequential reads, each submitted 20 µs after the last completes.
+        for i in 0..64u64 {
+            let (slot, done) = submit_one(d, now, Cmd { req: ReqId(0), sector: i * 2048, bytes: mb, write: false, queued_at: now });
+            d.complete(done, slot, &mut started);
+            assert!(started.is_empty());
+            now = done + 20_000;
+        }
+        let mb_s = 64.0 * mb as f64 / now.as_secs_f64() / 1e6;
+        assert!(mb_s > 110.0 && mb_s < 135.0, "sequential {mb_s} MB/s");
+        // Random 4 KiB reads: seek + half a revolution on average, ~80-130 IOPS.
+        let mut rng = Stream::new(2, 2);
+        let start = now;
+        for _ in 0..200 {
+            let sector = rng.below(HDD_CAPACITY_SECTORS / 8 - 8) * 8;
+            let (slot, done) = submit_one(d, now, Cmd { req: ReqId(0), sector, bytes: 4096, write: false, queued_at: now });
+            d.complete(done, slot, &mut started);
+            now = done;
+        }
+        let iops = 200.0 / (now - start) as f64 * 1e9;
+        assert!(iops > 60.0 && iops < 130.0, "random {iops} IOPS");
+        assert!(now - start > 200 * 5 * NS_PER_MS);
+    }
+
+    #[test]
+    fn a_read_of_what_the_drive_just_wrote_comes_from_its_buffer() {
+        let mut rng = Stream::new(4, 4);
+        let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+        let mut started = Vec::new();
+        let w = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: true, queued_at: SimTime::ZERO };
+        let (slot, done) = submit_one(d, SimTime::ZERO, w);
+        d.complete(done, slot, &mut started);
+        // Part of the written range: no positioning, link speed.
+        let r = Cmd { req: ReqId(0), sector: (1 << 20) + 8, bytes: 4096, write: false, queued_at: done };
+        let (slot, hit) = submit_one(d, done, r);
+        d.complete(hit, slot, &mut started);
+        assert!(hit - done < 200 * crate::engine::time::NS_PER_US, "hit took {} ns", hit - done);
+        // Elsewhere: seek and rotation.
+        let r = Cmd { req: ReqId(0), sector: 1 << 28, bytes: 4096, write: false, queued_at: hit };
+        let (_, miss) = submit_one(d, hit, r);
+        assert!(miss - hit > NS_PER_MS, "miss took {} ns", miss - hit);
+    }
+
+    #[test]
+    fn the_write_cache_absorbs_writes_until_it_is_full_then_runs_at_media_rate() {
+        let mut rng = Stream::new(3, 3);
+        let mut cached = Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+        let mut rng = Stream::new(3, 3);
+        let mut uncached = Disk::new(DiskKind::Hdd, false, ControllerCache::InOrder, &mut rng);
+        let mut times = Vec::new();
+        let mut started = Vec::new();
+        for d in [&mut cached, &mut uncached] {
+            let mut now = SimTime::ZERO;
+            let mut first_cache_full = None;
+            for i in 0..400u64 {
+                let (slot, done) =
+                    submit_one(d, now, Cmd { req: ReqId(0), sector: i * 1024, bytes: 512 * 1024, write: true, queued_at: now });
+                if done - now > 3 * NS_PER_MS && first_cache_full.is_none() {
+                    first_cache_full = Some(i);
+                }
+                d.complete(done, slot, &mut started);
+                now = done + 20_000;
+            }
+            times.push((now, first_cache_full));
+        }
+        let mb_s = |t: SimTime| 400.0 * 0.5 * 1.048576 / t.as_secs_f64();
+        // With the cache: the first writes go at link speed, then the media rate (~125 MB/s) rules.
+        assert!(times[0].1.unwrap() >= HDD_WRITE_CACHE_BYTES / (512 * 1024) - 2);
+        assert!(mb_s(times[0].0) > 110.0 && mb_s(times[0].0) < 140.0, "cached {}", mb_s(times[0].0));
+        // Without it, each write that arrives after the last finished misses the sector: one
+        // revolution lost per command.
+        assert!(mb_s(times[1].0) < 60.0, "uncached {}", mb_s(times[1].0));
+    }
+}

@@ -1,0 +1,200 @@
+//! Device models behind the leaf block devices: a 7200 rpm HDD, a SATA SSD, a RAM-backed LUN
+//! and a hardware RAID5 controller over HDDs (`hwraid5`).
+//! Which hardware a lesson has is a device model, never a lesson constant.
+
+use crate::calib::*;
+use crate::engine::ids::ReqId;
+use crate::engine::rng::Stream;
+use crate::engine::time::{SimTime, NS_PER_S};
+use crate::hw::hwraid5::HwRaid5;
+use crate::scenario::{ControllerCache, DiskKind};
+use std::collections::VecDeque;
+
+pub mod flash;
+pub mod hdd;
+pub mod hwraid5;
+
+use flash::Ssd;
+use hdd::{hdd_pick, hdd_service_ns, Hdd};
+
+/// A command as the drive sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cmd {
+    pub req: ReqId,
+    pub sector: u64,
+    pub bytes: u64,
+    pub write: bool,
+    /// When the drive received it (for the drive's own aging of queued commands).
+    pub queued_at: SimTime,
+}
+
+#[derive(Debug)]
+enum Model {
+    Hdd(Hdd),
+    Ssd(Ssd),
+    HwRaid5(Box<HwRaid5>),
+}
+
+/// The slot a hardware RAID controller's stripe operation completes on: not a host command.
+pub const ENGINE_SLOT: u16 = u16::MAX;
+
+/// A disk: its model, its internal queue and its command slots.
+#[derive(Debug)]
+pub struct Disk {
+    model: Model,
+    queue: VecDeque<Cmd>,
+    slots: Vec<Option<Cmd>>,
+    capacity_sectors: u64,
+    /// Time with at least one command in the drive.
+    busy_ns_total: u64,
+    busy_since: Option<SimTime>,
+}
+
+/// A device model's capacity, without building it.
+pub fn capacity_sectors(kind: DiskKind) -> u64 {
+    match kind {
+        DiskKind::Hdd => HDD_CAPACITY_SECTORS,
+        DiskKind::Ssd => SSD_CAPACITY_SECTORS,
+        DiskKind::Ramlun => RAMLUN_CAPACITY_SECTORS,
+        DiskKind::Hwraid5 => HDD_CAPACITY_SECTORS / HWRAID5_CHUNK_SECTORS * HWRAID5_CHUNK_SECTORS * (HWRAID5_MEMBERS as u64 - 1),
+    }
+}
+
+impl Disk {
+    pub fn new(kind: DiskKind, write_cache: bool, controller_cache: ControllerCache, rng: &mut Stream) -> Disk {
+        let flash = |read_ns, write_ns, read_rate, write_rate| Model::Ssd(Ssd::new(read_ns, write_ns, read_rate, write_rate));
+        let (model, slots, capacity_sectors) = match kind {
+            DiskKind::Ssd => {
+                (flash(SSD_READ_NS, SSD_WRITE_NS, SSD_READ_BYTES_PER_S, SSD_WRITE_BYTES_PER_S), SSD_CHANNELS, SSD_CAPACITY_SECTORS)
+            }
+            DiskKind::Ramlun => {
+                (flash(RAMLUN_COMMAND_NS, RAMLUN_COMMAND_NS, RAMLUN_BYTES_PER_S, RAMLUN_BYTES_PER_S), RAMLUN_SLOTS, RAMLUN_CAPACITY_SECTORS)
+            }
+            DiskKind::Hdd => (Model::Hdd(Hdd::new(write_cache, rng)), 1, HDD_CAPACITY_SECTORS),
+            DiskKind::Hwraid5 => {
+                let c = HwRaid5::new(HWRAID5_MEMBERS, write_cache, controller_cache, rng);
+                let capacity = c.capacity_sectors();
+                // As many host commands as the SCSI layer may send it (tagged queueing).
+                (Model::HwRaid5(Box::new(c)), crate::scenario::limits::QUEUE_DEPTH_MAX, capacity)
+            }
+        };
+        Disk { model, queue: VecDeque::new(), slots: vec![None; slots as usize], capacity_sectors, busy_ns_total: 0, busy_since: None }
+    }
+
+    pub fn capacity_sectors(&self) -> u64 {
+        self.capacity_sectors
+    }
+
+    /// Commands queued inside the drive plus those on the media.
+    pub fn outstanding(&self) -> usize {
+        self.queue.len() + self.slots.iter().filter(|s| s.is_some()).count()
+    }
+
+    /// Where the head is, as a fraction of the stroke (0 = outer edge). SSDs report 0.
+    pub fn head_position(&self) -> f64 {
+        match &self.model {
+            Model::Hdd(h) => h.head_sector() as f64 / self.capacity_sectors as f64,
+            Model::Ssd(_) => 0.0,
+            Model::HwRaid5(c) => c.head_position(),
+        }
+    }
+
+    pub fn check_invariants(&self) {
+        if let Model::HwRaid5(c) = &self.model {
+            c.check_invariants();
+        }
+    }
+
+    /// A hardware RAID controller's stripe operations so far (None for other devices).
+    pub fn stripe_ops(&self) -> Option<crate::hw::hwraid5::StripeOps> {
+        match &self.model {
+            Model::HwRaid5(c) => Some(c.ops),
+            _ => None,
+        }
+    }
+
+    /// Takes a command. Pushes the (slot, completion time) of what starts now onto `started`.
+    pub fn submit(&mut self, now: SimTime, cmd: Cmd, started: &mut Vec<(u16, SimTime)>) {
+        assert!(cmd.sector + cmd.bytes / 512 <= self.capacity_sectors, "command beyond the end of the disk");
+        self.queue.push_back(cmd);
+        self.start(now, true, started);
+    }
+
+    /// The command in `slot` finished (None: it was a RAID controller's stripe operation).
+    /// Pushes what starts next onto `started`.
+    pub fn complete(&mut self, now: SimTime, slot: u16, started: &mut Vec<(u16, SimTime)>) -> Option<Cmd> {
+        let cmd = if slot == ENGINE_SLOT {
+            let Model::HwRaid5(c) = &mut self.model else { unreachable!("a stripe operation on a plain disk") };
+            c.destage_done();
+            None
+        } else {
+            Some(self.slots[slot as usize].take().expect("completion for an empty slot"))
+        };
+        let engine_busy = matches!(&self.model, Model::HwRaid5(c) if c.destaging());
+        if !engine_busy && self.slots.iter().all(|s| s.is_none()) {
+            if let Some(since) = self.busy_since.take() {
+                self.busy_ns_total += now - since;
+            }
+        }
+        self.start(now, false, started);
+        cmd
+    }
+
+    fn start(&mut self, now: SimTime, arrived_idle: bool, started: &mut Vec<(u16, SimTime)>) {
+        let before = started.len();
+        if let Model::HwRaid5(_) = self.model {
+            self.start_raid(now, started);
+        } else if let Some(s) = self.start_next(now, arrived_idle) {
+            started.push(s);
+        }
+        if started.len() > before && self.busy_since.is_none() {
+            self.busy_since = Some(now);
+        }
+    }
+
+    /// The RAID controller takes host commands in arrival order (writes into its cache while
+    /// they fit, reads to the members), then starts a stripe operation if it has one to do.
+    fn start_raid(&mut self, now: SimTime, started: &mut Vec<(u16, SimTime)>) {
+        let Model::HwRaid5(c) = &mut self.model else { unreachable!("not a RAID controller") };
+        while let Some(front) = self.queue.front() {
+            let Some(slot) = self.slots.iter().position(|s| s.is_none()) else { break };
+            let done = if front.write {
+                if !c.fits(front.bytes / 512) {
+                    break;
+                }
+                c.accept_write(now, front)
+            } else {
+                c.read(now, front)
+            };
+            self.slots[slot] = self.queue.pop_front();
+            started.push((slot as u16, done));
+        }
+        if !c.destaging() {
+            let pressed = self.queue.front().is_some_and(|f| f.write);
+            if let Some(end) = c.start_destage(now, pressed) {
+                started.push((ENGINE_SLOT, end));
+            }
+        }
+    }
+
+    fn start_next(&mut self, now: SimTime, arrived_idle: bool) -> Option<(u16, SimTime)> {
+        let slot = self.slots.iter().position(|s| s.is_none())?;
+        let pick = match &self.model {
+            Model::Hdd(h) => hdd_pick(h, &self.queue, now, self.capacity_sectors)?,
+            Model::Ssd(_) => 0,
+            Model::HwRaid5(_) => unreachable!("the RAID controller starts commands in start_raid"),
+        };
+        let cmd = self.queue.remove(pick)?;
+        let done = match &mut self.model {
+            Model::Hdd(h) => now + hdd_service_ns(h, now, &cmd, arrived_idle, self.capacity_sectors),
+            Model::Ssd(s) => s.service(now, &cmd),
+            Model::HwRaid5(_) => unreachable!("the RAID controller starts commands in start_raid"),
+        };
+        self.slots[slot] = Some(cmd);
+        Some((slot as u16, done))
+    }
+}
+
+pub fn transfer_ns(bytes: u64, bytes_per_s: u64) -> u64 {
+    (bytes as u128 * NS_PER_S as u128 / bytes_per_s as u128) as u64
+}

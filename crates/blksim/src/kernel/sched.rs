@@ -1,0 +1,366 @@
+//! `kernel/sched.c` (2.6.32): CPU cores and threads, run queues, sleeping and waking
+//! (`try_to_wake_up`), `schedule` at step boundaries with context switches, and the time
+//! accounting behind vmstat's us/sy/wa/id and top's %CPU.
+
+use crate::calib::*;
+use crate::engine::event::Event;
+use crate::engine::ids::{BioId, CoreId, DevId, JobId, ReqId, ThreadId};
+use crate::engine::time::SimTime;
+use crate::engine::{Next, Sim};
+use crate::tools::stats::CpuTimes;
+use std::collections::VecDeque;
+
+/// What a core is doing, for /proc/stat accounting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AcctState {
+    #[default]
+    Idle,
+    Sys,
+    Softirq,
+}
+
+#[derive(Debug, Default)]
+pub struct Core {
+    /// Executing a work item (a thread step or softirq work) until its CoreDone event.
+    pub busy: bool,
+    pub state: AcctState,
+    since: SimTime,
+    pub times: CpuTimes,
+    /// The thread whose context is installed; None is the idle task.
+    pub current: Option<ThreadId>,
+    pub runq: VecDeque<ThreadId>,
+    /// Completions raised by interrupts on this core, waiting for softirq processing.
+    pub softirq: VecDeque<ReqId>,
+    /// The work item running is softirq work in interrupt context (not a thread step).
+    pub in_irq_softirq: bool,
+    /// Softirq time run in interrupt context since the core last had none pending.
+    pub softirq_burst_ns: u64,
+    /// The budget ran out: pending softirq work is ksoftirqd/N's until it has drained it.
+    pub softirq_deferred: bool,
+    /// Threads in I/O wait whose last CPU is this one: idle time counts as iowait while > 0.
+    pub nr_iowait: u32,
+}
+
+impl Core {
+    /// Charges the time since the last call to the current state.
+    pub fn account(&mut self, now: SimTime) {
+        let dt = now - self.since;
+        self.since = now;
+        match self.state {
+            AcctState::Sys => self.times.sys_ns += dt,
+            AcctState::Softirq => self.times.softirq_ns += dt,
+            AcctState::Idle if self.nr_iowait > 0 => self.times.iowait_ns += dt,
+            AcctState::Idle => self.times.idle_ns += dt,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadState {
+    /// Not started yet (a job before its fork time).
+    New,
+    Runnable,
+    Running,
+    /// Sleeping: on a wait queue if `wait` is set (D state), else idle (a kernel thread with no work).
+    Sleeping,
+    Exited,
+}
+
+/// Why a thread sleeps in D state. All are `io_schedule()` sleeps, counted as iowait.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// Waiting for its own I/O to complete (a sync read/write, or io_getevents).
+    Io,
+    /// In `get_request_wait`: the request pool of `dev` is full for this direction.
+    GetRequest { dev: DevId, write: bool },
+    /// In `balance_dirty_pages`: too much of memory is dirty or under writeback.
+    DirtyThrottle,
+    /// In `fsync`: waiting for its dirty pages to be written back.
+    Fsync,
+    /// In `blk_congestion_wait(WRITE, HZ/10)`: background writeback met a write-congested
+    /// device and waits for a queue to leave congestion, or 100 ms.
+    Congestion,
+    /// In md RAID5's `get_active_stripe`: the stripe cache has no head to give.
+    Stripe,
+    /// In blk-mq's `bt_get`: `dev` has no free tag.
+    Tag { dev: DevId },
+}
+
+impl Wait {
+    /// `io_schedule` sleeps count as iowait; `get_active_stripe` sleeps in plain `schedule()`.
+    pub fn is_iowait(self) -> bool {
+        self != Wait::Stripe
+    }
+}
+
+/// The next piece of work a thread runs when it gets a core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Return from the last call and make the next one (or exit when the job is done).
+    Next,
+    /// Woken in `get_request_wait`: try to allocate a request again.
+    RetryGetRequest,
+    /// A kblockd worker runs its next queued work item (a queue run).
+    KblockdWork,
+    /// A writeback flusher (`flush-MAJ:MIN`) writes back the next chunk of dirty pages.
+    FlushWork,
+    /// `fsync` (`filemap_fdatawrite`): the caller writes back the next piece of its own file.
+    FsyncWrite,
+    /// A writer's `balance_dirty_pages` pause ended: check the dirty limit again.
+    DirtyRecheck,
+    /// `ksoftirqd/N` runs the next pending softirq completion of its CPU.
+    Softirq,
+    /// An md array's raid5d handles the next stripe on its `handle_list`.
+    Raid5d,
+    /// Woken on `wait_for_stripe`: check for a free stripe head and go on mapping the bio.
+    RetryStripe,
+    /// `kdmwork-<dev>` maps the next request queued to it (`map_tio_request`).
+    KdmWork,
+    /// Woken in `bt_get`: try for a tag again (and sleep again if there is none).
+    RetryTag,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadKind {
+    User(JobId),
+    Ksoftirqd,
+    /// The kblockd worker of one CPU.
+    Kblockd(CoreId),
+    /// The per-backing-device writeback thread (2.6.32+ `flush-MAJ:MIN`).
+    Flusher(DevId),
+    /// An md RAID5 array's thread (`md0_raid5`, running `raid5d`).
+    Raid5d(DevId),
+    /// Request-based dm's per-device kthread worker over blk-mq (2eb6e1e3, `kdmwork-MAJ:MIN`).
+    KdmWork(DevId),
+}
+
+#[derive(Debug)]
+pub struct Thread {
+    pub name: String,
+    pub pid: u32,
+    pub kind: ThreadKind,
+    pub state: ThreadState,
+    pub wait: Option<Wait>,
+    /// The core it runs on; a woken thread moves to an idle core if this one is busy.
+    pub home: CoreId,
+    pub next: Option<Step>,
+    pub cpu_ns: u64,
+    /// Times it was switched out (voluntary and involuntary).
+    pub cs: u64,
+    pub slice_start: SimTime,
+    /// Bios built but not yet accepted by the queue (the pool was full).
+    pub pending: VecDeque<BioId>,
+    /// The current `balance_dirty_pages` pause (0: not throttled).
+    pub dirty_pause_ns: u64,
+    /// Bytes it wrote back in the current `balance_dirty_pages` call (`pages_written`).
+    pub dirty_written: u64,
+    /// When its current `blk_congestion_wait` times out (a timer of an earlier wait that was
+    /// woken early must not end a later one).
+    pub congestion_until: Option<SimTime>,
+    /// A Timeout event for its congestion waits is pending (at most one: when it fires early
+    /// for a later wait, it is re-armed for that wait's end).
+    pub congestion_timer_armed: bool,
+    /// The io_context's batching state: requests left in the batch, and when it started.
+    pub batch_left: u32,
+    pub batch_since: SimTime,
+}
+
+impl Thread {
+    fn new(name: String, kind: ThreadKind, state: ThreadState, home: CoreId, pid: u32) -> Thread {
+        Thread {
+            name,
+            pid,
+            kind,
+            state,
+            wait: None,
+            home,
+            next: None,
+            cpu_ns: 0,
+            cs: 0,
+            slice_start: SimTime::ZERO,
+            pending: VecDeque::new(),
+            batch_left: 0,
+            batch_since: SimTime::ZERO,
+            dirty_pause_ns: 0,
+            dirty_written: 0,
+            congestion_until: None,
+            congestion_timer_armed: false,
+        }
+    }
+
+    /// A kernel thread: it sleeps (idle, not D) until it is given work.
+    pub fn kernel(name: String, kind: ThreadKind, home: CoreId, pid: u32) -> Thread {
+        Thread::new(name, kind, ThreadState::Sleeping, home, pid)
+    }
+
+    /// A job's process, not started until its fork time.
+    pub fn user(name: String, job: JobId, home: CoreId, pid: u32) -> Thread {
+        Thread::new(name, ThreadKind::User(job), ThreadState::New, home, pid)
+    }
+
+    /// The state letter `top` shows: R running or runnable, D uninterruptible sleep (waiting for
+    /// I/O, a request, the dirty limit or fsync), S sleeping, X exited.
+    pub fn top_state(&self) -> char {
+        match self.state {
+            ThreadState::Running | ThreadState::Runnable => 'R',
+            ThreadState::Sleeping if self.wait.is_some() => 'D',
+            ThreadState::Sleeping | ThreadState::New => 'S',
+            ThreadState::Exited => 'X',
+        }
+    }
+
+    /// `ioc_batching`: a full batch, or some left and the batch is younger than BLK_BATCH_TIME.
+    pub fn is_batching(&self, now: SimTime) -> bool {
+        self.batch_left == crate::calib::BLK_BATCH_REQ || (self.batch_left > 0 && now - self.batch_since < crate::calib::BLK_BATCH_TIME_NS)
+    }
+
+    /// `ioc_set_batching`: start a batch unless one is running.
+    pub fn set_batching(&mut self, now: SimTime) {
+        if !self.is_batching(now) {
+            self.batch_left = crate::calib::BLK_BATCH_REQ;
+            self.batch_since = now;
+        }
+    }
+
+    /// An idle kernel thread: asleep with no wait queue, ready to be given work.
+    pub fn is_idle_kthread(&self) -> bool {
+        !matches!(self.kind, ThreadKind::User(_)) && self.state == ThreadState::Sleeping && self.wait.is_none()
+    }
+}
+
+impl Sim {
+    /// Charges the time since the last change on `c` to what the core was doing.
+    pub(crate) fn account(&mut self, c: CoreId) {
+        let now = self.now();
+        self.cores[c.idx()].account(now);
+    }
+
+    /// Makes a sleeping (or new) thread runnable on its home core, with `step` to run next.
+    pub(crate) fn wake(&mut self, tid: ThreadId, step: Step) {
+        let t = &mut self.threads[tid.idx()];
+        assert!(matches!(t.state, ThreadState::Sleeping | ThreadState::New), "waking {} in state {:?}", t.name, t.state);
+        let home = t.home;
+        if t.wait.is_some_and(|w| w.is_iowait()) {
+            self.account(home);
+            self.cores[home.idx()].nr_iowait -= 1;
+        }
+        let to = self.select_task_rq(tid, home);
+        if to != home && self.cores[home.idx()].current == Some(tid) {
+            // Its context leaves the old CPU: that CPU's next thread switches in from idle.
+            self.cores[home.idx()].current = None;
+        }
+        let home = to;
+        let t = &mut self.threads[tid.idx()];
+        t.wait = None;
+        t.state = ThreadState::Runnable;
+        t.next = Some(step);
+        t.home = home;
+        self.cores[home.idx()].runq.push_back(tid);
+        self.kick(home);
+    }
+
+    /// If core `c` is not executing anything, picks what it runs next: softirq work first, then
+    /// the current thread's next step, then the head of its run queue, else idle.
+    pub(crate) fn kick(&mut self, c: CoreId) {
+        let ci = c.idx();
+        if self.cores[ci].busy {
+            return;
+        }
+        let now = self.now();
+        self.account(c);
+        if self.do_softirq(c) {
+            return;
+        }
+        let mut switched = false;
+        let cur = self.cores[ci].current;
+        let keep = cur.filter(|&t| {
+            let th = &self.threads[t.idx()];
+            th.state == ThreadState::Running && (self.cores[ci].runq.is_empty() || now - th.slice_start < SCHED_SLICE_NS)
+        });
+        let run = match keep {
+            Some(t) => Some(t),
+            None => {
+                if let Some(t) = cur.filter(|&t| self.threads[t.idx()].state == ThreadState::Running) {
+                    // Preempted at a step boundary: its slice is used up and others wait.
+                    self.threads[t.idx()].state = ThreadState::Runnable;
+                    self.cores[ci].runq.push_back(t);
+                }
+                let next = self.cores[ci].runq.pop_front();
+                if next != cur {
+                    switched = true;
+                    self.totals.context_switches += 1;
+                    if let Some(prev) = cur {
+                        self.threads[prev.idx()].cs += 1;
+                    }
+                }
+                self.cores[ci].current = next;
+                next
+            }
+        };
+        let Some(tid) = run else {
+            self.cores[ci].state = AcctState::Idle;
+            return;
+        };
+        let th = &mut self.threads[tid.idx()];
+        if switched {
+            th.slice_start = now;
+        }
+        th.state = ThreadState::Running;
+        let step = th.next.expect("a running thread has a next step");
+        let cost = self.step_cost(tid, step) + if switched { CONTEXT_SWITCH_NS } else { 0 };
+        self.threads[tid.idx()].cpu_ns += cost;
+        // ksoftirqd's time is softirq time in /proc/stat (it runs __do_softirq).
+        let state = if step == Step::Softirq { AcctState::Softirq } else { AcctState::Sys };
+        let core = &mut self.cores[ci];
+        core.busy = true;
+        core.state = state;
+        self.events.schedule(now + cost, Event::CoreDone { core: c });
+    }
+
+    pub(crate) fn on_core_done(&mut self, c: CoreId) {
+        self.account(c);
+        let ci = c.idx();
+        self.cur_cpu = c.0;
+        // The core stays busy while the work's effects run: a thread woken onto this core by
+        // them waits in the run queue for the kick below, not inside this work.
+        if self.cores[ci].in_irq_softirq {
+            self.cores[ci].in_irq_softirq = false;
+            let req = self.cores[ci].softirq.pop_front().expect("softirq work was pending");
+            self.softirq_complete(req);
+            self.cores[ci].busy = false;
+            self.kick(c);
+            return;
+        }
+        let tid = self.cores[ci].current.expect("a core finished a step with no thread");
+        let step = self.threads[tid.idx()].next.take().expect("step");
+        // A thread's step runs under a plug, as submitters do (blk_start_plug/blk_finish_plug;
+        // in 2.6.32 the queue plug that the submitter's wait unplugs has the same effect).
+        self.plugging = self.cfg.scenario.queue.plugging == crate::scenario::Plugging::Task;
+        self.cur_thread = Some(tid);
+        let next = self.run_step(tid, step);
+        self.plugging = false;
+        self.flush_plug(tid);
+        self.cur_thread = None;
+        match next {
+            Next::Continue(s) => self.threads[tid.idx()].next = Some(s),
+            Next::Sleep(w) => {
+                let t = &mut self.threads[tid.idx()];
+                t.state = ThreadState::Sleeping;
+                t.wait = Some(w);
+                if w.is_iowait() {
+                    let home = t.home;
+                    self.account(home);
+                    self.cores[home.idx()].nr_iowait += 1;
+                }
+            }
+            Next::Idle => {
+                let t = &mut self.threads[tid.idx()];
+                t.state = ThreadState::Sleeping;
+                t.wait = None;
+            }
+            Next::Exit => self.threads[tid.idx()].state = ThreadState::Exited,
+        }
+        self.cores[ci].busy = false;
+        self.kick(c);
+    }
+}

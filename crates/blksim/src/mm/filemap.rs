@@ -1,0 +1,133 @@
+//! `mm/filemap.c`: buffered `read()` (`do_generic_file_read`: copy what is up to date, start
+//! readahead, sleep on the page) and buffered `write()` (`generic_file_buffered_write`).
+
+use crate::block::DevKind;
+use crate::calib::*;
+use crate::engine::ids::*;
+use crate::engine::{Next, Sim};
+use crate::fio::job::Job;
+use crate::kernel::sched::{Step, Wait};
+
+impl Sim {
+    /// A buffered write(): the data goes into the page cache as dirty pages. Above the
+    /// background threshold the device's flusher is woken; above the dirty limit the writer
+    /// sleeps in `balance_dirty_pages` until writeback brings it back under.
+    pub(crate) fn buffered_write(&mut self, j: JobId) -> Next {
+        let job = &mut self.jobs[j.idx()];
+        let (off, len) = job.next_extent();
+        job.dirty_extent(off, len);
+        job.bytes_done += len;
+        let dev = job.dev;
+        self.dirty_total += len;
+        // fio counts a buffered write() as done when it returns: bytes and IOPS at the
+        // application, as fio reports them; iostat shows what reached the disk.
+        self.totals.bytes_written += len;
+        self.totals.ios_completed += 1;
+        if self.dirty_total + self.writeback_total > self.background_thresh {
+            self.wake_flusher(dev);
+        }
+        self.balance_dirty_pages(j)
+    }
+
+    /// write() returns: its latency includes the writeback and pauses it did.
+    pub(crate) fn finish_buffered_write(&mut self, j: JobId) {
+        let now = self.now();
+        let tid = self.jobs[j.idx()].tid;
+        let since = std::mem::replace(&mut self.jobs[j.idx()].write_since, now);
+        self.latency.record(now - since);
+        let th = &mut self.threads[tid.idx()];
+        th.dirty_pause_ns = 0;
+        th.dirty_written = 0;
+    }
+
+    /// What the next read() step costs: entering read(), starting the planned windows (a page
+    /// each, a bio per piece, a clone per bio under dm), and copying what is up to date.
+    pub(crate) fn buffered_read_cost(&self, job: &Job) -> u64 {
+        let mut cost = if job.read_left == 0 { SYSCALL_NS } else { 0 };
+        let want = if job.read_left == 0 { job.bs } else { job.read_left };
+        let ready: u64 = job.ra.iter().filter(|w| w.done && w.end > job.read_pos).map(|w| w.end - w.start.max(job.read_pos)).sum();
+        let copied = want.min(ready);
+        let pages: u64 = self.ra_plan(job, job.read_pos + copied).iter().map(|(s, e)| (e - s).div_ceil(4096)).sum();
+        let bios = pages * 4096 / self.ra_bio_bytes(job).max(4096);
+        let clone = if matches!(self.devs[job.dev.idx()].kind, DevKind::DmMpath { .. }) { BIO_CLONE_NS } else { 0 };
+        cost += pages * RA_PAGE_NS + bios.max(pages.min(1)) * (BIO_SUBMIT_NS + clone);
+        // md: pages that go through the stripe cache cost get_active_stripe + add_stripe_bio.
+        if let DevKind::Md { members } = &self.devs[job.dev.idx()].kind {
+            let member_max = self.devs[members[0].idx()].queue.max_request_bytes();
+            if self.ra_bio_bytes(job) > member_max && !self.cfg.scenario.md.split_aligned_reads {
+                cost += pages * STRIPE_ADD_NS;
+            }
+        }
+        cost + copied.div_ceil(4096) * PAGE_COPY_NS
+    }
+
+    /// A buffered read() step (`do_generic_file_read`): start the read, start readahead, copy
+    /// the pages that are up to date, and return, or sleep until the next page is.
+    pub(crate) fn buffered_read(&mut self, j: JobId) -> Next {
+        let now = self.now();
+        let tid = self.jobs[j.idx()].tid;
+        if self.jobs[j.idx()].read_left == 0 {
+            if !self.jobs[j.idx()].has_more_to_issue() {
+                self.job_finished(j);
+                return Next::Exit;
+            }
+            let job = &mut self.jobs[j.idx()];
+            job.start_read();
+            job.write_since = now;
+            if job.rw.is_random() {
+                // Windows of earlier random reads that are read are dropped from the plan.
+                let pos = job.read_pos;
+                job.ra.retain(|w| !w.done || (w.start <= pos && pos < w.end));
+            }
+        }
+        // Copy what is up to date, window by window. A window whose pages reclaim took (more
+        // than `vm.mem_mb` of reads were added after it) is gone: readahead reads it again.
+        let (added, cache) = (self.totals.page_cache_read_added_bytes, self.cfg.scenario.vm.mem_mb as u64 * (1 << 20));
+        let job = &mut self.jobs[j.idx()];
+        while job.read_left > 0 {
+            let pos = job.read_pos;
+            let Some(i) = job.ra.iter().position(|w| w.start <= pos && pos < w.end) else { break };
+            let w = &job.ra[i];
+            if !w.done {
+                break;
+            }
+            if added - w.added_at > cache {
+                let w = job.ra.remove(i).expect("found");
+                self.totals.readahead_thrashed_bytes += w.end - pos;
+                break;
+            }
+            let n = job.read_left.min(w.end - pos);
+            job.read_pos += n;
+            job.read_left -= n;
+        }
+        while job.ra.front().is_some_and(|w| w.done && w.end <= job.read_pos) {
+            job.ra.pop_front();
+        }
+        // Where the copy stopped (or the next read() starts), readahead starts what is missing.
+        let pos = job.read_pos;
+        for (start, end) in self.ra_plan(&self.jobs[j.idx()], pos) {
+            self.submit_readahead(j, start, end);
+        }
+        let job = &mut self.jobs[j.idx()];
+        if job.read_left == 0 {
+            // read() returns: the bytes count as read, as dd and fio see them.
+            let len = job.read_len;
+            job.bytes_done += len;
+            let since = job.write_since;
+            self.latency.record(now - since);
+            self.totals.bytes_read += len;
+            self.totals.buffered_read_bytes += len;
+            self.totals.ios_completed += 1;
+            self.job_finished(j);
+        }
+        if let Err(wait) = self.submit_bios(tid) {
+            return Next::Sleep(wait);
+        }
+        if self.jobs[j.idx()].read_left == 0 {
+            Next::Continue(Step::Next)
+        } else {
+            // lock_page: sleep until the page is read (PG_locked cleared by the bio's end).
+            Next::Sleep(Wait::Io)
+        }
+    }
+}

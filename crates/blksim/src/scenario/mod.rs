@@ -1,0 +1,562 @@
+//! What a user may ask for: the stack, the devices, the workload (fio terms), the CPU and the
+//! knobs (sysfs names). `Scenario` is the serde type; `Scenario::validate` turns it into a
+//! `Config` or names the offending field and the allowed range.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+mod knobs;
+pub use knobs::*;
+
+/// Hard limits so that no scenario or link can hang the page.
+pub mod limits {
+    pub const DISKS_MAX: u32 = 256;
+    pub const HBAS_MAX: u32 = 16;
+    pub const JOBS_MAX: u32 = 1024;
+    pub const CORES_MAX: u32 = 256;
+    pub const DURATION_S_MAX: f64 = 3600.0;
+    pub const NR_REQUESTS_MAX: u32 = 16384;
+    pub const QUEUE_DEPTH_MAX: u32 = 1024;
+    pub const CAN_QUEUE_MAX: u32 = 16384;
+    pub const BS_MAX: u64 = 16 << 20;
+    pub const IODEPTH_MAX: u32 = 1024;
+    pub const MAX_SECTORS_KB_MAX: u32 = 32767;
+    pub const READ_AHEAD_KB_MAX: u32 = 65536;
+    pub const SIZE_MAX: u64 = 1 << 40;
+    /// Bios and requests alive at once across the whole run.
+    pub const BIOS_LIVE_MAX: usize = 1 << 22;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StackKind {
+    /// Jobs use the disks (`sd*`) directly.
+    Direct,
+    /// LVM2: a bio-based dm-linear volume per disk.
+    Lvm,
+    /// Request-based dm-multipath over each disk.
+    Dm,
+    /// md RAID5 over all disks.
+    Md,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DiskKind {
+    Hdd,
+    Ssd,
+    Hwraid5,
+    /// An SRP LUN backed by a tmpfs file on the target (seed 002): RAM behind an InfiniBand hop.
+    Ramlun,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Scheduler {
+    #[serde(rename = "noop")]
+    Noop,
+    #[serde(rename = "deadline")]
+    Deadline,
+    #[serde(rename = "cfq")]
+    Cfq,
+    #[serde(rename = "none")]
+    None,
+    #[serde(rename = "mq-deadline")]
+    MqDeadline,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunQueueMode {
+    Direct,
+    Kblockd,
+    Fixed,
+}
+
+/// How submitters plug their queues: the per-task on-stack plug (2.6.39+), under which a
+/// step's bios merge before their requests reach the queue; or 2.6.2's queue plug, whose
+/// unplug threshold of 4 counted in-flight requests too, so a deep device is never held
+/// plugged and each request is dispatched as soon as it is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Plugging {
+    #[serde(rename = "task")]
+    Task,
+    #[serde(rename = "2.6.2")]
+    Legacy,
+}
+
+/// dm-multipath's path grouping (`path_grouping_policy` with its selector).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PathPolicy {
+    /// One path per priority group: all I/O on the first path (failover only on a failure).
+    #[serde(rename = "failover")]
+    Failover,
+    /// All paths in one group, used in turn (`round-robin`, `rr_min_io_rq` requests each).
+    #[serde(rename = "multibus")]
+    Multibus,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CloneAlloc {
+    Sleep,
+    Mempool,
+    Nowait,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rw {
+    Read,
+    Write,
+    Randread,
+    Randwrite,
+}
+
+impl Rw {
+    pub fn is_write(self) -> bool {
+        matches!(self, Rw::Write | Rw::Randwrite)
+    }
+    pub fn is_random(self) -> bool {
+        matches!(self, Rw::Randread | Rw::Randwrite)
+    }
+}
+
+/// What the job's file is: the block device node itself, or a file on a filesystem on it.
+/// It decides the bios buffered reads make (see `Sim::submit_readahead`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Filesystem {
+    /// `dd if=/dev/dm-0`: the block device's page cache, read through buffer heads.
+    None,
+    /// A file on XFS: `mpage_readpages` builds one bio per contiguous run of pages; writeback
+    /// goes through buffer heads, one bio per 4 KiB block (`xfs_submit_page`, 2.6.2).
+    Xfs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IoEngine {
+    Sync,
+    Libaio,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DiskKnobs {
+    pub kind: DiskKind,
+    /// The leaf queue's `max_sectors_kb`.
+    pub max_sectors_kb: u32,
+    /// The drive's volatile write cache (WCE, `/sys/block/sdX/device/scsi_disk/*/cache_type`).
+    pub write_cache: bool,
+    /// How a hardware RAID5 controller's write-back cache turns writes into stripe writes.
+    pub controller_cache: ControllerCache,
+}
+
+/// A hardware RAID5 controller's write-back cache policy (`disk.kind = hwraid5` only).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ControllerCache {
+    /// Writes are kept in arrival order; consecutive writes to one stripe coalesce, and a stripe
+    /// is written once the stream has moved past it (whole, or partial with reads). A write that
+    /// arrives late for a stripe already passed starts a new partial stripe. Inferred for the
+    /// 3ware 8506 from seed 003: out-of-order 4 KiB writes cost it "quite a bit of seeking".
+    #[default]
+    InOrder,
+    /// Any cached writes to a stripe gather; whole stripes go first, and an incomplete stripe is
+    /// written only when the cache is full (the "write gathering" of larger controllers).
+    Gathering,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct QueueKnobs {
+    pub nr_requests: u32,
+    /// The device's tag depth (`/sys/block/sdX/device/queue_depth`).
+    pub depth: u32,
+    pub scheduler: Scheduler,
+    pub read_ahead_kb: u32,
+    /// Scatter-gather segments per request (`max_segments`): with page-cache pages (one
+    /// segment each) a request holds at most this many 4 KiB pages.
+    pub max_segments: u32,
+    pub plugging: Plugging,
+    /// The driver uses the generic block-layer tagging (`blk_queue_init_tags`), whose
+    /// `init_tag_map` caps the tag depth at 2 × `nr_requests`.
+    pub generic_tagging: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostKnobs {
+    pub can_queue: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScsiKnobs {
+    pub run_queue: RunQueueMode,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DmKnobs {
+    pub max_sectors_kb: u32,
+    pub partial_completion: bool,
+    pub clone_alloc: CloneAlloc,
+    pub congestion_callout: bool,
+    /// Paths per dm-multipath device: each is its own `sd` device for the same disk, on
+    /// successive HBAs.
+    pub paths: u32,
+    pub path_grouping: PathPolicy,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MdKnobs {
+    pub chunk_kb: u32,
+    pub stripe_cache_size: u32,
+    pub split_aligned_reads: bool,
+    /// KiB used of each member (`mdadm -z`, sysfs `md/component_size`); 0: the whole member.
+    pub component_size_kb: u64,
+}
+
+/// Memory and the dirty-page limits (`/proc/sys/vm/dirty_ratio` and friends).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VmKnobs {
+    /// Memory available to the page cache, MiB.
+    pub mem_mb: u32,
+    /// Writers are throttled in `balance_dirty_pages` above this % of memory dirty or under writeback.
+    pub dirty_ratio: u32,
+    /// Background writeback starts above this %.
+    pub dirty_background_ratio: u32,
+    /// Who does background writeback, and whether it skips congested devices.
+    pub writeback: Writeback,
+}
+
+/// The background writeback threads of the era.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Writeback {
+    /// 2.6.32+: one `flush-MAJ:MIN` thread per backing device; it blocks on a full queue like
+    /// any writer.
+    #[default]
+    PerBdi,
+    /// 2.6.0-2.6.31: `pdflush` writes back nonblocking (`wbc->nonblocking`): a device whose
+    /// backing_dev_info is write-congested is skipped and pdflush waits in
+    /// `blk_congestion_wait(WRITE, HZ/10)`.
+    Pdflush,
+}
+
+impl Default for VmKnobs {
+    fn default() -> Self {
+        // 2.6.32+ defaults: dirty_ratio 20, dirty_background_ratio 10.
+        VmKnobs { mem_mb: 2048, dirty_ratio: 20, dirty_background_ratio: 10, writeback: Writeback::PerBdi }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CpuKnobs {
+    pub cores: u32,
+    /// The CPU that takes each HBA's interrupt (`/proc/irq/N/smp_affinity`), one per HBA.
+    /// Empty: HBA i interrupts CPU i mod cores.
+    pub irq_cpus: Vec<u32>,
+}
+
+/// An fio job description; `numjobs` copies are made, spread over the top-level devices.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Workload {
+    /// The process name shown in top and the trace (`dd`, `fio`, `mkfs.xfs`).
+    pub name: String,
+    pub rw: Rw,
+    /// Block size in bytes.
+    pub bs: u64,
+    pub numjobs: u32,
+    pub ioengine: IoEngine,
+    pub iodepth: u32,
+    pub direct: bool,
+    /// Bytes each job transfers; 0 means time-based (run for the whole duration).
+    pub size: u64,
+    pub fsync: bool,
+    /// fio `filename`: the devices the jobs use, colon-separated, the jobs spread over them in
+    /// turn; empty: every top device (sd, dm or md, by the stack) in turn.
+    pub filename: String,
+    /// Whether the job reads a device node or files on a filesystem (buffered reads only).
+    pub filesystem: Filesystem,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Scenario {
+    pub stack: StackKind,
+    pub disks: u32,
+    pub hbas: u32,
+    pub disk: DiskKnobs,
+    pub queue: QueueKnobs,
+    pub host: HostKnobs,
+    pub scsi: ScsiKnobs,
+    pub dm: DmKnobs,
+    pub md: MdKnobs,
+    pub cpu: CpuKnobs,
+    pub vm: VmKnobs,
+    pub workload: Workload,
+    /// The default simulated duration in seconds.
+    pub duration_s: f64,
+}
+
+impl Default for DiskKnobs {
+    fn default() -> Self {
+        DiskKnobs { kind: DiskKind::Hdd, max_sectors_kb: 512, write_cache: true, controller_cache: ControllerCache::InOrder }
+    }
+}
+impl Default for QueueKnobs {
+    fn default() -> Self {
+        // BLKDEV_MAX_RQ = 128; a SATA disk's NCQ depth is 31.
+        QueueKnobs {
+            nr_requests: 128,
+            depth: 31,
+            scheduler: Scheduler::Noop,
+            read_ahead_kb: 128,
+            // BLK_MAX_SEGMENTS (include/linux/blkdev.h).
+            max_segments: 128,
+            plugging: Plugging::Task,
+            generic_tagging: false,
+        }
+    }
+}
+impl Default for HostKnobs {
+    fn default() -> Self {
+        HostKnobs { can_queue: 128 }
+    }
+}
+impl Default for ScsiKnobs {
+    fn default() -> Self {
+        ScsiKnobs { run_queue: RunQueueMode::Direct }
+    }
+}
+impl Default for DmKnobs {
+    fn default() -> Self {
+        DmKnobs {
+            max_sectors_kb: 512,
+            partial_completion: true,
+            clone_alloc: CloneAlloc::Mempool,
+            congestion_callout: false,
+            paths: 1,
+            path_grouping: PathPolicy::Failover,
+        }
+    }
+}
+impl Default for MdKnobs {
+    fn default() -> Self {
+        MdKnobs { chunk_kb: 64, stripe_cache_size: 256, split_aligned_reads: false, component_size_kb: 0 }
+    }
+}
+impl Default for CpuKnobs {
+    fn default() -> Self {
+        CpuKnobs { cores: 2, irq_cpus: Vec::new() }
+    }
+}
+impl Default for Workload {
+    fn default() -> Self {
+        Workload {
+            name: "dd".into(),
+            rw: Rw::Read,
+            bs: 1 << 20,
+            numjobs: 1,
+            ioengine: IoEngine::Sync,
+            iodepth: 1,
+            direct: true,
+            size: 0,
+            fsync: false,
+            filename: String::new(),
+            filesystem: Filesystem::None,
+        }
+    }
+}
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            stack: StackKind::Direct,
+            disks: 1,
+            hbas: 1,
+            disk: DiskKnobs::default(),
+            queue: QueueKnobs::default(),
+            host: HostKnobs::default(),
+            scsi: ScsiKnobs::default(),
+            dm: DmKnobs::default(),
+            md: MdKnobs::default(),
+            cpu: CpuKnobs::default(),
+            vm: VmKnobs::default(),
+            workload: Workload::default(),
+            duration_s: 10.0,
+        }
+    }
+}
+
+/// A bad field, a bad knob or a bad value: names what is wrong and what is allowed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The offending knob key or field path (`queue.depth`, `workload.bs`).
+    pub field: String,
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError { field: field.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// Quotes at most 40 characters of user input back in a message.
+pub fn clip(s: &str) -> String {
+    let mut out: String = s.chars().take(40).collect();
+    if s.chars().count() > 40 {
+        out.push('…');
+    }
+    out
+}
+
+/// A validated scenario. Only `Scenario::validate` makes one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub scenario: Scenario,
+}
+
+impl Scenario {
+    /// Checks every knob against its range (so a scenario from a lesson file or a link gets the
+    /// same checks as `--set`), then the cross-field rules.
+    /// The devices the jobs can use (the top of the stack), by their kernel names.
+    pub fn top_device_names(&self) -> Vec<String> {
+        match self.stack {
+            StackKind::Direct => (0..self.disks).map(crate::drivers::scsi::sd::sd_name).collect(),
+            StackKind::Lvm | StackKind::Dm => (0..self.disks).map(|d| format!("dm-{d}")).collect(),
+            StackKind::Md => vec!["md0".to_string()],
+        }
+    }
+
+    pub fn validate(&self) -> Result<Config, ScenarioError> {
+        for spec in KNOBS {
+            let v = get_knob(self, spec.key).expect("every listed knob has a getter");
+            let mut probe = Scenario::default();
+            set_knob(&mut probe, spec.key, &v)?;
+        }
+        if self.hbas > self.disks {
+            return Err(ScenarioError::new(
+                "hbas",
+                format!("{} HBAs for {} disks; expected at most one HBA per disk", self.hbas, self.disks),
+            ));
+        }
+        if !self.cpu.irq_cpus.is_empty() && self.cpu.irq_cpus.len() != self.hbas as usize {
+            return Err(ScenarioError::new(
+                "cpu.irq_cpus",
+                format!("expected one CPU per HBA ({}), got {}", self.hbas, self.cpu.irq_cpus.len()),
+            ));
+        }
+        if let Some(c) = self.cpu.irq_cpus.iter().find(|&&c| c >= self.cpu.cores) {
+            return Err(ScenarioError::new("cpu.irq_cpus", format!("CPU {c} does not exist; expected 0 to {}", self.cpu.cores - 1)));
+        }
+        if self.dm.paths > 1 && self.stack != StackKind::Dm {
+            return Err(ScenarioError::new(
+                "dm.paths",
+                format!("{} paths need stack=dm; expected 1 with stack={}", self.dm.paths, get_knob(self, "stack").unwrap_or_default()),
+            ));
+        }
+        if self.disks * self.dm.paths > limits::DISKS_MAX {
+            return Err(ScenarioError::new(
+                "dm.paths",
+                format!("{} disks × {} paths is over {} sd devices", self.disks, self.dm.paths, limits::DISKS_MAX),
+            ));
+        }
+        if self.stack == StackKind::Md && self.disks < 3 {
+            return Err(ScenarioError::new("disks", format!("{} disks for stack=md; RAID5 needs at least 3", self.disks)));
+        }
+        if !self.md.chunk_kb.is_power_of_two() {
+            return Err(ScenarioError::new(
+                "md.chunk_kb",
+                format!("{} is not allowed; expected a power of two from 4 to 65536", self.md.chunk_kb),
+            ));
+        }
+        let member_kb = crate::hw::capacity_sectors(self.disk.kind) / 2;
+        if self.md.component_size_kb > member_kb {
+            return Err(ScenarioError::new(
+                "md.component_size_kb",
+                format!(
+                    "{} KiB is more than a {} member holds; expected 0 (the whole member) up to {member_kb}",
+                    self.md.component_size_kb,
+                    format!("{:?}", self.disk.kind).to_lowercase()
+                ),
+            ));
+        }
+        if !self.workload.filename.is_empty() {
+            let top = self.top_device_names();
+            let listed: Vec<&str> = self.workload.filename.split(':').collect();
+            if let Some((_, n)) = listed.iter().enumerate().find(|(i, n)| listed[..*i].contains(n)) {
+                return Err(ScenarioError::new("workload.filename", format!("'{}' is listed twice; expected each device once", clip(n))));
+            }
+            if let Some(n) = self.workload.filename.split(':').find(|n| !top.iter().any(|t| t == n)) {
+                let shown: Vec<&str> = top.iter().take(8).map(String::as_str).collect();
+                let more = if top.len() > 8 { format!(", … ({} in all)", top.len()) } else { String::new() };
+                return Err(ScenarioError::new(
+                    "workload.filename",
+                    format!(
+                        "'{}' is not a device the jobs can use with stack={}; expected names among {}{more}, joined by ':'",
+                        clip(n),
+                        format!("{:?}", self.stack).to_lowercase(),
+                        shown.join(", ")
+                    ),
+                ));
+            }
+        }
+        if self.workload.size != 0 && self.workload.size < self.workload.bs {
+            return Err(ScenarioError::new("workload.size", "smaller than workload.bs; expected 0 (time-based) or at least one block"));
+        }
+        Ok(Config { scenario: self.clone() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_knob_round_trips_through_its_text_form() {
+        let s = Scenario::default();
+        for spec in KNOBS {
+            let v = get_knob(&s, spec.key).unwrap();
+            let mut t = Scenario::default();
+            set_knob(&mut t, spec.key, &v).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(get_knob(&t, spec.key).unwrap(), v, "{}", spec.key);
+        }
+    }
+
+    #[test]
+    fn sizes_parse_like_fio() {
+        assert_eq!(parse_size("4k"), Some(4096));
+        assert_eq!(parse_size("1M"), Some(1 << 20));
+        assert_eq!(parse_size("512"), Some(512));
+        assert_eq!(parse_size("k"), None);
+        assert_eq!(parse_size("-3"), None);
+        assert_eq!(parse_size("99999999999999999999k"), None);
+    }
+
+    #[test]
+    fn a_negative_depth_names_the_knob_and_the_range() {
+        let e = set_knob(&mut Scenario::default(), "queue.depth", "-3").unwrap_err();
+        assert_eq!(e.to_string(), "queue.depth: '-3' is not allowed; expected an integer from 1 to 1024 (tags)");
+    }
+
+    #[test]
+    fn an_unknown_knob_lists_the_allowed_ones() {
+        let e = set_knob(&mut Scenario::default(), "queue.colour", "red").unwrap_err();
+        assert!(e.to_string().starts_with("queue.colour: unknown knob; allowed knobs are stack, disks"));
+    }
+}

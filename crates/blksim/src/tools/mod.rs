@@ -1,0 +1,9 @@
+//! What the tools see: the blktrace ring (`trace`), /proc/diskstats and /proc/stat turned into
+//! iostat, vmstat and top (`stats`), the per-second snapshots (`snapshot`), the CLI's JSON
+//! report (`report`) and the UI's view of topology, threads and pools (`view`).
+
+pub mod report;
+pub mod snapshot;
+pub mod stats;
+pub mod trace;
+pub mod view;

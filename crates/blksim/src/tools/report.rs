@@ -1,0 +1,189 @@
+//! The run report: the JSON of `blksim run` (the CLI contract's field names) and the numbers
+//! the UI shows. Built from counters, never from anything lesson-specific.
+
+use crate::engine::time::{NS_PER_MS, NS_PER_S};
+use crate::engine::Sim;
+use crate::tools::snapshot::Interval;
+use crate::tools::stats::{CpuPct, Iostat};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadReport {
+    pub name: String,
+    pub pid: u32,
+    pub cpu_pct: f64,
+    pub cs: u64,
+    /// `top`'s state letter: R running/runnable, D uninterruptible sleep, S sleeping, X exited.
+    pub state: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobReport {
+    pub name: String,
+    pub device: String,
+    pub bytes: u64,
+    pub done: bool,
+    pub completion_s: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencyReport {
+    pub p50: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    pub lesson: String,
+    pub variant: String,
+    pub seed: u64,
+    pub sim_seconds: f64,
+    pub events: u64,
+    pub throughput_mb_s: f64,
+    pub read_mb_s: f64,
+    pub write_mb_s: f64,
+    pub iops: f64,
+    pub cs_per_s: f64,
+    pub intr_per_s: f64,
+    pub cpu: CpuPct,
+    pub threads: Vec<ThreadReport>,
+    pub devices: Vec<Iostat>,
+    pub fairness: f64,
+    pub jobs: Vec<JobReport>,
+    pub completion_s: Option<f64>,
+    pub latency_ms: LatencyReport,
+    /// Readahead pages reclaimed before the reader got to them and read again (MB): buffered
+    /// readers whose windows outgrow `vm.mem_mb`.
+    pub readahead_thrashed_mb: f64,
+    /// Parts of the scenario the model does not simulate yet (empty when all is modelled).
+    pub model_gaps: Vec<String>,
+}
+
+fn per_s(x: u64, dt_ns: u64) -> f64 {
+    if dt_ns == 0 {
+        0.0
+    } else {
+        x as f64 * NS_PER_S as f64 / dt_ns as f64
+    }
+}
+
+/// The numbers of one interval (from `prev` to `cur`): what the live tables show each second.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IntervalReport {
+    pub end_s: f64,
+    /// How long the interval is: a second, or less for the numbers so far or a run's last part.
+    pub span_s: f64,
+    pub throughput_mb_s: f64,
+    pub read_mb_s: f64,
+    pub write_mb_s: f64,
+    pub iops: f64,
+    pub cs_per_s: f64,
+    pub intr_per_s: f64,
+    pub running: u32,
+    pub blocked: u32,
+    /// vmstat `bi` and `bo`: KiB per second (vmstat's 1 KiB blocks) that `submit_bio` took in
+    /// and out (/proc/vmstat pgpgin, pgpgout), counted once at the top of a stack.
+    pub bi: f64,
+    pub bo: f64,
+    /// /proc/meminfo `Dirty` and `Writeback` at the end, in MB: buffered writes not yet on disk.
+    pub dirty_mb: f64,
+    pub writeback_mb: f64,
+    pub cpu: CpuPct,
+    pub devices: Vec<Iostat>,
+    /// Jain's index over the disks' throughput in this interval (1 = all equal).
+    pub fairness: f64,
+}
+
+impl IntervalReport {
+    pub fn between(sim: &Sim, prev: &Interval, cur: &Interval) -> IntervalReport {
+        let dt = cur.end - prev.end;
+        let rb = cur.read_bytes - prev.read_bytes;
+        let wb = cur.write_bytes - prev.write_bytes;
+        IntervalReport {
+            end_s: cur.end.as_secs_f64(),
+            span_s: dt as f64 / 1e9,
+            throughput_mb_s: per_s(rb + wb, dt) / 1e6,
+            read_mb_s: per_s(rb, dt) / 1e6,
+            write_mb_s: per_s(wb, dt) / 1e6,
+            iops: per_s(cur.ios - prev.ios, dt),
+            cs_per_s: per_s(cur.context_switches - prev.context_switches, dt),
+            intr_per_s: per_s(cur.interrupts - prev.interrupts, dt),
+            running: cur.running,
+            blocked: cur.blocked,
+            bi: per_s(cur.pgpgin_bytes - prev.pgpgin_bytes, dt) / 1024.0,
+            bo: per_s(cur.pgpgout_bytes - prev.pgpgout_bytes, dt) / 1024.0,
+            dirty_mb: cur.dirty_bytes as f64 / 1e6,
+            writeback_mb: cur.writeback_bytes as f64 / 1e6,
+            cpu: cur.cpu.pct_since(&prev.cpu),
+            devices: sim.devs.iter().enumerate().map(|(i, d)| cur.diskstats[i].iostat(&prev.diskstats[i], dt, &d.name)).collect(),
+            // Over the disks: a dm or md device carries its members' bytes again, and a disk
+            // with several paths is one disk.
+            fairness: crate::tools::stats::jain_fairness(&sim.per_disk(|i| {
+                let (c, p) = (&cur.diskstats[i], &prev.diskstats[i]);
+                c.sectors[0] + c.sectors[1] - p.sectors[0] - p.sectors[1]
+            })),
+        }
+    }
+}
+
+impl RunReport {
+    /// The report over the whole run so far, from time 0.
+    pub fn from_sim(sim: &mut Sim, lesson: &str, variant: &str) -> RunReport {
+        let cur = sim.cumulative();
+        let zero = Interval::zero(cur.diskstats.len());
+        let iv = IntervalReport::between(sim, &zero, &cur);
+        let total_ns = cur.end.ns().max(1);
+        let mut threads: Vec<ThreadReport> = sim
+            .threads
+            .iter()
+            .map(|t| ThreadReport {
+                name: t.name.clone(),
+                pid: t.pid,
+                cpu_pct: 100.0 * t.cpu_ns as f64 / total_ns as f64,
+                cs: t.cs,
+                state: t.top_state().to_string(),
+            })
+            .collect();
+        // top's order: busiest first; ties by pid so the order is stable.
+        threads.sort_by(|a, b| b.cpu_pct.total_cmp(&a.cpu_pct).then(a.pid.cmp(&b.pid)));
+        let jobs = sim
+            .jobs
+            .iter()
+            .map(|j| JobReport {
+                name: format!("{}.{}", sim.threads[j.tid.idx()].name, j.id.0),
+                device: sim.devs[j.dev.idx()].name.clone(),
+                bytes: j.bytes_done,
+                done: j.done_at.is_some(),
+                completion_s: j.done_at.map(|t| t.as_secs_f64()),
+            })
+            .collect();
+        let ms = |ns: u64| ns as f64 / NS_PER_MS as f64;
+        RunReport {
+            lesson: lesson.to_string(),
+            variant: variant.to_string(),
+            seed: sim.seed(),
+            sim_seconds: cur.end.as_secs_f64(),
+            events: sim.totals.events,
+            throughput_mb_s: iv.throughput_mb_s,
+            read_mb_s: iv.read_mb_s,
+            write_mb_s: iv.write_mb_s,
+            iops: iv.iops,
+            cs_per_s: iv.cs_per_s,
+            intr_per_s: iv.intr_per_s,
+            cpu: iv.cpu,
+            threads,
+            devices: iv.devices,
+            fairness: sim.fairness(),
+            jobs,
+            completion_s: sim.finished_at().map(|t| t.as_secs_f64()),
+            latency_ms: LatencyReport {
+                p50: ms(sim.latency.quantile_ns(0.5)),
+                p99: ms(sim.latency.quantile_ns(0.99)),
+                max: ms(sim.latency.max_ns()),
+            },
+            readahead_thrashed_mb: sim.totals().readahead_thrashed_bytes as f64 / 1e6,
+            model_gaps: sim.model_gaps(),
+        }
+    }
+}

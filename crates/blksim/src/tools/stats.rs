@@ -1,0 +1,268 @@
+//! Statistics the real tools would show: a simulated /proc/diskstats per device (iostat -x),
+//! per-core CPU time (vmstat us/sy/wa/id, plus softirq), latency percentiles and fairness.
+
+use crate::engine::time::{SimTime, NS_PER_MS, NS_PER_S};
+use serde::{Deserialize, Serialize};
+
+/// One device's /proc/diskstats fields, kept as the kernel keeps them (`part_round_stats`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DiskStats {
+    /// Completed requests, merged bios, sectors, and ticks (ns from request allocation to
+    /// completion), indexed by direction: 0 read, 1 write.
+    pub ios: [u64; 2],
+    pub merges: [u64; 2],
+    pub sectors: [u64; 2],
+    pub ticks_ns: [u64; 2],
+    pub in_flight: u64,
+    /// Time with at least one request in flight (%util).
+    pub io_ticks_ns: u64,
+    /// In-flight requests integrated over time (avgqu-sz).
+    pub time_in_queue_ns: u64,
+    last_update: SimTime,
+}
+
+impl DiskStats {
+    /// `part_round_stats`: bring the time integrals up to `now`.
+    pub fn round(&mut self, now: SimTime) {
+        let dt = now - self.last_update;
+        if self.in_flight > 0 {
+            self.io_ticks_ns += dt;
+            self.time_in_queue_ns += self.in_flight * dt;
+        }
+        self.last_update = now;
+    }
+
+    pub fn start(&mut self, now: SimTime) {
+        self.round(now);
+        self.in_flight += 1;
+    }
+
+    pub fn done(&mut self, now: SimTime, write: bool, sectors: u64, ticks_ns: u64) {
+        self.round(now);
+        assert!(self.in_flight > 0, "diskstats in_flight underflow");
+        self.in_flight -= 1;
+        let d = write as usize;
+        self.ios[d] += 1;
+        self.sectors[d] += sectors;
+        self.ticks_ns[d] += ticks_ns;
+    }
+
+    /// The `iostat -x` line for the interval from `prev` to `self`, over `dt_ns`.
+    pub fn iostat(&self, prev: &DiskStats, dt_ns: u64, name: &str) -> Iostat {
+        let secs = dt_ns as f64 / NS_PER_S as f64;
+        let d = |a: u64, b: u64| (a - b) as f64;
+        let r = d(self.ios[0], prev.ios[0]);
+        let w = d(self.ios[1], prev.ios[1]);
+        let sect = d(self.sectors[0], prev.sectors[0]) + d(self.sectors[1], prev.sectors[1]);
+        let ticks = d(self.ticks_ns[0], prev.ticks_ns[0]) + d(self.ticks_ns[1], prev.ticks_ns[1]);
+        let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+        Iostat {
+            name: name.to_string(),
+            rrqm_s: per_s(d(self.merges[0], prev.merges[0])),
+            wrqm_s: per_s(d(self.merges[1], prev.merges[1])),
+            r_s: per_s(r),
+            w_s: per_s(w),
+            rkb_s: per_s(d(self.sectors[0], prev.sectors[0]) / 2.0),
+            wkb_s: per_s(d(self.sectors[1], prev.sectors[1]) / 2.0),
+            avgrq_sz: if r + w > 0.0 { sect / (r + w) } else { 0.0 },
+            avgqu_sz: if dt_ns > 0 { d(self.time_in_queue_ns, prev.time_in_queue_ns) / dt_ns as f64 } else { 0.0 },
+            await_ms: if r + w > 0.0 { ticks / (r + w) / NS_PER_MS as f64 } else { 0.0 },
+            util_pct: if dt_ns > 0 { (100.0 * d(self.io_ticks_ns, prev.io_ticks_ns) / dt_ns as f64).min(100.0) } else { 0.0 },
+        }
+    }
+}
+
+/// One `iostat -x` row. Field names are the CLI contract's.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Iostat {
+    pub name: String,
+    pub rrqm_s: f64,
+    pub wrqm_s: f64,
+    pub r_s: f64,
+    pub w_s: f64,
+    pub rkb_s: f64,
+    pub wkb_s: f64,
+    /// Average request size in 512-byte sectors.
+    pub avgrq_sz: f64,
+    pub avgqu_sz: f64,
+    pub await_ms: f64,
+    pub util_pct: f64,
+}
+
+/// Per-core CPU time by what the core was doing, in ns (like /proc/stat's columns).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuTimes {
+    pub user_ns: u64,
+    pub sys_ns: u64,
+    pub softirq_ns: u64,
+    pub iowait_ns: u64,
+    pub idle_ns: u64,
+}
+
+impl CpuTimes {
+    pub fn add(&mut self, o: &CpuTimes) {
+        self.user_ns += o.user_ns;
+        self.sys_ns += o.sys_ns;
+        self.softirq_ns += o.softirq_ns;
+        self.iowait_ns += o.iowait_ns;
+        self.idle_ns += o.idle_ns;
+    }
+
+    pub fn total_ns(&self) -> u64 {
+        self.user_ns + self.sys_ns + self.softirq_ns + self.iowait_ns + self.idle_ns
+    }
+
+    pub fn pct_since(&self, prev: &CpuTimes) -> CpuPct {
+        let t = (self.total_ns() - prev.total_ns()) as f64;
+        let p = |a: u64, b: u64| {
+            if t > 0.0 {
+                100.0 * (a - b) as f64 / t
+            } else {
+                0.0
+            }
+        };
+        CpuPct {
+            user_pct: p(self.user_ns, prev.user_ns),
+            sys_pct: p(self.sys_ns, prev.sys_ns),
+            softirq_pct: p(self.softirq_ns, prev.softirq_ns),
+            iowait_pct: p(self.iowait_ns, prev.iowait_ns),
+            idle_pct: if t > 0.0 { p(self.idle_ns, prev.idle_ns) } else { 100.0 },
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuPct {
+    pub user_pct: f64,
+    pub sys_pct: f64,
+    pub softirq_pct: f64,
+    pub iowait_pct: f64,
+    pub idle_pct: f64,
+}
+
+/// A log-linear latency histogram (32 sub-buckets per power of two, ≤3% error), fixed size.
+#[derive(Clone, Debug)]
+pub struct LatencyHist {
+    counts: Vec<u64>,
+    total: u64,
+    max_ns: u64,
+}
+
+const SUB: u32 = 32;
+
+impl Default for LatencyHist {
+    fn default() -> Self {
+        LatencyHist { counts: vec![0; (64 - 4) * SUB as usize], total: 0, max_ns: 0 }
+    }
+}
+
+impl LatencyHist {
+    fn bucket(v: u64) -> usize {
+        if v < SUB as u64 {
+            v as usize
+        } else {
+            let e = 63 - v.leading_zeros();
+            let sub = (v >> (e - 5)) & (SUB as u64 - 1);
+            ((e - 4) * SUB) as usize + sub as usize
+        }
+    }
+
+    fn bucket_mid(i: usize) -> u64 {
+        if i < SUB as usize {
+            i as u64
+        } else {
+            let e = i as u32 / SUB + 4;
+            let sub = i as u64 % SUB as u64;
+            let lo = (SUB as u64 + sub) << (e - 5);
+            lo + (1u64 << (e - 5)) / 2
+        }
+    }
+
+    pub fn record(&mut self, ns: u64) {
+        self.counts[Self::bucket(ns)] += 1;
+        self.total += 1;
+        self.max_ns = self.max_ns.max(ns);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.total
+    }
+
+    pub fn max_ns(&self) -> u64 {
+        self.max_ns
+    }
+
+    /// The value at quantile `q` in [0, 1]; 0 when empty.
+    pub fn quantile_ns(&self, q: f64) -> u64 {
+        if self.total == 0 {
+            return 0;
+        }
+        let rank = ((q * self.total as f64).ceil() as u64).clamp(1, self.total);
+        let mut seen = 0;
+        for (i, &c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                return Self::bucket_mid(i).min(self.max_ns);
+            }
+        }
+        self.max_ns
+    }
+
+    /// Non-empty buckets as (lower bound ns, count), for a histogram chart.
+    pub fn buckets(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.counts.iter().enumerate().filter(|(_, &c)| c > 0).map(|(i, &c)| (Self::bucket_mid(i), c))
+    }
+}
+
+/// Jain's fairness index: (Σx)² / (n·Σx²); 1 when all are equal, 1/n when one gets everything.
+pub fn jain_fairness(xs: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let sum: f64 = xs.iter().sum();
+    let sq: f64 = xs.iter().map(|x| x * x).sum();
+    if n == 0.0 || sq == 0.0 {
+        1.0
+    } else {
+        sum * sum / (n * sq)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_quantiles_are_within_three_percent() {
+        let mut h = LatencyHist::default();
+        for v in 1..=10_000u64 {
+            h.record(v * 1000);
+        }
+        for (q, want) in [(0.5, 5_000_000.0), (0.99, 9_900_000.0)] {
+            let got = h.quantile_ns(q) as f64;
+            assert!((got - want).abs() / want < 0.03, "q{q}: {got} vs {want}");
+        }
+        assert_eq!(h.max_ns(), 10_000_000);
+    }
+
+    #[test]
+    fn jain_index_bounds() {
+        assert!((jain_fairness(&[1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
+        assert!((jain_fairness(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn iostat_from_diskstats() {
+        let mut s = DiskStats::default();
+        let prev = s.clone();
+        s.start(SimTime(0));
+        s.start(SimTime(0));
+        s.done(SimTime(500_000_000), false, 8, 500_000_000);
+        s.done(SimTime(1_000_000_000), false, 8, 1_000_000_000);
+        let io = s.iostat(&prev, NS_PER_S, "sda");
+        assert_eq!(io.r_s, 2.0);
+        assert_eq!(io.rkb_s, 8.0);
+        assert_eq!(io.avgrq_sz, 8.0);
+        assert_eq!(io.await_ms, 750.0);
+        assert_eq!(io.avgqu_sz, 1.5);
+        assert_eq!(io.util_pct, 100.0);
+    }
+}

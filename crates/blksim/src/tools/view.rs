@@ -1,0 +1,192 @@
+//! Read-only views for the UI: the stack's topology (static, from the scenario) and a
+//! top-like list of threads. Together with the trace and the reports, this is all the UI sees.
+
+use crate::block::{BlockDev, DevKind};
+use crate::engine::Sim;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DevView {
+    pub name: String,
+    pub major: u32,
+    pub minor: u32,
+    pub host: u16,
+    pub nr_requests: u32,
+    pub queue_depth: u32,
+    pub max_sectors_kb: u32,
+    /// For a stacking device (dm-*, md*): the devices it maps onto, by index in `devices`.
+    pub lower: Vec<u16>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HostView {
+    pub can_queue: u32,
+    pub irq_cpu: u16,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Topology {
+    pub cores: u16,
+    /// The disks (sd*), bottom of the stack; the diagram's columns.
+    pub devices: Vec<DevView>,
+    /// The stacking devices above them (dm-*, md*), in iostat order after the disks.
+    pub upper: Vec<DevView>,
+    pub hosts: Vec<HostView>,
+    /// Job processes: (name, pid), in job order.
+    pub processes: Vec<(String, u32)>,
+    pub disk_kind: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadView {
+    pub name: String,
+    pub pid: u32,
+    pub state: char,
+    pub cpu_ns: u64,
+    pub home_cpu: u16,
+}
+
+fn dev_view(d: &BlockDev) -> DevView {
+    let (host, lower) = match &d.kind {
+        DevKind::Sd { host, .. } => (host.0, Vec::new()),
+        DevKind::DmMpath { paths } => (0, paths.iter().map(|p| p.0).collect()),
+        DevKind::Md { members } => (0, members.iter().map(|p| p.0).collect()),
+        DevKind::DmLinear { lower } => (0, vec![lower.0]),
+    };
+    DevView {
+        name: d.name.clone(),
+        major: d.major,
+        minor: d.minor,
+        host,
+        // blk-mq: the requests are the tags (nr_requests = the tag depth).
+        nr_requests: if d.queue.mq.is_some() { d.queue.tags.depth() } else { d.queue.nr_requests },
+        queue_depth: d.queue.tags.depth(),
+        max_sectors_kb: (d.queue.max_sectors_bytes / 1024) as u32,
+        lower,
+    }
+}
+
+impl Sim {
+    pub fn topology(&self) -> Topology {
+        let s = &self.config().scenario;
+        Topology {
+            cores: self.cores.len() as u16,
+            devices: self.devs.iter().filter(|d| d.is_leaf()).map(dev_view).collect(),
+            upper: self.devs.iter().filter(|d| !d.is_leaf()).map(dev_view).collect(),
+            hosts: self.hosts.iter().map(|h| HostView { can_queue: h.can_queue(), irq_cpu: h.irq_cpu.0 }).collect(),
+            processes: self.jobs.iter().map(|j| (self.threads[j.tid.idx()].name.clone(), self.threads[j.tid.idx()].pid)).collect(),
+            disk_kind: crate::scenario::get_knob(s, "disk.kind").unwrap_or_default(),
+        }
+    }
+
+    /// Every thread with its state letter as top shows it.
+    pub fn threads_view(&self) -> Vec<ThreadView> {
+        self.threads
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let state = if self.has_exited(i) { 'X' } else { t.top_state() };
+                ThreadView { name: t.name.clone(), pid: t.pid, state, cpu_ns: t.cpu_ns, home_cpu: t.home.0 }
+            })
+            .collect()
+    }
+
+    /// Every thread's state letter as top shows it, in thread order (ASCII).
+    pub(crate) fn top_states(&self) -> Vec<u8> {
+        (0..self.threads.len()).map(|i| if self.has_exited(i) { b'X' } else { self.threads[i].top_state() as u8 }).collect()
+    }
+
+    /// Which thread each core runs now, by thread id (None: idle), for the CPU strips.
+    pub fn core_threads(&self) -> Vec<Option<u32>> {
+        self.cores.iter().map(|c| if c.busy { c.current.filter(|t| !self.has_exited(t.idx())).map(|t| t.0) } else { None }).collect()
+    }
+
+    /// A job's process has exited, or the run is over and its job was done: the run stops at
+    /// the last job's last I/O, before its process gets to run its exit, which the views
+    /// show as done.
+    fn has_exited(&self, thread: usize) -> bool {
+        let t = &self.threads[thread];
+        t.state == crate::kernel::sched::ThreadState::Exited
+            || (self.is_finished() && matches!(t.kind, crate::kernel::sched::ThreadKind::User(j) if self.jobs[j.idx()].done_at.is_some()))
+    }
+
+    /// Head position as a fraction of the stroke, per leaf device (the disk behind each path).
+    pub fn head_positions(&self) -> Vec<f64> {
+        self.devs.iter().filter(|d| d.is_leaf()).map(|d| self.disks[d.sd().0.idx()].head_position()).collect()
+    }
+}
+
+/// How full each pool and queue of a device is now: the slot bars of the diagram.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DevOccupancy {
+    /// Requests allocated from the pool, per direction (read, write).
+    pub pool: [u32; 2],
+    /// Requests waiting in the elevator.
+    pub elevator: u32,
+    /// Tags in use (commands issued to the device).
+    pub tags: u32,
+    /// Commands inside the drive (queued or on the media).
+    pub in_drive: u32,
+    /// Pids sleeping for this queue: in `get_request_wait` (legacy pool) or in blk-mq's
+    /// `bt_get` (no free tag).
+    pub sleepers: Vec<u32>,
+    /// Request-based dm over blk-mq: requests queued to its kdmwork thread.
+    pub kdm_queued: u32,
+    /// md RAID5: stripe heads active and `stripe_cache_size`, and pids on `wait_for_stripe`.
+    pub stripes_active: u32,
+    pub stripes_max: u32,
+    pub stripe_sleepers: Vec<u32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostOccupancy {
+    pub busy: u32,
+    /// Names of the devices on the host's starved list, in list order.
+    pub starved: Vec<String>,
+}
+
+impl Sim {
+    pub fn occupancy(&self) -> (Vec<DevOccupancy>, Vec<HostOccupancy>) {
+        let devs = self
+            .devs
+            .iter()
+            .map(|d| DevOccupancy {
+                pool: if d.queue.mq.is_some() { [d.queue.tags.busy(), 0] } else { d.queue.pool_count },
+                elevator: d.queue.elevator.len() as u32,
+                tags: d.queue.tags.busy(),
+                in_drive: match d.kind {
+                    DevKind::Sd { disk, .. } => self.disks[disk.idx()].outstanding() as u32,
+                    _ => 0,
+                },
+                sleepers: d
+                    .queue
+                    .waiters
+                    .iter()
+                    .flatten()
+                    .copied()
+                    .chain(d.queue.mq.iter().flat_map(|m| m.sleepers()))
+                    .map(|t| self.threads[t.idx()].pid)
+                    .collect(),
+                ..Default::default()
+            })
+            .collect::<Vec<_>>();
+        let mut devs = devs;
+        for (i, k) in self.kdm.iter().enumerate() {
+            if let Some((_, q)) = k {
+                devs[i].kdm_queued = q.len() as u32;
+            }
+        }
+        for r in &self.raid5 {
+            let o = &mut devs[r.dev.idx()];
+            o.stripes_active = r.active;
+            o.stripes_max = r.max_stripes;
+            o.stripe_sleepers = r.waiters.iter().map(|t| self.threads[t.idx()].pid).collect();
+        }
+        let hosts = self
+            .hosts
+            .iter()
+            .map(|h| HostOccupancy { busy: h.busy(), starved: h.starved().map(|d| self.devs[d.idx()].name.clone()).collect() })
+            .collect();
+        (devs, hosts)
+    }
+}
