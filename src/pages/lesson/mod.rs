@@ -2,6 +2,8 @@
 //! numbers, charts, and the tabs (lesson text, event log, knobs). One `Session` owns the
 //! simulations; an animation-frame hook drives it. Presenter mode hides the prose.
 
+mod prefs;
+
 use crate::components::charts::{draw_latency, draw_timeseries, RunSeries, CSV_HEADER};
 use crate::components::counters::Counters;
 use crate::components::diagram::{draw, layout_for, Diagram};
@@ -15,6 +17,7 @@ use crate::markdown;
 use crate::pages::notes::CHANNEL;
 use crate::session::Session;
 use gloo::events::{EventListener, EventListenerOptions};
+use prefs::Theme;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -44,26 +47,6 @@ enum Tab {
     Lesson,
     Log,
     Knobs,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Theme {
-    Auto,
-    Light,
-    Dark,
-}
-
-impl Theme {
-    const ALL: [Theme; 3] = [Theme::Auto, Theme::Light, Theme::Dark];
-
-    /// Its name: the button's label, `data-theme` and the stored preference.
-    fn name(self) -> &'static str {
-        match self {
-            Theme::Auto => "auto",
-            Theme::Light => "light",
-            Theme::Dark => "dark",
-        }
-    }
 }
 
 /// Shared with the frame loop and the event handlers.
@@ -138,18 +121,6 @@ fn apply_step(s: &mut Session, i: usize) {
     sync_fragment(s);
 }
 
-/// A display preference kept in the tab's sessionStorage (`blkviz.<key>`), if any.
-fn pref(key: &str) -> Option<String> {
-    use gloo::storage::{SessionStorage, Storage};
-    SessionStorage::get::<String>(format!("blkviz.{key}")).ok()
-}
-
-fn set_pref(key: &str, value: &str) {
-    use gloo::storage::{SessionStorage, Storage};
-    // A browser without storage (private mode quotas) just forgets the preference.
-    let _ = SessionStorage::set(format!("blkviz.{key}"), value);
-}
-
 /// Tells the speaker-notes window which step is showing (`None`: none yet, the lesson's
 /// scenario as it opens).
 fn post_step(lesson: &str, step: Option<usize>) {
@@ -179,7 +150,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let tab = use_state(|| Tab::Lesson);
     // Display preferences (presenter, large type, theme) last for the browser tab: an
     // instructor moving to the next lesson, or reloading, keeps them.
-    let presenter = use_state(|| pref("presenter").as_deref() == Some("1"));
+    let presenter = use_state(|| prefs::pref("presenter").as_deref() == Some("1"));
     let step = use_state(|| None::<usize>);
     let predicted = use_state(|| None::<usize>);
     let predict_ran = use_state(|| false);
@@ -189,13 +160,9 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let fio_msg = use_state(|| None::<String>);
     // The sandbox's job file as the user is editing it; None shows the run's own workload.
     let fio_text = use_state(|| None::<String>);
-    let theme = use_state(|| pref("theme").and_then(|p| Theme::ALL.into_iter().find(|t| t.name() == p)).unwrap_or(Theme::Auto));
-    let large = use_state(|| pref("large").as_deref() == Some("1"));
-    use_effect_with((*presenter, *large, *theme), |&(presenter, large, theme)| {
-        set_pref("presenter", if presenter { "1" } else { "0" });
-        set_pref("large", if large { "1" } else { "0" });
-        set_pref("theme", theme.name());
-    });
+    let theme = use_state(|| prefs::pref("theme").and_then(|p| Theme::ALL.into_iter().find(|t| t.name() == p)).unwrap_or(Theme::Auto));
+    let large = use_state(|| prefs::pref("large").as_deref() == Some("1"));
+    prefs::use_stored_prefs(*presenter, *large, *theme);
     // The last knob change: its key, and what it did or why it was refused.
     let knob_msg = use_state(|| None::<(String, String)>);
     let knob_rejected = use_state(|| None::<(String, String)>);
@@ -562,14 +529,6 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             let _ = download_text("blkviz-series.csv", "text/csv", &csv);
         })
     };
-    let set_theme = |t: Theme| {
-        let (theme, session) = (theme.clone(), session.clone());
-        Callback::from(move |_: MouseEvent| {
-            theme.set(t);
-            session.borrow_mut().charts_dirty = true;
-        })
-    };
-
     let goto_step = {
         let (session, step) = (session.clone(), step.clone());
         move |i: usize| {
@@ -917,11 +876,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     if let Some((href, title)) = prev { <a {href} {title}>{ "‹ prev" }</a> }
                     if let Some((href, title)) = next { <a {href} {title}>{ "next ›" }</a> }
                 </nav>
-                <div class="themes" role="group" aria-label="Theme">
-                    { for Theme::ALL.into_iter().map(|t| html! {
-                        <button aria-pressed={(*theme == t).to_string()} onclick={set_theme(t)}>{ t.name() }</button>
-                    }) }
-                </div>
+                { prefs::theme_buttons(&theme, &session) }
             </header>
             if let Some(n) = &d.notice {
                 <p class="notice" role="alert">{ n }</p>
