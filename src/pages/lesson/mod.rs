@@ -2,6 +2,7 @@
 //! numbers, charts, and the tabs (lesson text, event log, knobs). One `Session` owns the
 //! simulations; an animation-frame hook drives it. Presenter mode hides the prose.
 
+mod link;
 mod prefs;
 
 use crate::components::charts::{draw_latency, draw_timeseries, RunSeries, CSV_HEADER};
@@ -17,6 +18,7 @@ use crate::markdown;
 use crate::pages::notes::CHANNEL;
 use crate::session::Session;
 use gloo::events::{EventListener, EventListenerOptions};
+use link::{current_hash, state_fragment, sync_fragment};
 use prefs::Theme;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -71,34 +73,10 @@ fn live_line(d: &SimDriver, dt: f64) -> String {
     format!("t = {}   events {}   requests completed {}   {status}", format::sim_time(d.sim.now().ns()), t.events, t.requests_completed)
 }
 
-/// Records a new state (variant, seed, knobs) as a history entry, so that back and forward
-/// walk through the states. The time point is left out: it changes every frame.
-fn sync_fragment(s: &Session) {
-    let f = state_fragment(s);
-    if let Some(w) = web_sys::window() {
-        if w.location().hash().ok().as_deref() == Some(f.as_str()) {
-            return;
-        }
-        if let Ok(h) = w.history() {
-            let _ = h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&f));
-        }
-    }
-}
-
 /// A run's chart series: its whole seconds, or before the first, the numbers so far.
 fn series(d: &SimDriver) -> RunSeries {
     let so_far = d.interval.as_ref().filter(|_| d.interval_partial);
     RunSeries::from_history(d.sim.history(), d.topology.devices.len()).with_partial(so_far)
-}
-
-/// The address of what shows: the lesson, A's variant, knobs and seed, and B if the A/B view
-/// is open (without t and speed, which Copy link adds).
-fn state_fragment(s: &Session) -> String {
-    s.a.state_fragment(s.b.as_ref().map(|b| b.variant.as_str()))
-}
-
-fn current_hash() -> String {
-    web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
 }
 
 /// Sets the lesson's step `i`: its variant, its A/B pairing and its speed.
@@ -349,45 +327,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         });
     }
 
-    // Back and forward: when the URL's state differs from the run's, rebuild the run from it.
-    {
-        let (session, refresh, id) = (session.clone(), refresh.clone(), props.id.clone());
-        use_effect_with((), move |_| {
-            let window = web_sys::window().expect("window");
-            let listener = EventListener::new(&window, "popstate", move |_| {
-                let hash = current_hash();
-                let mut s = session.borrow_mut();
-                let cur = state_fragment(&s);
-                if hash.split('?').next() != cur.split('?').next() || hash == cur {
-                    return;
-                }
-                // Only B differs (Back after opening A/B): open or close B and keep A where it is,
-                // rather than start run A again from t = 0.
-                if let Ok(st) = blksim::link::LinkState::decode(&hash) {
-                    let variant = st.variant.clone().unwrap_or_else(|| s.a.lesson.first_variant().name.clone());
-                    if st.lesson == s.a.lesson.id && variant == s.a.variant && st.overrides == s.a.overrides && st.seed == s.a.seed {
-                        match st.b {
-                            None => s.close_b(),
-                            Some(b) => {
-                                if let Err(e) = s.open_b(&b) {
-                                    s.a.notice = Some(e);
-                                }
-                            }
-                        }
-                        drop(s);
-                        refresh.force_update();
-                        return;
-                    }
-                }
-                let speed = s.a.speed;
-                *s = Session::from_fragment(&hash, &id);
-                s.a.speed = speed;
-                drop(s);
-                refresh.force_update();
-            });
-            move || drop(listener)
-        });
-    }
+    link::use_back_forward(session.clone(), refresh.clone(), props.id.clone());
 
     // Event handlers: each takes the session, changes it, and refreshes the page.
     let act = |f: fn(&mut Session)| {
@@ -579,25 +519,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             }
         });
     }
-    let on_copy = {
-        let (session, copied) = (session.clone(), copied.clone());
-        Callback::from(move |_: MouseEvent| {
-            let frag = session.borrow().fragment();
-            let past = session.borrow().clock().as_secs_f64() > blksim::link::T_MAX_S;
-            if past {
-                session.borrow_mut().a.notice = Some(format!(
-                    "This run is past the {} s a link may replay: the link opens at t = {} s, not where the run is now.",
-                    blksim::link::T_MAX_S,
-                    blksim::link::T_MAX_S
-                ));
-            }
-            let Some(w) = web_sys::window() else { return };
-            let base = w.location().href().unwrap_or_default();
-            let url = format!("{}{frag}", base.split('#').next().unwrap_or(""));
-            let _ = w.navigator().clipboard().write_text(&url);
-            copied.set(Some((url, state_fragment(&session.borrow()))));
-        })
-    };
+    let on_copy = link::on_copy(&session, &copied);
     // The job applies when asked (the button, or Ctrl+Enter in the box), not when the box
     // loses focus: a click elsewhere must do what it says, not restart the run first.
     let apply_fio = {

@@ -1,0 +1,92 @@
+//! The run's state in the URL: a history entry per state, Back and Forward, and Copy link.
+
+use super::SharedSession;
+use crate::session::Session;
+use gloo::events::EventListener;
+use yew::prelude::*;
+
+/// Records a new state (variant, seed, knobs) as a history entry, so that back and forward
+/// walk through the states. The time point is left out: it changes every frame.
+pub(super) fn sync_fragment(s: &Session) {
+    let f = state_fragment(s);
+    if let Some(w) = web_sys::window() {
+        if w.location().hash().ok().as_deref() == Some(f.as_str()) {
+            return;
+        }
+        if let Ok(h) = w.history() {
+            let _ = h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&f));
+        }
+    }
+}
+
+/// The address of what shows: the lesson, A's variant, knobs and seed, and B if the A/B view
+/// is open (without t and speed, which Copy link adds).
+pub(super) fn state_fragment(s: &Session) -> String {
+    s.a.state_fragment(s.b.as_ref().map(|b| b.variant.as_str()))
+}
+
+pub(super) fn current_hash() -> String {
+    web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
+}
+
+/// Back and forward: when the URL's state differs from the run's, rebuild the run from it.
+#[hook]
+pub(super) fn use_back_forward(session: SharedSession, refresh: UseForceUpdateHandle, id: String) {
+    use_effect_with((), move |_| {
+        let window = web_sys::window().expect("window");
+        let listener = EventListener::new(&window, "popstate", move |_| {
+            let hash = current_hash();
+            let mut s = session.borrow_mut();
+            let cur = state_fragment(&s);
+            if hash.split('?').next() != cur.split('?').next() || hash == cur {
+                return;
+            }
+            // Only B differs (Back after opening A/B): open or close B and keep A where it is,
+            // rather than start run A again from t = 0.
+            if let Ok(st) = blksim::link::LinkState::decode(&hash) {
+                let variant = st.variant.clone().unwrap_or_else(|| s.a.lesson.first_variant().name.clone());
+                if st.lesson == s.a.lesson.id && variant == s.a.variant && st.overrides == s.a.overrides && st.seed == s.a.seed {
+                    match st.b {
+                        None => s.close_b(),
+                        Some(b) => {
+                            if let Err(e) = s.open_b(&b) {
+                                s.a.notice = Some(e);
+                            }
+                        }
+                    }
+                    drop(s);
+                    refresh.force_update();
+                    return;
+                }
+            }
+            let speed = s.a.speed;
+            *s = Session::from_fragment(&hash, &id);
+            s.a.speed = speed;
+            drop(s);
+            refresh.force_update();
+        });
+        move || drop(listener)
+    });
+}
+
+/// Copy link: this run's address at this simulated time, to the clipboard and into a bar under
+/// the header (until the state changes).
+pub(super) fn on_copy(session: &SharedSession, copied: &UseStateHandle<Option<(String, String)>>) -> Callback<MouseEvent> {
+    let (session, copied) = (session.clone(), copied.clone());
+    Callback::from(move |_: MouseEvent| {
+        let frag = session.borrow().fragment();
+        let past = session.borrow().clock().as_secs_f64() > blksim::link::T_MAX_S;
+        if past {
+            session.borrow_mut().a.notice = Some(format!(
+                "This run is past the {} s a link may replay: the link opens at t = {} s, not where the run is now.",
+                blksim::link::T_MAX_S,
+                blksim::link::T_MAX_S
+            ));
+        }
+        let Some(w) = web_sys::window() else { return };
+        let base = w.location().href().unwrap_or_default();
+        let url = format!("{}{frag}", base.split('#').next().unwrap_or(""));
+        let _ = w.navigator().clipboard().write_text(&url);
+        copied.set(Some((url, state_fragment(&session.borrow()))));
+    })
+}
