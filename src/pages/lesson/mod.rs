@@ -4,6 +4,7 @@
 
 mod link;
 mod prefs;
+mod presenter;
 
 use crate::components::charts::{draw_latency, draw_timeseries, RunSeries, CSV_HEADER};
 use crate::components::counters::Counters;
@@ -15,11 +16,11 @@ use crate::export::{download_canvas_png, download_text};
 use crate::format;
 use crate::hooks::use_animation_frame;
 use crate::markdown;
-use crate::pages::notes::CHANNEL;
 use crate::session::Session;
 use gloo::events::{EventListener, EventListenerOptions};
 use link::{current_hash, state_fragment, sync_fragment};
 use prefs::Theme;
+use presenter::post_step;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -97,15 +98,6 @@ fn apply_step(s: &mut Session, i: usize) {
     s.a.playing = true;
     s.charts_dirty = true;
     sync_fragment(s);
-}
-
-/// Tells the speaker-notes window which step is showing (`None`: none yet, the lesson's
-/// scenario as it opens).
-fn post_step(lesson: &str, step: Option<usize>) {
-    if let Ok(ch) = web_sys::BroadcastChannel::new(CHANNEL) {
-        let _ = ch.post_message(&serde_json::json!({"lesson": lesson, "step": step}).to_string().into());
-        ch.close();
-    }
 }
 
 #[derive(Properties, PartialEq)]
@@ -482,43 +474,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             })
         }
     };
-    let on_presenter = {
-        let presenter = presenter.clone();
-        Callback::from(move |_: MouseEvent| presenter.set(!*presenter))
-    };
-    let on_notes = {
-        let id = props.id.clone();
-        let step = *step;
-        Callback::from(move |_: MouseEvent| {
-            if let Some(w) = web_sys::window() {
-                let _ = w.open_with_url_and_target(&format!("#/notes/{id}"), "blkviz-notes");
-            }
-            post_step(&id, step);
-        })
-    };
-    // The notes window asks for the current step when it opens.
-    {
-        let (id, step) = (props.id.clone(), *step);
-        use_effect_with((id.clone(), step), move |_| {
-            let channel = web_sys::BroadcastChannel::new(CHANNEL).ok();
-            let listener = channel.as_ref().map(|ch| {
-                let id = id.clone();
-                EventListener::new(ch, "message", move |e| {
-                    let hello =
-                        e.dyn_ref::<web_sys::MessageEvent>().and_then(|m| m.data().as_string()).is_some_and(|t| t.contains("\"hello\""));
-                    if hello {
-                        post_step(&id, step);
-                    }
-                })
-            });
-            move || {
-                drop(listener);
-                if let Some(ch) = channel {
-                    ch.close();
-                }
-            }
-        });
-    }
+    presenter::use_notes_reply(props.id.clone(), *step);
     let on_copy = link::on_copy(&session, &copied);
     // The job applies when asked (the button, or Ctrl+Enter in the box), not when the box
     // loses focus: a click elsewhere must do what it says, not restart the run first.
@@ -791,8 +747,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     <SeedInput seed={d.seed} on_change={on_seed} />
                 </label>
                 <button class="toggle" aria-pressed={large.to_string()} title="Large type, for a projector" onclick={{ let large = large.clone(); Callback::from(move |_| large.set(!*large)) }}>{ "Large type" }</button>
-                <button class="presenter-toggle toggle" aria-pressed={presenter.to_string()} title="P: the prose hides, the stack and numbers fill the screen; PageDown/PageUp move through the steps" onclick={on_presenter}>{ "Presenter" }</button>
-                if *presenter { <button onclick={on_notes} title="Opens the speaker notes in a second window">{ "Speaker notes" }</button> }
+                { presenter::presenter_buttons(&presenter, &props.id, *step) }
                 <button class="copy-link" onclick={on_copy} title="A link to exactly this run, at this simulated time">{ "Copy link" }</button>
                 <nav class="prev-next" aria-label="Lessons">
                     if let Some((href, title)) = prev { <a {href} {title}>{ "‹ prev" }</a> }

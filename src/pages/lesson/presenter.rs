@@ -1,0 +1,62 @@
+//! Presenter mode's buttons and its speaker notes: the notes window and which step it shows.
+
+use crate::pages::notes::CHANNEL;
+use gloo::events::EventListener;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// Tells the speaker-notes window which step is showing (`None`: none yet, the lesson's
+/// scenario as it opens).
+pub(super) fn post_step(lesson: &str, step: Option<usize>) {
+    if let Ok(ch) = web_sys::BroadcastChannel::new(CHANNEL) {
+        let _ = ch.post_message(&serde_json::json!({"lesson": lesson, "step": step}).to_string().into());
+        ch.close();
+    }
+}
+
+/// The presenter toggle and, in presenter mode, the button that opens the speaker notes.
+pub(super) fn presenter_buttons(presenter: &UseStateHandle<bool>, id: &str, step: Option<usize>) -> Html {
+    let on_presenter = {
+        let presenter = presenter.clone();
+        Callback::from(move |_: MouseEvent| presenter.set(!*presenter))
+    };
+    let on_notes = {
+        let id = id.to_string();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(w) = web_sys::window() {
+                let _ = w.open_with_url_and_target(&format!("#/notes/{id}"), "blkviz-notes");
+            }
+            post_step(&id, step);
+        })
+    };
+    html! {
+        <>
+            <button class="presenter-toggle toggle" aria-pressed={presenter.to_string()} title="P: the prose hides, the stack and numbers fill the screen; PageDown/PageUp move through the steps" onclick={on_presenter}>{ "Presenter" }</button>
+            if **presenter { <button onclick={on_notes} title="Opens the speaker notes in a second window">{ "Speaker notes" }</button> }
+        </>
+    }
+}
+
+/// The notes window asks for the current step when it opens.
+#[hook]
+pub(super) fn use_notes_reply(id: String, step: Option<usize>) {
+    use_effect_with((id.clone(), step), move |_| {
+        let channel = web_sys::BroadcastChannel::new(CHANNEL).ok();
+        let listener = channel.as_ref().map(|ch| {
+            let id = id.clone();
+            EventListener::new(ch, "message", move |e| {
+                let hello =
+                    e.dyn_ref::<web_sys::MessageEvent>().and_then(|m| m.data().as_string()).is_some_and(|t| t.contains("\"hello\""));
+                if hello {
+                    post_step(&id, step);
+                }
+            })
+        });
+        move || {
+            drop(listener);
+            if let Some(ch) = channel {
+                ch.close();
+            }
+        }
+    });
+}
