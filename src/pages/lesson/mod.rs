@@ -5,6 +5,7 @@
 mod link;
 mod prefs;
 mod presenter;
+mod steps;
 
 use crate::components::charts::{draw_latency, draw_timeseries, RunSeries, CSV_HEADER};
 use crate::components::counters::Counters;
@@ -23,6 +24,7 @@ use prefs::Theme;
 use presenter::post_step;
 use std::cell::RefCell;
 use std::rc::Rc;
+use steps::apply_step;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
@@ -80,26 +82,6 @@ fn series(d: &SimDriver) -> RunSeries {
     RunSeries::from_history(d.sim.history(), d.topology.devices.len()).with_partial(so_far)
 }
 
-/// Sets the lesson's step `i`: its variant, its A/B pairing and its speed.
-fn apply_step(s: &mut Session, i: usize) {
-    let Some(st) = s.a.lesson.steps.get(i).cloned() else { return };
-    let seed = s.a.seed;
-    if s.a.variant != st.variant {
-        s.a.notice = s.a.restart(&st.variant, seed).err();
-    }
-    match &st.ab {
-        Some(b) if s.b.as_ref().map(|x| &x.variant) != Some(b) => s.a.notice = s.open_b(b).err(),
-        Some(_) => {}
-        None => s.close_b(),
-    }
-    if let Some(sp) = st.speed {
-        s.a.speed = sp.clamp(SPEED_MIN, SPEED_MAX);
-    }
-    s.a.playing = true;
-    s.charts_dirty = true;
-    sync_fragment(s);
-}
-
 #[derive(Properties, PartialEq)]
 pub struct LessonPageProps {
     /// The lesson id, or "sandbox".
@@ -122,9 +104,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     // instructor moving to the next lesson, or reloading, keeps them.
     let presenter = use_state(|| prefs::pref("presenter").as_deref() == Some("1"));
     let step = use_state(|| None::<usize>);
-    let predicted = use_state(|| None::<usize>);
-    let predict_ran = use_state(|| false);
-    let revealed = use_state(|| false);
+    let prediction = steps::use_prediction();
     // The last copied link, with the state it was copied in: it hides once the state changes.
     let copied = use_state(|| None::<(String, String)>);
     let fio_msg = use_state(|| None::<String>);
@@ -461,19 +441,6 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             let _ = download_text("blkviz-series.csv", "text/csv", &csv);
         })
     };
-    let goto_step = {
-        let (session, step) = (session.clone(), step.clone());
-        move |i: usize| {
-            let (session, step) = (session.clone(), step.clone());
-            Callback::from(move |_: MouseEvent| {
-                let mut s = session.borrow_mut();
-                apply_step(&mut s, i);
-                post_step(&s.a.lesson.id, Some(i));
-                drop(s);
-                step.set(Some(i));
-            })
-        }
-    };
     presenter::use_notes_reply(props.id.clone(), *step);
     let on_copy = link::on_copy(&session, &copied);
     // The job applies when asked (the button, or Ctrl+Enter in the box), not when the box
@@ -522,28 +489,6 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             if e.key() == "Enter" && (e.ctrl_key() || e.meta_key()) {
                 e.prevent_default();
                 apply_fio.emit(());
-            }
-        })
-    };
-    let on_predict_run = {
-        let (session, refresh, predict_ran) = (session.clone(), refresh.clone(), predict_ran.clone());
-        Callback::from(move |_: MouseEvent| {
-            let mut s = session.borrow_mut();
-            let vs: Vec<String> = s.a.lesson.variants.iter().map(|v| v.name.clone()).collect();
-            let seed = s.a.seed;
-            if vs.len() >= 2 {
-                s.a.notice = s.a.restart(&vs[0], seed).err();
-                s.a.notice = s.open_b(&vs[1]).err();
-                s.a.speed = 0.5;
-                s.a.playing = true;
-            }
-            sync_fragment(&s);
-            drop(s);
-            predict_ran.set(true);
-            refresh.force_update();
-            // The comparison starts at the top of the page, above the prediction box.
-            if let Some(w) = web_sys::window() {
-                w.scroll_to_with_x_and_y(0.0, 0.0);
             }
         })
     };
@@ -657,49 +602,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     };
     let is_sandbox = lesson.id == blksim::lessons::SANDBOX;
     let cur_step = step.and_then(|i| lesson.steps.get(i).map(|st| (i, st.clone())));
-    let calibrated = lesson.calibrated;
-    let predict_box = lesson.predict.as_ref().map(|pr| {
-        let options = pr.options.iter().enumerate().map(|(i, o)| {
-            let onchange = {
-                let predicted = predicted.clone();
-                Callback::from(move |_: Event| predicted.set(Some(i)))
-            };
-            html! {
-                <label class="option"><input type="radio" name="predict" value={i.to_string()} checked={*predicted == Some(i)} {onchange} />{ o }</label>
-            }
-        });
-        let on_reveal = {
-            let revealed = revealed.clone();
-            Callback::from(move |_: MouseEvent| revealed.set(true))
-        };
-        html! {
-            <section class="predict" aria-label="Predict, then reveal">
-                <h3>{ "Predict" }</h3>
-                <p>{ &pr.question }</p>
-                <div class="options" role="radiogroup">{ for options }</div>
-                <button class="predict-run" disabled={predicted.is_none()} onclick={on_predict_run.clone()}>{ "Run it (A/B)" }</button>
-                <button class="predict-reveal" disabled={!*predict_ran} onclick={on_reveal}>{ "Reveal" }</button>
-                if *revealed {
-                    <div class="reveal" data-testid="reveal" role="status">
-                        <p><strong>{ if *predicted == Some(pr.answer) { "Right. " } else { "Not quite. " } }</strong>{ format!("The answer: {}", pr.options[pr.answer]) }</p>
-                        <p>{ &pr.explanation }</p>
-                        if !calibrated {
-                            <p class="dim" data-testid="reveal-uncal">{ "That is what the report saw. This model does not reproduce all of it yet, so the A/B numbers may not show the report's difference: \"Status in blkviz\" in the lesson text says which figures differ and why." }</p>
-                        }
-                    </div>
-                }
-            </section>
-        }
-    });
-    let steps_list = html! {
-        <ol class="steps">
-            { for lesson.steps.iter().enumerate().map(|(i, st)| html! {
-                <li class={classes!((Some(i) == *step).then_some("current"))}>
-                    <button onclick={goto_step(i)} aria-current={if Some(i) == *step { "step" } else { "false" }}>{ &st.title }</button>
-                </li>
-            }) }
-        </ol>
-    };
+    let predict_box = steps::predict_box(&session, &refresh, d, &prediction);
+    let steps_list = steps::steps_list(&session, &step, d);
     html! {
         <div class="app" data-presenter={presenter.to_string()} data-lesson={lesson.id.clone()} data-variant={d.variant.clone()} data-playing={d.playing.to_string()} data-theme={theme_attr} data-ab={ab.to_string()} data-expanded={s.expanded.map_or("none".to_string(), |g| g.to_string())} data-large={large.to_string()}>
             <header class="bar">

@@ -1,0 +1,128 @@
+//! The lesson's steps and its prediction: going to a step, the steps list, predict-then-reveal.
+
+use super::link::sync_fragment;
+use super::presenter::post_step;
+use super::SharedSession;
+use crate::driver::{SimDriver, SPEED_MAX, SPEED_MIN};
+use crate::session::Session;
+use yew::prelude::*;
+
+/// Sets the lesson's step `i`: its variant, its A/B pairing and its speed.
+pub(super) fn apply_step(s: &mut Session, i: usize) {
+    let Some(st) = s.a.lesson.steps.get(i).cloned() else { return };
+    let seed = s.a.seed;
+    if s.a.variant != st.variant {
+        s.a.notice = s.a.restart(&st.variant, seed).err();
+    }
+    match &st.ab {
+        Some(b) if s.b.as_ref().map(|x| &x.variant) != Some(b) => s.a.notice = s.open_b(b).err(),
+        Some(_) => {}
+        None => s.close_b(),
+    }
+    if let Some(sp) = st.speed {
+        s.a.speed = sp.clamp(SPEED_MIN, SPEED_MAX);
+    }
+    s.a.playing = true;
+    s.charts_dirty = true;
+    sync_fragment(s);
+}
+
+/// The reader's prediction: the option picked, whether its A/B run started, and whether the
+/// answer shows.
+pub(super) struct Prediction {
+    predicted: UseStateHandle<Option<usize>>,
+    predict_ran: UseStateHandle<bool>,
+    revealed: UseStateHandle<bool>,
+}
+
+#[hook]
+pub(super) fn use_prediction() -> Prediction {
+    Prediction { predicted: use_state(|| None::<usize>), predict_ran: use_state(|| false), revealed: use_state(|| false) }
+}
+
+/// The lesson's steps, the current one marked; a step's button goes to it.
+pub(super) fn steps_list(session: &SharedSession, step: &UseStateHandle<Option<usize>>, d: &SimDriver) -> Html {
+    let goto_step = {
+        let (session, step) = (session.clone(), step.clone());
+        move |i: usize| {
+            let (session, step) = (session.clone(), step.clone());
+            Callback::from(move |_: MouseEvent| {
+                let mut s = session.borrow_mut();
+                apply_step(&mut s, i);
+                post_step(&s.a.lesson.id, Some(i));
+                drop(s);
+                step.set(Some(i));
+            })
+        }
+    };
+    html! {
+        <ol class="steps">
+            { for d.lesson.steps.iter().enumerate().map(|(i, st)| html! {
+                <li class={classes!((Some(i) == **step).then_some("current"))}>
+                    <button onclick={goto_step(i)} aria-current={if Some(i) == **step { "step" } else { "false" }}>{ &st.title }</button>
+                </li>
+            }) }
+        </ol>
+    }
+}
+
+/// Predict, then reveal: pick an option, run the lesson's A/B comparison, then see the answer.
+pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandle, d: &SimDriver, prediction: &Prediction) -> Option<Html> {
+    let Prediction { predicted, predict_ran, revealed } = prediction;
+    let on_predict_run = {
+        let (session, refresh, predict_ran) = (session.clone(), refresh.clone(), predict_ran.clone());
+        Callback::from(move |_: MouseEvent| {
+            let mut s = session.borrow_mut();
+            let vs: Vec<String> = s.a.lesson.variants.iter().map(|v| v.name.clone()).collect();
+            let seed = s.a.seed;
+            if vs.len() >= 2 {
+                s.a.notice = s.a.restart(&vs[0], seed).err();
+                s.a.notice = s.open_b(&vs[1]).err();
+                s.a.speed = 0.5;
+                s.a.playing = true;
+            }
+            sync_fragment(&s);
+            drop(s);
+            predict_ran.set(true);
+            refresh.force_update();
+            // The comparison starts at the top of the page, above the prediction box.
+            if let Some(w) = web_sys::window() {
+                w.scroll_to_with_x_and_y(0.0, 0.0);
+            }
+        })
+    };
+    let calibrated = d.lesson.calibrated;
+    d.lesson.predict.as_ref().map(|pr| {
+        let options = pr.options.iter().enumerate().map(|(i, o)| {
+            let onchange = {
+                let predicted = predicted.clone();
+                Callback::from(move |_: Event| predicted.set(Some(i)))
+            };
+            html! {
+                <label class="option"><input type="radio" name="predict" value={i.to_string()} checked={**predicted == Some(i)} {onchange} />{ o }</label>
+            }
+        });
+        let on_reveal = {
+            let revealed = revealed.clone();
+            Callback::from(move |_: MouseEvent| revealed.set(true))
+        };
+        html! {
+            <section class="predict" aria-label="Predict, then reveal">
+                <h3>{ "Predict" }</h3>
+                <p>{ &pr.question }</p>
+                <div class="options" role="radiogroup">{ for options }</div>
+                <button class="predict-run" disabled={predicted.is_none()} onclick={on_predict_run.clone()}>{ "Run it (A/B)" }</button>
+                <button class="predict-reveal" disabled={!**predict_ran} onclick={on_reveal}>{ "Reveal" }</button>
+                if **revealed {
+                    <div class="reveal" data-testid="reveal" role="status">
+                        <p><strong>{ if **predicted == Some(pr.answer) { "Right. " } else { "Not quite. " } }</strong>{ format!("The answer: {}", pr.options[pr.answer]) }</p>
+                        <p>{ &pr.explanation }</p>
+                        if !calibrated {
+                            <p class="dim" data-testid="reveal-uncal">{ "That is what the report saw. This model does not reproduce all of it yet, so the A/B numbers may not show the report's difference: \"Status in blkviz\" in the lesson text says which figures differ and why." }</p>
+                        }
+                    </div>
+                }
+            </section>
+        }
+    })
+}
