@@ -1,0 +1,243 @@
+//! The run controls (play/pause, step, reset, skip, speed, seed) and the keyboard shortcuts.
+
+use super::link::sync_fragment;
+use super::now_ms;
+use super::presenter::post_step;
+use super::steps::apply_step;
+use super::SharedSession;
+use crate::components::knobs::SeedInput;
+use crate::driver::{SimDriver, SPEED_MAX, SPEED_MIN};
+use crate::format;
+use crate::session::Session;
+use gloo::events::{EventListener, EventListenerOptions};
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlElement, HtmlInputElement, KeyboardEvent};
+use yew::prelude::*;
+
+/// The speed slider: 10 steps per decade from 1 µs/s (0) to 1 s/s (60).
+pub fn slider_to_speed(v: f64) -> f64 {
+    (10f64.powf(v / 10.0 - 6.0)).clamp(SPEED_MIN, SPEED_MAX)
+}
+
+pub fn speed_to_slider(s: f64) -> f64 {
+    ((s.log10() + 6.0) * 10.0).round().clamp(0.0, 60.0)
+}
+
+/// The tag of the element a key event is aimed at.
+fn target_tag(target: Option<web_sys::EventTarget>) -> String {
+    target.and_then(|t| t.dyn_into::<HtmlElement>().ok()).map(|el| el.tag_name()).unwrap_or_default()
+}
+
+/// A button clicked with the mouse gives its focus back, so that Space afterwards is
+/// play/pause and not that button again (Skip, Reset); a button reached with Tab keeps it,
+/// and Space presses it, as keyboard users expect.
+#[hook]
+pub(super) fn use_blur_after_mouse_click() {
+    use_effect_with((), |_| {
+        let window = web_sys::window().expect("window");
+        let listener = EventListener::new(&window, "click", |e| {
+            let Some(m) = e.dyn_ref::<MouseEvent>() else { return };
+            if m.detail() == 0 {
+                return;
+            }
+            let button = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|el| el.closest("button").ok().flatten());
+            if let Some(b) = button.and_then(|b| b.dyn_into::<HtmlElement>().ok()) {
+                let _ = b.blur();
+            }
+        });
+        move || drop(listener)
+    });
+}
+
+/// Keyboard: Space play/pause, → one event, Shift+→ 1 ms, R reset; PageDown/PageUp (what
+/// presentation clickers send) move through the lesson's steps, and so do the arrow keys in
+/// presenter mode; P toggles presenter mode and Escape leaves it.
+#[hook]
+pub(super) fn use_keyboard_shortcuts(
+    session: SharedSession,
+    refresh: UseForceUpdateHandle,
+    presenter: UseStateHandle<bool>,
+    step: UseStateHandle<Option<usize>>,
+) {
+    let keys_state = use_mut_ref(|| (false, None::<usize>));
+    *keys_state.borrow_mut() = (*presenter, *step);
+    use_effect_with((), move |_| {
+        let window = web_sys::window().expect("window");
+        // Not passive: Space must not scroll the page.
+        let listener = EventListener::new_with_options(&window, "keydown", EventListenerOptions::enable_prevent_default(), move |e| {
+            let Some(e) = e.dyn_ref::<KeyboardEvent>() else { return };
+            // Typing in a field is typing; Space on a button is that button's own click.
+            let tag = target_tag(e.target());
+            if matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+                || (tag == "BUTTON" && e.key() == " ")
+                || e.ctrl_key()
+                || e.meta_key()
+                || e.alt_key()
+            {
+                return;
+            }
+            let (in_presenter, cur_step) = *keys_state.borrow();
+            let nsteps = session.borrow().a.lesson.steps.len();
+            let go = |delta: i64| {
+                if nsteps == 0 {
+                    return;
+                }
+                let next = match cur_step {
+                    None if delta > 0 => 0,
+                    None => return,
+                    Some(c) => (c as i64 + delta).clamp(0, nsteps as i64 - 1) as usize,
+                };
+                let mut s = session.borrow_mut();
+                apply_step(&mut s, next);
+                post_step(&s.a.lesson.id, Some(next));
+                drop(s);
+                step.set(Some(next));
+            };
+            let key = e.key();
+            match key.as_str() {
+                "PageDown" => {
+                    e.prevent_default();
+                    return go(1);
+                }
+                "PageUp" => {
+                    e.prevent_default();
+                    return go(-1);
+                }
+                "ArrowDown" | "ArrowRight" if in_presenter => {
+                    e.prevent_default();
+                    return go(1);
+                }
+                "ArrowUp" | "ArrowLeft" if in_presenter => {
+                    e.prevent_default();
+                    return go(-1);
+                }
+                "p" | "P" => {
+                    presenter.set(!in_presenter);
+                    return;
+                }
+                // Escape leaves presenter mode, as it leaves a slide show.
+                "Escape" if in_presenter => {
+                    presenter.set(false);
+                    return;
+                }
+                _ => {}
+            }
+            let mut s = session.borrow_mut();
+            match key.as_str() {
+                " " => {
+                    e.prevent_default();
+                    s.a.playing = !s.a.playing;
+                }
+                "ArrowRight" if e.shift_key() => {
+                    e.prevent_default();
+                    s.a.playing = false;
+                    s.a.step_ms(now_ms());
+                    let t = s.a.sim.now();
+                    if let Some(b) = &mut s.b {
+                        b.playing = true;
+                        b.follow(t, now_ms());
+                        b.playing = false;
+                    }
+                }
+                "ArrowRight" => {
+                    e.prevent_default();
+                    s.a.playing = false;
+                    s.a.step_event(now_ms());
+                }
+                "r" | "R" => {
+                    let _ = s.reset();
+                }
+                _ => return,
+            }
+            drop(s);
+            refresh.force_update();
+        });
+        move || drop(listener)
+    });
+}
+
+/// Play/pause (or "done"), step, reset, skip, the speed slider and the seed field.
+pub(super) fn run_controls(
+    session: &SharedSession,
+    refresh: &UseForceUpdateHandle,
+    d: &SimDriver,
+    all_done: bool,
+    on_seed: Callback<String>,
+) -> Html {
+    // Event handlers: each takes the session, changes it, and refreshes the page.
+    let act = |f: fn(&mut Session)| {
+        let (session, refresh) = (session.clone(), refresh.clone());
+        Callback::from(move |_: MouseEvent| {
+            f(&mut session.borrow_mut());
+            refresh.force_update();
+        })
+    };
+    let on_play = act(|s| s.a.playing = !s.a.playing);
+    let on_step = act(|s| {
+        s.a.playing = false;
+        s.a.step_event(now_ms());
+    });
+    let on_ff = act(|s| s.skip(5.0));
+    let on_reset = act(|s| {
+        let _ = s.reset();
+    });
+    let on_speed = {
+        let (session, refresh) = (session.clone(), refresh.clone());
+        Callback::from(move |e: InputEvent| {
+            if let Some(input) = e.target_dyn_into::<HtmlInputElement>() {
+                if let Ok(v) = input.value().parse::<f64>() {
+                    session.borrow_mut().a.speed = slider_to_speed(v);
+                    refresh.force_update();
+                }
+            }
+        })
+    };
+    html! {
+        <>
+            if all_done {
+                // Every run's jobs are done: nothing left to play; Reset starts again.
+                <button class="play" aria-label="All jobs done" disabled=true title="All jobs done: Reset runs it again">{ "✓ done" }</button>
+            } else {
+                <button class="play" aria-label={if d.playing { "Pause" } else { "Play" }} aria-pressed={d.playing.to_string()} onclick={on_play} title="Space">
+                    { if d.playing { "❚❚ Pause" } else { "▶ Play" } }
+                </button>
+            }
+            // Accessible names begin with the visible label, so that saying it finds the button.
+            <button aria-label="Step one event" title="→ (Shift+→: 1 ms)" onclick={on_step} disabled={all_done}>{ "Step →" }</button>
+            <button aria-label="Reset: restart from time 0" title="R" onclick={on_reset}>{ "Reset" }</button>
+            <button aria-label="Skip 5 s: run 5 simulated seconds without animating, towards steady state" title="Runs 5 simulated seconds without animating" onclick={on_ff} disabled={all_done}>{ "Skip 5 s ⇥" }</button>
+            <label class="speed">
+                <span>{ "speed" }</span>
+                <input type="range" min="0" max="60" step="1" aria-label="Speed (simulated time per second)" value={speed_to_slider(d.speed).to_string()} oninput={on_speed} />
+                <output>{ format::speed(d.speed) }</output>
+            </label>
+            <label class="seed">
+                <span>{ "seed" }</span>
+                <SeedInput seed={d.seed} on_change={on_seed} />
+            </label>
+        </>
+    }
+}
+
+/// The seed field's handler, memoized: `SeedInput`'s props then stay equal across the page's
+/// refreshes, and it keeps what the user is typing.
+#[hook]
+pub(super) fn use_seed_handler(session: SharedSession, refresh: UseForceUpdateHandle) -> Callback<String> {
+    use_callback((), move |text: String, _| {
+        let mut s = session.borrow_mut();
+        match text.trim().parse::<u64>() {
+            Ok(seed) => s.a.notice = s.reseed(seed).err(),
+            Err(_) => {
+                let kept = s.a.seed;
+                s.a.notice = Some(format!(
+                    "seed: '{}' is not a whole number from 0 to {}; kept seed {kept}",
+                    blksim::scenario::clip(&text),
+                    u64::MAX
+                ));
+            }
+        }
+        sync_fragment(&s);
+        drop(s);
+        refresh.force_update();
+    })
+}
