@@ -2,29 +2,28 @@
 //! numbers, charts, and the tabs (lesson text, event log, knobs). One `Session` owns the
 //! simulations; an animation-frame hook drives it. Presenter mode hides the prose.
 
+mod charts;
 mod controls;
+mod frame;
 mod link;
 mod prefs;
 mod presenter;
 mod steps;
 
-use crate::components::charts::{draw_latency, draw_timeseries, RunSeries, CSV_HEADER};
 use crate::components::counters::Counters;
-use crate::components::diagram::{draw, layout_for, Diagram};
+use crate::components::diagram::{layout_for, Diagram};
 use crate::components::event_log::EventLog;
 use crate::components::knobs::KnobPanel;
 use crate::driver::SimDriver;
-use crate::export::{download_canvas_png, download_text};
-use crate::format;
-use crate::hooks::use_animation_frame;
 use crate::markdown;
 use crate::session::Session;
 pub use controls::{slider_to_speed, speed_to_slider};
+use frame::FrameTargets;
 use link::{current_hash, state_fragment, sync_fragment};
 use prefs::Theme;
 use std::cell::RefCell;
 use std::rc::Rc;
-use web_sys::{HtmlCanvasElement, HtmlElement, HtmlSelectElement, KeyboardEvent};
+use web_sys::{HtmlCanvasElement, HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
 
 fn now_ms() -> f64 {
@@ -40,31 +39,6 @@ enum Tab {
 
 /// Shared with the frame loop and the event handlers.
 pub type SharedSession = Rc<RefCell<Session>>;
-
-fn live_line(d: &SimDriver, dt: f64) -> String {
-    if let Some(to) = d.catch_up_to {
-        return format!("running to t = {} without animating … now at {}", format::sim_time(to.ns()), format::sim_time(d.sim.now().ns()));
-    }
-    let t = d.sim.totals();
-    let status = if d.sim.is_finished() {
-        "all jobs done".to_string()
-    } else if d.playing && dt > 0.0 && d.achieved_speed < d.speed * 0.9 {
-        format!(
-            "running at {} (asked {}): the page keeps up by running fewer events per frame",
-            format::speed(d.achieved_speed.max(1e-9)),
-            format::speed(d.speed)
-        )
-    } else {
-        String::new()
-    };
-    format!("t = {}   events {}   requests completed {}   {status}", format::sim_time(d.sim.now().ns()), t.events, t.requests_completed)
-}
-
-/// A run's chart series: its whole seconds, or before the first, the numbers so far.
-fn series(d: &SimDriver) -> RunSeries {
-    let so_far = d.interval.as_ref().filter(|_| d.interval_partial);
-    RunSeries::from_history(d.sim.history(), d.topology.devices.len()).with_partial(so_far)
-}
 
 #[derive(Properties, PartialEq)]
 pub struct LessonPageProps {
@@ -82,7 +56,6 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let live_b = use_node_ref();
     let chart = use_node_ref();
     let latency = use_node_ref();
-    let last_ts = use_mut_ref(|| None::<f64>);
     let tab = use_state(|| Tab::Lesson);
     // Display preferences (presenter, large type, theme) last for the browser tab: an
     // instructor moving to the next lesson, or reloading, keeps them.
@@ -100,67 +73,20 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     // The last knob change: its key, and what it did or why it was refused.
     let knob_msg = use_state(|| None::<(String, String)>);
     let knob_rejected = use_state(|| None::<(String, String)>);
-    // The counters refresh once per simulated second; an open event log also refreshes a few
-    // times a wall second while records come in (at a slow speed a simulated second takes
-    // long). (log open, when it last refreshed, the newest record it showed)
-    let log_live = use_mut_ref(|| (false, 0.0f64, u64::MAX));
-    log_live.borrow_mut().0 = *tab == Tab::Log;
 
-    {
-        let (session, refresh, last_ts, log_live) = (session.clone(), refresh.clone(), last_ts.clone(), log_live.clone());
-        let (canvas_a, canvas_b, live_a, live_b, chart, latency) =
-            (canvas_a.clone(), canvas_b.clone(), live_a.clone(), live_b.clone(), chart.clone(), latency.clone());
-        use_animation_frame(move |ts| {
-            let work_start = now_ms();
-            let dt = last_ts.borrow().map_or(0.0, |last| ts - last);
-            *last_ts.borrow_mut() = Some(ts);
-            let mut s = session.borrow_mut();
-            let changed = s.frame(dt, ts);
-            let expanded = s.expanded;
-            for (d, canvas, live) in [(Some(&s.a), &canvas_a, &live_a), (s.b.as_ref(), &canvas_b, &live_b)] {
-                let Some(d) = d else { continue };
-                if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                    draw(&c, d, ts, expanded);
-                }
-                if let Some(el) = live.cast::<HtmlElement>() {
-                    el.set_text_content(Some(&live_line(d, dt)));
-                    let _ = el.set_attribute("data-events", &d.sim.totals().events.to_string());
-                    let _ = el.set_attribute("data-catching-up", if d.catch_up_to.is_some() { "true" } else { "false" });
-                }
-            }
-            if s.charts_dirty {
-                s.charts_dirty = false;
-                let dark = canvas_a.cast::<HtmlElement>().and_then(|c| c.closest("[data-theme=dark]").ok().flatten()).is_some();
-                let mut runs = vec![(format!("A {}", s.a.variant), series(&s.a))];
-                let mut lat = vec![(format!("A {}", s.a.variant), s.a.sim.latency_buckets())];
-                if let Some(b) = &s.b {
-                    runs.push((format!("B {}", b.variant), series(b)));
-                    lat.push((format!("B {}", b.variant), b.sim.latency_buckets()));
-                }
-                if let Some(c) = chart.cast::<HtmlCanvasElement>() {
-                    let r: Vec<(&str, &RunSeries)> = runs.iter().map(|(n, r)| (n.as_str(), r)).collect();
-                    let _ = draw_timeseries(&c, &r, dark);
-                }
-                if let Some(c) = latency.cast::<HtmlCanvasElement>() {
-                    let l: Vec<(&str, Vec<(u64, u64)>)> =
-                        lat.into_iter().map(|(n, b)| (if n.starts_with('A') { "A" } else { "B" }, b)).collect();
-                    let _ = draw_latency(&c, &l, dark);
-                }
-            }
-            let newest = s.a.log.back().map_or(u64::MAX, |r| r.seq);
-            drop(s);
-            let mut live = log_live.borrow_mut();
-            let log_moved = live.0 && newest != live.2 && ts - live.1 >= 250.0;
-            if log_moved {
-                (live.1, live.2) = (ts, newest);
-            }
-            drop(live);
-            if changed || log_moved {
-                refresh.force_update();
-            }
-            crate::bench::record_frame_work(now_ms() - work_start);
-        });
-    }
+    frame::use_frame_loop(
+        session.clone(),
+        refresh.clone(),
+        *tab == Tab::Log,
+        FrameTargets {
+            canvas_a: canvas_a.clone(),
+            canvas_b: canvas_b.clone(),
+            live_a: live_a.clone(),
+            live_b: live_b.clone(),
+            chart: chart.clone(),
+            latency: latency.clone(),
+        },
+    );
 
     controls::use_blur_after_mouse_click();
 
@@ -240,27 +166,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             }
         })
     };
-    let on_png = {
-        let chart = chart.clone();
-        Callback::from(move |_: MouseEvent| {
-            if let Some(c) = chart.cast::<HtmlCanvasElement>() {
-                let _ = download_canvas_png("blkviz-chart.png", &c);
-            }
-        })
-    };
-    let on_csv = {
-        let session = session.clone();
-        Callback::from(move |_: MouseEvent| {
-            let s = session.borrow();
-            // What the charts draw, the numbers so far included.
-            let mut csv = CSV_HEADER.to_string();
-            csv += &series(&s.a).to_csv(&format!("A:{}", s.a.variant));
-            if let Some(b) = &s.b {
-                csv += &series(b).to_csv(&format!("B:{}", b.variant));
-            }
-            let _ = download_text("blkviz-series.csv", "text/csv", &csv);
-        })
-    };
+    let on_png = charts::on_png(&chart);
+    let on_csv = charts::on_csv(&session);
     presenter::use_notes_reply(props.id.clone(), *step);
     let on_copy = link::on_copy(&session, &copied);
     // The job applies when asked (the button, or Ctrl+Enter in the box), not when the box

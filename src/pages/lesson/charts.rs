@@ -1,0 +1,58 @@
+//! The page's charts (drawn by components/charts.rs): a run's series, redrawing, PNG and CSV export.
+
+use super::SharedSession;
+use crate::components::charts::{draw_latency, draw_timeseries, RunSeries, CSV_HEADER};
+use crate::driver::SimDriver;
+use crate::export::{download_canvas_png, download_text};
+use crate::session::Session;
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+/// A run's chart series: its whole seconds, or before the first, the numbers so far.
+pub(super) fn series(d: &SimDriver) -> RunSeries {
+    let so_far = d.interval.as_ref().filter(|_| d.interval_partial);
+    RunSeries::from_history(d.sim.history(), d.topology.devices.len()).with_partial(so_far)
+}
+
+/// Draws the charts of both runs (A's, and B's in the A/B view) in the theme's colours.
+pub(super) fn draw_charts(s: &Session, chart: &NodeRef, latency: &NodeRef, dark: bool) {
+    let mut runs = vec![(format!("A {}", s.a.variant), series(&s.a))];
+    let mut lat = vec![(format!("A {}", s.a.variant), s.a.sim.latency_buckets())];
+    if let Some(b) = &s.b {
+        runs.push((format!("B {}", b.variant), series(b)));
+        lat.push((format!("B {}", b.variant), b.sim.latency_buckets()));
+    }
+    if let Some(c) = chart.cast::<HtmlCanvasElement>() {
+        let r: Vec<(&str, &RunSeries)> = runs.iter().map(|(n, r)| (n.as_str(), r)).collect();
+        let _ = draw_timeseries(&c, &r, dark);
+    }
+    if let Some(c) = latency.cast::<HtmlCanvasElement>() {
+        let l: Vec<(&str, Vec<(u64, u64)>)> = lat.into_iter().map(|(n, b)| (if n.starts_with('A') { "A" } else { "B" }, b)).collect();
+        let _ = draw_latency(&c, &l, dark);
+    }
+}
+
+/// Export PNG: the chart over simulated time, as an image.
+pub(super) fn on_png(chart: &NodeRef) -> Callback<MouseEvent> {
+    let chart = chart.clone();
+    Callback::from(move |_: MouseEvent| {
+        if let Some(c) = chart.cast::<HtmlCanvasElement>() {
+            let _ = download_canvas_png("blkviz-chart.png", &c);
+        }
+    })
+}
+
+/// Export CSV: the charts' series of both runs.
+pub(super) fn on_csv(session: &SharedSession) -> Callback<MouseEvent> {
+    let session = session.clone();
+    Callback::from(move |_: MouseEvent| {
+        let s = session.borrow();
+        // What the charts draw, the numbers so far included.
+        let mut csv = CSV_HEADER.to_string();
+        csv += &series(&s.a).to_csv(&format!("A:{}", s.a.variant));
+        if let Some(b) = &s.b {
+            csv += &series(b).to_csv(&format!("B:{}", b.variant));
+        }
+        let _ = download_text("blkviz-series.csv", "text/csv", &csv);
+    })
+}

@@ -1,0 +1,89 @@
+//! The animation-frame loop: runs the session, draws the diagrams, live lines and changed charts.
+
+use super::charts::draw_charts;
+use super::{now_ms, SharedSession};
+use crate::components::diagram::draw;
+use crate::driver::SimDriver;
+use crate::format;
+use crate::hooks::use_animation_frame;
+use web_sys::{HtmlCanvasElement, HtmlElement};
+use yew::prelude::*;
+
+/// The line under a run's diagram: its time and counts, and why it runs slower than asked.
+fn live_line(d: &SimDriver, dt: f64) -> String {
+    if let Some(to) = d.catch_up_to {
+        return format!("running to t = {} without animating … now at {}", format::sim_time(to.ns()), format::sim_time(d.sim.now().ns()));
+    }
+    let t = d.sim.totals();
+    let status = if d.sim.is_finished() {
+        "all jobs done".to_string()
+    } else if d.playing && dt > 0.0 && d.achieved_speed < d.speed * 0.9 {
+        format!(
+            "running at {} (asked {}): the page keeps up by running fewer events per frame",
+            format::speed(d.achieved_speed.max(1e-9)),
+            format::speed(d.speed)
+        )
+    } else {
+        String::new()
+    };
+    format!("t = {}   events {}   requests completed {}   {status}", format::sim_time(d.sim.now().ns()), t.events, t.requests_completed)
+}
+
+/// Where each frame draws: the diagrams' canvases and live lines (A's, and B's in the A/B view),
+/// and the two charts.
+pub(super) struct FrameTargets {
+    pub canvas_a: NodeRef,
+    pub canvas_b: NodeRef,
+    pub live_a: NodeRef,
+    pub live_b: NodeRef,
+    pub chart: NodeRef,
+    pub latency: NodeRef,
+}
+
+/// Advances the session each animation frame and draws it; `log_open`: the event log's tab shows.
+#[hook]
+pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHandle, log_open: bool, targets: FrameTargets) {
+    let last_ts = use_mut_ref(|| None::<f64>);
+    // The counters refresh once per simulated second; an open event log also refreshes a few
+    // times a wall second while records come in (at a slow speed a simulated second takes
+    // long). (log open, when it last refreshed, the newest record it showed)
+    let log_live = use_mut_ref(|| (false, 0.0f64, u64::MAX));
+    log_live.borrow_mut().0 = log_open;
+    let FrameTargets { canvas_a, canvas_b, live_a, live_b, chart, latency } = targets;
+    use_animation_frame(move |ts| {
+        let work_start = now_ms();
+        let dt = last_ts.borrow().map_or(0.0, |last| ts - last);
+        *last_ts.borrow_mut() = Some(ts);
+        let mut s = session.borrow_mut();
+        let changed = s.frame(dt, ts);
+        let expanded = s.expanded;
+        for (d, canvas, live) in [(Some(&s.a), &canvas_a, &live_a), (s.b.as_ref(), &canvas_b, &live_b)] {
+            let Some(d) = d else { continue };
+            if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                draw(&c, d, ts, expanded);
+            }
+            if let Some(el) = live.cast::<HtmlElement>() {
+                el.set_text_content(Some(&live_line(d, dt)));
+                let _ = el.set_attribute("data-events", &d.sim.totals().events.to_string());
+                let _ = el.set_attribute("data-catching-up", if d.catch_up_to.is_some() { "true" } else { "false" });
+            }
+        }
+        if s.charts_dirty {
+            s.charts_dirty = false;
+            let dark = canvas_a.cast::<HtmlElement>().and_then(|c| c.closest("[data-theme=dark]").ok().flatten()).is_some();
+            draw_charts(&s, &chart, &latency, dark);
+        }
+        let newest = s.a.log.back().map_or(u64::MAX, |r| r.seq);
+        drop(s);
+        let mut live = log_live.borrow_mut();
+        let log_moved = live.0 && newest != live.2 && ts - live.1 >= 250.0;
+        if log_moved {
+            (live.1, live.2) = (ts, newest);
+        }
+        drop(live);
+        if changed || log_moved {
+            refresh.force_update();
+        }
+        crate::bench::record_frame_work(now_ms() - work_start);
+    });
+}
