@@ -8,6 +8,7 @@ mod frame;
 mod link;
 mod prefs;
 mod presenter;
+mod sandbox;
 mod steps;
 
 use crate::components::counters::Counters;
@@ -23,7 +24,7 @@ use link::{current_hash, state_fragment, sync_fragment};
 use prefs::Theme;
 use std::cell::RefCell;
 use std::rc::Rc;
-use web_sys::{HtmlCanvasElement, HtmlSelectElement, KeyboardEvent};
+use web_sys::{HtmlCanvasElement, HtmlSelectElement};
 use yew::prelude::*;
 
 fn now_ms() -> f64 {
@@ -170,55 +171,6 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let on_csv = charts::on_csv(&session);
     presenter::use_notes_reply(props.id.clone(), *step);
     let on_copy = link::on_copy(&session, &copied);
-    // The job applies when asked (the button, or Ctrl+Enter in the box), not when the box
-    // loses focus: a click elsewhere must do what it says, not restart the run first.
-    let apply_fio = {
-        let (session, refresh, fio_msg, fio_text) = (session.clone(), refresh.clone(), fio_msg.clone(), fio_text.clone());
-        Callback::from(move |()| {
-            let Some(text) = (*fio_text).clone() else { return };
-            let mut s = session.borrow_mut();
-            match blksim::fio::parse(&text) {
-                Err(e) => fio_msg.set(Some(format!("not applied: {e}"))),
-                Ok(job) => {
-                    let mut msg = Vec::new();
-                    if let Err(e) = s.a.apply_many(&job.knobs) {
-                        msg.push(format!("not applied: {e}"));
-                    } else {
-                        msg.push(format!(
-                            "applied the job ({} settings from the file, fio's defaults for the rest); the run restarted",
-                            job.from_file
-                        ));
-                        if !job.ignored.is_empty() {
-                            msg.push(format!("ignored (no effect in the model): {}", job.ignored.join(", ")));
-                        }
-                        fio_text.set(None);
-                    }
-                    fio_msg.set(Some(msg.join("; ")));
-                    s.charts_dirty = true;
-                    sync_fragment(&s);
-                }
-            }
-            drop(s);
-            refresh.force_update();
-        })
-    };
-    let on_fio_input = {
-        let fio_text = fio_text.clone();
-        Callback::from(move |e: InputEvent| {
-            if let Some(t) = e.target_dyn_into::<web_sys::HtmlTextAreaElement>() {
-                fio_text.set(Some(t.value()));
-            }
-        })
-    };
-    let on_fio_key = {
-        let apply_fio = apply_fio.clone();
-        Callback::from(move |e: KeyboardEvent| {
-            if e.key() == "Enter" && (e.ctrl_key() || e.meta_key()) {
-                e.prevent_default();
-                apply_fio.emit(());
-            }
-        })
-    };
 
     let s = session.borrow();
     let d = &s.a;
@@ -429,17 +381,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 if *tab == Tab::Lesson {
                     <div class="lesson-tab">
                         if is_sandbox {
-                            <section class="sandbox">
-                                <h3>{ "fio job file" }</h3>
-                                <p class="dim">{ "Paste a job ([global] plus one job section). rw, bs, numjobs, ioengine, iodepth, direct, size, end_fsync and filename apply; the stack is in the Knobs tab. The link keeps it all." }</p>
-                                <textarea aria-label="fio job file" rows="10" cols="48" oninput={on_fio_input} onkeydown={on_fio_key}
-                                    value={(*fio_text).clone().unwrap_or_else(|| blksim::fio::job_file(&d.sim.config().scenario))} />
-                                <p class="fio-actions">
-                                    <button data-testid="apply-fio" disabled={fio_text.is_none()} onclick={{ let apply_fio = apply_fio.clone(); Callback::from(move |_: MouseEvent| apply_fio.emit(())) }}>{ "Apply job" }</button>
-                                    <span class="dim">{ if fio_text.is_some() { " edited, not applied yet (Ctrl+Enter applies)" } else { " the running workload, as a job file" } }</span>
-                                </p>
-                                if let Some(m) = &*fio_msg { <p class="knob-msg" role="status">{ m }</p> }
-                            </section>
+                            { sandbox::job_file_box(&session, &refresh, d, &fio_text, &fio_msg) }
                             <article class="lesson-text">{ markdown::lesson_body(&lesson.id) }</article>
                         } else {
                             <div class="lesson-side">
