@@ -6,6 +6,7 @@ mod charts;
 mod controls;
 mod frame;
 mod link;
+mod nav;
 mod prefs;
 mod presenter;
 mod sandbox;
@@ -96,15 +97,6 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     link::use_back_forward(session.clone(), refresh.clone(), props.id.clone());
 
     let on_seed = controls::use_seed_handler(session.clone(), refresh.clone());
-    let on_lesson = Callback::from(move |e: Event| {
-        if let Some(sel) = e.target_dyn_into::<HtmlSelectElement>() {
-            // A new lesson is a new route: the router mounts a fresh page for it.
-            if let Some(w) = web_sys::window() {
-                let hash = if sel.value() == "sandbox" { "/sandbox?v=1".to_string() } else { format!("/lesson/{}?v=1", sel.value()) };
-                let _ = w.location().set_hash(&hash);
-            }
-        }
-    });
     let on_ab = {
         let (session, refresh) = (session.clone(), refresh.clone());
         Callback::from(move |_: MouseEvent| {
@@ -266,19 +258,6 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     );
     let ab = s.b.is_some();
     let all_done = d.sim.is_finished() && s.b.as_ref().is_none_or(|b| b.sim.is_finished());
-    let all = blksim::lessons::all();
-    let pos = all.iter().position(|l| l.id == lesson.id);
-    // In the home page's order: the lessons, then the sandbox.
-    let link = |l: &blksim::lessons::Lesson| (format!("#/lesson/{}?v=1", l.id), l.title.clone());
-    let sandbox_link = || ("#/sandbox?v=1".to_string(), "Sandbox".to_string());
-    let prev = match pos {
-        Some(i) => i.checked_sub(1).and_then(|i| all.get(i)).map(link),
-        None => all.last().map(link),
-    };
-    let next = match pos {
-        Some(i) => all.get(i + 1).map(link).or_else(|| Some(sandbox_link())),
-        None => None,
-    };
     let is_sandbox = lesson.id == blksim::lessons::SANDBOX;
     let cur_step = step.and_then(|i| lesson.steps.get(i).map(|st| (i, st.clone())));
     let predict_box = steps::predict_box(&session, &refresh, d, &prediction);
@@ -287,15 +266,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         <div class="app" data-presenter={presenter.to_string()} data-lesson={lesson.id.clone()} data-variant={d.variant.clone()} data-playing={d.playing.to_string()} data-theme={theme_attr} data-ab={ab.to_string()} data-expanded={s.expanded.map_or("none".to_string(), |g| g.to_string())} data-large={large.to_string()}>
             <header class="bar">
                 <h1><a href="#/" class="home-link" title="All lessons">{ "blkviz" }</a></h1>
-                <label class="lesson-pick">
-                    <span class="sr-only">{ "Lesson" }</span>
-                    <select aria-label="Lesson" onchange={on_lesson}>
-                        { for blksim::lessons::all().iter().map(|l| html! {
-                            <option value={l.id.clone()} selected={l.id == lesson.id}>{ &l.title }</option>
-                        }) }
-                        <option value="sandbox" selected={lesson.id == "sandbox"}>{ "Sandbox: any knobs or a fio job file" }</option>
-                    </select>
-                </label>
+                { nav::lesson_picker(&lesson.id) }
                 <div class="variants" role="group" aria-label={if ab { "Variant of run A" } else { "Variant" }}>{ for variant_buttons }</div>
                 if !d.overrides.is_empty() {
                     // The variant plus knobs set by hand: say so, since the buttons alone look
@@ -312,10 +283,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 <button class="toggle" aria-pressed={large.to_string()} title="Large type, for a projector" onclick={{ let large = large.clone(); Callback::from(move |_| large.set(!*large)) }}>{ "Large type" }</button>
                 { presenter::presenter_buttons(&presenter, &props.id, *step) }
                 <button class="copy-link" onclick={on_copy} title="A link to exactly this run, at this simulated time">{ "Copy link" }</button>
-                <nav class="prev-next" aria-label="Lessons">
-                    if let Some((href, title)) = prev { <a {href} {title}>{ "‹ prev" }</a> }
-                    if let Some((href, title)) = next { <a {href} {title}>{ "next ›" }</a> }
-                </nav>
+                { nav::prev_next_links(&lesson.id) }
                 { prefs::theme_buttons(&theme, &session) }
             </header>
             if let Some(n) = &d.notice {
