@@ -11,6 +11,7 @@ mod prefs;
 mod presenter;
 mod sandbox;
 mod steps;
+mod variants;
 
 use crate::components::counters::Counters;
 use crate::components::diagram::{layout_for, Diagram};
@@ -25,7 +26,7 @@ use link::{current_hash, state_fragment, sync_fragment};
 use prefs::Theme;
 use std::cell::RefCell;
 use std::rc::Rc;
-use web_sys::{HtmlCanvasElement, HtmlSelectElement};
+use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 fn now_ms() -> f64 {
@@ -97,24 +98,6 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     link::use_back_forward(session.clone(), refresh.clone(), props.id.clone());
 
     let on_seed = controls::use_seed_handler(session.clone(), refresh.clone());
-    let on_ab = {
-        let (session, refresh) = (session.clone(), refresh.clone());
-        Callback::from(move |_: MouseEvent| {
-            let mut s = session.borrow_mut();
-            if s.b.is_some() {
-                s.close_b();
-            } else {
-                // B is the first variant that is not A's.
-                let b = s.a.lesson.variants.iter().find(|v| v.name != s.a.variant).map(|v| v.name.clone());
-                if let Some(b) = b {
-                    s.a.notice = s.open_b(&b).err();
-                }
-            }
-            sync_fragment(&s);
-            drop(s);
-            refresh.force_update();
-        })
-    };
     let on_knob = {
         let (session, refresh, knob_msg, knob_rejected) = (session.clone(), refresh.clone(), knob_msg.clone(), knob_rejected.clone());
         use_callback((), move |(k, v): (String, String), _| {
@@ -167,47 +150,6 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let s = session.borrow();
     let d = &s.a;
     let lesson = d.lesson.clone();
-    let variant_buttons = lesson.variants.iter().map(|v| {
-        let pressed = v.name == d.variant;
-        let onclick = {
-            let (session, refresh, name) = (session.clone(), refresh.clone(), v.name.clone());
-            Callback::from(move |_| {
-                let mut s = session.borrow_mut();
-                let seed = s.a.seed;
-                s.a.notice = s.a.restart(&name, seed).err();
-                if s.b.is_some() {
-                    // Keep B in lockstep: both from time 0.
-                    let _ = s.reset();
-                }
-                s.charts_dirty = true;
-                sync_fragment(&s);
-                drop(s);
-                refresh.force_update();
-            })
-        };
-        html! { <button class={classes!("variant", pressed.then_some("on"))} aria-pressed={pressed.to_string()} title={v.summary.clone()} {onclick}>{ v.name.clone() }</button> }
-    });
-    let b_variant_select = s.b.as_ref().map(|b| {
-        let on_b = {
-            let (session, refresh) = (session.clone(), refresh.clone());
-            Callback::from(move |e: Event| {
-                if let Some(sel) = e.target_dyn_into::<HtmlSelectElement>() {
-                    let mut s = session.borrow_mut();
-                    s.a.notice = s.open_b(&sel.value()).err();
-                    sync_fragment(&s);
-                    drop(s);
-                    refresh.force_update();
-                }
-            })
-        };
-        html! {
-            <label class="b-pick">{ "B: " }
-                <select aria-label="Variant of run B" onchange={on_b}>
-                    { for lesson.variants.iter().map(|v| html! { <option value={v.name.clone()} selected={v.name == b.variant}>{ &v.name }</option> }) }
-                </select>
-            </label>
-        }
-    });
     // The same expand/collapse as clicking the diagram, for the keyboard and screen readers.
     let cols = crate::layout::columns(d.topology.devices.len(), None);
     let group_buttons = if cols.iter().any(|c| c.group.is_some()) {
@@ -267,18 +209,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             <header class="bar">
                 <h1><a href="#/" class="home-link" title="All lessons">{ "blkviz" }</a></h1>
                 { nav::lesson_picker(&lesson.id) }
-                <div class="variants" role="group" aria-label={if ab { "Variant of run A" } else { "Variant" }}>{ for variant_buttons }</div>
-                if !d.overrides.is_empty() {
-                    // The variant plus knobs set by hand: say so, since the buttons alone look
-                    // like the lesson's preset.
-                    <span class="modified" data-testid="modified" title={d.overrides.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("\n")}>
-                        { format!("+{} knob{}", d.overrides.len(), if d.overrides.len() == 1 { "" } else { "s" }) }
-                    </span>
-                }
-                // A/B needs a second variant: the sandbox has one ("custom").
-                <button class={classes!("ab", ab.then_some("on"))} aria-pressed={ab.to_string()} onclick={on_ab} disabled={lesson.variants.len() < 2}
-                    title={if lesson.variants.len() < 2 { "A/B compares two variants; this page has one (set knobs and copy a link to compare runs)" } else { "Run two variants side by side, in lockstep" }}>{ "A/B" }</button>
-                { for b_variant_select }
+                { variants::variant_controls(&session, &refresh, &s) }
                 { controls::run_controls(&session, &refresh, d, all_done, on_seed) }
                 <button class="toggle" aria-pressed={large.to_string()} title="Large type, for a projector" onclick={{ let large = large.clone(); Callback::from(move |_| large.set(!*large)) }}>{ "Large type" }</button>
                 { presenter::presenter_buttons(&presenter, &props.id, *step) }

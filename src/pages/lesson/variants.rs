@@ -1,0 +1,90 @@
+//! The variants: run A's variant buttons, the A/B toggle and run B's variant picker.
+
+use super::link::sync_fragment;
+use super::SharedSession;
+use crate::session::Session;
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+/// A's variant buttons (and the knobs set by hand beside them), the A/B toggle, and in the A/B
+/// view, B's variant.
+pub(super) fn variant_controls(session: &SharedSession, refresh: &UseForceUpdateHandle, s: &Session) -> Html {
+    let d = &s.a;
+    let lesson = &d.lesson;
+    let ab = s.b.is_some();
+    let on_ab = {
+        let (session, refresh) = (session.clone(), refresh.clone());
+        Callback::from(move |_: MouseEvent| {
+            let mut s = session.borrow_mut();
+            if s.b.is_some() {
+                s.close_b();
+            } else {
+                // B is the first variant that is not A's.
+                let b = s.a.lesson.variants.iter().find(|v| v.name != s.a.variant).map(|v| v.name.clone());
+                if let Some(b) = b {
+                    s.a.notice = s.open_b(&b).err();
+                }
+            }
+            sync_fragment(&s);
+            drop(s);
+            refresh.force_update();
+        })
+    };
+    let variant_buttons = lesson.variants.iter().map(|v| {
+        let pressed = v.name == d.variant;
+        let onclick = {
+            let (session, refresh, name) = (session.clone(), refresh.clone(), v.name.clone());
+            Callback::from(move |_| {
+                let mut s = session.borrow_mut();
+                let seed = s.a.seed;
+                s.a.notice = s.a.restart(&name, seed).err();
+                if s.b.is_some() {
+                    // Keep B in lockstep: both from time 0.
+                    let _ = s.reset();
+                }
+                s.charts_dirty = true;
+                sync_fragment(&s);
+                drop(s);
+                refresh.force_update();
+            })
+        };
+        html! { <button class={classes!("variant", pressed.then_some("on"))} aria-pressed={pressed.to_string()} title={v.summary.clone()} {onclick}>{ v.name.clone() }</button> }
+    });
+    let b_variant_select = s.b.as_ref().map(|b| {
+        let on_b = {
+            let (session, refresh) = (session.clone(), refresh.clone());
+            Callback::from(move |e: Event| {
+                if let Some(sel) = e.target_dyn_into::<HtmlSelectElement>() {
+                    let mut s = session.borrow_mut();
+                    s.a.notice = s.open_b(&sel.value()).err();
+                    sync_fragment(&s);
+                    drop(s);
+                    refresh.force_update();
+                }
+            })
+        };
+        html! {
+            <label class="b-pick">{ "B: " }
+                <select aria-label="Variant of run B" onchange={on_b}>
+                    { for lesson.variants.iter().map(|v| html! { <option value={v.name.clone()} selected={v.name == b.variant}>{ &v.name }</option> }) }
+                </select>
+            </label>
+        }
+    });
+    html! {
+        <>
+            <div class="variants" role="group" aria-label={if ab { "Variant of run A" } else { "Variant" }}>{ for variant_buttons }</div>
+            if !d.overrides.is_empty() {
+                // The variant plus knobs set by hand: say so, since the buttons alone look
+                // like the lesson's preset.
+                <span class="modified" data-testid="modified" title={d.overrides.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("\n")}>
+                    { format!("+{} knob{}", d.overrides.len(), if d.overrides.len() == 1 { "" } else { "s" }) }
+                </span>
+            }
+            // A/B needs a second variant: the sandbox has one ("custom").
+            <button class={classes!("ab", ab.then_some("on"))} aria-pressed={ab.to_string()} onclick={on_ab} disabled={lesson.variants.len() < 2}
+                title={if lesson.variants.len() < 2 { "A/B compares two variants; this page has one (set knobs and copy a link to compare runs)" } else { "Run two variants side by side, in lockstep" }}>{ "A/B" }</button>
+            { for b_variant_select }
+        </>
+    }
+}
