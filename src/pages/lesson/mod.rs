@@ -10,14 +10,14 @@ mod nav;
 mod prefs;
 mod presenter;
 mod sandbox;
+mod stack;
 mod steps;
 mod variants;
 
 use crate::components::counters::Counters;
-use crate::components::diagram::{layout_for, Diagram};
+use crate::components::diagram::Diagram;
 use crate::components::event_log::EventLog;
 use crate::components::knobs::KnobPanel;
-use crate::driver::SimDriver;
 use crate::markdown;
 use crate::session::Session;
 pub use controls::{slider_to_speed, speed_to_slider};
@@ -26,7 +26,6 @@ use link::{current_hash, state_fragment, sync_fragment};
 use prefs::Theme;
 use std::cell::RefCell;
 use std::rc::Rc;
-use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 fn now_ms() -> f64 {
@@ -124,24 +123,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             refresh.force_update();
         })
     };
-    let on_diagram_click = {
-        let (session, refresh, canvas_a) = (session.clone(), refresh.clone(), canvas_a.clone());
-        Callback::from(move |x: f64| {
-            let mut s = session.borrow_mut();
-            let Some(c) = canvas_a.cast::<HtmlCanvasElement>() else { return };
-            let l = layout_for(&c, &s.a, s.expanded);
-            if let Some(col) = l.column_at(x) {
-                // A group column expands; a device of the expanded group collapses it back.
-                s.expanded = match l.cols[col].group {
-                    Some(g) => Some(g),
-                    None if s.expanded.is_some() => None,
-                    None => return,
-                };
-                drop(s);
-                refresh.force_update();
-            }
-        })
-    };
+    let on_diagram_click = stack::on_diagram_click(&session, &refresh, &canvas_a);
     let on_png = charts::on_png(&chart);
     let on_csv = charts::on_csv(&session);
     presenter::use_notes_reply(props.id.clone(), *step);
@@ -150,44 +132,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let s = session.borrow();
     let d = &s.a;
     let lesson = d.lesson.clone();
-    // The same expand/collapse as clicking the diagram, for the keyboard and screen readers.
-    let cols = crate::layout::columns(d.topology.devices.len(), None);
-    let group_buttons = if cols.iter().any(|c| c.group.is_some()) {
-        html! {
-            <div class="groups" role="group" aria-label="Device groups">
-                <span class="dim">{ "expand: " }</span>
-                { for cols.iter().filter_map(|c| c.group.map(|g| (g, c))).map(|(g, c)| {
-                    let name = format!("{}–{}", d.topology.devices[c.first].name, d.topology.devices[c.first + c.count - 1].name);
-                    let pressed = s.expanded == Some(g);
-                    let onclick = {
-                        let (session, refresh) = (session.clone(), refresh.clone());
-                        Callback::from(move |_| {
-                            let mut s = session.borrow_mut();
-                            s.expanded = if s.expanded == Some(g) { None } else { Some(g) };
-                            drop(s);
-                            refresh.force_update();
-                        })
-                    };
-                    html! { <button class="group" aria-pressed={pressed.to_string()} {onclick}>{ name }</button> }
-                }) }
-            </div>
-        }
-    } else {
-        html! {}
-    };
+    let group_buttons = stack::group_buttons(&session, &refresh, &s);
     let gaps = d.sim.model_gaps();
-    let summary = |d: &SimDriver| {
-        format!(
-            "Block stack of {} ({}): {} processes, {} stacking device(s), {} disk(s), {} host(s), {} CPU(s). Numbers are in the tables beside it.",
-            d.lesson.id,
-            d.variant,
-            d.topology.processes.len(),
-            d.topology.upper.len(),
-            d.topology.devices.len(),
-            d.topology.hosts.len(),
-            d.topology.cores
-        )
-    };
     let theme_attr = theme.name();
     // Copied for the event log only while its tab shows (up to LOG_MAX records).
     let log_records = Rc::new(if *tab == Tab::Log { d.log.iter().copied().collect::<Vec<_>>() } else { Vec::new() });
@@ -248,11 +194,11 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             }
             <main class="zones">
                 <section class={classes!("stack", ab.then_some("split"))} aria-label="The block stack">
-                    <Diagram canvas={canvas_a.clone()} summary={summary(d)} label={if ab { format!("A · {}", d.variant) } else { String::new() }} onclick_x={on_diagram_click.clone()} />
+                    <Diagram canvas={canvas_a.clone()} summary={stack::summary(d)} label={if ab { format!("A · {}", d.variant) } else { String::new() }} onclick_x={on_diagram_click.clone()} />
                     <p class="live" ref={live_a.clone()} data-testid="live" aria-live="off"></p>
                     { group_buttons }
                     if let Some(b) = &s.b {
-                        <Diagram canvas={canvas_b.clone()} summary={summary(b)} label={format!("B · {}", b.variant)} onclick_x={on_diagram_click.clone()} />
+                        <Diagram canvas={canvas_b.clone()} summary={stack::summary(b)} label={format!("B · {}", b.variant)} onclick_x={on_diagram_click.clone()} />
                         <p class="live" ref={live_b.clone()} data-testid="live-b" aria-live="off"></p>
                     }
                 </section>

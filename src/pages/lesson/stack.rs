@@ -1,0 +1,72 @@
+//! The stack zone's parts: a diagram's summary in words, and expanding a device group.
+
+use super::SharedSession;
+use crate::components::diagram::layout_for;
+use crate::driver::SimDriver;
+use crate::session::Session;
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+/// What a diagram shows, in words (its canvas's text alternative).
+pub(super) fn summary(d: &SimDriver) -> String {
+    format!(
+        "Block stack of {} ({}): {} processes, {} stacking device(s), {} disk(s), {} host(s), {} CPU(s). Numbers are in the tables beside it.",
+        d.lesson.id,
+        d.variant,
+        d.topology.processes.len(),
+        d.topology.upper.len(),
+        d.topology.devices.len(),
+        d.topology.hosts.len(),
+        d.topology.cores
+    )
+}
+
+/// A click on a diagram at `x`, looked up in run A's layout: expands a device group, or
+/// collapses it.
+pub(super) fn on_diagram_click(session: &SharedSession, refresh: &UseForceUpdateHandle, canvas_a: &NodeRef) -> Callback<f64> {
+    let (session, refresh, canvas_a) = (session.clone(), refresh.clone(), canvas_a.clone());
+    Callback::from(move |x: f64| {
+        let mut s = session.borrow_mut();
+        let Some(c) = canvas_a.cast::<HtmlCanvasElement>() else { return };
+        let l = layout_for(&c, &s.a, s.expanded);
+        if let Some(col) = l.column_at(x) {
+            // A group column expands; a device of the expanded group collapses it back.
+            s.expanded = match l.cols[col].group {
+                Some(g) => Some(g),
+                None if s.expanded.is_some() => None,
+                None => return,
+            };
+            drop(s);
+            refresh.force_update();
+        }
+    })
+}
+
+/// The same expand/collapse as clicking the diagram, for the keyboard and screen readers.
+pub(super) fn group_buttons(session: &SharedSession, refresh: &UseForceUpdateHandle, s: &Session) -> Html {
+    let d = &s.a;
+    let cols = crate::layout::columns(d.topology.devices.len(), None);
+    if cols.iter().any(|c| c.group.is_some()) {
+        html! {
+            <div class="groups" role="group" aria-label="Device groups">
+                <span class="dim">{ "expand: " }</span>
+                { for cols.iter().filter_map(|c| c.group.map(|g| (g, c))).map(|(g, c)| {
+                    let name = format!("{}–{}", d.topology.devices[c.first].name, d.topology.devices[c.first + c.count - 1].name);
+                    let pressed = s.expanded == Some(g);
+                    let onclick = {
+                        let (session, refresh) = (session.clone(), refresh.clone());
+                        Callback::from(move |_| {
+                            let mut s = session.borrow_mut();
+                            s.expanded = if s.expanded == Some(g) { None } else { Some(g) };
+                            drop(s);
+                            refresh.force_update();
+                        })
+                    };
+                    html! { <button class="group" aria-pressed={pressed.to_string()} {onclick}>{ name }</button> }
+                }) }
+            </div>
+        }
+    } else {
+        html! {}
+    }
+}
