@@ -12,31 +12,25 @@ mod presenter;
 mod sandbox;
 mod stack;
 mod steps;
+mod tabs;
 mod variants;
 
 use crate::components::counters::Counters;
 use crate::components::diagram::Diagram;
-use crate::components::event_log::EventLog;
 use crate::components::knobs::KnobPanel;
 use crate::markdown;
 use crate::session::Session;
 pub use controls::{slider_to_speed, speed_to_slider};
 use frame::FrameTargets;
-use link::{current_hash, state_fragment, sync_fragment};
+use link::{current_hash, state_fragment};
 use prefs::Theme;
 use std::cell::RefCell;
 use std::rc::Rc;
+use tabs::Tab;
 use yew::prelude::*;
 
 fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Tab {
-    Lesson,
-    Log,
-    Knobs,
 }
 
 /// Shared with the frame loop and the event handlers.
@@ -89,40 +83,11 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             latency: latency.clone(),
         },
     );
-
     controls::use_blur_after_mouse_click();
-
     controls::use_keyboard_shortcuts(session.clone(), refresh.clone(), presenter.clone(), step.clone());
-
     link::use_back_forward(session.clone(), refresh.clone(), props.id.clone());
-
     let on_seed = controls::use_seed_handler(session.clone(), refresh.clone());
-    let on_knob = {
-        let (session, refresh, knob_msg, knob_rejected) = (session.clone(), refresh.clone(), knob_msg.clone(), knob_rejected.clone());
-        use_callback((), move |(k, v): (String, String), _| {
-            let mut s = session.borrow_mut();
-            let v = v.trim().to_string();
-            let r = s.a.apply_knob(&k, &v);
-            knob_rejected.set(r.is_err().then(|| (k.clone(), v.clone())));
-            if let (Ok(_), Some(b)) = (&r, &mut s.b) {
-                let _ = b.apply_knob(&k, &v);
-            }
-            knob_msg.set(Some((k.clone(), r.unwrap_or_else(|e| format!("not applied: {e}")))));
-            s.charts_dirty = true;
-            sync_fragment(&s);
-            drop(s);
-            refresh.force_update();
-        })
-    };
-    let on_log_pause = {
-        let (session, refresh) = (session.clone(), refresh.clone());
-        Callback::from(move |_| {
-            let mut s = session.borrow_mut();
-            s.a.log_paused = !s.a.log_paused;
-            drop(s);
-            refresh.force_update();
-        })
-    };
+    let on_knob = tabs::use_knob_handler(session.clone(), refresh.clone(), knob_msg.clone(), knob_rejected.clone());
     let on_diagram_click = stack::on_diagram_click(&session, &refresh, &canvas_a);
     let on_png = charts::on_png(&chart);
     let on_csv = charts::on_csv(&session);
@@ -135,15 +100,6 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let group_buttons = stack::group_buttons(&session, &refresh, &s);
     let gaps = d.sim.model_gaps();
     let theme_attr = theme.name();
-    // Copied for the event log only while its tab shows (up to LOG_MAX records).
-    let log_records = Rc::new(if *tab == Tab::Log { d.log.iter().copied().collect::<Vec<_>>() } else { Vec::new() });
-    // Every device in trace order: the disks, then the stacking devices.
-    let all_devs = || d.topology.devices.iter().chain(d.topology.upper.iter());
-    let devices = Rc::new(all_devs().map(|v| (v.name.clone(), v.major, v.minor)).collect::<Vec<_>>());
-    let threads = Rc::new(d.sim.threads_view().into_iter().map(|t| (t.pid, t.name)).collect::<Vec<_>>());
-    let btt = Rc::new(
-        d.btt.iter().map(|(dev, b)| (all_devs().nth(*dev as usize).map_or("?".into(), |v| v.name.clone()), *b)).collect::<Vec<_>>(),
-    );
     let ab = s.b.is_some();
     let all_done = d.sim.is_finished() && s.b.as_ref().is_none_or(|b| b.sim.is_finished());
     let is_sandbox = lesson.id == blksim::lessons::SANDBOX;
@@ -217,11 +173,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     </section>
                 </div>
             </main>
-            <nav class="tabs" role="tablist" aria-label="Details">
-                <button role="tab" aria-selected={(*tab == Tab::Lesson).to_string()} onclick={{ let tab = tab.clone(); Callback::from(move |_| tab.set(Tab::Lesson)) }}>{ if is_sandbox { "Sandbox" } else { "Lesson" } }</button>
-                <button role="tab" aria-selected={(*tab == Tab::Log).to_string()} onclick={{ let tab = tab.clone(); Callback::from(move |_| tab.set(Tab::Log)) }}>{ "Event log (blkparse) · btt" }</button>
-                <button role="tab" aria-selected={(*tab == Tab::Knobs).to_string()} onclick={{ let tab = tab.clone(); Callback::from(move |_| tab.set(Tab::Knobs)) }}>{ "Knobs" }</button>
-            </nav>
+            { tabs::tab_buttons(&tab, is_sandbox) }
             <div class="tab-body" role="tabpanel">
                 if *tab == Tab::Lesson {
                     <div class="lesson-tab">
@@ -240,8 +192,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         }
                     </div>
                 } else if *tab == Tab::Log {
-                    <EventLog records={log_records} devices={devices} threads={threads} btt={btt} gaps={Rc::new(d.trace_gaps.iter().map(|&(a, b, seq)| (a.ns(), b.ns(), seq)).collect::<Vec<_>>())} paused={d.log_paused} dropped={d.dropped} on_pause={on_log_pause}
-                        run={ab.then(|| AttrValue::from(format!("run A · {}: the log and btt list run A's records", d.variant)))} />
+                    { tabs::event_log(&session, &refresh, d, ab) }
                 } else {
                     <KnobPanel scenario={d.sim.config().scenario.clone()} on_apply={on_knob} message={(*knob_msg).clone()} rejected={(*knob_rejected).clone()} />
                 }

@@ -1,0 +1,78 @@
+//! The details tabs (lesson text, event log, knobs): their buttons, the event log's data, knob changes.
+
+use super::link::sync_fragment;
+use super::SharedSession;
+use crate::components::event_log::EventLog;
+use crate::driver::SimDriver;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Tab {
+    Lesson,
+    Log,
+    Knobs,
+}
+
+/// The tab buttons: the lesson text (the sandbox's job file there), the event log, the knobs.
+pub(super) fn tab_buttons(tab: &UseStateHandle<Tab>, is_sandbox: bool) -> Html {
+    html! {
+        <nav class="tabs" role="tablist" aria-label="Details">
+            <button role="tab" aria-selected={(**tab == Tab::Lesson).to_string()} onclick={{ let tab = tab.clone(); Callback::from(move |_| tab.set(Tab::Lesson)) }}>{ if is_sandbox { "Sandbox" } else { "Lesson" } }</button>
+            <button role="tab" aria-selected={(**tab == Tab::Log).to_string()} onclick={{ let tab = tab.clone(); Callback::from(move |_| tab.set(Tab::Log)) }}>{ "Event log (blkparse) · btt" }</button>
+            <button role="tab" aria-selected={(**tab == Tab::Knobs).to_string()} onclick={{ let tab = tab.clone(); Callback::from(move |_| tab.set(Tab::Knobs)) }}>{ "Knobs" }</button>
+        </nav>
+    }
+}
+
+/// The event log tab: run A's trace records as blkparse lines, and btt.
+pub(super) fn event_log(session: &SharedSession, refresh: &UseForceUpdateHandle, d: &SimDriver, ab: bool) -> Html {
+    let on_log_pause = {
+        let (session, refresh) = (session.clone(), refresh.clone());
+        Callback::from(move |_| {
+            let mut s = session.borrow_mut();
+            s.a.log_paused = !s.a.log_paused;
+            drop(s);
+            refresh.force_update();
+        })
+    };
+    // Copied (up to LOG_MAX records) at each refresh: the page calls this only while the log's
+    // tab shows.
+    let log_records = Rc::new(d.log.iter().copied().collect::<Vec<_>>());
+    // Every device in trace order: the disks, then the stacking devices.
+    let all_devs = || d.topology.devices.iter().chain(d.topology.upper.iter());
+    let devices = Rc::new(all_devs().map(|v| (v.name.clone(), v.major, v.minor)).collect::<Vec<_>>());
+    let threads = Rc::new(d.sim.threads_view().into_iter().map(|t| (t.pid, t.name)).collect::<Vec<_>>());
+    let btt = Rc::new(
+        d.btt.iter().map(|(dev, b)| (all_devs().nth(*dev as usize).map_or("?".into(), |v| v.name.clone()), *b)).collect::<Vec<_>>(),
+    );
+    html! {
+        <EventLog records={log_records} devices={devices} threads={threads} btt={btt} gaps={Rc::new(d.trace_gaps.iter().map(|&(a, b, seq)| (a.ns(), b.ns(), seq)).collect::<Vec<_>>())} paused={d.log_paused} dropped={d.dropped} on_pause={on_log_pause}
+            run={ab.then(|| AttrValue::from(format!("run A · {}: the log and btt list run A's records", d.variant)))} />
+    }
+}
+
+/// The knob panel's handler, memoized: the panel's props then only change with the scenario or
+/// the message, and the page's refreshes leave what the user is typing.
+#[hook]
+pub(super) fn use_knob_handler(
+    session: SharedSession,
+    refresh: UseForceUpdateHandle,
+    knob_msg: UseStateHandle<Option<(String, String)>>,
+    knob_rejected: UseStateHandle<Option<(String, String)>>,
+) -> Callback<(String, String)> {
+    use_callback((), move |(k, v): (String, String), _| {
+        let mut s = session.borrow_mut();
+        let v = v.trim().to_string();
+        let r = s.a.apply_knob(&k, &v);
+        knob_rejected.set(r.is_err().then(|| (k.clone(), v.clone())));
+        if let (Ok(_), Some(b)) = (&r, &mut s.b) {
+            let _ = b.apply_knob(&k, &v);
+        }
+        knob_msg.set(Some((k.clone(), r.unwrap_or_else(|e| format!("not applied: {e}")))));
+        s.charts_dirty = true;
+        sync_fragment(&s);
+        drop(s);
+        refresh.force_update();
+    })
+}
