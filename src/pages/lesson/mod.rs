@@ -1,6 +1,11 @@
 //! A lesson (or the sandbox): header controls, the stack diagram (or two, in the A/B view), the
 //! numbers, charts, and the tabs (lesson text, event log, knobs). One `Session` owns the
 //! simulations; an animation-frame hook drives it. Presenter mode hides the prose.
+//!
+//! This file holds the page's state and its layout, and wires the parts beside it together:
+//! `controls` (run controls, keyboard), `steps` (steps, predict-then-reveal), `presenter`,
+//! `prefs` (themes), `link` (the URL), `nav`, `variants`, `stack`, `charts`, `frame` (the
+//! animation-frame loop), `tabs` and `sandbox`.
 
 mod charts;
 mod controls;
@@ -29,6 +34,7 @@ use std::rc::Rc;
 use tabs::Tab;
 use yew::prelude::*;
 
+/// Wall-clock milliseconds (`performance.now()`), for the frame loop and the run controls.
 fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
