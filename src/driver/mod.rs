@@ -2,39 +2,20 @@
 //! within a budget of events so that the page never falls behind or freezes, and turns the new
 //! trace records into tokens to animate. Everything here is read from the trace and the counters.
 
+mod btt;
+
 use blksim::lessons::{self, Lesson};
 use blksim::link::LinkState;
 use blksim::tools::report::IntervalReport;
 use blksim::tools::trace::{Action, TraceRecord};
 use blksim::tools::view::{DevOccupancy, HostOccupancy, ThreadView, Topology};
 use blksim::{Sim, SimTime};
+pub use btt::Btt;
 use std::collections::{BTreeMap, VecDeque};
 
 /// Trace records kept for the event log and its exports (blkparse, Perfetto): a few
 /// megabytes, and some seconds of a busy run at an animated speed.
 pub const LOG_MAX: usize = 50_000;
-
-/// btt-style sums per device over the requests seen whole in the trace (Q, G, I, D, C).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Btt {
-    pub requests: u64,
-    pub q2g_ns: u64,
-    pub g2i_ns: u64,
-    pub i2d_ns: u64,
-    pub d2c_ns: u64,
-    pub q2c_ns: u64,
-}
-
-impl Btt {
-    /// Average of one phase in ms.
-    pub fn avg_ms(&self, sum_ns: u64) -> f64 {
-        if self.requests == 0 {
-            0.0
-        } else {
-            sum_ns as f64 / self.requests as f64 / 1e6
-        }
-    }
-}
 
 /// Where a token is, as the trace says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -552,47 +533,6 @@ impl SimDriver {
                 }
             }
             Action::I | Action::X | Action::P | Action::U | Action::A => {}
-        }
-    }
-
-    fn account_btt(&mut self, r: &TraceRecord) {
-        let t = r.time.ns();
-        match r.action {
-            Action::Q => {
-                self.bio_queued_at.insert(r.token, t);
-            }
-            Action::M | Action::F => {
-                self.bio_queued_at.remove(&r.token);
-            }
-            Action::G => {
-                if let Some(q) = self.bio_queued_at.remove(&r.related) {
-                    self.rq_times.insert(r.token, [q, t, 0, 0]);
-                }
-            }
-            Action::I => {
-                if let Some(x) = self.rq_times.get_mut(&r.token) {
-                    x[2] = t;
-                }
-            }
-            Action::D => {
-                if let Some(x) = self.rq_times.get_mut(&r.token) {
-                    x[3] = t;
-                }
-            }
-            Action::C => {
-                if let Some([q, g, i, d]) = self.rq_times.remove(&r.token) {
-                    if i > 0 && d > 0 {
-                        let b = self.btt.entry(r.dev.0).or_default();
-                        b.requests += 1;
-                        b.q2g_ns += g - q;
-                        b.g2i_ns += i - g;
-                        b.i2d_ns += d - i;
-                        b.d2c_ns += t - d;
-                        b.q2c_ns += t - q;
-                    }
-                }
-            }
-            _ => {}
         }
     }
 
