@@ -1,8 +1,12 @@
 //! The one owner of the simulation. Each animation frame advances it by (speed × wall time),
 //! within a budget of events so that the page never falls behind or freezes, and turns the new
 //! trace records into tokens to animate. Everything here is read from the trace and the counters.
+//!
+//! This file runs the simulation (frames, steps, jumps, links, knobs); beside it are the
+//! animation's `tokens`, `btt`'s sums and the `stats` (each second's numbers and top).
 
 mod btt;
+mod stats;
 mod tokens;
 
 use blksim::lessons::{self, Lesson};
@@ -12,6 +16,7 @@ use blksim::trace::TraceRecord;
 use blksim::view::{DevOccupancy, HostOccupancy, ThreadView, Topology};
 use blksim::{Sim, SimTime};
 pub use btt::Btt;
+use stats::PARTIAL_REFRESH_MS;
 use std::collections::{BTreeMap, VecDeque};
 pub use tokens::{Token, TokenStage, RECORDS_PER_FRAME_MAX, TOKENS_MAX, TWEEN_MS, TWEEN_MS_MIN};
 
@@ -26,11 +31,6 @@ pub const SPEED_DEFAULT: f64 = 0.05;
 
 /// Events run per frame while catching up to a link's time point (a few ms of work in wasm).
 pub const CATCH_UP_EVENTS_PER_FRAME: u64 = 100_000;
-/// How often the numbers so far refresh before the first whole second, in wall ms.
-const PARTIAL_REFRESH_MS: f64 = 150.0;
-/// The numbers so far wait for this much simulated time: rates over the first microseconds
-/// read as zeros ("the first 0 ms: 0.0 MB/s") while the diagram already moves.
-const PARTIAL_MIN_NS: u64 = 1_000_000;
 /// A jump (a skip, a link's catch-up) traces its last half simulated second, so the event log
 /// and btt show what led up to the new time point (a link pasted into a bug thread opens on
 /// them): long enough for requests that wait a few hundred ms to be seen whole in btt.
@@ -411,43 +411,6 @@ impl SimDriver {
         now_ms - self.last_partial_ms >= PARTIAL_REFRESH_MS && self.refresh_partial(now_ms)
     }
 
-    /// The numbers so far, before the first whole second: counters, top and the CPU strips as
-    /// they stand at this frame. False once whole seconds come (or before anything ran).
-    pub fn refresh_partial(&mut self, now_ms: f64) -> bool {
-        if self.last_tick_end.is_some() || self.sim.now().ns() == 0 || (self.sim.now().ns() < PARTIAL_MIN_NS && !self.sim.is_finished()) {
-            return false;
-        }
-        self.last_partial_ms = now_ms;
-        let cur = self.sim.cumulative();
-        self.interval = Some(IntervalReport::between(&self.sim, &blksim::Interval::zero_for(&cur), &cur));
-        self.interval_partial = true;
-        // top so far, too (a short run such as an mkfs burst ends before its first second).
-        let dt = cur.end.ns().max(1) as f64;
-        let threads = self.sim.threads_view();
-        self.top = top_rows(&threads, &cur.thread_cpu_ns, &[], dt);
-        // The CPU strips so far too, as vmstat and top show them.
-        self.core_busy_pct = cur
-            .per_core
-            .iter()
-            .map(|c| {
-                let pct = c.pct_since(&Default::default());
-                pct.user_pct + pct.sys_pct + pct.softirq_pct
-            })
-            .collect();
-        true
-    }
-
-    /// When the numbers so far were last refreshed (wall ms).
-    pub fn last_partial_at(&self) -> f64 {
-        self.last_partial_ms
-    }
-
-    /// B follows A: its numbers so far are refreshed when A's are (`refresh_partial`), so the
-    /// two "so far" lines name the same stretch; this keeps B's own cadence from firing.
-    pub fn hold_partial(&mut self, now_ms: f64) {
-        self.last_partial_ms = now_ms;
-    }
-
     /// Pid and command name of a trace record's thread.
     pub fn thread_of(&self, thread: u32) -> (u32, &str) {
         self.last_threads.get(thread as usize).map_or((0, "?"), |t| (t.pid, t.name.as_str()))
@@ -505,67 +468,4 @@ impl SimDriver {
     fn pid_of(&self, thread: u32) -> u32 {
         self.last_threads.get(thread as usize).map_or(0, |t| t.pid)
     }
-
-    /// When the simulation passed a one-second tick, compute that second's numbers.
-    fn take_interval(&mut self) -> bool {
-        // Only the last two snapshots matter; the history itself is not copied each frame.
-        let n = self.sim.history().len();
-        let mut last_two = self.sim.history().skip(n.saturating_sub(2));
-        let (prev, cur) = match (last_two.next(), last_two.next()) {
-            (Some(p), Some(c)) => (Some(p), c),
-            (Some(c), None) => (None, c),
-            _ => return false,
-        };
-        if self.last_tick_end == Some(cur.end) {
-            return false;
-        }
-        self.last_tick_end = Some(cur.end);
-        let zero = blksim::Interval::zero_for(cur);
-        let whole = self.sim.finished_at() == Some(cur.end);
-        let prev = match prev {
-            Some(p) if !whole => p,
-            _ => &zero,
-        };
-        self.interval = Some(IntervalReport::between(&self.sim, prev, cur));
-        self.interval_partial = false;
-        self.interval_whole = whole;
-        self.core_busy_pct = cur
-            .per_core
-            .iter()
-            .zip(prev.per_core.iter().chain(std::iter::repeat(&Default::default())))
-            .map(|(c, p)| {
-                let pct = c.pct_since(p);
-                pct.user_pct + pct.sys_pct + pct.softirq_pct
-            })
-            .collect();
-        let dt = (cur.end - prev.end).max(1) as f64;
-        let threads = self.sim.threads_view();
-        // top over the same second, from the snapshots, its states as they were at the tick:
-        // the same however the run got here (a link's replay samples it later than a page that
-        // played through the tick).
-        self.top = top_rows(&threads, &cur.thread_cpu_ns, &prev.thread_cpu_ns, dt);
-        for row in &mut self.top {
-            if let Some(&s) = threads.iter().position(|t| t.pid == row.1).and_then(|i| cur.thread_state.get(i)) {
-                row.3 = s as char;
-            }
-        }
-        self.last_threads = threads;
-        true
-    }
-}
-
-/// top's rows: the 8 busiest threads by CPU time between two snapshots over `dt_ns`.
-fn top_rows(threads: &[blksim::tools::view::ThreadView], now_ns: &[u64], before_ns: &[u64], dt_ns: f64) -> Vec<(String, u32, f64, char)> {
-    let mut top: Vec<(String, u32, f64, char)> = threads
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let now = now_ns.get(i).copied().unwrap_or(0);
-            let before = before_ns.get(i).copied().unwrap_or(0);
-            (t.name.clone(), t.pid, 100.0 * now.saturating_sub(before) as f64 / dt_ns, t.state)
-        })
-        .collect();
-    top.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
-    top.truncate(8);
-    top
 }
