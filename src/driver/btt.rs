@@ -1,7 +1,7 @@
 //! btt's sums per device, from the trace: the time each request seen whole spent in each phase.
 
 use super::SimDriver;
-use blksim::trace::{Action, TraceRecord};
+use blksim::tools::trace::{Action, TraceRecord};
 
 /// btt-style sums per device over the requests seen whole in the trace (Q, G, I, D, C).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

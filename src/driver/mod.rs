@@ -11,9 +11,9 @@ mod tokens;
 
 use blksim::lessons::{self, Lesson};
 use blksim::link::LinkState;
-use blksim::report::IntervalReport;
-use blksim::trace::TraceRecord;
-use blksim::view::{DevOccupancy, HostOccupancy, ThreadView, Topology};
+use blksim::tools::report::IntervalReport;
+use blksim::tools::trace::TraceRecord;
+use blksim::tools::view::{DevOccupancy, HostOccupancy, ThreadView, Topology};
 use blksim::{Sim, SimTime};
 pub use btt::Btt;
 use stats::PARTIAL_REFRESH_MS;

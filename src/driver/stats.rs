@@ -2,7 +2,7 @@
 //! the numbers so far before the first second.
 
 use super::SimDriver;
-use blksim::report::IntervalReport;
+use blksim::tools::report::IntervalReport;
 
 /// How often the numbers so far refresh before the first whole second, in wall ms.
 pub(super) const PARTIAL_REFRESH_MS: f64 = 150.0;
@@ -19,7 +19,7 @@ impl SimDriver {
         }
         self.last_partial_ms = now_ms;
         let cur = self.sim.cumulative();
-        self.interval = Some(IntervalReport::between(&self.sim, &blksim::sim::Interval::zero_for(&cur), &cur));
+        self.interval = Some(IntervalReport::between(&self.sim, &blksim::Interval::zero_for(&cur), &cur));
         self.interval_partial = true;
         // top so far, too (a short run such as an mkfs burst ends before its first second).
         let dt = cur.end.ns().max(1) as f64;
@@ -62,7 +62,7 @@ impl SimDriver {
             return false;
         }
         self.last_tick_end = Some(cur.end);
-        let zero = blksim::sim::Interval::zero_for(cur);
+        let zero = blksim::Interval::zero_for(cur);
         let whole = self.sim.finished_at() == Some(cur.end);
         let prev = match prev {
             Some(p) if !whole => p,
@@ -97,7 +97,7 @@ impl SimDriver {
 }
 
 /// top's rows: the 8 busiest threads by CPU time between two snapshots over `dt_ns`.
-fn top_rows(threads: &[blksim::view::ThreadView], now_ns: &[u64], before_ns: &[u64], dt_ns: f64) -> Vec<(String, u32, f64, char)> {
+fn top_rows(threads: &[blksim::tools::view::ThreadView], now_ns: &[u64], before_ns: &[u64], dt_ns: f64) -> Vec<(String, u32, f64, char)> {
     let mut top: Vec<(String, u32, f64, char)> = threads
         .iter()
         .enumerate()

@@ -1,7 +1,7 @@
 //! The animation's tokens: a bio or request at the stage of the stack the trace last put it in.
 
 use super::SimDriver;
-use blksim::trace::{Action, TraceRecord};
+use blksim::tools::trace::{Action, TraceRecord};
 
 /// Where a token is, as the trace says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
