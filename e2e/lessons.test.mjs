@@ -1,7 +1,9 @@
 // Lessons, presenter mode and links, as an instructor, a student and a kernel engineer use them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { harness } from './harness.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { harness, root, artifacts } from './harness.mjs';
 
 const h = harness();
 
@@ -308,6 +310,40 @@ test('a link past the end of a run that finishes opens at its end, not stuck rep
   const { page, errors } = await open(ctx, '#/lesson/nr-requests?v=1&variant=workaround&t=10');
   await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false', null, { timeout: 20000 });
   assert.match(await page.textContent('[data-testid=live]'), /all jobs done/);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('the Fidelity page lists every regression lesson, and a lesson Status table shows the same numbers as the CLI', async () => {
+  const board = JSON.parse(fs.readFileSync(path.join(root, 'lessons', 'fidelity.json'), 'utf8')).lessons;
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '');
+  await page.waitForSelector('[data-testid=fidelity-link]');
+  await page.click('[data-testid=fidelity-link]');
+  await page.waitForSelector('.fidelity-page');
+  const sections = await page.$$eval('.fidelity-lesson h2 a', (as) => as.map((a) => a.getAttribute('href')));
+  for (const id of ['dm-sg-lists', 'raid5-chunk', 'mq-clone-stall', 'nr-requests', 'scsi-starved']) {
+    assert.ok(sections.includes(`#/lesson/${id}?v=1`), `${id} missing from the Fidelity page`);
+  }
+  const rowsOnPage = await page.$$eval('.fidelity-page tr.row-holds, .fidelity-page tr.row-misses', (trs) => trs.length);
+  assert.equal(rowsOnPage, board.reduce((n, l) => n + l.rows.length, 0));
+  await page.screenshot({ path: path.join(artifacts, 'fidelity-page.png'), fullPage: true });
+  // A lesson's Status section: the committed rows, in order, with their verdicts and badge.
+  const lesson = board.find((l) => l.lesson === 'nr-requests');
+  await page.goto(h.base + '#/lesson/nr-requests?v=1');
+  await page.waitForSelector('.lesson-text [data-testid=fidelity-table]');
+  const cells = await page.$$eval('.lesson-text [data-testid=fidelity-table] tbody tr:not(.why)', (trs) =>
+    trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent.trim())));
+  assert.equal(cells.length, lesson.rows.length);
+  lesson.rows.forEach((r, i) => {
+    assert.equal(cells[i][0], r.name);
+    // The measured figure, as the CLI prints it (blksim's fmt_num), with its unit.
+    const shown = parseFloat(cells[i][3].replace(/[^0-9.\-e]/g, ''));
+    assert.ok(Math.abs(shown - r.measured) <= Math.abs(r.measured) * 0.01 + 0.01, `${r.name}: page ${cells[i][3]}, CLI ${r.measured}`);
+    assert.match(cells[i][4], r.holds ? /holds|fitted/ : /misses/);
+  });
+  const badge = await page.textContent('.lesson-text [data-testid=fidelity-badge]');
+  assert.equal(badge.trim(), lesson.reproduced ? 'reproduces its report' : `reproduces ${lesson.predicted_hold} of ${lesson.predicted_rows} figures`);
   assert.deepEqual(errors, []);
   await ctx.close();
 });

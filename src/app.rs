@@ -1,6 +1,8 @@
-//! The router: the home page, a page per lesson, the sandbox and the speaker-notes window. State
+//! The router: the home page, a page per lesson, the sandbox, the fidelity scoreboard and the
+//! speaker-notes window. State
 //! lives in the URL fragment (`#/lesson/<id>?v=1&…`), so a link reproduces a run.
 
+use crate::pages::fidelity::FidelityPage;
 use crate::pages::home::Home;
 use crate::pages::lesson::LessonPage;
 use crate::pages::notes::Notes;
@@ -15,6 +17,8 @@ pub enum Route {
     Lesson { id: String },
     #[at("/sandbox")]
     Sandbox,
+    #[at("/fidelity")]
+    Fidelity,
     #[at("/notes/:id")]
     Notes { id: String },
     #[not_found]
@@ -32,6 +36,7 @@ fn switch(route: Route) -> Html {
         }
         Route::Sandbox => html! { <LessonPage key="sandbox" id={blksim::lessons::SANDBOX.to_string()} /> },
         Route::Notes { id } => html! { <Notes {id} /> },
+        Route::Fidelity => html! { <FidelityPage /> },
         Route::NotFound => html! {
             <div class="app"><p class="notice" role="alert">{ "There is no page at this address. " }<a href="#/">{ "All lessons" }</a></p></div>
         },

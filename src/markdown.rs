@@ -1,19 +1,34 @@
 //! Lesson text as HTML: build.rs renders each lesson's Markdown with pulldown-cmark at build
 //! time (raw HTML in the Markdown becomes text, never markup), so the page ships no parser.
 
+use crate::components::fidelity::FidelityTable;
 use yew::prelude::*;
 
 include!(concat!(env!("OUT_DIR"), "/lesson_html.rs"));
 
-/// The lesson's text; for the sandbox, what the model has.
+/// The heading under which a lesson's fidelity table goes.
+const STATUS_HEADING: &str = "<h2>Status in blkviz</h2>\n";
+
+/// The lesson's text; for the sandbox, what the model has. A regression lesson's "Status in
+/// blkviz" section opens with its measured fidelity table.
 pub fn lesson_body(id: &str) -> Html {
     if id == blksim::lessons::SANDBOX {
         return Html::from_html_unchecked(AttrValue::Static(SANDBOX_HTML));
     }
-    LESSON_HTML
-        .iter()
-        .find(|(i, _, _)| *i == id)
-        .map_or_else(Html::default, |(_, body, _)| Html::from_html_unchecked(AttrValue::Static(body)))
+    let Some((_, body, _)) = LESSON_HTML.iter().find(|(i, _, _)| *i == id) else { return Html::default() };
+    match (body.find(STATUS_HEADING), blksim::fidelity::committed_for(id)) {
+        (Some(at), Some(board)) => {
+            let (before, after) = body.split_at(at + STATUS_HEADING.len());
+            html! {
+                <>
+                    { Html::from_html_unchecked(AttrValue::Static(before)) }
+                    <FidelityTable lesson={board} />
+                    { Html::from_html_unchecked(AttrValue::Static(after)) }
+                </>
+            }
+        }
+        _ => Html::from_html_unchecked(AttrValue::Static(body)),
+    }
 }
 
 /// Step `n`'s text.
@@ -39,5 +54,10 @@ mod tests {
             assert_eq!(steps.len(), l.steps.len(), "{id}");
         }
         assert!(SANDBOX_HTML.contains("<h1>") && !SANDBOX_HTML.contains("<script"));
+        // Every lesson with a scoreboard has the section its table goes in.
+        for board in blksim::fidelity::committed() {
+            let (_, body, _) = LESSON_HTML.iter().find(|(i, _, _)| *i == board.lesson).unwrap();
+            assert!(body.contains(STATUS_HEADING), "{}: no \"Status in blkviz\" section for its fidelity table", board.lesson);
+        }
     }
 }

@@ -27,6 +27,12 @@ fn main() {
         lessons.push(json);
     }
     lessons.sort_by_key(|l| l.get("order").and_then(|o| o.as_u64()).unwrap_or(u64::MAX));
-    let out = Path::new(&std::env::var("OUT_DIR").unwrap()).join("lessons.json");
-    std::fs::write(out, serde_json::to_string(&lessons).unwrap()).unwrap();
+    let out_dir = std::env::var("OUT_DIR").unwrap();
+    std::fs::write(Path::new(&out_dir).join("lessons.json"), serde_json::to_string(&lessons).unwrap()).unwrap();
+    // The fidelity scoreboard as last measured (`blksim fidelity --json`, scripts/fidelity).
+    // A checkout without one yet builds with an empty board.
+    let board = dir.join("fidelity.json");
+    println!("cargo:rerun-if-changed={}", board.display());
+    let text = std::fs::read_to_string(&board).unwrap_or_else(|_| "{\"lessons\": []}".into());
+    std::fs::write(Path::new(&out_dir).join("fidelity.json"), text).unwrap();
 }

@@ -2,4 +2,5 @@ pub mod charts;
 pub mod counters;
 pub mod diagram;
 pub mod event_log;
+pub mod fidelity;
 pub mod knobs;

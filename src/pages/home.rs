@@ -1,5 +1,6 @@
 //! The home page: every lesson with its one-line question.
 
+use crate::components::fidelity::FidelityBadge;
 use yew::prelude::*;
 
 #[component]
@@ -9,7 +10,8 @@ pub fn Home() -> Html {
         <div class="home" data-theme="auto">
             <header class="bar"><h1>{ "blkviz" }</h1><span class="dim">{ "the Linux block I/O stack, simulated and animated" }</span></header>
             <main class="home-main">
-                <p class="lead">{ "Each lesson runs a deterministic simulation of the block stack and retells a real kernel performance regression: toggle its cause and watch throughput, context switches, iostat and CPU change. Start with the primers." }</p>
+                <p class="lead">{ "Each lesson runs a deterministic simulation of the block stack and retells a real kernel performance regression: toggle its cause and watch throughput, context switches, iostat and CPU change. Start with the primers. " }
+                    <a href="#/fidelity" data-testid="fidelity-link">{ "Fidelity: each report's figures beside the model's" }</a></p>
                 <ol class="lesson-list">
                     { for lessons.iter().map(|l| html! {
                         <li class={classes!("lesson-card", l.kind.clone())}>
@@ -18,7 +20,9 @@ pub fn Home() -> Html {
                             <p class="meta dim">
                                 { if l.kind == "primer" { "primer".to_string() } else { format!("seed report {}", l.seed_report) } }
                                 { " · " }{ l.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(" / ") }
-                                if !l.calibrated { <span class="uncal">{ " · not yet calibrated" }</span> }
+                                if let Some(board) = blksim::fidelity::committed_for(&l.id) {
+                                    { " · " }<FidelityBadge lesson={board} />
+                                }
                             </p>
                         </li>
                     }) }

@@ -1,3 +1,4 @@
+pub mod fidelity;
 pub mod home;
 pub mod lesson;
 pub mod notes;

@@ -14,13 +14,31 @@ use std::io::Write;
 #[derive(Debug, PartialEq, Eq)]
 pub struct CliError(pub String);
 
+/// What `fidelity --check` says when a row misses (the binary exits 1 for it, not 2).
+pub const FIDELITY_MISSES: &str = "fidelity: some rows miss their bands (see above)";
+
+impl CliError {
+    fn misses() -> CliError {
+        CliError(FIDELITY_MISSES.into())
+    }
+
+    /// The exit status: 1 for `fidelity --check` with a missed row, 2 for bad input.
+    pub fn exit_code(&self) -> i32 {
+        if self.0 == FIDELITY_MISSES {
+            1
+        } else {
+            2
+        }
+    }
+}
+
 impl std::fmt::Display for CliError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-const USAGE: &str = "usage: blksim <lessons|run|compare|sweep|link|knobs> [LESSON] [--variant NAME] [--b NAME (link: A/B)] [--set KEY=VALUE]... [--seed N] [--duration SECONDS] [--seeds N] [--json]";
+const USAGE: &str = "usage: blksim <lessons|run|compare|sweep|link|knobs|fidelity> [LESSON] [--variant NAME] [--b NAME (link: A/B)] [--set KEY=VALUE]... [--seed N] [--duration SECONDS] [--seeds N] [--json] [--check (fidelity)]";
 pub const SWEEP_SEEDS_MAX: u64 = 10_000;
 
 #[derive(Default)]
@@ -34,6 +52,8 @@ struct Args {
     duration: Option<f64>,
     seeds: Option<u64>,
     json: bool,
+    /// `fidelity --check`: exit 1 if any row misses.
+    check: bool,
 }
 
 fn bad(msg: impl Into<String>) -> CliError {
@@ -56,6 +76,7 @@ fn parse(cmd: &str, rest: &[String], allowed: &[&str]) -> Result<Args, CliError>
         };
         match flag {
             "--json" => a.json = true,
+            "--check" => a.check = true,
             "--variant" => a.variant = Some(value("--variant")?),
             "--b" => a.b = Some(value("--b")?),
             "--set" => {
@@ -132,9 +153,17 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Result<(), CliError> {
         "compare" => cmd_compare(&parse(cmd, rest, &["--set", "--seed", "--duration", "--json"])?)?,
         "sweep" => cmd_sweep(&parse(cmd, rest, &["--variant", "--set", "--seeds", "--duration", "--json"])?)?,
         "link" => cmd_link(&parse(cmd, rest, &["--variant", "--b", "--set", "--seed"])?)?,
+        "fidelity" => {
+            let (text, all_hold) = cmd_fidelity(&parse(cmd, rest, &["--json", "--check"])?)?;
+            out.write_all(text.as_bytes()).map_err(|e| bad(format!("cannot write output: {e}")))?;
+            return if all_hold { Ok(()) } else { Err(CliError::misses()) };
+        }
         "-h" | "--help" | "help" => format!("{USAGE}\n"),
         other => {
-            return Err(bad(format!("unknown subcommand '{}'; expected one of lessons, run, compare, sweep, link, knobs", clip(other))))
+            return Err(bad(format!(
+                "unknown subcommand '{}'; expected one of lessons, run, compare, sweep, link, knobs, fidelity",
+                clip(other)
+            )))
         }
     };
     out.write_all(text.as_bytes()).map_err(|e| bad(format!("cannot write output: {e}")))
@@ -150,9 +179,11 @@ fn cmd_lessons(a: &Args) -> String {
                     Ok(cfg) => crate::engine::model_gaps(&cfg),
                     Err(e) => vec![e.to_string()],
                 };
+                let board = crate::fidelity::committed_for(&l.id);
                 json!({"id": l.id, "title": l.title, "question": l.question, "seed_report": l.seed_report,
                        "variants": l.variants.iter().map(|v| &v.name).collect::<Vec<_>>(),
-                       "calibrated": l.calibrated, "model_gaps": gaps})
+                       "calibrated": board.as_ref().is_none_or(|b| b.reproduced),
+                       "fidelity": board.as_ref().map(|b| b.status()), "model_gaps": gaps})
             })
             .collect();
         return serde_json::to_string_pretty(&v).expect("json") + "\n";
@@ -160,11 +191,10 @@ fn cmd_lessons(a: &Args) -> String {
     let mut s = String::new();
     for l in &all {
         let vars: Vec<&str> = l.variants.iter().map(|v| v.name.as_str()).collect();
-        let status = if l.calibrated {
-            "calibrated".to_string()
-        } else {
-            "NOT YET CALIBRATED: the model does not yet reproduce this report within its bands (blksim run lists missing mechanisms; the lesson's Status section says which bands)"
-                .to_string()
+        let status = match crate::fidelity::committed_for(&l.id) {
+            None => "primer".to_string(),
+            Some(b) if b.reproduced => b.status(),
+            Some(b) => format!("{}: `blksim fidelity {}` shows which miss and why", b.status(), l.id),
         };
         let _ = writeln!(s, "{:<16} {}\n{:<16} variants: {}  [{}]", l.id, l.title, "", vars.join(", "), status);
     }
@@ -308,6 +338,83 @@ fn cmd_link(a: &Args) -> Result<String, CliError> {
         speed: None,
     };
     Ok(st.encode() + "\n")
+}
+
+/// `blksim fidelity [LESSON]`: measures the lessons' fidelity rows. Returns the text and
+/// whether every row holds (what `--check` exits on; plain runs exit 0).
+fn cmd_fidelity(a: &Args) -> Result<(String, bool), CliError> {
+    let results = match &a.lesson {
+        Some(_) => {
+            let l = lesson_of(a, "fidelity")?;
+            if l.fidelity.is_empty() {
+                return Err(bad(format!("fidelity: '{}' has no fidelity rows (a primer); lessons with rows: {}", l.id, with_rows())));
+            }
+            vec![crate::fidelity::run_lesson(&l)]
+        }
+        None => crate::fidelity::run_all(),
+    };
+    let all_hold = results.iter().all(|l| l.rows.iter().all(|r| r.holds));
+    if a.json {
+        return Ok((crate::fidelity::to_json(&results), all_hold || !a.check));
+    }
+    let mut s = String::new();
+    for l in &results {
+        let _ = writeln!(s, "{}: {}", l.lesson, l.status());
+        let _ = writeln!(s, "  {:<52} {:>9} {:>19} {:>10}", "figure", "report", "band", "blkviz");
+        for r in &l.rows {
+            let report = r.report.map_or("—".to_string(), fmt_num);
+            let band = format!("{}–{}", fmt_num(r.band.lo), fmt_num(r.band.hi));
+            let verdict = match (r.holds, r.fitted) {
+                (true, true) => "holds (fitted)",
+                (true, false) => "holds",
+                (false, true) => "MISSES (fitted)",
+                (false, false) => "MISSES",
+            };
+            let _ = writeln!(
+                s,
+                "  {:<52} {:>9} {:>19} {:>10}  {verdict} [{}]",
+                clip_to(&r.name, 52),
+                report,
+                band,
+                fmt_num(r.measured),
+                r.unit
+            );
+            if !r.holds && !r.why_missed.is_empty() {
+                let _ = writeln!(s, "  {:<52} why: {}", "", r.why_missed);
+            }
+        }
+        let _ = writeln!(s);
+    }
+    Ok((s, all_hold || !a.check))
+}
+
+fn with_rows() -> String {
+    lessons::all().iter().filter(|l| !l.fidelity.is_empty()).map(|l| l.id.clone()).collect::<Vec<_>>().join(", ")
+}
+
+fn clip_to(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        s.chars().take(n - 1).collect::<String>() + "…"
+    }
+}
+
+/// A figure as the table prints it: no more digits than the measurement has.
+pub fn fmt_num(x: f64) -> String {
+    if !x.is_finite() {
+        return "—".into();
+    }
+    let a = x.abs();
+    if a >= 1000.0 {
+        format!("{x:.0}")
+    } else if a >= 10.0 {
+        format!("{:.1}", x).trim_end_matches(".0").to_string()
+    } else if a >= 0.1 || a == 0.0 {
+        format!("{x:.2}").trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        format!("{x:.4}").trim_end_matches('0').to_string()
+    }
 }
 
 fn gaps_note(s: &mut String, gaps: &[String]) {

@@ -59,9 +59,11 @@ pub struct Lesson {
     pub question: String,
     /// Which report in shared/seeds it retells ("-" for primers).
     pub seed_report: String,
-    /// True once its effect comes from modelled mechanisms (and, for a regression, its fidelity
-    /// bands are met and tested).
-    pub calibrated: bool,
+    /// Every figure its report gives, with the band the model must land in and how to measure
+    /// it (`crate::fidelity`). Whether the lesson reproduces its report is measured from these,
+    /// never typed.
+    #[serde(default)]
+    pub fidelity: Vec<crate::fidelity::FidelityRow>,
     /// The knobs the lesson exposes first.
     pub knobs: Vec<String>,
     pub scenario: Scenario,
@@ -97,6 +99,7 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
     for k in &l.knobs {
         crate::scenario::knob_spec(k).ok_or_else(|| ScenarioError::new(format!("{}.knobs", l.id), format!("unknown knob '{k}'")))?;
     }
+    crate::fidelity::check(l)?;
     if let Some(p) = &l.predict {
         if p.answer >= p.options.len() {
             return Err(ScenarioError::new(format!("{}.predict.answer", l.id), "not an index into options"));
@@ -121,7 +124,7 @@ pub fn sandbox() -> Lesson {
         title: "Sandbox: any stack the model can build".into(),
         question: "Build a stack from the knobs, or paste a fio job file.".into(),
         seed_report: "-".into(),
-        calibrated: true,
+        fidelity: Vec::new(),
         knobs: Vec::new(),
         scenario: Scenario::default(),
         variants: vec![Variant { name: "custom".into(), summary: "the default scenario plus your knobs".into(), set: BTreeMap::new() }],

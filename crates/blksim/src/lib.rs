@@ -14,6 +14,7 @@ pub mod calib;
 pub mod cli;
 pub mod drivers;
 pub mod engine;
+pub mod fidelity;
 pub mod fio;
 pub mod fs;
 pub mod hw;

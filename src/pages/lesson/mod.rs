@@ -151,8 +151,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     }}>{ format!("{} steps{}, below ↓", lesson.steps.len(), if lesson.predict.is_some() { " and a prediction" } else { "" }) }</button>
                 }
             </p>
-            if !lesson.calibrated {
-                <p class="uncal-note" data-testid="uncal-note">{ "The question quotes the report. blkviz does not reproduce all of its figures yet: \"Status in blkviz\" in the lesson text says which, and why." }</p>
+            if let Some(board) = blksim::fidelity::committed_for(&lesson.id).filter(|b| !b.reproduced) {
+                <p class="uncal-note" data-testid="uncal-note">{ format!("The question quotes the report. blkviz {}: \"Status in blkviz\" in the lesson text shows each figure beside the report's, and why a miss misses.", board.status()) }</p>
             }
             <main class="zones">
                 <section class={classes!("stack", ab.then_some("split"))} aria-label="The block stack">

@@ -91,7 +91,7 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
             }
         })
     };
-    let calibrated = d.lesson.calibrated;
+    let calibrated = blksim::fidelity::committed_for(&d.lesson.id).is_none_or(|b| b.reproduced);
     d.lesson.predict.as_ref().map(|pr| {
         let options = pr.options.iter().enumerate().map(|(i, o)| {
             let onchange = {

@@ -6,6 +6,6 @@ fn main() {
     let mut out = stdout.lock();
     if let Err(e) = blksim::cli::main(&args, &mut out) {
         eprintln!("blksim: {e}");
-        std::process::exit(2);
+        std::process::exit(e.exit_code());
     }
 }

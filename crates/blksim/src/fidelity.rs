@@ -1,0 +1,329 @@
+//! The fidelity scoreboard: every figure a seed report gives, the band around it, and what
+//! blkviz measures for it, produced by running the model, never typed.
+//!
+//! A lesson's `[[fidelity]]` rows (its front matter) say what to measure: a metric of a run
+//! report, for a variant (over another variant for a ratio), at seed 1 or as a statistic over
+//! a sweep of seeds. `run` measures them; `blksim fidelity --json` writes the result to
+//! `lessons/fidelity.json`, which the app and `blksim lessons` read and a test regenerates.
+//! A row is `fitted` when a constant in `calib.rs` was fitted to it; a lesson reproduces its
+//! report when every predicted (not fitted) row holds.
+
+use crate::cli::run_one;
+use crate::lessons::{self, Lesson};
+use crate::scenario::ScenarioError;
+use crate::tools::report::RunReport;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What a row measures in one run's report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// What the jobs moved, as fio and dd report it (MB/s).
+    ThroughputMbS,
+    /// What reached the disks: the leaf sd devices' wkB/s summed (MB/s).
+    DiskWriteMbS,
+    /// vmstat `cs`.
+    CsPerS,
+    /// vmstat `in`.
+    IntrPerS,
+    /// Jain's index over the disks' throughput.
+    Fairness,
+    /// The busiest thread whose name starts with `arg` (top's %CPU).
+    ThreadCpuPctMax,
+    /// iostat's (rrqm/s + wrqm/s) ÷ (r/s + w/s), summed over the devices whose name starts with
+    /// `arg`: bios merged per request.
+    MergesPerRequest,
+    /// When every job had finished (s).
+    CompletionS,
+    /// %CPU idle (vmstat `id`).
+    CpuIdlePct,
+}
+
+/// The statistic of a sweep over seeds 1..=`seeds`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SweepStat {
+    Median,
+    Max,
+    MaxOverMedian,
+}
+
+/// One reported figure, as a lesson's front matter states it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FidelityRow {
+    /// What it is, e.g. "workaround ÷ regressed throughput".
+    pub name: String,
+    /// The report's figure, when it gives one (a qualitative claim may not).
+    #[serde(default)]
+    pub report: Option<f64>,
+    pub unit: String,
+    /// The band [lo, hi] the model must land in.
+    pub band: [f64; 2],
+    pub metric: Metric,
+    /// For `thread_cpu_pct_max` a thread-name prefix, for `merges_per_request` a device-name
+    /// prefix.
+    #[serde(default)]
+    pub arg: Option<String>,
+    pub variant: String,
+    /// A ratio: the metric for `variant` over the same metric for this variant.
+    #[serde(default)]
+    pub over: Option<String>,
+    /// Knob settings on top of the variant.
+    #[serde(default)]
+    pub set: BTreeMap<String, String>,
+    /// A sweep over seeds 1..=seeds, summarised by `stat`; without it, seed 1.
+    #[serde(default)]
+    pub seeds: Option<u32>,
+    #[serde(default)]
+    pub stat: Option<SweepStat>,
+    /// Simulated seconds (default: the lesson's).
+    #[serde(default)]
+    pub duration_s: Option<f64>,
+    /// A constant in `calib.rs` was fitted to this row (calib.rs names it): it shows the fit,
+    /// not a prediction.
+    #[serde(default)]
+    pub fitted: bool,
+    /// While the row misses its band: why, in one line.
+    #[serde(default)]
+    pub why_missed: String,
+}
+
+/// A measured row: the CLI contract of `blksim fidelity --json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RowResult {
+    pub lesson: String,
+    pub name: String,
+    pub unit: String,
+    pub report: Option<f64>,
+    pub band: Band,
+    pub measured: f64,
+    pub fitted: bool,
+    pub holds: bool,
+    /// Why it misses (empty when it holds).
+    pub why_missed: String,
+    /// How it was measured, in blksim's words (variants, seeds, metric).
+    pub how: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Band {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// One lesson's scoreboard.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LessonResult {
+    pub lesson: String,
+    pub title: String,
+    /// Every predicted row holds (and there is at least one).
+    pub reproduced: bool,
+    pub predicted_rows: u32,
+    pub predicted_hold: u32,
+    pub rows: Vec<RowResult>,
+}
+
+impl LessonResult {
+    /// "reproduces its report", or "reproduces N of M figures" (predicted rows only).
+    pub fn status(&self) -> String {
+        if self.reproduced {
+            "reproduces its report".into()
+        } else {
+            format!("reproduces {} of {} figures", self.predicted_hold, self.predicted_rows)
+        }
+    }
+}
+
+/// Checks a lesson's rows: known variants and knobs, a band that is a range, a sweep with its
+/// statistic and no ratio, and an argument where the metric needs one.
+pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
+    for (i, r) in l.fidelity.iter().enumerate() {
+        let at = |what: &str| format!("{}.fidelity[{i}].{what}", l.id);
+        let sets: Vec<(String, String)> = r.set.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        l.config(&r.variant, &sets).map_err(|e| ScenarioError::new(at("variant"), e.to_string()))?;
+        if let Some(o) = &r.over {
+            l.config(o, &sets).map_err(|e| ScenarioError::new(at("over"), e.to_string()))?;
+        }
+        if r.band[0].partial_cmp(&r.band[1]).is_none_or(|o| o == std::cmp::Ordering::Greater) {
+            return Err(ScenarioError::new(at("band"), "expected [lo, hi] with lo ≤ hi"));
+        }
+        match (r.seeds, r.stat) {
+            (Some(n), Some(_)) if (1..=crate::cli::SWEEP_SEEDS_MAX as u32).contains(&n) && r.over.is_none() => {}
+            (None, None) => {}
+            _ => return Err(ScenarioError::new(at("seeds"), "a sweep needs seeds (1 to 10000) and stat, and no ratio")),
+        }
+        let needs_arg = matches!(r.metric, Metric::ThreadCpuPctMax | Metric::MergesPerRequest);
+        if needs_arg != r.arg.is_some() {
+            return Err(ScenarioError::new(at("arg"), "thread_cpu_pct_max and merges_per_request take a name prefix; others none"));
+        }
+    }
+    Ok(())
+}
+
+fn value(r: &RunReport, m: Metric, arg: Option<&str>) -> f64 {
+    let prefix = arg.unwrap_or("");
+    match m {
+        Metric::ThroughputMbS => r.throughput_mb_s,
+        Metric::DiskWriteMbS => r.devices.iter().filter(|d| d.name.starts_with("sd")).map(|d| d.wkb_s * 1024.0 / 1e6).sum(),
+        Metric::CsPerS => r.cs_per_s,
+        Metric::IntrPerS => r.intr_per_s,
+        Metric::Fairness => r.fairness,
+        Metric::ThreadCpuPctMax => r.threads.iter().filter(|t| t.name.starts_with(prefix)).map(|t| t.cpu_pct).fold(0.0, f64::max),
+        Metric::MergesPerRequest => {
+            let devs = r.devices.iter().filter(|d| d.name.starts_with(prefix));
+            let (merges, reqs) = devs.fold((0.0, 0.0), |(m, q), d| (m + d.rrqm_s + d.wrqm_s, q + d.r_s + d.w_s));
+            if reqs > 0.0 {
+                merges / reqs
+            } else {
+                0.0
+            }
+        }
+        Metric::CompletionS => r.completion_s.unwrap_or(f64::NAN),
+        Metric::CpuIdlePct => r.cpu.idle_pct,
+    }
+}
+
+/// Four significant digits: what the table shows, and what the committed file keeps, so that
+/// a change far below what anyone reads does not churn it.
+fn round4(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let scale = 10f64.powi(3 - x.abs().log10().floor() as i32);
+    (x * scale).round() / scale
+}
+
+/// Runs, cached by what determines them, so rows that share a run share it.
+#[derive(Default)]
+struct Runs {
+    done: BTreeMap<String, RunReport>,
+}
+
+impl Runs {
+    fn get(&mut self, l: &Lesson, variant: &str, set: &BTreeMap<String, String>, seed: u64, duration_s: Option<f64>) -> &RunReport {
+        let key = format!("{variant}|{set:?}|{seed}|{duration_s:?}");
+        self.done.entry(key).or_insert_with(|| {
+            let sets: Vec<(String, String)> = set.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+            let cfg = l.config(variant, &sets).expect("rows are checked with the lessons");
+            let mut sim = run_one(&cfg, seed, duration_s);
+            RunReport::from_sim(&mut sim, &l.id, variant)
+        })
+    }
+}
+
+fn describe(r: &FidelityRow) -> String {
+    let mut s = format!("{:?}", r.metric).chars().fold(String::new(), |mut acc, c| {
+        if c.is_uppercase() && !acc.is_empty() {
+            acc.push('_');
+        }
+        acc.push(c.to_ascii_lowercase());
+        acc
+    });
+    if let Some(a) = &r.arg {
+        s += &format!("({a}*)");
+    }
+    s += &format!(" of {}", r.variant);
+    if let Some(o) = &r.over {
+        s += &format!(" ÷ the same of {o}");
+    }
+    for (k, v) in &r.set {
+        s += &format!(" --set {k}={v}");
+    }
+    match (r.seeds, r.stat) {
+        (Some(n), Some(st)) => s += &format!(", {} over seeds 1..={n}", format!("{st:?}").to_lowercase()),
+        _ => s += ", seed 1",
+    }
+    if let Some(d) = r.duration_s {
+        s += &format!(", {d} s");
+    }
+    s
+}
+
+fn measure(runs: &mut Runs, l: &Lesson, r: &FidelityRow) -> f64 {
+    let arg = r.arg.as_deref();
+    if let (Some(n), Some(stat)) = (r.seeds, r.stat) {
+        let mut xs: Vec<f64> =
+            (1..=n as u64).map(|seed| value(runs.get(l, &r.variant, &r.set, seed, r.duration_s), r.metric, arg)).collect();
+        xs.sort_by(f64::total_cmp);
+        // The median as `blksim sweep` takes its p50: the ceil(n/2)-th value.
+        let median = xs[(xs.len().div_ceil(2)).max(1) - 1];
+        let max = xs[xs.len() - 1];
+        return match stat {
+            SweepStat::Median => median,
+            SweepStat::Max => max,
+            SweepStat::MaxOverMedian => max / median,
+        };
+    }
+    let x = value(runs.get(l, &r.variant, &r.set, 1, r.duration_s), r.metric, arg);
+    match &r.over {
+        Some(o) => x / value(runs.get(l, o, &r.set, 1, r.duration_s), r.metric, arg),
+        None => x,
+    }
+}
+
+/// Measures one lesson's rows.
+pub fn run_lesson(l: &Lesson) -> LessonResult {
+    let mut runs = Runs::default();
+    let rows: Vec<RowResult> = l
+        .fidelity
+        .iter()
+        .map(|r| {
+            let measured = round4(measure(&mut runs, l, r));
+            let holds = measured >= r.band[0] && measured <= r.band[1];
+            RowResult {
+                lesson: l.id.clone(),
+                name: r.name.clone(),
+                unit: r.unit.clone(),
+                report: r.report,
+                band: Band { lo: r.band[0], hi: r.band[1] },
+                measured,
+                fitted: r.fitted,
+                holds,
+                why_missed: if holds { String::new() } else { r.why_missed.clone() },
+                how: describe(r),
+            }
+        })
+        .collect();
+    let predicted: Vec<&RowResult> = rows.iter().filter(|r| !r.fitted).collect();
+    let predicted_hold = predicted.iter().filter(|r| r.holds).count() as u32;
+    LessonResult {
+        lesson: l.id.clone(),
+        title: l.title.clone(),
+        reproduced: !predicted.is_empty() && predicted_hold == predicted.len() as u32,
+        predicted_rows: predicted.len() as u32,
+        predicted_hold,
+        rows,
+    }
+}
+
+/// Every lesson that has rows, in teaching order.
+pub fn run_all() -> Vec<LessonResult> {
+    lessons::all().iter().filter(|l| !l.fidelity.is_empty()).map(run_lesson).collect()
+}
+
+/// The scoreboard as `blksim fidelity --json` prints it and `lessons/fidelity.json` keeps it.
+pub fn to_json(results: &[LessonResult]) -> String {
+    serde_json::to_string_pretty(&serde_json::json!({ "lessons": results })).expect("json") + "\n"
+}
+
+/// The scoreboard as last written to `lessons/fidelity.json` (compiled in).
+pub fn committed() -> Vec<LessonResult> {
+    #[derive(Deserialize)]
+    struct File {
+        lessons: Vec<LessonResult>,
+    }
+    const FIDELITY_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/fidelity.json"));
+    static PARSED: std::sync::OnceLock<Vec<LessonResult>> = std::sync::OnceLock::new();
+    PARSED
+        .get_or_init(|| {
+            serde_json::from_str::<File>(FIDELITY_JSON).map(|f| f.lessons).unwrap_or_else(|e| panic!("lessons/fidelity.json: {e}"))
+        })
+        .clone()
+}
+
+/// A lesson's committed scoreboard, if it has rows.
+pub fn committed_for(id: &str) -> Option<LessonResult> {
+    committed().into_iter().find(|r| r.lesson == id)
+}

@@ -1,0 +1,64 @@
+//! A lesson's fidelity table: every figure its report gives, the band, what blkviz measures and
+//! whether it holds. Read from the committed scoreboard (`lessons/fidelity.json`, which a test
+//! regenerates), so the page never shows a typed number.
+
+use blksim::cli::fmt_num;
+use blksim::fidelity::{LessonResult, RowResult};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct FidelityTableProps {
+    pub lesson: LessonResult,
+}
+
+fn verdict(r: &RowResult) -> Html {
+    let (class, text) = match (r.holds, r.fitted) {
+        (true, false) => ("holds", "holds"),
+        (true, true) => ("fitted", "fitted"),
+        (false, true) => ("misses", "misses (fitted)"),
+        (false, false) => ("misses", "misses"),
+    };
+    html! { <span class={classes!("verdict", class)}>{ text }</span> }
+}
+
+/// The badge a lesson gets: "reproduces its report" or "reproduces N of M figures".
+#[component]
+pub fn FidelityBadge(props: &FidelityTableProps) -> Html {
+    let l = &props.lesson;
+    html! {
+        <span class={classes!("fidelity-badge", if l.reproduced { "reproduced" } else { "partial" })} data-testid="fidelity-badge">
+            { l.status() }
+        </span>
+    }
+}
+
+#[component]
+pub fn FidelityTable(props: &FidelityTableProps) -> Html {
+    let l = &props.lesson;
+    html! {
+        <div class="fidelity" data-testid="fidelity-table">
+            <p class="fidelity-summary"><FidelityBadge lesson={l.clone()} />
+                { " · measured by " }<code>{ format!("blksim fidelity {}", l.lesson) }</code>
+                { "; a fitted row had a constant fitted to it, so it counts as a fit, not a prediction." }</p>
+            <table class="fidelity-rows">
+                <thead><tr><th>{ "figure" }</th><th>{ "report" }</th><th>{ "band" }</th><th>{ "blkviz" }</th><th>{ "" }</th></tr></thead>
+                <tbody>
+                    { for l.rows.iter().map(|r| html! {
+                        <>
+                            <tr class={classes!(if r.holds { "row-holds" } else { "row-misses" })} title={r.how.clone()}>
+                                <td>{ &r.name }</td>
+                                <td class="num">{ r.report.map_or("—".to_string(), |x| format!("{} {}", fmt_num(x), r.unit)) }</td>
+                                <td class="num">{ format!("{}–{}", fmt_num(r.band.lo), fmt_num(r.band.hi)) }</td>
+                                <td class="num">{ format!("{} {}", fmt_num(r.measured), r.unit) }</td>
+                                <td>{ verdict(r) }</td>
+                            </tr>
+                            if !r.holds && !r.why_missed.is_empty() {
+                                <tr class="why"><td colspan="5">{ "why: " }{ &r.why_missed }</td></tr>
+                            }
+                        </>
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}
