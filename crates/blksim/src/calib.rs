@@ -1,6 +1,10 @@
 //! The one calibration. Every cost constant the model uses lives here, with its source or the
 //! reason for its value. Lessons never get constants of their own: hardware that differs between
 //! reports is a different device model (see `hw/`), not a different number for the same thing.
+//!
+//! A constant that no source gives is fitted once, jointly across the lessons, and says which
+//! fidelity rows it was fitted to; those rows are marked `fitted` in the lessons' front matter,
+//! and the scoreboard (`blksim fidelity`) counts them as fits, not predictions.
 
 use crate::engine::time::{NS_PER_MS, NS_PER_US};
 
@@ -47,6 +51,7 @@ pub const SOFTIRQ_BUDGET_NS: u64 = 2 * NS_PER_MS;
 /// that seed 000's regressed case is bound by one CPU near its reported 600 MB/s, as
 /// REGRESSIONS.md's calibration table says to do. It is about one cache miss per visited bio
 /// (~90 ns to DRAM on a 2010 Xeon), which is what a list of slab-allocated bios costs.
+/// Fitted to the fidelity row "dm-sg-lists / regressed throughput" (marked fitted there).
 pub const SEGMENT_WALK_NS: u64 = 90;
 
 /// Cloning one bio for a request-based dm clone (`blk_rq_prep_clone`: `bio_alloc_bioset` and
@@ -183,7 +188,8 @@ pub const HWRAID5_HOST_BYTES_PER_S: u64 = 533_000_000;
 /// 80 MB/s. Source: this controller's own figure in seed 003, the same file written straight
 /// to /dev/sda1 on the same box (79.8 MB/s, nothing between XFS and the controller); 3ware
 /// quoted "up to 100 MB/s" RAID5 writes for the next generation (9500S). It bounds a stream
-/// of full-stripe writes; the lesson's variants are not fitted to it.
+/// of full-stripe writes; the lesson's variants are not fitted to it. Taken from the fidelity
+/// row "nr-requests / the same writer straight on /dev/sda1" (marked fitted there).
 pub const HWRAID5_WRITE_BYTES_PER_S: u64 = 80_000_000;
 
 // ---- SSD: an Intel X25-M G2 class SATA SSD of 2010-2011 ----------------------------------------
