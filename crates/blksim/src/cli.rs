@@ -38,7 +38,7 @@ impl std::fmt::Display for CliError {
     }
 }
 
-const USAGE: &str = "usage: blksim <lessons|run|compare|sweep|link|knobs|fidelity> [LESSON] [--variant NAME] [--b NAME (link: A/B)] [--set KEY=VALUE]... [--seed N] [--duration SECONDS] [--seeds N] [--json] [--check (fidelity)]";
+const USAGE: &str = "usage: blksim <lessons|run|compare|sweep|link|knobs|fidelity|trace> [LESSON] [--variant NAME] [--b NAME (link: A/B)] [--set KEY=VALUE]... [--seed N] [--duration SECONDS] [--seeds N] [--json] [--check (fidelity)] [--out DIR (trace)]";
 pub const SWEEP_SEEDS_MAX: u64 = 10_000;
 
 #[derive(Default)]
@@ -54,6 +54,8 @@ struct Args {
     json: bool,
     /// `fidelity --check`: exit 1 if any row misses.
     check: bool,
+    /// `trace --out DIR`: where the blktrace files go.
+    out: Option<String>,
 }
 
 fn bad(msg: impl Into<String>) -> CliError {
@@ -77,6 +79,7 @@ fn parse(cmd: &str, rest: &[String], allowed: &[&str]) -> Result<Args, CliError>
         match flag {
             "--json" => a.json = true,
             "--check" => a.check = true,
+            "--out" => a.out = Some(value("--out")?),
             "--variant" => a.variant = Some(value("--variant")?),
             "--b" => a.b = Some(value("--b")?),
             "--set" => {
@@ -153,6 +156,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Result<(), CliError> {
         "compare" => cmd_compare(&parse(cmd, rest, &["--set", "--seed", "--duration", "--json"])?)?,
         "sweep" => cmd_sweep(&parse(cmd, rest, &["--variant", "--set", "--seeds", "--duration", "--json"])?)?,
         "link" => cmd_link(&parse(cmd, rest, &["--variant", "--b", "--set", "--seed"])?)?,
+        "trace" => cmd_trace(&parse(cmd, rest, &["--variant", "--set", "--seed", "--duration", "--out"])?)?,
         "fidelity" => {
             let (text, all_hold) = cmd_fidelity(&parse(cmd, rest, &["--json", "--check"])?)?;
             out.write_all(text.as_bytes()).map_err(|e| bad(format!("cannot write output: {e}")))?;
@@ -161,7 +165,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Result<(), CliError> {
         "-h" | "--help" | "help" => format!("{USAGE}\n"),
         other => {
             return Err(bad(format!(
-                "unknown subcommand '{}'; expected one of lessons, run, compare, sweep, link, knobs, fidelity",
+                "unknown subcommand '{}'; expected one of lessons, run, compare, sweep, link, knobs, fidelity, trace",
                 clip(other)
             )))
         }
@@ -415,6 +419,85 @@ pub fn fmt_num(x: f64) -> String {
     } else {
         format!("{x:.4}").trim_end_matches('0').to_string()
     }
+}
+
+/// The most records `blksim trace` writes (a run that makes more is cut short, and says so):
+/// 4 M records are about 200 MB of blktrace files.
+pub const TRACE_RECORDS_MAX: u64 = 4_000_000;
+
+/// `blksim trace LESSON --out DIR`: runs with the trace on and writes what `blktrace` would have
+/// (`DEV.blktrace.CPU` per device and CPU), and blkviz's own blkparse text (`blkparse.txt`) to
+/// compare with what the real `blkparse -i DEV ...` prints for them.
+fn cmd_trace(a: &Args) -> Result<String, CliError> {
+    let l = lesson_of(a, "trace")?;
+    let dir = a.out.as_deref().ok_or_else(|| bad("trace: missing --out DIR; expected a directory to write the blktrace files to"))?;
+    let variant = a.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
+    let cfg = config_of(&l, &variant, a)?;
+    let mut sim = Sim::new(&cfg, a.seed.unwrap_or(1));
+    sim.set_trace(true);
+    let end = SimTime::from_secs_f64(a.duration.unwrap_or(cfg.scenario.duration_s));
+    // The ring holds the newest records only: take them every simulated millisecond, well
+    // before it could wrap (a millisecond of the busiest lesson is a few thousand records).
+    let mut records = Vec::new();
+    let mut next = 0;
+    let mut t = SimTime::ZERO;
+    let mut cut = false;
+    while t < end && !sim.is_finished() {
+        t = (t + crate::engine::time::NS_PER_MS).min(end);
+        sim.run_until(t);
+        let (new, dropped) = sim.trace().since(next);
+        assert_eq!(dropped, 0, "the trace ring wrapped between two takes");
+        records.extend(new.copied());
+        next = sim.trace().next_seq();
+        if records.len() as u64 >= TRACE_RECORDS_MAX {
+            records.truncate(TRACE_RECORDS_MAX as usize);
+            cut = true;
+            break;
+        }
+    }
+    let devices = sim.device_names();
+    let threads = |t: u32| sim.pid_comm(t);
+    let names = crate::tools::blkparse::Names { devices: &devices, threads: &threads };
+    let files = crate::tools::blktrace_api::encode(&records, &names, cfg.scenario.cpu.cores as u16);
+    let write = |name: &str, bytes: &[u8]| {
+        std::fs::write(std::path::Path::new(dir).join(name), bytes).map_err(|e| bad(format!("trace: cannot write {dir}/{name}: {e}")))
+    };
+    std::fs::create_dir_all(dir).map_err(|e| bad(format!("trace: cannot create {dir}: {e}")))?;
+    let mut traced: Vec<&str> = Vec::new();
+    for (name, bytes) in &files {
+        write(name, bytes)?;
+        let dev = name.split(".blktrace.").next().unwrap_or(name);
+        if !traced.contains(&dev) {
+            traced.push(dev);
+        }
+    }
+    // blkparse's own view: times from the trace's first record, sequence numbers per device
+    // and CPU (as the kernel counts them), so the two outputs can be compared line for line.
+    let t0 = records.first().map_or(0, |r| r.time.ns());
+    let mut seqs: std::collections::BTreeMap<(u16, u16), u64> = std::collections::BTreeMap::new();
+    let mut text = String::new();
+    for r in &records {
+        let seq = seqs.entry((r.dev.0, r.cpu)).or_default();
+        let shown = crate::tools::trace::TraceRecord { time: SimTime(r.time.ns() - t0), seq: *seq, ..*r };
+        *seq += 1;
+        text.push_str(&crate::tools::blkparse::blkparse_line(&shown, &names));
+        text.push('\n');
+    }
+    write("blkparse.txt", text.as_bytes())?;
+    let mut s = format!(
+        "{} / {variant}: {} records over {:.3} s to {dir}/ ({} files for {} devices, and blkparse.txt)\n",
+        l.id,
+        records.len(),
+        records.last().map_or(0.0, |r| r.time.as_secs_f64()),
+        files.len(),
+        traced.len()
+    );
+    if cut {
+        let _ = writeln!(s, "cut short at {TRACE_RECORDS_MAX} records: ask for a shorter --duration");
+    }
+    let inputs: Vec<String> = traced.iter().map(|d| format!("-i {d}")).collect();
+    let _ = writeln!(s, "read it with: cd {dir} && blkparse {}", inputs.join(" "));
+    Ok(s)
 }
 
 fn gaps_note(s: &mut String, gaps: &[String]) {

@@ -1,7 +1,10 @@
-//! What the tools see: the blktrace ring (`trace`), /proc/diskstats and /proc/stat turned into
+//! What the tools see: the blktrace ring (`trace`), blkparse's text and blktrace's binary
+//! formats (`blkparse`, `blktrace_api`), /proc/diskstats and /proc/stat turned into
 //! iostat, vmstat and top (`stats`), the per-second snapshots (`snapshot`), the CLI's JSON
 //! report (`report`) and the UI's view of topology, threads and pools (`view`).
 
+pub mod blkparse;
+pub mod blktrace_api;
 pub mod report;
 pub mod snapshot;
 pub mod stats;

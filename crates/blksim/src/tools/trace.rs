@@ -148,6 +148,16 @@ impl TraceRing {
 impl Sim {
     /// The process a trace record names for work done now: the thread whose step it is, or in
     /// interrupt context the thread the interrupt found running on this CPU, or the idle task.
+    /// Every device's (name, major, minor), in device order: what the trace's tools name.
+    pub fn device_names(&self) -> Vec<(String, u32, u32)> {
+        self.devs.iter().map(|d| (d.name.clone(), d.major, d.minor)).collect()
+    }
+
+    /// A thread's pid and command name, as blkparse prints them.
+    pub fn pid_comm(&self, thread: u32) -> (u32, String) {
+        self.threads.get(thread as usize).map_or((0, "?".into()), |t| (t.pid, t.name.clone()))
+    }
+
     pub(crate) fn context(&self) -> ThreadId {
         self.cur_thread.unwrap_or_else(|| {
             let core = &self.cores[self.cur_cpu as usize];

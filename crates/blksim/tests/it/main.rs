@@ -1,5 +1,6 @@
 //! The one integration-test binary of blksim (matklad, "Delete Cargo Integration Tests").
 
+mod blktrace;
 mod cli;
 mod determinism;
 mod fidelity;
