@@ -39,7 +39,7 @@ pub fn FidelityTable(props: &FidelityTableProps) -> Html {
         <div class="fidelity" data-testid="fidelity-table">
             <p class="fidelity-summary"><FidelityBadge lesson={l.clone()} />
                 { " · measured by " }<code>{ format!("blksim fidelity {}", l.lesson) }</code>
-                { "; a fitted row had a constant fitted to it, so it counts as a fit, not a prediction." }</p>
+                { " · a fitted row shows a fit, not a prediction" }</p>
             <table class="fidelity-rows">
                 <thead><tr><th>{ "figure" }</th><th>{ "report" }</th><th>{ "band" }</th><th>{ "blkviz" }</th><th>{ "" }</th></tr></thead>
                 <tbody>
