@@ -347,3 +347,27 @@ test('the Fidelity page lists every regression lesson, and a lesson Status table
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('"?" opens the keyboard shortcuts sheet, listing every key; Escape and Close close it', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/anatomy-of-a-request?v=1&speed=0.05');
+  await page.waitForSelector('canvas.diagram');
+  assert.equal(await page.locator('[data-testid=shortcuts]').count(), 0);
+  await page.keyboard.press('?');
+  const sheet = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+  await sheet.waitFor();
+  const text = await sheet.textContent();
+  for (const key of ['Space', 'Shift+→', 'PageDown', 'P', 'Escape', '?']) assert.ok(text.includes(key), `${key} missing from the sheet`);
+  // Escape closes the sheet and leaves presenter mode alone.
+  await page.keyboard.press('Escape');
+  assert.equal(await page.locator('[data-testid=shortcuts]').count(), 0);
+  assert.equal(await page.getAttribute('.app', 'data-presenter'), 'false');
+  // The button beside the display toggles opens it too, and Close closes it.
+  await page.click('.shortcuts-button');
+  await sheet.waitFor();
+  await page.screenshot({ path: path.join(artifacts, 'shortcuts.png') });
+  await page.click('.shortcuts-close');
+  assert.equal(await page.locator('[data-testid=shortcuts]').count(), 0);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

@@ -51,16 +51,18 @@ pub(super) fn use_blur_after_mouse_click() {
 
 /// Keyboard: Space play/pause, → one event, Shift+→ 1 ms, R reset; PageDown/PageUp (what
 /// presentation clickers send) move through the lesson's steps, and so do the arrow keys in
-/// presenter mode; P toggles presenter mode and Escape leaves it.
+/// presenter mode; P toggles presenter mode and Escape leaves it; "?" opens the shortcuts
+/// sheet (`shortcuts.rs`), and Escape closes it first.
 #[hook]
 pub(super) fn use_keyboard_shortcuts(
     session: SharedSession,
     refresh: UseForceUpdateHandle,
     presenter: UseStateHandle<bool>,
     step: UseStateHandle<Option<usize>>,
+    shortcuts: UseStateHandle<bool>,
 ) {
-    let keys_state = use_mut_ref(|| (false, None::<usize>));
-    *keys_state.borrow_mut() = (*presenter, *step);
+    let keys_state = use_mut_ref(|| (false, None::<usize>, false));
+    *keys_state.borrow_mut() = (*presenter, *step, *shortcuts);
     use_effect_with((), move |_| {
         let window = web_sys::window().expect("window");
         // Not passive: Space must not scroll the page.
@@ -76,7 +78,7 @@ pub(super) fn use_keyboard_shortcuts(
             {
                 return;
             }
-            let (in_presenter, cur_step) = *keys_state.borrow();
+            let (in_presenter, cur_step, sheet_open) = *keys_state.borrow();
             let nsteps = session.borrow().a.lesson.steps.len();
             let go = |delta: i64| {
                 if nsteps == 0 {
@@ -110,6 +112,14 @@ pub(super) fn use_keyboard_shortcuts(
                 "ArrowUp" | "ArrowLeft" if in_presenter => {
                     e.prevent_default();
                     return go(-1);
+                }
+                "?" => {
+                    shortcuts.set(!sheet_open);
+                    return;
+                }
+                "Escape" if sheet_open => {
+                    shortcuts.set(false);
+                    return;
                 }
                 "p" | "P" => {
                     presenter.set(!in_presenter);

@@ -15,6 +15,7 @@ mod nav;
 mod prefs;
 mod presenter;
 mod sandbox;
+mod shortcuts;
 mod stack;
 mod steps;
 mod tabs;
@@ -90,7 +91,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         },
     );
     controls::use_blur_after_mouse_click();
-    controls::use_keyboard_shortcuts(session.clone(), refresh.clone(), presenter.clone(), step.clone());
+    let shortcuts_open = use_state(|| false);
+    controls::use_keyboard_shortcuts(session.clone(), refresh.clone(), presenter.clone(), step.clone(), shortcuts_open.clone());
     link::use_back_forward(session.clone(), refresh.clone(), props.id.clone());
     let on_seed = controls::use_seed_handler(session.clone(), refresh.clone());
     let on_knob = tabs::use_knob_handler(session.clone(), refresh.clone(), knob_msg.clone(), knob_rejected.clone());
@@ -121,10 +123,12 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 { controls::run_controls(&session, &refresh, d, all_done, on_seed) }
                 <button class="toggle" aria-pressed={large.to_string()} title="Large type, for a projector" onclick={{ let large = large.clone(); Callback::from(move |_| large.set(!*large)) }}>{ "Large type" }</button>
                 { presenter::presenter_buttons(&presenter, &props.id, *step) }
+                { shortcuts::shortcuts_button(&shortcuts_open) }
                 <button class="copy-link" onclick={on_copy} title="A link to exactly this run, at this simulated time">{ "Copy link" }</button>
                 { nav::prev_next_links(&lesson.id) }
                 { prefs::theme_buttons(&theme, &session) }
             </header>
+            { shortcuts::shortcuts_dialog(&shortcuts_open) }
             if let Some(n) = &d.notice {
                 <p class="notice" role="alert">{ n }</p>
             }

@@ -1,0 +1,48 @@
+//! The keyboard shortcuts sheet: "?" (or its button) opens a dialog listing every key the page
+//! takes; Escape or its Close button closes it.
+
+use yew::prelude::*;
+
+/// Every shortcut, as (keys, what it does), in the order a lecture uses them.
+pub(super) const SHORTCUTS: &[(&str, &str)] = &[
+    ("Space", "play or pause"),
+    ("→", "one event"),
+    ("Shift+→", "one simulated millisecond"),
+    ("R", "reset the run"),
+    ("PageDown / PageUp", "next / previous step (what presentation clickers send)"),
+    ("↓ → / ↑ ← in presenter mode", "next / previous step"),
+    ("P", "presenter mode on or off"),
+    ("Escape", "leave presenter mode, or close this sheet"),
+    ("?", "this sheet"),
+];
+
+/// The "?" button beside the display toggles.
+pub(super) fn shortcuts_button(open: &UseStateHandle<bool>) -> Html {
+    let onclick = {
+        let open = open.clone();
+        Callback::from(move |_: MouseEvent| open.set(!*open))
+    };
+    html! {
+        <button class="toggle shortcuts-button" aria-haspopup="dialog" aria-expanded={open.to_string()} title="Keyboard shortcuts (?)" {onclick}>{ "?" }</button>
+    }
+}
+
+/// The sheet itself, when open.
+pub(super) fn shortcuts_dialog(open: &UseStateHandle<bool>) -> Html {
+    if !**open {
+        return Html::default();
+    }
+    let close = {
+        let open = open.clone();
+        Callback::from(move |_: MouseEvent| open.set(false))
+    };
+    html! {
+        <div class="shortcuts" role="dialog" aria-modal="false" aria-label="Keyboard shortcuts" data-testid="shortcuts">
+            <h2>{ "Keyboard shortcuts" }</h2>
+            <dl>
+                { for SHORTCUTS.iter().map(|(k, what)| html! { <><dt><kbd>{ *k }</kbd></dt><dd>{ *what }</dd></> }) }
+            </dl>
+            <button class="shortcuts-close" onclick={close}>{ "Close" }</button>
+        </div>
+    }
+}
