@@ -371,3 +371,32 @@ test('"?" opens the keyboard shortcuts sheet, listing every key; Escape and Clos
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('with reduced motion the run starts paused and the Motion toggle overrides the system setting', async () => {
+  const ctx = await h.browser.newContext({ reducedMotion: 'reduce' });
+  const { page, errors } = await open(ctx, '#/lesson/anatomy-of-a-request?v=1&speed=0.05');
+  await page.waitForSelector('canvas.diagram');
+  assert.equal(await page.getAttribute('.app', 'data-playing'), 'false', 'reduced motion: no autoplay');
+  const toggle = page.locator('.motion-toggle');
+  assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+  await page.click('.motion-toggle');
+  assert.equal(await page.getAttribute('.app', 'data-motion'), 'full');
+  assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
+  // The choice lasts for the tab: a reload keeps it.
+  await page.reload();
+  await page.waitForSelector('canvas.diagram');
+  assert.equal(await page.getAttribute('.app', 'data-motion'), 'full');
+  await page.click('.motion-toggle');
+  assert.equal(await page.getAttribute('.app', 'data-motion'), 'reduced');
+  // Paused, one step at a time: the requests are drawn where they are.
+  for (let i = 0; i < 40; i++) await page.keyboard.press('ArrowRight');
+  await page.locator('canvas.diagram').first().screenshot({ path: path.join(artifacts, 'reduced-motion.png') });
+  assert.deepEqual(errors, []);
+  await ctx.close();
+  // Without the system setting the run plays at once, as before.
+  const ctx2 = await h.browser.newContext();
+  const p2 = await open(ctx2, '#/lesson/anatomy-of-a-request?v=1&speed=0.05');
+  await p2.page.waitForSelector('canvas.diagram');
+  assert.equal(await p2.page.getAttribute('.app', 'data-playing'), 'true');
+  await ctx2.close();
+});

@@ -71,7 +71,10 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     let dark = canvas.closest("[data-theme=dark]").ok().flatten().is_some()
         || (canvas.closest("[data-theme=light]").ok().flatten().is_none() && prefers("(prefers-color-scheme: dark)"));
     let theme = if dark { &DARK } else { &LIGHT };
-    let reduced_motion = prefers("(prefers-reduced-motion: reduce)");
+    // Reduced motion (the system's setting, or the page's Motion toggle, which wins): tokens
+    // are drawn where the trace put them, without moving between stages.
+    let reduced_motion = canvas.closest("[data-motion=reduced]").ok().flatten().is_some()
+        || (canvas.closest("[data-motion=full]").ok().flatten().is_none() && prefers("(prefers-reduced-motion: reduce)"));
     // Large type for a projector: the diagram's text grows with the page's.
     let large = canvas.closest("[data-large=true]").ok().flatten().is_some();
     let font = |px: f64, weight: &str, family: &str| format!("{weight} {:.0}px {family}", if large { px * 1.45 } else { px });
@@ -81,7 +84,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     let badge_w =
         canvas.previous_element_sibling().filter(|e| e.class_name() == "run-label").map_or(0.0, |e| e.client_width() as f64 + 12.0);
     // The note needs a row with room for a line of dots above it (not A/B in presenter mode).
-    let counts_note = (d.density || reduced_motion) && l.row(Stage::Processes).h >= if large { 48.0 } else { 32.0 };
+    let counts_note = d.density && l.row(Stage::Processes).h >= if large { 48.0 } else { 32.0 };
     l.process_inset = (
         badge_w,
         if !counts_note {
@@ -410,17 +413,13 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     }
 
     // Tokens: bios (chips) and requests (bars), tweened between the stages the trace named.
-    if d.density || reduced_motion {
+    if d.density {
         if !counts_note {
             return;
         }
         ctx.set_fill_style_str(theme.dim);
         let pr = l.row(Stage::Processes);
-        let why = if reduced_motion {
-            "counts only: reduced motion is on"
-        } else {
-            "counts only: the trace is faster than the eye (slow down to see each request)"
-        };
+        let why = "counts only: the trace is faster than the eye (slow down to see each request)";
         let px = if large { 11.0 * 1.45 } else { 11.0 };
         fit_text(&ctx, why, pr.x + 4.0, pr.y + pr.h - px / 2.0 - 1.0, pr.w - 8.0);
         return;
@@ -477,7 +476,8 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     };
     let ease = |t: f64| 1.0 - (1.0 - t) * (1.0 - t);
     let tween = d.tween_ms();
-    let progress = |t: &Token| ease(((now_ms - t.moved_ms) / tween).clamp(0.0, 1.0));
+    // With reduced motion every token is already where it is going (and a finished one gone).
+    let progress = |t: &Token| if reduced_motion { 1.0 } else { ease(((now_ms - t.moved_ms) / tween).clamp(0.0, 1.0)) };
     for t in d.requests.values() {
         let counter = match t.stage {
             _ if t.dev as usize >= ndev => Some(&mut per_col_layer),

@@ -72,6 +72,18 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let fio_text = use_state(|| None::<String>);
     let theme = use_state(|| prefs::pref("theme").and_then(|p| Theme::ALL.into_iter().find(|t| t.name() == p)).unwrap_or(Theme::Auto));
     let large = use_state(|| prefs::pref("large").as_deref() == Some("1"));
+    let motion = use_state(prefs::Motion::stored);
+    // With reduced motion a run does not start by itself: the viewer presses Play.
+    {
+        let (session, refresh) = (session.clone(), refresh.clone());
+        let reduced = motion.reduced();
+        use_effect_with((), move |_| {
+            if reduced {
+                session.borrow_mut().a.playing = false;
+                refresh.force_update();
+            }
+        });
+    }
     prefs::use_stored_prefs(*presenter, *large, *theme);
     // The last knob change: its key, and what it did or why it was refused.
     let knob_msg = use_state(|| None::<(String, String)>);
@@ -115,7 +127,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let predict_box = steps::predict_box(&session, &refresh, d, &prediction);
     let steps_list = steps::steps_list(&session, &step, d);
     html! {
-        <div class="app" data-presenter={presenter.to_string()} data-lesson={lesson.id.clone()} data-variant={d.variant.clone()} data-playing={d.playing.to_string()} data-theme={theme_attr} data-ab={ab.to_string()} data-expanded={s.expanded.map_or("none".to_string(), |g| g.to_string())} data-large={large.to_string()}>
+        <div class="app" data-presenter={presenter.to_string()} data-lesson={lesson.id.clone()} data-variant={d.variant.clone()} data-playing={d.playing.to_string()} data-theme={theme_attr} data-ab={ab.to_string()} data-expanded={s.expanded.map_or("none".to_string(), |g| g.to_string())} data-large={large.to_string()} data-motion={motion.name()}>
             <header class="bar">
                 <h1><a href="#/" class="home-link" title="All lessons">{ "blkviz" }</a></h1>
                 { nav::lesson_picker(&lesson.id) }
@@ -123,6 +135,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 { controls::run_controls(&session, &refresh, d, all_done, on_seed) }
                 <button class="toggle" aria-pressed={large.to_string()} title="Large type, for a projector" onclick={{ let large = large.clone(); Callback::from(move |_| large.set(!*large)) }}>{ "Large type" }</button>
                 { presenter::presenter_buttons(&presenter, &props.id, *step) }
+                { prefs::motion_button(&motion) }
                 { shortcuts::shortcuts_button(&shortcuts_open) }
                 <button class="copy-link" onclick={on_copy} title="A link to exactly this run, at this simulated time">{ "Copy link" }</button>
                 { nav::prev_next_links(&lesson.id) }

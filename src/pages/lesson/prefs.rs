@@ -35,6 +35,61 @@ fn set_pref(key: &str, value: &str) {
     let _ = SessionStorage::set(format!("blkviz.{key}"), value);
 }
 
+/// The page's motion setting: the system's (`prefers-reduced-motion`) until the Motion toggle
+/// says otherwise.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Motion {
+    System,
+    Full,
+    Reduced,
+}
+
+impl Motion {
+    /// Its `data-motion` value and stored preference.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Motion::System => "system",
+            Motion::Full => "full",
+            Motion::Reduced => "reduced",
+        }
+    }
+
+    pub(super) fn stored() -> Motion {
+        match pref("motion").as_deref() {
+            Some("full") => Motion::Full,
+            Some("reduced") => Motion::Reduced,
+            _ => Motion::System,
+        }
+    }
+
+    /// Whether motion is reduced now.
+    pub(super) fn reduced(self) -> bool {
+        match self {
+            Motion::Full => false,
+            Motion::Reduced => true,
+            Motion::System => web_sys::window()
+                .and_then(|w| w.match_media("(prefers-reduced-motion: reduce)").ok().flatten())
+                .is_some_and(|m| m.matches()),
+        }
+    }
+}
+
+/// The Motion toggle: pressed means requests move between stages.
+pub(super) fn motion_button(motion: &UseStateHandle<Motion>) -> Html {
+    let reduced = motion.reduced();
+    let onclick = {
+        let motion = motion.clone();
+        Callback::from(move |_: MouseEvent| {
+            let m = if motion.reduced() { Motion::Full } else { Motion::Reduced };
+            set_pref("motion", m.name());
+            motion.set(m);
+        })
+    };
+    html! {
+        <button class="toggle motion-toggle" aria-pressed={(!reduced).to_string()} title="Motion: requests move between the stages of the stack; off, each is drawn where it is (follows the system's reduced-motion setting until you choose)" {onclick}>{ "Motion" }</button>
+    }
+}
+
 /// Stores the display preferences each time one changes.
 #[hook]
 pub(super) fn use_stored_prefs(presenter: bool, large: bool, theme: Theme) {
