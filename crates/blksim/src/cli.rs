@@ -41,7 +41,7 @@ impl std::fmt::Display for CliError {
 const USAGE: &str = "usage: blksim <lessons|run|compare|sweep|link|knobs|fidelity|trace> [LESSON] [--variant NAME] [--b NAME (link: A/B)] [--set KEY=VALUE]... [--seed N] [--duration SECONDS] [--seeds N] [--json] [--check (fidelity)] [--out DIR (trace)]";
 pub const SWEEP_SEEDS_MAX: u64 = 10_000;
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Args {
     lesson: Option<String>,
     variant: Option<String>,
@@ -56,6 +56,8 @@ struct Args {
     check: bool,
     /// `trace --out DIR`: where the blktrace files go.
     out: Option<String>,
+    /// `run --job-file FILE`: an fio job file for the workload.
+    job_file: Option<String>,
 }
 
 fn bad(msg: impl Into<String>) -> CliError {
@@ -80,6 +82,7 @@ fn parse(cmd: &str, rest: &[String], allowed: &[&str]) -> Result<Args, CliError>
             "--json" => a.json = true,
             "--check" => a.check = true,
             "--out" => a.out = Some(value("--out")?),
+            "--job-file" => a.job_file = Some(value("--job-file")?),
             "--variant" => a.variant = Some(value("--variant")?),
             "--b" => a.b = Some(value("--b")?),
             "--set" => {
@@ -152,7 +155,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Result<(), CliError> {
     let text = match cmd.as_str() {
         "lessons" => cmd_lessons(&parse(cmd, rest, &["--json"])?),
         "knobs" => cmd_knobs(&parse(cmd, rest, &["--json"])?),
-        "run" => cmd_run(&parse(cmd, rest, &["--variant", "--set", "--seed", "--duration", "--json"])?)?,
+        "run" => cmd_run(&parse(cmd, rest, &["--variant", "--set", "--seed", "--duration", "--json", "--job-file"])?)?,
         "compare" => cmd_compare(&parse(cmd, rest, &["--set", "--seed", "--duration", "--json"])?)?,
         "sweep" => cmd_sweep(&parse(cmd, rest, &["--variant", "--set", "--seeds", "--duration", "--json"])?)?,
         "link" => cmd_link(&parse(cmd, rest, &["--variant", "--b", "--set", "--seed"])?)?,
@@ -217,7 +220,34 @@ fn cmd_knobs(a: &Args) -> String {
     s
 }
 
+/// `--job-file FILE`: the file's workload knobs, put before the `--set`s (which win), and its
+/// notes (what it asked for that the model does not do), said on stderr.
+fn job_file(path: &str, l: &Lesson, variant: &str) -> Result<crate::fio::FioJob, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("--job-file: cannot read '{}': {e}", clip(path))))?;
+    let mut job = crate::fio::parse(&text).map_err(|e| bad(format!("--job-file {}: {}", clip(path), e.message)))?;
+    let base = l.config(variant, &[]).map_err(|e| bad(e.to_string()))?;
+    job.fit_devices(&base.scenario);
+    Ok(job)
+}
+
 fn cmd_run(a: &Args) -> Result<String, CliError> {
+    let owned;
+    let a = match &a.job_file {
+        Some(path) => {
+            // Without a lesson, the job runs in the sandbox; the --set's come after it and win.
+            let lesson = a.lesson.clone().unwrap_or_else(|| lessons::SANDBOX.to_string());
+            let l = lessons::find(&lesson).map_err(|e| bad(e.message))?;
+            let variant = a.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
+            let job = job_file(path, &l, &variant)?;
+            if let Some(n) = job.notes() {
+                eprintln!("blksim: job file {}: {n}", clip(path));
+            }
+            let sets = job.knobs.into_iter().chain(a.sets.iter().cloned()).collect();
+            owned = Args { sets, lesson: Some(lesson), ..a.clone() };
+            &owned
+        }
+        None => a,
+    };
     let l = lesson_of(a, "run")?;
     let variant = a.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
     let cfg = config_of(&l, &variant, a)?;

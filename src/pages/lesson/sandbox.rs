@@ -24,7 +24,8 @@ pub(super) fn job_file_box(
             let mut s = session.borrow_mut();
             match blksim::fio::parse(&text) {
                 Err(e) => fio_msg.set(Some(format!("not applied: {e}"))),
-                Ok(job) => {
+                Ok(mut job) => {
+                    job.fit_devices(&s.a.sim.config().scenario);
                     let mut msg = Vec::new();
                     if let Err(e) = s.a.apply_many(&job.knobs) {
                         msg.push(format!("not applied: {e}"));
@@ -33,8 +34,8 @@ pub(super) fn job_file_box(
                             "applied the job ({} settings from the file, fio's defaults for the rest); the run restarted",
                             job.from_file
                         ));
-                        if !job.ignored.is_empty() {
-                            msg.push(format!("ignored (no effect in the model): {}", job.ignored.join(", ")));
+                        if let Some(notes) = job.notes() {
+                            msg.push(notes);
                         }
                         fio_text.set(None);
                     }

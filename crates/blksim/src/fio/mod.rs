@@ -1,5 +1,8 @@
-//! fio job files: the sandbox's workload. Parses the INI format fio reads (`[global]` and one
-//! job section, `key=value` lines, `;` and `#` comments) into knob settings.
+//! fio job files: the sandbox's workload. Parses the INI format fio reads (`[global]` and job
+//! sections, `key=value` lines, `;` and `#` comments) into knob settings. fio's own example job
+//! files are taken as they are: every option blkviz models applies, and every other one (an
+//! option the model lacks, a value it cannot take, a second job section) is named in
+//! `FioJob::not_modelled` and ignored, never dropped silently.
 
 use crate::scenario::{clip, ScenarioError};
 
@@ -22,7 +25,6 @@ const IGNORED: &[&str] = &[
     "directory",
     "loops",
     "refill_buffers",
-    "buffered",
 ];
 
 /// fio's own defaults for the options the model takes (fio(1): rw=read, bs=4k, numjobs=1,
@@ -42,16 +44,53 @@ const DEFAULTS: &[(&str, &str)] = &[
 ];
 
 /// Knob settings from a job file, one per knob: fio's defaults, each replaced by the file's
-/// setting where it gives one (a later line wins); plus how many settings the file gave and
-/// the options it ignored.
+/// setting where it gives one (a later line wins); plus how many settings the file gave, the
+/// options that change nothing in the model (`ignored`), and what the model cannot do
+/// (`not_modelled`: an unknown option, a value out of the model's range, a second job).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FioJob {
     pub knobs: Vec<(String, String)>,
     pub from_file: usize,
     pub ignored: Vec<String>,
+    pub not_modelled: Vec<String>,
 }
 
 impl FioJob {
+    /// What a page or the CLI says about the file beyond the settings it applied: one line.
+    pub fn notes(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if !self.not_modelled.is_empty() {
+            parts.push(format!("not modelled, so ignored: {}", self.not_modelled.join(", ")));
+        }
+        if !self.ignored.is_empty() {
+            parts.push(format!("no effect in the model: {}", self.ignored.join(", ")));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
+    /// A `filename` that names no device of the stack the job runs on (a file, or a disk
+    /// another machine has) is named and dropped: the jobs then use every top device, as
+    /// without one. `base` is the scenario the job's settings go onto.
+    pub fn fit_devices(&mut self, base: &crate::scenario::Scenario) {
+        let Some(i) = self.knobs.iter().position(|(k, v)| k == "workload.filename" && !v.is_empty()) else { return };
+        let mut s = base.clone();
+        for (k, v) in &self.knobs {
+            if crate::scenario::set_knob(&mut s, k, v).is_err() {
+                return;
+            }
+        }
+        if s.validate().is_err_and(|e| e.field == "workload.filename") {
+            let name = std::mem::take(&mut self.knobs[i].1);
+            self.not_modelled(format!("filename={} (no such device in this stack: the jobs use its top devices)", clip(&name)));
+        }
+    }
+
+    fn not_modelled(&mut self, what: String) {
+        if !self.not_modelled.contains(&what) && self.not_modelled.len() < NOT_MODELLED_MAX {
+            self.not_modelled.push(what);
+        }
+    }
+
     fn set(&mut self, knob: &str, value: String) {
         self.from_file += 1;
         match self.knobs.iter_mut().find(|(k, _)| k == knob) {
@@ -61,7 +100,10 @@ impl FioJob {
     }
 }
 
-pub const JOB_FILE_MAX: usize = 8192;
+/// The largest job file read (fio's examples are under 4 KiB).
+pub const JOB_FILE_MAX: usize = 16384;
+/// Distinct not-modelled items named at most (the rest are counted in the last one).
+const NOT_MODELLED_MAX: usize = 24;
 
 pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
     if text.len() > JOB_FILE_MAX {
@@ -69,22 +111,35 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
     }
     let mut job = FioJob { knobs: DEFAULTS.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect(), ..FioJob::default() };
     let mut jobs = 0;
+    // The sandbox's scenario checks each value on its own: one the model cannot take is named
+    // and fio's default stays (how the knobs go together is checked when they apply).
+    let check = crate::scenario::Scenario::default();
+    // Lines of a second and later job section are that job's: blkviz runs the first one.
+    let mut skipping = false;
+    let mut skipped_jobs: Vec<String> = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with(';') || line.starts_with('#') {
             continue;
         }
         if let Some(section) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            if section != "global" {
-                jobs += 1;
-                if jobs > 1 {
-                    return Err(ScenarioError::new(
-                        "fio",
-                        format!("line {}: a second job section [{}]; blkviz runs one job (use numjobs= for copies)", n + 1, clip(section)),
-                    ));
+            if section == "global" {
+                skipping = jobs > 0;
+                if skipping {
+                    skipped_jobs.push(format!("[global] at line {}", n + 1));
                 }
-                job.set("workload.name", section.chars().take(15).collect());
+            } else {
+                jobs += 1;
+                skipping = jobs > 1;
+                if skipping {
+                    skipped_jobs.push(format!("[{}]", clip(section)));
+                } else {
+                    job.set("workload.name", section.chars().take(15).collect());
+                }
             }
+            continue;
+        }
+        if skipping {
             continue;
         }
         let (key, value) = line.split_once('=').map_or((line, ""), |(k, v)| (k.trim(), v.trim()));
@@ -98,29 +153,45 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
             "size" => "workload.size",
             "end_fsync" | "fsync_on_close" => "workload.fsync",
             "filename" => "workload.filename",
+            // name= names the job, as its section does.
+            "name" => "workload.name",
+            // buffered=0 is direct=1 (fio(1)).
+            "buffered" => "workload.buffered",
             k if IGNORED.contains(&k) => {
-                job.ignored.push(k.to_string());
+                if !job.ignored.iter().any(|i| i == k) {
+                    job.ignored.push(k.to_string());
+                }
                 continue;
             }
             other => {
-                return Err(ScenarioError::new(
-                    "fio",
-                    format!("line {}: option '{}' is not modelled; known: rw, bs, numjobs, ioengine, iodepth, direct, size, end_fsync, filename (ignored: {})", n + 1, clip(other), IGNORED.join(", ")),
-                ))
+                job.not_modelled(if value.is_empty() { clip(other) } else { format!("{}={}", clip(other), clip(value)) });
+                continue;
             }
         };
-        let value = match (knob, value) {
+        let on = |v: &str| v == "1" || v == "true";
+        let (knob, value) = match (knob, value) {
             // fio spells these as 0/1; the knobs take true/false.
-            ("workload.direct" | "workload.fsync", v) => (v == "1" || v == "true").to_string(),
-            ("workload.ioengine", "psync" | "sync" | "pvsync") => "sync".to_string(),
+            ("workload.direct" | "workload.fsync", v) => (knob, on(v).to_string()),
+            ("workload.buffered", v) => ("workload.direct", (!on(v)).to_string()),
+            ("workload.name", v) => (knob, v.chars().take(15).collect()),
+            ("workload.ioengine", "psync" | "sync" | "pvsync") => (knob, "sync".to_string()),
             // /dev/sdb:/dev/mapper/dm-1 → sdb:dm-1 (the knob takes kernel names).
-            ("workload.filename", v) => v.split(':').map(|p| p.rsplit('/').next().unwrap_or(p)).collect::<Vec<_>>().join(":"),
-            (_, v) => v.to_string(),
+            ("workload.filename", v) => (knob, v.split(':').map(|p| p.rsplit('/').next().unwrap_or(p)).collect::<Vec<_>>().join(":")),
+            (_, v) => (knob, v.to_string()),
         };
-        job.set(knob, value);
+        match crate::scenario::set_knob(&mut check.clone(), knob, &value) {
+            Ok(()) => job.set(knob, value),
+            Err(e) => job.not_modelled(format!("{}={} ({})", clip(key), clip(value.as_str()), e.message)),
+        }
     }
     if jobs == 0 {
         return Err(ScenarioError::new("fio", "no job section; expected a [name] section after [global]"));
+    }
+    if !skipped_jobs.is_empty() {
+        job.not_modelled(format!(
+            "the jobs after the first ({}): blkviz runs one job section, numjobs= makes copies",
+            skipped_jobs.join(", ")
+        ));
     }
     Ok(job)
 }
@@ -205,9 +276,20 @@ mod tests {
     }
 
     #[test]
-    fn unknown_options_and_second_jobs_are_named() {
-        assert!(parse("[a]\nverify=md5\n").unwrap_err().to_string().contains("'verify' is not modelled"));
-        assert!(parse("[a]\nrw=read\n[b]\nrw=write\n").unwrap_err().to_string().contains("second job section [b]"));
+    fn unknown_options_values_and_second_jobs_are_named_and_ignored() {
+        let job = parse("[global]\nverify=md5\nioengine=io_uring\nbuffered=0\n[a]\nrw=randwrite\n[b]\nrw=write\nbs=1m\n").unwrap();
+        let knob = |k: &str| job.knobs.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+        // The first job applies, with what the model takes; buffered=0 is direct=1.
+        assert_eq!(knob("workload.rw"), Some("randwrite"));
+        assert_eq!(knob("workload.direct"), Some("true"));
+        assert_eq!(knob("workload.bs"), Some("4k"), "job b's bs is not the run's");
+        // A value the model cannot take keeps fio's default, and is named with what is allowed.
+        assert_eq!(knob("workload.ioengine"), Some("sync"));
+        let notes = job.notes().unwrap();
+        assert!(notes.contains("verify=md5"), "{notes}");
+        assert!(notes.contains("ioengine=io_uring") && notes.contains("libaio"), "{notes}");
+        assert!(notes.contains("[b]") && notes.contains("one job section"), "{notes}");
         assert!(parse("rw=read\n").unwrap_err().to_string().contains("no job section"));
+        assert_eq!(parse("[a]\nrw=read\n").unwrap().notes(), None);
     }
 }

@@ -197,3 +197,24 @@ fn irq_affinity_decides_which_ksoftirqd_saturates() {
         .unwrap();
     assert_eq!(busiest["name"], "ksoftirqd/1");
 }
+
+#[test]
+fn run_takes_an_fio_job_file_and_names_what_it_does_not_model() {
+    let path = std::env::temp_dir().join(format!("blkviz-job-{}.fio", std::process::id()));
+    std::fs::write(&path, "[global]\nioengine=libaio\niodepth=8\nverify=crc32c\n\n[randreads]\nrw=randread\nbs=4k\ndirect=1\n").unwrap();
+    let (code, out, err) = blksim(&["run", "--job-file", path.to_str().unwrap(), "--duration", "0.2", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["lesson"], "sandbox");
+    assert!(v["iops"].as_f64().unwrap() > 0.0);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("verify=crc32c"), "{err}");
+    // A --set after it wins over the file.
+    let (code, out, _) =
+        blksim(&["run", "--job-file", path.to_str().unwrap(), "--set", "workload.rw=randwrite", "--duration", "0.2", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["write_mb_s"].as_f64().unwrap() > 0.0 && v["read_mb_s"].as_f64().unwrap() == 0.0);
+    std::fs::remove_file(&path).unwrap();
+    assert_bad(&["run", "--job-file", "/nonexistent/job.fio"], "--job-file");
+}

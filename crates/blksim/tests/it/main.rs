@@ -4,6 +4,7 @@ mod blktrace;
 mod cli;
 mod determinism;
 mod fidelity;
+mod fio_examples;
 mod invariants;
 mod lessons;
 mod link;
