@@ -99,6 +99,21 @@ pub const KBLOCKD_WORK_NS: u64 = NS_PER_US;
 /// (`blk_delay_queue`; 2.6.38 plugged the queue for its 3 ms `unplug_delay` instead).
 pub const SCSI_QUEUE_DELAY_NS: u64 = 3 * NS_PER_MS;
 
+/// `__blk_mq_run_hw_queue` (4.0) from `scsi_queue_rq`'s BUSY (which stopped the queue) to the
+/// splice of the leftovers onto `hctx->dispatch`: un-start the request, put it back on the
+/// list, take `hctx->lock`. Reason: a few hundred instructions and one lock, ~0.3 µs; an
+/// interrupt handled on that CPU meanwhile lengthens it (`Sim::mq_splice_due`).
+pub const MQ_SPLICE_NS: u64 = 300;
+/// `BLK_MAX_TIMEOUT` (5 HZ, block/blk-timeout.c 3.13+): the blk-mq timeout timer looks at
+/// least this often while requests are started.
+pub const BLK_MAX_TIMEOUT_NS: u64 = 5 * crate::engine::time::NS_PER_S;
+/// request-based dm's `dm_request_fn` (4.0) re-runs its queue after `blk_delay_queue(q, HZ/10)`
+/// whenever it finds the queue empty or the target busy.
+pub const DM_REQUEST_DELAY_NS: u64 = 100 * NS_PER_MS;
+/// multipathd's `MAX_CHECKINT`: the path checker's interval doubles after each good check up
+/// to 4 × `polling_interval` (multipath-tools `libmultipath/defaults.h`, `check_path()`).
+pub const MULTIPATH_MAX_CHECKINT_FACTOR: u64 = 4;
+
 /// 2.6 request-pool batching (`ll_rw_blk.c`, later `blk-core.c`): a process that found the
 /// pool full, or slept in `get_request_wait`, may allocate `BLK_BATCH_REQ` requests within
 /// `BLK_BATCH_TIME` (HZ/50) even while the pool stays full, up to 3/2 of `nr_requests`.

@@ -100,14 +100,16 @@ impl Sim {
                 return Ok(());
             }
         }
-        // blk-mq: the request is a tag, or the submitter sleeps in bt_get.
+        // blk-mq: the request is a tag of the submitting CPU's hardware queue, or the submitter
+        // sleeps in bt_get.
         let mut tag = None;
+        let mut hctx = 0;
         if self.devs[di].queue.mq.is_some() {
-            let q = &mut self.devs[di].queue;
-            match q.tags.get() {
+            let cpu = self.threads[tid.idx()].home;
+            hctx = self.mq(dev).hctx_of(cpu);
+            match self.bt_get(dev, hctx, tid) {
                 Some(t) => tag = Some(t),
                 None => {
-                    q.mq.as_mut().expect("checked").sleep(tid);
                     self.emit(dev, Action::S, bio.write, bio.sector, bio.bytes, tid, bio_id.0, 0);
                     return Err(Wait::Tag { dev });
                 }
@@ -133,6 +135,7 @@ impl Sim {
             nr_bios: 1,
             alloc_at: now,
             tag,
+            hctx,
             submitter: tid,
             sync: self.ios.get(bio.io.0).sync,
             clone_of: None,
@@ -140,7 +143,13 @@ impl Sim {
         }));
         self.devs[di].stats.start(now);
         self.emit(dev, Action::G, bio.write, bio.sector, bio.bytes, tid, rq.0, bio_id.0);
-        if self.plugging {
+        if tag.is_some() {
+            // blk_mq_make_request (4.0), a sync request over several hardware queues: no plug;
+            // insert and run the queue from this CPU.
+            self.blk_mq_insert(dev, rq);
+            self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
+            self.blk_mq_run_hw_queue(dev, hctx, false);
+        } else if self.plugging {
             if !self.plug.iter().any(|r| self.reqs.get(r.0).dev == dev) {
                 self.emit(dev, Action::P, bio.write, bio.sector, 0, tid, rq.0, 0);
             }
@@ -228,6 +237,7 @@ impl Sim {
     /// host has room; a device stopped by a busy host joins the host's starved list.
     pub(crate) fn run_queue(&mut self, dev: DevId) {
         match self.devs[dev.idx()].kind {
+            DevKind::Sd { .. } if self.devs[dev.idx()].queue.mq.is_some() => self.blk_mq_run_hw_queues(dev),
             DevKind::Sd { .. } => self.scsi_request_fn(dev),
             DevKind::DmMpath { .. } => self.dm_request_fn(dev),
             // Bio-based: md and dm-linear have no request queue to run.
@@ -280,17 +290,22 @@ impl Sim {
             return;
         }
         self.run_queued[dev.idx()] = true;
-        self.kblockd_queue_work(dev, cpu);
+        self.kblockd_queue_work(crate::kernel::workqueue::Work::Queue(dev), cpu);
     }
 
     /// `blk_delay_queue(q, SCSI_QUEUE_DELAY)`: run the queue from kblockd after a delay, on the
     /// same `delay_work` as `blk_run_queue_async`: nothing happens if that work is pending
     /// (its timer armed, or queued on kblockd).
     pub(crate) fn delay_queue(&mut self, dev: DevId) {
+        self.delay_queue_ns(dev, SCSI_QUEUE_DELAY_NS);
+    }
+
+    /// `blk_delay_queue(q, msecs)`.
+    pub(crate) fn delay_queue_ns(&mut self, dev: DevId, delay: u64) {
         if self.run_queued[dev.idx()] || self.delay_armed[dev.idx()].is_some() {
             return;
         }
-        let due = self.now() + SCSI_QUEUE_DELAY_NS;
+        let due = self.now() + delay;
         self.delay_armed[dev.idx()] = Some((due, CoreId(self.cur_cpu)));
         if !self.delay_event[dev.idx()] {
             self.delay_event[dev.idx()] = true;

@@ -6,8 +6,28 @@
 //!   when that queue has been charged `wake_cnt = min(8, max(1, depth / 8))` frees, all of its
 //!   sleepers are woken and `wake_index` moves on. A free while nobody sleeps is not credited.
 
-use crate::engine::ids::ThreadId;
+use crate::engine::ids::{DevId, ThreadId};
+use crate::engine::Sim;
 use std::collections::VecDeque;
+
+impl Sim {
+    /// `bt_get` (4.0, with b32232073e) for `tid` on hardware queue `h` of `dev`: a free tag,
+    /// else run that queue from here (`blk_mq_run_hw_queue(hctx, false)`) and try again, else
+    /// sleep on the map's next wait queue (None: the caller sleeps). Woken, the caller comes
+    /// back here with the hardware queue of the CPU it then runs on.
+    pub(crate) fn bt_get(&mut self, dev: DevId, h: u16, tid: ThreadId) -> Option<u16> {
+        if let Some(t) = self.mq_mut(dev).hctx[h as usize].tags.get() {
+            return Some(t);
+        }
+        self.blk_mq_run_hw_queue(dev, h, false);
+        let q = &mut self.mq_mut(dev).hctx[h as usize];
+        if let Some(t) = q.tags.get() {
+            return Some(t);
+        }
+        q.wait.sleep(tid);
+        None
+    }
+}
 
 pub const BT_WAIT_QUEUES: usize = 8;
 
@@ -60,6 +80,11 @@ impl TagWait {
         bs.wait_cnt = self.wake_cnt;
         self.wake_index = (i + 1) % BT_WAIT_QUEUES;
         bs.waiters.drain(..).collect()
+    }
+
+    /// `blk_mq_tag_wakeup_all`: every sleeper, on every wait queue.
+    pub fn wake_all(&mut self) -> Vec<ThreadId> {
+        self.bs.iter_mut().flat_map(|b| b.waiters.drain(..)).collect()
     }
 
     pub fn sleepers(&self) -> impl Iterator<Item = ThreadId> + '_ {

@@ -36,12 +36,18 @@ impl Sim {
         let di = dev.idx();
         let ctx = self.context();
         self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, ctx, rq.0, 0);
-        self.devs[di].queue.tags.put(r.tag.expect("completed request had a tag"));
+        let tag = r.tag.expect("completed request had a tag");
         if let Some(mq) = self.devs[di].queue.mq.as_mut() {
-            // bt_clear_tag: the free is charged to a wait queue, which may wake its sleepers.
-            for w in mq.tag_freed() {
+            // Its own hardware queue's tag map; bt_clear_tag charges the free to one of that
+            // map's wait queues, which may wake its sleepers.
+            mq.device_busy -= 1;
+            let q = &mut mq.hctx[r.hctx as usize];
+            q.tags.put(tag);
+            for w in q.wait.tag_freed() {
                 self.wake(w, Step::RetryTag);
             }
+        } else {
+            self.devs[di].queue.tags.put(tag);
         }
         let (_, h) = self.devs[di].sd();
         self.hosts[h.idx()].put();

@@ -19,6 +19,8 @@ pub struct Request {
     /// `rq->start_time`: diskstats count a request in flight from allocation.
     pub alloc_at: SimTime,
     pub tag: Option<u16>,
+    /// The blk-mq hardware queue whose tag it holds (0 on a legacy queue).
+    pub hctx: u16,
     pub submitter: ThreadId,
     /// `REQ_SYNC` (from its first bio's I/O): cfq keeps synchronous requests in the
     /// submitter's own queue and asynchronous ones in the shared async queue.
@@ -53,7 +55,7 @@ pub struct RequestQueue {
     pub tags: TagMap,
     /// blk-mq (`none`, `mq-deadline`): a request is a tag, allocated at submission; who waits
     /// for one sleeps in `bt_get` by these rules. None: the legacy request pool.
-    pub mq: Option<crate::block::blk_mq_tag::TagWait>,
+    pub mq: Option<crate::block::blk_mq::BlkMq>,
 }
 
 impl RequestQueue {

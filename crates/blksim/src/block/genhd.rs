@@ -52,7 +52,8 @@ impl BlockDev {
             minor,
             kind: DevKind::Sd { disk, host },
             queue: RequestQueue {
-                mq: is_mq(s.queue.scheduler).then(|| crate::block::blk_mq_tag::TagWait::new(s.queue.depth)),
+                mq: is_mq(s.queue.scheduler)
+                    .then(|| crate::block::blk_mq::BlkMq::new(s.host.nr_hw_queues, s.host.can_queue, s.queue.depth, s.cpu.cores)),
                 ..RequestQueue::new(s, s.disk.max_sectors_kb, tag_depth(s))
             },
             stats: DiskStats::default(),

@@ -24,6 +24,14 @@ pub enum Event {
     /// `blk_delay_queue`'s timer on `dev`'s `delay_work` fires: the queue run goes to the
     /// kblockd worker of the CPU that armed it.
     DelayWork { dev: DevId },
+    /// A blk-mq BUSY run on `cpu` reaches its splice of the leftovers onto `hctx->dispatch`.
+    MqSplice { dev: DevId, hctx: u16, cpu: CoreId },
+    /// A hardware queue's `delay_work` (`blk_mq_delay_queue`) fires.
+    MqDelayRun { dev: DevId, hctx: u16 },
+    /// The blk-mq queue's timeout timer (`blk_mq_rq_timer`).
+    MqTimer { dev: DevId },
+    /// multipathd's path checker reads from the path `dev`.
+    PathCheck { dev: DevId },
 }
 
 #[derive(Debug)]

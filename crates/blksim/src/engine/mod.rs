@@ -106,7 +106,7 @@ pub struct Sim {
     pub(crate) cur_thread: Option<ThreadId>,
     /// kblockd: per CPU, the queue runs punted to its worker, and whether a device's run is
     /// already queued (one `delay_work` per queue: queueing it twice is a no-op).
-    pub(crate) kblockd_queue: Vec<std::collections::VecDeque<DevId>>,
+    pub(crate) kblockd_queue: Vec<std::collections::VecDeque<crate::kernel::workqueue::Work>>,
     pub(crate) run_queued: Vec<bool>,
     /// A device's armed `blk_delay_queue` timer (when it fires, and the CPU that armed it), and
     /// whether its event is in the queue (one per device: a cancelled one is left to lapse).
@@ -146,6 +146,11 @@ pub struct Sim {
     pub(crate) elv_timer: Vec<Option<SimTime>>,
     /// Per dm-multipath device: the round-robin selector's next path.
     pub(crate) rr_next: Vec<u16>,
+    /// multipathd (`dm.polling_interval` > 0 over blk-mq paths): its thread, the CPUs its
+    /// checks run on, and per path the checker's current interval (ns).
+    pub(crate) multipathd: Option<ThreadId>,
+    pub(crate) multipathd_rng: Stream,
+    pub(crate) path_checkint: Vec<u64>,
 }
 
 impl Sim {
@@ -226,6 +231,34 @@ impl Sim {
                 (tid, std::collections::VecDeque::new())
             }));
         }
+        // blk-mq's tag set is the host's: shared once two LUN queues use it.
+        for i in 0..devs.len() {
+            let DevKind::Sd { host, .. } = devs[i].kind else { continue };
+            let luns = devs.iter().filter(|d| d.queue.mq.is_some() && matches!(d.kind, DevKind::Sd { host: h, .. } if h == host)).count();
+            if let Some(m) = devs[i].queue.mq.as_mut() {
+                m.shared_tags = luns > 1;
+            }
+        }
+        // multipathd checks each blk-mq path of a dm-multipath device.
+        let checked: Vec<DevId> = if s.dm.polling_interval > 0 {
+            devs.iter()
+                .filter_map(|d| match &d.kind {
+                    DevKind::DmMpath { paths } => Some(paths.clone()),
+                    _ => None,
+                })
+                .flatten()
+                .filter(|p| devs[p.idx()].queue.mq.is_some())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let multipathd = (!checked.is_empty()).then(|| {
+            threads.push(Thread::kernel("multipathd".into(), ThreadKind::Multipathd, CoreId(0), 900));
+            ThreadId(threads.len() as u32 - 1)
+        });
+        let mut path_checkint = vec![0; devs.len()];
+        let mut multipathd_rng = Stream::new(seed, STREAM_JOB - 2);
+        let poll = s.dm.polling_interval as u64 * NS_PER_S;
         // One writeback thread per top-level block device, as 2.6.32+ has (flush-MAJ:MIN).
         let mut flushers = vec![None; devs.len()];
         for (i, &dev) in top.iter().enumerate() {
@@ -266,7 +299,15 @@ impl Sim {
             jobs.push(Job::new(JobId(j), tid, dev, nth as u64 * region, region, &s.workload, rng));
         }
         // Per device at most one cfq idle timer and one blk_delay_queue timer.
-        let mut events = EventQueue::new(16 + 4 * (jobs.len() + disks.len() * 16 + cores.len()) + 2 * devs.len());
+        // blk-mq: per hardware queue a splice per CPU and a delayed run; per queue a timer and
+        // a path check.
+        let mq_events = devs.len() * (s.host.nr_hw_queues as usize * (cores.len() + 1) + 2);
+        let mut events = EventQueue::new(16 + 4 * (jobs.len() + disks.len() * 16 + cores.len()) + 2 * devs.len() + mq_events);
+        for &p in &checked {
+            // The first check of each path comes within one polling interval.
+            path_checkint[p.idx()] = 2 * poll;
+            events.schedule(SimTime(multipathd_rng.below(poll)), Event::PathCheck { dev: p });
+        }
         let mut fork = Stream::new(seed, STREAM_JOB - 1);
         for j in &jobs {
             events.schedule(SimTime(fork.below(JOB_FORK_SPREAD_NS)), Event::JobStart { job: j.id });
@@ -322,6 +363,9 @@ impl Sim {
             kdm,
             elv_timer: vec![None; ndevs],
             rr_next: vec![0; ndevs],
+            multipathd,
+            multipathd_rng,
+            path_checkint,
         }
     }
 
@@ -447,6 +491,10 @@ impl Sim {
                     Some((_, cpu)) => self.run_queue_async(dev, cpu),
                 }
             }
+            Event::MqSplice { dev, hctx, cpu } => self.mq_splice_due(dev, hctx, cpu),
+            Event::MqDelayRun { dev, hctx } => self.on_mq_delay_run(dev, hctx),
+            Event::MqTimer { dev } => self.on_mq_timer(dev),
+            Event::PathCheck { dev } => self.path_check(dev),
             Event::Timeout { thread } => {
                 let now = self.now();
                 let th = &mut self.threads[thread.idx()];
@@ -545,9 +593,9 @@ impl Sim {
             Step::FsyncWrite => self.fsync_write(tid),
             Step::Raid5d => self.raid5d_step(tid),
             Step::RetryStripe => self.retry_stripe(tid),
-            Step::KdmWork => self.kdm_map(tid, false),
+            Step::KdmWork => self.kdm_map(tid),
             Step::RetryTag => match self.threads[tid.idx()].kind {
-                ThreadKind::KdmWork(_) => self.kdm_map(tid, true),
+                ThreadKind::KdmWork(_) => self.kdm_map(tid),
                 _ => self.submit_pending(tid),
             },
             Step::Softirq => self.ksoftirqd_step(tid),

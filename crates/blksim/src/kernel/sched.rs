@@ -39,6 +39,9 @@ pub struct Core {
     pub softirq_deferred: bool,
     /// Threads in I/O wait whose last CPU is this one: idle time counts as iowait while > 0.
     pub nr_iowait: u32,
+    /// blk-mq BUSY runs interrupted on this core between their stop and their splice: they
+    /// splice when the interrupt's softirq work is done.
+    pub splice_after_irq: Vec<(DevId, u16)>,
 }
 
 impl Core {
@@ -132,6 +135,8 @@ pub enum ThreadKind {
     Raid5d(DevId),
     /// Request-based dm's per-device kthread worker over blk-mq (2eb6e1e3, `kdmwork-MAJ:MIN`).
     KdmWork(DevId),
+    /// multipathd (userspace), whose path checker reads from each path now and then.
+    Multipathd,
 }
 
 #[derive(Debug)]
@@ -329,6 +334,12 @@ impl Sim {
             self.softirq_complete(req);
             self.cores[ci].busy = false;
             self.kick(c);
+            // irq_exit done: an interrupted blk-mq run resumes and splices its leftovers.
+            if !self.cores[ci].in_irq_softirq && !self.cores[ci].splice_after_irq.is_empty() {
+                for (dev, h) in std::mem::take(&mut self.cores[ci].splice_after_irq) {
+                    self.mq_splice(dev, h, c);
+                }
+            }
             return;
         }
         let tid = self.cores[ci].current.expect("a core finished a step with no thread");

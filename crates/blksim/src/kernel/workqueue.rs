@@ -5,10 +5,19 @@ use crate::engine::ids::*;
 use crate::engine::{Next, Sim};
 use crate::kernel::sched::{Step, ThreadKind};
 
+/// A work item on kblockd: a legacy queue's `delay_work`, or a blk-mq hardware queue's
+/// `run_work`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Work {
+    Queue(DevId),
+    Hctx(DevId, u16),
+}
+
 impl Sim {
-    /// The pending `delay_work` goes on this CPU's kblockd list, and the worker wakes.
-    pub(crate) fn kblockd_queue_work(&mut self, dev: DevId, cpu: CoreId) {
-        self.kblockd_queue[cpu.idx()].push_back(dev);
+    /// The work goes on this CPU's kblockd list, and the worker wakes.
+    pub(crate) fn kblockd_queue_work(&mut self, work: Work, cpu: CoreId) {
+        assert!(self.kblockd_queue[cpu.idx()].len() < 4096, "kblockd list over its limit");
+        self.kblockd_queue[cpu.idx()].push_back(work);
         // kblockd/N are the threads right after the ksoftirqds.
         let worker = ThreadId(self.cores.len() as u32 + cpu.0 as u32);
         debug_assert!(matches!(self.threads[worker.idx()].kind, ThreadKind::Kblockd(c) if c == cpu));
@@ -17,11 +26,25 @@ impl Sim {
         }
     }
 
+    /// `cancel_delayed_work` of a work item already on a kblockd list: it is taken off.
+    pub(crate) fn kblockd_cancel(&mut self, work: Work) {
+        for q in &mut self.kblockd_queue {
+            q.retain(|w| *w != work);
+        }
+    }
+
     pub(crate) fn kblockd_work(&mut self, tid: ThreadId) -> Next {
         let ThreadKind::Kblockd(cpu) = self.threads[tid.idx()].kind else { unreachable!("not kblockd") };
-        if let Some(dev) = self.kblockd_queue[cpu.idx()].pop_front() {
-            self.run_queued[dev.idx()] = false;
-            self.run_queue(dev);
+        match self.kblockd_queue[cpu.idx()].pop_front() {
+            Some(Work::Queue(dev)) => {
+                self.run_queued[dev.idx()] = false;
+                self.run_queue(dev);
+            }
+            Some(Work::Hctx(dev, h)) => {
+                self.mq_mut(dev).hctx[h as usize].run_pending = false;
+                self.blk_mq_dispatch(dev, h);
+            }
+            None => {}
         }
         if self.kblockd_queue[cpu.idx()].is_empty() {
             Next::Idle

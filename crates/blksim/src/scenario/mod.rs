@@ -188,6 +188,18 @@ pub struct QueueKnobs {
 #[serde(deny_unknown_fields, default)]
 pub struct HostKnobs {
     pub can_queue: u32,
+    /// blk-mq hardware queues per LUN (`shost->nr_hw_queues`; ib_srp's `ch_count`), each with
+    /// its own tag map of `can_queue` tags, over an equal share of the CPUs.
+    pub nr_hw_queues: u32,
+}
+
+/// blk-mq rules that changed between kernels.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BlkMqKnobs {
+    /// After splicing a BUSY run's leftovers onto `hctx->dispatch`, run the queue again
+    /// (9ba52e5812e5, v4.1); v4.0 does not.
+    pub rerun_after_splice: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -207,6 +219,9 @@ pub struct DmKnobs {
     /// successive HBAs.
     pub paths: u32,
     pub path_grouping: PathPolicy,
+    /// multipathd's path checker (`polling_interval` in multipath.conf, seconds): one read
+    /// per path, the interval doubling after each good check up to 4 × this. 0: no multipathd.
+    pub polling_interval: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -295,6 +310,7 @@ pub struct Scenario {
     pub disk: DiskKnobs,
     pub queue: QueueKnobs,
     pub host: HostKnobs,
+    pub blk_mq: BlkMqKnobs,
     pub scsi: ScsiKnobs,
     pub dm: DmKnobs,
     pub md: MdKnobs,
@@ -327,7 +343,12 @@ impl Default for QueueKnobs {
 }
 impl Default for HostKnobs {
     fn default() -> Self {
-        HostKnobs { can_queue: 128 }
+        HostKnobs { can_queue: 128, nr_hw_queues: 1 }
+    }
+}
+impl Default for BlkMqKnobs {
+    fn default() -> Self {
+        BlkMqKnobs { rerun_after_splice: true }
     }
 }
 impl Default for ScsiKnobs {
@@ -344,6 +365,7 @@ impl Default for DmKnobs {
             congestion_callout: false,
             paths: 1,
             path_grouping: PathPolicy::Failover,
+            polling_interval: 0,
         }
     }
 }
@@ -383,6 +405,7 @@ impl Default for Scenario {
             disk: DiskKnobs::default(),
             queue: QueueKnobs::default(),
             host: HostKnobs::default(),
+            blk_mq: BlkMqKnobs::default(),
             scsi: ScsiKnobs::default(),
             dm: DmKnobs::default(),
             md: MdKnobs::default(),
@@ -459,6 +482,12 @@ impl Scenario {
             return Err(ScenarioError::new(
                 "cpu.irq_cpus",
                 format!("expected one CPU per HBA ({}), got {}", self.hbas, self.cpu.irq_cpus.len()),
+            ));
+        }
+        if self.host.nr_hw_queues > self.cpu.cores {
+            return Err(ScenarioError::new(
+                "host.nr_hw_queues",
+                format!("{} hardware queues need as many CPUs; there are {}", self.host.nr_hw_queues, self.cpu.cores),
             ));
         }
         if let Some(c) = self.cpu.irq_cpus.iter().find(|&&c| c >= self.cpu.cores) {

@@ -59,8 +59,11 @@ fn dev_view(d: &BlockDev) -> DevView {
         minor: d.minor,
         host,
         // blk-mq: the requests are the tags (nr_requests = the tag depth).
-        nr_requests: if d.queue.mq.is_some() { d.queue.tags.depth() } else { d.queue.nr_requests },
-        queue_depth: d.queue.tags.depth(),
+        nr_requests: match &d.queue.mq {
+            Some(m) => m.hctx.iter().map(|h| h.tags.depth()).sum(),
+            None => d.queue.nr_requests,
+        },
+        queue_depth: d.queue.mq.as_ref().map_or(d.queue.tags.depth(), |m| m.device_depth),
         max_sectors_kb: (d.queue.max_sectors_bytes / 1024) as u32,
         lower,
     }
@@ -136,6 +139,19 @@ pub struct DevOccupancy {
     pub stripes_active: u32,
     pub stripes_max: u32,
     pub stripe_sleepers: Vec<u32>,
+    /// blk-mq: each hardware queue's tag map, software queue, dispatch list (parked
+    /// leftovers of a BUSY run), whether it is STOPPED, and the pids asleep on its tag map.
+    pub hctx: Vec<HctxOccupancy>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HctxOccupancy {
+    pub tags: u32,
+    pub depth: u32,
+    pub queued: u32,
+    pub dispatch: u32,
+    pub stopped: bool,
+    pub sleepers: Vec<u32>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -151,9 +167,27 @@ impl Sim {
             .devs
             .iter()
             .map(|d| DevOccupancy {
-                pool: if d.queue.mq.is_some() { [d.queue.tags.busy(), 0] } else { d.queue.pool_count },
-                elevator: d.queue.elevator.len() as u32,
-                tags: d.queue.tags.busy(),
+                pool: d.queue.mq.as_ref().map_or(d.queue.pool_count, |m| [m.tags_busy(), 0]),
+                elevator: d
+                    .queue
+                    .mq
+                    .as_ref()
+                    .map_or(d.queue.elevator.len() as u32, |m| m.hctx.iter().map(|h| (h.queued.len() + h.dispatch.len()) as u32).sum()),
+                tags: d.queue.mq.as_ref().map_or(d.queue.tags.busy(), |m| m.device_busy),
+                hctx: d
+                    .queue
+                    .mq
+                    .iter()
+                    .flat_map(|m| m.hctx.iter())
+                    .map(|h| HctxOccupancy {
+                        tags: h.tags.busy(),
+                        depth: h.tags.depth(),
+                        queued: h.queued.len() as u32,
+                        dispatch: h.dispatch.len() as u32,
+                        stopped: h.stopped,
+                        sleepers: h.wait.sleepers().map(|t| self.threads[t.idx()].pid).collect(),
+                    })
+                    .collect(),
                 in_drive: match d.kind {
                     DevKind::Sd { disk, .. } => self.disks[disk.idx()].outstanding() as u32,
                     _ => 0,

@@ -393,13 +393,14 @@ fn an_aligned_read_that_fits_the_member_bypasses_the_stripe_cache() {
 
 #[test]
 fn the_kdmwork_thread_sleeps_in_bt_get_while_the_path_has_no_tag() {
-    // dm-multipath over a blk-mq path with 8 tags and a sleeping clone allocation: the one
-    // kdmwork thread sleeps (S on the path) and maps nothing more until a clone completes and
-    // its freed tag wakes it.
+    // dm-multipath over a blk-mq path with 8 tags (scsi-mq: `can_queue` tags per hardware
+    // queue) and a sleeping clone allocation: the one kdmwork thread sleeps (S on the path) and
+    // maps nothing more until a clone completes and its freed tag wakes it.
     let mut s = sim(&[
         ("stack", "dm"),
         ("disk.kind", "ramlun"),
         ("queue.scheduler", "none"),
+        ("host.can_queue", "8"),
         ("queue.depth", "8"),
         ("dm.clone_alloc", "sleep"),
         ("workload.rw", "write"),

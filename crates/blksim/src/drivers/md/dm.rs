@@ -2,6 +2,7 @@
 //! over blk-mq (4.0), the `kdmwork` thread's `map_tio_request`.
 
 use crate::block::Request;
+use crate::calib::DM_REQUEST_DELAY_NS;
 use crate::engine::ids::*;
 use crate::engine::{Next, Sim};
 use crate::kernel::sched::{Step, ThreadKind, Wait};
@@ -27,6 +28,8 @@ impl Sim {
                 self.emit(dev, Action::D, write, sector, bytes as u32, ctx, rq.0, 0);
                 self.kdm[di].as_mut().expect("checked").1.push_back(rq);
             }
+            // delay_and_out: the queue is empty, so its next run is armed HZ/10 from now.
+            self.delay_queue_ns(dev, DM_REQUEST_DELAY_NS);
             let worker = self.kdm[di].as_ref().expect("checked").0;
             if !self.kdm[di].as_ref().expect("checked").1.is_empty() && self.threads[worker.idx()].is_idle_kthread() {
                 self.wake(worker, Step::KdmWork);
@@ -41,7 +44,7 @@ impl Sim {
             let (write, sector, bytes) = (r.write, r.sector, r.bytes);
             let ctx = self.context();
             self.emit(dev, Action::D, write, sector, bytes as u32, ctx, rq.0, 0);
-            self.insert_clone(rq, path, None, ctx);
+            self.insert_clone(rq, path, None, 0, ctx);
             self.run_queue(path);
         }
     }
@@ -49,7 +52,7 @@ impl Sim {
     /// `blk_rq_prep_clone` + `blk_insert_cloned_request`: a clone of the dm request `rq` (one
     /// clone bio per bio) goes into `path`'s queue, with a tag already if blk-mq gave it one.
     /// `by` is the thread doing it, for the trace.
-    pub(crate) fn insert_clone(&mut self, rq: ReqId, path: DevId, tag: Option<u16>, by: ThreadId) -> ReqId {
+    pub(crate) fn insert_clone(&mut self, rq: ReqId, path: DevId, tag: Option<u16>, hctx: u16, by: ThreadId) -> ReqId {
         let now = self.now();
         let r = self.reqs.get(rq.0);
         let (write, sector, bytes, submitter, nbios, sync) = (r.write, r.sector, r.bytes, r.submitter, r.nr_bios, r.sync);
@@ -62,6 +65,7 @@ impl Sim {
             nr_bios: 0,
             alloc_at: now,
             tag,
+            hctx,
             submitter,
             sync,
             clone_of: Some(rq),
@@ -72,8 +76,12 @@ impl Sim {
         self.devs[path.idx()].stats.start(now);
         let from = Some((self.reqs.get(rq.0).dev, sector));
         self.emit_from(path, Action::A, write, sector, bytes as u32, by, clone.0, rq.0, from);
-        let owner = self.owner(clone);
-        self.devs[path.idx()].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now, owner);
+        if self.devs[path.idx()].queue.mq.is_some() {
+            self.blk_mq_insert(path, clone);
+        } else {
+            let owner = self.owner(clone);
+            self.devs[path.idx()].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now, owner);
+        }
         self.emit(path, Action::I, write, sector, bytes as u32, by, clone.0, 0);
         clone
     }
@@ -101,14 +109,15 @@ impl Sim {
     /// `map_tio_request` on the `kdmwork` thread: clone the next request onto the path, the way
     /// `dm.clone_alloc` says, and insert the clone (`blk_insert_cloned_request`, which runs the
     /// blk-mq queue asynchronously, through kblockd).
-    /// - `sleep` (e5863d9a): `blk_get_request(GFP_KERNEL)` on the path. With no free tag,
-    ///   `blk_mq_alloc_request` runs the hardware queue once and tries again, then sleeps in
-    ///   `bt_get`; woken, it only tries again (3.18-4.0-rc: no run inside the loop), and sleeps
-    ///   again. Every other dm request waits behind it.
-    /// - `mempool`: a clone from dm's own pool; the path's tag is taken at dispatch.
+    /// - `sleep` (e5863d9a): `blk_get_request(GFP_KERNEL)` on the path, from the hardware queue
+    ///   of the CPU kdmwork runs on (`bt_get`: run that queue, try again, sleep on its tag
+    ///   map; woken, the same again from wherever it was woken). Every other dm request waits
+    ///   behind it.
+    /// - `mempool`: a clone from dm's own pool; the path's tag is taken at dispatch (over
+    ///   blk-mq, in `scsi_queue_rq`).
     /// - `nowait` (the fix): `GFP_ATOMIC`; with no tag, `DM_MAPIO_REQUEUE`: the original goes
     ///   back to the front of the dm queue, run again by the next clone's completion.
-    pub(crate) fn kdm_map(&mut self, tid: ThreadId, retry: bool) -> Next {
+    pub(crate) fn kdm_map(&mut self, tid: ThreadId) -> Next {
         use crate::scenario::CloneAlloc;
         let now = self.now();
         let ThreadKind::KdmWork(dm) = self.threads[tid.idx()].kind else { unreachable!("not kdmwork") };
@@ -118,9 +127,12 @@ impl Sim {
             let r = self.reqs.get(rq.0);
             (r.write, r.sector, r.bytes)
         };
+        // kdmwork is unbound: the hardware queue is the one of the CPU it runs on now.
+        let cpu = self.threads[tid.idx()].home;
+        let h = self.mq(path).hctx_of(cpu);
         let tag = match self.cfg.scenario.dm.clone_alloc {
             CloneAlloc::Mempool => None,
-            CloneAlloc::Nowait => match self.devs[path.idx()].queue.tags.get() {
+            CloneAlloc::Nowait => match self.mq_mut(path).hctx[h as usize].tags.get() {
                 Some(t) => Some(t),
                 None => {
                     self.kdm[dm.idx()].as_mut().expect("checked").1.pop_front();
@@ -129,27 +141,18 @@ impl Sim {
                     return self.kdm_next(dm);
                 }
             },
-            CloneAlloc::Sleep => {
-                let mut t = self.devs[path.idx()].queue.tags.get();
-                if t.is_none() && !retry {
-                    // __blk_mq_run_hw_queue, then the sleeping attempt.
-                    self.run_queue(path);
-                    t = self.devs[path.idx()].queue.tags.get();
+            CloneAlloc::Sleep => match self.bt_get(path, h, tid) {
+                Some(t) => Some(t),
+                None => {
+                    self.emit(path, Action::S, write, sector, bytes as u32, tid, rq.0, 0);
+                    return Next::Sleep(Wait::Tag { dev: path });
                 }
-                match t {
-                    Some(t) => Some(t),
-                    None => {
-                        self.devs[path.idx()].queue.mq.as_mut().expect("a blk-mq path").sleep(tid);
-                        self.emit(path, Action::S, write, sector, bytes as u32, tid, rq.0, 0);
-                        return Next::Sleep(Wait::Tag { dev: path });
-                    }
-                }
-            }
+            },
         };
         self.kdm[dm.idx()].as_mut().expect("checked").1.pop_front();
-        self.insert_clone(rq, path, tag, tid);
-        let cpu = self.threads[tid.idx()].home;
-        self.run_queue_async(path, cpu);
+        self.insert_clone(rq, path, tag, h, tid);
+        // blk_mq_insert_request(rq, false, true, true): the run is asynchronous.
+        self.blk_mq_run_hw_queue(path, h, true);
         self.kdm_next(dm)
     }
 

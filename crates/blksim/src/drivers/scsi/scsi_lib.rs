@@ -26,7 +26,7 @@ impl Sim {
             if !has_tag && self.devs[di].queue.tags.is_full() {
                 break;
             }
-            let (disk, h) = self.devs[di].sd();
+            let (_, h) = self.devs[di].sd();
             if !self.hosts[h.idx()].try_get(dev) {
                 // not_ready → out_delay: with nothing of its own in flight no completion
                 // will run this queue, so it polls from kblockd every SCSI_QUEUE_DELAY.
@@ -40,19 +40,26 @@ impl Sim {
                 Some(t) => t,
                 None => self.devs[di].queue.tags.get().expect("checked not full"),
             };
-            let r = self.reqs.get_mut(rq.0);
-            r.tag = Some(tag);
-            let cmd = Cmd { req: rq, sector: r.sector, bytes: r.bytes, write: r.write, queued_at: now };
-            let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
-            let ctx = self.context();
-            self.emit(dev, Action::D, write, sector, bytes, ctx, rq.0, 0);
-            let mut started = std::mem::take(&mut self.disk_started);
-            self.disks[disk.idx()].submit(now, cmd, &mut started);
-            for (slot, done) in started.drain(..) {
-                self.events.schedule(done, Event::DiskDone { disk, slot });
-            }
-            self.disk_started = started;
+            self.reqs.get_mut(rq.0).tag = Some(tag);
+            self.start_command(dev, rq);
         }
+    }
+
+    /// `scsi_dispatch_cmd`: the command goes to the target (D in the trace).
+    pub(crate) fn start_command(&mut self, dev: DevId, rq: ReqId) {
+        let now = self.now();
+        let (disk, _) = self.devs[dev.idx()].sd();
+        let r = self.reqs.get(rq.0);
+        let cmd = Cmd { req: rq, sector: r.sector, bytes: r.bytes, write: r.write, queued_at: now };
+        let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
+        let ctx = self.context();
+        self.emit(dev, Action::D, write, sector, bytes, ctx, rq.0, 0);
+        let mut started = std::mem::take(&mut self.disk_started);
+        self.disks[disk.idx()].submit(now, cmd, &mut started);
+        for (slot, done) in started.drain(..) {
+            self.events.schedule(done, Event::DiskDone { disk, slot });
+        }
+        self.disk_started = started;
     }
 
     pub(crate) fn on_disk_done(&mut self, disk: DiskId, slot: u16) {
@@ -67,7 +74,13 @@ impl Sim {
         let Some(cmd) = cmd else { return };
         let dev = self.reqs.get(cmd.req.0).dev;
         let (_, host) = self.devs[dev.idx()].sd();
-        let irq_cpu = self.hosts[host.idx()].irq_cpu;
+        let mut irq_cpu = self.hosts[host.idx()].irq_cpu;
+        if let Some(mq) = self.devs[dev.idx()].queue.mq.as_ref().filter(|m| m.hctx.len() > 1) {
+            // Each hardware queue is its own SRP channel with its own completion vector,
+            // spread over the CPUs like the queues (INFERRED: the IRQ affinity of the era).
+            let first = mq.hctx[self.reqs.get(cmd.req.0).hctx as usize].first_cpu;
+            irq_cpu = CoreId((irq_cpu.0 + first) % self.cores.len() as u16);
+        }
         self.raise_irq(irq_cpu, cmd.req);
     }
 
@@ -81,6 +94,12 @@ impl Sim {
     ///   run synchronously, takes the free slot first. Each kblockd run then finds the host busy
     ///   and re-adds its device in the order kblockd ran them.
     pub(crate) fn scsi_run_queue(&mut self, dev: DevId) {
+        if self.devs[dev.idx()].queue.mq.is_some() {
+            // scsi-mq (4.0 `scsi_end_request`): restart this LUN's STOPPED hardware queues.
+            // Its starved-list branch (several LUNs on a busy host) is not modelled.
+            self.blk_mq_start_stopped_hw_queues(dev);
+            return;
+        }
         let (_, h) = self.devs[dev.idx()].sd();
         let mut starved = self.hosts[h.idx()].take_starved();
         while !self.hosts[h.idx()].is_busy() {

@@ -1,0 +1,494 @@
+//! `block/blk-mq.c` (4.0): a blk-mq queue's hardware queues, each with its own tag map and
+//! `bt_get` wait queues, the requests inserted into its software queues, its `dispatch` list
+//! and its STOPPED bit; and the runs: `blk_mq_run_hw_queue`, `__blk_mq_run_hw_queue` with its
+//! BUSY splice, `blk_mq_stop_hw_queue`, `blk_mq_start_stopped_hw_queues`, `blk_mq_delay_queue`.
+
+use crate::block::blk_mq_tag::TagWait;
+use crate::block::TagMap;
+use crate::calib::*;
+use crate::engine::event::Event;
+use crate::engine::ids::*;
+use crate::engine::time::SimTime;
+use crate::engine::Sim;
+use crate::tools::trace::Action;
+use std::collections::VecDeque;
+
+/// `BLK_MQ_CPU_WORK_BATCH`: async runs go to one CPU of the hardware queue this many times
+/// before `blk_mq_hctx_next_cpu` moves to the next.
+pub const BLK_MQ_CPU_WORK_BATCH: u32 = 8;
+
+/// One hardware queue (`struct blk_mq_hw_ctx`) over the CPUs `first_cpu..first_cpu+nr_cpus`.
+#[derive(Debug)]
+pub struct Hctx {
+    /// Its own tag map (`scsi_mq_setup_tags`: `can_queue` tags per hardware queue).
+    pub tags: TagMap,
+    pub wait: TagWait,
+    /// Inserted, not yet taken by a run (the software queues' `ctx->rq_list`).
+    pub queued: VecDeque<ReqId>,
+    /// `hctx->dispatch`: leftovers of a BUSY run, taken first by the next run.
+    pub dispatch: VecDeque<ReqId>,
+    /// `BLK_MQ_S_STOPPED`.
+    pub stopped: bool,
+    /// Its `run_work` is queued on kblockd.
+    pub run_pending: bool,
+    /// Its `delay_work` (`blk_mq_delay_queue`) is armed for then, and whether its timer event
+    /// is in the queue (one per hardware queue: a cancelled one is left to lapse).
+    pub delay_at: Option<SimTime>,
+    delay_event: bool,
+    /// BUSY runs between `blk_mq_stop_hw_queue` and their splice: the CPU running each, and
+    /// its leftovers (at most one per CPU).
+    pub splicing: Vec<(CoreId, Vec<ReqId>)>,
+    pub first_cpu: u16,
+    pub nr_cpus: u16,
+    next_cpu: u16,
+    next_cpu_batch: u32,
+}
+
+/// The blk-mq side of a SCSI LUN's request queue (4.0 scsi-mq).
+#[derive(Debug)]
+pub struct BlkMq {
+    pub hctx: Vec<Hctx>,
+    /// `sdev->device_busy`: commands of this LUN started, over all its hardware queues.
+    pub device_busy: u32,
+    /// `sdev->queue_depth`: `scsi_dev_queue_ready` admits below it.
+    pub device_depth: u32,
+    /// The tag set is shared with another LUN (`BLK_MQ_F_TAG_SHARED`).
+    pub shared_tags: bool,
+    /// `q->timeout` (`blk_mq_rq_timer`) is armed for then.
+    pub timer_at: Option<SimTime>,
+}
+
+impl BlkMq {
+    /// `nr_hw` hardware queues of `depth` tags over `cores` CPUs, split evenly in order
+    /// (4.0 `blk_mq_update_queue_map`: with 8 CPUs and 4 queues, CPU pairs).
+    pub fn new(nr_hw: u32, depth: u32, device_depth: u32, cores: u32) -> BlkMq {
+        let nr_hw = nr_hw.clamp(1, cores.max(1));
+        let hctx = (0..nr_hw)
+            .map(|h| {
+                let first = h * cores / nr_hw;
+                let next = (h + 1) * cores / nr_hw;
+                Hctx {
+                    tags: TagMap::new(depth),
+                    wait: TagWait::new(depth),
+                    queued: VecDeque::new(),
+                    dispatch: VecDeque::new(),
+                    stopped: false,
+                    run_pending: false,
+                    delay_at: None,
+                    delay_event: false,
+                    splicing: Vec::new(),
+                    first_cpu: first as u16,
+                    nr_cpus: (next - first) as u16,
+                    next_cpu: first as u16,
+                    next_cpu_batch: BLK_MQ_CPU_WORK_BATCH,
+                }
+            })
+            .collect();
+        BlkMq { hctx, device_busy: 0, device_depth, shared_tags: false, timer_at: None }
+    }
+
+    /// `map_queue`: the hardware queue of CPU `cpu`.
+    pub fn hctx_of(&self, cpu: CoreId) -> u16 {
+        self.hctx.iter().rposition(|h| h.first_cpu <= cpu.0).unwrap_or(0) as u16
+    }
+
+    /// Tags in use over all hardware queues.
+    pub fn tags_busy(&self) -> u32 {
+        self.hctx.iter().map(|h| h.tags.busy()).sum()
+    }
+
+    pub fn sleepers(&self) -> impl Iterator<Item = ThreadId> + '_ {
+        self.hctx.iter().flat_map(|h| h.wait.sleepers())
+    }
+}
+
+impl Hctx {
+    /// `blk_mq_hctx_next_cpu` (4.0): where an async run goes; `None` with one hardware queue
+    /// (`WORK_CPU_UNBOUND`: the submitting CPU's worker).
+    fn next_cpu(&mut self, single: bool) -> Option<CoreId> {
+        if single {
+            return None;
+        }
+        self.next_cpu_batch -= 1;
+        if self.next_cpu_batch == 0 {
+            let cpu = self.next_cpu;
+            self.next_cpu = if cpu + 1 < self.first_cpu + self.nr_cpus { cpu + 1 } else { self.first_cpu };
+            self.next_cpu_batch = BLK_MQ_CPU_WORK_BATCH;
+            return Some(CoreId(cpu));
+        }
+        Some(CoreId(self.next_cpu))
+    }
+
+    pub fn has_cpu(&self, cpu: CoreId) -> bool {
+        cpu.0 >= self.first_cpu && cpu.0 < self.first_cpu + self.nr_cpus
+    }
+}
+
+/// What `scsi_queue_rq` answered.
+enum QueueRq {
+    Ok,
+    Busy,
+}
+
+impl Sim {
+    pub(crate) fn mq(&self, dev: DevId) -> &BlkMq {
+        self.devs[dev.idx()].queue.mq.as_ref().expect("a blk-mq queue")
+    }
+
+    pub(crate) fn mq_mut(&mut self, dev: DevId) -> &mut BlkMq {
+        self.devs[dev.idx()].queue.mq.as_mut().expect("a blk-mq queue")
+    }
+
+    /// `blk_mq_insert_request`: `rq` (with its tag) goes on its hardware queue's software queue.
+    pub(crate) fn blk_mq_insert(&mut self, dev: DevId, rq: ReqId) {
+        let h = self.reqs.get(rq.0).hctx as usize;
+        let q = &mut self.mq_mut(dev).hctx[h];
+        assert!(q.queued.len() < crate::scenario::limits::BIOS_LIVE_MAX, "software queue over its limit");
+        q.queued.push_back(rq);
+    }
+
+    /// `blk_mq_run_hw_queues`: every hardware queue of `dev` (async).
+    pub(crate) fn blk_mq_run_hw_queues(&mut self, dev: DevId) {
+        for h in 0..self.mq(dev).hctx.len() {
+            self.blk_mq_run_hw_queue(dev, h as u16, true);
+        }
+    }
+
+    /// `blk_mq_run_hw_queue`: nothing if the queue is STOPPED; synchronously if asked and this
+    /// CPU is one of the queue's; else its `run_work` on kblockd of `blk_mq_hctx_next_cpu`.
+    pub(crate) fn blk_mq_run_hw_queue(&mut self, dev: DevId, h: u16, async_run: bool) {
+        let cur = CoreId(self.cur_cpu);
+        let single = self.mq(dev).hctx.len() == 1;
+        let q = &mut self.mq_mut(dev).hctx[h as usize];
+        if q.stopped {
+            return;
+        }
+        if !async_run && q.has_cpu(cur) {
+            self.blk_mq_dispatch(dev, h);
+            return;
+        }
+        if q.run_pending {
+            return;
+        }
+        q.run_pending = true;
+        let cpu = q.next_cpu(single).unwrap_or(cur);
+        self.kblockd_queue_work(crate::kernel::workqueue::Work::Hctx(dev, h), cpu);
+    }
+
+    /// `__blk_mq_run_hw_queue`: take the dispatch list, then the software queues, and hand each
+    /// request to `scsi_queue_rq`. On BUSY the request is un-started and it and the rest are
+    /// spliced back onto `hctx->dispatch`, a short physical time after `scsi_queue_rq` stopped
+    /// the queue (`MQ_SPLICE_NS`; longer if a completion interrupt runs on this CPU meanwhile,
+    /// see `mq_splice_due`).
+    pub(crate) fn blk_mq_dispatch(&mut self, dev: DevId, h: u16) {
+        let q = &mut self.mq_mut(dev).hctx[h as usize];
+        if q.stopped {
+            return;
+        }
+        let mut list: VecDeque<ReqId> = std::mem::take(&mut q.dispatch);
+        list.extend(q.queued.drain(..));
+        while let Some(rq) = list.pop_front() {
+            if let QueueRq::Busy = self.scsi_queue_rq(dev, h, rq) {
+                list.push_front(rq);
+                let cpu = CoreId(self.cur_cpu);
+                let q = &mut self.mq_mut(dev).hctx[h as usize];
+                assert!(q.splicing.iter().all(|(c, _)| *c != cpu), "one BUSY run per CPU at a time");
+                q.splicing.push((cpu, list.into_iter().collect()));
+                let at = self.now() + MQ_SPLICE_NS;
+                self.events.schedule(at, Event::MqSplice { dev, hctx: h, cpu });
+                return;
+            }
+        }
+    }
+
+    /// `scsi_queue_rq` (4.0): the LUN's and the host's admission, counted over all hardware
+    /// queues (`scsi_dev_queue_ready`, `scsi_host_queue_ready`). Not ready: BUSY, and the
+    /// queue is stopped (`blk_mq_stop_hw_queue`), with a 3 ms delayed restart only when the
+    /// LUN has nothing in flight. Ready: the command goes to the target.
+    fn scsi_queue_rq(&mut self, dev: DevId, h: u16, rq: ReqId) -> QueueRq {
+        let (_, host) = self.devs[dev.idx()].sd();
+        let m = self.mq(dev);
+        // The mempool clone over blk-mq has no tag until here.
+        let need_tag = self.reqs.get(rq.0).tag.is_none();
+        let no_tag = need_tag && m.hctx[h as usize].tags.is_full();
+        if no_tag || m.device_busy >= m.device_depth || self.hosts[host.idx()].is_busy() {
+            self.blk_mq_stop_hw_queue(dev, h);
+            if self.mq(dev).device_busy == 0 {
+                self.blk_mq_delay_queue(dev, h);
+            }
+            return QueueRq::Busy;
+        }
+        if need_tag {
+            let t = self.mq_mut(dev).hctx[h as usize].tags.get();
+            self.reqs.get_mut(rq.0).tag = t;
+        }
+        assert!(self.hosts[host.idx()].try_get(dev), "checked not busy");
+        let m = self.mq_mut(dev);
+        m.device_busy += 1;
+        assert!(m.device_busy <= m.device_depth, "device_busy over queue_depth");
+        if m.timer_at.is_none() {
+            // blk_add_timer: the 30 s deadline, capped at BLK_MAX_TIMEOUT from now.
+            let at = self.now() + BLK_MAX_TIMEOUT_NS;
+            self.mq_mut(dev).timer_at = Some(at);
+            self.events.schedule(at, Event::MqTimer { dev });
+        }
+        self.start_command(dev, rq);
+        QueueRq::Ok
+    }
+
+    /// `blk_mq_stop_hw_queue`: cancel the pending run and delayed work, set STOPPED.
+    pub(crate) fn blk_mq_stop_hw_queue(&mut self, dev: DevId, h: u16) {
+        let q = &mut self.mq_mut(dev).hctx[h as usize];
+        q.stopped = true;
+        q.delay_at = None;
+        if q.run_pending {
+            q.run_pending = false;
+            self.kblockd_cancel(crate::kernel::workqueue::Work::Hctx(dev, h));
+        }
+    }
+
+    /// `blk_mq_delay_queue(hctx, SCSI_QUEUE_DELAY)`.
+    fn blk_mq_delay_queue(&mut self, dev: DevId, h: u16) {
+        let at = self.now() + SCSI_QUEUE_DELAY_NS;
+        let q = &mut self.mq_mut(dev).hctx[h as usize];
+        if q.delay_at.is_some() {
+            return;
+        }
+        q.delay_at = Some(at);
+        if !q.delay_event {
+            q.delay_event = true;
+            self.events.schedule(at, Event::MqDelayRun { dev, hctx: h });
+        }
+    }
+
+    /// `blk_mq_delay_work_fn`: a still-armed delayed work restarts the stopped queue and runs it
+    /// (from kblockd).
+    pub(crate) fn on_mq_delay_run(&mut self, dev: DevId, h: u16) {
+        let now = self.now();
+        let q = &mut self.mq_mut(dev).hctx[h as usize];
+        q.delay_event = false;
+        match q.delay_at {
+            None => return,
+            Some(at) if at > now => {
+                q.delay_event = true;
+                self.events.schedule(at, Event::MqDelayRun { dev, hctx: h });
+                return;
+            }
+            Some(_) => q.delay_at = None,
+        }
+        if q.stopped {
+            q.stopped = false;
+            self.blk_mq_run_hw_queue(dev, h, true);
+        }
+    }
+
+    /// `blk_mq_start_stopped_hw_queues(q, true)`, from every completion (`scsi_end_request`):
+    /// only a STOPPED queue is restarted and its run queued on kblockd.
+    pub(crate) fn blk_mq_start_stopped_hw_queues(&mut self, dev: DevId) {
+        for h in 0..self.mq(dev).hctx.len() {
+            let q = &mut self.mq_mut(dev).hctx[h];
+            if q.stopped {
+                q.stopped = false;
+                self.blk_mq_run_hw_queue(dev, h as u16, true);
+            }
+        }
+    }
+
+    /// The splice a BUSY run ends with. If a completion interrupt is being handled on the CPU
+    /// of that run, the run resumes (and splices) only after it (INFERRED: the hctx lock is not
+    /// irq-safe, so interrupts run inside the window).
+    pub(crate) fn mq_splice_due(&mut self, dev: DevId, h: u16, cpu: CoreId) {
+        if self.cores[cpu.idx()].in_irq_softirq {
+            self.cores[cpu.idx()].splice_after_irq.push((dev, h));
+            return;
+        }
+        self.mq_splice(dev, h, cpu);
+    }
+
+    /// `list_splice(&rq_list, &hctx->dispatch)`: the leftovers go at the head of the dispatch
+    /// list. v4.0 stops there: if a completion restarted and ran the queue between the stop
+    /// and now, the leftovers are parked with no run to come. v4.1 (9ba52e5812e5) runs the
+    /// queue again (`blk_mq.rerun_after_splice`).
+    pub(crate) fn mq_splice(&mut self, dev: DevId, h: u16, cpu: CoreId) {
+        let q = &mut self.mq_mut(dev).hctx[h as usize];
+        let i = q.splicing.iter().position(|(c, _)| *c == cpu).expect("a BUSY run on that CPU");
+        let (_, left) = q.splicing.remove(i);
+        for &rq in left.iter().rev() {
+            q.dispatch.push_front(rq);
+        }
+        if self.trace.enabled() {
+            for &rq in &left {
+                let r = self.reqs.get(rq.0);
+                let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
+                // blk_add_trace_rq_requeue (`__blk_mq_requeue_request`): shown as an insert back.
+                self.emit(dev, Action::I, write, sector, bytes, self.context(), rq.0, 0);
+            }
+        }
+        if self.cfg.scenario.blk_mq.rerun_after_splice {
+            let saved = self.cur_cpu;
+            self.cur_cpu = cpu.0;
+            self.blk_mq_run_hw_queue(dev, h, true);
+            self.cur_cpu = saved;
+        }
+    }
+
+    /// `blk_mq_rq_timer` (4.0): while commands are started, look again in `BLK_MAX_TIMEOUT`
+    /// (the RAM LUN never lets one reach its 30 s deadline); with none, `blk_mq_tag_idle`,
+    /// which wakes every tag waiter only if the tag set is shared. Parked requests were never
+    /// started: the timer does not see them.
+    pub(crate) fn on_mq_timer(&mut self, dev: DevId) {
+        let now = self.now();
+        let m = self.mq_mut(dev);
+        m.timer_at = None;
+        if m.device_busy > 0 {
+            let at = now + BLK_MAX_TIMEOUT_NS;
+            m.timer_at = Some(at);
+            self.events.schedule(at, Event::MqTimer { dev });
+            return;
+        }
+        if !m.shared_tags {
+            return;
+        }
+        let woken: Vec<ThreadId> = m.hctx.iter_mut().flat_map(|q| q.wait.wake_all()).collect();
+        for w in woken {
+            self.wake(w, crate::kernel::sched::Step::RetryTag);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::block::Request;
+    use crate::scenario::{set_knob, Scenario};
+
+    /// One LUN on the RAM target, blk-mq with 2 hardware queues over 4 CPUs, `depth` tags each
+    /// and a LUN queue_depth of `admit`.
+    fn sim(depth: &str, admit: &str, rerun: &str) -> Sim {
+        let mut s = Scenario::default();
+        for (k, v) in [
+            ("disk.kind", "ramlun"),
+            ("queue.scheduler", "none"),
+            ("cpu.cores", "4"),
+            ("host.nr_hw_queues", "2"),
+            ("host.can_queue", depth),
+            ("queue.depth", admit),
+            ("blk_mq.rerun_after_splice", rerun),
+        ] {
+            set_knob(&mut s, k, v).unwrap();
+        }
+        Sim::new(&s.validate().unwrap(), 1)
+    }
+
+    fn add(sim: &mut Sim, h: u16) -> ReqId {
+        let dev = DevId(0);
+        let tag = sim.mq_mut(dev).hctx[h as usize].tags.get();
+        let rq = ReqId(sim.reqs.insert(Request {
+            dev,
+            write: true,
+            sector: 0,
+            bytes: 4096,
+            bios: Vec::new(),
+            nr_bios: 0,
+            alloc_at: sim.now(),
+            tag,
+            hctx: h,
+            submitter: ThreadId(0),
+            sync: true,
+            clone_of: None,
+            nr_clone_bios: 0,
+        }));
+        sim.blk_mq_insert(dev, rq);
+        rq
+    }
+
+    /// A BUSY run on CPU 0 of queue 0: 2 admitted, 1 left over, queue stopped.
+    fn busy_run(rerun: &str) -> Sim {
+        let mut sim = sim("8", "2", rerun);
+        for _ in 0..3 {
+            add(&mut sim, 0);
+        }
+        sim.cur_cpu = 0;
+        sim.blk_mq_dispatch(DevId(0), 0);
+        sim
+    }
+
+    #[test]
+    fn a_busy_lun_stops_the_queue_and_parks_the_leftovers_on_its_dispatch_list() {
+        let mut sim = busy_run("false");
+        let m = sim.mq(DevId(0));
+        assert_eq!(m.device_busy, 2);
+        assert!(m.hctx[0].stopped);
+        assert_eq!(m.hctx[0].splicing.len(), 1, "the leftover waits for the splice");
+        assert!(m.hctx[0].dispatch.is_empty());
+        sim.mq_splice(DevId(0), 0, CoreId(0));
+        let q = &sim.mq(DevId(0)).hctx[0];
+        assert_eq!(q.dispatch.len(), 1);
+        assert!(q.stopped, "a completion will restart it");
+    }
+
+    /// A completion restarts the stopped queue and its kblockd run happens before the splice.
+    fn race_lost(rerun: &str) -> Sim {
+        let mut sim = busy_run(rerun);
+        let dev = DevId(0);
+        sim.mq_mut(dev).device_busy -= 1;
+        sim.blk_mq_start_stopped_hw_queues(dev);
+        assert!(sim.mq(dev).hctx[0].run_pending, "the restart queues a run on kblockd");
+        sim.mq_mut(dev).hctx[0].run_pending = false;
+        sim.kblockd_cancel(crate::kernel::workqueue::Work::Hctx(dev, 0));
+        sim.cur_cpu = 1;
+        sim.blk_mq_dispatch(dev, 0);
+        sim.mq_splice(dev, 0, CoreId(0));
+        sim
+    }
+
+    #[test]
+    fn v4_0_leaves_the_leftovers_parked_when_the_restart_ran_before_the_splice() {
+        let sim = race_lost("false");
+        let q = &sim.mq(DevId(0)).hctx[0];
+        assert_eq!(q.dispatch.len(), 1);
+        assert!(!q.stopped && !q.run_pending, "parked: not stopped, so no completion restarts it, and no run is coming");
+    }
+
+    #[test]
+    fn v4_1_runs_the_queue_again_after_the_splice() {
+        let sim = race_lost("true");
+        let q = &sim.mq(DevId(0)).hctx[0];
+        assert_eq!(q.dispatch.len(), 1);
+        assert!(q.run_pending, "9ba52e5812e5: the rerun is queued");
+    }
+
+    #[test]
+    fn an_interrupt_on_the_cpu_of_a_busy_run_delays_its_splice() {
+        let mut sim = busy_run("false");
+        sim.cores[0].in_irq_softirq = true;
+        sim.mq_splice_due(DevId(0), 0, CoreId(0));
+        assert_eq!(sim.mq(DevId(0)).hctx[0].splicing.len(), 1, "not spliced inside the interrupt");
+        assert_eq!(sim.cores[0].splice_after_irq, vec![(DevId(0), 0)]);
+    }
+
+    #[test]
+    fn a_sleeper_on_one_tag_map_is_not_woken_by_frees_on_another() {
+        let mut m = BlkMq::new(2, 62, 62, 4);
+        m.hctx[0].wait.sleep(ThreadId(9));
+        for _ in 0..100 {
+            assert!(m.hctx[1].wait.tag_freed().is_empty());
+        }
+        assert_eq!(m.sleepers().collect::<Vec<_>>(), vec![ThreadId(9)]);
+        // 62 tags: a wake batch of 7. Six frees wake nobody; the seventh wakes it.
+        for _ in 0..6 {
+            assert!(m.hctx[0].wait.tag_freed().is_empty());
+        }
+        assert_eq!(m.hctx[0].wait.tag_freed(), vec![ThreadId(9)]);
+    }
+
+    #[test]
+    fn cpu_pairs_share_a_hardware_queue_and_async_runs_alternate_every_8() {
+        let mut m = BlkMq::new(4, 62, 62, 8);
+        let map: Vec<u16> = (0..8).map(|c| m.hctx_of(CoreId(c))).collect();
+        assert_eq!(map, [0, 0, 1, 1, 2, 2, 3, 3]);
+        let cpus: Vec<u16> = (0..16).map(|_| m.hctx[1].next_cpu(false).unwrap().0).collect();
+        assert_eq!(&cpus[..7], &[2; 7]);
+        assert_eq!(&cpus[8..15], &[3; 7]);
+    }
+}
