@@ -74,13 +74,10 @@ impl Sim {
         let Some(cmd) = cmd else { return };
         let dev = self.reqs.get(cmd.req.0).dev;
         let (_, host) = self.devs[dev.idx()].sd();
-        let mut irq_cpu = self.hosts[host.idx()].irq_cpu;
-        if let Some(mq) = self.devs[dev.idx()].queue.mq.as_ref().filter(|m| m.hctx.len() > 1) {
-            // Each hardware queue is its own SRP channel with its own completion vector,
-            // spread over the CPUs like the queues (INFERRED: the IRQ affinity of the era).
-            let first = mq.hctx[self.reqs.get(cmd.req.0).hctx as usize].first_cpu;
-            irq_cpu = CoreId((irq_cpu.0 + first) % self.cores.len() as u16);
-        }
+        // Every hardware queue's completions interrupt the host's CPU: each SRP channel has its
+        // own completion vector, but with the affinity the era's defaults gave them (all CPUs,
+        // delivered to the first) they land on one CPU (INFERRED).
+        let irq_cpu = self.hosts[host.idx()].irq_cpu;
         self.raise_irq(irq_cpu, cmd.req);
     }
 
