@@ -29,6 +29,19 @@ impl Sim {
                 );
             }
             assert!(q.tags.busy() <= q.tags.depth(), "{}: tags over queue_depth", d.name);
+            if let Some(m) = &q.mq {
+                // blk-mq: the LUN's admission across its hardware queues, each queue's tags, and
+                // every request of a hardware queue in one place only.
+                assert!(m.device_busy <= m.device_depth, "{}: device_busy over queue_depth", d.name);
+                for (i, h) in m.hctx.iter().enumerate() {
+                    assert!(h.tags.busy() <= h.tags.depth(), "{} hctx {i}: tags over depth", d.name);
+                    assert!(h.splicing.len() <= self.cores.len(), "{} hctx {i}: more BUSY runs than CPUs", d.name);
+                    let waiting = h.queued.len() + h.dispatch.len() + h.splicing.iter().map(|(_, l)| l.len()).sum::<usize>();
+                    let tagged = h.queued.iter().chain(&h.dispatch).filter(|r| self.reqs.get(r.0).tag.is_some()).count();
+                    assert!(tagged <= h.tags.busy() as usize, "{} hctx {i}: waiting requests without their tags", d.name);
+                    assert!(waiting <= self.reqs.live(), "{} hctx {i}: more waiting than live requests", d.name);
+                }
+            }
         }
         for h in &self.hosts {
             assert!(h.busy() <= h.can_queue(), "host_busy over can_queue");

@@ -110,6 +110,12 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 if wc && stack == "direct" && s.disks >= 2 {
                     set_knob(&mut s, "workload.filename", "sdb").unwrap();
                 }
+                if scheduler == "none" {
+                    // blk-mq of 4.0: several hardware queues, v4.0's or v4.1's splice, multipathd.
+                    set_knob(&mut s, "host.nr_hw_queues", &cores.min(4).to_string()).unwrap();
+                    set_knob(&mut s, "blk_mq.rerun_after_splice", &split.to_string()).unwrap();
+                    set_knob(&mut s, "dm.polling_interval", if fs { "1" } else { "0" }).unwrap();
+                }
                 if stack == "dm" {
                     s.dm.paths = paths;
                     set_knob(&mut s, "dm.path_grouping", grouping).unwrap();
