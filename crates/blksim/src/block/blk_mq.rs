@@ -459,6 +459,26 @@ mod tests {
     }
 
     #[test]
+    fn parked_requests_go_when_something_runs_their_queue_from_one_of_its_cpus() {
+        let mut sim = race_lost("false");
+        let dev = DevId(0);
+        // The timer finds nothing started and an unshared tag set: it wakes nobody.
+        sim.mq_mut(dev).device_busy = 0;
+        sim.mq_mut(dev).hctx[0].wait.sleep(ThreadId(5));
+        sim.on_mq_timer(dev);
+        assert_eq!(sim.mq(dev).sleepers().count(), 1, "the timer does not end the stall");
+        // A submitter on CPU 2 runs queue 1: queue 0 stays parked.
+        sim.cur_cpu = 2;
+        sim.blk_mq_run_hw_queue(dev, 1, false);
+        assert_eq!(sim.mq(dev).hctx[0].dispatch.len(), 1);
+        // One on CPU 1 (queue 0's) runs it: the parked request is started.
+        sim.cur_cpu = 1;
+        sim.blk_mq_run_hw_queue(dev, 0, false);
+        assert!(sim.mq(dev).hctx[0].dispatch.is_empty());
+        assert_eq!(sim.mq(dev).device_busy, 1);
+    }
+
+    #[test]
     fn an_interrupt_on_the_cpu_of_a_busy_run_delays_its_splice() {
         let mut sim = busy_run("false");
         sim.cores[0].in_irq_softirq = true;
