@@ -164,11 +164,12 @@ impl Sim {
     }
 
     /// `get_request` (2.6): the allocation that fills the pool marks it full and makes its
-    /// process a batcher; while full, only batchers allocate, and never past 3/2 of
-    /// nr_requests. Everyone else sleeps in get_request_wait.
+    /// process a batcher; while full, only batchers allocate (2.6.13+: never past 3/2 of
+    /// nr_requests, `queue.batch_hard_limit`). Everyone else sleeps in get_request_wait.
     pub(crate) fn get_request(&mut self, dev: DevId, bio_id: BioId, tid: ThreadId) -> Result<(), Wait> {
         let now = self.now();
         let bio = *self.bios.get(bio_id.0);
+        let pool_max = self.devs[dev.idx()].queue.pool_max(self.threads.len());
         let q = &mut self.devs[dev.idx()].queue;
         let dir = bio.write as usize;
         let th = &mut self.threads[tid.idx()];
@@ -181,7 +182,7 @@ impl Sim {
                 refuse = true;
             }
         }
-        if refuse || q.pool_count[dir] >= 3 * q.nr_requests / 2 {
+        if refuse || (q.batch_hard_limit && q.pool_count[dir] >= pool_max) {
             q.waiters[dir].push_back(tid);
             self.emit(dev, Action::S, bio.write, bio.sector, bio.bytes, tid, bio_id.0, 0);
             return Err(Wait::GetRequest { dev, write: bio.write });
@@ -193,7 +194,7 @@ impl Sim {
         if q.pool_count[dir] >= q.congestion_on() {
             q.congested[dir] = true;
         }
-        assert!(q.pool_count[dir] <= 3 * q.nr_requests / 2, "request pool over 3/2 nr_requests");
+        assert!(q.pool_count[dir] <= pool_max, "request pool over its limit");
         Ok(())
     }
 

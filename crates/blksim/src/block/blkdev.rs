@@ -36,6 +36,9 @@ pub struct Request {
 #[derive(Debug)]
 pub struct RequestQueue {
     pub nr_requests: u32,
+    /// `get_request` refuses past 3/2 of `nr_requests`, batchers too (2.6.13+; see the knob
+    /// `queue.batch_hard_limit`). Without it a batcher takes its whole batch.
+    pub batch_hard_limit: bool,
     pub max_sectors_bytes: u64,
     pub max_segments: u32,
     /// Requests allocated per direction (`rl->count[READ|WRITE]`).
@@ -76,9 +79,20 @@ impl RequestQueue {
         (self.nr_requests - self.nr_requests / 8).saturating_sub(1).max(1)
     }
 
+    /// The most requests a direction may have allocated: 3/2 of `nr_requests` with the hard
+    /// limit; without it, every thread a whole batch over `nr_requests` (`threads` of them).
+    pub fn pool_max(&self, threads: usize) -> u32 {
+        if self.batch_hard_limit {
+            3 * self.nr_requests / 2
+        } else {
+            self.nr_requests + crate::calib::BLK_BATCH_REQ * threads as u32
+        }
+    }
+
     pub(crate) fn new(s: &Scenario, max_sectors_kb: u32, depth: u32) -> RequestQueue {
         RequestQueue {
             nr_requests: s.queue.nr_requests,
+            batch_hard_limit: s.queue.batch_hard_limit,
             max_sectors_bytes: max_sectors_kb as u64 * 1024,
             max_segments: s.queue.max_segments,
             pool_count: [0, 0],

@@ -21,7 +21,7 @@ impl Sim {
             let q = &d.queue;
             for dir in 0..2 {
                 assert!(
-                    q.pool_count[dir] <= 3 * q.nr_requests / 2 || q.draining,
+                    q.pool_count[dir] <= q.pool_max(self.threads.len()) || q.draining,
                     "{}: {} requests allocated, nr_requests {}",
                     d.name,
                     q.pool_count[dir],

@@ -4,11 +4,17 @@
 //!   stripe 0 has its parity on member 0, stripe 1 on member 1, ...);
 //! - a small write-back cache: a write completes once its data is in the cache; a write that
 //!   does not fit waits in the controller's queue until a stripe operation frees space;
-//! - cached writes are kept per stripe (`disk.controller_cache`):
-//!   - `in-order`: in arrival order; a write joins the stripe being filled, and a stripe the
-//!     stream has moved past is written out (a write arriving late for it starts a new entry);
-//!   - `gathering`: a write joins any cached entry of its stripe; whole stripes go first, the
-//!     oldest incomplete one only when the cache is full and a write waits;
+//! - cached writes are kept per stripe and looked up by address: a write joins the cached entry
+//!   of its stripe while that entry is open. When an entry closes (`disk.controller_cache`):
+//!   - `in-order`: when the stripe is whole, or once the host stream has moved past it (a write
+//!     to a later stripe arrives). A closed entry waits, in arrival order, for the RAID engine
+//!     and takes no more writes: a write arriving late for it starts a new entry, which the
+//!     engine writes as a partial stripe. INFERRED destage rule (the 8506's firmware timing is
+//!     not documented): its 2.25 MB of SRAM is a staging buffer for its "StorSwitch" data path,
+//!     not a DRAM cache, and the thread's symptom (out-of-order 4 KiB writes cost "quite a bit
+//!     of seeking") needs a stripe to leave it once passed;
+//!   - `gathering`: never while it is incomplete: whole stripes go first, the oldest incomplete
+//!     one only when the cache is full and a write waits;
 //! - a stripe whose data is all present is written as a full stripe (parity from the cache, no
 //!   reads); an incomplete one by read-modify-write or reconstruct-write, whichever reads less
 //!   (as md's `handle_stripe_dirtying` decides);
@@ -30,6 +36,8 @@ use std::collections::VecDeque;
 struct CachedStripe {
     stripe: u64,
     covered: Vec<(u64, u64)>,
+    /// Takes more writes (`in-order` closes a stripe the stream has passed).
+    open: bool,
 }
 
 impl CachedStripe {
@@ -44,6 +52,10 @@ pub struct StripeOps {
     pub full_stripe: u64,
     pub read_modify_write: u64,
     pub reconstruct_write: u64,
+    /// Host writes taken into the cache, and those that start below the end of an earlier one
+    /// (a backward write: the thread's "one 4 KiB request going backwards").
+    pub host_writes: u64,
+    pub backward_writes: u64,
 }
 
 #[derive(Debug)]
@@ -58,6 +70,8 @@ pub struct HwRaid5 {
     destaging_sectors: u64,
     policy: ControllerCache,
     pub ops: StripeOps,
+    /// The highest sector end written so far (to count backward writes).
+    stream_end: u64,
 }
 
 impl HwRaid5 {
@@ -71,6 +85,7 @@ impl HwRaid5 {
             destaging_sectors: 0,
             policy,
             ops: StripeOps::default(),
+            stream_end: 0,
         }
     }
 
@@ -111,16 +126,18 @@ impl HwRaid5 {
         let w = self.stripe_sectors();
         let was_empty = self.held_sectors == 0;
         let (mut s, end) = (cmd.sector, cmd.sector + cmd.bytes / 512);
+        self.ops.host_writes += 1;
+        if s < self.stream_end {
+            self.ops.backward_writes += 1;
+        }
+        self.stream_end = self.stream_end.max(end);
         while s < end {
             let stripe = s / w;
             let piece_end = end.min((stripe + 1) * w);
             let range = (s - stripe * w, piece_end - stripe * w);
             let before;
             let after;
-            let entry = match self.policy {
-                ControllerCache::Gathering => self.cached.iter_mut().find(|c| c.stripe == stripe),
-                ControllerCache::InOrder => self.cached.back_mut().filter(|c| c.stripe == stripe),
-            };
+            let entry = self.cached.iter_mut().find(|c| c.stripe == stripe && c.open);
             match entry {
                 Some(c) => {
                     before = c.sectors();
@@ -130,7 +147,13 @@ impl HwRaid5 {
                 None => {
                     before = 0;
                     after = range.1 - range.0;
-                    self.cached.push_back(CachedStripe { stripe, covered: vec![range] });
+                    self.cached.push_back(CachedStripe { stripe, covered: vec![range], open: true });
+                }
+            }
+            if self.policy == ControllerCache::InOrder {
+                // The stream has moved on to `stripe`: the stripes before it close.
+                for c in self.cached.iter_mut().filter(|c| c.stripe < stripe) {
+                    c.open = false;
                 }
             }
             // A write over data already cached replaces it ("write on top").
@@ -142,8 +165,8 @@ impl HwRaid5 {
     }
 
     /// Starts the next stripe operation, if there is one to do. Returns when it ends.
-    /// - `in-order`: the oldest entry, once it is whole, or the stream has moved past it, or
-    ///   a write waits for cache space (`pressed`).
+    /// - `in-order`: the oldest entry, once it is whole or closed, or a write waits for cache
+    ///   space (`pressed`).
     /// - `gathering`: the oldest whole stripe; else, when pressed, the oldest entry.
     pub fn start_destage(&mut self, now: SimTime, pressed: bool) -> Option<SimTime> {
         assert_eq!(self.destaging_sectors, 0, "one stripe operation at a time");
@@ -152,7 +175,7 @@ impl HwRaid5 {
         let pick = match self.policy {
             ControllerCache::InOrder => {
                 let front = self.cached.front()?;
-                (whole(front) || self.cached.len() > 1 || pressed).then_some(0)
+                (whole(front) || !front.open || pressed).then_some(0)
             }
             ControllerCache::Gathering => match self.cached.iter().position(whole) {
                 Some(i) => Some(i),
@@ -356,7 +379,7 @@ mod tests {
         let full_start = now;
         let full_end = c.start_destage(now, false).expect("the whole stripe goes out");
         c.destage_done();
-        assert_eq!(c.ops, StripeOps { full_stripe: 1, read_modify_write: 0, reconstruct_write: 0 });
+        assert_eq!((c.ops.full_stripe, c.ops.read_modify_write, c.ops.reconstruct_write), (1, 0, 0));
         // A lone 4 KiB write into another stripe, forced out: it reads old data and old parity.
         now = c.accept_write(full_end, &write(10 * w + 8, 4096));
         assert_eq!(c.start_destage(now, false), None);
@@ -392,5 +415,59 @@ mod tests {
         assert!(!c.fits(16) && c.destaging());
         c.destage_done();
         assert!(c.fits(8));
+    }
+
+    #[test]
+    fn a_late_write_to_a_stripe_still_in_the_cache_joins_it() {
+        // 4 KiB writes in order through stripes 0 and 1, two blocks held back: block 3 arrives
+        // once the stream is in stripe 1 (its stripe has closed: an entry of its own), then
+        // block 1 of stripe 1 arrives late but while the stream is still in stripe 1. Looked up
+        // by address, it joins stripe 1's entry, though a newer entry (block 3's) exists, and
+        // stripe 1 goes out whole.
+        let mut rng = Stream::new(1, 1);
+        let mut c = HwRaid5::new(4, true, ControllerCache::InOrder, &mut rng);
+        let b = c.stripe_sectors() / 8;
+        let mut now = SimTime::ZERO;
+        for i in (0..2 * b).filter(|&i| i != 3 && i != b + 1) {
+            now = c.accept_write(now, &write(i * 8, 4096));
+            if i == b + 2 {
+                now = c.accept_write(now, &write(3 * 8, 4096));
+            }
+            if i == b + 5 {
+                now = c.accept_write(now, &write((b + 1) * 8, 4096));
+            }
+        }
+        assert_eq!(c.ops.backward_writes, 2);
+        while let Some(end) = c.start_destage(now, true) {
+            c.destage_done();
+            now = end;
+        }
+        assert_eq!(c.ops.full_stripe, 1, "{:?}", c.ops);
+    }
+
+    #[test]
+    fn a_write_to_a_stripe_the_stream_has_passed_costs_a_partial_stripe_write() {
+        // The same held-back block arrives once the stream is in the next stripe: stripe 0 has
+        // closed (in-order), so the block starts an entry of its own, written with reads; the
+        // stripe it belonged to went out partial too. A gathering cache would have taken it.
+        for (policy, partial) in [(ControllerCache::InOrder, 2), (ControllerCache::Gathering, 0)] {
+            let mut rng = Stream::new(1, 1);
+            let mut c = HwRaid5::new(4, true, policy, &mut rng);
+            let w = c.stripe_sectors();
+            let mut now = SimTime::ZERO;
+            for i in (0..2 * w / 8).filter(|&i| i != 3) {
+                now = c.accept_write(now, &write(i * 8, 4096));
+                if i == w / 8 + 2 {
+                    now = c.accept_write(now, &write(3 * 8, 4096));
+                }
+            }
+            while let Some(end) = c.start_destage(now, true) {
+                c.destage_done();
+                now = end;
+            }
+            let o = c.ops;
+            assert_eq!(o.read_modify_write + o.reconstruct_write, partial, "{policy:?}: {o:?}");
+            assert_eq!(o.full_stripe, 2 - partial / 2, "{policy:?}: {o:?}");
+        }
     }
 }

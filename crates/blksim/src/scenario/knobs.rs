@@ -161,7 +161,7 @@ pub const KNOBS: &[KnobSpec] = &[
     KnobSpec {
         key: "disk.controller_cache",
         kind: KnobKind::Enum(&["in-order", "gathering"]),
-        help: "hwraid5: coalesce only consecutive writes to a stripe (in-order), or gather any cached writes into whole stripes",
+        help: "hwraid5: a write joins its stripe's cached entry until the stream passes the stripe, which then goes to disk (in-order, inferred for the 3ware 8506), or any cached writes gather into whole stripes (gathering)",
         live: false,
     },
     KnobSpec {
@@ -204,6 +204,12 @@ pub const KNOBS: &[KnobSpec] = &[
         key: "queue.generic_tagging",
         kind: KnobKind::Bool,
         help: "the driver uses generic block tagging: init_tag_map caps the depth at 2 x nr_requests",
+        live: false,
+    },
+    KnobSpec {
+        key: "queue.batch_hard_limit",
+        kind: KnobKind::Bool,
+        help: "get_request refuses batchers past 3/2 x nr_requests (\"only allow batching queuers to allocate up to 50% over the defined limit\", ll_rw_blk.c 2.6.13-rc1 on); false: 2.6.2-2.6.12, where a batcher takes its whole batch (2.6.11's get_request has no cap)",
         live: false,
     },
     KnobSpec {
@@ -385,6 +391,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "queue.max_segments" => s.queue.max_segments.to_string(),
         "queue.plugging" => name(&s.queue.plugging),
         "queue.generic_tagging" => s.queue.generic_tagging.to_string(),
+        "queue.batch_hard_limit" => s.queue.batch_hard_limit.to_string(),
         "host.can_queue" => s.host.can_queue.to_string(),
         "host.nr_hw_queues" => s.host.nr_hw_queues.to_string(),
         "blk_mq.rerun_after_splice" => s.blk_mq.rerun_after_splice.to_string(),
@@ -478,6 +485,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "queue.max_segments" => s.queue.max_segments = int()? as u32,
         "queue.plugging" => s.queue.plugging = enumerated(value, bad)?,
         "queue.generic_tagging" => s.queue.generic_tagging = boolean()?,
+        "queue.batch_hard_limit" => s.queue.batch_hard_limit = boolean()?,
         "host.can_queue" => s.host.can_queue = int()? as u32,
         "host.nr_hw_queues" => s.host.nr_hw_queues = int()? as u32,
         "blk_mq.rerun_after_splice" => s.blk_mq.rerun_after_splice = boolean()?,

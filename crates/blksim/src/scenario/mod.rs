@@ -156,10 +156,12 @@ pub struct DiskKnobs {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ControllerCache {
-    /// Writes are kept in arrival order; consecutive writes to one stripe coalesce, and a stripe
-    /// is written once the stream has moved past it (whole, or partial with reads). A write that
-    /// arrives late for a stripe already passed starts a new partial stripe. Inferred for the
-    /// 3ware 8506 from seed 003: out-of-order 4 KiB writes cost it "quite a bit of seeking".
+    /// A write joins its stripe's cached entry (looked up by address) while the entry is open;
+    /// an entry closes when the stripe is whole or the host stream has moved past it, and
+    /// closed entries are written in arrival order (whole, or partial with reads). A write that
+    /// arrives late for a closed stripe starts a new partial stripe. An INFERRED destage rule
+    /// for the 3ware 8506, whose 2.25 MB SRAM stages writes rather than caching them; seed 003:
+    /// out-of-order 4 KiB writes cost it "quite a bit of seeking".
     #[default]
     InOrder,
     /// Any cached writes to a stripe gather; whole stripes go first, and an incomplete stripe is
@@ -182,6 +184,9 @@ pub struct QueueKnobs {
     /// The driver uses the generic block-layer tagging (`blk_queue_init_tags`), whose
     /// `init_tag_map` caps the tag depth at 2 × `nr_requests`.
     pub generic_tagging: bool,
+    /// `get_request` caps batchers at 3/2 of `nr_requests` (2.6.13-rc1 on; 2.6.2-2.6.12 had no
+    /// cap: a batcher took its whole batch).
+    pub batch_hard_limit: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -338,6 +343,7 @@ impl Default for QueueKnobs {
             max_segments: 128,
             plugging: Plugging::Task,
             generic_tagging: false,
+            batch_hard_limit: true,
         }
     }
 }

@@ -279,6 +279,31 @@ fn the_process_that_fills_the_pool_becomes_a_batcher_and_gets_32_requests() {
 }
 
 #[test]
+fn a_batcher_stops_at_3_2_of_nr_requests_from_2_6_13_and_takes_its_whole_batch_before() {
+    // nr_requests 16: the batch of 32 would take the pool to 15 + 32 = 47; 2.6.13-rc1's hard
+    // limit stops it at 24.
+    let peak = |limit: &'static str| {
+        let mut s = sim(&[
+            ("workload.rw", "randwrite"),
+            ("workload.bs", "4k"),
+            ("workload.ioengine", "libaio"),
+            ("workload.iodepth", "512"),
+            ("queue.depth", "1"),
+            ("queue.nr_requests", "16"),
+            ("queue.batch_hard_limit", limit),
+            ("disk.write_cache", "false"),
+        ]);
+        let mut peak = 0;
+        while s.now() < SimTime(50_000_000) && s.step() {
+            peak = peak.max(s.occupancy().0[0].pool[1]);
+            s.check_invariants();
+        }
+        peak
+    };
+    assert_eq!((peak("true"), peak("false")), (24, 15 + 32));
+}
+
+#[test]
 fn the_drive_reorders_its_queue_so_deeper_tags_serve_more_random_reads() {
     // Shortest positioning first inside the drive (NCQ/TCQ): with 31 commands to choose from,
     // random 4 KiB reads need less seeking and rotation each than one at a time.
