@@ -140,6 +140,7 @@ impl Sim {
             sync: self.ios.get(bio.io.0).sync,
             clone_of: None,
             nr_clone_bios: 0,
+            host_freed: false,
         }));
         self.devs[di].stats.start(now);
         self.emit(dev, Action::G, bio.write, bio.sector, bio.bytes, tid, rq.0, bio_id.0);
@@ -282,10 +283,16 @@ impl Sim {
         }
     }
 
-    /// `blk_run_queue_async`: queue the device's run on this CPU's kblockd worker (once).
-    /// It cancels an armed `blk_delay_queue` timer first (`__cancel_delayed_work`): the run
-    /// happens now, not when the timer would have fired.
+    /// `blk_run_queue_async`: queue the device's run on this CPU's kblockd worker (once), as
+    /// `queue_delayed_work(kblockd, &q->delay_work, 0)` on the work `blk_delay_queue` arms.
+    /// - 3.0-rc on ("block: don't delay blk_run_queue_async"): it cancels an armed timer first
+    ///   (`__cancel_delayed_work`): the run happens now.
+    /// - 2.6.39-rc (`queue.async_run_cancels_delay` false; inferred from that fix): with the
+    ///   timer armed the work is pending, so nothing is queued: the run waits for the timer.
     pub(crate) fn run_queue_async(&mut self, dev: DevId, cpu: CoreId) {
+        if self.delay_armed[dev.idx()].is_some() && !self.cfg.scenario.queue.async_run_cancels_delay {
+            return;
+        }
         self.delay_armed[dev.idx()] = None;
         if self.run_queued[dev.idx()] {
             return;
@@ -332,5 +339,31 @@ impl Sim {
 
     pub(crate) fn owner_of(r: &Request) -> Owner {
         Owner { id: r.submitter.0, sync: !r.write || r.sync }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::block::DevKind;
+    use crate::engine::ids::{CoreId, DevId};
+    use crate::engine::Sim;
+    use crate::scenario::{set_knob, Scenario};
+
+    #[test]
+    fn the_regressed_async_run_leaves_a_pending_delayed_run_and_the_later_one_cancels_it() {
+        for (cancels, runs_now) in [("false", false), ("true", true)] {
+            let mut s = Scenario::default();
+            set_knob(&mut s, "queue.async_run_cancels_delay", cancels).unwrap();
+            let mut sim = Sim::new(&s.validate().unwrap(), 1);
+            let sd = (0..sim.devs.len()).find(|&i| matches!(sim.devs[i].kind, DevKind::Sd { .. })).expect("a disk");
+            let dev = DevId(sd as _);
+            // The host was busy with nothing of the device's in flight: blk_delay_queue armed.
+            sim.delay_queue(dev);
+            let due = sim.delay_armed[sd].expect("armed").0;
+            // A completion punts a run of the device (scsi_run_queue, c21e6beb).
+            sim.run_queue_async(dev, CoreId(0));
+            assert_eq!(sim.run_queued[sd], runs_now, "cancels {cancels}: queued on kblockd now");
+            assert_eq!(sim.delay_armed[sd].map(|d| d.0), (!runs_now).then_some(due), "cancels {cancels}: the timer");
+        }
     }
 }

@@ -27,8 +27,10 @@ impl Sim {
         }
     }
 
-    /// The completion softirq for one request: end its bios, free its tag and request, wake
-    /// a waiter for the pool, and run the starved queues and this one (`scsi_run_queue`).
+    /// The completion softirq for one request, at the end of its work: end its bios, free its
+    /// tag and request, wake a waiter for the pool, and run the starved queues and this one
+    /// (`scsi_next_command` → `scsi_run_queue`). The host slot went back when the work started
+    /// (`scsi_device_unbusy`).
     pub(crate) fn softirq_complete(&mut self, rq: ReqId) {
         let now = self.now();
         let r = self.reqs.remove(rq.0);
@@ -49,8 +51,10 @@ impl Sim {
         } else {
             self.devs[di].queue.tags.put(tag);
         }
-        let (_, h) = self.devs[di].sd();
-        self.hosts[h.idx()].put();
+        if !r.host_freed {
+            let (_, h) = self.devs[di].sd();
+            self.hosts[h.idx()].put();
+        }
         self.devs[di].stats.done(now, r.write, r.bytes / 512, now - r.alloc_at);
         self.totals.requests_completed += 1;
         let owner = Self::owner_of(&r);

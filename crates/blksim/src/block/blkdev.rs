@@ -30,6 +30,9 @@ pub struct Request {
     /// because they are freed with the clone (`nr_clone_bios` counts them).
     pub clone_of: Option<ReqId>,
     pub nr_clone_bios: u32,
+    /// `scsi_device_unbusy` ran: the host slot was given back when the completion's softirq
+    /// work started, before the request's bios end.
+    pub host_freed: bool,
 }
 
 /// A request queue: pool, elevator and tags, with the queue limits.

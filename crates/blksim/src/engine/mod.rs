@@ -487,8 +487,11 @@ impl Sim {
                         self.delay_event[dev.idx()] = true;
                         self.events.schedule(due, Event::DelayWork { dev });
                     }
-                    // Due: the same as an async run from the CPU that armed it.
-                    Some((_, cpu)) => self.run_queue_async(dev, cpu),
+                    // Due: the work is queued on kblockd of the CPU that armed it.
+                    Some((_, cpu)) => {
+                        self.delay_armed[dev.idx()] = None;
+                        self.run_queue_async(dev, cpu)
+                    }
                 }
             }
             Event::MqSplice { dev, hctx, cpu } => self.mq_splice_due(dev, hctx, cpu),
@@ -535,7 +538,7 @@ impl Sim {
                     if self.dirty_total + self.writeback_total + job.bs > self.dirty_thresh {
                         let bios =
                             self.write_chunk_bytes().div_ceil(self.writeback_bio_bytes(self.devs[job.dev.idx()].queue.max_request_bytes()));
-                        copy + WRITEBACK_CHUNK_NS + bios * (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS)
+                        copy + WRITEBACK_PAGE_NS * self.write_chunk_bytes() / 4096 + bios * (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS)
                     } else {
                         copy
                     }
@@ -547,7 +550,15 @@ impl Sim {
             Step::RetryGetRequest => GET_REQUEST_NS + DISPATCH_NS,
             Step::KblockdWork => KBLOCKD_WORK_NS + DISPATCH_NS,
             Step::DirtyRecheck => SYSCALL_NS,
-            Step::FlushWork | Step::FsyncWrite => WRITEBACK_CHUNK_NS + BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS,
+            Step::FlushWork | Step::FsyncWrite => {
+                // The step writes back one bio of up to max_sectors_kb (a page for XFS of 2.6.2).
+                let dev = match self.threads[tid.idx()].kind {
+                    ThreadKind::Flusher(dev) => dev,
+                    _ => self.jobs[self.job_of(tid).idx()].dev,
+                };
+                let bytes = self.writeback_bio_bytes(self.devs[dev.idx()].queue.max_request_bytes());
+                WRITEBACK_PAGE_NS * bytes.div_ceil(4096) + BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS
+            }
             Step::Softirq => {
                 let c = self.threads[tid.idx()].home.idx();
                 self.cores[c].softirq.front().map_or(0, |&rq| self.softirq_cost(rq))

@@ -313,6 +313,12 @@ impl Sim {
         th.state = ThreadState::Running;
         let step = th.next.expect("a running thread has a next step");
         let cost = self.step_cost(tid, step) + if switched { CONTEXT_SWITCH_NS } else { 0 };
+        if step == Step::Softirq {
+            // ksoftirqd starts a completion's work: its host slot is free from now.
+            if let Some(&rq) = self.cores[ci].softirq.front() {
+                self.scsi_device_unbusy(rq);
+            }
+        }
         self.threads[tid.idx()].cpu_ns += cost;
         // ksoftirqd's time is softirq time in /proc/stat (it runs __do_softirq).
         let state = if step == Step::Softirq { AcctState::Softirq } else { AcctState::Sys };

@@ -39,6 +39,7 @@ impl Sim {
             }
             let req = *self.cores[ci].softirq.front().expect("checked non-empty");
             let cost = self.softirq_cost(req);
+            self.scsi_device_unbusy(req);
             let core = &mut self.cores[ci];
             core.softirq_burst_ns += cost;
             core.busy = true;

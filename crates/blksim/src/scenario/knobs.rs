@@ -213,6 +213,12 @@ pub const KNOBS: &[KnobSpec] = &[
         live: false,
     },
     KnobSpec {
+        key: "queue.async_run_cancels_delay",
+        kind: KnobKind::Bool,
+        help: "blk_run_queue_async cancels a pending blk_delay_queue timer and runs now (\"block: don't delay blk_run_queue_async\", 3.0-rc; inferred absent in 2.6.39-rc, where the run waits for the timer)",
+        live: false,
+    },
+    KnobSpec {
         key: "host.can_queue",
         kind: KnobKind::Int { min: 1, max: limits::CAN_QUEUE_MAX as u64, unit: "commands" },
         help: "commands the HBA takes at once",
@@ -392,6 +398,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "queue.plugging" => name(&s.queue.plugging),
         "queue.generic_tagging" => s.queue.generic_tagging.to_string(),
         "queue.batch_hard_limit" => s.queue.batch_hard_limit.to_string(),
+        "queue.async_run_cancels_delay" => s.queue.async_run_cancels_delay.to_string(),
         "host.can_queue" => s.host.can_queue.to_string(),
         "host.nr_hw_queues" => s.host.nr_hw_queues.to_string(),
         "blk_mq.rerun_after_splice" => s.blk_mq.rerun_after_splice.to_string(),
@@ -486,6 +493,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "queue.plugging" => s.queue.plugging = enumerated(value, bad)?,
         "queue.generic_tagging" => s.queue.generic_tagging = boolean()?,
         "queue.batch_hard_limit" => s.queue.batch_hard_limit = boolean()?,
+        "queue.async_run_cancels_delay" => s.queue.async_run_cancels_delay = boolean()?,
         "host.can_queue" => s.host.can_queue = int()? as u32,
         "host.nr_hw_queues" => s.host.nr_hw_queues = int()? as u32,
         "blk_mq.rerun_after_splice" => s.blk_mq.rerun_after_splice = boolean()?,

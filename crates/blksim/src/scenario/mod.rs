@@ -187,6 +187,10 @@ pub struct QueueKnobs {
     /// `get_request` caps batchers at 3/2 of `nr_requests` (2.6.13-rc1 on; 2.6.2-2.6.12 had no
     /// cap: a batcher took its whole batch).
     pub batch_hard_limit: bool,
+    /// `blk_run_queue_async` cancels a pending `blk_delay_queue` timer and runs now ("block:
+    /// don't delay blk_run_queue_async", Shaohua Li, 3.0-rc); false: 2.6.39-rc (c21e6beb's
+    /// era), where `queue_delayed_work` finds the delay work pending and does nothing.
+    pub async_run_cancels_delay: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -344,6 +348,7 @@ impl Default for QueueKnobs {
             plugging: Plugging::Task,
             generic_tagging: false,
             batch_hard_limit: true,
+            async_run_cancels_delay: true,
         }
     }
 }

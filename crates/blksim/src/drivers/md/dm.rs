@@ -70,6 +70,7 @@ impl Sim {
             sync,
             clone_of: Some(rq),
             nr_clone_bios: nbios,
+            host_freed: false,
         }));
         self.totals.clones_made += 1;
         self.totals.clone_bios_made += nbios as u64;

@@ -81,6 +81,20 @@ impl Sim {
         self.raise_irq(irq_cpu, cmd.req);
     }
 
+    /// `scsi_device_unbusy` (2.6.x-4.x `scsi_finish_command`, before `scsi_io_completion` ends
+    /// the request's bios): the host slot is free from the start of the completion's softirq
+    /// work, so a queue run on another CPU meanwhile can take it before this device's own run
+    /// at the end of that work.
+    pub(crate) fn scsi_device_unbusy(&mut self, rq: ReqId) {
+        let r = self.reqs.get_mut(rq.0);
+        if r.host_freed {
+            return;
+        }
+        r.host_freed = true;
+        let (_, h) = self.devs[r.dev.idx()].sd();
+        self.hosts[h.idx()].put();
+    }
+
     /// `scsi_run_queue`, called on every command completion: run the devices the host starved,
     /// in list order, while the host has room; put the rest back at the head of the list; then
     /// run this device's own queue.
