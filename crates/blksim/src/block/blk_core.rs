@@ -141,6 +141,7 @@ impl Sim {
             clone_of: None,
             nr_clone_bios: 0,
             host_freed: false,
+            cpu: Some(CoreId(self.cur_cpu)),
         }));
         self.devs[di].stats.start(now);
         self.emit(dev, Action::G, bio.write, bio.sector, bio.bytes, tid, rq.0, bio_id.0);

@@ -2,7 +2,7 @@
 //! pool, limits and congestion thresholds, and the tag depth a leaf queue gets.
 
 use crate::block::{elevator_kind, Elevator, TagMap};
-use crate::engine::ids::{BioId, DevId, ReqId, ThreadId};
+use crate::engine::ids::{BioId, CoreId, DevId, ReqId, ThreadId};
 use crate::engine::time::SimTime;
 use crate::scenario::Scenario;
 use std::collections::VecDeque;
@@ -33,6 +33,8 @@ pub struct Request {
     /// `scsi_device_unbusy` ran: the host slot was given back when the completion's softirq
     /// work started, before the request's bios end.
     pub host_freed: bool,
+    /// `req->cpu`: the CPU that made it (for `rq_affinity`); None for dm clones.
+    pub cpu: Option<CoreId>,
 }
 
 /// A request queue: pool, elevator and tags, with the queue limits.

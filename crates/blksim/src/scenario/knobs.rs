@@ -219,6 +219,12 @@ pub const KNOBS: &[KnobSpec] = &[
         live: false,
     },
     KnobSpec {
+        key: "queue.rq_affinity",
+        kind: KnobKind::Bool,
+        help: "rq_affinity 1 (QUEUE_FLAG_SAME_COMP, default from 2.6.28): a completion moves by IPI to the submitter's cache group (__blk_complete_request)",
+        live: false,
+    },
+    KnobSpec {
         key: "host.can_queue",
         kind: KnobKind::Int { min: 1, max: limits::CAN_QUEUE_MAX as u64, unit: "commands" },
         help: "commands the HBA takes at once",
@@ -315,6 +321,12 @@ pub const KNOBS: &[KnobSpec] = &[
     },
     KnobSpec { key: "cpu.cores", kind: KnobKind::Int { min: 1, max: limits::CORES_MAX as u64, unit: "" }, help: "CPU cores", live: false },
     KnobSpec {
+        key: "cpu.sockets",
+        kind: KnobKind::Int { min: 1, max: limits::CORES_MAX as u64, unit: "sockets" },
+        help: "CPU sockets (cache groups), the cores split evenly: rq_affinity completes a request on the first core of its submitter's socket (blk_cpu_to_group, CONFIG_SCHED_MC)",
+        live: false,
+    },
+    KnobSpec {
         key: "cpu.irq_cpus",
         kind: KnobKind::Cpus,
         help: "the CPU each HBA's interrupt goes to (/proc/irq/N/smp_affinity), where its completion softirq runs",
@@ -399,6 +411,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "queue.generic_tagging" => s.queue.generic_tagging.to_string(),
         "queue.batch_hard_limit" => s.queue.batch_hard_limit.to_string(),
         "queue.async_run_cancels_delay" => s.queue.async_run_cancels_delay.to_string(),
+        "queue.rq_affinity" => s.queue.rq_affinity.to_string(),
         "host.can_queue" => s.host.can_queue.to_string(),
         "host.nr_hw_queues" => s.host.nr_hw_queues.to_string(),
         "blk_mq.rerun_after_splice" => s.blk_mq.rerun_after_splice.to_string(),
@@ -420,6 +433,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "workload.filesystem" => name(&s.workload.filesystem),
         "workload.filename" => s.workload.filename.clone(),
         "cpu.cores" => s.cpu.cores.to_string(),
+        "cpu.sockets" => s.cpu.sockets.to_string(),
         "cpu.irq_cpus" => s.cpu.irq_cpus.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
         "duration" => format!("{}", s.duration_s),
         _ => return None,
@@ -494,6 +508,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "queue.generic_tagging" => s.queue.generic_tagging = boolean()?,
         "queue.batch_hard_limit" => s.queue.batch_hard_limit = boolean()?,
         "queue.async_run_cancels_delay" => s.queue.async_run_cancels_delay = boolean()?,
+        "queue.rq_affinity" => s.queue.rq_affinity = boolean()?,
         "host.can_queue" => s.host.can_queue = int()? as u32,
         "host.nr_hw_queues" => s.host.nr_hw_queues = int()? as u32,
         "blk_mq.rerun_after_splice" => s.blk_mq.rerun_after_splice = boolean()?,
@@ -529,6 +544,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
             s.workload.filename = v.to_string();
         }
         "cpu.cores" => s.cpu.cores = int()? as u32,
+        "cpu.sockets" => s.cpu.sockets = int()? as u32,
         "cpu.irq_cpus" => {
             // The range against cores and the count against HBAs are checked in validate().
             let v = value.trim();

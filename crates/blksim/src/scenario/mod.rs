@@ -191,6 +191,10 @@ pub struct QueueKnobs {
     /// don't delay blk_run_queue_async", Shaohua Li, 3.0-rc); false: 2.6.39-rc (c21e6beb's
     /// era), where `queue_delayed_work` finds the delay work pending and does nothing.
     pub async_run_cancels_delay: bool,
+    /// `rq_affinity` 1 (`QUEUE_FLAG_SAME_COMP`, on by default from 2.6.28): a request
+    /// records its submitter's CPU (`req->cpu`), and its completion moves by IPI to that CPU's
+    /// cache group when the interrupted CPU is in another.
+    pub rq_affinity: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -285,6 +289,9 @@ pub struct CpuKnobs {
     /// The CPU that takes each HBA's interrupt (`/proc/irq/N/smp_affinity`), one per HBA.
     /// Empty: HBA i interrupts CPU i mod cores.
     pub irq_cpus: Vec<u32>,
+    /// CPU sockets (cache groups): the cores split evenly, numbered consecutively. With
+    /// `queue.rq_affinity` a request completes on the first core of its submitter's socket.
+    pub sockets: u32,
 }
 
 /// An fio job description; `numjobs` copies are made, spread over the top-level devices.
@@ -349,6 +356,7 @@ impl Default for QueueKnobs {
             generic_tagging: false,
             batch_hard_limit: true,
             async_run_cancels_delay: true,
+            rq_affinity: true,
         }
     }
 }
@@ -387,7 +395,7 @@ impl Default for MdKnobs {
 }
 impl Default for CpuKnobs {
     fn default() -> Self {
-        CpuKnobs { cores: 2, irq_cpus: Vec::new() }
+        CpuKnobs { cores: 2, irq_cpus: Vec::new(), sockets: 1 }
     }
 }
 impl Default for Workload {
@@ -499,6 +507,12 @@ impl Scenario {
             return Err(ScenarioError::new(
                 "host.nr_hw_queues",
                 format!("{} hardware queues need as many CPUs; there are {}", self.host.nr_hw_queues, self.cpu.cores),
+            ));
+        }
+        if self.cpu.sockets == 0 || self.cpu.cores % self.cpu.sockets != 0 {
+            return Err(ScenarioError::new(
+                "cpu.sockets",
+                format!("{} cores do not split evenly into {} sockets", self.cpu.cores, self.cpu.sockets),
             ));
         }
         if let Some(c) = self.cpu.irq_cpus.iter().find(|&&c| c >= self.cpu.cores) {

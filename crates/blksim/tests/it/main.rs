@@ -2,6 +2,7 @@
 
 mod blktrace;
 mod cli;
+mod completion;
 mod determinism;
 mod fidelity;
 mod fio_examples;

@@ -71,6 +71,7 @@ impl Sim {
             clone_of: Some(rq),
             nr_clone_bios: nbios,
             host_freed: false,
+            cpu: None,
         }));
         self.totals.clones_made += 1;
         self.totals.clone_bios_made += nbios as u64;

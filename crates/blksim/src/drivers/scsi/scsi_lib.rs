@@ -78,7 +78,21 @@ impl Sim {
         // own completion vector, but with the affinity the era's defaults gave them (all CPUs,
         // delivered to the first) they land on one CPU (INFERRED).
         let irq_cpu = self.hosts[host.idx()].irq_cpu;
-        self.raise_irq(irq_cpu, cmd.req);
+        let cpu = self.completion_cpu(irq_cpu, self.reqs.get(cmd.req.0).cpu);
+        self.raise_irq(cpu, cmd.req);
+    }
+
+    /// `__blk_complete_request` (2.6.39): with `rq_affinity`, the completion goes to the first
+    /// CPU of the submitter's cache group (`blk_cpu_to_group`), by IPI when the interrupted
+    /// CPU is in another group; else it stays where the interrupt came in.
+    pub(crate) fn completion_cpu(&self, irq_cpu: CoreId, req_cpu: Option<CoreId>) -> CoreId {
+        let s = &self.cfg.scenario;
+        let per_socket = (s.cpu.cores / s.cpu.sockets) as u16;
+        let group = |c: CoreId| CoreId(c.0 / per_socket * per_socket);
+        match req_cpu {
+            Some(c) if s.queue.rq_affinity && group(c) != group(irq_cpu) => group(c),
+            _ => irq_cpu,
+        }
     }
 
     /// `scsi_device_unbusy` (2.6.x-4.x `scsi_finish_command`, before `scsi_io_completion` ends
@@ -125,5 +139,31 @@ impl Sim {
         }
         self.hosts[h.idx()].splice_back(starved);
         self.run_queue(dev);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::ids::CoreId;
+    use crate::engine::Sim;
+    use crate::scenario::{set_knob, Scenario};
+
+    #[test]
+    fn rq_affinity_completes_on_the_first_cpu_of_the_submitters_socket() {
+        let sim = |affinity: &str| {
+            let mut s = Scenario::default();
+            for (k, v) in [("cpu.cores", "8"), ("cpu.sockets", "2"), ("queue.rq_affinity", affinity)] {
+                set_knob(&mut s, k, v).unwrap();
+            }
+            Sim::new(&s.validate().unwrap(), 1)
+        };
+        let on = sim("true");
+        // Interrupt on CPU 0: a request from CPU 5 (socket 1) moves to CPU 4 by IPI; one from
+        // CPU 2 (socket 0, the interrupted CPU's) and a dm clone (no req->cpu) stay on CPU 0.
+        assert_eq!(on.completion_cpu(CoreId(0), Some(CoreId(5))), CoreId(4));
+        assert_eq!(on.completion_cpu(CoreId(0), Some(CoreId(2))), CoreId(0));
+        assert_eq!(on.completion_cpu(CoreId(1), Some(CoreId(0))), CoreId(1));
+        assert_eq!(on.completion_cpu(CoreId(0), None), CoreId(0));
+        assert_eq!(sim("false").completion_cpu(CoreId(0), Some(CoreId(5))), CoreId(0));
     }
 }
