@@ -15,7 +15,7 @@ impl Sim {
     /// the system is over the background threshold or a file is being fsynced.
     pub(crate) fn flush_work(&mut self, tid: ThreadId) -> Next {
         let ThreadKind::Flusher(dev) = self.threads[tid.idx()].kind else { unreachable!("not a flusher") };
-        let over_background = self.dirty_total + self.writeback_total > self.background_thresh;
+        let over_background = self.over_bground_thresh();
         let jobs_here: Vec<usize> = (0..self.jobs.len()).filter(|&i| self.jobs[i].dev == dev).collect();
         let (mut cursor, mut chunk_left) = self.flush_cursor[dev.idx()];
         for _ in 0..=jobs_here.len() {

@@ -23,7 +23,7 @@ impl Sim {
         // application, as fio reports them; iostat shows what reached the disk.
         self.totals.bytes_written += len;
         self.totals.ios_completed += 1;
-        if self.dirty_total + self.writeback_total > self.background_thresh {
+        if self.over_bground_thresh() {
             self.wake_flusher(dev);
         }
         self.balance_dirty_pages(j)

@@ -74,6 +74,13 @@ impl Sim {
         global > (self.background_thresh + self.dirty_thresh) / 2 && (bdi_bytes > self.bdi_thresh() || global > self.dirty_thresh)
     }
 
+    /// `over_bground_thresh` (2.6.39; the same test in 2.6.2's `background_writeout` and
+    /// `balance_dirty_pages`): dirty (and NFS unstable) pages over the background threshold.
+    /// Pages under writeback do not count: they are on their way out.
+    pub(crate) fn over_bground_thresh(&self) -> bool {
+        self.dirty_total > self.background_thresh
+    }
+
     /// A device's share of the dirty limit (`bdi_thresh`: equal shares for equal writers).
     pub(crate) fn bdi_thresh(&self) -> u64 {
         self.dirty_thresh / self.bdi_writers.max(1) as u64

@@ -52,8 +52,11 @@ fn no_scsi_starved_seed_locks_a_disk_out_for_the_whole_run() {
         let full = disks.iter().fold(0.0f64, |m, &w| m.max(w));
         ratios.push(disks.iter().sum::<f64>() / full);
     }
-    // Not k full-speed disks of twelve: the total over the fastest disk's rate is a whole
-    // number k for a lockout by k startup winners; here it falls between.
-    let between = ratios.iter().filter(|&&k| (k - k.round()).abs() > 0.1).count();
-    assert!(between >= 8, "disks' worth per seed {ratios:?}");
+    // Not k full-speed disks of twelve: a lockout by k startup winners (k of 3 to 6 in the
+    // first model) gives a whole number of disks' worth per seed, a handful of values in all;
+    // here the seeds spread over many.
+    let mut tenths: Vec<i64> = ratios.iter().map(|k| (k * 10.0).round() as i64).collect();
+    tenths.sort_unstable();
+    tenths.dedup();
+    assert!(tenths.len() >= 7, "disks' worth per seed {ratios:?}");
 }
