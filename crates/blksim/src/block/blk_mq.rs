@@ -397,6 +397,8 @@ mod tests {
             sync: true,
             clone_of: None,
             nr_clone_bios: 0,
+            host_freed: false,
+            cpu: None,
         }));
         sim.blk_mq_insert(dev, rq);
         rq

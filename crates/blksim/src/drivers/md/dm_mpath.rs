@@ -68,6 +68,9 @@ impl Sim {
                 sync: true,
                 clone_of: None,
                 nr_clone_bios: 0,
+                host_freed: false,
+                // multipathd's read is made on the CPU it runs on (req->cpu).
+                cpu: Some(cpu),
             }));
             self.devs[dev.idx()].stats.start(now);
             self.emit(dev, Action::G, false, 0, 4096, tid, rq.0, 0);
