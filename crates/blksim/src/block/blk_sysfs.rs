@@ -43,8 +43,12 @@ impl Sim {
                 }
             }
             "disk.max_sectors_kb" => {
+                // The disks' queues, and LVM's volumes built with their limit; md and dm
+                // multipath keep their own.
                 for d in &mut self.devs {
-                    d.queue.max_sectors_bytes = s.disk.max_sectors_kb as u64 * 1024;
+                    if d.is_leaf() || matches!(d.kind, crate::block::DevKind::DmLinear { .. }) {
+                        d.queue.max_sectors_bytes = s.disk.max_sectors_kb as u64 * 1024;
+                    }
                 }
             }
             // Live in the kernel, and nothing in the running model caches them: the new value

@@ -68,9 +68,11 @@ pub struct RequestQueue {
 
 impl RequestQueue {
     /// The most a request (or a bio built for this queue) may carry: `max_sectors_kb`, and
-    /// `max_segments` page-sized segments (page-cache and user pages are not contiguous).
+    /// `max_segments` page-sized segments (page-cache and user pages are not contiguous), in
+    /// whole pages (`bio_add_page` adds a page whole or not at all: under md's 255 sectors a
+    /// bio holds 31 pages).
     pub fn max_request_bytes(&self) -> u64 {
-        self.max_sectors_bytes.min(self.max_segments as u64 * 4096)
+        (self.max_sectors_bytes.min(self.max_segments as u64 * 4096) / 4096 * 4096).max(4096)
     }
 
     /// `queue_congestion_on_threshold`: nr − nr/8 + 1, at most nr (`blk_queue_congestion_threshold`).
@@ -111,6 +113,11 @@ impl RequestQueue {
         }
     }
 }
+
+/// `SAFE_MAX_SECTORS`: the `max_sectors` `blk_queue_make_request` gives a bio-based queue
+/// (include/linux/blkdev.h, 2.6.x). md RAID5 keeps it: before 2.6.31 nothing stacks the
+/// members' limits onto md's queue.
+pub const SAFE_MAX_SECTORS: u64 = 255;
 
 /// The tag depth a leaf queue gets: `queue_depth`, capped at 2 × `nr_requests` by
 /// `init_tag_map` when the driver uses the generic block tagging (legacy queues only).

@@ -1,6 +1,7 @@
 //! `block/genhd.c`: the block devices iostat lists (sd, dm-N, mdN), what is behind each, and
 //! its capacity.
 
+use crate::block::blkdev::SAFE_MAX_SECTORS;
 use crate::block::{is_mq, tag_depth, RequestQueue};
 use crate::drivers::scsi::sd::{sd_major_minor, sd_name};
 use crate::hw::Disk;
@@ -90,16 +91,29 @@ impl BlockDev {
         matches!(self.kind, DevKind::Md { .. } | DevKind::DmLinear { .. })
     }
 
-    /// `mdN`: md RAID5 over `members`. Bio-based: it has no request pool or elevator of its own;
-    /// its queue limit is the chunk (2.6.20 `blk_queue_max_sectors(mddev->queue, chunk)`).
+    /// `mdN`: md RAID5 over `members`. Bio-based: it has no request pool or elevator of its own.
+    /// Its queue limit is `blk_queue_make_request`'s default, `SAFE_MAX_SECTORS` (raid5 sets
+    /// none of its own and, before 2.6.31, nothing stacks its members' limits onto it), so a
+    /// bio of pages holds 31 of them (124 KiB); `raid5_mergeable_bvec` also ends a read bio at
+    /// a chunk boundary (`bio_boundary`).
     pub fn md(index: u32, members: Vec<DevId>, s: &Scenario) -> BlockDev {
         BlockDev {
             name: format!("md{index}"),
             major: MD_MAJOR,
             minor: index,
             kind: DevKind::Md { members },
-            queue: RequestQueue::new(s, s.md.chunk_kb, 0),
+            queue: RequestQueue { max_sectors_bytes: SAFE_MAX_SECTORS * 512, ..RequestQueue::new(s, 0, 0) },
             stats: DiskStats::default(),
+        }
+    }
+
+    /// Where a bio built for this device must end (the queue's `merge_bvec_fn`): md RAID5's
+    /// `raid5_mergeable_bvec` keeps a read inside one chunk (writes may cross). None: only the
+    /// size limit.
+    pub fn bio_boundary(&self, s: &Scenario, write: bool) -> Option<u64> {
+        match self.kind {
+            DevKind::Md { .. } if !write => Some(s.md.chunk_kb as u64 * 1024),
+            _ => None,
         }
     }
 

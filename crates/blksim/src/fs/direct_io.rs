@@ -16,11 +16,12 @@ impl Sim {
         let tid = job.tid;
         let io = IoId(self.ios.insert(Io { owner: IoOwner::Job(j), bytes, bios_left: 0, started: now, sync: true }));
         let max = self.devs[dev.idx()].queue.max_request_bytes();
+        let boundary = self.devs[dev.idx()].bio_boundary(&self.cfg.scenario, write).unwrap_or(u64::MAX);
         let mut off = offset;
         let end = offset + bytes;
         let mut pieces = 0;
         while off < end {
-            let len = (end - off).min(max);
+            let len = (end - off).min(max).min(boundary - off % boundary);
             // An I/O over max_sectors: as blk_queue_split does, each piece is cut off the
             // front of what is left, so blktrace shows the rest queued (Q), then the split (X).
             let split_rest = if bytes > max { (end - off) as u32 } else { 0 };

@@ -73,16 +73,18 @@ impl Sim {
         let (dev, tid) = (job.dev, job.tid);
         let off0 = job.stream_offset(start);
         let dev_end = off0 + (end - start);
-        // A bio never crosses a multiple of its size (for md, a chunk boundary): a first piece
-        // up to the next multiple, whole pieces, and what is left.
-        let first = (dev_end - off0).min(piece - off0 % piece);
-        let whole = (dev_end - off0 - first) / piece;
-        let tail = (dev_end - off0 - first) % piece;
-        let mut segments = [(off0, first, (first > 0) as u64), (off0 + first, piece, whole), (dev_end - tail, tail, (tail > 0) as u64)];
-        if first == piece {
-            // The first piece is a whole one too.
-            segments[1] = (off0, piece, whole + 1);
-            segments[0].2 = 0;
+        // A bio never crosses a multiple of its size, nor the device's boundary (md: a chunk,
+        // `raid5_mergeable_bvec`). Equal bios back to back are gathered as (offset, len, count).
+        let boundary = self.devs[dev.idx()].bio_boundary(&self.cfg.scenario, false).unwrap_or(piece);
+        let mut segments: Vec<(u64, u64, u64)> = Vec::new();
+        let mut off = off0;
+        while off < dev_end {
+            let len = (piece - off % piece).min(boundary - off % boundary).min(dev_end - off);
+            match segments.last_mut() {
+                Some((o, l, c)) if *l == len && *o + *l * *c == off => *c += 1,
+                _ => segments.push((off, len, 1)),
+            }
+            off += len;
         }
         let nr_bios: u64 = segments.iter().map(|s| s.2).sum();
         let io = IoId(self.ios.insert(Io {
