@@ -119,6 +119,15 @@ pub const DM_REQUEST_DELAY_NS: u64 = 100 * NS_PER_MS;
 /// multipathd's `MAX_CHECKINT`: the path checker's interval doubles after each good check up
 /// to 4 × `polling_interval` (multipath-tools `libmultipath/defaults.h`, `check_path()`).
 pub const MULTIPATH_MAX_CHECKINT_FACTOR: u64 = 4;
+/// 2.6.10-2.6.38 queue plugging (`blk_queue_make_request` in `ll_rw_blk.c`, 2.6.20):
+/// `q->unplug_thresh = 4` requests waiting (not issued) unplug a plugged queue, and
+/// `q->unplug_delay = 3 * HZ / 1000` unplugs it from kblockd if nobody did sooner.
+pub const UNPLUG_THRESH: u32 = 4;
+pub const UNPLUG_DELAY_NS: u64 = 3 * NS_PER_MS;
+/// `generic_unplug_device` on a queue (take the queue lock, test and clear the plug, and run
+/// the queue if it was plugged; what it dispatches is charged as `DISPATCH_NS`). Reason: a
+/// spinlock round trip and a bit test, ~0.3 µs.
+pub const UNPLUG_NS: u64 = 300;
 
 /// 2.6 request-pool batching (`ll_rw_blk.c`, later `blk-core.c`): a process that found the
 /// pool full, or slept in `get_request_wait`, may allocate `BLK_BATCH_REQ` requests within

@@ -158,11 +158,72 @@ impl Sim {
             self.plug.push(rq);
         } else {
             let owner = self.owner(rq);
+            let was_empty = self.devs[di].queue.elevator.is_empty();
             self.devs[di].queue.elevator.add(rq, bio.write, bio.sector, sector_end, now, owner);
             self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
-            self.run_queue(dev);
+            if self.queue_plugging(dev) {
+                // 2.6.20 __make_request: a request added to an empty queue plugs it; then
+                // __elv_add_request unplugs it once unplug_thresh requests wait unissued.
+                if was_empty {
+                    self.plug_device(dev, tid);
+                }
+                let q = &self.devs[di].queue;
+                let waiting = q.pool_count[0] + q.pool_count[1] - q.tags.busy();
+                if !q.plugged || waiting >= UNPLUG_THRESH {
+                    self.unplug_device(dev);
+                }
+            } else {
+                self.run_queue(dev);
+            }
         }
         Ok(())
+    }
+
+    /// Whether `dev`'s queue plugs itself (`queue.plugging = 2.6.20`): leaf request queues of
+    /// the legacy block layer.
+    pub(crate) fn queue_plugging(&self, dev: DevId) -> bool {
+        self.cfg.scenario.queue.plugging == crate::scenario::Plugging::Queue
+            && self.devs[dev.idx()].is_leaf()
+            && self.devs[dev.idx()].queue.mq.is_none()
+    }
+
+    /// `blk_plug_device`: plug the queue and arm its unplug timer (`q->unplug_delay`).
+    pub(crate) fn plug_device(&mut self, dev: DevId, tid: ThreadId) {
+        let q = &mut self.devs[dev.idx()].queue;
+        if q.plugged {
+            return;
+        }
+        q.plugged = true;
+        self.emit(dev, Action::P, false, 0, 0, tid, 0, 0);
+        let due = self.now() + UNPLUG_DELAY_NS;
+        self.unplug_armed[dev.idx()] = Some((due, CoreId(self.cur_cpu)));
+        if !self.unplug_event[dev.idx()] {
+            self.unplug_event[dev.idx()] = true;
+            self.events.schedule(due, Event::UnplugTimer { dev });
+        }
+    }
+
+    /// `blk_remove_plug`: clear the plug and its timer. Returns whether the queue was plugged.
+    pub(crate) fn remove_plug(&mut self, dev: DevId) -> bool {
+        let q = &mut self.devs[dev.idx()].queue;
+        if !q.plugged {
+            return false;
+        }
+        q.plugged = false;
+        self.unplug_armed[dev.idx()] = None;
+        true
+    }
+
+    /// `generic_unplug_device` (the queue's `unplug_fn`): a plugged queue is unplugged and its
+    /// request_fn run (U in the trace, with the requests waiting); an unplugged one is left be.
+    pub(crate) fn unplug_device(&mut self, dev: DevId) {
+        if !self.remove_plug(dev) {
+            return;
+        }
+        let waiting = self.devs[dev.idx()].queue.elevator.len() as u32;
+        let ctx = self.context();
+        self.emit(dev, Action::U, false, 0, 0, ctx, 0, waiting);
+        self.run_queue(dev);
     }
 
     /// `get_request` (2.6): the allocation that fills the pool marks it full and makes its
@@ -187,6 +248,8 @@ impl Sim {
         if refuse || (q.batch_hard_limit && q.pool_count[dir] >= pool_max) {
             q.waiters[dir].push_back(tid);
             self.emit(dev, Action::S, bio.write, bio.sector, bio.bytes, tid, bio_id.0, 0);
+            // get_request_wait unplugs the queue before it sleeps (2.6.20 plugging).
+            self.unplug_device(dev);
             return Err(Wait::GetRequest { dev, write: bio.write });
         }
         if th.is_batching(now) {
@@ -239,6 +302,10 @@ impl Sim {
     /// The queue's request_fn (`scsi_request_fn`): dispatch while the device has tags and the
     /// host has room; a device stopped by a busy host joins the host's starved list.
     pub(crate) fn run_queue(&mut self, dev: DevId) {
+        // A plugged queue's request_fn runs when it is unplugged.
+        if self.devs[dev.idx()].queue.plugged {
+            return;
+        }
         match self.devs[dev.idx()].kind {
             DevKind::Sd { .. } if self.devs[dev.idx()].queue.mq.is_some() => self.blk_mq_run_hw_queues(dev),
             DevKind::Sd { .. } => self.scsi_request_fn(dev),

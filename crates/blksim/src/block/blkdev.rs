@@ -64,6 +64,9 @@ pub struct RequestQueue {
     /// blk-mq (`none`, `mq-deadline`): a request is a tag, allocated at submission; who waits
     /// for one sleeps in `bt_get` by these rules. None: the legacy request pool.
     pub mq: Option<crate::block::blk_mq::BlkMq>,
+    /// `QUEUE_FLAG_PLUGGED` (queue plugging, `queue.plugging = 2.6.20`): the request_fn is not
+    /// run until the queue is unplugged.
+    pub plugged: bool,
 }
 
 impl RequestQueue {
@@ -110,6 +113,7 @@ impl RequestQueue {
             elevator: Elevator::new(elevator_kind(s.queue.scheduler)),
             tags: TagMap::new(depth),
             mq: None,
+            plugged: false,
         }
     }
 }

@@ -32,6 +32,9 @@ pub enum Event {
     MqTimer { dev: DevId },
     /// multipathd's path checker reads from the path `dev`.
     PathCheck { dev: DevId },
+    /// `dev`'s plug timer (`q->unplug_timer`, 2.6.20 plugging) fires: `blk_unplug_timeout`
+    /// hands the unplug to kblockd.
+    UnplugTimer { dev: DevId },
 }
 
 #[derive(Debug)]

@@ -112,6 +112,10 @@ pub struct Sim {
     /// whether its event is in the queue (one per device: a cancelled one is left to lapse).
     pub(crate) delay_armed: Vec<Option<(SimTime, CoreId)>>,
     pub(crate) delay_event: Vec<bool>,
+    /// A plugged queue's unplug timer (when it fires, and the CPU that armed it), and whether
+    /// its event is in the queue (one per device, as `delay_armed`).
+    pub(crate) unplug_armed: Vec<Option<(SimTime, CoreId)>>,
+    pub(crate) unplug_event: Vec<bool>,
     /// The page cache: bytes dirty and under writeback, and the limits.
     pub(crate) dirty_total: u64,
     pub(crate) writeback_total: u64,
@@ -298,11 +302,11 @@ impl Sim {
             let rng = Stream::new(seed, STREAM_JOB + j as u64);
             jobs.push(Job::new(JobId(j), tid, dev, nth as u64 * region, region, &s.workload, rng));
         }
-        // Per device at most one cfq idle timer and one blk_delay_queue timer.
+        // Per device at most one cfq idle timer, one blk_delay_queue timer and one unplug timer.
         // blk-mq: per hardware queue a splice per CPU and a delayed run; per queue a timer and
         // a path check.
         let mq_events = devs.len() * (s.host.nr_hw_queues as usize * (cores.len() + 1) + 2);
-        let mut events = EventQueue::new(16 + 4 * (jobs.len() + disks.len() * 16 + cores.len()) + 2 * devs.len() + mq_events);
+        let mut events = EventQueue::new(16 + 4 * (jobs.len() + disks.len() * 16 + cores.len()) + 3 * devs.len() + mq_events);
         for &p in &checked {
             // The first check of each path comes within one polling interval.
             path_checkint[p.idx()] = 2 * poll;
@@ -345,6 +349,8 @@ impl Sim {
             run_queued: vec![false; ndevs],
             delay_armed: vec![None; ndevs],
             delay_event: vec![false; ndevs],
+            unplug_armed: vec![None; ndevs],
+            unplug_event: vec![false; ndevs],
             dirty_total: 0,
             writeback_total: 0,
             dirty_thresh: s.vm.mem_mb as u64 * (1 << 20) * s.vm.dirty_ratio as u64 / 100,
@@ -498,6 +504,22 @@ impl Sim {
             Event::MqDelayRun { dev, hctx } => self.on_mq_delay_run(dev, hctx),
             Event::MqTimer { dev } => self.on_mq_timer(dev),
             Event::PathCheck { dev } => self.path_check(dev),
+            Event::UnplugTimer { dev } => {
+                self.unplug_event[dev.idx()] = false;
+                match self.unplug_armed[dev.idx()] {
+                    None => {}
+                    Some((due, _)) if due > self.now() => {
+                        self.unplug_event[dev.idx()] = true;
+                        self.events.schedule(due, Event::UnplugTimer { dev });
+                    }
+                    // blk_unplug_timeout: kblockd_schedule_work(&q->unplug_work), whose
+                    // blk_unplug_work calls the queue's unplug_fn.
+                    Some((_, cpu)) => {
+                        self.unplug_armed[dev.idx()] = None;
+                        self.run_queue_async(dev, cpu);
+                    }
+                }
+            }
             Event::Timeout { thread } => {
                 let now = self.now();
                 let th = &mut self.threads[thread.idx()];

@@ -73,13 +73,18 @@ impl Sim {
         let (dev, tid) = (job.dev, job.tid);
         let off0 = job.stream_offset(start);
         let dev_end = off0 + (end - start);
-        // A bio never crosses a multiple of its size, nor the device's boundary (md: a chunk,
-        // `raid5_mergeable_bvec`). Equal bios back to back are gathered as (offset, len, count).
-        let boundary = self.devs[dev.idx()].bio_boundary(&self.cfg.scenario, false).unwrap_or(piece);
+        // A bio ends where the device's boundary is (md: a chunk, `raid5_mergeable_bvec`) or
+        // when it is full; on a device without one, it never crosses a multiple of its size.
+        // Equal bios back to back are gathered as (offset, len, count).
+        let boundary = self.devs[dev.idx()].bio_boundary(&self.cfg.scenario, false);
         let mut segments: Vec<(u64, u64, u64)> = Vec::new();
         let mut off = off0;
         while off < dev_end {
-            let len = (piece - off % piece).min(boundary - off % boundary).min(dev_end - off);
+            let len = match boundary {
+                Some(b) => piece.min(b - off % b),
+                None => piece - off % piece,
+            }
+            .min(dev_end - off);
             match segments.last_mut() {
                 Some((o, l, c)) if *l == len && *o + *l * *c == off => *c += 1,
                 _ => segments.push((off, len, 1)),

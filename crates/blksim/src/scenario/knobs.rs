@@ -196,8 +196,8 @@ pub const KNOBS: &[KnobSpec] = &[
     },
     KnobSpec {
         key: "queue.plugging",
-        kind: KnobKind::Enum(&["task", "2.6.2"]),
-        help: "task: per-task plug, bios merge before dispatch (2.6.39+); 2.6.2: a deep device is never held plugged",
+        kind: KnobKind::Enum(&["task", "2.6.2", "2.6.20"]),
+        help: "task: per-task plug, bios merge before dispatch (2.6.39+); 2.6.2: a deep device is never held plugged; 2.6.20: an idle queue plugs until 4 requests wait, 3 ms pass or someone unplugs it",
         live: false,
     },
     KnobSpec {

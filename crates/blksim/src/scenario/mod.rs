@@ -73,15 +73,21 @@ pub enum RunQueueMode {
 }
 
 /// How submitters plug their queues: the per-task on-stack plug (2.6.39+), under which a
-/// step's bios merge before their requests reach the queue; or 2.6.2's queue plug, whose
+/// step's bios merge before their requests reach the queue; 2.6.2's queue plug, whose
 /// unplug threshold of 4 counted in-flight requests too, so a deep device is never held
-/// plugged and each request is dispatched as soon as it is made.
+/// plugged and each request is dispatched as soon as it is made; or 2.6.20's queue plug
+/// (2.6.10-2.6.38), which counts only the requests not yet issued: a request added to an
+/// empty queue plugs it, and it is unplugged at 4 waiting requests, after 3 ms (kblockd),
+/// when a completion runs the queue, or when someone calls its `unplug_fn` (md's
+/// `unplug_slaves`, `sync_page`, `get_request_wait`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Plugging {
     #[serde(rename = "task")]
     Task,
     #[serde(rename = "2.6.2")]
     Legacy,
+    #[serde(rename = "2.6.20")]
+    Queue,
 }
 
 /// dm-multipath's path grouping (`path_grouping_policy` with its selector).

@@ -732,8 +732,9 @@ fn md_await_counts_from_when_the_bio_is_in_flight_so_littles_law_holds_as_on_the
     // the I/Os that completed, so over a steady second avgqu-sz ≈ (r/s + w/s) × await. On md,
     // whose bios wait in their submitter's list (behind a full stripe cache) before md's
     // make_request takes them, counting await from the bio's creation broke this 8-fold. md's
-    // await is ~0.1 s, so the window is three seconds: its edges cut fewer of the I/Os it counts.
-    let iv = last_seconds("raid5-chunk", "regressed", 6.0, 3);
+    // await is ~0.1 s and a bio may wait seconds for the stripe cache, so the window is eight
+    // seconds: its edges cut few of the I/Os it counts.
+    let iv = last_seconds("raid5-chunk", "regressed", 10.0, 8);
     for dev in iv.devices.iter().filter(|d| d.name == "md0" || d.name == "sda") {
         let little = (dev.r_s + dev.w_s) * dev.await_ms / 1000.0;
         let off = (little - dev.avgqu_sz).abs() / dev.avgqu_sz;

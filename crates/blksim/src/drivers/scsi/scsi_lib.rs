@@ -138,6 +138,8 @@ impl Sim {
             }
         }
         self.hosts[h.idx()].splice_back(starved);
+        // blk_run_queue: removes the plug (2.6.20 plugging) and runs the queue.
+        self.remove_plug(dev);
         self.run_queue(dev);
     }
 }
