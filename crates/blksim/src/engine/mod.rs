@@ -586,7 +586,7 @@ impl Sim {
                 self.cores[c].softirq.front().map_or(0, |&rq| self.softirq_cost(rq))
             }
             Step::Raid5d => self.raid5d_cost(tid),
-            Step::RetryStripe => STRIPE_ADD_NS,
+            Step::RetryStripe => self.retry_stripe_cost(tid),
             Step::KdmWork => {
                 let ThreadKind::KdmWork(dm) = self.threads[tid.idx()].kind else { unreachable!("not kdmwork") };
                 let q = &self.kdm[dm.idx()].as_ref().expect("a dm device over blk-mq").1;

@@ -54,8 +54,9 @@ impl Sim {
         // md: pages that go through the stripe cache cost get_active_stripe + add_stripe_bio.
         if let DevKind::Md { members } = &self.devs[job.dev.idx()].kind {
             let member_max = self.devs[members[0].idx()].queue.max_request_bytes();
-            if self.ra_bio_bytes(job) > member_max && !self.cfg.scenario.md.split_aligned_reads {
-                cost += pages * STRIPE_ADD_NS;
+            let bio = self.ra_bio_bytes(job).min(self.devs[job.dev.idx()].bio_boundary(&self.cfg.scenario, false).unwrap_or(u64::MAX));
+            if bio > member_max && !self.cfg.scenario.md.split_aligned_reads {
+                cost += pages * Self::stripe_read_page_ns();
             }
         }
         cost + copied.div_ceil(4096) * PAGE_COPY_NS

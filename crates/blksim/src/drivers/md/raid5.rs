@@ -300,10 +300,12 @@ impl Sim {
     /// within the member's `max_sectors_kb` (`bio_fits_rdev`), it goes straight to the member
     /// that holds it; with `md.split_aligned_reads` (v4.3+) an oversized one is split to fit.
     /// Anything else is mapped onto stripe heads, one page at a time: `get_active_stripe`,
-    /// `add_stripe_bio`, `release_stripe` (which queues the head for raid5d). With no free head
-    /// the submitter sleeps on `wait_for_stripe`; the bio remembers how far it got.
-    /// Writes always go through the stripe cache (read-modify-write, reconstruct-write or
-    /// full-stripe writes, see `Raid5::handle_stripe`).
+    /// `add_stripe_bio`, then (2.6.20) `handle_stripe` in the submitter's own context, which for
+    /// a read starts the one-page read of that member at once (`generic_make_request`, straight
+    /// into the member's queue: the read is the submitter's, for cfq too), and
+    /// `release_stripe`. With no free head the submitter sleeps on `wait_for_stripe`; the bio
+    /// remembers how far it got. Writes go through the stripe cache by raid5d
+    /// (read-modify-write, reconstruct-write or full-stripe writes, see `Raid5::handle_stripe`).
     pub(crate) fn md_make_request(&mut self, bio_id: BioId, tid: ThreadId) -> Result<(), Wait> {
         let now = self.now();
         let r = self.raid5_of(self.bios.get(bio_id.0).dev);
@@ -355,7 +357,20 @@ impl Sim {
                 let b = self.bios.get_mut(bio_id.0);
                 b.mapped += STRIPE_BYTES as u32;
                 b.remaining += 1;
-                self.release_stripe(r, h);
+                if bio.write {
+                    self.release_stripe(r, h);
+                    continue;
+                }
+                // handle_stripe5 in the reader's context: the page's read starts now.
+                let read = self.handle_stripe_read(r, h);
+                if let Some(member_bio) = read {
+                    // generic_make_request recurses into the member's queue: the member bio
+                    // goes next, and this bio's mapping goes on after it.
+                    let pending = &mut self.threads[tid.idx()].pending;
+                    pending.push_front(bio_id);
+                    pending.push_front(member_bio);
+                    return Ok(());
+                }
             }
         }
         // Children go first in line, in order, ahead of whatever else the thread has pending.
@@ -370,12 +385,50 @@ impl Sim {
         Ok(())
     }
 
+    /// `handle_stripe5` of a read head by the submitter, then its `release_stripe`: a read of a
+    /// page not up to date and not being read starts (the member bio, returned for the caller to
+    /// submit next); a page already up to date is copied and its piece returned; a head left
+    /// with nothing to do goes back to the inactive list.
+    pub(crate) fn handle_stripe_read(&mut self, r: usize, h: u32) -> Option<BioId> {
+        let now = self.now();
+        let mut out = std::mem::take(&mut self.stripe_handle);
+        self.raid5[r].handle_stripe_into(h, &mut out);
+        debug_assert!(out.writes.is_empty() && out.reads.len() <= 1, "a read piece starts at most its own page's read");
+        let sector = self.raid5[r].head(h).sector;
+        let read = out.reads.first().map(|&disk| {
+            let member = self.raid5[r].members[disk as usize];
+            let io = IoId(self.ios.insert(Io {
+                owner: IoOwner::StripeRead { md: r as u16, head: h, disk },
+                bytes: STRIPE_BYTES,
+                bios_left: 1,
+                started: now,
+                sync: true,
+            }));
+            self.totals.bios_submitted += 1;
+            BioId(self.bios.insert(Bio::new(io, member, sector, STRIPE_BYTES as u32, false, now)))
+        });
+        self.totals.stripe_returned_bytes += out.done.len() as u64 * STRIPE_BYTES;
+        for &bio in &out.done {
+            self.bio_piece_done(bio);
+        }
+        if out.idle && self.raid5[r].free(h) {
+            while let Some(w) = self.raid5[r].waiters.pop_front() {
+                self.wake(w, Step::RetryStripe);
+            }
+        }
+        self.stripe_handle = out;
+        read
+    }
+
     /// What raid5d's next `handle_stripe` costs: the state machine, a bio per member page it
     /// starts reading, and a page copy per piece it returns.
     pub(crate) fn raid5d_cost(&self, tid: ThreadId) -> u64 {
         let ThreadKind::Raid5d(dev) = self.threads[tid.idx()].kind else { unreachable!("not raid5d") };
         let raid = &self.raid5[self.raid5_of(dev)];
-        let Some(&h) = raid.handle_list.front() else { return STRIPE_HANDLE_NS };
+        let r = self.raid5_of(dev);
+        // The pass's last stripe, or an empty pass: unplug_slaves.
+        let unplug = if raid.handle_list.len() <= 1 { self.unplug_slaves_ns(r) } else { 0 };
+        let Some(&h) = raid.handle_list.front() else { return STRIPE_HANDLE_NS + unplug };
         let head = raid.head(h);
         let mut ios = 0;
         let mut copies = 0;
@@ -391,7 +444,33 @@ impl Sim {
         }
         // A write batch also writes parity and XORs each page it touches.
         let writes = head.pieces.iter().any(|p| p.write && !p.issued) as u64;
-        STRIPE_HANDLE_NS + (ios + writes) * BIO_SUBMIT_NS + copies * PAGE_COPY_NS + (ios + writes) * XOR_PAGE_NS
+        STRIPE_HANDLE_NS + (ios + writes) * BIO_SUBMIT_NS + copies * PAGE_COPY_NS + (ios + writes) * XOR_PAGE_NS + unplug
+    }
+
+    /// What one page of a read through the stripe cache costs its submitter:
+    /// `get_active_stripe` + `add_stripe_bio` + `release_stripe`, `handle_stripe`, and the
+    /// one-page bio to the member.
+    pub(crate) fn stripe_read_page_ns() -> u64 {
+        STRIPE_ADD_NS + STRIPE_HANDLE_NS + BIO_SUBMIT_NS
+    }
+
+    /// What a reader woken on `wait_for_stripe` costs: the check, and, when it may go on, the
+    /// pages it maps before the cache is empty again or its pending md bios are mapped.
+    pub(crate) fn retry_stripe_cost(&self, tid: ThreadId) -> u64 {
+        let Some(&bio) = self.threads[tid.idx()].pending.front() else { return STRIPE_ADD_NS };
+        let r = self.raid5_of(self.bios.get(bio.0).dev);
+        let raid = &self.raid5[r];
+        if !raid.can_proceed() {
+            return STRIPE_ADD_NS;
+        }
+        let unmapped: u64 = self.threads[tid.idx()]
+            .pending
+            .iter()
+            .map(|b| self.bios.get(b.0))
+            .filter(|b| b.dev == raid.dev && !b.write)
+            .map(|b| (b.bytes - b.mapped) as u64 / STRIPE_BYTES)
+            .sum();
+        STRIPE_ADD_NS + unmapped.min(raid.free_heads() as u64) * Self::stripe_read_page_ns()
     }
 
     /// One `handle_stripe` by raid5d: start reading the member pages its pieces need, return
@@ -401,7 +480,11 @@ impl Sim {
         let ThreadKind::Raid5d(dev) = self.threads[tid.idx()].kind else { unreachable!("not raid5d") };
         let r = self.raid5_of(dev);
         let now = self.now();
-        let Some(h) = self.raid5[r].handle_list.pop_front() else { return Next::Idle };
+        let Some(h) = self.raid5[r].handle_list.pop_front() else {
+            // Woken with nothing to handle (md_wakeup_thread): the pass ends at once.
+            self.unplug_slaves(r);
+            return Next::Idle;
+        };
         self.raid5[r].head_mut(h).queued = false;
         let sector = self.raid5[r].head(h).sector;
         let mut out = std::mem::take(&mut self.stripe_handle);
@@ -433,10 +516,26 @@ impl Sim {
             return Next::Sleep(wait);
         }
         if self.raid5[r].handle_list.is_empty() {
+            // The pass ends with unplug_slaves.
+            self.unplug_slaves(r);
             Next::Idle
         } else {
             Next::Continue(Step::Raid5d)
         }
+    }
+
+    /// `unplug_slaves`: every member's `unplug_fn` (with 2.6.20 plugging, a plugged member
+    /// queue is unplugged and run).
+    pub(crate) fn unplug_slaves(&mut self, r: usize) {
+        for i in 0..self.raid5[r].members.len() {
+            let m = self.raid5[r].members[i];
+            self.unplug_device(m);
+        }
+    }
+
+    /// What `unplug_slaves` costs.
+    pub(crate) fn unplug_slaves_ns(&self, r: usize) -> u64 {
+        self.raid5[r].members.len() as u64 * UNPLUG_NS
     }
 
     /// `release_stripe` of a head with work: it goes on `handle_list` and raid5d is woken
