@@ -151,8 +151,11 @@ impl Raid5 {
         &mut self.heads[h as usize]
     }
 
-    /// `get_active_stripe`: the head for `sector` if one is active, else a free one unless the
-    /// cache is blocked. None: the caller must sleep on `wait_for_stripe`.
+    /// `get_active_stripe` (2.6.20): the head for `sector` if one is active (`__find_stripe`),
+    /// else a free one, but only while `inactive_blocked` is clear: once a request found the
+    /// cache empty, free heads are not even tried until a sleeper passes the wait
+    /// (`can_proceed`) and clears it. None: the caller sets `inactive_blocked` and sleeps on
+    /// `wait_for_stripe`.
     pub fn get_active_stripe(&mut self, sector: u64) -> Option<u32> {
         if let Some(&h) = self.hash.get(&sector) {
             return Some(h);
@@ -605,6 +608,29 @@ mod tests {
         assert!(r.can_proceed());
         r.unblock();
         assert!(r.get_active_stripe(99).is_some());
+    }
+
+    #[test]
+    fn while_the_cache_is_blocked_no_free_stripe_is_handed_out() {
+        // 2.6.20 get_active_stripe: once a request found the cache empty (inactive_blocked),
+        // free heads are not even tried until active stripes fall below 3/4 of the cache; a
+        // head already active for the sector is still found.
+        let mut r = Raid5::new(DevId(9), vec![DevId(0), DevId(1), DevId(2)], 64, 8, ThreadId(0));
+        for s in 0..8 {
+            assert!(r.get_active_stripe(s * 8).is_some());
+        }
+        assert_eq!(r.get_active_stripe(100), None);
+        assert!(r.inactive_blocked);
+        r.free(0);
+        assert_eq!(r.free_heads(), 1);
+        assert_eq!(r.get_active_stripe(100), None, "a free head, but the cache is blocked");
+        assert!(!r.can_proceed(), "7 active of 8: not below 3/4");
+        assert_eq!(r.get_active_stripe(8), Some(1), "the active head for sector 8");
+        r.free(1);
+        r.free(2);
+        assert!(r.can_proceed(), "5 active: below 3/4 of 8");
+        r.unblock();
+        assert!(r.get_active_stripe(100).is_some());
     }
 
     fn head_with(r: &mut Raid5, writes: &[u16]) -> u32 {
