@@ -59,7 +59,9 @@ impl Sim {
                 cost += pages * Self::stripe_read_page_ns();
             }
         }
-        cost + copied.div_ceil(4096) * PAGE_COPY_NS
+        // Short of pages: lock_page's sync_page before sleeping.
+        let sync_page = if copied < want { self.sync_page_ns(job.dev) } else { 0 };
+        cost + copied.div_ceil(4096) * PAGE_COPY_NS + sync_page
     }
 
     /// A buffered read() step (`do_generic_file_read`): start the read, start readahead, copy
@@ -127,8 +129,43 @@ impl Sim {
         if self.jobs[j.idx()].read_left == 0 {
             Next::Continue(Step::Next)
         } else {
-            // lock_page: sleep until the page is read (PG_locked cleared by the bio's end).
+            // lock_page: sync_page unplugs the device (its backing_dev_info's unplug_io_fn),
+            // then the reader sleeps in io_schedule until the page is read (PG_locked cleared
+            // by the bio's end).
+            let dev = self.jobs[j.idx()].dev;
+            self.sync_page(dev);
             Next::Sleep(Wait::Io)
+        }
+    }
+
+    /// `sync_page` → `block_sync_page` → `blk_run_backing_dev`: the device's `unplug_fn`. md's
+    /// is `raid5_unplug_device` (wake raid5d, unplug every member); dm's unplugs what is below
+    /// it; a disk's queue is unplugged if it is plugged (2.6.20 plugging; ->sync_page is gone
+    /// from 2.6.39, whose per-task plug is flushed before sleeping instead).
+    pub(crate) fn sync_page(&mut self, dev: DevId) {
+        match &self.devs[dev.idx()].kind {
+            DevKind::Md { .. } => {
+                let r = self.raid5_of(dev);
+                self.raid5_unplug_device(r);
+            }
+            DevKind::DmLinear { lower } => {
+                let lower = *lower;
+                self.sync_page(lower);
+            }
+            DevKind::DmMpath { paths } => {
+                for p in paths.clone() {
+                    self.sync_page(p);
+                }
+            }
+            DevKind::Sd { .. } => self.unplug_device(dev),
+        }
+    }
+
+    /// What `sync_page` costs on `dev`.
+    pub(crate) fn sync_page_ns(&self, dev: DevId) -> u64 {
+        match &self.devs[dev.idx()].kind {
+            DevKind::Md { .. } => self.unplug_slaves_ns(self.raid5_of(dev)),
+            _ => 0,
         }
     }
 }

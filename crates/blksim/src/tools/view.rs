@@ -214,7 +214,13 @@ impl Sim {
             let o = &mut devs[r.dev.idx()];
             o.stripes_active = r.active;
             o.stripes_max = r.max_stripes;
-            o.stripe_sleepers = r.waiters.iter().map(|t| self.threads[t.idx()].pid).collect();
+            // The threads asleep on wait_for_stripe (a woken one checking again is not).
+            o.stripe_sleepers = r
+                .waiters
+                .iter()
+                .filter(|t| self.threads[t.idx()].wait == Some(crate::kernel::sched::Wait::Stripe))
+                .map(|t| self.threads[t.idx()].pid)
+                .collect();
         }
         let hosts = self
             .hosts

@@ -112,9 +112,14 @@ pub struct Raid5 {
     /// active stripes fall below 3/4 of the cache.
     pub inactive_blocked: bool,
     pub handle_list: VecDeque<u32>,
-    /// Threads sleeping in `get_active_stripe` (`wait_for_stripe`), in arrival order.
+    /// `wait_for_stripe`: the threads in `get_active_stripe`'s wait loop, newest first
+    /// (`add_wait_queue` adds at the head, and `wake_up` walks from it). A thread stays on it
+    /// while it loops (woken, checking, sleeping again) and leaves when the condition holds.
     pub waiters: VecDeque<ThreadId>,
     pub raid5d: ThreadId,
+    /// `THREAD_WAKEUP` of raid5d's md thread: set by `md_wakeup_thread` while raid5d runs, it
+    /// makes raid5d run one more pass when the current one ends.
+    pub wakeup: bool,
 }
 
 impl Raid5 {
@@ -136,6 +141,7 @@ impl Raid5 {
             handle_list: VecDeque::new(),
             waiters: VecDeque::new(),
             raid5d,
+            wakeup: false,
         }
     }
 
@@ -267,8 +273,9 @@ impl Raid5 {
         self.inactive_blocked = false;
     }
 
-    /// `release_stripe` of an idle head: back to the inactive list. Returns whether
-    /// `wait_for_stripe` is woken (`!inactive_blocked || active < 3/4`).
+    /// `release_stripe` of an idle head: back to the inactive list, after which 2.6.20's
+    /// `__release_stripe` wakes `wait_for_stripe` unconditionally (the caller does). Returns
+    /// whether the sleepers' condition now holds (`can_proceed`).
     pub fn free(&mut self, h: u32) -> bool {
         let head = &mut self.heads[h as usize];
         debug_assert!(head.pieces.is_empty() && !head.queued);
@@ -351,7 +358,10 @@ impl Sim {
                 let m = self.raid5[r].map(bio.sector + off / 512);
                 let raid = &mut self.raid5[r];
                 let Some(h) = raid.get_active_stripe(m.sector) else {
-                    raid.waiters.push_back(tid);
+                    // wait_event_lock_irq: on the wait queue (at its head), then the check
+                    // fails and `cmd`, raid5_unplug_device, runs before the first schedule().
+                    raid.waiters.push_front(tid);
+                    self.raid5_unplug_device(r);
                     return Err(Wait::Stripe);
                 };
                 let head = raid.head_mut(h);
@@ -414,10 +424,9 @@ impl Sim {
         for &bio in &out.done {
             self.bio_piece_done(bio);
         }
-        if out.idle && self.raid5[r].free(h) {
-            while let Some(w) = self.raid5[r].waiters.pop_front() {
-                self.wake(w, Step::RetryStripe);
-            }
+        if out.idle {
+            self.raid5[r].free(h);
+            self.wake_up_stripe_waiters(r);
         }
         self.stripe_handle = out;
         read
@@ -464,7 +473,8 @@ impl Sim {
         let r = self.raid5_of(self.bios.get(bio.0).dev);
         let raid = &self.raid5[r];
         if !raid.can_proceed() {
-            return STRIPE_ADD_NS;
+            // The check fails: raid5_unplug_device, then schedule().
+            return STRIPE_ADD_NS + self.unplug_slaves_ns(r);
         }
         let unmapped: u64 = self.threads[tid.idx()]
             .pending
@@ -485,8 +495,7 @@ impl Sim {
         let now = self.now();
         let Some(h) = self.raid5[r].handle_list.pop_front() else {
             // Woken with nothing to handle (md_wakeup_thread): the pass ends at once.
-            self.unplug_slaves(r);
-            return Next::Idle;
+            return self.raid5d_pass_end(r);
         };
         self.raid5[r].head_mut(h).queued = false;
         let sector = self.raid5[r].head(h).sector;
@@ -508,22 +517,61 @@ impl Sim {
         for &bio in &out.done {
             self.bio_piece_done(bio);
         }
-        if out.idle && self.raid5[r].free(h) {
-            // wake_up(&conf->wait_for_stripe): every sleeper wakes and checks again.
-            while let Some(w) = self.raid5[r].waiters.pop_front() {
-                self.wake(w, Step::RetryStripe);
-            }
+        if out.idle {
+            self.raid5[r].free(h);
+            self.wake_up_stripe_waiters(r);
         }
         self.stripe_handle = out;
         if let Err(wait) = self.submit_bios(tid) {
             return Next::Sleep(wait);
         }
         if self.raid5[r].handle_list.is_empty() {
-            // The pass ends with unplug_slaves.
-            self.unplug_slaves(r);
-            Next::Idle
+            self.raid5d_pass_end(r)
         } else {
             Next::Continue(Step::Raid5d)
+        }
+    }
+
+    /// The end of a raid5d pass: `unplug_slaves`; then md_thread runs another pass at once if
+    /// `md_wakeup_thread` was called meanwhile (`THREAD_WAKEUP`), else raid5d sleeps.
+    fn raid5d_pass_end(&mut self, r: usize) -> Next {
+        self.unplug_slaves(r);
+        if std::mem::take(&mut self.raid5[r].wakeup) {
+            Next::Continue(Step::Raid5d)
+        } else {
+            Next::Idle
+        }
+    }
+
+    /// `md_wakeup_thread(mddev->thread)`: raid5d wakes if it sleeps; if it is running, its
+    /// `THREAD_WAKEUP` makes it run another pass.
+    pub(crate) fn md_wakeup_thread(&mut self, r: usize) {
+        let raid5d = self.raid5[r].raid5d;
+        if self.threads[raid5d.idx()].is_idle_kthread() {
+            self.raid5[r].wakeup = false;
+            self.wake(raid5d, Step::Raid5d);
+        } else {
+            self.raid5[r].wakeup = true;
+        }
+    }
+
+    /// `raid5_unplug_device`, md's `unplug_fn`: wake raid5d and unplug every member
+    /// (`unplug_slaves`). Stripe waiters run it each time round their wait loop, and a reader
+    /// waiting on a page of md runs it through `sync_page`.
+    pub(crate) fn raid5_unplug_device(&mut self, r: usize) {
+        self.md_wakeup_thread(r);
+        self.unplug_slaves(r);
+    }
+
+    /// `wake_up(&conf->wait_for_stripe)` (2.6.20 `__release_stripe`, for every stripe that goes
+    /// back to the inactive list): the wait is not exclusive, so every thread on it that is
+    /// asleep wakes, newest first, to check the condition again.
+    pub(crate) fn wake_up_stripe_waiters(&mut self, r: usize) {
+        for i in 0..self.raid5[r].waiters.len() {
+            let w = self.raid5[r].waiters[i];
+            if self.threads[w.idx()].wait == Some(Wait::Stripe) {
+                self.wake(w, Step::RetryStripe);
+            }
         }
     }
 
@@ -544,9 +592,8 @@ impl Sim {
     /// `release_stripe` of a head with work: it goes on `handle_list` and raid5d is woken
     /// (`md_wakeup_thread`).
     pub(crate) fn release_stripe(&mut self, r: usize, h: u32) {
-        let raid5d = self.raid5[r].raid5d;
-        if self.raid5[r].queue(h) && self.threads[raid5d.idx()].is_idle_kthread() {
-            self.wake(raid5d, Step::Raid5d);
+        if self.raid5[r].queue(h) {
+            self.md_wakeup_thread(r);
         }
     }
 
@@ -563,15 +610,17 @@ impl Sim {
         self.release_stripe(r, h);
     }
 
-    /// Woken on `wait_for_stripe`: the wait condition is checked again; if it holds, the
-    /// thread goes on mapping its bio, else it sleeps again.
+    /// Woken on `wait_for_stripe`: the wait condition is checked again. If it holds, the
+    /// thread leaves the wait queue, clears `inactive_blocked` and goes on mapping its bio;
+    /// else it runs `raid5_unplug_device` and sleeps again, still on the queue.
     pub(crate) fn retry_stripe(&mut self, tid: ThreadId) -> Next {
         let bio = *self.threads[tid.idx()].pending.front().expect("a stripe sleeper has its bio");
         let r = self.raid5_of(self.bios.get(bio.0).dev);
         if !self.raid5[r].can_proceed() {
-            self.raid5[r].waiters.push_back(tid);
+            self.raid5_unplug_device(r);
             return Next::Sleep(Wait::Stripe);
         }
+        self.raid5[r].waiters.retain(|&w| w != tid);
         self.raid5[r].unblock();
         self.submit_pending(tid)
     }
