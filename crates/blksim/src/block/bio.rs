@@ -98,6 +98,11 @@ impl Sim {
             self.emit(bio.dev, Action::C, bio.write, bio.sector, bio.bytes, ctx, bio_id.0, 0);
             self.devs[bio.dev.idx()].stats.done(now, bio.write, bio.bytes as u64 / 512, now - bio.started);
         }
+        if let crate::fio::job::IoOwner::Readahead(j) = self.ios.get(bio.io.0).owner {
+            if self.cfg.scenario.vm.readahead == crate::scenario::Readahead::V2_6_20 {
+                self.readahead_bio_done(j, bio.io, bio.sector * 512, bio.bytes as u64);
+            }
+        }
         let io = self.ios.get_mut(bio.io.0);
         io.bios_left -= bio.pages;
         if io.bios_left == 0 {

@@ -30,7 +30,7 @@ pub enum IoOwner {
 
 /// A readahead window of a buffered reader, in the job's stream position (bytes from the
 /// start of its reading; the device offset wraps at the end of the job's region).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RaWindow {
     pub start: u64,
     pub end: u64,
@@ -40,6 +40,61 @@ pub struct RaWindow {
     /// The page cache's insertion count (bytes ever added for reads) when its pages were
     /// added: reclaim takes the oldest first, so it is gone once `vm.mem_mb` more came after.
     pub added_at: u64,
+    /// The device offset of `start`.
+    pub dev_start: u64,
+    /// The stream ranges whose bios have ended, merged, in order (`vm.readahead = 2.6.20`,
+    /// where a page is read as soon as its bio unlocks it).
+    pub ready: Vec<(u64, u64)>,
+}
+
+impl RaWindow {
+    /// Where the up-to-date pages from `pos` on end (None: the page at `pos` is not).
+    pub fn ready_end(&self, pos: u64) -> Option<u64> {
+        if self.done {
+            return (self.start <= pos && pos < self.end).then_some(self.end);
+        }
+        self.ready.iter().find(|&&(a, b)| a <= pos && pos < b).map(|&(_, b)| b)
+    }
+
+    /// A bio's pages `[a, b)` are up to date.
+    pub fn mark_ready(&mut self, a: u64, b: u64) {
+        let at = self.ready.iter().position(|r| r.0 > a).unwrap_or(self.ready.len());
+        self.ready.insert(at, (a, b));
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.ready.len());
+        for &(x, y) in &self.ready {
+            match merged.last_mut() {
+                Some(last) if last.1 >= x => last.1 = last.1.max(y),
+                _ => merged.push((x, y)),
+            }
+        }
+        self.ready = merged;
+    }
+}
+
+/// 2.6.20's `struct file_ra_state`, in pages: the current window (`start`, `size`), the ahead
+/// window (`ahead_start` 0: none), the last page readahead looked at, and its flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileRaState {
+    pub start: u64,
+    pub size: u64,
+    pub ahead_start: u64,
+    pub ahead_size: u64,
+    /// -1 before the first read (`file_ra_state_init`).
+    pub prev_page: i64,
+    /// `RA_FLAG_MISS`: a page readahead had read was not in the cache.
+    pub miss: bool,
+    /// `RA_FLAG_INCACHE`: the file is in the cache; readahead is off.
+    pub incache: bool,
+    pub cache_hit: u64,
+    /// `do_generic_mapping_read`'s `next_index`: the page at which the read calls
+    /// `page_cache_readahead` next.
+    pub next_index: u64,
+}
+
+impl Default for FileRaState {
+    fn default() -> Self {
+        FileRaState { start: 0, size: 0, ahead_start: 0, ahead_size: 0, prev_page: -1, miss: false, incache: false, cache_hit: 0, next_index: 0 }
+    }
 }
 
 /// One read()/write() (or one iocb, or one writeback chunk): done when all of its bios are.
@@ -95,6 +150,8 @@ pub struct Job {
     pub read_pos: u64,
     pub read_left: u64,
     pub read_len: u64,
+    /// `vm.readahead = 2.6.20`: the file's readahead state.
+    pub ra20: FileRaState,
     rng: Stream,
 }
 
@@ -130,6 +187,7 @@ impl Job {
             read_pos: 0,
             read_left: 0,
             read_len: 0,
+            ra20: FileRaState::default(),
             rng,
         }
     }

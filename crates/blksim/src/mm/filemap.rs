@@ -7,6 +7,7 @@ use crate::engine::ids::*;
 use crate::engine::{Next, Sim};
 use crate::fio::job::Job;
 use crate::kernel::sched::{Step, Wait};
+use crate::scenario::Readahead;
 
 impl Sim {
     /// A buffered write(): the data goes into the page cache as dirty pages. Above the
@@ -43,6 +44,9 @@ impl Sim {
     /// What the next read() step costs: entering read(), starting the planned windows (a page
     /// each, a bio per piece, a clone per bio under dm), and copying what is up to date.
     pub(crate) fn buffered_read_cost(&self, job: &Job) -> u64 {
+        if self.cfg.scenario.vm.readahead == Readahead::V2_6_20 {
+            return self.buffered_read_cost_2620(job);
+        }
         let mut cost = if job.read_left == 0 { SYSCALL_NS } else { 0 };
         let want = if job.read_left == 0 { job.bs } else { job.read_left };
         let ready: u64 = job.ra.iter().filter(|w| w.done && w.end > job.read_pos).map(|w| w.end - w.start.max(job.read_pos)).sum();
@@ -67,6 +71,9 @@ impl Sim {
     /// A buffered read() step (`do_generic_file_read`): start the read, start readahead, copy
     /// the pages that are up to date, and return, or sleep until the next page is.
     pub(crate) fn buffered_read(&mut self, j: JobId) -> Next {
+        if self.cfg.scenario.vm.readahead == Readahead::V2_6_20 {
+            return self.buffered_read_2620(j);
+        }
         let now = self.now();
         let tid = self.jobs[j.idx()].tid;
         if self.jobs[j.idx()].read_left == 0 {
@@ -136,6 +143,117 @@ impl Sim {
             self.sync_page(dev);
             Next::Sleep(Wait::Io)
         }
+    }
+
+    /// A buffered read() step as 2.6.20's `do_generic_mapping_read` does it, page by page: at
+    /// `next_index` it calls `page_cache_readahead` (whose windows it submits, and may sleep
+    /// submitting, in the stripe cache); a page up to date is copied; a page not in the cache
+    /// (never read, or reclaimed: `handle_ra_miss`) is read alone (`readpage`); a page being
+    /// read is waited for (`lock_page`: `sync_page`, then sleep).
+    fn buffered_read_2620(&mut self, j: JobId) -> Next {
+        let now = self.now();
+        let tid = self.jobs[j.idx()].tid;
+        if self.jobs[j.idx()].read_left == 0 {
+            if !self.jobs[j.idx()].has_more_to_issue() {
+                self.job_finished(j);
+                return Next::Exit;
+            }
+            let job = &mut self.jobs[j.idx()];
+            job.start_read();
+            job.write_since = now;
+            job.ra20.next_index = job.read_pos / 4096;
+            if job.rw.is_random() {
+                let pos = job.read_pos;
+                job.ra.retain(|w| !w.done || (w.start <= pos && pos < w.end));
+            }
+        }
+        let (added, cache) = (self.totals.page_cache_read_added_bytes, self.cfg.scenario.vm.mem_mb as u64 * (1 << 20));
+        while self.jobs[j.idx()].read_left > 0 {
+            let job = &self.jobs[j.idx()];
+            let pos = job.read_pos;
+            let page = pos / 4096;
+            if page == job.ra20.next_index {
+                let last_index = (pos + job.read_left).div_ceil(4096);
+                let (ra, next, runs) = self.readahead_2620(job, page, last_index - page);
+                let job = &mut self.jobs[j.idx()];
+                job.ra20 = ra;
+                job.ra20.next_index = next;
+                self.submit_page_runs(j, &runs);
+                if let Err(wait) = self.submit_bios(tid) {
+                    return Next::Sleep(wait);
+                }
+            }
+            let job = &mut self.jobs[j.idx()];
+            let found = job.ra.iter().position(|w| w.start <= pos && pos < w.end);
+            if let Some(i) = found.filter(|&i| job.ra[i].ready_end(pos).is_some() && added - job.ra[i].added_at > cache) {
+                // Read, then reclaimed before the reader got to it.
+                let w = job.ra.remove(i).expect("found");
+                self.totals.readahead_thrashed_bytes += w.end - pos;
+                continue;
+            }
+            let Some(i) = found else {
+                // find_get_page missed: handle_ra_miss, then readpage of this page alone.
+                job.ra20.miss = true;
+                let start = page * 4096;
+                self.submit_readahead(j, start, start + 4096);
+                if let Err(wait) = self.submit_bios(tid) {
+                    return Next::Sleep(wait);
+                }
+                continue;
+            };
+            let Some(end) = job.ra[i].ready_end(pos) else {
+                // lock_page on a page being read.
+                let dev = job.dev;
+                self.sync_page(dev);
+                return Next::Sleep(Wait::Io);
+            };
+            // Copy up to the next page readahead is called at.
+            let stop = if job.ra20.next_index * 4096 > pos { job.ra20.next_index * 4096 } else { u64::MAX };
+            let n = job.read_left.min(end - pos).min(stop - pos);
+            job.read_pos += n;
+            job.read_left -= n;
+        }
+        let job = &mut self.jobs[j.idx()];
+        while job.ra.front().is_some_and(|w| w.done && w.end <= job.read_pos) {
+            job.ra.pop_front();
+        }
+        // read() returns: the bytes count as read, as dd and fio see them.
+        let len = job.read_len;
+        job.bytes_done += len;
+        let since = job.write_since;
+        self.latency.record(now - since);
+        self.totals.bytes_read += len;
+        self.totals.buffered_read_bytes += len;
+        self.totals.ios_completed += 1;
+        self.job_finished(j);
+        Next::Continue(Step::Next)
+    }
+
+    /// What the next 2.6.20 read() step costs: entering read(), the readahead it starts at
+    /// `next_index` (a page each, a bio per piece, and for md the stripe cache's work per page
+    /// that goes through it), the copy of what is up to date, and `sync_page` if it will wait.
+    fn buffered_read_cost_2620(&self, job: &Job) -> u64 {
+        let mut cost = if job.read_left == 0 { SYSCALL_NS } else { 0 };
+        let pos = job.read_pos;
+        let (want, next_index) = if job.read_left == 0 { (job.bs, pos / 4096) } else { (job.read_left, job.ra20.next_index) };
+        let mut pages = 0;
+        if pos / 4096 == next_index {
+            let (_, _, runs) = self.readahead_2620(job, pos / 4096, (pos + want).div_ceil(4096) - pos / 4096);
+            pages = runs.iter().map(|(a, b)| b - a).sum::<u64>();
+        }
+        let bios = (pages * 4096).div_ceil(self.ra_bio_bytes(job).max(4096));
+        cost += pages * RA_PAGE_NS + bios * BIO_SUBMIT_NS;
+        if let DevKind::Md { members } = &self.devs[job.dev.idx()].kind {
+            let member_max = self.devs[members[0].idx()].queue.max_request_bytes();
+            let bio = self.ra_bio_bytes(job).min(self.devs[job.dev.idx()].bio_boundary(&self.cfg.scenario, false).unwrap_or(u64::MAX));
+            if bio > member_max && !self.cfg.scenario.md.split_aligned_reads {
+                cost += pages * Self::stripe_read_page_ns();
+            }
+        }
+        let ready = job.ra.iter().find_map(|w| w.ready_end(pos)).map_or(0, |end| end - pos);
+        let copied = want.min(ready);
+        let sync_page = if copied < want { self.sync_page_ns(job.dev) } else { 0 };
+        cost + copied.div_ceil(4096) * PAGE_COPY_NS + sync_page
     }
 
     /// `sync_page` → `block_sync_page` → `blk_run_backing_dev`: the device's `unplug_fn`. md's

@@ -1,12 +1,154 @@
-//! `mm/readahead.c`: the readahead windows a `read()` starts (`page_cache_sync_readahead`,
-//! `page_cache_async_readahead` at the `PG_readahead` mark) and their bios.
+//! `mm/readahead.c`: the readahead windows a `read()` starts and their bios: on-demand
+//! readahead (2.6.23+: `page_cache_sync_readahead`, `page_cache_async_readahead` at the
+//! `PG_readahead` mark), or 2.6.20's current and ahead windows (`page_cache_readahead`).
 
-use crate::block::Bio;
+use crate::block::{Bio, DevKind};
 use crate::engine::ids::*;
 use crate::engine::Sim;
-use crate::fio::job::{Io, IoOwner, Job, RaWindow};
+use crate::fio::job::{FileRaState, Io, IoOwner, Job, RaWindow};
 use crate::kernel::sched::{Step, Wait};
 use crate::scenario::Filesystem;
+
+/// `VM_MIN_READAHEAD` (16 KiB) in pages: the smallest window after misses.
+const VM_MIN_READAHEAD_PAGES: u64 = 4;
+/// `VM_MAX_CACHE_HIT`: readahead finding this many pages already cached in a row turns off.
+const VM_MAX_CACHE_HIT: u64 = 256;
+
+/// 2.6.20 `page_cache_readahead` on the state of one file: decides the windows to read and
+/// moves the state on. `max` is `ra_pages` (`read_ahead_kb` in pages), `congested` whether
+/// the device is read-congested now (`bdi_read_congested`), `absent` the runs of pages of a
+/// range not in the page cache (what `__do_page_cache_readahead` allocates and reads). The
+/// runs to read are pushed onto `out`; returns the page at which the read calls it next.
+pub fn page_cache_readahead(
+    ra: &mut FileRaState,
+    max: u64,
+    congested: bool,
+    absent: &dyn Fn(u64, u64) -> Vec<(u64, u64)>,
+    offset: u64,
+    req_size: u64,
+    out: &mut Vec<(u64, u64)>,
+) -> u64 {
+    // __do_page_cache_readahead and check_ra_success; blockable_page_cache_readahead skips a
+    // congested device unless the read must block.
+    let blockable = |ra: &mut FileRaState, out: &mut Vec<(u64, u64)>, offset: u64, nr: u64, block: bool| -> bool {
+        if !block && congested {
+            return false;
+        }
+        let runs = absent(offset, offset + nr);
+        let actual: u64 = runs.iter().map(|(a, b)| b - a).sum();
+        out.extend(runs);
+        if actual == 0 {
+            ra.cache_hit += nr;
+            if ra.cache_hit >= VM_MAX_CACHE_HIT {
+                ra_off(ra);
+                ra.incache = true;
+                return false;
+            }
+        } else {
+            ra.cache_hit = 0;
+        }
+        true
+    };
+    // make_ahead_window: the next window after the current one; dropped (reset) when it could
+    // not be read without blocking.
+    let make_ahead_window = |ra: &mut FileRaState, out: &mut Vec<(u64, u64)>, force: bool| -> bool {
+        ra.ahead_size = next_ra_size(ra, max);
+        ra.ahead_start = ra.start + ra.size;
+        let block = force || ra.prev_page >= ra.ahead_start as i64;
+        let ret = blockable(ra, out, ra.ahead_start, ra.ahead_size, block);
+        if !ret && !force {
+            reset_ahead_window(ra);
+        }
+        ret
+    };
+    let (mut offset, mut req_size) = (offset, req_size);
+    if offset as i64 == ra.prev_page {
+        req_size -= 1;
+        if req_size > 0 {
+            offset += 1;
+        }
+    }
+    let sequential = offset as i64 == ra.prev_page + 1;
+    ra.prev_page = offset as i64;
+    let newsize = req_size.min(max);
+    if newsize == 0 || ra.incache {
+        return (ra.prev_page + 1) as u64;
+    }
+    ra.prev_page += newsize as i64 - 1;
+    if sequential && ra.size == 0 {
+        // The first read of a sequential stream: the initial window, and at once an ahead
+        // window if the read is as large as the maximum.
+        ra.size = init_ra_size(newsize, max);
+        ra.start = offset;
+        if blockable(ra, out, offset, ra.size, true) && req_size >= max {
+            make_ahead_window(ra, out, true);
+        }
+        return (ra.prev_page + 1) as u64;
+    }
+    if !sequential {
+        ra_off(ra);
+        blockable(ra, out, offset, newsize, true);
+        return (ra.prev_page + 1) as u64;
+    }
+    let mut recheck = false;
+    if ra.ahead_start == 0 && !make_ahead_window(ra, out, false) {
+        recheck = true;
+    }
+    if recheck || ra.prev_page >= ra.ahead_start as i64 {
+        if !recheck {
+            // The reader crossed into the ahead window: it becomes the current one, and the
+            // next ahead window is started.
+            ra.start = ra.ahead_start;
+            ra.size = ra.ahead_size;
+            make_ahead_window(ra, out, false);
+        }
+        ra.prev_page = ra.prev_page.min((ra.ahead_start + ra.ahead_size) as i64 - 1);
+    }
+    (ra.prev_page + 1) as u64
+}
+
+/// `get_init_ra_size`: the request rounded up to a power of two, times 4 if small, times 2 if
+/// medium, else the maximum.
+fn init_ra_size(size: u64, max: u64) -> u64 {
+    let n = size.next_power_of_two();
+    if n <= max / 32 {
+        n * 4
+    } else if n <= max / 4 {
+        n * 2
+    } else {
+        max
+    }
+}
+
+/// `get_next_ra_size`: after a miss 2 pages less (at least `VM_MIN_READAHEAD`), else 4 times
+/// the current window while it is under max/16, then twice; at most `max`.
+fn next_ra_size(ra: &mut FileRaState, max: u64) -> u64 {
+    let cur = ra.size;
+    let n = if ra.miss {
+        ra.miss = false;
+        cur.saturating_sub(2).max(VM_MIN_READAHEAD_PAGES)
+    } else if cur < max / 16 {
+        4 * cur
+    } else {
+        2 * cur
+    };
+    n.min(max)
+}
+
+/// `reset_ahead_window`: no ahead window, but `ahead_start + ahead_size` kept.
+fn reset_ahead_window(ra: &mut FileRaState) {
+    ra.ahead_size += ra.ahead_start;
+    ra.ahead_start = 0;
+}
+
+/// `ra_off`: readahead off until the next sequential read.
+fn ra_off(ra: &mut FileRaState) {
+    ra.start = 0;
+    ra.size = 0;
+    ra.miss = false;
+    ra.incache = false;
+    reset_ahead_window(ra);
+}
 
 impl Sim {
     /// The readahead window: `read_ahead_kb` for sequential readers (at least a page: with
@@ -122,9 +264,78 @@ impl Sim {
         let job = &mut self.jobs[j.idx()];
         // Windows stay in stream order (a window read again after reclaim goes back in place).
         let at = job.ra.iter().position(|w| w.start > start).unwrap_or(job.ra.len());
-        job.ra.insert(at, RaWindow { start, end, io, done: false, added_at });
+        job.ra.insert(at, RaWindow { start, end, io, done: false, added_at, dev_start: off0, ready: Vec::new() });
         if !job.rw.is_random() && end > job.ra_next {
             job.ra_next = end;
+        }
+    }
+
+    /// `bdi_read_congested`: md RAID5's `raid5_congested` (the stripe cache is blocked or has
+    /// no free head), a request queue's read congestion bit, dm's of what is below it.
+    pub(crate) fn bdi_read_congested(&self, dev: DevId) -> bool {
+        match &self.devs[dev.idx()].kind {
+            DevKind::Md { .. } => {
+                let raid = &self.raid5[self.raid5_of(dev)];
+                raid.inactive_blocked || raid.free_heads() == 0
+            }
+            DevKind::DmLinear { lower } => self.bdi_read_congested(*lower),
+            DevKind::DmMpath { .. } | DevKind::Sd { .. } => self.devs[dev.idx()].queue.congested[0],
+        }
+    }
+
+    /// 2.6.20 `page_cache_readahead` for job `j`'s read at page `offset` of `req_size` pages,
+    /// on a copy of its state (the caller keeps it, or only prices the windows): returns the
+    /// new state, the page at which it is called next, and the runs of pages to read.
+    pub(crate) fn readahead_2620(&self, job: &Job, offset: u64, req_size: u64) -> (FileRaState, u64, Vec<(u64, u64)>) {
+        let mut ra = job.ra20;
+        let max = self.cfg.scenario.queue.read_ahead_kb as u64 / 4;
+        let congested = self.bdi_read_congested(job.dev);
+        let absent = |a: u64, b: u64| -> Vec<(u64, u64)> {
+            // The pages of [a, b) not covered by a window in the cache.
+            let mut runs = Vec::new();
+            let mut p = a;
+            for w in job.ra.iter().filter(|w| w.end > a * 4096 && w.start < b * 4096) {
+                let (ws, we) = (w.start / 4096, w.end.div_ceil(4096));
+                if ws > p {
+                    runs.push((p, ws.min(b)));
+                }
+                p = p.max(we);
+            }
+            if p < b {
+                runs.push((p, b));
+            }
+            runs
+        };
+        let mut out = Vec::new();
+        let next = page_cache_readahead(&mut ra, max, congested, &absent, offset, req_size, &mut out);
+        (ra, next, out)
+    }
+
+    /// Starts the runs of pages (stream pages) 2.6.20 readahead chose, each split where the
+    /// job's region wraps.
+    pub(crate) fn submit_page_runs(&mut self, j: JobId, runs: &[(u64, u64)]) {
+        for &(a, b) in runs {
+            let (mut s, e) = (a * 4096, b * 4096);
+            while s < e {
+                let m = self.jobs[j.idx()].window_end(s, e - s);
+                self.submit_readahead(j, s, m);
+                s = m;
+            }
+        }
+    }
+
+    /// One bio of a readahead window ended (`vm.readahead = 2.6.20`): its pages are unlocked
+    /// (`mpage_end_io_read`), and a reader waiting on one of them wakes.
+    pub(crate) fn readahead_bio_done(&mut self, j: JobId, io: IoId, dev_offset: u64, bytes: u64) {
+        let job = &mut self.jobs[j.idx()];
+        let Some(w) = job.ra.iter_mut().find(|w| w.io == io) else { return };
+        let a = w.start + (dev_offset - w.dev_start);
+        w.mark_ready(a, a + bytes);
+        let pos = job.read_pos;
+        let ready = w.ready_end(pos).is_some();
+        let tid = job.tid;
+        if ready && self.threads[tid.idx()].wait == Some(Wait::Io) {
+            self.wake(tid, Step::Next);
         }
     }
 
@@ -140,5 +351,83 @@ impl Sim {
         if ready && self.threads[tid.idx()].wait == Some(Wait::Io) {
             self.wake(tid, Step::Next);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Calls 2.6.20 readahead for sequential 16-page reads from `from` to `to` (pages), each
+    /// where the read loop would (at `next_index`); returns the runs it read.
+    fn reads(ra: &mut FileRaState, congested: bool, from: u64, to: u64) -> Vec<(u64, u64)> {
+        let mut cached: Vec<(u64, u64)> = Vec::new();
+        let mut out = Vec::new();
+        let mut page = from;
+        while page < to {
+            if page == ra.next_index || page % 16 == 0 {
+                let absent = |a: u64, b: u64| {
+                    let mut runs = Vec::new();
+                    let mut p = a;
+                    for &(x, y) in cached.iter().filter(|&&(x, y)| y > a && x < b) {
+                        if x > p {
+                            runs.push((p, x.min(b)));
+                        }
+                        p = p.max(y);
+                    }
+                    if p < b {
+                        runs.push((p, b));
+                    }
+                    runs
+                };
+                let mut new = Vec::new();
+                let req = 16 - page % 16;
+                ra.next_index = page_cache_readahead(ra, 512, congested, &absent, page, req, &mut new);
+                cached.extend(new.iter().copied());
+                cached.sort();
+                out.extend(new);
+            }
+            page += 1;
+        }
+        out
+    }
+
+    #[test]
+    fn windows_start_at_four_times_the_read_and_double_up_to_the_maximum_one_ahead() {
+        // bs=64k (16 pages), setra 4096 (512 pages): 64, then ahead windows of 128, 256, 512,
+        // each started when the reader enters the window before it.
+        let mut ra = FileRaState::default();
+        assert_eq!(reads(&mut ra, false, 0, 16), [(0, 64)]);
+        assert_eq!(reads(&mut ra, false, 16, 64), [(64, 192)], "the ahead window, at the second read");
+        assert_eq!(reads(&mut ra, false, 64, 192), [(192, 448)]);
+        assert_eq!(reads(&mut ra, false, 192, 448), [(448, 960)]);
+        assert_eq!(reads(&mut ra, false, 448, 960), [(960, 1472)], "at the maximum");
+    }
+
+    #[test]
+    fn a_congested_device_drops_the_ahead_window_until_the_reader_reaches_it() {
+        // While md is congested the non-blocking ahead window is never started; the reader
+        // starts each window, blocking, when it gets there: stop and go.
+        let mut ra = FileRaState::default();
+        assert_eq!(reads(&mut ra, true, 0, 16), [(0, 64)], "the first window blocks: it is read");
+        assert_eq!(reads(&mut ra, true, 16, 64), [], "no ahead window while congested");
+        assert_eq!(ra.ahead_start, 0);
+        assert_eq!(reads(&mut ra, true, 64, 80), [(64, 192)], "started blocking when the reader is at it");
+        assert_eq!(reads(&mut ra, true, 80, 192), []);
+        assert_eq!(reads(&mut ra, true, 192, 208), [(192, 448)]);
+        // Once the device is not congested, the ahead window is read while the reader is
+        // still in the current one.
+        assert_eq!(reads(&mut ra, false, 208, 224), [(448, 960)]);
+    }
+
+    #[test]
+    fn a_miss_shrinks_the_next_window_by_two_pages() {
+        let mut ra = FileRaState { size: 128, start: 64, prev_page: 100, miss: true, ..Default::default() };
+        assert_eq!(next_ra_size(&mut ra, 512), 126);
+        assert!(!ra.miss);
+        assert_eq!(next_ra_size(&mut ra, 512), 256);
+        assert_eq!(init_ra_size(16, 512), 64);
+        assert_eq!(init_ra_size(64, 512), 128);
+        assert_eq!(init_ra_size(256, 512), 512);
     }
 }

@@ -279,6 +279,12 @@ pub const KNOBS: &[KnobSpec] = &[
         live: false,
     },
     KnobSpec {
+        key: "vm.readahead",
+        kind: KnobKind::Enum(&["ondemand", "2.6.20"]),
+        help: "ondemand: read_ahead_kb windows, the next started at the newest (2.6.23+); 2.6.20: current and ahead windows growing to read_ahead_kb, the ahead one dropped while the device is read-congested",
+        live: false,
+    },
+    KnobSpec {
         key: "workload.name",
         kind: KnobKind::Name { max_len: 15 },
         help: "the process name (fio job name), as top shows it",
@@ -421,6 +427,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "vm.dirty_ratio" => s.vm.dirty_ratio.to_string(),
         "vm.dirty_background_ratio" => s.vm.dirty_background_ratio.to_string(),
         "vm.writeback" => name(&s.vm.writeback),
+        "vm.readahead" => name(&s.vm.readahead),
         "workload.name" => s.workload.name.clone(),
         "workload.numjobs" => s.workload.numjobs.to_string(),
         "workload.rw" => name(&s.workload.rw),
@@ -518,6 +525,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "vm.dirty_ratio" => s.vm.dirty_ratio = int()? as u32,
         "vm.dirty_background_ratio" => s.vm.dirty_background_ratio = int()? as u32,
         "vm.writeback" => s.vm.writeback = enumerated(value, bad)?,
+        "vm.readahead" => s.vm.readahead = enumerated(value, bad)?,
         "workload.name" => {
             let v = value.trim();
             if v.is_empty() || v.len() > 15 || !v.chars().all(|c| c.is_ascii_graphic()) {

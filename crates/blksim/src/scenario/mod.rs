@@ -265,6 +265,27 @@ pub struct VmKnobs {
     pub dirty_background_ratio: u32,
     /// Who does background writeback, and whether it skips congested devices.
     pub writeback: Writeback,
+    /// How buffered reads read ahead.
+    pub readahead: Readahead,
+}
+
+/// The readahead of the era (`mm/readahead.c`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Readahead {
+    /// 2.6.23+ on-demand readahead, simplified: `read_ahead_kb` windows, the next one started
+    /// when the reader reaches the newest (`PG_readahead`); a window reclaimed before use is
+    /// read again whole; the reader copies once the whole window is read.
+    #[default]
+    #[serde(rename = "ondemand")]
+    Ondemand,
+    /// 2.6.20's current and ahead windows (`page_cache_readahead`): the first window 2 or 4
+    /// times the read, each next one 2 or 4 times the last up to `read_ahead_kb`, a miss
+    /// shrinks it by 2 pages; the ahead window is started when the reader enters the current
+    /// one, without blocking: a read-congested device drops it (`reset_ahead_window`), and it
+    /// is started blocking once the reader reaches it. A page missing from the cache is read
+    /// alone (`readpage`); a page is read as soon as its bio ends.
+    #[serde(rename = "2.6.20")]
+    V2_6_20,
 }
 
 /// The background writeback threads of the era.
@@ -284,7 +305,7 @@ pub enum Writeback {
 impl Default for VmKnobs {
     fn default() -> Self {
         // 2.6.32+ defaults: dirty_ratio 20, dirty_background_ratio 10.
-        VmKnobs { mem_mb: 2048, dirty_ratio: 20, dirty_background_ratio: 10, writeback: Writeback::PerBdi }
+        VmKnobs { mem_mb: 2048, dirty_ratio: 20, dirty_background_ratio: 10, writeback: Writeback::PerBdi, readahead: Readahead::Ondemand }
     }
 }
 
