@@ -93,7 +93,17 @@ pub struct FileRaState {
 
 impl Default for FileRaState {
     fn default() -> Self {
-        FileRaState { start: 0, size: 0, ahead_start: 0, ahead_size: 0, prev_page: -1, miss: false, incache: false, cache_hit: 0, next_index: 0 }
+        FileRaState {
+            start: 0,
+            size: 0,
+            ahead_start: 0,
+            ahead_size: 0,
+            prev_page: -1,
+            miss: false,
+            incache: false,
+            cache_hit: 0,
+            next_index: 0,
+        }
     }
 }
 
