@@ -35,6 +35,31 @@ fn bad_input_exits_2_with_one_line_naming_the_problem() {
 }
 
 #[test]
+fn help_and_version_answer_on_stdout_for_every_subcommand() {
+    let (code, out, _) = blksim(&["--version"]);
+    assert_eq!((code, out.trim()), (0, concat!("blksim ", env!("CARGO_PKG_VERSION"))));
+    let (code, out, _) = blksim(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("Examples:") && out.contains("fidelity"), "{out}");
+    for sub in ["lessons", "knobs", "run", "compare", "sweep", "link", "fidelity", "trace"] {
+        let (code, out, err) = blksim(&[sub, "--help"]);
+        assert_eq!(code, 0, "{sub} --help: {err}");
+        assert!(out.contains(&format!("blksim {sub}")) && out.contains("Examples:"), "{sub} --help: {out}");
+    }
+    // The knobs with their ranges, in the help of --set.
+    let (_, out, _) = blksim(&["run", "--help"]);
+    assert!(out.contains("queue.nr_requests") && out.contains("an integer from 4 to"), "{out}");
+}
+
+#[test]
+fn a_mistyped_option_is_named_with_the_options_allowed_and_the_likely_one() {
+    let (code, _, err) = blksim(&["run", "scsi-starved", "--sed", "3"]);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("'--sed'") && err.contains("--seed") && err.contains("allowed:"), "{err}");
+}
+
+#[test]
 fn the_depth_message_says_what_is_allowed() {
     let (_, _, err) = blksim(&["run", "scsi-starved", "--set", "queue.depth=-3"]);
     assert_eq!(err.trim(), "blksim: queue.depth: '-3' is not allowed; expected an integer from 1 to 1024 (tags)");

@@ -6,7 +6,17 @@ fn the_core_depends_on_no_web_crate_and_no_clock() {
     let deps = manifest.split("[dependencies]").nth(1).unwrap().split("\n[").next().unwrap();
     let names: Vec<&str> =
         deps.lines().filter_map(|l| l.split('=').next()).map(str::trim).filter(|n| !n.is_empty() && !n.starts_with('#')).collect();
-    assert_eq!(names, ["serde", "serde_json", "rand_core", "rand_pcg"], "blksim may depend on std, serde and a seeded PRNG only");
+    assert_eq!(
+        names,
+        ["serde", "serde_json", "rand_core", "rand_pcg", "clap"],
+        "blksim may depend on std, serde and a seeded PRNG only (and clap for its binary)"
+    );
+    // clap is the binary's alone: optional in the core, and the app takes the core without it.
+    let clap = deps.lines().find(|l| l.starts_with("clap")).unwrap();
+    assert!(clap.contains("optional = true"), "clap must stay optional: {clap}");
+    let app = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.toml")).unwrap();
+    let dep = app.lines().find(|l| l.starts_with("blksim")).unwrap();
+    assert!(dep.contains("default-features = false"), "the app must take blksim without the cli feature: {dep}");
     let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.lock")).unwrap();
     // rand_core without default features must not pull in getrandom.
     let rand_core = lock.split("[[package]]").find(|p| p.contains("name = \"rand_core\"")).unwrap();

@@ -1,11 +1,13 @@
-//! The `blksim` command line (shared/design/CLI.md is its contract). Bad input returns a
+//! The `blksim` subcommands (shared/design/CLI.md is their contract). Bad input returns a
 //! `CliError`: one line naming the offending word and what is allowed; the binary exits 2.
 
+use super::args;
+use super::{fmt_num, run_one};
 use crate::engine::time::SimTime;
 use crate::engine::Sim;
 use crate::lessons::{self, Lesson};
 use crate::link::LinkState;
-use crate::scenario::{clip, limits, Config, KNOBS};
+use crate::scenario::{clip, Config, KNOBS};
 use crate::tools::report::RunReport;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -38,94 +40,29 @@ impl std::fmt::Display for CliError {
     }
 }
 
-const USAGE: &str = "usage: blksim <lessons|run|compare|sweep|link|knobs|fidelity|trace> [LESSON] [--variant NAME] [--b NAME (link: A/B)] [--set KEY=VALUE]... [--seed N] [--duration SECONDS] [--seeds N] [--json] [--check (fidelity)] [--out DIR (trace)]";
-pub const SWEEP_SEEDS_MAX: u64 = 10_000;
+pub(super) const USAGE: &str = "usage: blksim <lessons|knobs|run|compare|sweep|link|fidelity|trace> [LESSON] [OPTIONS]; 'blksim --help' and 'blksim SUBCOMMAND --help' say more";
 
 #[derive(Clone, Default)]
-struct Args {
-    lesson: Option<String>,
-    variant: Option<String>,
+pub struct Args {
+    pub(super) lesson: Option<String>,
+    pub(super) variant: Option<String>,
     /// `link --b NAME`: the A/B view's second variant.
-    b: Option<String>,
-    sets: Vec<(String, String)>,
-    seed: Option<u64>,
-    duration: Option<f64>,
-    seeds: Option<u64>,
-    json: bool,
+    pub(super) b: Option<String>,
+    pub(super) sets: Vec<(String, String)>,
+    pub(super) seed: Option<u64>,
+    pub(super) duration: Option<f64>,
+    pub(super) seeds: Option<u64>,
+    pub(super) json: bool,
     /// `fidelity --check`: exit 1 if any row misses.
-    check: bool,
+    pub(super) check: bool,
     /// `trace --out DIR`: where the blktrace files go.
-    out: Option<String>,
+    pub(super) out: Option<String>,
     /// `run --job-file FILE`: an fio job file for the workload.
-    job_file: Option<String>,
+    pub(super) job_file: Option<String>,
 }
 
-fn bad(msg: impl Into<String>) -> CliError {
+pub(super) fn bad(msg: impl Into<String>) -> CliError {
     CliError(msg.into())
-}
-
-fn parse(cmd: &str, rest: &[String], allowed: &[&str]) -> Result<Args, CliError> {
-    let mut a = Args::default();
-    let mut it = rest.iter();
-    while let Some(w) = it.next() {
-        let flag = w.split('=').next().unwrap_or(w);
-        if flag.starts_with("--") && !allowed.contains(&flag) {
-            return Err(bad(format!("{cmd}: unknown option '{}'; allowed: {}", clip(w), allowed.join(" "))));
-        }
-        let mut value = |name: &str| -> Result<String, CliError> {
-            if let Some((_, v)) = w.split_once('=') {
-                return Ok(v.to_string());
-            }
-            it.next().cloned().ok_or_else(|| bad(format!("{name}: missing value")))
-        };
-        match flag {
-            "--json" => a.json = true,
-            "--check" => a.check = true,
-            "--out" => a.out = Some(value("--out")?),
-            "--job-file" => a.job_file = Some(value("--job-file")?),
-            "--variant" => a.variant = Some(value("--variant")?),
-            "--b" => a.b = Some(value("--b")?),
-            "--set" => {
-                let kv = value("--set")?;
-                let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("--set: '{}' is not KEY=VALUE", clip(&kv))))?;
-                a.sets.push((k.to_string(), v.to_string()));
-            }
-            "--seed" => {
-                let v = value("--seed")?;
-                a.seed =
-                    Some(v.parse().map_err(|_| {
-                        bad(format!("--seed: '{}' is not allowed; expected a whole number from 0 to {}", clip(&v), u64::MAX))
-                    })?);
-            }
-            "--seeds" => {
-                let v = value("--seeds")?;
-                let n: u64 = v.parse().map_err(|_| {
-                    bad(format!("--seeds: '{}' is not allowed; expected a whole number from 1 to {SWEEP_SEEDS_MAX}", clip(&v)))
-                })?;
-                if n == 0 || n > SWEEP_SEEDS_MAX {
-                    return Err(bad(format!("--seeds: '{n}' is not allowed; expected a whole number from 1 to {SWEEP_SEEDS_MAX}")));
-                }
-                a.seeds = Some(n);
-            }
-            "--duration" => {
-                let v = value("--duration")?;
-                match v.parse::<f64>() {
-                    Ok(d) if d > 0.0 && d <= limits::DURATION_S_MAX => a.duration = Some(d),
-                    _ => {
-                        return Err(bad(format!(
-                            "--duration: '{}' is not allowed; expected seconds greater than 0 and at most {}",
-                            clip(&v),
-                            limits::DURATION_S_MAX
-                        )))
-                    }
-                }
-            }
-            _ if w.starts_with('-') => return Err(bad(format!("{cmd}: unknown option '{}'; allowed: {}", clip(w), allowed.join(" ")))),
-            _ if a.lesson.is_none() => a.lesson = Some(w.clone()),
-            _ => return Err(bad(format!("{cmd}: unexpected argument '{}'", clip(w)))),
-        }
-    }
-    Ok(a)
 }
 
 fn lesson_of(a: &Args, cmd: &str) -> Result<Lesson, CliError> {
@@ -137,42 +74,31 @@ fn config_of(l: &Lesson, variant: &str, a: &Args) -> Result<Config, CliError> {
     l.config(variant, &a.sets).map_err(|e| bad(e.to_string()))
 }
 
-/// Runs one variant to its duration (or until every finite job is done).
-pub fn run_one(cfg: &Config, seed: u64, duration_s: Option<f64>) -> Sim {
-    let mut sim = Sim::new(cfg, seed);
-    sim.set_trace(false);
-    let d = duration_s.unwrap_or(cfg.scenario.duration_s);
-    sim.run_until(SimTime::from_secs_f64(d));
-    sim
-}
-
 /// Entry point: `args` without the program name. Output goes to `out`.
 pub fn main(args: &[String], out: &mut dyn Write) -> Result<(), CliError> {
-    let Some(cmd) = args.first() else {
-        return Err(bad(USAGE));
+    let (cmd, a) = match args::parse(args)? {
+        args::Parsed::Print(text) => return write_out(out, &text),
+        args::Parsed::Command(cmd, a) => (cmd, a),
     };
-    let rest = &args[1..];
-    let text = match cmd.as_str() {
-        "lessons" => cmd_lessons(&parse(cmd, rest, &["--json"])?),
-        "knobs" => cmd_knobs(&parse(cmd, rest, &["--json"])?),
-        "run" => cmd_run(&parse(cmd, rest, &["--variant", "--set", "--seed", "--duration", "--json", "--job-file"])?)?,
-        "compare" => cmd_compare(&parse(cmd, rest, &["--set", "--seed", "--duration", "--json"])?)?,
-        "sweep" => cmd_sweep(&parse(cmd, rest, &["--variant", "--set", "--seeds", "--duration", "--json"])?)?,
-        "link" => cmd_link(&parse(cmd, rest, &["--variant", "--b", "--set", "--seed"])?)?,
-        "trace" => cmd_trace(&parse(cmd, rest, &["--variant", "--set", "--seed", "--duration", "--out"])?)?,
+    let text = match cmd {
+        "lessons" => cmd_lessons(&a),
+        "knobs" => cmd_knobs(&a),
+        "run" => cmd_run(&a)?,
+        "compare" => cmd_compare(&a)?,
+        "sweep" => cmd_sweep(&a)?,
+        "link" => cmd_link(&a)?,
+        "trace" => cmd_trace(&a)?,
         "fidelity" => {
-            let (text, all_hold) = cmd_fidelity(&parse(cmd, rest, &["--json", "--check"])?)?;
-            out.write_all(text.as_bytes()).map_err(|e| bad(format!("cannot write output: {e}")))?;
+            let (text, all_hold) = cmd_fidelity(&a)?;
+            write_out(out, &text)?;
             return if all_hold { Ok(()) } else { Err(CliError::misses()) };
         }
-        "-h" | "--help" | "help" => format!("{USAGE}\n"),
-        other => {
-            return Err(bad(format!(
-                "unknown subcommand '{}'; expected one of lessons, run, compare, sweep, link, knobs, fidelity, trace",
-                clip(other)
-            )))
-        }
+        other => return Err(bad(format!("unknown subcommand '{other}'"))),
     };
+    write_out(out, &text)
+}
+
+fn write_out(out: &mut dyn Write, text: &str) -> Result<(), CliError> {
     out.write_all(text.as_bytes()).map_err(|e| bad(format!("cannot write output: {e}")))
 }
 
@@ -431,23 +357,6 @@ fn clip_to(s: &str, n: usize) -> String {
         s.to_string()
     } else {
         s.chars().take(n - 1).collect::<String>() + "…"
-    }
-}
-
-/// A figure as the table prints it: no more digits than the measurement has.
-pub fn fmt_num(x: f64) -> String {
-    if !x.is_finite() {
-        return "—".into();
-    }
-    let a = x.abs();
-    if a >= 1000.0 {
-        format!("{x:.0}")
-    } else if a >= 10.0 {
-        format!("{:.1}", x).trim_end_matches(".0").to_string()
-    } else if a >= 0.1 || a == 0.0 {
-        format!("{x:.2}").trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        format!("{x:.4}").trim_end_matches('0').to_string()
     }
 }
 

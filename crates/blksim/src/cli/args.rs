@@ -1,0 +1,312 @@
+//! The `blksim` command line as clap (derive) reads it: subcommands, `--help` with examples,
+//! `--version`. Only the binary uses it (the `cli` feature), so the library the browser loads
+//! does not carry clap. Values stay text here and are checked in `Args::checked`, which words
+//! each message as shared/design/CLI.md asks: one line naming the word and what is allowed.
+
+use super::commands::{bad, Args, CliError, USAGE};
+use super::SWEEP_SEEDS_MAX;
+use crate::scenario::{clip, limits, KNOBS};
+use clap::{CommandFactory, Parser, Subcommand};
+
+const ABOUT: &str = "Deterministic simulation of the Linux block I/O stack: the model behind blkviz's lessons";
+
+const EXAMPLES: &str = "Examples:
+  blksim lessons                                  the lessons, their variants and fidelity
+  blksim run scsi-starved --variant regressed     one run, as iostat/vmstat/top would show it
+  blksim compare dm-sg-lists --json               every variant of a lesson side by side
+  blksim sweep mq-clone-stall --seeds 200         a distribution over seeds
+  blksim fidelity --check                         the scoreboard: each row against its band
+  blksim trace nr-requests --out /tmp/t           binary blktrace files for blkparse and btt
+  blksim run --job-file /usr/share/doc/fio/examples/fsx.fio
+  blksim knobs                                    every --set KEY with what it allows";
+
+#[derive(Parser)]
+#[command(name = "blksim", version, about = ABOUT, after_help = EXAMPLES, disable_help_subcommand = true)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+/// `--set KEY=VALUE`, repeatable: its long help lists every knob with its range.
+fn set_help() -> String {
+    let mut s = String::from(
+        "Set a knob (sysfs names where the kernel has one); repeat for several. A lesson's variant sets its own, and these \
+         come after them and win. The knobs and what each allows:\n",
+    );
+    for k in KNOBS {
+        s.push_str(&format!("\n  {:<26} {}", k.key, k.kind.allowed()));
+    }
+    s
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// List the lessons, their variants and whether each reproduces its report
+    #[command(after_help = "Examples:\n  blksim lessons\n  blksim lessons --json")]
+    Lessons {
+        /// Print JSON instead of text
+        #[arg(long)]
+        json: bool,
+    },
+    /// List every knob `--set` takes, with what it allows and its source
+    #[command(after_help = "Examples:\n  blksim knobs\n  blksim knobs --json | jq '.[].key'")]
+    Knobs {
+        /// Print JSON instead of text
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run one variant of a lesson (or an fio job file) and print what the tools would show
+    #[command(
+        after_help = "Examples:\n  blksim run scsi-starved --variant regressed --seed 7\n  blksim run dm-sg-lists --set dm.max_sectors_kb=128 --json\n  blksim run --job-file job.fio --duration 5"
+    )]
+    Run {
+        #[command(flatten)]
+        run: RunArgs,
+        /// An fio job file for the workload (without LESSON: the sandbox); options the model does
+        /// not have are named on stderr and ignored
+        #[arg(long, value_name = "FILE")]
+        job_file: Option<String>,
+    },
+    /// Run every variant of a lesson with the same seed, side by side
+    #[command(after_help = "Examples:\n  blksim compare nr-requests\n  blksim compare scsi-starved --seed 3 --json")]
+    Compare {
+        #[command(flatten)]
+        common: CommonArgs,
+        /// Print JSON instead of text
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run one variant over seeds 1..=N and print the distribution of its figures
+    #[command(
+        after_help = "Examples:\n  blksim sweep mq-clone-stall --variant regressed --seeds 200\n  blksim sweep raid5-chunk --seeds 10 --json"
+    )]
+    Sweep {
+        /// The lesson (see `blksim lessons`)
+        lesson: Option<String>,
+        /// The variant (default: the lesson's first)
+        #[arg(long, value_name = "NAME")]
+        variant: Option<String>,
+        #[arg(long = "set", value_name = "KEY=VALUE", long_help = set_help())]
+        sets: Vec<String>,
+        /// How many seeds, 1 to 10000
+        #[arg(long, value_name = "N")]
+        seeds: Option<String>,
+        /// Simulated seconds per run (default: the lesson's)
+        #[arg(long, value_name = "SECONDS")]
+        duration: Option<String>,
+        /// Print JSON instead of text
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the app's link (#/lesson/...) for a scenario, to paste into a bug thread
+    #[command(
+        after_help = "Examples:\n  blksim link dm-sg-lists --variant workaround --set dm.max_sectors_kb=96 --seed 9\n  blksim link scsi-starved --variant regressed --b fixed"
+    )]
+    Link {
+        /// The lesson (see `blksim lessons`)
+        lesson: Option<String>,
+        /// The variant (default: the lesson's first)
+        #[arg(long, value_name = "NAME")]
+        variant: Option<String>,
+        /// The A/B view's second variant
+        #[arg(long, value_name = "NAME")]
+        b: Option<String>,
+        #[arg(long = "set", value_name = "KEY=VALUE", long_help = set_help())]
+        sets: Vec<String>,
+        /// The seed (default 1)
+        #[arg(long, value_name = "N")]
+        seed: Option<String>,
+    },
+    /// Measure each lesson's fidelity rows against the bands from its report
+    #[command(
+        after_help = "Examples:\n  blksim fidelity\n  blksim fidelity raid5-chunk\n  blksim fidelity --check   (exit 1 if a row misses)"
+    )]
+    Fidelity {
+        /// One lesson (default: all that have rows)
+        lesson: Option<String>,
+        /// Print JSON instead of text
+        #[arg(long)]
+        json: bool,
+        /// Exit 1 if any row misses its band
+        #[arg(long)]
+        check: bool,
+    },
+    /// Write a run as binary blktrace files (per device and CPU) plus blkparse's text
+    #[command(
+        after_help = "Examples:\n  blksim trace nr-requests --variant regressed --duration 2 --out /tmp/t\n  blkparse -i /tmp/t/sda -D /tmp/t"
+    )]
+    Trace {
+        #[command(flatten)]
+        run: RunArgs,
+        /// The directory for the trace files
+        #[arg(long, value_name = "DIR")]
+        out: Option<String>,
+    },
+}
+
+#[derive(clap::Args)]
+struct CommonArgs {
+    /// The lesson (see `blksim lessons`)
+    lesson: Option<String>,
+    #[arg(long = "set", value_name = "KEY=VALUE", long_help = set_help())]
+    sets: Vec<String>,
+    /// The seed (default 1); one seed gives one run
+    #[arg(long, value_name = "N")]
+    seed: Option<String>,
+    /// Simulated seconds (default: the lesson's)
+    #[arg(long, value_name = "SECONDS")]
+    duration: Option<String>,
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// The variant (default: the lesson's first)
+    #[arg(long, value_name = "NAME")]
+    variant: Option<String>,
+    /// Print JSON instead of text (the run report of shared/design/CLI.md)
+    #[arg(long)]
+    json: bool,
+}
+
+/// The raw words of one subcommand, before their values are checked.
+#[derive(Default)]
+struct Raw {
+    lesson: Option<String>,
+    variant: Option<String>,
+    b: Option<String>,
+    sets: Vec<String>,
+    seed: Option<String>,
+    duration: Option<String>,
+    seeds: Option<String>,
+    json: bool,
+    check: bool,
+    out: Option<String>,
+    job_file: Option<String>,
+}
+
+impl Raw {
+    fn common(c: CommonArgs) -> Raw {
+        Raw { lesson: c.lesson, sets: c.sets, seed: c.seed, duration: c.duration, ..Raw::default() }
+    }
+
+    fn run(r: RunArgs) -> Raw {
+        Raw { variant: r.variant, json: r.json, ..Raw::common(r.common) }
+    }
+}
+
+impl Args {
+    /// Checks the values: each wrong one is named with what is allowed.
+    fn checked(raw: Raw) -> Result<Args, CliError> {
+        let mut sets = Vec::with_capacity(raw.sets.len());
+        for kv in &raw.sets {
+            let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("--set: '{}' is not KEY=VALUE", clip(kv))))?;
+            sets.push((k.to_string(), v.to_string()));
+        }
+        let seed = match &raw.seed {
+            None => None,
+            Some(v) => Some(
+                v.parse()
+                    .map_err(|_| bad(format!("--seed: '{}' is not allowed; expected a whole number from 0 to {}", clip(v), u64::MAX)))?,
+            ),
+        };
+        let seeds = match &raw.seeds {
+            None => None,
+            Some(v) => match v.parse::<u64>() {
+                Ok(n) if (1..=SWEEP_SEEDS_MAX).contains(&n) => Some(n),
+                _ => {
+                    return Err(bad(format!("--seeds: '{}' is not allowed; expected a whole number from 1 to {SWEEP_SEEDS_MAX}", clip(v))))
+                }
+            },
+        };
+        let duration = match &raw.duration {
+            None => None,
+            Some(v) => match v.parse::<f64>() {
+                Ok(d) if d > 0.0 && d <= limits::DURATION_S_MAX => Some(d),
+                _ => {
+                    return Err(bad(format!(
+                        "--duration: '{}' is not allowed; expected seconds greater than 0 and at most {}",
+                        clip(v),
+                        limits::DURATION_S_MAX
+                    )))
+                }
+            },
+        };
+        Ok(Args {
+            lesson: raw.lesson,
+            variant: raw.variant,
+            b: raw.b,
+            sets,
+            seed,
+            duration,
+            seeds,
+            json: raw.json,
+            check: raw.check,
+            out: raw.out,
+            job_file: raw.job_file,
+        })
+    }
+}
+
+/// What the binary does: a subcommand and its checked arguments, or text to print and exit 0
+/// (`--help`, `--version`).
+pub enum Parsed {
+    Command(&'static str, Args),
+    Print(String),
+}
+
+/// Parses `args` (without the program name). Clap's own errors are cut to their first line,
+/// with the subcommand's options or the subcommands appended, so the contract's one line holds.
+pub fn parse(args: &[String]) -> Result<Parsed, CliError> {
+    if args.is_empty() {
+        return Err(bad(USAGE));
+    }
+    let words = std::iter::once("blksim".to_string()).chain(args.iter().cloned());
+    let cli = match Cli::try_parse_from(words) {
+        Ok(c) => c,
+        Err(e) => return one_line(&e, args),
+    };
+    let (name, raw) = match cli.cmd {
+        Cmd::Lessons { json } => ("lessons", Raw { json, ..Raw::default() }),
+        Cmd::Knobs { json } => ("knobs", Raw { json, ..Raw::default() }),
+        Cmd::Run { run, job_file } => ("run", Raw { job_file, ..Raw::run(run) }),
+        Cmd::Compare { common, json } => ("compare", Raw { json, ..Raw::common(common) }),
+        Cmd::Sweep { lesson, variant, sets, seeds, duration, json } => {
+            ("sweep", Raw { lesson, variant, sets, seeds, duration, json, ..Raw::default() })
+        }
+        Cmd::Link { lesson, variant, b, sets, seed } => ("link", Raw { lesson, variant, b, sets, seed, ..Raw::default() }),
+        Cmd::Fidelity { lesson, json, check } => ("fidelity", Raw { lesson, json, check, ..Raw::default() }),
+        Cmd::Trace { run, out } => ("trace", Raw { out, ..Raw::run(run) }),
+    };
+    Ok(Parsed::Command(name, Args::checked(raw)?))
+}
+
+/// A clap error as this CLI says it: help and version are text to print; anything else is one
+/// line naming the word and what is allowed there.
+fn one_line(e: &clap::Error, args: &[String]) -> Result<Parsed, CliError> {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => return Ok(Parsed::Print(e.render().to_string())),
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => return Err(bad(USAGE)),
+        _ => {}
+    }
+    let rendered = e.render().to_string();
+    let mut first = rendered.lines().next().unwrap_or("bad arguments").trim_start_matches("error: ").to_string();
+    if let Some(clap::error::ContextValue::String(s)) = e.get(clap::error::ContextKind::SuggestedArg) {
+        first.push_str(&format!(" (did you mean '{s}'?)"));
+    }
+    let cmd = Cli::command();
+    let sub = args.first().and_then(|s| cmd.get_subcommands().find(|c| c.get_name() == s.as_str()));
+    let allowed = match sub {
+        Some(sub) => {
+            let opts: Vec<String> = sub.get_arguments().filter_map(|a| a.get_long()).map(|l| format!("--{l}")).collect();
+            format!("{}: {first}; allowed: {} (see 'blksim {} --help')", sub.get_name(), opts.join(" "), sub.get_name())
+        }
+        None => {
+            let subs: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
+            format!("{first}; expected one of {} (see 'blksim --help')", subs.join(", "))
+        }
+    };
+    Err(bad(allowed.replace(['\n', '\r'], " ")))
+}
