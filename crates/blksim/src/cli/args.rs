@@ -18,6 +18,7 @@ const EXAMPLES: &str = "Examples:
   blksim fidelity --check                         the scoreboard: each row against its band
   blksim trace nr-requests --out /tmp/t           binary blktrace files for blkparse and btt
   blksim run --job-file /usr/share/doc/fio/examples/fsx.fio
+  blksim replay /tmp/t --json                     btt and iostat of a real trace
   blksim knobs                                    every --set KEY with what it allows";
 
 #[derive(Parser)]
@@ -142,6 +143,22 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         out: Option<String>,
     },
+    /// Read a real trace (blktrace's per-CPU files, a `blkparse -d` dump, or blkparse's text)
+    /// and print what btt and iostat would: its phases per I/O, per-second figures, offsets
+    #[command(
+        after_help = "Examples:\n  blksim replay /tmp/t                 every DEV.blktrace.N file in a directory\n  blksim replay sda.blktrace.0 sda.blktrace.1 --json\n  blkparse -i sda -d dump.bin && blksim replay dump.bin\n  blkparse -i sda > sda.txt && blksim replay sda.txt --log"
+    )]
+    Replay {
+        /// Trace files or directories (read nowhere but here: nothing is uploaded)
+        #[arg(value_name = "FILE")]
+        files: Vec<String>,
+        /// Print JSON: btt's phases, iostat per second and the offsets over time, per device
+        #[arg(long)]
+        json: bool,
+        /// Print the records as blkparse does, merged in time order, before the figures
+        #[arg(long)]
+        log: bool,
+    },
 }
 
 #[derive(clap::Args)]
@@ -184,6 +201,8 @@ struct Raw {
     check: bool,
     out: Option<String>,
     job_file: Option<String>,
+    files: Vec<String>,
+    log: bool,
 }
 
 impl Raw {
@@ -245,6 +264,8 @@ impl Args {
             check: raw.check,
             out: raw.out,
             job_file: raw.job_file,
+            files: raw.files,
+            log: raw.log,
         })
     }
 }
@@ -252,7 +273,7 @@ impl Args {
 /// What the binary does: a subcommand and its checked arguments, or text to print and exit 0
 /// (`--help`, `--version`).
 pub enum Parsed {
-    Command(&'static str, Args),
+    Command(&'static str, Box<Args>),
     Print(String),
 }
 
@@ -278,8 +299,9 @@ pub fn parse(args: &[String]) -> Result<Parsed, CliError> {
         Cmd::Link { lesson, variant, b, sets, seed } => ("link", Raw { lesson, variant, b, sets, seed, ..Raw::default() }),
         Cmd::Fidelity { lesson, json, check } => ("fidelity", Raw { lesson, json, check, ..Raw::default() }),
         Cmd::Trace { run, out } => ("trace", Raw { out, ..Raw::run(run) }),
+        Cmd::Replay { files, json, log } => ("replay", Raw { files, json, log, ..Raw::default() }),
     };
-    Ok(Parsed::Command(name, Args::checked(raw)?))
+    Ok(Parsed::Command(name, Box::new(Args::checked(raw)?)))
 }
 
 /// A clap error as this CLI says it: help and version are text to print; anything else is one

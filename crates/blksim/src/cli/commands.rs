@@ -40,7 +40,7 @@ impl std::fmt::Display for CliError {
     }
 }
 
-pub(super) const USAGE: &str = "usage: blksim <lessons|knobs|run|compare|sweep|link|fidelity|trace> [LESSON] [OPTIONS]; 'blksim --help' and 'blksim SUBCOMMAND --help' say more";
+pub(super) const USAGE: &str = "usage: blksim <lessons|knobs|run|compare|sweep|link|fidelity|trace|replay> [LESSON] [OPTIONS]; 'blksim --help' and 'blksim SUBCOMMAND --help' say more";
 
 #[derive(Clone, Default)]
 pub struct Args {
@@ -59,6 +59,10 @@ pub struct Args {
     pub(super) out: Option<String>,
     /// `run --job-file FILE`: an fio job file for the workload.
     pub(super) job_file: Option<String>,
+    /// `replay FILE...`: trace files or directories.
+    pub(super) files: Vec<String>,
+    /// `replay --log`: print the records.
+    pub(super) log: bool,
 }
 
 pub(super) fn bad(msg: impl Into<String>) -> CliError {
@@ -88,6 +92,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Result<(), CliError> {
         "sweep" => cmd_sweep(&a)?,
         "link" => cmd_link(&a)?,
         "trace" => cmd_trace(&a)?,
+        "replay" => super::replay::cmd_replay(&a)?,
         "fidelity" => {
             let (text, all_hold) = cmd_fidelity(&a)?;
             write_out(out, &text)?;

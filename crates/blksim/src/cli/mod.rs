@@ -11,6 +11,8 @@ mod args;
 #[cfg(feature = "cli")]
 mod commands;
 #[cfg(feature = "cli")]
+mod replay;
+#[cfg(feature = "cli")]
 pub use commands::{main, CliError, FIDELITY_MISSES, TRACE_RECORDS_MAX};
 
 /// The most seeds `blksim sweep --seeds` (and a fidelity row's `seeds`) may ask for.

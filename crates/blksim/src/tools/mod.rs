@@ -4,7 +4,9 @@
 //! report (`report`) and the UI's view of topology, threads and pools (`view`).
 
 pub mod blkparse;
+pub mod blkparse_input;
 pub mod blktrace_api;
+pub mod btt;
 pub mod report;
 pub mod snapshot;
 pub mod stats;

@@ -10,4 +10,5 @@ mod invariants;
 mod lessons;
 mod link;
 mod mechanisms;
+mod replay;
 mod tidy;

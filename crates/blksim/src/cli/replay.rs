@@ -1,0 +1,128 @@
+//! `blksim replay FILE...`: a real trace read as blkparse reads it (`tools::blkparse_input`),
+//! and what btt and iostat would say of it (`tools::btt`). The same readers serve the page.
+
+use super::commands::{bad, Args, CliError};
+use crate::scenario::clip;
+use crate::tools::blkparse_input::{self, ReadNotes, RealRecord};
+use crate::tools::btt::{self, PHASES};
+use serde_json::json;
+use std::fmt::Write as _;
+
+/// The most bytes one input file may have (blkparse_input refuses more records than
+/// `REPLAY_RECORDS_MAX` anyway; this stops a wrong path from reading a disk image).
+pub const REPLAY_FILE_BYTES_MAX: u64 = 512 << 20;
+
+/// The files to read: each FILE, or the `*.blktrace.N` files of a directory.
+fn inputs(files: &[String]) -> Result<Vec<std::path::PathBuf>, CliError> {
+    if files.is_empty() {
+        return Err(bad(
+            "replay: missing FILE; expected blktrace files (DEV.blktrace.N), a directory of them, a `blkparse -d` dump or blkparse's text",
+        ));
+    }
+    let mut out = Vec::new();
+    for f in files {
+        let p = std::path::Path::new(f);
+        if p.is_dir() {
+            let rd = std::fs::read_dir(p).map_err(|e| bad(format!("replay: cannot read directory '{}': {e}", clip(f))))?;
+            let mut found: Vec<_> =
+                rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.to_string_lossy().contains(".blktrace.")).collect();
+            found.sort();
+            if found.is_empty() {
+                return Err(bad(format!("replay: '{}' holds no DEV.blktrace.N files", clip(f))));
+            }
+            out.extend(found);
+        } else {
+            out.push(p.to_path_buf());
+        }
+    }
+    Ok(out)
+}
+
+/// Reads every input into one time-ordered list of records.
+pub fn read(files: &[String]) -> Result<(Vec<RealRecord>, ReadNotes, usize), CliError> {
+    let paths = inputs(files)?;
+    let mut records = Vec::new();
+    let mut notes = ReadNotes::default();
+    for p in &paths {
+        let name = p.display().to_string();
+        let len = std::fs::metadata(p).map_err(|e| bad(format!("replay: cannot read '{}': {e}", clip(&name))))?.len();
+        if len > REPLAY_FILE_BYTES_MAX {
+            return Err(bad(format!("replay: '{}' has {len} bytes; at most {REPLAY_FILE_BYTES_MAX} are read", clip(&name))));
+        }
+        let bytes = std::fs::read(p).map_err(|e| bad(format!("replay: cannot read '{}': {e}", clip(&name))))?;
+        blkparse_input::read_any(&name, &bytes, &mut records, &mut notes).map_err(|e| bad(format!("replay: {e}")))?;
+    }
+    blkparse_input::merge(&mut records);
+    Ok((records, notes, paths.len()))
+}
+
+fn dev_name(d: (u32, u32)) -> String {
+    format!("{},{}", d.0, d.1)
+}
+
+pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
+    let (records, notes, nfiles) = read(&a.files)?;
+    let devs = btt::btt(&records);
+    let all = btt::all_devices(&devs);
+    let iostat = btt::iostat(&records);
+    let span_s = records.last().map_or(0.0, |r| r.time_ns as f64 / 1e9);
+    let phase_json = |p: &btt::Phase| json!({"n": p.n, "min_s": p.min_ns as f64 / 1e9, "avg_s": p.avg_s(), "max_s": p.max_ns as f64 / 1e9});
+    if a.json {
+        let offsets = btt::offsets(&records, 2000);
+        let devices: Vec<_> = devs
+            .iter()
+            .map(|d| {
+                let key = (d.major, d.minor);
+                let phases: serde_json::Map<String, serde_json::Value> =
+                    PHASES.iter().zip(&d.phases).filter(|(_, p)| p.n > 0).map(|(n, p)| (n.to_string(), phase_json(p))).collect();
+                json!({"device": dev_name(key), "remaps": d.remaps, "queued": d.queued, "issued": d.issued,
+                       "btt": phases, "q2a": phase_json(&d.q2a),
+                       "iostat": iostat.get(&key).cloned().unwrap_or_default(),
+                       "offsets": offsets.get(&key).map(|v| v.iter().map(|&(t, s)| json!([t as f64 / 1e9, s])).collect::<Vec<_>>()).unwrap_or_default()})
+            })
+            .collect();
+        let all_json: serde_json::Map<String, serde_json::Value> =
+            PHASES.iter().zip(&all).filter(|(_, p)| p.n > 0).map(|(n, p)| (n.to_string(), phase_json(p))).collect();
+        let mut v = json!({"files": nfiles, "records": records.len(), "skipped": notes.skipped, "span_s": span_s,
+                           "all_devices": all_json, "devices": devices});
+        if a.log {
+            v["log"] = records.iter().map(blkparse_input::blkparse_line).collect::<Vec<_>>().into();
+        }
+        return Ok(serde_json::to_string_pretty(&v).expect("json") + "\n");
+    }
+    let mut s = String::new();
+    if a.log {
+        for r in &records {
+            s.push_str(&blkparse_input::blkparse_line(r));
+            s.push('\n');
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(s, "{} records from {nfiles} files over {span_s:.6} s ({} of kinds not shown)", records.len(), notes.skipped);
+    let _ = writeln!(s, "\n{:>15} {:>13} {:>13} {:>13} {:>11}   (btt's All Devices table)", "ALL", "MIN", "AVG", "MAX", "N");
+    for (name, p) in PHASES.iter().zip(&all).filter(|(_, p)| p.n > 0) {
+        let _ = writeln!(s, "{name:<15} {:>13.9} {:>13.9} {:>13.9} {:>11}", p.min_ns as f64 / 1e9, p.avg_s(), p.max_ns as f64 / 1e9, p.n);
+    }
+    let _ = writeln!(
+        s,
+        "\n{:>9} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8} {:>7}   (iostat -x, mean over the seconds)",
+        "DEV", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", "%util"
+    );
+    for (dev, v) in &iostat {
+        let n = v.len().max(1) as f64;
+        let mean = |f: &dyn Fn(&btt::IostatSecond) -> f64| v.iter().map(f).sum::<f64>() / n;
+        let _ = writeln!(
+            s,
+            "{:>9} {:>8.1} {:>8.1} {:>9.1} {:>9.1} {:>8.1} {:>8.1} {:>7.1}",
+            dev_name(*dev),
+            mean(&|x| x.r_s),
+            mean(&|x| x.w_s),
+            mean(&|x| x.rkb_s),
+            mean(&|x| x.wkb_s),
+            mean(&|x| x.rrqm_s),
+            mean(&|x| x.wrqm_s),
+            mean(&|x| x.util_pct)
+        );
+    }
+    Ok(s)
+}

@@ -1,0 +1,303 @@
+//! Reading real traces, as blktrace's `blkparse.c` does (`read_events`, `handle_notify`,
+//! `check_data_endianness`): the binary `struct blk_io_trace` records of per-CPU files or of a
+//! `blkparse -d` dump, and blkparse's default text output. Nothing here trusts its input: a bad
+//! or cut file gets one message naming where (byte offset or line) and what was expected.
+
+use crate::tools::blktrace_api::{BLK_IO_TRACE_MAGIC, BLK_IO_TRACE_VERSION, HEADER_BYTES};
+use std::collections::BTreeMap;
+
+/// The most records one trace may hold (as `blksim trace` writes at most): about 200 MB of
+/// blktrace files. A larger trace is refused, not truncated silently.
+pub const REPLAY_RECORDS_MAX: u64 = 4_000_000;
+
+/// One record of a real trace, as blkparse prints it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RealRecord {
+    pub time_ns: u64,
+    pub major: u32,
+    pub minor: u32,
+    pub cpu: u32,
+    /// blkparse's sequence column (per device and CPU in the kernel's numbering).
+    pub seq: u32,
+    /// The action code blkparse prints (`Q`, `G`, ..., `UT`).
+    pub action: &'static str,
+    pub write: bool,
+    pub sector: u64,
+    pub sectors: u32,
+    pub pid: u32,
+    /// The process name (`[comm]`); empty where the record does not carry one (C).
+    pub comm: String,
+    /// A: the device and sector it came from; X: the sector the split's second part starts at
+    /// (major/minor 0); U: how many requests the unplug let go (in the sector).
+    pub from: Option<(u32, u32, u64)>,
+}
+
+/// A trace blkviz could not read: where, and what it expected there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceError(pub String);
+
+impl std::fmt::Display for TraceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What reading found besides the records.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadNotes {
+    /// Records of kinds blkviz does not show (requeue, bounce, abort, driver data, messages).
+    pub skipped: u64,
+}
+
+/// blkparse's action codes by `__BLK_TA_*` number (`blktrace_api.h`).
+fn action_code(basic: u32) -> Option<&'static str> {
+    Some(match basic {
+        1 => "Q",
+        2 => "M",
+        3 => "F",
+        4 => "G",
+        5 => "S",
+        7 => "D",
+        8 => "C",
+        9 => "P",
+        10 => "U",
+        11 => "UT",
+        12 => "I",
+        13 => "X",
+        15 => "A",
+        _ => return None,
+    })
+}
+
+const BLK_TC_NOTIFY_ACT: u32 = (1 << 10) << 16;
+const BLK_TC_WRITE_ACT: u32 = (1 << 1) << 16;
+const BLK_TN_PROCESS: u32 = 0;
+
+fn is_binary(bytes: &[u8]) -> bool {
+    bytes.len() >= 4 && {
+        let le = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        let be = u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        (le & 0xffff_ff00) == BLK_IO_TRACE_MAGIC || (be & 0xffff_ff00) == BLK_IO_TRACE_MAGIC
+    }
+}
+
+/// Reads one file: binary if it starts with blktrace's magic, else blkparse's text.
+pub fn read_any(name: &str, bytes: &[u8], out: &mut Vec<RealRecord>, notes: &mut ReadNotes) -> Result<(), TraceError> {
+    if is_binary(bytes) {
+        return read_binary(name, bytes, out, notes);
+    }
+    if bytes.is_empty() {
+        // blktrace leaves an empty file for a CPU that traced nothing.
+        return Ok(());
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        TraceError(format!(
+            "{name}: at byte {}: expected blktrace's binary records (magic 0x{:08x}) or blkparse's text, found bytes that are neither",
+            e.valid_up_to(),
+            BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION
+        ))
+    })?;
+    read_text(name, text, out, notes)
+}
+
+/// `read_events`: header after header, each checked, its payload taken; process notes name
+/// the pids (`handle_notify`). The byte order is the one the magic reads right in.
+pub fn read_binary(name: &str, b: &[u8], out: &mut Vec<RealRecord>, notes: &mut ReadNotes) -> Result<(), TraceError> {
+    let big = b.len() >= 4 && (u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & 0xffff_ff00) != BLK_IO_TRACE_MAGIC;
+    let u16_at = |o: usize| if big { u16::from_be_bytes([b[o], b[o + 1]]) } else { u16::from_le_bytes([b[o], b[o + 1]]) };
+    let u32_at = |o: usize| {
+        let a = [b[o], b[o + 1], b[o + 2], b[o + 3]];
+        if big {
+            u32::from_be_bytes(a)
+        } else {
+            u32::from_le_bytes(a)
+        }
+    };
+    let u64_at = |o: usize| (u64::from(u32_at(o + if big { 0 } else { 4 })) << 32) | u64::from(u32_at(o + if big { 4 } else { 0 }));
+    let mut comms: BTreeMap<u32, String> = BTreeMap::new();
+    let mut at = 0usize;
+    while at < b.len() {
+        let here = at as u64;
+        if b.len() - at < HEADER_BYTES {
+            return Err(TraceError(format!(
+                "{name}: at byte {here}: expected a {HEADER_BYTES}-byte blk_io_trace header, the file ends after {} bytes (cut short?)",
+                b.len() - at
+            )));
+        }
+        let magic = u32_at(at);
+        if magic & 0xffff_ff00 != BLK_IO_TRACE_MAGIC {
+            return Err(TraceError(format!(
+                "{name}: at byte {here}: expected blktrace's magic 0x{BLK_IO_TRACE_MAGIC:08x}, found 0x{magic:08x}"
+            )));
+        }
+        if magic & 0xff != BLK_IO_TRACE_VERSION {
+            return Err(TraceError(format!(
+                "{name}: at byte {here}: expected blk_io_trace version {BLK_IO_TRACE_VERSION}, found {}",
+                magic & 0xff
+            )));
+        }
+        let pdu_len = usize::from(u16_at(at + 46));
+        let pdu_at = at + HEADER_BYTES;
+        if b.len() - pdu_at < pdu_len {
+            return Err(TraceError(format!(
+                "{name}: at byte {}: expected a {pdu_len}-byte payload, the file ends after {} bytes (cut short?)",
+                pdu_at,
+                b.len() - pdu_at
+            )));
+        }
+        let pdu = &b[pdu_at..pdu_at + pdu_len];
+        let o = at;
+        at = pdu_at + pdu_len;
+        let action = u32_at(o + 28);
+        let pid = u32_at(o + 32);
+        if action & BLK_TC_NOTIFY_ACT != 0 {
+            if action & 0xffff == BLK_TN_PROCESS {
+                let comm: String = pdu.iter().take_while(|&&c| c != 0).take(16).map(|&c| char::from(c)).collect();
+                comms.insert(pid, comm);
+            } else {
+                notes.skipped += 1;
+            }
+            continue;
+        }
+        let Some(code) = action_code(action & 0xffff) else {
+            notes.skipped += 1;
+            continue;
+        };
+        if out.len() as u64 >= REPLAY_RECORDS_MAX {
+            return Err(TraceError(format!("{name}: at byte {here}: more than {REPLAY_RECORDS_MAX} records; trace a shorter stretch")));
+        }
+        let device = u32_at(o + 36);
+        let sector = u64_at(o + 16);
+        let be64 = |p: &[u8]| p.get(..8).map(|s| u64::from_be_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]));
+        let from = match code {
+            "A" if pdu.len() >= 16 => {
+                let dev = u32::from_be_bytes([pdu[0], pdu[1], pdu[2], pdu[3]]);
+                be64(&pdu[8..]).map(|s| (dev >> 20, dev & 0xf_ffff, s))
+            }
+            "X" | "U" | "UT" => be64(pdu).map(|s| (0, 0, s)),
+            _ => None,
+        };
+        out.push(RealRecord {
+            time_ns: u64_at(o + 8),
+            major: device >> 20,
+            minor: device & 0xf_ffff,
+            cpu: u32_at(o + 40),
+            seq: u32_at(o + 4),
+            action: code,
+            write: action & BLK_TC_WRITE_ACT != 0,
+            sector,
+            sectors: u32_at(o + 24) / 512,
+            pid,
+            comm: if code == "C" { String::new() } else { comms.get(&pid).cloned().unwrap_or_default() },
+            from,
+        });
+    }
+    Ok(())
+}
+
+/// blkparse's default output, a record a line
+/// (`  8,0    3        1     0.000012000   697  Q   R 223490 + 8 [dd]`); its summary and any
+/// other line that does not start with `MAJ,MIN` is passed over. A line that does start so but
+/// does not read as a record is an error naming the line.
+pub fn read_text(name: &str, text: &str, out: &mut Vec<RealRecord>, notes: &mut ReadNotes) -> Result<(), TraceError> {
+    let before = out.len();
+    for (i, line) in text.lines().enumerate() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let Some((maj, min)) = w.first().and_then(|d| d.split_once(',')) else { continue };
+        let (Ok(major), Ok(minor)) = (maj.parse::<u32>(), min.parse::<u32>()) else { continue };
+        let bad = |what: &str| {
+            TraceError(format!("{name}: line {}: expected {what} in a blkparse record: '{}'", i + 1, crate::scenario::clip(line)))
+        };
+        if w.len() < 6 {
+            return Err(bad("CPU, sequence, time, pid and action"));
+        }
+        let cpu = w[1].parse().map_err(|_| bad("a CPU number"))?;
+        let seq = w[2].parse().map_err(|_| bad("a sequence number"))?;
+        let time_ns = parse_time(w[3]).ok_or_else(|| bad("a time as SECONDS.NANOSECONDS"))?;
+        let pid = w[4].parse().map_err(|_| bad("a pid"))?;
+        let Some(code) = (1..=15).filter_map(action_code).find(|c| *c == w[5]) else {
+            notes.skipped += 1;
+            continue;
+        };
+        let rwbs = w.get(6).ok_or_else(|| bad("the RWBS field"))?;
+        let rest = &w[7.min(w.len())..];
+        let comm_of = |s: &str| s.strip_prefix('[').and_then(|s| s.strip_suffix(']')).map(str::to_string);
+        let num = |k: usize, what: &str| rest.get(k).and_then(|s| s.parse::<u64>().ok()).ok_or_else(|| bad(what));
+        let (sector, sectors, comm, from) = match code {
+            "P" => (0, 0, rest.first().and_then(|s| comm_of(s)).unwrap_or_default(), None),
+            "U" | "UT" => {
+                (0, 0, rest.first().and_then(|s| comm_of(s)).unwrap_or_default(), Some((0, 0, num(1, "the unplug's request count")?)))
+            }
+            "X" => (
+                num(0, "a sector")?,
+                0,
+                rest.get(3).and_then(|s| comm_of(s)).unwrap_or_default(),
+                Some((0, 0, num(2, "the split's sector")?)),
+            ),
+            "A" => {
+                let dev = rest.get(4).and_then(|s| s.strip_prefix('(')).and_then(|s| s.strip_suffix(')')).and_then(|s| s.split_once(','));
+                let (fm, fn_) = dev.and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))).ok_or_else(|| bad("(MAJ,MIN) after <-"))?;
+                (num(0, "a sector")?, num(2, "a size in sectors")? as u32, String::new(), Some((fm, fn_, num(5, "the remap's sector")?)))
+            }
+            "C" => (num(0, "a sector")?, num(2, "a size in sectors")? as u32, String::new(), None),
+            _ => (num(0, "a sector")?, num(2, "a size in sectors")? as u32, rest.get(3).and_then(|s| comm_of(s)).unwrap_or_default(), None),
+        };
+        if out.len() as u64 >= REPLAY_RECORDS_MAX {
+            return Err(TraceError(format!("{name}: line {}: more than {REPLAY_RECORDS_MAX} records; trace a shorter stretch", i + 1)));
+        }
+        out.push(RealRecord { time_ns, major, minor, cpu, seq, action: code, write: rwbs.contains('W'), sector, sectors, pid, comm, from });
+    }
+    if out.len() == before && notes.skipped == 0 {
+        return Err(TraceError(format!(
+            "{name}: expected blkparse records ('MAJ,MIN CPU SEQ SECONDS.NS PID ACTION RWBS ...') or blktrace's binary records, found none"
+        )));
+    }
+    Ok(())
+}
+
+fn parse_time(s: &str) -> Option<u64> {
+    let (secs, ns) = s.split_once('.')?;
+    if ns.len() != 9 || !ns.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    secs.parse::<u64>().ok()?.checked_mul(1_000_000_000)?.checked_add(ns.parse().ok()?)
+}
+
+/// Puts records of several files in time order (then device, CPU, sequence), as blkparse
+/// merges its inputs, and makes times relative to the first record, as blkparse prints them.
+pub fn merge(records: &mut [RealRecord]) {
+    records.sort_by_key(|r| (r.time_ns, r.major, r.minor, r.cpu, r.seq));
+    let t0 = records.first().map_or(0, |r| r.time_ns);
+    for r in records.iter_mut() {
+        r.time_ns -= t0;
+    }
+}
+
+/// A record as blkparse's default format prints it (what `tools::blkparse` writes for a run).
+pub fn blkparse_line(r: &RealRecord) -> String {
+    let rwbs = match r.action {
+        "P" | "U" | "UT" => "N",
+        _ if r.write => "W",
+        _ => "R",
+    };
+    let comm = &r.comm;
+    let tail = match (r.action, r.from) {
+        ("C", _) => format!("{} + {} [0]", r.sector, r.sectors),
+        ("P", _) => format!("[{comm}]"),
+        ("U" | "UT", Some((_, _, n))) => format!("[{comm}] {n}"),
+        ("X", Some((_, _, at))) => format!("{} / {at} [{comm}]", r.sector),
+        ("A", Some((m, n, s))) => format!("{} + {} <- ({m},{n}) {s}", r.sector, r.sectors),
+        _ => format!("{} + {} [{comm}]", r.sector, r.sectors),
+    };
+    format!(
+        "{:>3},{:<3} {:>2} {:>8} {:>5}.{:09} {:>5} {:>2} {rwbs:>3} {tail}",
+        r.major,
+        r.minor,
+        r.cpu,
+        r.seq,
+        r.time_ns / 1_000_000_000,
+        r.time_ns % 1_000_000_000,
+        r.pid,
+        r.action
+    )
+}

@@ -1,0 +1,335 @@
+//! What blktrace's `btt` computes from a trace (btt/trace_*.c, iostat.c, seek.c), over records
+//! read from real files (`blkparse_input`) or a run's own. Like btt, it knows no tokens: a
+//! request is found by its sectors (a back merge joins the request that ends where the bio
+//! starts, a front merge the one that starts where it ends), and every phase is averaged per
+//! I/O, a merged bio counting as one (btt's "ALL" table: Q2Q, Q2G, S2G, G2I, Q2M, I2D, M2D,
+//! D2C, Q2C). A device that remaps bios (dm linear, md) has its Q2A, and its Q2Q apart.
+
+use crate::tools::blkparse_input::RealRecord;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One btt line: min, average and max in seconds over `n` samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Phase {
+    pub n: u64,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    pub sum_ns: u64,
+}
+
+impl Phase {
+    fn add(&mut self, ns: u64) {
+        self.min_ns = if self.n == 0 { ns } else { self.min_ns.min(ns) };
+        self.max_ns = self.max_ns.max(ns);
+        self.sum_ns += ns;
+        self.n += 1;
+    }
+
+    fn merge(&mut self, o: &Phase) {
+        if o.n == 0 {
+            return;
+        }
+        self.min_ns = if self.n == 0 { o.min_ns } else { self.min_ns.min(o.min_ns) };
+        self.max_ns = self.max_ns.max(o.max_ns);
+        self.sum_ns += o.sum_ns;
+        self.n += o.n;
+    }
+
+    /// The average in seconds (0 without samples).
+    pub fn avg_s(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.n as f64 / 1e9
+        }
+    }
+}
+
+/// btt's phases, the names as it prints them.
+pub const PHASES: [&str; 9] = ["Q2Q", "Q2G", "S2G", "G2I", "Q2M", "I2D", "M2D", "D2C", "Q2C"];
+
+/// btt's figures for one device.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct DeviceBtt {
+    pub major: u32,
+    pub minor: u32,
+    /// The device remaps bios (A records name it as their source): its Q2Q is btt's `Q2Qdm`.
+    pub remaps: bool,
+    /// Indexed as [`PHASES`].
+    pub phases: [Phase; 9],
+    /// Q2A, for a remapping device.
+    pub q2a: Phase,
+    /// Bios queued and requests issued (btt's merge table: #Q, #D).
+    pub queued: u64,
+    pub issued: u64,
+}
+
+struct Bio {
+    q: u64,
+    m: Option<u64>,
+}
+
+struct Req {
+    end: u64,
+    g: u64,
+    i: Option<u64>,
+    d: Option<u64>,
+    bios: Vec<Bio>,
+}
+
+#[derive(Default)]
+struct Dev {
+    out: DeviceBtt,
+    last_q: Option<u64>,
+    /// Queued bios by sector, waiting for their G or merge (several may share a sector).
+    queued: BTreeMap<u64, Vec<u64>>,
+    sleeping: BTreeMap<u64, u64>,
+    /// Requests by start sector, and the start of each by its end (for back merges).
+    reqs: BTreeMap<u64, Req>,
+    by_end: BTreeMap<u64, u64>,
+}
+
+/// The most bios or requests btt keeps open per device: beyond it the oldest are forgotten
+/// (a trace cut in the middle of a stream leaves some that never complete).
+const OPEN_MAX: usize = 65_536;
+
+/// The newest bio queued at `sector` that no G or merge has taken yet.
+fn take_q(queued: &mut BTreeMap<u64, Vec<u64>>, sector: u64) -> Option<u64> {
+    let v = queued.get_mut(&sector)?;
+    let q = v.pop();
+    if v.is_empty() {
+        queued.remove(&sector);
+    }
+    q
+}
+
+impl Dev {
+    fn record(&mut self, r: &RealRecord) {
+        let t = r.time_ns;
+        let end = r.sector + u64::from(r.sectors);
+        let p = &mut self.out.phases;
+        match r.action {
+            "Q" => {
+                if let Some(last) = self.last_q {
+                    p[0].add(t.saturating_sub(last));
+                }
+                self.last_q = Some(t);
+                self.out.queued += 1;
+                if self.queued.len() < OPEN_MAX {
+                    self.queued.entry(r.sector).or_default().push(t);
+                }
+            }
+            "S" => {
+                self.sleeping.insert(r.sector, t);
+            }
+            "G" => {
+                let Some(q) = take_q(&mut self.queued, r.sector) else { return };
+                p[1].add(t.saturating_sub(q));
+                if let Some(s) = self.sleeping.remove(&r.sector) {
+                    p[2].add(t.saturating_sub(s));
+                }
+                if self.reqs.len() < OPEN_MAX {
+                    self.by_end.insert(end, r.sector);
+                    self.reqs.insert(r.sector, Req { end, g: t, i: None, d: None, bios: vec![Bio { q, m: None }] });
+                }
+            }
+            "M" => {
+                let Some(q) = take_q(&mut self.queued, r.sector) else { return };
+                let Some(start) = self.by_end.remove(&r.sector) else { return };
+                let Some(req) = self.reqs.get_mut(&start) else { return };
+                p[4].add(t.saturating_sub(q));
+                req.end = end;
+                req.bios.push(Bio { q, m: Some(t) });
+                self.by_end.insert(end, start);
+            }
+            "F" => {
+                let Some(q) = take_q(&mut self.queued, r.sector) else { return };
+                let Some(mut req) = self.reqs.remove(&end) else { return };
+                p[4].add(t.saturating_sub(q));
+                req.bios.push(Bio { q, m: Some(t) });
+                self.by_end.insert(req.end, r.sector);
+                self.reqs.insert(r.sector, req);
+            }
+            "I" => {
+                if let Some(req) = self.reqs.get_mut(&r.sector) {
+                    p[3].add(t.saturating_sub(req.g));
+                    req.i = Some(t);
+                }
+            }
+            "D" => {
+                self.out.issued += 1;
+                if let Some(req) = self.reqs.get_mut(&r.sector) {
+                    if let Some(i) = req.i {
+                        p[5].add(t.saturating_sub(i));
+                    }
+                    for m in req.bios.iter().filter_map(|b| b.m) {
+                        p[6].add(t.saturating_sub(m));
+                    }
+                    req.d = Some(t);
+                    self.by_end.remove(&req.end);
+                }
+            }
+            "C" => {
+                let Some(req) = self.reqs.remove(&r.sector) else { return };
+                self.by_end.remove(&req.end);
+                let Some(d) = req.d else { return };
+                for b in &req.bios {
+                    p[7].add(t.saturating_sub(d));
+                    p[8].add(t.saturating_sub(b.q));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// btt over time-ordered records: per device, in (major, minor) order.
+pub fn btt(records: &[RealRecord]) -> Vec<DeviceBtt> {
+    let mut devs: BTreeMap<(u32, u32), Dev> = BTreeMap::new();
+    for r in records {
+        if r.action == "A" {
+            if let Some((m, n, from_sector)) = r.from {
+                // A bio remap (dm linear, md) takes the bio queued above: its Q started the
+                // clock, and the device's Q2Q is btt's `dm` line. A request remap
+                // (request-based dm's clone) names a request the device already has.
+                let src = devs.entry((m, n)).or_default();
+                if let Some(q) = take_q(&mut src.queued, from_sector) {
+                    src.out.remaps = true;
+                    src.out.q2a.add(r.time_ns.saturating_sub(q));
+                }
+            }
+        }
+        devs.entry((r.major, r.minor)).or_default().record(r);
+    }
+    devs.into_iter().map(|((major, minor), d)| DeviceBtt { major, minor, ..d.out }).collect()
+}
+
+/// btt's "All Devices" table: the phases summed over the devices (a bio-remapping device's
+/// Q2Q is btt's `Q2Qdm`, not in it).
+pub fn all_devices(devs: &[DeviceBtt]) -> [Phase; 9] {
+    let mut all = [Phase::default(); 9];
+    for d in devs {
+        for (i, (a, p)) in all.iter_mut().zip(&d.phases).enumerate() {
+            if !(i == 0 && d.remaps) {
+                a.merge(p);
+            }
+        }
+    }
+    all
+}
+
+/// iostat's figures for one device and one second of the trace (btt -I's way): what completed
+/// in it, the merges, and how long the device had a request out. Rates are per second of the
+/// stretch the trace covers (the last second may be partial).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct IostatSecond {
+    pub second: u64,
+    pub r_s: f64,
+    pub w_s: f64,
+    #[serde(rename = "rkB_s")]
+    pub rkb_s: f64,
+    #[serde(rename = "wkB_s")]
+    pub wkb_s: f64,
+    pub rrqm_s: f64,
+    pub wrqm_s: f64,
+    pub util_pct: f64,
+}
+
+/// Per device, per second from the first record: completions, merges and utilisation.
+pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), Vec<IostatSecond>> {
+    const S: u64 = 1_000_000_000;
+    let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
+    let seconds = last_ns / S + 1;
+    // Per device and second: r, w, rkB, wkB, rrqm, wrqm counts and busy ns.
+    let mut counts: BTreeMap<(u32, u32), Vec<[u64; 7]>> = BTreeMap::new();
+    // Requests out at the device, and since when it has had any.
+    let mut busy: BTreeMap<(u32, u32), (u64, u64)> = BTreeMap::new();
+    fn add_busy(v: &mut [[u64; 7]], from: u64, to: u64) {
+        let mut t = from;
+        while t < to {
+            let s = t / S;
+            let end = ((s + 1) * S).min(to);
+            v[s as usize][6] += end - t;
+            t = end;
+        }
+    }
+    for r in records {
+        let dev = (r.major, r.minor);
+        let v = counts.entry(dev).or_insert_with(|| vec![[0; 7]; seconds as usize]);
+        let x = &mut v[(r.time_ns / S) as usize];
+        let kb = u64::from(r.sectors) / 2;
+        match (r.action, r.write) {
+            ("C", false) => (x[0], x[2]) = (x[0] + 1, x[2] + kb),
+            ("C", true) => (x[1], x[3]) = (x[1] + 1, x[3] + kb),
+            ("M" | "F", false) => x[4] += 1,
+            ("M" | "F", true) => x[5] += 1,
+            _ => {}
+        }
+        let b = busy.entry(dev).or_default();
+        match r.action {
+            "D" => {
+                if b.0 == 0 {
+                    b.1 = r.time_ns;
+                }
+                b.0 += 1;
+            }
+            "C" if b.0 > 0 => {
+                b.0 -= 1;
+                if b.0 == 0 {
+                    add_busy(v, b.1, r.time_ns);
+                }
+            }
+            _ => {}
+        }
+    }
+    // A device still busy when the trace ends was busy to its end.
+    for (dev, (out, since)) in &busy {
+        if *out > 0 {
+            if let Some(v) = counts.get_mut(dev) {
+                add_busy(v, *since, last_ns);
+            }
+        }
+    }
+    counts
+        .into_iter()
+        .map(|(dev, v)| {
+            let secs = v
+                .iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    let second = i as u64;
+                    let span_ns = if second + 1 == seconds { (last_ns - second * S).max(1) } else { S };
+                    let rate = |n: u64| n as f64 * 1e9 / span_ns as f64;
+                    IostatSecond {
+                        second,
+                        r_s: rate(x[0]),
+                        w_s: rate(x[1]),
+                        rkb_s: rate(x[2]),
+                        wkb_s: rate(x[3]),
+                        rrqm_s: rate(x[4]),
+                        wrqm_s: rate(x[5]),
+                        util_pct: 100.0 * x[6] as f64 / span_ns as f64,
+                    }
+                })
+                .collect();
+            (dev, secs)
+        })
+        .collect()
+}
+
+/// seekwatcher's and iowatcher's plot: the sector of each issued request (D) over time, per
+/// device, at most `points_max` points each (every k-th when there are more).
+pub fn offsets(records: &[RealRecord], points_max: u32) -> BTreeMap<(u32, u32), Vec<(u64, u64)>> {
+    let mut all: BTreeMap<(u32, u32), Vec<(u64, u64)>> = BTreeMap::new();
+    for r in records.iter().filter(|r| r.action == "D") {
+        all.entry((r.major, r.minor)).or_default().push((r.time_ns, r.sector));
+    }
+    for v in all.values_mut() {
+        let k = v.len().div_ceil(points_max.max(1) as usize).max(1);
+        if k > 1 {
+            *v = v.iter().step_by(k).copied().collect();
+        }
+    }
+    all
+}
