@@ -1,0 +1,51 @@
+// blkviz's service worker: after one visit the app opens with no network (an instructor's
+// laptop in a lecture hall), and links keep working, since they are URL fragments of the one
+// page. Network first, so a new build is picked up as soon as the server answers; the cache
+// answers when the network fails or takes longer than NETWORK_WAIT_MS to start answering.
+// The app's files are fetched together at install, so the cache never holds a script from one
+// build with the wasm of another.
+const CACHE = 'blkviz-v1';
+const APP_FILES = ['./', './index.html', './boot.js', './blkviz.js', './blkviz_bg.wasm', './style.css', './favicon.svg', './manifest.webmanifest', './icon-192.png', './icon-512.png'];
+const NETWORK_WAIT_MS = 4000;
+
+self.addEventListener('install', (event) => {
+  event.waitUntil(
+    caches.open(CACHE).then((c) => c.addAll(APP_FILES.map((f) => new Request(f, { cache: 'reload' })))).then(() => self.skipWaiting()),
+  );
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil(
+    caches.keys()
+      .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+self.addEventListener('fetch', (event) => {
+  const req = event.request;
+  const url = new URL(req.url);
+  if (req.method !== 'GET' || url.origin !== self.location.origin) return;
+  event.respondWith(networkFirst(req));
+});
+
+async function networkFirst(req) {
+  const cache = await caches.open(CACHE);
+  // A page load with a query (?v=...) or a fragment is the same page.
+  const cached = () => cache.match(req, { ignoreSearch: true }).then((r) => r || (req.mode === 'navigate' ? cache.match('./index.html') : undefined));
+  const network = fetch(req, { cache: 'no-store' }).then((res) => {
+    if (res.ok) cache.put(req, res.clone());
+    return res;
+  });
+  const timeout = new Promise((resolve) => setTimeout(resolve, NETWORK_WAIT_MS));
+  try {
+    const first = await Promise.race([network, timeout]);
+    if (first) return first;
+    // The network is slow: the cache if it has the file, else keep waiting.
+    return (await cached()) || (await network);
+  } catch (e) {
+    const r = await cached();
+    if (r) return r;
+    throw e;
+  }
+}
