@@ -1,4 +1,5 @@
-//! The router: the home page, a page per lesson, the sandbox, the fidelity scoreboard and the
+//! The router: the home page, a page per lesson, the sandbox, the fidelity scoreboard, a real
+//! trace read in the page, and the
 //! speaker-notes window. State
 //! lives in the URL fragment (`#/lesson/<id>?v=1&…`), so a link reproduces a run.
 
@@ -6,6 +7,7 @@ use crate::pages::fidelity::FidelityPage;
 use crate::pages::home::Home;
 use crate::pages::lesson::LessonPage;
 use crate::pages::notes::Notes;
+use crate::pages::trace::TracePage;
 use yew::prelude::*;
 use yew_router::prelude::*;
 
@@ -19,6 +21,8 @@ pub enum Route {
     Sandbox,
     #[at("/fidelity")]
     Fidelity,
+    #[at("/trace")]
+    Trace,
     #[at("/notes/:id")]
     Notes { id: String },
     #[not_found]
@@ -37,6 +41,7 @@ fn switch(route: Route) -> Html {
         Route::Sandbox => html! { <LessonPage key="sandbox" id={blksim::lessons::SANDBOX.to_string()} /> },
         Route::Notes { id } => html! { <Notes {id} /> },
         Route::Fidelity => html! { <FidelityPage /> },
+        Route::Trace => html! { <TracePage /> },
         Route::NotFound => html! {
             <div class="app"><p class="notice" role="alert">{ "There is no page at this address. " }<a href="#/">{ "All lessons" }</a></p></div>
         },

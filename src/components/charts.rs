@@ -344,6 +344,63 @@ pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)]
     root.present().map_err(|e| e.to_string())
 }
 
+/// seekwatcher's plot: the sector of each issued request over time, a colour per device (the
+/// Okabe-Ito palette, in device order).
+pub fn draw_offsets(
+    canvas: &HtmlCanvasElement,
+    devices: &std::collections::BTreeMap<(u32, u32), Vec<(u64, u64)>>,
+    dark: bool,
+) -> Result<(), String> {
+    const PALETTE: [RGBColor; 7] = [
+        RGBColor(0x00, 0x72, 0xB2),
+        RGBColor(0xD5, 0x5E, 0x00),
+        RGBColor(0x00, 0x9E, 0x73),
+        RGBColor(0xCC, 0x79, 0xA7),
+        RGBColor(0xE6, 0x9F, 0x00),
+        RGBColor(0x56, 0xB4, 0xE9),
+        RGBColor(0x00, 0x00, 0x00),
+    ];
+    let (root, _, fg) = prepare(canvas, dark, 240)?;
+    let t_max = devices.values().flatten().map(|&(t, _)| t).max().unwrap_or(1).max(1) as f64 / 1e9;
+    let s_max = devices.values().flatten().map(|&(_, s)| s).max().unwrap_or(1).max(1) as f64;
+    let mut chart = ChartBuilder::on(&root)
+        .margin(6)
+        .margin_right(18)
+        .caption("sector of each issued request (D) over time", ("sans-serif", 13).into_font().color(&fg))
+        .x_label_area_size(22)
+        .y_label_area_size(78)
+        .build_cartesian_2d(0.0..t_max * 1.02, 0.0..s_max * 1.05)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc("seconds")
+        .x_labels(8)
+        .x_label_formatter(&|x| tidy(*x))
+        .y_labels(6)
+        .y_label_formatter(&|y| format!("{:.0}", y))
+        .label_style(("sans-serif", 11).into_font().color(&fg))
+        .axis_style(fg.mix(0.5))
+        .light_line_style(fg.mix(0.08))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    for (i, ((major, minor), points)) in devices.iter().enumerate() {
+        let colour = PALETTE[i % PALETTE.len()];
+        chart
+            .draw_series(points.iter().map(|&(t, s)| Circle::new((t as f64 / 1e9, s as f64), 2, colour.mix(0.8).filled())))
+            .map_err(|e| e.to_string())?
+            .label(format!("{major},{minor}"))
+            .legend(move |(x, y)| Circle::new((x + 6, y), 4, colour.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .label_font(("sans-serif", 11).into_font().color(&fg))
+        .border_style(fg.mix(0.3))
+        .background_style(WHITE.mix(0.8))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::scale_top;

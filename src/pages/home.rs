@@ -11,7 +11,8 @@ pub fn Home() -> Html {
             <header class="bar"><h1>{ "blkviz" }</h1><span class="dim">{ "the Linux block I/O stack, simulated and animated" }</span></header>
             <main class="home-main">
                 <p class="lead">{ "Each lesson runs a deterministic simulation of the block stack and retells a real kernel performance regression: toggle its cause and watch throughput, context switches, iostat and CPU change. Start with the primers. " }
-                    <a href="#/fidelity" data-testid="fidelity-link">{ "Fidelity: each report's figures beside the model's" }</a></p>
+                    <a href="#/fidelity" data-testid="fidelity-link">{ "Fidelity: each report's figures beside the model's" }</a>{ " · " }
+                    <a href="#/trace" data-testid="trace-link">{ "Read a real trace (blktrace, blkparse)" }</a></p>
                 <ol class="lesson-list">
                     { for lessons.iter().map(|l| html! {
                         <li class={classes!("lesson-card", l.kind.clone())}>

@@ -120,7 +120,7 @@ pub fn read_binary(name: &str, b: &[u8], out: &mut Vec<RealRecord>, notes: &mut 
         let here = at as u64;
         if b.len() - at < HEADER_BYTES {
             return Err(TraceError(format!(
-                "{name}: at byte {here}: expected a {HEADER_BYTES}-byte blk_io_trace header, the file ends after {} bytes (cut short?)",
+                "{name}: at byte {here}: expected a {HEADER_BYTES}-byte blk_io_trace header, the file ends after {} byte(s) (cut short?)",
                 b.len() - at
             )));
         }
@@ -140,7 +140,7 @@ pub fn read_binary(name: &str, b: &[u8], out: &mut Vec<RealRecord>, notes: &mut 
         let pdu_at = at + HEADER_BYTES;
         if b.len() - pdu_at < pdu_len {
             return Err(TraceError(format!(
-                "{name}: at byte {}: expected a {pdu_len}-byte payload, the file ends after {} bytes (cut short?)",
+                "{name}: at byte {}: expected a {pdu_len}-byte payload, the file ends after {} byte(s) (cut short?)",
                 pdu_at,
                 b.len() - pdu_at
             )));

@@ -1,0 +1,73 @@
+// The trace page as a kernel engineer uses it: open blktrace's per-CPU files (a short run of the
+// queue-depth primer written by `blksim trace`, in e2e/fixtures) or the text the real blkparse
+// printed for them, and read btt's phases, iostat, the offset chart and the log.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { harness, artifacts, root } from './harness.mjs';
+
+const h = harness();
+const fixtures = path.join(root, 'e2e', 'fixtures');
+
+async function openTrace() {
+  const page = await h.browser.newPage({ viewport: { width: 1300, height: 1100 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(h.base + '#/');
+  await page.click('[data-testid=trace-link]');
+  await page.waitForSelector('[data-testid=trace-files]');
+  return { page, errors };
+}
+
+const row = (page, phase) => page.$$eval('[data-testid=trace-btt] tbody tr', (rows, p) => {
+  const r = rows.find((tr) => tr.cells[0].textContent === p);
+  return r ? [...r.cells].map((c) => c.textContent) : null;
+}, phase);
+
+test('binary blktrace files open in the page with btt, iostat, offsets and the log', async () => {
+  const { page, errors } = await openTrace();
+  await page.setInputFiles('[data-testid=trace-files]', [path.join(fixtures, 'sda.blktrace.0'), path.join(fixtures, 'sda.blktrace.1')]);
+  await page.waitForSelector('[data-testid=trace-summary]');
+  assert.match(await page.textContent('[data-testid=trace-summary]'), /^2104 records from sda\.blktrace\.0, sda\.blktrace\.1/);
+  // btt's figures, as `blksim replay` (and the real btt) give them for these files.
+  const d2c = await row(page, 'D2C');
+  assert.deepEqual([d2c[2], d2c[4]], ['0.000403', '274']);
+  assert.equal((await row(page, 'Q2C'))[4], '274');
+  assert.equal(await page.locator('[data-testid=trace-iostat] tbody tr').count(), 1);
+  assert.match(await page.textContent('[data-testid=trace-iostat] tbody tr'), /^8,0/);
+  const log = await page.textContent('[data-testid=trace-log]');
+  assert.match(log.split('\n')[0], /^\s+8,0\s+\d+\s+\d+\s+0\.000000000\s+\d+\s+[A-Z]+\s+[RWN]/);
+  // The offset chart has been drawn: more than a couple of colours on it.
+  const colours = await page.$eval('[data-testid=trace-offsets]', (c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const seen = new Set();
+    for (let i = 0; i < d.length; i += 4 * 31) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+    return seen.size;
+  });
+  assert.ok(colours > 4, `offset chart looks blank (${colours} colours)`);
+  fs.mkdirSync(artifacts, { recursive: true });
+  await page.screenshot({ path: path.join(artifacts, 'trace-page.png'), fullPage: true });
+  // blkparse's text of the same files reads to the same figures.
+  await page.setInputFiles('[data-testid=trace-files]', [path.join(fixtures, 'sda.blkparse.txt')]);
+  await page.waitForFunction(() => document.querySelector('[data-testid=trace-summary]')?.textContent.includes('sda.blkparse.txt'));
+  assert.match(await page.textContent('[data-testid=trace-summary]'), /^2104 records/);
+  assert.deepEqual(await row(page, 'D2C'), d2c);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a file that is no trace gets one message naming it and what was expected', async () => {
+  const { page, errors } = await openTrace();
+  await page.setInputFiles('[data-testid=trace-files]', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('lecture notes\nnothing here\n') });
+  await page.waitForSelector('[data-testid=trace-error]');
+  const msg = await page.textContent('[data-testid=trace-error]');
+  assert.match(msg, /^notes\.txt: expected blkparse records/);
+  // A binary file cut in the middle of a record: the byte offset.
+  const cut = fs.readFileSync(path.join(fixtures, 'sda.blktrace.0')).subarray(0, 1001);
+  await page.setInputFiles('[data-testid=trace-files]', { name: 'sda.blktrace.0', mimeType: 'application/octet-stream', buffer: cut });
+  await page.waitForFunction(() => document.querySelector('[data-testid=trace-error]')?.textContent.startsWith('sda.blktrace.0'));
+  assert.match(await page.textContent('[data-testid=trace-error]'), /at byte 1000: expected a 48-byte blk_io_trace header.*cut short/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
