@@ -32,7 +32,7 @@ test('binary blktrace files open in the page with btt, iostat, offsets and the l
   assert.match(await page.textContent('[data-testid=trace-summary]'), /^2104 records from sda\.blktrace\.0, sda\.blktrace\.1/);
   // btt's figures, as `blksim replay` (and the real btt) give them for these files.
   const d2c = await row(page, 'D2C');
-  assert.deepEqual([d2c[2], d2c[4]], ['0.000403', '274']);
+  assert.deepEqual([d2c[2], d2c[4]], ['0.000403106', '274']);
   assert.equal((await row(page, 'Q2C'))[4], '274');
   assert.equal(await page.locator('[data-testid=trace-iostat] tbody tr').count(), 1);
   assert.match(await page.textContent('[data-testid=trace-iostat] tbody tr'), /^8,0/);

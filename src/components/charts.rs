@@ -361,19 +361,22 @@ pub fn draw_offsets(
         RGBColor(0x00, 0x00, 0x00),
     ];
     let (root, _, fg) = prepare(canvas, dark, 240)?;
-    let t_max = devices.values().flatten().map(|&(t, _)| t).max().unwrap_or(1).max(1) as f64 / 1e9;
+    let t_max_ns = devices.values().flatten().map(|&(t, _)| t).max().unwrap_or(1).max(1);
+    // Milliseconds for a trace under a second, so the axis numbers stay distinct.
+    let (per_ns, unit) = if t_max_ns < 1_000_000_000 { (1e6, "ms") } else { (1e9, "seconds") };
+    let t_max = t_max_ns as f64 / per_ns;
     let s_max = devices.values().flatten().map(|&(_, s)| s).max().unwrap_or(1).max(1) as f64;
     let mut chart = ChartBuilder::on(&root)
         .margin(6)
         .margin_right(18)
         .caption("sector of each issued request (D) over time", ("sans-serif", 13).into_font().color(&fg))
-        .x_label_area_size(22)
+        .x_label_area_size(36)
         .y_label_area_size(78)
         .build_cartesian_2d(0.0..t_max * 1.02, 0.0..s_max * 1.05)
         .map_err(|e| e.to_string())?;
     chart
         .configure_mesh()
-        .x_desc("seconds")
+        .x_desc(unit)
         .x_labels(8)
         .x_label_formatter(&|x| tidy(*x))
         .y_labels(6)
@@ -386,7 +389,7 @@ pub fn draw_offsets(
     for (i, ((major, minor), points)) in devices.iter().enumerate() {
         let colour = PALETTE[i % PALETTE.len()];
         chart
-            .draw_series(points.iter().map(|&(t, s)| Circle::new((t as f64 / 1e9, s as f64), 2, colour.mix(0.8).filled())))
+            .draw_series(points.iter().map(|&(t, s)| Circle::new((t as f64 / per_ns, s as f64), 2, colour.mix(0.8).filled())))
             .map_err(|e| e.to_string())?
             .label(format!("{major},{minor}"))
             .legend(move |(x, y)| Circle::new((x + 6, y), 4, colour.filled()));

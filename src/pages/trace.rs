@@ -55,8 +55,9 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
     })
 }
 
+/// Seconds to the nanosecond, as btt prints them.
 fn secs(ns: u64) -> String {
-    format!("{:.6}", ns as f64 / 1e9)
+    format!("{:.9}", ns as f64 / 1e9)
 }
 
 #[component]
@@ -136,13 +137,13 @@ fn view(l: &Loaded, chart: &NodeRef) -> Html {
     let dev = |d: (u32, u32)| format!("{},{}", d.0, d.1);
     html! {
         <>
-            <p data-testid="trace-summary">{ format!("{} records from {} over {} s", l.records.len(), l.names.join(", "), secs(span)) }
+            <p data-testid="trace-summary">{ format!("{} records from {} over {:.6} s", l.records.len(), l.names.join(", "), span as f64 / 1e9) }
                 { if l.skipped > 0 { format!(" ({} of kinds not shown)", l.skipped) } else { String::new() } }</p>
             <h2>{ "btt: the phases per I/O (All Devices)" }</h2>
             <table class="btt" data-testid="trace-btt">
                 <thead><tr><th>{ "ALL" }</th><th>{ "MIN" }</th><th>{ "AVG" }</th><th>{ "MAX" }</th><th>{ "N" }</th></tr></thead>
                 <tbody>{ for PHASES.iter().zip(&l.all).filter(|(_, p)| p.n > 0).map(|(name, p)| html! {
-                    <tr><td>{ *name }</td><td>{ secs(p.min_ns) }</td><td>{ format!("{:.6}", p.avg_s()) }</td><td>{ secs(p.max_ns) }</td><td>{ p.n }</td></tr>
+                    <tr><td>{ *name }</td><td>{ secs(p.min_ns) }</td><td>{ format!("{:.9}", p.avg_s()) }</td><td>{ secs(p.max_ns) }</td><td>{ p.n }</td></tr>
                 }) }</tbody>
             </table>
             <h2>{ "iostat -x: per device, mean over the trace's seconds" }</h2>
