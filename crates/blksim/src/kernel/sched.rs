@@ -278,9 +278,12 @@ impl Sim {
         }
         let mut switched = false;
         let cur = self.cores[ci].current;
+        let highpri = self.kblockd_preempts(c);
         let keep = cur.filter(|&t| {
             let th = &self.threads[t.idx()];
-            th.state == ThreadState::Running && (self.cores[ci].runq.is_empty() || now - th.slice_start < SCHED_SLICE_NS)
+            th.state == ThreadState::Running
+                && highpri.is_none()
+                && (self.cores[ci].runq.is_empty() || now - th.slice_start < SCHED_SLICE_NS)
         });
         let run = match keep {
             Some(t) => Some(t),
@@ -290,7 +293,11 @@ impl Sim {
                     self.threads[t.idx()].state = ThreadState::Runnable;
                     self.cores[ci].runq.push_back(t);
                 }
-                let next = self.cores[ci].runq.pop_front();
+                // A nice -20 kblockd worker is picked first (CFS: the smallest vruntime).
+                let next = match highpri {
+                    Some(i) => self.cores[ci].runq.remove(i),
+                    None => self.cores[ci].runq.pop_front(),
+                };
                 if next != cur {
                     switched = true;
                     self.totals.context_switches += 1;
@@ -326,6 +333,21 @@ impl Sim {
         core.busy = true;
         core.state = state;
         self.events.schedule(now + cost, Event::CoreDone { core: c });
+    }
+
+    /// With `cpu.kblockd_highpri` (kblockd is `WQ_HIGHPRI` in 4.0: nice -20 workers), a kblockd
+    /// worker waiting on core `c` preempts the normal-priority thread there at its step
+    /// boundary (`check_preempt_wakeup`): the position of that worker in the run queue.
+    fn kblockd_preempts(&self, c: CoreId) -> Option<usize> {
+        if !self.cfg.scenario.cpu.kblockd_highpri {
+            return None;
+        }
+        let core = &self.cores[c.idx()];
+        let is_kblockd = |t: ThreadId| matches!(self.threads[t.idx()].kind, ThreadKind::Kblockd(_));
+        if core.current.is_some_and(|t| is_kblockd(t) && self.threads[t.idx()].state == ThreadState::Running) {
+            return None;
+        }
+        core.runq.iter().position(|&t| is_kblockd(t))
     }
 
     pub(crate) fn on_core_done(&mut self, c: CoreId) {
@@ -379,5 +401,37 @@ impl Sim {
         }
         self.cores[ci].busy = false;
         self.kick(c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{set_knob, Scenario};
+
+    /// One CPU running the job's thread mid-slice, with kblockd/0 just woken behind it: what
+    /// runs at the next step boundary.
+    fn next_after_kblockd_wakeup(highpri: &str) -> String {
+        let mut s = Scenario::default();
+        for (k, v) in [("cpu.cores", "1"), ("cpu.kblockd_highpri", highpri)] {
+            set_knob(&mut s, k, v).unwrap();
+        }
+        let mut sim = Sim::new(&s.validate().unwrap(), 1);
+        let user = sim.threads.iter().position(|t| matches!(t.kind, ThreadKind::User(_))).map(|i| ThreadId(i as u32)).unwrap();
+        let t = &mut sim.threads[user.idx()];
+        t.state = ThreadState::Running;
+        t.next = Some(Step::Next);
+        sim.cores[0].current = Some(user);
+        let kblockd = ThreadId(1);
+        assert!(matches!(sim.threads[kblockd.idx()].kind, ThreadKind::Kblockd(_)));
+        sim.wake(kblockd, Step::KblockdWork);
+        let cur = sim.cores[0].current.expect("something runs");
+        sim.threads[cur.idx()].name.clone()
+    }
+
+    #[test]
+    fn a_woken_highpri_kblockd_worker_preempts_the_running_thread_at_its_step_boundary() {
+        assert_eq!(next_after_kblockd_wakeup("true"), "kblockd/0", "4.0: WQ_HIGHPRI, nice -20");
+        assert_ne!(next_after_kblockd_wakeup("false"), "kblockd/0", "it waits for the running thread's slice");
     }
 }

@@ -338,6 +338,12 @@ pub const KNOBS: &[KnobSpec] = &[
         help: "the CPU each HBA's interrupt goes to (/proc/irq/N/smp_affinity), where its completion softirq runs",
         live: false,
     },
+    KnobSpec {
+        key: "cpu.kblockd_highpri",
+        kind: KnobKind::Bool,
+        help: "kblockd's workers run at nice -20 (WQ_HIGHPRI, 4.0 blk_dev_init) and preempt the thread running on their CPU when woken; false: a woken kblockd worker waits for that thread's slice (the 2.6 lessons)",
+        live: false,
+    },
     KnobSpec { key: "duration", kind: KnobKind::Seconds { max: limits::DURATION_S_MAX }, help: "simulated seconds to run", live: false },
 ];
 
@@ -442,6 +448,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "cpu.cores" => s.cpu.cores.to_string(),
         "cpu.sockets" => s.cpu.sockets.to_string(),
         "cpu.irq_cpus" => s.cpu.irq_cpus.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
+        "cpu.kblockd_highpri" => s.cpu.kblockd_highpri.to_string(),
         "duration" => format!("{}", s.duration_s),
         _ => return None,
     })
@@ -553,6 +560,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         }
         "cpu.cores" => s.cpu.cores = int()? as u32,
         "cpu.sockets" => s.cpu.sockets = int()? as u32,
+        "cpu.kblockd_highpri" => s.cpu.kblockd_highpri = boolean()?,
         "cpu.irq_cpus" => {
             // The range against cores and the count against HBAs are checked in validate().
             let v = value.trim();

@@ -319,6 +319,11 @@ pub struct CpuKnobs {
     /// CPU sockets (cache groups): the cores split evenly, numbered consecutively. With
     /// `queue.rq_affinity` a request completes on the first core of its submitter's socket.
     pub sockets: u32,
+    /// kblockd is a `WQ_HIGHPRI` workqueue (4.0 `blk_dev_init`; its workers run at nice -20):
+    /// a woken kblockd worker preempts the normal-priority thread running on its CPU at that
+    /// thread's next step boundary (CFS `check_preempt_wakeup`). Off: it waits for the running
+    /// thread's slice, as every woken thread does in the model.
+    pub kblockd_highpri: bool,
 }
 
 /// An fio job description; `numjobs` copies are made, spread over the top-level devices.
@@ -422,7 +427,7 @@ impl Default for MdKnobs {
 }
 impl Default for CpuKnobs {
     fn default() -> Self {
-        CpuKnobs { cores: 2, irq_cpus: Vec::new(), sockets: 1 }
+        CpuKnobs { cores: 2, irq_cpus: Vec::new(), sockets: 1, kblockd_highpri: false }
     }
 }
 impl Default for Workload {
