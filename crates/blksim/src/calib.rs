@@ -161,6 +161,15 @@ pub const CFQ_FIFO_EXPIRE_ASYNC_NS: u64 = 250 * NS_PER_MS;
 /// its next step boundary. Reason: CFS `sched_min_granularity_ns` is 0.75–4 ms by core count.
 pub const SCHED_SLICE_NS: u64 = 3 * NS_PER_MS;
 
+/// `cpu.scheduler = fair` (CFS as 2.6.39 sets it up, `kernel/sched_fair.c`): the normalized
+/// `sysctl_sched_latency` 6 ms and `sysctl_sched_wakeup_granularity` 1 ms, both multiplied at
+/// boot by `1 + ilog2(min(ncpus, 8))` (`sched_init_granularity`, SCHED_TUNABLESCALING_LOG).
+/// A woken sleeper is placed half a latency behind `min_vruntime` (`place_entity`,
+/// GENTLE_FAIR_SLEEPERS); it preempts the running thread when that one's vruntime is ahead by
+/// more than the wakeup granularity (`wakeup_preempt_entity`).
+pub const SCHED_LATENCY_NORMALIZED_NS: u64 = 6 * NS_PER_MS;
+pub const SCHED_WAKEUP_GRAN_NORMALIZED_NS: u64 = NS_PER_MS;
+
 /// Spread of job start times: a shell loop forks one `dd` after another.
 pub const JOB_FORK_SPREAD_NS: u64 = 200 * NS_PER_US;
 

@@ -142,6 +142,10 @@ pub struct Sim {
     pub(crate) plug: Vec<ReqId>,
     /// Devices that buffered writers write to (the dirty limit is shared among them).
     pub(crate) bdi_writers: u32,
+    /// `vm.bdi_dirty_limit = writeout`: `vm_completions`, the page completions of all
+    /// devices, and each device's own (`bdi->completions`), indexed by device.
+    pub(crate) vm_completions: u64,
+    pub(crate) bdi_completions: Vec<crate::mm::page_writeback::PropLocal>,
     /// md RAID5 arrays (their devices are `DevKind::Md`).
     pub(crate) raid5: Vec<Raid5>,
     /// Per dm device over blk-mq: its `kdmwork` thread and the requests queued to it.
@@ -365,6 +369,8 @@ impl Sim {
             plugging: false,
             plug: Vec::new(),
             bdi_writers,
+            vm_completions: 0,
+            bdi_completions: vec![Default::default(); ndevs],
             raid5,
             kdm,
             elv_timer: vec![None; ndevs],

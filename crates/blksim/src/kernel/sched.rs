@@ -42,6 +42,8 @@ pub struct Core {
     /// blk-mq BUSY runs interrupted on this core between their stop and their splice: they
     /// splice when the interrupt's softirq work is done.
     pub splice_after_irq: Vec<(DevId, u16)>,
+    /// `cpu.scheduler = fair`: the run queue's `min_vruntime` (monotonic).
+    pub min_vruntime: u64,
 }
 
 impl Core {
@@ -168,6 +170,9 @@ pub struct Thread {
     /// The io_context's batching state: requests left in the batch, and when it started.
     pub batch_left: u32,
     pub batch_since: SimTime,
+    /// `cpu.scheduler = fair`: the CPU time it has run, weighted alike for all (`vruntime`),
+    /// placed on wakeup no further back than `min_vruntime` − half the latency (`place_entity`).
+    pub vruntime: u64,
 }
 
 impl Thread {
@@ -190,6 +195,7 @@ impl Thread {
             dirty_written: 0,
             congestion_until: None,
             congestion_timer_armed: false,
+            vruntime: 0,
         }
     }
 
@@ -254,6 +260,9 @@ impl Sim {
             // Its context leaves the old CPU: that CPU's next thread switches in from idle.
             self.cores[home.idx()].current = None;
         }
+        if self.fair() {
+            self.place_entity(tid, home, to);
+        }
         let home = to;
         let t = &mut self.threads[tid.idx()];
         t.wait = None;
@@ -279,11 +288,14 @@ impl Sim {
         let mut switched = false;
         let cur = self.cores[ci].current;
         let highpri = self.kblockd_preempts(c);
+        let fair = self.fair();
         let keep = cur.filter(|&t| {
             let th = &self.threads[t.idx()];
+            // fair: check_preempt_wakeup, taken at the running thread's next step.
+            let preempted = fair && self.check_preempt_wakeup(ci, t);
             th.state == ThreadState::Running
                 && highpri.is_none()
-                && (self.cores[ci].runq.is_empty() || now - th.slice_start < SCHED_SLICE_NS)
+                && (self.cores[ci].runq.is_empty() || (now - th.slice_start < SCHED_SLICE_NS && !preempted))
         });
         let run = match keep {
             Some(t) => Some(t),
@@ -296,6 +308,7 @@ impl Sim {
                 // A nice -20 kblockd worker is picked first (CFS: the smallest vruntime).
                 let next = match highpri {
                     Some(i) => self.cores[ci].runq.remove(i),
+                    None if fair => self.pick_next_entity(ci).and_then(|i| self.cores[ci].runq.remove(i)),
                     None => self.cores[ci].runq.pop_front(),
                 };
                 if next != cur {
@@ -327,6 +340,9 @@ impl Sim {
             }
         }
         self.threads[tid.idx()].cpu_ns += cost;
+        if fair {
+            self.update_curr(ci, tid, cost);
+        }
         // ksoftirqd's time is softirq time in /proc/stat (it runs __do_softirq).
         let state = if step == Step::Softirq { AcctState::Softirq } else { AcctState::Sys };
         let core = &mut self.cores[ci];

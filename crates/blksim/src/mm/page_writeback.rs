@@ -6,6 +6,18 @@ use crate::engine::event::Event;
 use crate::engine::ids::*;
 use crate::engine::{Next, Sim};
 use crate::kernel::sched::{Step, Wait};
+use crate::scenario::BdiDirtyLimit;
+
+/// `PAGE_SIZE` on the reports' x86 boxes: the unit of the page-cache counters.
+const PAGE_SIZE_BYTES: u64 = 4096;
+
+/// `struct prop_local_percpu` (`lib/proportions.c`, 2.6.24-3.1): a device's page completions
+/// and the global half period they were last normalized to.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PropLocal {
+    pub events: u64,
+    pub period: u64,
+}
 
 impl Sim {
     /// `balance_dirty_pages` (2.6.2-2.6.39). Over the dirty limit, the writer first writes back
@@ -17,11 +29,11 @@ impl Sim {
     pub(crate) fn balance_dirty_pages(&mut self, j: JobId) -> Next {
         let tid = self.jobs[j.idx()].tid;
         let dev = self.jobs[j.idx()].dev;
-        let bdi_thresh = self.bdi_thresh();
+        let bdi_thresh = self.bdi_thresh(dev);
         let (bdi_dirty, bdi_wb) = self.bdi_bytes(dev);
         // Not throttled: well under the limits, or neither this device nor the whole system
         // over its own (`dirty_exceeded` is either one).
-        if !self.dirty_exceeded(bdi_dirty + bdi_wb) {
+        if !self.dirty_exceeded(dev, bdi_dirty + bdi_wb) {
             self.finish_buffered_write(j);
             return Next::Continue(Step::Next);
         }
@@ -59,7 +71,7 @@ impl Sim {
         let tid = self.jobs[j.idx()].tid;
         let dev = self.jobs[j.idx()].dev;
         let (d, w) = self.bdi_bytes(dev);
-        if !self.dirty_exceeded(d + w) || self.threads[tid.idx()].dirty_written >= self.write_chunk_bytes() {
+        if !self.dirty_exceeded(dev, d + w) || self.threads[tid.idx()].dirty_written >= self.write_chunk_bytes() {
             self.finish_buffered_write(j);
             return Next::Continue(Step::Next);
         }
@@ -69,9 +81,9 @@ impl Sim {
     /// `balance_dirty_pages` (2.6.32-2.6.39) keeps a writer while the system is past halfway
     /// from the background to the dirty limit and either its device is over its share or the
     /// system over the dirty limit.
-    pub(crate) fn dirty_exceeded(&self, bdi_bytes: u64) -> bool {
+    pub(crate) fn dirty_exceeded(&self, dev: DevId, bdi_bytes: u64) -> bool {
         let global = self.dirty_total + self.writeback_total;
-        global > (self.background_thresh + self.dirty_thresh) / 2 && (bdi_bytes > self.bdi_thresh() || global > self.dirty_thresh)
+        global > (self.background_thresh + self.dirty_thresh) / 2 && (bdi_bytes > self.bdi_thresh(dev) || global > self.dirty_thresh)
     }
 
     /// `over_bground_thresh` (2.6.39; the same test in 2.6.2's `background_writeout` and
@@ -81,9 +93,64 @@ impl Sim {
         self.dirty_total > self.background_thresh
     }
 
-    /// A device's share of the dirty limit (`bdi_thresh`: equal shares for equal writers).
-    pub(crate) fn bdi_thresh(&self) -> u64 {
-        self.dirty_thresh / self.bdi_writers.max(1) as u64
+    /// A device's share of the dirty limit (`bdi_thresh`): equal shares for the devices
+    /// written to, or (`vm.bdi_dirty_limit = writeout`, 2.6.24-3.1 `bdi_dirty_limit`, with
+    /// `min_ratio` 0 and `max_ratio` 100) the limit times the device's share of recent page
+    /// writeout. `task_dirty_limit`'s trim (at most 1/8 by the task's share of recent
+    /// dirtying) is not modelled.
+    pub(crate) fn bdi_thresh(&self, dev: DevId) -> u64 {
+        match self.cfg.scenario.vm.bdi_dirty_limit {
+            BdiDirtyLimit::Equal => self.dirty_thresh / self.bdi_writers.max(1) as u64,
+            BdiDirtyLimit::Writeout => {
+                let (num, den) = self.bdi_writeout_fraction(dev);
+                (self.dirty_thresh as u128 * num as u128 / den.max(1) as u128).min(self.dirty_thresh as u128) as u64
+            }
+        }
+    }
+
+    /// `calc_period_shift`: 2 + ilog2 of the dirty threshold in pages; the proportions forget
+    /// half of what they counted every `2^(shift-1)` page completions.
+    fn prop_shift(&self) -> u32 {
+        2 + (self.dirty_thresh / PAGE_SIZE_BYTES).saturating_sub(1).max(1).ilog2()
+    }
+
+    /// `prop_norm_percpu`: a device's count halved once for each half period the global count
+    /// has moved on since it last looked.
+    fn prop_norm(&mut self, dev: DevId) {
+        let shift = self.prop_shift();
+        let half = 1u64 << (shift - 1);
+        let global_period = self.vm_completions & !(half - 1);
+        let pl = &mut self.bdi_completions[dev.idx()];
+        if pl.period != global_period {
+            let missed = (global_period - pl.period) >> (shift - 1);
+            pl.events = if missed < 64 { pl.events >> missed } else { 0 };
+            pl.period = global_period;
+        }
+    }
+
+    /// `bdi_writeout_fraction` → `prop_fraction_percpu`: the device's (normalized) count over
+    /// half a period plus the global count's progress into the current half period. Read
+    /// without normalizing (the kernel normalizes here too; a device's count is only
+    /// normalized lazily, so the read uses what a normalization would give).
+    pub(crate) fn bdi_writeout_fraction(&self, dev: DevId) -> (u64, u64) {
+        let shift = self.prop_shift();
+        let half = 1u64 << (shift - 1);
+        let global_period = self.vm_completions & !(half - 1);
+        let pl = &self.bdi_completions[dev.idx()];
+        let missed = (global_period - pl.period) >> (shift - 1);
+        let events = if missed < 64 { pl.events >> missed } else { 0 };
+        (events, half + (self.vm_completions & (half - 1)))
+    }
+
+    /// `__bdi_writeout_inc` for each page of a finished writeback (`test_clear_page_writeback`):
+    /// `__prop_inc_percpu_max` on the device's count and the global one.
+    fn bdi_writeout_inc(&mut self, dev: DevId, bytes: u64) {
+        let pages = bytes.div_ceil(PAGE_SIZE_BYTES);
+        for _ in 0..pages {
+            self.prop_norm(dev);
+            self.bdi_completions[dev.idx()].events += 1;
+            self.vm_completions += 1;
+        }
     }
 
     /// Bytes of a device's files that are dirty, and under writeback.
@@ -121,6 +188,10 @@ impl Sim {
     /// A writeback chunk reached the disk: its pages are clean. Writers under the limit again
     /// leave `balance_dirty_pages`; an fsync whose pages are all clean returns.
     pub(crate) fn writeback_done(&mut self, j: JobId, bytes: u64) {
+        if self.cfg.scenario.vm.bdi_dirty_limit == BdiDirtyLimit::Writeout {
+            let dev = self.jobs[j.idx()].dev;
+            self.bdi_writeout_inc(dev, bytes);
+        }
         self.writeback_total -= bytes;
         self.jobs[j.idx()].writeback_bytes -= bytes;
         let job = &self.jobs[j.idx()];
@@ -129,5 +200,42 @@ impl Sim {
             let tid = self.jobs[j.idx()].tid;
             self.wake(tid, Step::Next);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::ids::DevId;
+    use crate::engine::Sim;
+    use crate::scenario::{set_knob, Scenario};
+
+    fn sim(limit: &str) -> Sim {
+        let mut s = Scenario::default();
+        for (k, v) in [("disks", "2"), ("workload.numjobs", "2"), ("vm.bdi_dirty_limit", limit)] {
+            set_knob(&mut s, k, v).unwrap();
+        }
+        Sim::new(&s.validate().unwrap(), 1)
+    }
+
+    #[test]
+    fn the_dirty_limit_follows_each_devices_share_of_recent_writeout_and_forgets_old_writeout() {
+        let mut s = sim("writeout");
+        let (a, b) = (DevId(0), DevId(1));
+        assert_eq!((s.bdi_thresh(a), s.bdi_thresh(b)), (0, 0), "no writeout yet: no share");
+        // One device writes out pages alone. Early on its share ramps up (the denominator is at
+        // least half a period, 2^(shift-1) pages); after three half periods it has 7/8.
+        let half = 1u64 << (s.prop_shift() - 1);
+        s.bdi_writeout_inc(a, half / 4 * 4096);
+        assert!(s.bdi_thresh(a) < s.dirty_thresh / 3, "ramping up");
+        s.bdi_writeout_inc(a, (half * 3 - half / 4) * 4096);
+        assert_eq!((s.bdi_thresh(a), s.bdi_thresh(b)), (s.dirty_thresh / 8 * 7, 0));
+        // Then the other writes out two periods' worth: the first one's share decays, halving
+        // every half period.
+        s.bdi_writeout_inc(b, half * 4 * 4096);
+        assert!(s.bdi_thresh(a) < s.dirty_thresh / 8, "{} of {}", s.bdi_thresh(a), s.dirty_thresh);
+        assert!(s.bdi_thresh(b) > s.dirty_thresh * 3 / 4);
+        // The equal split ignores writeout.
+        let eq = sim("equal");
+        assert_eq!(eq.bdi_thresh(a), eq.bdi_thresh(b));
     }
 }

@@ -279,6 +279,12 @@ pub const KNOBS: &[KnobSpec] = &[
         live: false,
     },
     KnobSpec {
+        key: "vm.bdi_dirty_limit",
+        kind: KnobKind::Enum(&["equal", "writeout"]),
+        help: "equal: the dirty limit split equally among the devices written to; writeout: each device's share of recent page writeout (bdi_dirty_limit, 2.6.24-3.1)",
+        live: false,
+    },
+    KnobSpec {
         key: "vm.readahead",
         kind: KnobKind::Enum(&["ondemand", "2.6.20"]),
         help: "ondemand: read_ahead_kb windows, the next started at the newest (2.6.23+); 2.6.20: current and ahead windows growing to read_ahead_kb, the ahead one dropped while the device is read-congested",
@@ -342,6 +348,12 @@ pub const KNOBS: &[KnobSpec] = &[
         key: "cpu.kblockd_highpri",
         kind: KnobKind::Bool,
         help: "kblockd's workers run at nice -20 (WQ_HIGHPRI, 4.0 blk_dev_init) and preempt the thread running on their CPU when woken; false: a woken kblockd worker waits for that thread's slice (the 2.6 lessons)",
+        live: false,
+    },
+    KnobSpec {
+        key: "cpu.scheduler",
+        kind: KnobKind::Enum(&["fifo", "fair"]),
+        help: "fifo: run queues in wake order, a thread keeps its CPU for its slice; fair: least CPU time first, and a woken sleeper preempts a thread that has run longer (CFS; O(1)'s interactivity bonus)",
         live: false,
     },
     KnobSpec { key: "duration", kind: KnobKind::Seconds { max: limits::DURATION_S_MAX }, help: "simulated seconds to run", live: false },
@@ -434,6 +446,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "vm.dirty_background_ratio" => s.vm.dirty_background_ratio.to_string(),
         "vm.writeback" => name(&s.vm.writeback),
         "vm.readahead" => name(&s.vm.readahead),
+        "vm.bdi_dirty_limit" => name(&s.vm.bdi_dirty_limit),
         "workload.name" => s.workload.name.clone(),
         "workload.numjobs" => s.workload.numjobs.to_string(),
         "workload.rw" => name(&s.workload.rw),
@@ -449,6 +462,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "cpu.sockets" => s.cpu.sockets.to_string(),
         "cpu.irq_cpus" => s.cpu.irq_cpus.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
         "cpu.kblockd_highpri" => s.cpu.kblockd_highpri.to_string(),
+        "cpu.scheduler" => name(&s.cpu.scheduler),
         "duration" => format!("{}", s.duration_s),
         _ => return None,
     })
@@ -533,6 +547,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "vm.dirty_background_ratio" => s.vm.dirty_background_ratio = int()? as u32,
         "vm.writeback" => s.vm.writeback = enumerated(value, bad)?,
         "vm.readahead" => s.vm.readahead = enumerated(value, bad)?,
+        "vm.bdi_dirty_limit" => s.vm.bdi_dirty_limit = enumerated(value, bad)?,
         "workload.name" => {
             let v = value.trim();
             if v.is_empty() || v.len() > 15 || !v.chars().all(|c| c.is_ascii_graphic()) {
@@ -571,6 +586,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
                 _ => return Err(bad()),
             }
         }
+        "cpu.scheduler" => s.cpu.scheduler = enumerated(value, bad)?,
         "duration" => {
             let v: f64 = value.trim().parse().map_err(|_| bad())?;
             if !(v > 0.0 && v <= limits::DURATION_S_MAX) {

@@ -267,6 +267,22 @@ pub struct VmKnobs {
     pub writeback: Writeback,
     /// How buffered reads read ahead.
     pub readahead: Readahead,
+    /// How the dirty limit is split among the devices written to.
+    pub bdi_dirty_limit: BdiDirtyLimit,
+}
+
+/// How `balance_dirty_pages` splits the dirty threshold among backing devices.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BdiDirtyLimit {
+    /// Equal shares for the devices written to (a simplification; 2.6.2 had one global limit,
+    /// the same thing for one device).
+    #[default]
+    Equal,
+    /// 2.6.24-3.1 `bdi_dirty_limit`: the threshold times the device's share of recent
+    /// writeout (`bdi_writeout_fraction`: `lib/proportions.c`, page completions counted per
+    /// device, halved every half period of `2^(calc_period_shift() - 1)` pages).
+    Writeout,
 }
 
 /// The readahead of the era (`mm/readahead.c`).
@@ -305,7 +321,14 @@ pub enum Writeback {
 impl Default for VmKnobs {
     fn default() -> Self {
         // 2.6.32+ defaults: dirty_ratio 20, dirty_background_ratio 10.
-        VmKnobs { mem_mb: 2048, dirty_ratio: 20, dirty_background_ratio: 10, writeback: Writeback::PerBdi, readahead: Readahead::Ondemand }
+        VmKnobs {
+            mem_mb: 2048,
+            dirty_ratio: 20,
+            dirty_background_ratio: 10,
+            writeback: Writeback::PerBdi,
+            readahead: Readahead::Ondemand,
+            bdi_dirty_limit: BdiDirtyLimit::Equal,
+        }
     }
 }
 
@@ -324,6 +347,23 @@ pub struct CpuKnobs {
     /// thread's next step boundary (CFS `check_preempt_wakeup`). Off: it waits for the running
     /// thread's slice, as every woken thread does in the model.
     pub kblockd_highpri: bool,
+    /// How a CPU picks what runs next.
+    pub scheduler: CpuScheduler,
+}
+
+/// The CPU scheduler.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CpuScheduler {
+    /// Run queues in wake order; a thread keeps its CPU for its slice while others wait.
+    #[default]
+    Fifo,
+    /// Least CPU time first (CFS's vruntime), a woken sleeper placed at most half a latency
+    /// period behind, and preempting a thread that has run a wakeup granularity longer
+    /// (`check_preempt_wakeup`). 2.6.20's O(1) scheduler does the same for the threads here
+    /// through its interactivity bonus: a task that sleeps most of the time is woken at a
+    /// better priority than one that has just run, and preempts it.
+    Fair,
 }
 
 /// An fio job description; `numjobs` copies are made, spread over the top-level devices.
@@ -427,7 +467,7 @@ impl Default for MdKnobs {
 }
 impl Default for CpuKnobs {
     fn default() -> Self {
-        CpuKnobs { cores: 2, irq_cpus: Vec::new(), sockets: 1, kblockd_highpri: false }
+        CpuKnobs { cores: 2, irq_cpus: Vec::new(), sockets: 1, kblockd_highpri: false, scheduler: CpuScheduler::Fifo }
     }
 }
 impl Default for Workload {
