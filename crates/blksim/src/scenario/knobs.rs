@@ -353,7 +353,7 @@ pub const KNOBS: &[KnobSpec] = &[
     KnobSpec {
         key: "cpu.scheduler",
         kind: KnobKind::Enum(&["fifo", "fair"]),
-        help: "fifo: run queues in wake order, a thread keeps its CPU for its slice; fair: least CPU time first, and a woken sleeper preempts a thread that has run longer (CFS; O(1)'s interactivity bonus)",
+        help: "fifo: run queues in wake order, a thread keeps its CPU for its slice; fair: CFS as 2.6.39 runs it, least vruntime first, and a woken sleeper preempts a thread that has run a wakeup granularity longer",
         live: false,
     },
     KnobSpec { key: "duration", kind: KnobKind::Seconds { max: limits::DURATION_S_MAX }, help: "simulated seconds to run", live: false },

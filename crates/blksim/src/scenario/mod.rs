@@ -358,11 +358,10 @@ pub enum CpuScheduler {
     /// Run queues in wake order; a thread keeps its CPU for its slice while others wait.
     #[default]
     Fifo,
-    /// Least CPU time first (CFS's vruntime), a woken sleeper placed at most half a latency
-    /// period behind, and preempting a thread that has run a wakeup granularity longer
-    /// (`check_preempt_wakeup`). 2.6.20's O(1) scheduler does the same for the threads here
-    /// through its interactivity bonus: a task that sleeps most of the time is woken at a
-    /// better priority than one that has just run, and preempts it.
+    /// CFS with 2.6.39's rules and defaults (`kernel/sched_fair.c`): least vruntime first, a
+    /// woken sleeper placed at most half a latency period behind, and preempting a thread
+    /// that has run a wakeup granularity longer (`check_preempt_wakeup`). Not for the O(1)
+    /// scheduler's eras (2.6.2, 2.6.20): its interactivity bonus is not modelled.
     Fair,
 }
 
