@@ -156,6 +156,12 @@ pub const CFQ_SLICE_IDLE_NS: u64 = 8 * NS_PER_MS;
 pub const CFQ_QUANTUM: u32 = 4;
 pub const CFQ_FIFO_EXPIRE_SYNC_NS: u64 = 125 * NS_PER_MS;
 pub const CFQ_FIFO_EXPIRE_ASYNC_NS: u64 = 250 * NS_PER_MS;
+/// cfq's `back_max` (16 MiB, as sectors), `back_penalty` and `slice_async_rq` (2.6.20
+/// `cfq-iosched.c`): how far behind the last request `cfq_choose_req` looks, how much a
+/// backward seek counts, and an async queue's requests per slice (× 8 at priority 4).
+pub const CFQ_BACK_MAX_SECTORS: u64 = 16 * 1024 * 2;
+pub const CFQ_BACK_PENALTY: u64 = 2;
+pub const CFQ_SLICE_ASYNC_RQ: u32 = 2;
 
 /// How long a thread keeps a core while others are runnable on it before it is preempted at
 /// its next step boundary. Reason: CFS `sched_min_granularity_ns` is 0.75–4 ms by core count.

@@ -110,7 +110,11 @@ impl RequestQueue {
             full: [false, false],
             congested: [false, false],
             waiters: Default::default(),
-            elevator: Elevator::new(elevator_kind(s.queue.scheduler)),
+            elevator: {
+                let mut e = Elevator::new(elevator_kind(s.queue.scheduler));
+                e.set_cfq_2620(s.queue.cfq == crate::scenario::CfqRules::V2620);
+                e
+            },
             tags: TagMap::new(depth),
             mq: None,
             plugged: false,

@@ -186,7 +186,9 @@ impl Sim {
         let paths = s.dm.paths;
         for d in 0..s.disks {
             let mut rng = Stream::new(seed, STREAM_DISK + d as u64);
-            disks.push(Disk::new(s.disk.kind, s.disk.write_cache, s.disk.controller_cache, &mut rng));
+            let mut disk = Disk::new(s.disk.kind, s.disk.write_cache, s.disk.controller_cache, &mut rng);
+            disk.set_skip_within_track(s.disk.skip_within_track);
+            disks.push(disk);
             let first_host = d as u64 * s.hbas as u64 / s.disks as u64;
             for p in 0..paths {
                 let host = HostId(((first_host + p as u64) % s.hbas as u64) as u16);

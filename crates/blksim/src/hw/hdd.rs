@@ -31,6 +31,8 @@ pub(crate) struct Hdd {
     /// Cached writes not yet on the media: (time destaged, bytes), in destage order.
     dirty: VecDeque<(SimTime, u64)>,
     dirty_bytes: u64,
+    /// A target less than a track ahead is reached without a seek (`disk.skip_within_track`).
+    pub(crate) skip_within_track: bool,
 }
 
 impl Hdd {
@@ -45,6 +47,7 @@ impl Hdd {
             write_cache,
             dirty: VecDeque::new(),
             dirty_bytes: 0,
+            skip_within_track: false,
         }
     }
 
@@ -116,15 +119,18 @@ pub(crate) fn hdd_pick(h: &Hdd, queue: &VecDeque<Cmd>, now: SimTime, capacity: u
 }
 
 /// Positioning from the head's position to `sector`, starting at `start`: seek, then wait
-/// for the sector to come round. A transfer that continues one that just ended pays neither.
+/// for the sector to come round. A transfer that continues one that just ended pays neither;
+/// with `skip_within_track`, a target less than a track ahead needs no seek, only the wait
+/// for it to come under the head (the head stays on its track; track skew hides the switch to
+/// the next one); without it any other sector costs at least a track-to-track seek.
 fn hdd_position_ns(h: &Hdd, start: SimTime, sector: u64, capacity: u64) -> u64 {
     let distance = h.head_sector.abs_diff(sector);
     if distance == 0 && start == h.media_free_at {
         return 0;
     }
-    let seek = seek_ns(distance, capacity);
     let rev = HDD_REVOLUTION_NS;
     let sectors_per_track = (media_rate(sector, capacity) * rev / NS_PER_S / 512).max(1);
+    let seek = if h.skip_within_track && sector >= h.head_sector && distance < sectors_per_track { 0 } else { seek_ns(distance, capacity) };
     let target_ns = (sector % sectors_per_track) * rev / sectors_per_track;
     let head_ns = ((start + seek).ns() + h.phase_ns) % rev;
     seek + (target_ns + rev - head_ns) % rev
@@ -242,6 +248,28 @@ mod tests {
         let iops = 200.0 / (now - start) as f64 * 1e9;
         assert!(iops > 60.0 && iops < 130.0, "random {iops} IOPS");
         assert!(now - start > 200 * 5 * NS_PER_MS);
+    }
+
+    #[test]
+    fn a_short_forward_skip_waits_for_the_rotation_only_with_skip_within_track() {
+        // Read 64 KiB, then the 64 KiB after the next 64 KiB (a RAID5 member skipping parity).
+        let skip = |on: bool| {
+            let mut rng = Stream::new(5, 5);
+            let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+            d.set_skip_within_track(on);
+            let mut started = Vec::new();
+            let a = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: false, queued_at: SimTime::ZERO };
+            let (slot, done) = submit_one(d, SimTime::ZERO, a);
+            d.complete(done, slot, &mut started);
+            let b = Cmd { req: ReqId(0), sector: (1 << 20) + 256, bytes: 65536, write: false, queued_at: done };
+            let (slot, done2) = submit_one(d, done, b);
+            d.complete(done2, slot, &mut started);
+            done2 - done
+        };
+        // On: the 64 KiB gap passes under the head (~0.5 ms) and 64 KiB is read (~0.5 ms).
+        assert!(skip(true) < 2 * NS_PER_MS, "{}", skip(true));
+        // Off: a track-to-track seek, and the sector has gone by: most of a revolution.
+        assert!(skip(false) > 8 * NS_PER_MS, "{}", skip(false));
     }
 
     #[test]

@@ -81,6 +81,13 @@ impl Disk {
         Disk { model, queue: VecDeque::new(), slots: vec![None; slots as usize], capacity_sectors, busy_ns_total: 0, busy_since: None }
     }
 
+    /// `disk.skip_within_track` (an HDD's; other models ignore it).
+    pub fn set_skip_within_track(&mut self, on: bool) {
+        if let Model::Hdd(h) = &mut self.model {
+            h.skip_within_track = on;
+        }
+    }
+
     pub fn capacity_sectors(&self) -> u64 {
         self.capacity_sectors
     }

@@ -90,6 +90,20 @@ pub enum Plugging {
     Queue,
 }
 
+/// cfq's rules (`block/cfq-iosched.c`): blkviz's simplified cfq (requests taken one at a time
+/// from the active queue's slice), or 2.6.20's: a queue's quantum of 4 goes onto the dispatch
+/// list, sorted there by `elv_dispatch_sort`; a queue whose process thinks longer than
+/// `slice_idle` (every sync request samples the time since its last completion, capped at
+/// 2 × `slice_idle`, valid after 3 samples) loses its idle window, so its slice ends at once
+/// and the next queue's requests join the same sorted list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CfqRules {
+    #[serde(rename = "simple")]
+    Simple,
+    #[serde(rename = "2.6.20")]
+    V2620,
+}
+
 /// dm-multipath's path grouping (`path_grouping_policy` with its selector).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PathPolicy {
@@ -156,6 +170,10 @@ pub struct DiskKnobs {
     pub write_cache: bool,
     /// How a hardware RAID5 controller's write-back cache turns writes into stripe writes.
     pub controller_cache: ControllerCache,
+    /// An HDD reaches a sector less than a track ahead of its head without a seek, waiting only
+    /// for it to come round (off: any other sector costs at least a track-to-track seek, so a
+    /// short forward skip waits almost a whole revolution).
+    pub skip_within_track: bool,
 }
 
 /// A hardware RAID5 controller's write-back cache policy (`disk.kind = hwraid5` only).
@@ -187,6 +205,8 @@ pub struct QueueKnobs {
     /// segment each) a request holds at most this many 4 KiB pages.
     pub max_segments: u32,
     pub plugging: Plugging,
+    /// cfq's era (`queue.cfq`): see `CfqRules`.
+    pub cfq: CfqRules,
     /// The driver uses the generic block-layer tagging (`blk_queue_init_tags`), whose
     /// `init_tag_map` caps the tag depth at 2 × `nr_requests`.
     pub generic_tagging: bool,
@@ -410,7 +430,13 @@ pub struct Scenario {
 
 impl Default for DiskKnobs {
     fn default() -> Self {
-        DiskKnobs { kind: DiskKind::Hdd, max_sectors_kb: 512, write_cache: true, controller_cache: ControllerCache::InOrder }
+        DiskKnobs {
+            kind: DiskKind::Hdd,
+            max_sectors_kb: 512,
+            write_cache: true,
+            controller_cache: ControllerCache::InOrder,
+            skip_within_track: false,
+        }
     }
 }
 impl Default for QueueKnobs {
@@ -424,6 +450,7 @@ impl Default for QueueKnobs {
             // BLK_MAX_SEGMENTS (include/linux/blkdev.h).
             max_segments: 128,
             plugging: Plugging::Task,
+            cfq: CfqRules::Simple,
             generic_tagging: false,
             batch_hard_limit: true,
             async_run_cancels_delay: true,

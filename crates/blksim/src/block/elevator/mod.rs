@@ -84,10 +84,29 @@ struct Entry {
     owner: Owner,
     /// Its insertion number, which tells its FIFO entries from stale ones.
     seq: u64,
+    /// On the dispatch list (2.6.20 cfq): out of its cfq queue, no longer a merge candidate,
+    /// waiting for the driver.
+    listed: bool,
 }
 
 fn is_live(entries: &SortedMap<ReqId, Entry>, rq: ReqId, seq: u64) -> bool {
     entries.get(&rq).is_some_and(|e| e.seq == seq)
+}
+
+/// Still in its cfq queue (live and not moved to the dispatch list).
+fn is_queued(entries: &SortedMap<ReqId, Entry>, rq: ReqId, seq: u64) -> bool {
+    entries.get(&rq).is_some_and(|e| e.seq == seq && !e.listed)
+}
+
+/// A request on the dispatch list (`q->queue_head`), as `elv_dispatch_sort` orders it.
+#[derive(Clone, Copy, Debug)]
+struct Listed {
+    rq: ReqId,
+    write: bool,
+    start: u64,
+    end: u64,
+    /// A requeued request: nothing is sorted in front of it.
+    barrier: bool,
 }
 
 /// The elevator: noop (FIFO) or deadline (2.6 `deadline-iosched.c`: per-direction sector order
@@ -110,6 +129,10 @@ pub struct Elevator {
     batch: u32,
     writes_starved: u32,
     cfq: Cfq,
+    /// 2.6.20 cfq: the dispatch list, and where the driver's last request ended
+    /// (`q->end_sector`, the boundary `elv_dispatch_sort` sorts around).
+    dispatch_list: VecDeque<Listed>,
+    end_sector: u64,
 }
 
 impl Default for Elevator {
@@ -132,6 +155,8 @@ impl Elevator {
             batch: 0,
             writes_starved: 0,
             cfq: Cfq::default(),
+            dispatch_list: VecDeque::new(),
+            end_sector: 0,
         }
     }
 
@@ -150,14 +175,27 @@ impl Elevator {
                 (rq, t, (e.write, e.start, e.end), e.owner)
             })
             .collect();
-        // cfq's accounting of requests already issued carries over (their completions come).
-        let issued: Vec<(u32, u32)> = self.cfq.queues.iter().map(|(&k, q)| (k, q.dispatched)).filter(|&(_, d)| d > 0).collect();
+        // cfq's accounting of requests already issued carries over (their completions come);
+        // those still on the dispatch list are re-added.
+        let listed = |k: u32| self.dispatch_list.iter().filter(|l| cfq_key(self.entries[&l.rq].owner) == k).count() as u32;
+        let issued: Vec<(u32, u32)> = self.cfq.queues.iter().map(|(&k, q)| (k, q.dispatched - listed(k))).filter(|&(_, d)| d > 0).collect();
+        let v2620 = self.cfq.v2620;
         *self = Elevator::new(kind);
+        self.cfq.v2620 = v2620;
         for (k, d) in issued {
             self.cfq.queues.get_or_insert_default(k).dispatched = d;
         }
         for (rq, t, (write, start, end), owner) in waiting {
             self.add_at(rq, write, start, end, t, true, owner, t);
+        }
+    }
+
+    /// cfq's rules: 2.6.20's (`queue.cfq = 2.6.20`) or the simplified ones. Waiting requests
+    /// move over as on a scheduler switch.
+    pub fn set_cfq_2620(&mut self, v2620: bool) {
+        if self.cfq.v2620 != v2620 {
+            self.cfq.v2620 = v2620;
+            self.set_kind(self.kind);
         }
     }
 
@@ -196,6 +234,18 @@ impl Elevator {
     /// `blk_requeue_request`: the request goes back to the front, to be dispatched next, and
     /// takes no more merges.
     pub fn requeue(&mut self, rq: ReqId, write: bool, start: u64, end: u64, now: SimTime, owner: Owner) {
+        if self.kind == ElevatorKind::Cfq && self.cfq.v2620 {
+            // 2.6.20: ELEVATOR_INSERT_REQUEUE puts it at the front of the dispatch list; cfq
+            // still counts it as dispatched.
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            self.fifo.push_back(rq, now, seq);
+            self.fifo.back_to_front(now);
+            let old = self.entries.insert(rq, Entry { write, start, end, owner, seq, listed: true });
+            assert!(old.is_none(), "request added to the elevator twice");
+            self.dispatch_list.push_front(Listed { rq, write, start, end, barrier: true });
+            return;
+        }
         self.add_nomerge(rq, write, start, end, now, owner);
         self.fifo.back_to_front(now);
         if self.kind == ElevatorKind::Cfq {
@@ -211,7 +261,7 @@ impl Elevator {
         if self.kind == ElevatorKind::Deadline {
             self.sorted[write as usize].insert((start, rq), ());
         }
-        let old = self.entries.insert(rq, Entry { write, start, end, owner, seq });
+        let old = self.entries.insert(rq, Entry { write, start, end, owner, seq, listed: false });
         assert!(old.is_none(), "request added to the elevator twice");
         if mergeable {
             self.index(rq, write, start, end);
@@ -292,6 +342,41 @@ impl Elevator {
         if self.kind == ElevatorKind::Deadline {
             self.deadline_dispatched(rq, write, start, end);
         }
+    }
+
+    /// `elv_dispatch_sort` (2.6.20 `elevator.c`): a request leaves its cfq queue for the
+    /// dispatch list, inserted in one-way sector order from the boundary (where the driver's
+    /// last request ended), behind requests of the other direction or requeued ones; it is no
+    /// longer a merge candidate (`elv_rqhash_del`). Returns where the list's tail ends
+    /// (`cfqd->last_sector`).
+    fn elv_dispatch_sort(&mut self, rq: ReqId) -> u64 {
+        let e = self.entries.get_mut(&rq).expect("sorting a request not in the elevator");
+        assert!(!e.listed, "request on the dispatch list twice");
+        e.listed = true;
+        let Entry { write, start, end, .. } = *e;
+        self.unindex(rq, write, start, end);
+        let boundary = self.end_sector;
+        let mut at = self.dispatch_list.len();
+        while at > 0 {
+            let p = self.dispatch_list[at - 1];
+            if p.write != write || p.barrier {
+                break;
+            }
+            if start >= boundary {
+                if p.start < boundary {
+                    at -= 1;
+                    continue;
+                }
+            } else if p.start >= boundary {
+                break;
+            }
+            if start >= p.start {
+                break;
+            }
+            at -= 1;
+        }
+        self.dispatch_list.insert(at, Listed { rq, write, start, end, barrier: false });
+        self.dispatch_list.back().expect("just inserted").end
     }
 
     /// Waiting requests in arrival order (for the UI).
