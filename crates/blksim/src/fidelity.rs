@@ -38,6 +38,12 @@ pub enum Metric {
     CompletionS,
     /// %CPU idle (vmstat `id`).
     CpuIdlePct,
+    /// vmstat `r` (runnable), mean over the run's whole seconds.
+    VmstatR,
+    /// vmstat `b` (asleep in `io_schedule`), mean over the run's whole seconds.
+    VmstatB,
+    /// How many jobs completed a read or write in a second, mean over the whole seconds.
+    ProgressingJobs,
 }
 
 /// The statistic of a sweep over seeds 1..=`seeds`.
@@ -182,6 +188,9 @@ fn value(r: &RunReport, m: Metric, arg: Option<&str>) -> f64 {
         }
         Metric::CompletionS => r.completion_s.unwrap_or(f64::NAN),
         Metric::CpuIdlePct => r.cpu.idle_pct,
+        Metric::VmstatR => r.vmstat.r,
+        Metric::VmstatB => r.vmstat.b,
+        Metric::ProgressingJobs => r.progressing_jobs_mean,
     }
 }
 

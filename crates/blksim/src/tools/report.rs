@@ -33,6 +33,22 @@ pub struct LatencyReport {
     pub max: f64,
 }
 
+/// vmstat's columns as means over the run's whole seconds (one vmstat line per second): `r`
+/// and `b` as sampled at each second's end, the rest over each second. `sy` is procps's
+/// (system, irq and softirq time).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct VmstatReport {
+    pub r: f64,
+    pub b: f64,
+    #[serde(rename = "in")]
+    pub intr: f64,
+    pub cs: f64,
+    pub us: f64,
+    pub sy: f64,
+    pub id: f64,
+    pub wa: f64,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunReport {
     pub lesson: String,
@@ -56,6 +72,11 @@ pub struct RunReport {
     /// Readahead pages reclaimed before the reader got to them and read again (MB): buffered
     /// readers whose windows outgrow `vm.mem_mb`.
     pub readahead_thrashed_mb: f64,
+    /// vmstat over the run's whole seconds.
+    pub vmstat: VmstatReport,
+    /// The mean, over the run's whole seconds, of how many jobs completed at least one read or
+    /// write in that second ("only 10 of 100 processes are working").
+    pub progressing_jobs_mean: f64,
     /// Parts of the scenario the model does not simulate yet (empty when all is modelled).
     pub model_gaps: Vec<String>,
 }
@@ -159,6 +180,7 @@ impl RunReport {
             })
             .collect();
         let ms = |ns: u64| ns as f64 / NS_PER_MS as f64;
+        let whole_seconds = per_second_means(sim, &cur);
         RunReport {
             lesson: lesson.to_string(),
             variant: variant.to_string(),
@@ -183,7 +205,40 @@ impl RunReport {
                 max: ms(sim.latency.max_ns()),
             },
             readahead_thrashed_mb: sim.totals().readahead_thrashed_bytes as f64 / 1e6,
+            vmstat: whole_seconds.0,
+            progressing_jobs_mean: whole_seconds.1,
             model_gaps: sim.model_gaps(),
         }
     }
+}
+
+/// vmstat's means and the mean count of progressing jobs over the whole seconds of the run:
+/// the one-second snapshots, each against the one before (the first against time 0).
+fn per_second_means(sim: &Sim, cur: &Interval) -> (VmstatReport, f64) {
+    let ticks: Vec<&Interval> = sim.history().filter(|t| t.end.ns() % NS_PER_S == 0 && t.end.ns() > 0).collect();
+    if ticks.is_empty() {
+        return (VmstatReport::default(), 0.0);
+    }
+    let zero = Interval::zero_with(cur.diskstats.len(), cur.per_core.len());
+    let mut v = VmstatReport::default();
+    let mut progressing = 0.0;
+    let mut prev = &zero;
+    for &t in &ticks {
+        let dt = t.end - prev.end;
+        let cpu = t.cpu.pct_since(&prev.cpu);
+        v.r += t.running as f64;
+        v.b += t.blocked as f64;
+        v.intr += per_s(t.interrupts - prev.interrupts, dt);
+        v.cs += per_s(t.context_switches - prev.context_switches, dt);
+        v.us += cpu.user_pct;
+        v.sy += cpu.sys_pct + cpu.softirq_pct;
+        v.id += cpu.idle_pct;
+        v.wa += cpu.iowait_pct;
+        progressing += t.job_bytes.iter().enumerate().filter(|&(i, &b)| b > prev.job_bytes.get(i).copied().unwrap_or(0)).count() as f64;
+        prev = t;
+    }
+    let n = ticks.len() as f64;
+    let mean =
+        VmstatReport { r: v.r / n, b: v.b / n, intr: v.intr / n, cs: v.cs / n, us: v.us / n, sy: v.sy / n, id: v.id / n, wa: v.wa / n };
+    (mean, progressing / n)
 }

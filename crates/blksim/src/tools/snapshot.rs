@@ -30,9 +30,13 @@ pub struct Interval {
     /// top's S column at the end of the interval, in thread order (ASCII: R, S, D, X): taken
     /// at the tick, so top reads the same however far past it a page has run.
     pub thread_state: Vec<u8>,
-    /// vmstat `r` and `b` at the end of the interval.
+    /// vmstat `r` and `b` at the end of the interval: runnable threads (`nr_running`), and
+    /// threads asleep in `io_schedule` (`nr_iowait`, /proc/stat `procs_blocked`). A thread
+    /// asleep in plain `schedule()` (md's `get_active_stripe`) is in neither.
     pub running: u32,
     pub blocked: u32,
+    /// What each job had read or written by the end of the interval, in job order.
+    pub job_bytes: Vec<u64>,
     /// /proc/meminfo `Dirty` and `Writeback` at the end of the interval.
     pub dirty_bytes: u64,
     pub writeback_bytes: u64,
@@ -53,7 +57,8 @@ impl Sim {
             d.stats.round(now);
         }
         let running = self.threads.iter().filter(|t| matches!(t.state, ThreadState::Running | ThreadState::Runnable)).count() as u32;
-        let blocked = self.threads.iter().filter(|t| t.state == ThreadState::Sleeping && t.wait.is_some()).count() as u32;
+        let blocked =
+            self.threads.iter().filter(|t| t.state == ThreadState::Sleeping && t.wait.is_some_and(|w| w.is_iowait())).count() as u32;
         Interval {
             end: now,
             read_bytes: self.totals.bytes_read,
@@ -69,6 +74,7 @@ impl Sim {
             thread_state: self.top_states(),
             running,
             blocked,
+            job_bytes: self.jobs.iter().map(|j| j.bytes_done).collect(),
             dirty_bytes: self.dirty_total,
             writeback_bytes: self.writeback_total,
             diskstats: self.devs.iter().map(|d| d.stats.clone()).collect(),
@@ -157,6 +163,7 @@ impl Interval {
             thread_state: Vec::new(),
             running: 0,
             blocked: 0,
+            job_bytes: Vec::new(),
             dirty_bytes: 0,
             writeback_bytes: 0,
             diskstats: vec![DiskStats::default(); ndevs],

@@ -12,3 +12,4 @@ mod link;
 mod mechanisms;
 mod replay;
 mod tidy;
+mod vmstat;
