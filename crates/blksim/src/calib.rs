@@ -54,6 +54,16 @@ pub const SOFTIRQ_BUDGET_NS: u64 = 2 * NS_PER_MS;
 /// Fitted to the fidelity row "dm-sg-lists / regressed throughput" (marked fitted there).
 pub const SEGMENT_WALK_NS: u64 = 90;
 
+/// `wake_up_page` finding a waiter on the page it unlocks: `__wake_up_bit` → `try_to_wake_up`
+/// of a reader on another CPU (its run queue's lock, `enqueue_task`, `check_preempt_curr`,
+/// the resched IPI to an idle CPU), charged to the CPU ending the page. REGRESSIONS.md (000,
+/// "What a one-CPU model misses"): ~1–3 µs on the hot CPU; we take the middle. Inferred, not
+/// measured; a page nobody waits on costs only the hashed wait queue's check (in
+/// `SOFTIRQ_BIO_NS`).
+pub const TTWU_REMOTE_NS: u64 = 2 * NS_PER_US;
+/// A reader woken at its page, back asleep on the next one: switched in on its CPU and the
+/// page copied out (`CONTEXT_SWITCH_NS` + `PAGE_COPY_NS`), from the constants above.
+pub const READER_RETURN_NS: u64 = CONTEXT_SWITCH_NS + PAGE_COPY_NS;
 /// Cloning one bio for a request-based dm clone (`blk_rq_prep_clone`: `bio_alloc_bioset` and
 /// `__bio_clone`). Reason: a slab allocation and a 100-byte copy, ~0.2-0.3 µs.
 pub const BIO_CLONE_NS: u64 = 250;
@@ -213,6 +223,15 @@ pub const HDD_WRITE_CACHE_BYTES: u64 = 8 * 1024 * 1024;
 /// reads it holds are served from it, as drives serve reads from cache segments and pending
 /// writes).
 pub const HDD_BUFFER_BYTES: u64 = 16 * 1024 * 1024;
+// ---- SCSI host (HBA) -----------------------------------------------------------------------
+/// What an HBA's link moves, MB/s: the narrower of its PCIe slot and its SAS port. An LSI
+/// SAS2008 (mpt2sas; seed 000's HBAs) sits on PCIe 2.0 x8 (8 × 500 MB/s = 4000 MB/s raw, ~3.2
+/// GB/s of payload) and reaches its disks through an expander's x4 wide port: 4 × 6 Gb/s with
+/// 8b/10b coding = 2400 MB/s, the narrower. ServeTheHome's review of the LSI 9202-16e (two
+/// SAS2008) measured ~2.5 GB/s per controller. Not fitted. A scenario whose report names its
+/// HBA and cabling sets `host.link_mb_s` to this; the default, 0, leaves the link unbounded
+/// (the reports of the other lessons do not say what their HBA was).
+pub const SAS2_X4_WIDE_PORT_MB_S: u32 = 2400;
 /// SATA 3 Gb/s link: ~300 MB/s for data already in the drive's cache.
 pub const SATA_LINK_BYTES_PER_S: u64 = 300_000_000;
 

@@ -1,7 +1,7 @@
 //! The event queue: ordered by (time, sequence number). Ties are broken by insertion order,
 //! and scheduling into the past is a bug.
 
-use crate::engine::ids::{CoreId, DevId, DiskId, JobId, ThreadId};
+use crate::engine::ids::{CoreId, DevId, DiskId, HostId, JobId, ThreadId};
 use crate::engine::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -35,6 +35,9 @@ pub enum Event {
     /// `dev`'s plug timer (`q->unplug_timer`, 2.6.20 plugging) fires: `blk_unplug_timeout`
     /// hands the unplug to kblockd.
     UnplugTimer { dev: DevId },
+    /// The data of the command at the head of `host`'s link queue has crossed the HBA's link:
+    /// its completion interrupt is raised.
+    HostLink { host: HostId },
 }
 
 #[derive(Debug)]

@@ -177,7 +177,8 @@ impl Sim {
         let mut hosts = Vec::new();
         for h in 0..s.hbas {
             let irq_cpu = if s.cpu.irq_cpus.is_empty() { h % s.cpu.cores } else { s.cpu.irq_cpus[h as usize] };
-            hosts.push(Host::new(s.host.can_queue, CoreId(irq_cpu as u16)));
+            let link = if s.host.link_mb_s == 0 { u64::MAX } else { s.host.link_mb_s as u64 * 1_000_000 };
+            hosts.push(Host::with_link(s.host.can_queue, CoreId(irq_cpu as u16), link));
         }
         let mut disks = Vec::new();
         let mut devs = Vec::new();
@@ -312,7 +313,7 @@ impl Sim {
         // blk-mq: per hardware queue a splice per CPU and a delayed run; per queue a timer and
         // a path check.
         let mq_events = devs.len() * (s.host.nr_hw_queues as usize * (cores.len() + 1) + 2);
-        let mut events = EventQueue::new(16 + 4 * (jobs.len() + disks.len() * 16 + cores.len()) + 3 * devs.len() + mq_events);
+        let mut events = EventQueue::new(16 + 4 * (jobs.len() + disks.len() * 16 + cores.len()) + 3 * devs.len() + mq_events + hosts.len());
         for &p in &checked {
             // The first check of each path comes within one polling interval.
             path_checkint[p.idx()] = 2 * poll;
@@ -512,6 +513,7 @@ impl Sim {
             Event::MqDelayRun { dev, hctx } => self.on_mq_delay_run(dev, hctx),
             Event::MqTimer { dev } => self.on_mq_timer(dev),
             Event::PathCheck { dev } => self.path_check(dev),
+            Event::HostLink { host } => self.host_link_through(host),
             Event::UnplugTimer { dev } => {
                 self.unplug_event[dev.idx()] = false;
                 match self.unplug_armed[dev.idx()] {

@@ -232,14 +232,20 @@ pub const KNOBS: &[KnobSpec] = &[
     },
     KnobSpec {
         key: "queue.rq_affinity",
-        kind: KnobKind::Bool,
-        help: "rq_affinity 1 (QUEUE_FLAG_SAME_COMP, default from 2.6.28): a completion moves by IPI to the submitter's cache group (__blk_complete_request)",
+        kind: KnobKind::Int { min: 0, max: 2, unit: "" },
+        help: "rq_affinity (__blk_complete_request): 0 complete where the interrupt came in; 1 (QUEUE_FLAG_SAME_COMP, default from 2.6.28) by IPI to the first CPU of the submitter's cache group when the interrupted CPU is in another; 2 (QUEUE_FLAG_SAME_FORCE, 3.1) to the submitting CPU itself",
         live: false,
     },
     KnobSpec {
         key: "host.can_queue",
         kind: KnobKind::Int { min: 1, max: limits::CAN_QUEUE_MAX as u64, unit: "commands" },
         help: "commands the HBA takes at once",
+        live: false,
+    },
+    KnobSpec {
+        key: "host.link_mb_s",
+        kind: KnobKind::Int { min: 0, max: 100_000, unit: "MB/s" },
+        help: "what the HBA's link moves, the narrowest of its PCIe slot and its SAS port (an LSI SAS2008 behind an expander's x4 SAS 2.0 wide port: 2400); completions wait for it; 0: unbounded",
         live: false,
     },
     KnobSpec {
@@ -450,6 +456,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "queue.batch_hard_limit" => s.queue.batch_hard_limit.to_string(),
         "queue.async_run_cancels_delay" => s.queue.async_run_cancels_delay.to_string(),
         "queue.rq_affinity" => s.queue.rq_affinity.to_string(),
+        "host.link_mb_s" => s.host.link_mb_s.to_string(),
         "host.can_queue" => s.host.can_queue.to_string(),
         "host.nr_hw_queues" => s.host.nr_hw_queues.to_string(),
         "blk_mq.rerun_after_splice" => s.blk_mq.rerun_after_splice.to_string(),
@@ -552,7 +559,15 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "queue.generic_tagging" => s.queue.generic_tagging = boolean()?,
         "queue.batch_hard_limit" => s.queue.batch_hard_limit = boolean()?,
         "queue.async_run_cancels_delay" => s.queue.async_run_cancels_delay = boolean()?,
-        "queue.rq_affinity" => s.queue.rq_affinity = boolean()?,
+        // Before 2.6.32's sysfs value 2 existed it was a boolean: true and false still read.
+        "queue.rq_affinity" => {
+            s.queue.rq_affinity = match value.trim() {
+                "true" => 1,
+                "false" => 0,
+                _ => int()? as u8,
+            }
+        }
+        "host.link_mb_s" => s.host.link_mb_s = int()? as u32,
         "host.can_queue" => s.host.can_queue = int()? as u32,
         "host.nr_hw_queues" => s.host.nr_hw_queues = int()? as u32,
         "blk_mq.rerun_after_splice" => s.blk_mq.rerun_after_splice = boolean()?,

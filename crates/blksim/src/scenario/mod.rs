@@ -217,16 +217,21 @@ pub struct QueueKnobs {
     /// don't delay blk_run_queue_async", Shaohua Li, 3.0-rc); false: 2.6.39-rc (c21e6beb's
     /// era), where `queue_delayed_work` finds the delay work pending and does nothing.
     pub async_run_cancels_delay: bool,
-    /// `rq_affinity` 1 (`QUEUE_FLAG_SAME_COMP`, on by default from 2.6.28): a request
-    /// records its submitter's CPU (`req->cpu`), and its completion moves by IPI to that CPU's
-    /// cache group when the interrupted CPU is in another.
-    pub rq_affinity: bool,
+    /// `rq_affinity`: 0 completes where the interrupt came in; 1 (`QUEUE_FLAG_SAME_COMP`, the
+    /// default from 2.6.28) moves a completion by IPI to the first CPU of the submitter's cache
+    /// group when the interrupted CPU is in another group (`__blk_complete_request`,
+    /// `blk_cpu_to_group`); 2 (`QUEUE_FLAG_SAME_FORCE`, 5757a6d7, 3.1) to the submitting CPU
+    /// itself unless the interrupt came in there.
+    pub rq_affinity: u8,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HostKnobs {
     pub can_queue: u32,
+    /// What the host's link moves per second, MB/s (10^6 bytes): the narrowest of its PCIe
+    /// slot and its SAS port (see `calib::SAS2_X4_WIDE_PORT_MB_S`); 0: unbounded.
+    pub link_mb_s: u32,
     /// blk-mq hardware queues per LUN (`shost->nr_hw_queues`; ib_srp's `ch_count`), each with
     /// its own tag map of `can_queue` tags, over an equal share of the CPUs.
     pub nr_hw_queues: u32,
@@ -454,13 +459,13 @@ impl Default for QueueKnobs {
             generic_tagging: false,
             batch_hard_limit: true,
             async_run_cancels_delay: true,
-            rq_affinity: true,
+            rq_affinity: 1,
         }
     }
 }
 impl Default for HostKnobs {
     fn default() -> Self {
-        HostKnobs { can_queue: 128, nr_hw_queues: 1 }
+        HostKnobs { can_queue: 128, link_mb_s: 0, nr_hw_queues: 1 }
     }
 }
 impl Default for BlkMqKnobs {

@@ -56,6 +56,10 @@ impl Sim {
         let now = self.now();
         let r = self.reqs.get(rq.0);
         let (write, sector, bytes, submitter, nbios, sync) = (r.write, r.sector, r.bytes, r.submitter, r.nr_bios, r.sync);
+        // `__blk_rq_prep_clone` (2.6.31+): `dst->cpu = src->cpu`, so the clone completes where
+        // rq_affinity places the original's submitter. Over blk-mq (4.0) the completion CPU is
+        // the clone's software queue's, not this.
+        let cpu = if self.devs[path.idx()].queue.mq.is_some() { None } else { r.cpu };
         let clone = ReqId(self.reqs.insert(Request {
             dev: path,
             write,
@@ -71,7 +75,7 @@ impl Sim {
             clone_of: Some(rq),
             nr_clone_bios: nbios,
             host_freed: false,
-            cpu: None,
+            cpu,
         }));
         self.totals.clones_made += 1;
         self.totals.clone_bios_made += nbios as u64;
@@ -163,6 +167,52 @@ impl Sim {
             Next::Idle
         } else {
             Next::Continue(Step::KdmWork)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::block::Request;
+    use crate::engine::ids::*;
+    use crate::engine::time::SimTime;
+    use crate::engine::Sim;
+    use crate::scenario::{set_knob, Scenario};
+
+    #[test]
+    fn a_clone_inherits_its_originals_cpu() {
+        let mut s = Scenario::default();
+        for (k, v) in [("stack", "dm"), ("disks", "1"), ("cpu.cores", "8"), ("cpu.sockets", "2")] {
+            set_knob(&mut s, k, v).unwrap();
+        }
+        let mut sim = Sim::new(&s.validate().unwrap(), 1);
+        let (dm, path) = (DevId(1), DevId(0));
+        let orig = |cpu| Request {
+            dev: dm,
+            write: false,
+            sector: 0,
+            bytes: 4096,
+            bios: Vec::new(),
+            nr_bios: 1,
+            alloc_at: SimTime::ZERO,
+            tag: None,
+            hctx: 0,
+            submitter: ThreadId(0),
+            sync: true,
+            clone_of: None,
+            nr_clone_bios: 0,
+            host_freed: false,
+            cpu,
+        };
+        for cpu in [Some(CoreId(5)), Some(CoreId(2)), None] {
+            let rq = ReqId(sim.reqs.insert(orig(cpu)));
+            let clone = sim.insert_clone(rq, path, None, 0, ThreadId(0));
+            assert_eq!(sim.reqs.get(clone.0).cpu, cpu);
+            // With the interrupt on CPU 0 and rq_affinity 1, a clone from CPU 5 completes on
+            // its socket's leader, CPU 4, as the original would.
+            if cpu == Some(CoreId(5)) {
+                assert_eq!(sim.completion_cpu(CoreId(0), sim.reqs.get(clone.0).cpu), CoreId(4));
+            }
         }
     }
 }

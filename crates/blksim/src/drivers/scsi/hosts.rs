@@ -1,7 +1,8 @@
 //! The SCSI host (HBA): `host_busy` against `can_queue`, and the host's `starved_list` of
 //! devices that had requests but found the host busy.
 
-use crate::engine::ids::{CoreId, DevId};
+use crate::engine::ids::{CoreId, DevId, ReqId};
+use crate::engine::time::SimTime;
 use std::collections::VecDeque;
 
 #[cfg(test)]
@@ -19,6 +20,18 @@ mod tests {
         h.put();
         assert!(h.try_get(DevId(2)));
         assert_eq!(h.starved().collect::<Vec<_>>(), [DevId(1)]);
+    }
+
+    #[test]
+    fn the_link_delays_a_command_only_while_the_ones_before_keep_it_busy() {
+        // 1000 MB/s: 1 MB takes 1 ms. Alone, a command is through when the disk is done; two
+        // at once, the second waits for the first's megabyte; after a pause, none waits.
+        let mut h = Host::with_link(4, CoreId(0), 1_000_000_000);
+        let ms = 1_000_000;
+        assert_eq!(h.link_through_at(SimTime(10 * ms), 1_000_000), SimTime(10 * ms));
+        assert_eq!(h.link_through_at(SimTime(10 * ms), 1_000_000), SimTime(11 * ms));
+        assert_eq!(h.link_through_at(SimTime(10 * ms + ms / 2), 1_000_000), SimTime(12 * ms));
+        assert_eq!(h.link_through_at(SimTime(20 * ms), 1_000_000), SimTime(20 * ms));
     }
 
     #[test]
@@ -41,11 +54,41 @@ pub struct Host {
     /// The CPU its interrupt is routed to.
     pub irq_cpu: CoreId,
     starved: VecDeque<DevId>,
+    /// What its link (PCIe slot or SAS port, the narrower) moves per second, and when the data
+    /// already given to it will have crossed.
+    link_bytes_per_s: u64,
+    link_free_at: SimTime,
+    /// Finished commands whose data is still crossing the link, in order, with when each is
+    /// through (at most `can_queue`: each holds a host slot).
+    pub link_queue: VecDeque<(SimTime, ReqId)>,
 }
 
 impl Host {
     pub fn new(can_queue: u32, irq_cpu: CoreId) -> Host {
-        Host { can_queue, busy: 0, irq_cpu, starved: VecDeque::new() }
+        Host::with_link(can_queue, irq_cpu, u64::MAX)
+    }
+
+    pub fn with_link(can_queue: u32, irq_cpu: CoreId, link_bytes_per_s: u64) -> Host {
+        Host {
+            can_queue,
+            busy: 0,
+            irq_cpu,
+            starved: VecDeque::new(),
+            link_bytes_per_s,
+            link_free_at: SimTime::ZERO,
+            link_queue: VecDeque::new(),
+        }
+    }
+
+    /// A disk finished a command of `bytes` at `now`: when its data is through the host's
+    /// link. The link carries the data while the disk's own link does (cut-through), so a
+    /// command waits only when the commands before it keep the link busy: as a fluid queue,
+    /// through at `max(now, link_free_at + bytes / rate)`.
+    pub fn link_through_at(&mut self, now: SimTime, bytes: u64) -> SimTime {
+        let on_link = if self.link_bytes_per_s == u64::MAX { 0 } else { crate::hw::transfer_ns(bytes, self.link_bytes_per_s) };
+        let through = now.max(SimTime(self.link_free_at.0 + on_link));
+        self.link_free_at = through;
+        through
     }
 
     pub fn can_queue(&self) -> u32 {

@@ -77,20 +77,50 @@ impl Sim {
         // Every hardware queue's completions interrupt the host's CPU: each SRP channel has its
         // own completion vector, but with the affinity the era's defaults gave them (all CPUs,
         // delivered to the first) they land on one CPU (INFERRED).
-        let irq_cpu = self.hosts[host.idx()].irq_cpu;
-        let cpu = self.completion_cpu(irq_cpu, self.reqs.get(cmd.req.0).cpu);
-        self.raise_irq(cpu, cmd.req);
+        // The data crosses the HBA's link before the reply comes (`host.link_mb_s`).
+        let h = &mut self.hosts[host.idx()];
+        let through = h.link_through_at(now, cmd.bytes);
+        if through == now && h.link_queue.is_empty() {
+            return self.host_interrupt(host, cmd.req);
+        }
+        assert!(h.link_queue.len() < h.can_queue() as usize, "link queue over can_queue");
+        h.link_queue.push_back((through, cmd.req));
+        if h.link_queue.len() == 1 {
+            self.events.schedule(through, Event::HostLink { host });
+        }
     }
 
-    /// `__blk_complete_request` (2.6.39): with `rq_affinity`, the completion goes to the first
-    /// CPU of the submitter's cache group (`blk_cpu_to_group`), by IPI when the interrupted
-    /// CPU is in another group; else it stays where the interrupt came in.
+    /// The command at the head of `host`'s link queue is through: its interrupt is raised.
+    pub(crate) fn host_link_through(&mut self, host: HostId) {
+        let (_, rq) = self.hosts[host.idx()].link_queue.pop_front().expect("a link event has a command");
+        if let Some(&(next, _)) = self.hosts[host.idx()].link_queue.front() {
+            self.events.schedule(next, Event::HostLink { host });
+        }
+        self.host_interrupt(host, rq);
+    }
+
+    /// The HBA's completion interrupt for `rq`, on the CPU its vector is routed to; the block
+    /// softirq runs where `rq_affinity` places it.
+    fn host_interrupt(&mut self, host: HostId, rq: ReqId) {
+        let irq_cpu = self.hosts[host.idx()].irq_cpu;
+        let cpu = self.completion_cpu(irq_cpu, self.reqs.get(rq.0).cpu);
+        self.raise_irq(cpu, rq);
+    }
+
+    /// `__blk_complete_request` (2.6.28-3.x): where the block softirq of a request runs.
+    /// - `rq_affinity` 1: if the interrupted CPU is in the submitter's cache group, there;
+    ///   otherwise, by IPI, on the group's first CPU (`req->cpu = blk_cpu_to_group(cpu)` at
+    ///   `__make_request`, `cpumask_first(cpu_coregroup_mask)`), the same CPU for every
+    ///   submitter of that socket.
+    /// - `rq_affinity` 2 (3.1): on the submitting CPU itself unless the interrupt came in there.
+    /// - 0, or a request with no `req->cpu`: where the interrupt came in.
     pub(crate) fn completion_cpu(&self, irq_cpu: CoreId, req_cpu: Option<CoreId>) -> CoreId {
         let s = &self.cfg.scenario;
         let per_socket = (s.cpu.cores / s.cpu.sockets) as u16;
         let group = |c: CoreId| CoreId(c.0 / per_socket * per_socket);
-        match req_cpu {
-            Some(c) if s.queue.rq_affinity && group(c) != group(irq_cpu) => group(c),
+        match (s.queue.rq_affinity, req_cpu) {
+            (1, Some(c)) if group(c) != group(irq_cpu) => group(c),
+            (2, Some(c)) => c,
             _ => irq_cpu,
         }
     }
@@ -159,13 +189,32 @@ mod tests {
             }
             Sim::new(&s.validate().unwrap(), 1)
         };
-        let on = sim("true");
+        let on = sim("1");
         // Interrupt on CPU 0: a request from CPU 5 (socket 1) moves to CPU 4 by IPI; one from
-        // CPU 2 (socket 0, the interrupted CPU's) and a dm clone (no req->cpu) stay on CPU 0.
+        // CPU 2 (socket 0, the interrupted CPU's) and one with no req->cpu stay on CPU 0.
         assert_eq!(on.completion_cpu(CoreId(0), Some(CoreId(5))), CoreId(4));
         assert_eq!(on.completion_cpu(CoreId(0), Some(CoreId(2))), CoreId(0));
         assert_eq!(on.completion_cpu(CoreId(1), Some(CoreId(0))), CoreId(1));
         assert_eq!(on.completion_cpu(CoreId(0), None), CoreId(0));
+        assert_eq!(sim("0").completion_cpu(CoreId(0), Some(CoreId(5))), CoreId(0));
+        // The old boolean spelling still reads.
+        assert_eq!(sim("true").completion_cpu(CoreId(0), Some(CoreId(5))), CoreId(4));
         assert_eq!(sim("false").completion_cpu(CoreId(0), Some(CoreId(5))), CoreId(0));
+    }
+
+    #[test]
+    fn rq_affinity_2_completes_on_the_submitting_cpu_itself() {
+        let mut s = Scenario::default();
+        for (k, v) in [("cpu.cores", "8"), ("cpu.sockets", "2"), ("queue.rq_affinity", "2")] {
+            set_knob(&mut s, k, v).unwrap();
+        }
+        let sim = Sim::new(&s.validate().unwrap(), 1);
+        // From outside the group: the submitter (CPU 5), not its leader (CPU 4); from inside
+        // the group too (CPU 2 while CPU 0 took the interrupt); from the interrupted CPU itself,
+        // there.
+        assert_eq!(sim.completion_cpu(CoreId(0), Some(CoreId(5))), CoreId(5));
+        assert_eq!(sim.completion_cpu(CoreId(0), Some(CoreId(2))), CoreId(2));
+        assert_eq!(sim.completion_cpu(CoreId(4), Some(CoreId(4))), CoreId(4));
+        assert_eq!(sim.completion_cpu(CoreId(4), None), CoreId(4));
     }
 }
