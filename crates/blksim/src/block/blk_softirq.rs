@@ -15,16 +15,41 @@ impl Sim {
     ///   `dm.partial_completion` the original is still unfinished after each of those calls, so
     ///   `blk_recalc_rq_segments` walks every bio still on it: N-1, N-2, … 0 visits, N(N-1)/2
     ///   in all. Then the original completes (`dm_softirq_done`, `dm_end_request`).
+    /// - A page a reader sleeps on costs its wakeup (`page_waiters_ns`).
     pub(crate) fn softirq_cost(&self, rq: ReqId) -> u64 {
         let r = self.reqs.get(rq.0);
-        match r.clone_of {
+        let base = match r.clone_of {
             None => HARDIRQ_NS + SOFTIRQ_REQUEST_NS + SOFTIRQ_BIO_NS * r.nr_bios as u64,
             Some(_) => {
                 let n = r.nr_clone_bios as u64;
                 let walk = if self.cfg.scenario.dm.partial_completion { SEGMENT_WALK_NS * n * n.saturating_sub(1) / 2 } else { 0 };
                 HARDIRQ_NS + 2 * SOFTIRQ_REQUEST_NS + 2 * SOFTIRQ_BIO_NS * n + walk
             }
-        }
+        };
+        base + self.page_waiters_ns(rq)
+    }
+
+    /// The wakeups `unlock_page` → `wake_up_page` does while this request's pages end, one per
+    /// page a reader sleeps on. A reader asleep at page `p` of the request (`reader_waits_at`)
+    /// wakes when `p` ends, and `READER_RETURN_NS` later (it is switched in and copies the
+    /// page) sleeps on the next page if that page has not ended yet, and so on: it chases the
+    /// completion while a page takes longer to end than a page takes it to copy, and falls
+    /// behind (no waiter, no wakeup) once pages end faster. When a page ends depends on the
+    /// completion's order: with `dm.partial_completion` each clone bio ends its page after its
+    /// `blk_update_request`, whose recount walks the bios still on the original; without it,
+    /// and for a plain request, the pages end back to back (`bio_endio` per bio). Nothing is
+    /// switched on: how many pages have a waiter follows from those times. The reader's own
+    /// context switches are not counted (INFERRED simplification: the model wakes it once).
+    pub(crate) fn page_waiters_ns(&self, rq: ReqId) -> u64 {
+        let Some(first) = self.reader_waits_at(rq) else { return 0 };
+        let r = self.reqs.get(rq.0);
+        let partial = r.clone_of.is_some() && self.cfg.scenario.dm.partial_completion;
+        let pages = (r.bytes / 4096).max(1);
+        let n = r.nr_clone_bios.max(r.nr_bios).max(1) as u64;
+        // Each page in turn: how long after the previous page ends this one does (the
+        // recount walks the bios left behind it).
+        let gap = |i: u64| if partial { 2 * SOFTIRQ_BIO_NS + SEGMENT_WALK_NS * (n - 1 - i.min(n - 1)) } else { SOFTIRQ_BIO_NS };
+        page_wakeups(first, pages, gap) * TTWU_REMOTE_NS
     }
 
     /// The completion softirq for one request, at the end of its work: end its bios, free its
@@ -76,5 +101,50 @@ impl Sim {
             self.freed_request(dev, r.write);
         }
         self.scsi_run_queue(dev);
+    }
+}
+
+/// How many of a request's pages `first..pages` have a waiter when they end, for a reader asleep
+/// on page `first`: page `i` ends `gap(i)` after the one before it (plus the wakeup, when it
+/// has a waiter); a woken reader is back `READER_RETURN_NS` later, and a reader that finds its
+/// page up to date copies it and goes on to the next.
+pub fn page_wakeups(first: u64, pages: u64, gap: impl Fn(u64) -> u64) -> u64 {
+    let (mut now, mut reader_at, mut woken) = (0u64, 0u64, 0u64);
+    for i in first..pages {
+        now += gap(i);
+        if reader_at <= now {
+            // The reader sleeps on this page: ending it wakes the reader.
+            now += TTWU_REMOTE_NS;
+            woken += 1;
+            reader_at = now + READER_RETURN_NS;
+        } else {
+            reader_at += PAGE_COPY_NS;
+        }
+    }
+    woken
+}
+
+#[cfg(test)]
+mod tests {
+    use super::page_wakeups;
+    use crate::calib::*;
+
+    #[test]
+    fn a_page_with_a_waiter_costs_a_wakeup_and_one_without_does_not() {
+        // Pages that end slower than the reader copies them: it waits on every one, from the
+        // page it sleeps on.
+        assert_eq!(page_wakeups(0, 128, |_| READER_RETURN_NS + 1), 128);
+        assert_eq!(page_wakeups(100, 128, |_| READER_RETURN_NS + 1), 28);
+        // Pages ending back to back (the fix: the original updated once): only the first has
+        // a waiter; the reader comes back to pages already up to date.
+        assert_eq!(page_wakeups(0, 128, |_| SOFTIRQ_BIO_NS), 1);
+        // No page left behind the reader: no wakeup.
+        assert_eq!(page_wakeups(128, 128, |_| SOFTIRQ_BIO_NS), 0);
+        // The 2.6.32 recount: early pages end slowly (many bios left to walk), late ones fast,
+        // so the reader chases the first pages and falls behind near the end.
+        let walk = |n: u64| move |i: u64| 2 * SOFTIRQ_BIO_NS + SEGMENT_WALK_NS * (n - 1 - i);
+        let (long, short) = (page_wakeups(0, 128, walk(128)), page_wakeups(0, 32, walk(32)));
+        assert!(long > 64 && long < 128, "{long}");
+        assert!(short * 4 < long, "{short} of 32 against {long} of 128");
     }
 }

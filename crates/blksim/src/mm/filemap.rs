@@ -279,6 +279,33 @@ impl Sim {
         }
     }
 
+    /// The page of `rq` (an index from its first page) a buffered reader sleeps on, if one
+    /// does: the reader of a readahead window this request carries, asleep in `lock_page`
+    /// (`do_generic_file_read`: the page is not up to date) at a page of that window not past
+    /// this request. The model wakes the reader when the window is done; a reader of the
+    /// kernel wakes at its page and chases the completion page by page (`page_waiters_ns`),
+    /// so a reader waiting at an earlier request of the window is at this one's first page
+    /// by the time it completes (requests of a window complete in order, INFERRED).
+    pub(crate) fn reader_waits_at(&self, rq: ReqId) -> Option<u64> {
+        let r = self.reqs.get(rq.0);
+        let orig = r.clone_of.map_or(r, |o| self.reqs.get(o.0));
+        let &bio = orig.bios.first()?;
+        let io = self.bios.get(bio.0).io;
+        let crate::fio::job::IoOwner::Readahead(j) = self.ios.get(io.0).owner else { return None };
+        let job = &self.jobs[j.idx()];
+        let th = &self.threads[job.tid.idx()];
+        if th.wait != Some(Wait::Io) || job.read_left == 0 {
+            return None;
+        }
+        let w = job.ra.iter().find(|w| w.start <= job.read_pos && job.read_pos < w.end)?;
+        if w.io != io {
+            return None;
+        }
+        let at = job.stream_offset(job.read_pos);
+        let (start, end) = (r.sector * 512, r.sector * 512 + r.bytes);
+        (at < end).then(|| at.saturating_sub(start) / 4096)
+    }
+
     /// What `sync_page` costs on `dev`.
     pub(crate) fn sync_page_ns(&self, dev: DevId) -> u64 {
         match &self.devs[dev.idx()].kind {

@@ -224,6 +224,30 @@ fn irq_affinity_decides_which_ksoftirqd_saturates() {
 }
 
 #[test]
+fn rq_affinity_sends_the_other_sockets_completions_to_its_first_cpu() {
+    // dm-sg-lists on two sockets, both HBAs on CPU 4: with rq_affinity 1 the readers of socket
+    // 0 complete by IPI on CPU 0 (their clones inherit req->cpu), those of socket 1 on CPU 4; with
+    // 0 everything stays on CPU 4; with 2 on each reader's own CPU.
+    let busy = |variant: &str| -> Vec<String> {
+        let (code, out, err) = blksim(&["run", "dm-sg-lists", "--variant", variant, "--duration", "1", "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let mut names: Vec<String> = v["threads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["name"].as_str().unwrap().starts_with("ksoftirqd/") && t["cpu_pct"].as_f64().unwrap() > 20.0)
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(busy("2 sockets, rq_affinity 1"), ["ksoftirqd/0", "ksoftirqd/4"]);
+    assert_eq!(busy("2 sockets, rq_affinity 0"), ["ksoftirqd/4"]);
+    assert_eq!(busy("2 sockets, rq_affinity 2").len(), 8);
+}
+
+#[test]
 fn run_takes_an_fio_job_file_and_names_what_it_does_not_model() {
     let path = std::env::temp_dir().join(format!("blkviz-job-{}.fio", std::process::id()));
     std::fs::write(&path, "[global]\nioengine=libaio\niodepth=8\nverify=crc32c\n\n[randreads]\nrw=randread\nbs=4k\ndirect=1\n").unwrap();

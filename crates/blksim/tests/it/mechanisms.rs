@@ -344,11 +344,12 @@ fn dm_softirq_ns_per_request(max_sectors_kb: &str, partial: &str) -> f64 {
 fn end_clone_bio_partial_updates_make_completion_cost_grow_as_n_squared() {
     // A 512 KiB dm request carries 128 page bios, a 128 KiB one 32. With the partial update
     // (2.6.32) each clone-bio completion recounts the remaining bios: N(N-1)/2 visits, so 4×
-    // the bios costs ~16× the softirq time. With the fix it grows only ~4× (linear).
+    // the bios costs ~16× the softirq time. With the fix it grows only ~4× (linear), a little
+    // less for the costs per request (the interrupt, the request, the reader's one wakeup).
     let quadratic = dm_softirq_ns_per_request("512", "true") / dm_softirq_ns_per_request("128", "true");
     let linear = dm_softirq_ns_per_request("512", "false") / dm_softirq_ns_per_request("128", "false");
     assert!(quadratic > 10.0, "N=128 vs N=32 with partial completion: {quadratic:.1}×");
-    assert!((3.0..5.0).contains(&linear), "without partial completion: {linear:.1}×");
+    assert!((2.5..5.0).contains(&linear), "without partial completion: {linear:.1}×");
 }
 
 #[test]

@@ -104,6 +104,11 @@ impl Sim {
     fn host_interrupt(&mut self, host: HostId, rq: ReqId) {
         let irq_cpu = self.hosts[host.idx()].irq_cpu;
         let cpu = self.completion_cpu(irq_cpu, self.reqs.get(rq.0).cpu);
+        if cpu != irq_cpu {
+            // The IPI (`__smp_call_function_single` → `trigger_softirq`) is an interrupt of
+            // its own on the target CPU: /proc/stat's intr, vmstat's in, count it.
+            self.totals.interrupts += 1;
+        }
         self.raise_irq(cpu, rq);
     }
 
