@@ -75,6 +75,13 @@ pub struct HwRaid5 {
 }
 
 impl HwRaid5 {
+    /// `disk.skip_within_track` for the member disks.
+    pub fn set_skip_within_track(&mut self, on: bool) {
+        for m in &mut self.members {
+            m.skip_within_track = on;
+        }
+    }
+
     pub fn new(members: u32, write_cache: bool, policy: ControllerCache, rng: &mut Stream) -> HwRaid5 {
         assert!(members >= 3, "RAID5 needs at least 3 members");
         HwRaid5 {

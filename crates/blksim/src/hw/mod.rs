@@ -83,8 +83,10 @@ impl Disk {
 
     /// `disk.skip_within_track` (an HDD's; other models ignore it).
     pub fn set_skip_within_track(&mut self, on: bool) {
-        if let Model::Hdd(h) = &mut self.model {
-            h.skip_within_track = on;
+        match &mut self.model {
+            Model::Hdd(h) => h.skip_within_track = on,
+            Model::HwRaid5(c) => c.set_skip_within_track(on),
+            _ => {}
         }
     }
 

@@ -170,9 +170,10 @@ pub struct DiskKnobs {
     pub write_cache: bool,
     /// How a hardware RAID5 controller's write-back cache turns writes into stripe writes.
     pub controller_cache: ControllerCache,
-    /// An HDD reaches a sector less than a track ahead of its head without a seek, waiting only
-    /// for it to come round (off: any other sector costs at least a track-to-track seek, so a
-    /// short forward skip waits almost a whole revolution).
+    /// An HDD (and a hardware RAID controller's members) reaches a sector less than a track
+    /// ahead of its head without a seek, waiting only for it to come round, as a drive does: on
+    /// by default. Off: any other sector costs at least a track-to-track seek, so a short
+    /// forward skip waits almost a whole revolution (the earlier model, kept for comparison).
     pub skip_within_track: bool,
 }
 
@@ -440,7 +441,7 @@ impl Default for DiskKnobs {
             max_sectors_kb: 512,
             write_cache: true,
             controller_cache: ControllerCache::InOrder,
-            skip_within_track: false,
+            skip_within_track: true,
         }
     }
 }
