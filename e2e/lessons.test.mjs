@@ -279,7 +279,7 @@ test('a student who opens a lesson cold is pointed to its steps, and the A/B log
   await page.waitForSelector('canvas.diagram');
   const inView = () => page.$eval('.steps', (el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; });
   assert.equal(await inView(), false, 'the steps start below the fold');
-  assert.match(await page.textContent('[data-testid=to-steps]'), /3 steps and a prediction, below/);
+  assert.match(await page.textContent('[data-testid=to-steps]'), /4 steps and a prediction, below/);
   await page.click('[data-testid=to-steps]');
   await page.waitForFunction(() => { const r = document.querySelector('.steps').getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; }, null, { timeout: 5000 });
   await page.click('button[role=tab]:has-text("Event log")');
