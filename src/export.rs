@@ -1,4 +1,5 @@
-//! Downloads made in the page: a PNG of a chart, CSV series, blkparse text, Perfetto JSON.
+//! Downloads made in the page: a PNG of a chart, CSV series, blkparse text, a binary blktrace
+//! dump, Perfetto JSON.
 
 use blksim::tools::blkparse::process;
 pub use blksim::tools::blkparse::{blkparse_line, Names};
@@ -11,6 +12,18 @@ pub fn download_text(filename: &str, mime: &str, text: &str) -> Result<(), Strin
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type(mime);
     let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts).map_err(|e| format!("{e:?}"))?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
+    let r = click_link(filename, &url);
+    let _ = web_sys::Url::revoke_object_url(&url);
+    r
+}
+
+/// Starts a download of `bytes` as `filename` (binary, e.g. a blktrace dump).
+pub fn download_bytes(filename: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &opts).map_err(|e| format!("{e:?}"))?;
     let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
     let r = click_link(filename, &url);
     let _ = web_sys::Url::revoke_object_url(&url);

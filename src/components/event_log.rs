@@ -1,8 +1,9 @@
 //! The event log: the trace as `blkparse` prints it, for one device or all, filtered by action,
-//! with pause-to-inspect; the btt breakdown per device; exports as blkparse text and Perfetto JSON.
+//! with pause-to-inspect; the btt breakdown per device; exports as blkparse text, a binary
+//! blktrace dump (for btt) and Perfetto JSON.
 
 use crate::driver::Btt;
-use crate::export::{blkparse_line, download_text, perfetto_json, Names};
+use crate::export::{blkparse_line, download_bytes, download_text, perfetto_json, Names};
 use blksim::tools::trace::TraceRecord;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -115,6 +116,15 @@ pub fn EventLog(p: &EventLogProps) -> Html {
             let _ = download_text("blkviz.blkparse.txt", "text/plain", &text);
         })
     };
+    let export_blktrace = {
+        let (records, devices, threads) = (p.records.clone(), p.devices.clone(), p.threads.clone());
+        Callback::from(move |_| {
+            let lookup = |t: u32| threads.get(t as usize).cloned().unwrap_or((0, "?".into()));
+            let n = Names { devices: &devices, threads: &lookup };
+            let bytes = blksim::tools::blktrace_api::encode_dump(&records, &n);
+            let _ = download_bytes("blkviz.blktrace.dump", "application/octet-stream", &bytes);
+        })
+    };
     let export_perfetto = {
         let (records, devices, threads) = (p.records.clone(), p.devices.clone(), p.threads.clone());
         Callback::from(move |_| {
@@ -146,6 +156,7 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                 </label>
                 <button onclick={on_pause} aria-pressed={p.paused.to_string()}>{ if p.paused { "Resume log" } else { "Pause log" } }</button>
                 <button onclick={export_blkparse}>{ "Export blkparse" }</button>
+                <button onclick={export_blktrace} title="the records as blktrace's binary, one stream in time order as blkparse -d dumps it: btt -i reads it">{ "Export blktrace" }</button>
                 <button onclick={export_perfetto}>{ "Export Perfetto JSON" }</button>
                 <span class="dim" data-testid="log-span">{ format!(
                     "{} of {} records{}{}",

@@ -99,6 +99,58 @@ fn header(
     out.extend_from_slice(&pdu_len.to_le_bytes());
 }
 
+/// Appends one record to a blktrace stream: the process's note first if this stream has not
+/// named it yet, then the header with the next sequence number and the action's payload.
+fn write_record(buf: &mut Vec<u8>, seq: &mut u32, noted: &mut Vec<u32>, r: &TraceRecord, n: &Names, device: u32) {
+    let (pid, comm) = process(r, n);
+    if !noted.contains(&pid) {
+        noted.push(pid);
+        // TASK_COMM_LEN bytes, NUL-padded, as `trace_note_tsk` sends `tsk->comm`.
+        let mut name = [0u8; 16];
+        for (i, b) in comm.bytes().take(15).enumerate() {
+            name[i] = b;
+        }
+        header(buf, 0, r.time.ns(), 0, 0, BLK_TN_PROCESS, pid, device, r.cpu as u32, 16);
+        buf.extend_from_slice(&name);
+    }
+    *seq += 1;
+    let pdu: Vec<u8> = match (r.action, r.from) {
+        (Action::A, Some((from, from_sector))) => {
+            let (_, fmaj, fmin) = n.devices.get(from.0 as usize).cloned().unwrap_or_default();
+            let mut p = Vec::with_capacity(16);
+            p.extend_from_slice(&dev_t(fmaj, fmin).to_be_bytes());
+            p.extend_from_slice(&device.to_be_bytes());
+            p.extend_from_slice(&from_sector.to_be_bytes());
+            p
+        }
+        (Action::X, Some((_, rest_at))) => rest_at.to_be_bytes().to_vec(),
+        (Action::U, _) => (r.related as u64).to_be_bytes().to_vec(),
+        _ => Vec::new(),
+    };
+    let bytes = if matches!(r.action, Action::P | Action::U) { 0 } else { r.bytes };
+    header(buf, *seq, r.time.ns(), r.sector, bytes, action_word(r), pid, device, r.cpu as u32, pdu.len() as u16);
+    buf.extend_from_slice(&pdu);
+}
+
+/// The records as one stream in time order, as `blkparse -d` dumps them: what `btt -i` reads
+/// (and `blksim replay`). The page's "Export blktrace" downloads it. Sequence numbers and
+/// process notes are per device and CPU, as in the per-CPU files.
+pub fn encode_dump(records: &[TraceRecord], n: &Names) -> Vec<u8> {
+    // The trace is in the order the work was done; a step's records carry its end time, so a
+    // later record of another CPU can be stamped earlier. btt reads a dump in file order and
+    // wants time order, as blkparse -d writes it.
+    let mut sorted: Vec<&TraceRecord> = records.iter().collect();
+    sorted.sort_by_key(|r| (r.time, r.seq));
+    let mut out = Vec::new();
+    let mut streams: BTreeMap<(u16, u16), (u32, Vec<u32>)> = BTreeMap::new();
+    for r in sorted {
+        let (_, major, minor) = n.devices.get(r.dev.0 as usize).cloned().unwrap_or_default();
+        let (seq, noted) = streams.entry((r.dev.0, r.cpu)).or_default();
+        write_record(&mut out, seq, noted, r, n, dev_t(major, minor));
+    }
+    out
+}
+
 /// One traced device's per-CPU files.
 struct DevFiles {
     name: String,
@@ -115,35 +167,8 @@ pub fn encode(records: &[TraceRecord], n: &Names, ncpus: u16) -> Vec<(String, Ve
     for r in records {
         let (name, major, minor) = n.devices.get(r.dev.0 as usize).cloned().unwrap_or_default();
         let d = devs.entry(r.dev.0).or_insert_with(|| DevFiles { name, device: dev_t(major, minor), cpus: BTreeMap::new() });
-        let (pid, comm) = process(r, n);
         let (buf, seq, noted) = d.cpus.entry(r.cpu).or_default();
-        if !noted.contains(&pid) {
-            noted.push(pid);
-            // TASK_COMM_LEN bytes, NUL-padded, as `trace_note_tsk` sends `tsk->comm`.
-            let mut name = [0u8; 16];
-            for (i, b) in comm.bytes().take(15).enumerate() {
-                name[i] = b;
-            }
-            header(buf, 0, r.time.ns(), 0, 0, BLK_TN_PROCESS, pid, d.device, r.cpu as u32, 16);
-            buf.extend_from_slice(&name);
-        }
-        *seq += 1;
-        let pdu: Vec<u8> = match (r.action, r.from) {
-            (Action::A, Some((from, from_sector))) => {
-                let (_, fmaj, fmin) = n.devices.get(from.0 as usize).cloned().unwrap_or_default();
-                let mut p = Vec::with_capacity(16);
-                p.extend_from_slice(&dev_t(fmaj, fmin).to_be_bytes());
-                p.extend_from_slice(&d.device.to_be_bytes());
-                p.extend_from_slice(&from_sector.to_be_bytes());
-                p
-            }
-            (Action::X, Some((_, rest_at))) => rest_at.to_be_bytes().to_vec(),
-            (Action::U, _) => (r.related as u64).to_be_bytes().to_vec(),
-            _ => Vec::new(),
-        };
-        let bytes = if matches!(r.action, Action::P | Action::U) { 0 } else { r.bytes };
-        header(buf, *seq, r.time.ns(), r.sector, bytes, action_word(r), pid, d.device, r.cpu as u32, pdu.len() as u16);
-        buf.extend_from_slice(&pdu);
+        write_record(buf, seq, noted, r, n, d.device);
     }
     let mut out = Vec::new();
     for d in devs.values_mut() {

@@ -91,3 +91,29 @@ proptest! {
         let _ = blksim::tools::btt::iostat(&out);
     }
 }
+
+#[test]
+fn the_page_dump_holds_the_same_records_as_the_per_cpu_files() {
+    let l = blksim::lessons::find("scsi-starved").unwrap();
+    let cfg = l.config("regressed", &[]).unwrap();
+    let mut sim = Sim::new(&cfg, 1);
+    sim.set_trace(true);
+    sim.run_until(SimTime(20 * 1_000_000));
+    let records: Vec<_> = sim.trace().since(0).0.copied().collect();
+    assert!(records.len() > 1000, "only {} records", records.len());
+    let devices = sim.device_names();
+    let threads = |t: u32| sim.pid_comm(t);
+    let names = Names { devices: &devices, threads: &threads };
+    let lines = |files: Vec<(String, Vec<u8>)>| {
+        let mut out = Vec::new();
+        let mut notes = ReadNotes::default();
+        for (name, bytes) in &files {
+            read_binary(name, bytes, &mut out, &mut notes).unwrap();
+        }
+        let mut v: Vec<String> = out.iter().map(blksim::tools::blkparse_input::blkparse_line).collect();
+        v.sort();
+        v
+    };
+    let dump = blksim::tools::blktrace_api::encode_dump(&records, &names);
+    assert_eq!(lines(vec![("dump".into(), dump)]), lines(encode(&records, &names, cfg.scenario.cpu.cores as u16)));
+}
