@@ -248,7 +248,7 @@ test('the event log shows blkparse lines, filters, pauses and exports', async ()
   const dump = path.join(artifacts, 'blkviz.blktrace.dump');
   await bin.saveAs(dump);
   assert.equal(fs.readFileSync(dump).readUInt32LE(0), 0x65617407, 'blktrace magic and version');
-  const btt = spawnSync('btt', ['-i', dump], { encoding: 'utf8' });
+  const btt = spawnSync('btt', ['-i', dump], { encoding: 'utf8', cwd: artifacts });
   assert.equal(btt.status, 0, btt.stderr);
   // This lesson's 1 MiB reads are split (X): btt does not follow a split bio to its
   // requests' D and C (blksim replay does, by sector), so check what it does read: every Q

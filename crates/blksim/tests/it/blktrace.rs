@@ -79,7 +79,8 @@ fn the_real_blkparse_reads_a_page_cache_writeback_trace_as_blkviz_prints_it() {
 
 /// btt's "All Devices" table as the real `btt` prints it: phase -> (avg seconds, N).
 fn real_btt_all(dump: &Path) -> Vec<(String, f64, u64)> {
-    let out = Command::new("btt").arg("-i").arg(dump).output().expect("btt runs (Debian's blktrace)");
+    // In the trace's directory: btt leaves its .dat files where it runs.
+    let out = Command::new("btt").current_dir(dump.parent().unwrap()).arg("-i").arg(dump).output().expect("btt runs (Debian's blktrace)");
     assert!(out.status.success(), "btt failed: {}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let after = text.split("==================== All Devices").nth(1).unwrap();

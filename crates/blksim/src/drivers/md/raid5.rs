@@ -424,7 +424,10 @@ impl Sim {
         for &bio in &out.done {
             self.bio_piece_done(bio);
         }
-        if out.idle {
+        // A head on handle_list is raid5d's to release (the list holds a reference, as
+        // 2.6.20's stripe count does): the reader's release only drops its own, and raid5d
+        // frees the head when it handles it.
+        if out.idle && !self.raid5[r].head(h).queued {
             self.raid5[r].free(h);
             self.wake_up_stripe_waiters(r);
         }
