@@ -263,10 +263,12 @@ fn parse_time(s: &str) -> Option<u64> {
     secs.parse::<u64>().ok()?.checked_mul(1_000_000_000)?.checked_add(ns.parse().ok()?)
 }
 
-/// Puts records of several files in time order (then device, CPU, sequence), as blkparse
-/// merges its inputs, and makes times relative to the first record, as blkparse prints them.
+/// Puts records of several files in time order, as blkparse merges its inputs, and makes
+/// times relative to the first record, as blkparse prints them. Records of one instant keep
+/// the order they were read in (the files in the order given, a file in its own order), as
+/// blkparse keeps its inputs' order: a dump read back gives btt's order exactly.
 pub fn merge(records: &mut [RealRecord]) {
-    records.sort_by_key(|r| (r.time_ns, r.major, r.minor, r.cpu, r.seq));
+    records.sort_by_key(|r| r.time_ns);
     let t0 = records.first().map_or(0, |r| r.time_ns);
     for r in records.iter_mut() {
         r.time_ns -= t0;

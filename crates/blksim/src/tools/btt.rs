@@ -54,7 +54,7 @@ pub const PHASES: [&str; 9] = ["Q2Q", "Q2G", "S2G", "G2I", "Q2M", "I2D", "M2D", 
 pub struct DeviceBtt {
     pub major: u32,
     pub minor: u32,
-    /// The device remaps bios (A records name it as their source): its Q2Q is btt's `Q2Qdm`.
+    /// Records are remapped from this device (A records name it): its Q2Q is btt's `Q2Qdm`.
     pub remaps: bool,
     /// Indexed as [`PHASES`].
     pub phases: [Phase; 9],
@@ -81,7 +81,6 @@ struct Req {
 #[derive(Default)]
 struct Dev {
     out: DeviceBtt,
-    last_q: Option<u64>,
     /// Queued bios by sector, waiting for their G or merge (several may share a sector).
     queued: BTreeMap<u64, Vec<u64>>,
     sleeping: BTreeMap<u64, u64>,
@@ -105,16 +104,20 @@ fn take_q(queued: &mut BTreeMap<u64, Vec<u64>>, sector: u64) -> Option<u64> {
 }
 
 impl Dev {
-    fn record(&mut self, r: &RealRecord) {
+    /// `last_q` is btt's one `last_q` for the whole trace: Q2Q is the time since the previous
+    /// Q on any device (trace_queue.c's `update_lq`), a remapping device's going to `Q2Qdm`.
+    fn record(&mut self, r: &RealRecord, last_q: &mut Option<u64>) {
         let t = r.time_ns;
         let end = r.sector + u64::from(r.sectors);
         let p = &mut self.out.phases;
         match r.action {
+            // trace_queue: a Q of no bytes is let go.
+            "Q" if r.sectors == 0 => {}
             "Q" => {
-                if let Some(last) = self.last_q {
+                if let Some(last) = *last_q {
                     p[0].add(t.saturating_sub(last));
                 }
-                self.last_q = Some(t);
+                *last_q = Some(t);
                 self.out.queued += 1;
                 if self.queued.len() < OPEN_MAX {
                     self.queued.entry(r.sector).or_default().push(t);
@@ -187,26 +190,33 @@ impl Dev {
 /// btt over time-ordered records: per device, in (major, minor) order.
 pub fn btt(records: &[RealRecord]) -> Vec<DeviceBtt> {
     let mut devs: BTreeMap<(u32, u32), Dev> = BTreeMap::new();
+    let mut last_q = None;
+    // btt's remapper_dev: a device other records are remapped from (dm, md), known before any
+    // of its Qs is counted (at one instant blkparse may put the remap before the Q above it).
+    for r in records.iter().filter(|r| r.action == "A") {
+        if let Some((m, n, _)) = r.from {
+            devs.entry((m, n)).or_default().out.remaps = true;
+        }
+    }
     for r in records {
         if r.action == "A" {
             if let Some((m, n, from_sector)) = r.from {
                 // A bio remap (dm linear, md) takes the bio queued above: its Q started the
-                // clock, and the device's Q2Q is btt's `dm` line. A request remap
-                // (request-based dm's clone) names a request the device already has.
+                // clock. A request remap (request-based dm's clone) names a request the
+                // device already has.
                 let src = devs.entry((m, n)).or_default();
                 if let Some(q) = take_q(&mut src.queued, from_sector) {
-                    src.out.remaps = true;
                     src.out.q2a.add(r.time_ns.saturating_sub(q));
                 }
             }
         }
-        devs.entry((r.major, r.minor)).or_default().record(r);
+        devs.entry((r.major, r.minor)).or_default().record(r, &mut last_q);
     }
     devs.into_iter().map(|((major, minor), d)| DeviceBtt { major, minor, ..d.out }).collect()
 }
 
-/// btt's "All Devices" table: the phases summed over the devices (a bio-remapping device's
-/// Q2Q is btt's `Q2Qdm`, not in it).
+/// btt's "All Devices" table: the phases summed over the devices (a remapping device's Q2Q
+/// is btt's `Q2Qdm`, not in it).
 pub fn all_devices(devs: &[DeviceBtt]) -> [Phase; 9] {
     let mut all = [Phase::default(); 9];
     for d in devs {
