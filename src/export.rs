@@ -8,19 +8,18 @@ use wasm_bindgen::JsCast;
 
 /// Starts a download of `text` as `filename`.
 pub fn download_text(filename: &str, mime: &str, text: &str) -> Result<(), String> {
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
-    let opts = web_sys::BlobPropertyBag::new();
-    opts.set_type(mime);
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts).map_err(|e| format!("{e:?}"))?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
-    let r = click_link(filename, &url);
-    let _ = web_sys::Url::revoke_object_url(&url);
-    r
+    download_blob(filename, mime, &wasm_bindgen::JsValue::from_str(text))
 }
 
 /// Starts a download of `bytes` as `filename` (binary, e.g. a blktrace dump).
 pub fn download_bytes(filename: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
-    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    download_blob(filename, mime, &js_sys::Uint8Array::from(bytes))
+}
+
+/// A Blob of one part (a string or a byte array), downloaded through a temporary object URL.
+/// (web-sys names `new Blob(parts, options)` by its parts' type; the JS constructor takes both.)
+fn download_blob(filename: &str, mime: &str, part: &wasm_bindgen::JsValue) -> Result<(), String> {
+    let parts = js_sys::Array::of1(part);
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type(mime);
     let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &opts).map_err(|e| format!("{e:?}"))?;

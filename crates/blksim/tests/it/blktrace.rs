@@ -26,26 +26,39 @@ fn record_lines(text: &str) -> Vec<String> {
     v
 }
 
-fn blkparse_matches_blkviz(lesson: &str, variant: &str, duration: &str) {
-    let dir = trace_dir(lesson);
+/// `blksim trace LESSON --variant V --duration D --out DIR`; returns the traced devices (the
+/// names blkparse's `-i` takes), sorted.
+fn trace_to(dir: &Path, lesson: &str, variant: &str, duration: &str) -> Vec<String> {
     let out = Command::new(env!("CARGO_BIN_EXE_blksim"))
         .args(["trace", lesson, "--variant", variant, "--duration", duration, "--out"])
-        .arg(&dir)
+        .arg(dir)
         .output()
         .expect("run blksim");
     assert!(out.status.success(), "blksim trace failed: {}", String::from_utf8_lossy(&out.stderr));
-    let mut devices: Vec<String> = std::fs::read_dir(&dir)
+    let mut devices: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.unwrap().file_name().to_str().and_then(|n| n.strip_suffix(".blktrace.0")).map(str::to_string))
         .collect();
     devices.sort();
     assert!(!devices.is_empty(), "no blktrace files in {}", dir.display());
-    let parsed = dir.join("blkparse.real.txt");
+    devices
+}
+
+/// The real `blkparse`, run in `dir` with `-i` for each device.
+fn blkparse_in(dir: &Path, devices: &[String]) -> Command {
     let mut cmd = Command::new("blkparse");
-    cmd.current_dir(&dir);
-    for d in &devices {
+    cmd.current_dir(dir);
+    for d in devices {
         cmd.args(["-i", d]);
     }
+    cmd
+}
+
+fn blkparse_matches_blkviz(lesson: &str, variant: &str, duration: &str) {
+    let dir = trace_dir(lesson);
+    let devices = trace_to(&dir, lesson, variant, duration);
+    let parsed = dir.join("blkparse.real.txt");
+    let mut cmd = blkparse_in(&dir, &devices);
     // -o: blkparse's "Input file ... added" lines share stdout's buffer with the records.
     let status =
         cmd.arg("-o").arg(&parsed).output().unwrap_or_else(|e| {
@@ -100,23 +113,8 @@ fn real_btt_all(dump: &Path) -> Vec<(String, f64, u64)> {
 /// 1% (or 1 µs); and replay's log is blkviz's own blkparse text.
 fn btt_matches_replay(lesson: &str, variant: &str, duration: &str) {
     let dir = trace_dir(&format!("btt-{lesson}"));
-    let out = Command::new(env!("CARGO_BIN_EXE_blksim"))
-        .args(["trace", lesson, "--variant", variant, "--duration", duration, "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut inputs: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.unwrap().file_name().to_str().and_then(|n| n.strip_suffix(".blktrace.0")).map(str::to_string))
-        .collect();
-    inputs.sort();
-    let mut cmd = Command::new("blkparse");
-    cmd.current_dir(&dir);
-    for d in &inputs {
-        cmd.args(["-i", d]);
-    }
-    let st = cmd.args(["-d", "dump.bin", "-o", "/dev/null"]).output().expect("blkparse runs");
+    let inputs = trace_to(&dir, lesson, variant, duration);
+    let st = blkparse_in(&dir, &inputs).args(["-d", "dump.bin", "-o", "/dev/null"]).output().expect("blkparse runs");
     assert!(st.status.success());
     let real = real_btt_all(&dir.join("dump.bin"));
     assert!(real.iter().any(|(p, _, n)| p == "D2C" && *n > 100), "{lesson}: btt saw no completions: {real:?}");
@@ -141,12 +139,7 @@ fn btt_matches_replay(lesson: &str, variant: &str, duration: &str) {
     assert_eq!(log, record_lines(&std::fs::read_to_string(dir.join("blkparse.txt")).unwrap()), "{lesson}: replay's log");
     // The dump and the text blkparse prints read back to the same figures.
     let text = dir.join("parsed.txt");
-    let mut cmd = Command::new("blkparse");
-    cmd.current_dir(&dir);
-    for d in &inputs {
-        cmd.args(["-i", d]);
-    }
-    assert!(cmd.arg("-o").arg(&text).output().unwrap().status.success());
+    assert!(blkparse_in(&dir, &inputs).arg("-o").arg(&text).output().unwrap().status.success());
     for f in [dir.join("dump.bin"), text] {
         let r = Command::new(env!("CARGO_BIN_EXE_blksim")).args(["replay", "--json"]).arg(&f).output().unwrap();
         assert!(r.status.success(), "{}: {}", f.display(), String::from_utf8_lossy(&r.stderr));
