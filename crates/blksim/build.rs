@@ -35,4 +35,9 @@ fn main() {
     println!("cargo:rerun-if-changed={}", board.display());
     let text = std::fs::read_to_string(&board).unwrap_or_else(|_| "{\"lessons\": []}".into());
     std::fs::write(Path::new(&out_dir).join("fidelity.json"), text).unwrap();
+    // The lessons' cues as last measured (`blksim fidelity --cues --json`).
+    let cues = dir.join("cues.json");
+    println!("cargo:rerun-if-changed={}", cues.display());
+    let text = std::fs::read_to_string(&cues).unwrap_or_else(|_| "{\"lessons\": []}".into());
+    std::fs::write(Path::new(&out_dir).join("cues.json"), text).unwrap();
 }

@@ -44,6 +44,13 @@ pub enum Metric {
     VmstatB,
     /// How many jobs completed a read or write in a second, mean over the whole seconds.
     ProgressingJobs,
+    /// iostat's avgrq-sz (sectors) over the devices whose name starts with `arg`, weighted by
+    /// their requests.
+    AvgrqSz,
+    /// iostat's avgqu-sz, summed over the devices whose name starts with `arg`.
+    AvgquSz,
+    /// iostat's await (ms) over the devices whose name starts with `arg`, weighted by requests.
+    AwaitMs,
 }
 
 /// The statistic of a sweep over seeds 1..=`seeds`.
@@ -145,8 +152,14 @@ impl LessonResult {
 /// Checks a lesson's rows: known variants and knobs, a band that is a range, a sweep with its
 /// statistic and no ratio, and an argument where the metric needs one.
 pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
-    for (i, r) in l.fidelity.iter().enumerate() {
-        let at = |what: &str| format!("{}.fidelity[{i}].{what}", l.id);
+    check_rows(l, &l.fidelity, "fidelity")
+}
+
+/// Checks rows of any list (`fidelity`, a step's or the prediction's `check`), named by `list`
+/// in errors.
+pub fn check_rows(l: &Lesson, rows: &[FidelityRow], list: &str) -> Result<(), ScenarioError> {
+    for (i, r) in rows.iter().enumerate() {
+        let at = |what: &str| format!("{}.{list}[{i}].{what}", l.id);
         let sets: Vec<(String, String)> = r.set.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         l.config(&r.variant, &sets).map_err(|e| ScenarioError::new(at("variant"), e.to_string()))?;
         if let Some(o) = &r.over {
@@ -160,9 +173,10 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
             (None, None) => {}
             _ => return Err(ScenarioError::new(at("seeds"), "a sweep needs seeds (1 to 10000) and stat, and no ratio")),
         }
-        let needs_arg = matches!(r.metric, Metric::ThreadCpuPctMax | Metric::MergesPerRequest);
+        let needs_arg =
+            matches!(r.metric, Metric::ThreadCpuPctMax | Metric::MergesPerRequest | Metric::AvgrqSz | Metric::AvgquSz | Metric::AwaitMs);
         if needs_arg != r.arg.is_some() {
-            return Err(ScenarioError::new(at("arg"), "thread_cpu_pct_max and merges_per_request take a name prefix; others none"));
+            return Err(ScenarioError::new(at("arg"), "thread_cpu_pct_max takes a thread-name prefix, merges_per_request, avgrq_sz, avgqu_sz and await_ms a device-name prefix; others none"));
         }
     }
     Ok(())
@@ -191,6 +205,22 @@ fn value(r: &RunReport, m: Metric, arg: Option<&str>) -> f64 {
         Metric::VmstatR => r.vmstat.r,
         Metric::VmstatB => r.vmstat.b,
         Metric::ProgressingJobs => r.progressing_jobs_mean,
+        Metric::AvgrqSz | Metric::AvgquSz | Metric::AwaitMs => {
+            let devs: Vec<_> = r.devices.iter().filter(|d| d.name.starts_with(prefix)).collect();
+            let reqs: f64 = devs.iter().map(|d| d.r_s + d.w_s).sum();
+            let weighted = |f: fn(&crate::tools::stats::Iostat) -> f64| {
+                if reqs > 0.0 {
+                    devs.iter().map(|d| f(d) * (d.r_s + d.w_s)).sum::<f64>() / reqs
+                } else {
+                    0.0
+                }
+            };
+            match m {
+                Metric::AvgrqSz => weighted(|d| d.avgrq_sz),
+                Metric::AwaitMs => weighted(|d| d.await_ms),
+                _ => devs.iter().map(|d| d.avgqu_sz).sum(),
+            }
+        }
     }
 }
 
@@ -206,7 +236,7 @@ fn round4(x: f64) -> f64 {
 
 /// Runs, cached by what determines them, so rows that share a run share it.
 #[derive(Default)]
-struct Runs {
+pub(crate) struct Runs {
     done: BTreeMap<String, RunReport>,
 }
 
@@ -272,29 +302,28 @@ fn measure(runs: &mut Runs, l: &Lesson, r: &FidelityRow) -> f64 {
     }
 }
 
+/// Measures one row: its value, whether it lands in its band, and how it was measured.
+pub(crate) fn measure_row(runs: &mut Runs, l: &Lesson, r: &FidelityRow) -> RowResult {
+    let measured = round4(measure(runs, l, r));
+    let holds = measured >= r.band[0] && measured <= r.band[1];
+    RowResult {
+        lesson: l.id.clone(),
+        name: r.name.clone(),
+        unit: r.unit.clone(),
+        report: r.report,
+        band: Band { lo: r.band[0], hi: r.band[1] },
+        measured,
+        fitted: r.fitted,
+        holds,
+        why_missed: if holds { String::new() } else { r.why_missed.clone() },
+        how: describe(r),
+    }
+}
+
 /// Measures one lesson's rows.
 pub fn run_lesson(l: &Lesson) -> LessonResult {
     let mut runs = Runs::default();
-    let rows: Vec<RowResult> = l
-        .fidelity
-        .iter()
-        .map(|r| {
-            let measured = round4(measure(&mut runs, l, r));
-            let holds = measured >= r.band[0] && measured <= r.band[1];
-            RowResult {
-                lesson: l.id.clone(),
-                name: r.name.clone(),
-                unit: r.unit.clone(),
-                report: r.report,
-                band: Band { lo: r.band[0], hi: r.band[1] },
-                measured,
-                fitted: r.fitted,
-                holds,
-                why_missed: if holds { String::new() } else { r.why_missed.clone() },
-                how: describe(r),
-            }
-        })
-        .collect();
+    let rows: Vec<RowResult> = l.fidelity.iter().map(|r| measure_row(&mut runs, l, r)).collect();
     let predicted: Vec<&RowResult> = rows.iter().filter(|r| !r.fitted).collect();
     let predicted_hold = predicted.iter().filter(|r| r.holds).count() as u32;
     LessonResult {

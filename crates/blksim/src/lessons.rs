@@ -33,7 +33,24 @@ pub struct Step {
     /// Simulated seconds per wall second.
     #[serde(default)]
     pub speed: Option<f64>,
+    /// Where the step starts, in simulated seconds: a step that compares runs starts once they
+    /// are past their warm-up (the page cache full, the caches in steady state).
+    #[serde(default)]
+    pub t: Option<f64>,
+    /// What to look at, in one line: shown beside the diagram under the step's text.
+    #[serde(default)]
+    pub watch: String,
+    /// The tables the step names (`STEP_TABLES`): presenter mode keeps them in view.
+    #[serde(default)]
+    pub tables: Vec<String>,
+    /// What the step's cue claims about the model's own numbers, measured like fidelity rows
+    /// (`crate::cues`); a test fails when one does not hold, so a cue never contradicts the run.
+    #[serde(default)]
+    pub check: Vec<crate::fidelity::FidelityRow>,
 }
+
+/// The tables a step may name: the counters column's, by their tools' names.
+pub const STEP_TABLES: [&str; 5] = ["iostat -x", "vmstat", "top", "cpu", "numbers"];
 
 /// A predict-then-reveal checkpoint.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -44,6 +61,10 @@ pub struct Predict {
     /// Index into `options`.
     pub answer: usize,
     pub explanation: String,
+    /// The answer's claim on the model's own numbers (measured like fidelity rows): the reveal
+    /// shows each beside the report's, and marks an answer right only when the model shows it.
+    #[serde(default)]
+    pub check: Vec<crate::fidelity::FidelityRow>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -95,6 +116,16 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
         if let Some(b) = &st.ab {
             l.variant(b).map_err(|e| ScenarioError::new(format!("{}.steps[{i}].ab", l.id), e.message))?;
         }
+        if let Some(t) = st.t.filter(|t| !(t.is_finite() && *t > 0.0 && *t <= crate::link::T_MAX_S)) {
+            return Err(ScenarioError::new(
+                format!("{}.steps[{i}].t", l.id),
+                format!("{t} is not a time from 0 to {} s", crate::link::T_MAX_S),
+            ));
+        }
+        if let Some(bad) = st.tables.iter().find(|t| !STEP_TABLES.contains(&t.as_str())) {
+            return Err(ScenarioError::new(format!("{}.steps[{i}].tables", l.id), format!("'{bad}' is not one of {STEP_TABLES:?}")));
+        }
+        crate::fidelity::check_rows(l, &st.check, &format!("steps[{i}].check"))?;
     }
     for k in &l.knobs {
         crate::scenario::knob_spec(k).ok_or_else(|| ScenarioError::new(format!("{}.knobs", l.id), format!("unknown knob '{k}'")))?;
@@ -104,6 +135,7 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
         if p.answer >= p.options.len() {
             return Err(ScenarioError::new(format!("{}.predict.answer", l.id), "not an index into options"));
         }
+        crate::fidelity::check_rows(l, &p.check, "predict.check")?;
     }
     Ok(())
 }

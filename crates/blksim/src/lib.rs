@@ -12,6 +12,7 @@
 pub mod block;
 pub mod calib;
 pub mod cli;
+pub mod cues;
 pub mod drivers;
 pub mod engine;
 pub mod fidelity;

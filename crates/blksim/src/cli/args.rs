@@ -16,6 +16,7 @@ const EXAMPLES: &str = "Examples:
   blksim compare dm-sg-lists --json               every variant of a lesson side by side
   blksim sweep mq-clone-stall --seeds 200         a distribution over seeds
   blksim fidelity --check                         the scoreboard: each row against its band
+  blksim fidelity --cues                          the lessons' cues and predictions, measured
   blksim trace nr-requests --out /tmp/t           binary blktrace files for blkparse and btt
   blksim run --job-file /usr/share/doc/fio/examples/fsx.fio
   blksim replay /tmp/t --json                     btt and iostat of a real trace
@@ -131,6 +132,10 @@ enum Cmd {
         /// Exit 1 if any row misses its band
         #[arg(long)]
         check: bool,
+        /// The lessons' cues instead: each step's and prediction's check rows (with --check,
+        /// exit 1 if a step's cue does not hold)
+        #[arg(long)]
+        cues: bool,
     },
     /// Write a run as binary blktrace files (per device and CPU) plus blkparse's text
     #[command(
@@ -203,6 +208,7 @@ struct Raw {
     job_file: Option<String>,
     files: Vec<String>,
     log: bool,
+    cues: bool,
 }
 
 impl Raw {
@@ -266,6 +272,7 @@ impl Args {
             job_file: raw.job_file,
             files: raw.files,
             log: raw.log,
+            cues: raw.cues,
         })
     }
 }
@@ -297,7 +304,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, CliError> {
             ("sweep", Raw { lesson, variant, sets, seeds, duration, json, ..Raw::default() })
         }
         Cmd::Link { lesson, variant, b, sets, seed } => ("link", Raw { lesson, variant, b, sets, seed, ..Raw::default() }),
-        Cmd::Fidelity { lesson, json, check } => ("fidelity", Raw { lesson, json, check, ..Raw::default() }),
+        Cmd::Fidelity { lesson, json, check, cues } => ("fidelity", Raw { lesson, json, check, cues, ..Raw::default() }),
         Cmd::Trace { run, out } => ("trace", Raw { out, ..Raw::run(run) }),
         Cmd::Replay { files, json, log } => ("replay", Raw { files, json, log, ..Raw::default() }),
     };

@@ -63,6 +63,8 @@ pub struct Args {
     pub(super) files: Vec<String>,
     /// `replay --log`: print the records.
     pub(super) log: bool,
+    /// `fidelity --cues`: the steps' and predictions' check rows instead of the scoreboard.
+    pub(super) cues: bool,
 }
 
 pub(super) fn bad(msg: impl Into<String>) -> CliError {
@@ -308,6 +310,9 @@ fn cmd_link(a: &Args) -> Result<String, CliError> {
 /// `blksim fidelity [LESSON]`: measures the lessons' fidelity rows. Returns the text and
 /// whether every row holds (what `--check` exits on; plain runs exit 0).
 fn cmd_fidelity(a: &Args) -> Result<(String, bool), CliError> {
+    if a.cues {
+        return cmd_cues(a);
+    }
     let results = match &a.lesson {
         Some(_) => {
             let l = lesson_of(a, "fidelity")?;
@@ -351,6 +356,42 @@ fn cmd_fidelity(a: &Args) -> Result<(String, bool), CliError> {
         let _ = writeln!(s);
     }
     Ok((s, all_hold || !a.check))
+}
+
+/// `blksim fidelity --cues [LESSON]`: each step's cue and the prediction's answer, measured.
+/// "All hold" means every step's cue holds and every prediction row that misses says why.
+fn cmd_cues(a: &Args) -> Result<(String, bool), CliError> {
+    let results = match &a.lesson {
+        Some(_) => vec![crate::cues::run_lesson(&lesson_of(a, "fidelity --cues")?)],
+        None => crate::cues::run_all(),
+    };
+    let ok =
+        results.iter().all(|l| l.steps.iter().flatten().all(|r| r.holds) && l.predict.iter().all(|r| r.holds || !r.why_missed.is_empty()));
+    if a.json {
+        return Ok((crate::cues::to_json(&results), ok || !a.check));
+    }
+    let mut s = String::new();
+    let line = |s: &mut String, what: &str, r: &crate::fidelity::RowResult| {
+        let verdict = if r.holds { "holds" } else { "MISSES" };
+        let band = format!("{}–{}", fmt_num(r.band.lo), fmt_num(r.band.hi));
+        let _ = writeln!(s, "  {:<10} {:<50} {:>15} {:>10}  {verdict} [{}]", what, clip_to(&r.name, 50), band, fmt_num(r.measured), r.unit);
+        if !r.holds && !r.why_missed.is_empty() {
+            let _ = writeln!(s, "  {:<61} why: {}", "", r.why_missed);
+        }
+    };
+    for l in &results {
+        let _ = writeln!(s, "{}:", l.lesson);
+        for (i, rows) in l.steps.iter().enumerate() {
+            for r in rows {
+                line(&mut s, &format!("step {}", i + 1), r);
+            }
+        }
+        for r in &l.predict {
+            line(&mut s, "predict", r);
+        }
+        let _ = writeln!(s);
+    }
+    Ok((s, ok || !a.check))
 }
 
 fn with_rows() -> String {

@@ -45,3 +45,40 @@ fn a_row_holds_exactly_when_its_measurement_is_inside_its_band() {
         }
     }
 }
+
+/// The lessons' cues (`blksim fidelity --cues`, `lessons/cues.json`): each step's "watch" line
+/// and each prediction's answer carry check rows measured like the scoreboard's. The committed
+/// file must be what the model measures now; every step's cue must hold (the step panel states
+/// it about the run on screen); a prediction's row may miss only with a reason, which the
+/// reveal shows beside the report's figure.
+#[test]
+fn every_cue_agrees_with_the_model_and_the_committed_cues_are_current() {
+    let fresh = blksim::cues::run_all();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../lessons/cues.json");
+    let committed = std::fs::read_to_string(path).expect("lessons/cues.json exists (scripts/fidelity writes it)");
+    assert!(blksim::cues::to_json(&fresh) == committed, "lessons/cues.json is stale: run scripts/fidelity and commit the result");
+    for l in blksim::lessons::all() {
+        let c = fresh.iter().find(|c| c.lesson == l.id).expect("every lesson has cues");
+        for (i, (st, rows)) in l.steps.iter().zip(&c.steps).enumerate() {
+            assert!(!st.watch.is_empty() && !st.check.is_empty(), "{} step {}: a step says what to watch and how to check it", l.id, i + 1);
+            for r in rows {
+                assert!(
+                    r.holds,
+                    "{} step {}: the cue '{}' does not hold: {} is outside {}–{}",
+                    l.id,
+                    i + 1,
+                    r.name,
+                    r.measured,
+                    r.band.lo,
+                    r.band.hi
+                );
+            }
+        }
+        if let Some(p) = &l.predict {
+            assert!(!p.check.is_empty(), "{}: the prediction's answer is checked against the model", l.id);
+        }
+        for r in &c.predict {
+            assert!(r.holds || !r.why_missed.is_empty(), "{}: the prediction's row '{}' misses without saying why", l.id, r.name);
+        }
+    }
+}

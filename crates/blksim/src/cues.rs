@@ -1,0 +1,64 @@
+//! The lessons' cues and predictions, measured: each step's `check` rows (what its "watch" line
+//! claims about the run) and the prediction's (what its answer claims), run by the same
+//! machinery as the fidelity scoreboard. `blksim fidelity --cues --json` writes them to
+//! `lessons/cues.json`, which the page reads: the step panel shows a cue's figure beside it,
+//! and the reveal shows what the model measured for the answer, beside the report's. A test
+//! regenerates the file, and fails when a step's cue does not hold (a cue must agree with the
+//! run on screen) or a prediction's row misses without saying why.
+
+use crate::fidelity::{measure_row, RowResult, Runs};
+use crate::lessons::{self, Lesson};
+use serde::{Deserialize, Serialize};
+
+/// One lesson's measured cues.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LessonCues {
+    pub lesson: String,
+    /// Per step, in order, its `check` rows.
+    pub steps: Vec<Vec<RowResult>>,
+    /// The prediction's `check` rows (empty without a prediction).
+    pub predict: Vec<RowResult>,
+}
+
+impl LessonCues {
+    /// The model shows the prediction's answer: every row of its check holds.
+    pub fn answer_shown(&self) -> bool {
+        self.predict.iter().all(|r| r.holds)
+    }
+}
+
+/// Measures one lesson's cues (runs shared between rows, as the scoreboard shares them).
+pub fn run_lesson(l: &Lesson) -> LessonCues {
+    let mut runs = Runs::default();
+    let steps = l.steps.iter().map(|st| st.check.iter().map(|r| measure_row(&mut runs, l, r)).collect()).collect();
+    let predict = l.predict.iter().flat_map(|p| p.check.iter()).map(|r| measure_row(&mut runs, l, r)).collect();
+    LessonCues { lesson: l.id.clone(), steps, predict }
+}
+
+/// Every lesson's cues, primers too, in teaching order.
+pub fn run_all() -> Vec<LessonCues> {
+    lessons::all().iter().map(run_lesson).collect()
+}
+
+/// As `lessons/cues.json` keeps them.
+pub fn to_json(results: &[LessonCues]) -> String {
+    serde_json::to_string_pretty(&serde_json::json!({ "lessons": results })).expect("json") + "\n"
+}
+
+/// The cues as last written to `lessons/cues.json` (compiled in).
+pub fn committed() -> Vec<LessonCues> {
+    #[derive(Deserialize)]
+    struct File {
+        lessons: Vec<LessonCues>,
+    }
+    const CUES_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/cues.json"));
+    static PARSED: std::sync::OnceLock<Vec<LessonCues>> = std::sync::OnceLock::new();
+    PARSED
+        .get_or_init(|| serde_json::from_str::<File>(CUES_JSON).map(|f| f.lessons).unwrap_or_else(|e| panic!("lessons/cues.json: {e}")))
+        .clone()
+}
+
+/// A lesson's committed cues.
+pub fn committed_for(id: &str) -> Option<LessonCues> {
+    committed().into_iter().find(|c| c.lesson == id)
+}
