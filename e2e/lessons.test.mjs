@@ -241,7 +241,7 @@ test('the sandbox takes a fio job file and saves it in the link', async () => {
   assert.match(await page.textContent('.fio-actions'), /not applied yet/);
   await page.click('[data-testid=apply-fio]');
   await page.waitForSelector('.sandbox .knob-msg');
-  assert.match(await page.textContent('.sandbox .knob-msg'), /applied the job \(7 settings from the file.*no effect in the model: runtime/);
+  assert.match(await page.textContent('.sandbox .knob-msg'), /applied the job \(8 settings from the file/);
   assert.match(await page.getAttribute('canvas.diagram', 'aria-label'), /3 processes/);
   assert.match(page.url(), /#\/sandbox\?v=1&.*workload\.rw=randread/);
   // The link's job comes back in the box, as a job file.
@@ -273,17 +273,19 @@ test('stacked lessons draw their layer: 80 dm devices over 80 disks, md0 over 8,
   await ctx.close();
 });
 
-test('a student who opens a lesson cold is pointed to its steps, and the A/B log says which run it lists', async () => {
+test('a student who opens a lesson cold finds its steps beside the diagram, and the A/B log says which run it lists', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/dm-sg-lists?v=1&b=workaround');
   await page.waitForSelector('canvas.diagram');
-  const inView = () => page.$eval('.steps', (el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; });
-  assert.equal(await inView(), false, 'the steps start below the fold');
-  assert.match(await page.textContent('[data-testid=to-steps]'), /4 steps and a prediction, below/);
-  await page.click('[data-testid=to-steps]');
-  await page.waitForFunction(() => { const r = document.querySelector('.steps').getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; }, null, { timeout: 5000 });
+  const panel = page.getByRole('region', { name: 'Step' });
+  const box = await panel.boundingBox();
+  assert.ok(box && box.y >= 0 && box.y + box.height <= 900, 'the step panel is in view');
+  assert.match(await panel.textContent(), /4 steps and a prediction/);
   await page.click('button[role=tab]:has-text("Event log")');
   assert.match(await page.textContent('[data-testid=log-run]'), /run A · regressed/);
+  await panel.locator('button.step-next').click();
+  assert.match(await page.textContent('[data-testid=step-bar]'), /1\/4\s*80 readers, one busy CPU/);
+  assert.match(await page.textContent('[data-testid=step-watch]'), /ksoftirqd\/4/);
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -63,9 +63,32 @@ fn trim(x: f64) -> String {
     }
 }
 
+/// A measured figure to three significant digits, as the scoreboard prints it (46610, 2.92,
+/// 0.0382), without trailing zeros.
+pub fn sig(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let decimals = (2 - x.abs().log10().floor() as i32).max(0) as usize;
+    let s = format!("{x:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn measured_figures_keep_three_significant_digits() {
+        assert_eq!(
+            [sig(46610.0), sig(2.92), sig(0.0382), sig(1.0), sig(0.999), sig(17.6)],
+            ["46610", "2.92", "0.0382", "1", "0.999", "17.6"]
+        );
+    }
 
     #[test]
     fn counters_read_at_a_glance() {

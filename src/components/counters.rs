@@ -33,6 +33,9 @@ pub struct CountersProps {
     pub b_partial: bool,
     #[prop_or(false)]
     pub b_whole: bool,
+    /// The lesson's first steady second: before it the numbers say "warming up".
+    #[prop_or_default]
+    pub warmup_s: Option<f64>,
 }
 
 /// What span of simulated time a run's numbers cover.
@@ -217,6 +220,9 @@ pub fn Counters(p: &CountersProps) -> Html {
                     _ => span_label(iv, p.partial, p.whole),
                 }
             }</p>
+            if let Some(w) = p.warmup_s.filter(|w| iv.end_s < *w && !p.whole) {
+                <p class="warming" data-testid="warming">{ format!("Warming up until t = {w} s: the caches and the page cache have not reached their steady state, so these numbers are not yet the ones to compare.") }</p>
+            }
             <table class="vmstat" aria-label="vmstat">
                 <caption>{ "vmstat" }</caption>
                 <thead><tr><th class="l">{ if ab { "run" } else { "" } }</th><th title="runnable">{"r"}</th><th title="in uninterruptible sleep">{"b"}</th><th title="KiB/s read through submit_bio (pgpgin)">{"bi"}</th><th title="KiB/s written through submit_bio (pgpgout)">{"bo"}</th><th title="HBA interrupts/s (timer ticks are not modelled)">{"in"}</th><th title="context switches/s">{"cs"}</th><th>{"us"}</th><th title="system, with irq and softirq time, as vmstat counts it">{"sy"}</th><th>{"id"}</th><th>{"wa"}</th></tr></thead>

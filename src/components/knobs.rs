@@ -1,7 +1,9 @@
-//! The knob panel: every knob under its sysfs or fio name, with its allowed values. A change
-//! applies live where the kernel applies it live, or restarts the run; the panel says which.
+//! The knob panel: every knob under its sysfs or fio name, grouped by layer (top of the stack
+//! first), with a one-line description and its allowed values; choices are selects, true/false
+//! a switch. A change applies live where the kernel applies it live, or restarts the run; the
+//! panel says which.
 
-use blksim::scenario::{get_knob, Scenario, KNOBS};
+use blksim::scenario::{get_knob, KnobKind, KnobSpec, Scenario, KNOBS};
 use yew::prelude::*;
 
 /// Its props only change when the scenario or the message does (the page passes a memoized
@@ -19,43 +21,103 @@ pub struct KnobPanelProps {
     pub rejected: Option<(String, String)>,
 }
 
+/// The layers, top of the stack first, and which knobs (by key prefix) belong to each.
+const GROUPS: [(&str, &[&str]); 9] = [
+    ("Workload (fio job)", &["workload."]),
+    ("Page cache and writeback (/proc/sys/vm)", &["vm."]),
+    ("Device-mapper (dm)", &["dm."]),
+    ("md RAID5", &["md."]),
+    ("Request queue (/sys/block/*/queue) and blk-mq", &["queue.", "blk_mq."]),
+    ("SCSI host (HBA)", &["host.", "scsi."]),
+    ("Disks", &["disk."]),
+    ("CPUs and scheduler", &["cpu."]),
+    ("Machine and run", &["stack", "disks", "hbas", "duration"]),
+];
+
+fn in_group(key: &str, prefixes: &[&str]) -> bool {
+    prefixes.iter().any(|p| if p.ends_with('.') { key.starts_with(p) } else { key == *p })
+}
+
+/// A knob's control: a select for a choice, a checkbox for true/false, a text field otherwise.
+fn control(k: &KnobSpec, value: String, invalid: bool, on_apply: &Callback<(String, String)>) -> Html {
+    let id = format!("knob-{}", k.key);
+    let described = format!("knob-{}-help", k.key);
+    let key = k.key.to_string();
+    match k.kind {
+        KnobKind::Enum(names) => {
+            let onchange = {
+                let (cb, key) = (on_apply.clone(), key.clone());
+                Callback::from(move |e: Event| {
+                    if let Some(sel) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
+                        cb.emit((key.clone(), sel.value()));
+                    }
+                })
+            };
+            html! {
+                <select {id} {onchange} aria-describedby={described}>
+                    { for names.iter().map(|n| html! { <option value={n.to_string()} selected={*n == value}>{ *n }</option> }) }
+                </select>
+            }
+        }
+        KnobKind::Bool => {
+            let onchange = {
+                let (cb, key) = (on_apply.clone(), key.clone());
+                Callback::from(move |e: Event| {
+                    if let Some(i) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
+                        cb.emit((key.clone(), i.checked().to_string()));
+                    }
+                })
+            };
+            html! { <input {id} type="checkbox" role="switch" checked={value == "true"} {onchange} aria-describedby={described} /> }
+        }
+        _ => {
+            let onchange = {
+                let (cb, key) = (on_apply.clone(), key.clone());
+                Callback::from(move |e: Event| {
+                    if let Some(i) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
+                        cb.emit((key.clone(), i.value()));
+                    }
+                })
+            };
+            html! { <input {id} type="text" size="9" {value} {onchange} aria-invalid={invalid.to_string()} aria-describedby={described} /> }
+        }
+    }
+}
+
 #[component]
 pub fn KnobPanel(p: &KnobPanelProps) -> Html {
+    let row = |k: &KnobSpec| {
+        let refused = p.rejected.as_ref().filter(|(key, _)| key == k.key).map(|(_, v)| v.clone());
+        let invalid = refused.is_some();
+        let value = refused.unwrap_or_else(|| get_knob(&p.scenario, k.key).unwrap_or_default());
+        html! {
+            <>
+            <tr data-knob={k.key}>
+                <td class="l"><label for={format!("knob-{}", k.key)}><code>{ k.key }</code></label></td>
+                <td class="l">{ control(k, value, invalid, &p.on_apply) }</td>
+                <td class="l knob-help" id={format!("knob-{}-help", k.key)}>
+                    { k.help }
+                    <span class="dim">{ format!(" · {}", k.kind.allowed()) }{ if k.live { " · applies live" } else { " · restarts the run" } }</span>
+                </td>
+            </tr>
+            // The answer again beside the field, where the user is looking.
+            if let Some((_, m)) = p.message.as_ref().filter(|(key, _)| key == k.key) {
+                <tr class="knob-row-msg"><td></td><td class="l" colspan="2" data-testid="knob-row-msg">{ m }</td></tr>
+            }
+            </>
+        }
+    };
     html! {
         <section class="knobs" aria-label="Knobs">
             if let Some((_, m)) = &p.message { <p class="knob-msg" role="status">{ m }</p> }
-            <table>
-                <thead><tr><th class="l">{"knob"}</th><th class="l">{"value"}</th><th class="l">{"allowed"}</th><th class="l">{"applies"}</th></tr></thead>
-                <tbody>
-                { for KNOBS.iter().map(|k| {
-                    let refused = p.rejected.as_ref().filter(|(key, _)| key == k.key).map(|(_, v)| v.clone());
-                    let invalid = refused.is_some();
-                    let value = refused.unwrap_or_else(|| get_knob(&p.scenario, k.key).unwrap_or_default());
-                    let onchange = {
-                        let (cb, key) = (p.on_apply.clone(), k.key.to_string());
-                        Callback::from(move |e: Event| {
-                            if let Some(i) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
-                                cb.emit((key.clone(), i.value()));
-                            }
-                        })
-                    };
-                    html! {
-                        <>
-                        <tr>
-                            <td class="l"><label for={format!("knob-{}", k.key)} title={k.help}>{ k.key }</label></td>
-                            <td class="l"><input id={format!("knob-{}", k.key)} type="text" size="9" value={value} {onchange} aria-invalid={invalid.to_string()} aria-describedby={format!("knob-{}-allowed", k.key)} /></td>
-                            <td class="l dim" id={format!("knob-{}-allowed", k.key)}>{ k.kind.allowed() }</td>
-                            <td class="l dim">{ if k.live { "live" } else { "restart" } }</td>
-                        </tr>
-                        // The answer again beside the field, where the user is looking.
-                        if let Some((_, m)) = p.message.as_ref().filter(|(key, _)| key == k.key) {
-                            <tr class="knob-row-msg"><td></td><td class="l" colspan="3" data-testid="knob-row-msg">{ m }</td></tr>
-                        }
-                        </>
-                    }
-                }) }
-                </tbody>
-            </table>
+            { for GROUPS.iter().map(|(title, prefixes)| html! {
+                <details class="knob-group" open=true>
+                    <summary>{ *title }</summary>
+                    <table>
+                        <tbody>{ for KNOBS.iter().filter(|k| in_group(k.key, prefixes)).map(&row) }</tbody>
+                    </table>
+                </details>
+            }) }
         </section>
     }
 }
@@ -79,4 +141,17 @@ pub fn SeedInput(p: &SeedInputProps) -> Html {
         })
     };
     html! { <input type="text" inputmode="numeric" aria-label="Seed" value={p.seed.to_string()} {onchange} size="6" /> }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_knob_is_in_exactly_one_group() {
+        for k in KNOBS {
+            let n = GROUPS.iter().filter(|(_, prefixes)| in_group(k.key, prefixes)).count();
+            assert_eq!(n, 1, "{} is in {n} knob groups", k.key);
+        }
+    }
 }

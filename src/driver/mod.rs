@@ -217,6 +217,9 @@ impl SimDriver {
             // Exact to the nanosecond: the link replays to the same event.
             t: if t > 0.0 { Some(t) } else { None },
             speed: Some(self.speed),
+            step: None,
+            presenter: None,
+            large: None,
         }
         .encode()
     }
@@ -231,6 +234,9 @@ impl SimDriver {
             seed: self.seed,
             t: None,
             speed: None,
+            step: None,
+            presenter: None,
+            large: None,
         }
         .encode()
     }

@@ -93,6 +93,10 @@ pub struct Lesson {
     pub predict: Option<Predict>,
     #[serde(default)]
     pub steps: Vec<Step>,
+    /// The run's first steady second (the page cache full, the caches warm): before it the
+    /// page says "warming up", and the steps that compare runs start at or after it.
+    #[serde(default)]
+    pub warmup_s: Option<f64>,
 }
 
 /// The compiled-in lessons (see build.rs), in teaching order.
@@ -126,6 +130,14 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
             return Err(ScenarioError::new(format!("{}.steps[{i}].tables", l.id), format!("'{bad}' is not one of {STEP_TABLES:?}")));
         }
         crate::fidelity::check_rows(l, &st.check, &format!("steps[{i}].check"))?;
+        if let (Some(w), Some(_)) = (l.warmup_s, &st.ab) {
+            if st.t.is_none_or(|t| t < w) {
+                return Err(ScenarioError::new(
+                    format!("{}.steps[{i}].t", l.id),
+                    format!("a step that compares runs starts past the warm-up: t ≥ {w}"),
+                ));
+            }
+        }
     }
     for k in &l.knobs {
         crate::scenario::knob_spec(k).ok_or_else(|| ScenarioError::new(format!("{}.knobs", l.id), format!("unknown knob '{k}'")))?;
@@ -162,6 +174,7 @@ pub fn sandbox() -> Lesson {
         variants: vec![Variant { name: "custom".into(), summary: "the default scenario plus your knobs".into(), set: BTreeMap::new() }],
         predict: None,
         steps: Vec::new(),
+        warmup_s: None,
     }
 }
 

@@ -29,11 +29,27 @@ pub struct LinkState {
     pub t: Option<f64>,
     /// Simulated seconds per wall second.
     pub speed: Option<f64>,
+    /// The lesson step the page shows (1-based; one past the last step is the prediction).
+    pub step: Option<u32>,
+    /// Presenter mode, and Large type: how an instructor showed it.
+    pub presenter: Option<bool>,
+    pub large: Option<bool>,
 }
 
 impl Default for LinkState {
     fn default() -> Self {
-        LinkState { lesson: String::new(), variant: None, b: None, overrides: Vec::new(), seed: 1, t: None, speed: None }
+        LinkState {
+            lesson: String::new(),
+            variant: None,
+            b: None,
+            overrides: Vec::new(),
+            seed: 1,
+            t: None,
+            speed: None,
+            step: None,
+            presenter: None,
+            large: None,
+        }
     }
 }
 
@@ -116,6 +132,14 @@ impl LinkState {
         if let Some(sp) = self.speed {
             s.push_str(&format!("&speed={sp}"));
         }
+        if let Some(n) = self.step {
+            s.push_str(&format!("&step={n}"));
+        }
+        for (k, v) in [("presenter", self.presenter), ("large", self.large)] {
+            if let Some(on) = v {
+                s.push_str(&format!("&{k}={}", u8::from(on)));
+            }
+        }
         s
     }
 
@@ -150,8 +174,8 @@ impl LinkState {
         let mut st = LinkState { lesson: lesson.id.clone(), ..Default::default() };
         let mut version = None;
         let pairs: Vec<&str> = query.split('&').filter(|p| !p.is_empty()).collect();
-        if pairs.len() > OVERRIDES_MAX + 7 {
-            return Err(err("fragment", format!("{} parameters; at most {} are allowed", pairs.len(), OVERRIDES_MAX + 7)));
+        if pairs.len() > OVERRIDES_MAX + 10 {
+            return Err(err("fragment", format!("{} parameters; at most {} are allowed", pairs.len(), OVERRIDES_MAX + 10)));
         }
         // Every wrong part is named, in one message, so that a hand-edited link is fixed in one go.
         let mut errors: Vec<LinkError> = Vec::new();
@@ -230,11 +254,37 @@ impl LinkState {
                     )
                 })?)
             }
+            "step" => {
+                // One past the last step is the prediction, as PageDown reaches it.
+                let last = lesson.steps.len() as u32 + u32::from(lesson.predict.is_some());
+                st.step = Some(v.parse::<u32>().ok().filter(|n| (1..=last).contains(n)).ok_or_else(|| {
+                    err(
+                        "step",
+                        if last == 0 {
+                            format!("'{}' is not allowed; this lesson has no steps", clip(&v))
+                        } else {
+                            format!("'{}' is not allowed; expected a step from 1 to {last}", clip(&v))
+                        },
+                    )
+                })?)
+            }
+            "presenter" | "large" => {
+                let on = match v.as_str() {
+                    "1" => true,
+                    "0" => false,
+                    _ => return Err(err(&k, format!("'{}' is not allowed; expected 1 or 0", clip(&v)))),
+                };
+                if k == "presenter" {
+                    st.presenter = Some(on);
+                } else {
+                    st.large = Some(on);
+                }
+            }
             key => {
                 if knob_spec(key).is_none() {
                     return Err(err(
                         &clip(key),
-                        "not a link parameter or a knob; a link takes v, variant, b, seed, t, speed and knob keys such as queue.depth (the Knobs tab lists them all)",
+                        "not a link parameter or a knob; a link takes v, variant, b, seed, t, speed, step, presenter, large and knob keys such as queue.depth (the Knobs tab lists them all)",
                     ));
                 }
                 if st.overrides.len() == OVERRIDES_MAX {
@@ -262,6 +312,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_link_keeps_the_step_presenter_mode_and_large_type() {
+        let f = "#/lesson/scsi-starved?v=1&variant=before&b=regressed&seed=1&t=6&step=2&presenter=1&large=0";
+        let st = LinkState::decode(f).expect("a link with view parameters");
+        assert_eq!((st.step, st.presenter, st.large), (Some(2), Some(true), Some(false)));
+        assert_eq!(st.encode(), f);
+        // scsi-starved has three steps and a prediction: step 4 is the prediction, 5 is not.
+        assert_eq!(LinkState::decode("#/lesson/scsi-starved?v=1&step=4").map(|s| s.step), Ok(Some(4)));
+        for (bad, field, says) in [
+            ("#/lesson/scsi-starved?v=1&step=5", "step", "from 1 to 4"),
+            ("#/lesson/scsi-starved?v=1&step=0", "step", "from 1 to 4"),
+            ("#/lesson/scsi-starved?v=1&presenter=yes", "presenter", "1 or 0"),
+            ("#/sandbox?v=1&step=1", "step", "no steps"),
+        ] {
+            let e = LinkState::decode(bad).expect_err(bad);
+            assert_eq!(e.field, field, "{bad}");
+            assert!(e.message.contains(says), "{bad}: {}", e.message);
+        }
+    }
+
+    #[test]
     fn a_link_round_trips() {
         let st = LinkState {
             lesson: "dm-sg-lists".into(),
@@ -271,6 +341,9 @@ mod tests {
             seed: 9,
             t: Some(2.5),
             speed: None,
+            step: None,
+            presenter: None,
+            large: None,
         };
         let f = st.encode();
         assert_eq!(f, "#/lesson/dm-sg-lists?v=1&variant=workaround&b=regressed&dm.max_sectors_kb=96&seed=9&t=2.5");

@@ -79,7 +79,8 @@ pub(super) fn use_keyboard_shortcuts(
                 return;
             }
             let (in_presenter, cur_step, sheet_open) = *keys_state.borrow();
-            let nsteps = session.borrow().a.lesson.steps.len();
+            // The steps, then the prediction: PageDown reaches it, to poll the room.
+            let nsteps = super::step_panel::stops(&session.borrow().a.lesson);
             let go = |delta: i64| {
                 if nsteps == 0 {
                     return;

@@ -71,10 +71,25 @@ pub(super) fn use_back_forward(session: SharedSession, refresh: UseForceUpdateHa
 
 /// Copy link: this run's address at this simulated time, to the clipboard and into a bar under
 /// the header (until the state changes).
-pub(super) fn on_copy(session: &SharedSession, copied: &UseStateHandle<Option<(String, String)>>) -> Callback<MouseEvent> {
+/// `view`: the step shown, presenter mode and Large type, which the link keeps too.
+pub(super) fn on_copy(
+    session: &SharedSession,
+    copied: &UseStateHandle<Option<(String, String)>>,
+    view: (Option<usize>, bool, bool),
+) -> Callback<MouseEvent> {
     let (session, copied) = (session.clone(), copied.clone());
     Callback::from(move |_: MouseEvent| {
         let frag = session.borrow().fragment();
+        let (step, presenter, large) = view;
+        let frag = match blksim::link::LinkState::decode(&frag) {
+            Ok(mut st) => {
+                st.step = step.map(|i| i as u32 + 1);
+                st.presenter = presenter.then_some(true);
+                st.large = large.then_some(true);
+                st.encode()
+            }
+            Err(_) => frag,
+        };
         let past = session.borrow().clock().as_secs_f64() > blksim::link::T_MAX_S;
         if past {
             session.borrow_mut().a.notice = Some(format!(

@@ -17,6 +17,7 @@ mod presenter;
 mod sandbox;
 mod shortcuts;
 mod stack;
+mod step_panel;
 mod steps;
 mod tabs;
 mod variants;
@@ -62,8 +63,11 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let tab = use_state(|| Tab::Lesson);
     // Display preferences (presenter, large type, theme) last for the browser tab: an
     // instructor moving to the next lesson, or reloading, keeps them.
-    let presenter = use_state(|| prefs::pref("presenter").as_deref() == Some("1"));
-    let step = use_state(|| None::<usize>);
+    // A link may carry them (and the step): it wins over the stored preference.
+    let view = use_memo((), |_| blksim::link::LinkState::decode(&current_hash()).ok());
+    let presenter =
+        use_state(|| view.as_ref().as_ref().and_then(|v| v.presenter).unwrap_or_else(|| prefs::pref("presenter").as_deref() == Some("1")));
+    let step = use_state(|| view.as_ref().as_ref().and_then(|v| v.step).map(|n| n as usize - 1));
     let prediction = steps::use_prediction();
     // The last copied link, with the state it was copied in: it hides once the state changes.
     let copied = use_state(|| None::<(String, String)>);
@@ -71,7 +75,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     // The sandbox's job file as the user is editing it; None shows the run's own workload.
     let fio_text = use_state(|| None::<String>);
     let theme = use_state(|| prefs::pref("theme").and_then(|p| Theme::ALL.into_iter().find(|t| t.name() == p)).unwrap_or(Theme::Auto));
-    let large = use_state(|| prefs::pref("large").as_deref() == Some("1"));
+    let large = use_state(|| view.as_ref().as_ref().and_then(|v| v.large).unwrap_or_else(|| prefs::pref("large").as_deref() == Some("1")));
     let motion = use_state(prefs::Motion::stored);
     // With reduced motion a run does not start by itself: the viewer presses Play.
     {
@@ -112,7 +116,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let on_png = charts::on_png(&chart);
     let on_csv = charts::on_csv(&session);
     presenter::use_notes_reply(props.id.clone(), *step);
-    let on_copy = link::on_copy(&session, &copied);
+    let on_copy = link::on_copy(&session, &copied, (*step, *presenter, *large));
 
     let s = session.borrow();
     let d = &s.a;
@@ -126,6 +130,14 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let cur_step = step.and_then(|i| lesson.steps.get(i).map(|st| (i, st.clone())));
     let predict_box = steps::predict_box(&session, &refresh, d, &prediction);
     let steps_list = steps::steps_list(&session, &step, d);
+    let at_predict = *step == Some(lesson.steps.len()) && lesson.predict.is_some();
+    let step_panel =
+        step_panel::step_panel(&lesson, *step, steps::go_callback(&session, &step), if at_predict { predict_box.clone() } else { None });
+    // The tables the step names: presenter mode keeps them in view and folds the others away.
+    let step_tables = cur_step
+        .as_ref()
+        .filter(|(_, st)| !st.tables.is_empty())
+        .map(|(_, st)| st.tables.iter().map(|t| t.split_whitespace().next().unwrap_or("")).collect::<Vec<_>>().join(" "));
     html! {
         <div class="app" data-presenter={presenter.to_string()} data-lesson={lesson.id.clone()} data-variant={d.variant.clone()} data-playing={d.playing.to_string()} data-theme={theme_attr} data-ab={ab.to_string()} data-expanded={s.expanded.map_or("none".to_string(), |g| g.to_string())} data-large={large.to_string()} data-motion={motion.name()}>
             <header class="bar">
@@ -148,26 +160,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             if let Some((url, _)) = (*copied).as_ref().filter(|(_, state)| *state == state_fragment(&s)) {
                 <p class="copied">{ "Link: " }<input class="copied-url" readonly=true value={url.clone()} aria-label="Link to this run" size="80" /></p>
             }
-            if let Some((i, st)) = &cur_step {
-                <div class="step-bar" data-testid="step-bar">
-                    <span class="step-n">{ format!("{}/{}", i + 1, lesson.steps.len()) }</span>
-                    <span class="step-title">{ &st.title }</span>
-                </div>
-            }
-            <p class="question">{ &lesson.question }
-                if !is_sandbox && !lesson.steps.is_empty() {
-                    // The steps and the prediction sit under the charts: say where.
-                    <button class="to-steps" data-testid="to-steps" onclick={{
-                        let tab = tab.clone();
-                        Callback::from(move |_: MouseEvent| {
-                            tab.set(Tab::Lesson);
-                            if let Some(el) = gloo::utils::document().query_selector(".tabs").ok().flatten() {
-                                el.scroll_into_view();
-                            }
-                        })
-                    }}>{ format!("{} steps{}, below ↓", lesson.steps.len(), if lesson.predict.is_some() { " and a prediction" } else { "" }) }</button>
-                }
-            </p>
+            <p class="question">{ &lesson.question }</p>
             if let Some(board) = blksim::fidelity::committed_for(&lesson.id).filter(|b| !b.reproduced) {
                 <p class="uncal-note" data-testid="uncal-note">{ format!("The question quotes the report. blkviz {}: \"Status in blkviz\" in the lesson text shows each figure beside the report's, and why a miss misses.", board.status()) }</p>
             }
@@ -181,10 +174,19 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         <p class="live" ref={live_b.clone()} data-testid="live-b" aria-live="off"></p>
                     }
                 </section>
-                <div class="numbers">
+                <div class="numbers" data-tables={step_tables}>
+                    if is_sandbox {
+                        // The sandbox's knobs sit beside the diagram, grouped by layer.
+                        <div class="sandbox-knobs">
+                            <KnobPanel scenario={d.sim.config().scenario.clone()} on_apply={on_knob.clone()} message={(*knob_msg).clone()} rejected={(*knob_rejected).clone()} />
+                        </div>
+                    } else {
+                        { step_panel }
+                    }
                     <Counters interval={d.interval.clone()} partial={d.interval_partial} whole={d.interval_whole} top={d.top.clone()}
                         b={s.b.as_ref().and_then(|b| b.interval.clone())} b_top={s.b.as_ref().map(|b| b.top.clone()).unwrap_or_default()}
                         b_partial={s.b.as_ref().is_some_and(|b| b.interval_partial)} b_whole={s.b.as_ref().is_some_and(|b| b.interval_whole)}
+                        warmup_s={lesson.warmup_s}
                         page_cache={!d.sim.config().scenario.workload.direct || s.b.as_ref().is_some_and(|b| !b.sim.config().scenario.workload.direct)} />
                     <section class="charts" aria-label="Charts">
                         <canvas ref={chart.clone()} class="chart" data-testid="chart" role="img" aria-label="Throughput, context switches and CPU over simulated time"></canvas>
@@ -206,10 +208,9 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         } else {
                             <div class="lesson-side">
                                 { steps_list }
-                                { for predict_box }
+                                if !at_predict { { for predict_box } }
                             </div>
                             <article class="lesson-text">
-                                if let Some((i, _)) = &cur_step { <div class="step-text">{ markdown::step_text(&lesson.id, *i) }</div> }
                                 { markdown::lesson_body(&lesson.id) }
                             </article>
                         }

@@ -7,17 +7,27 @@ use crate::driver::{SimDriver, SPEED_MAX, SPEED_MIN};
 use crate::session::Session;
 use yew::prelude::*;
 
-/// Sets the lesson's step `i`: its variant, its A/B pairing and its speed.
+/// Sets the lesson's step `i`: its variant, its A/B pairing, its speed, and its time point.
+/// One past the last step is the prediction: the runs stay as they are.
 pub(super) fn apply_step(s: &mut Session, i: usize) {
     let Some(st) = s.a.lesson.steps.get(i).cloned() else { return };
     let seed = s.a.seed;
-    if s.a.variant != st.variant {
+    // A step with a time point starts its runs afresh and runs them there without animating
+    // (past the warm-up: the page cache full, the caches in steady state), then plays on.
+    if s.a.variant != st.variant || st.t.is_some() {
         s.a.notice = s.a.restart(&st.variant, seed).err();
     }
     match &st.ab {
-        Some(b) if s.b.as_ref().map(|x| &x.variant) != Some(b) => s.a.notice = s.open_b(b).err(),
+        Some(b) if st.t.is_some() || s.b.as_ref().map(|x| &x.variant) != Some(b) => s.a.notice = s.open_b(b).err(),
         Some(_) => {}
         None => s.close_b(),
+    }
+    if let Some(t) = st.t {
+        let t = blksim::SimTime::from_secs_f64(t);
+        s.a.catch_up_to = Some(t);
+        if let Some(b) = &mut s.b {
+            b.catch_up_to = Some(t);
+        }
     }
     if let Some(sp) = st.speed {
         s.a.speed = sp.clamp(SPEED_MIN, SPEED_MAX);
@@ -40,20 +50,24 @@ pub(super) fn use_prediction() -> Prediction {
     Prediction { predicted: use_state(|| None::<usize>), predict_ran: use_state(|| false), revealed: use_state(|| false) }
 }
 
+/// Goes to step `i` (one past the last: the prediction) and tells the notes window.
+pub(super) fn go_callback(session: &SharedSession, step: &UseStateHandle<Option<usize>>) -> Callback<usize> {
+    let (session, step) = (session.clone(), step.clone());
+    Callback::from(move |i: usize| {
+        let mut s = session.borrow_mut();
+        apply_step(&mut s, i);
+        post_step(&s.a.lesson.id, Some(i));
+        drop(s);
+        step.set(Some(i));
+    })
+}
+
 /// The lesson's steps, the current one marked; a step's button goes to it.
 pub(super) fn steps_list(session: &SharedSession, step: &UseStateHandle<Option<usize>>, d: &SimDriver) -> Html {
-    let goto_step = {
-        let (session, step) = (session.clone(), step.clone());
-        move |i: usize| {
-            let (session, step) = (session.clone(), step.clone());
-            Callback::from(move |_: MouseEvent| {
-                let mut s = session.borrow_mut();
-                apply_step(&mut s, i);
-                post_step(&s.a.lesson.id, Some(i));
-                drop(s);
-                step.set(Some(i));
-            })
-        }
+    let go = go_callback(session, step);
+    let goto_step = move |i: usize| {
+        let go = go.clone();
+        Callback::from(move |_: MouseEvent| go.emit(i))
     };
     html! {
         <ol class="steps">
@@ -91,7 +105,11 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
             }
         })
     };
-    let calibrated = blksim::fidelity::committed_for(&d.lesson.id).is_none_or(|b| b.reproduced);
+    // The answer's claim as the model measures it (lessons/cues.json): "Right" only when the
+    // model shows it too; otherwise the reveal says what the report saw and what the model shows.
+    let cues = blksim::cues::committed_for(&d.lesson.id);
+    let shown = cues.as_ref().is_none_or(|c| c.answer_shown());
+    let rows = cues.map(|c| c.predict).unwrap_or_default();
     d.lesson.predict.as_ref().map(|pr| {
         let options = pr.options.iter().enumerate().map(|(i, o)| {
             let onchange = {
@@ -115,10 +133,25 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                 <button class="predict-reveal" disabled={!**predict_ran} onclick={on_reveal}>{ "Reveal" }</button>
                 if **revealed {
                     <div class="reveal" data-testid="reveal" role="status">
-                        <p><strong>{ if **predicted == Some(pr.answer) { "Right. " } else { "Not quite. " } }</strong>{ format!("The answer: {}", pr.options[pr.answer]) }</p>
+                        <p><strong>{ match (**predicted == Some(pr.answer), shown) {
+                            (true, true) => "Right. ",
+                            (true, false) => "That is what the report saw. ",
+                            (false, _) => "Not quite. ",
+                        } }</strong>{ format!("The report's answer: {}", pr.options[pr.answer]) }</p>
                         <p>{ &pr.explanation }</p>
-                        if !calibrated {
-                            <p class="dim" data-testid="reveal-uncal">{ "That is what the report saw. This model does not reproduce all of it yet, so the A/B numbers may not show the report's difference: \"Status in blkviz\" in the lesson text says which figures differ and why." }</p>
+                        if !rows.is_empty() {
+                            <ul class="reveal-rows" data-testid="reveal-rows">
+                                { for rows.iter().map(|r| html! {
+                                    <li class={classes!((!r.holds).then_some("misses"))}>
+                                        { format!("{}: this model shows {} {}", r.name, crate::format::sig(r.measured), r.unit) }
+                                        { r.report.map(|x| format!(" (the report: {} {})", crate::format::sig(x), r.unit)).unwrap_or_default() }
+                                        if !r.holds { { format!(", not the answer's {}–{}: {}.", crate::format::sig(r.band.lo), crate::format::sig(r.band.hi), r.why_missed) } }
+                                    </li>
+                                }) }
+                            </ul>
+                        }
+                        if !shown {
+                            <p class="dim" data-testid="reveal-uncal">{ "The run on screen shows the model, not the report: \"Status in blkviz\" in the lesson text says which figures differ and why." }</p>
                         }
                     </div>
                 }

@@ -20,7 +20,10 @@ pub(super) fn tab_buttons(tab: &UseStateHandle<Tab>, is_sandbox: bool) -> Html {
         <nav class="tabs" role="tablist" aria-label="Details">
             <button role="tab" aria-selected={(**tab == Tab::Lesson).to_string()} onclick={{ let tab = tab.clone(); Callback::from(move |_| tab.set(Tab::Lesson)) }}>{ if is_sandbox { "Sandbox" } else { "Lesson" } }</button>
             <button role="tab" aria-selected={(**tab == Tab::Log).to_string()} onclick={{ let tab = tab.clone(); Callback::from(move |_| tab.set(Tab::Log)) }}>{ "Event log (blkparse) · btt" }</button>
-            <button role="tab" aria-selected={(**tab == Tab::Knobs).to_string()} onclick={{ let tab = tab.clone(); Callback::from(move |_| tab.set(Tab::Knobs)) }}>{ "Knobs" }</button>
+            // The sandbox shows its knobs beside the diagram instead.
+            if !is_sandbox {
+                <button role="tab" aria-selected={(**tab == Tab::Knobs).to_string()} onclick={{ let tab = tab.clone(); Callback::from(move |_| tab.set(Tab::Knobs)) }}>{ "Knobs" }</button>
+            }
         </nav>
     }
 }

@@ -303,6 +303,9 @@ fn cmd_link(a: &Args) -> Result<String, CliError> {
         seed: a.seed.unwrap_or(1),
         t: None,
         speed: None,
+        step: None,
+        presenter: None,
+        large: None,
     };
     Ok(st.encode() + "\n")
 }

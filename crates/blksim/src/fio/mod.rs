@@ -11,8 +11,6 @@ pub mod job;
 
 /// fio options that change nothing in the model, accepted so that real job files paste in.
 const IGNORED: &[&str] = &[
-    "runtime",
-    "time_based",
     "group_reporting",
     "ramp_time",
     "randrepeat",
@@ -105,6 +103,17 @@ pub const JOB_FILE_MAX: usize = 16384;
 /// Distinct not-modelled items named at most (the rest are counted in the last one).
 const NOT_MODELLED_MAX: usize = 24;
 
+/// fio's time value (runtime=60, 90s, 2m, 1h; plain numbers are seconds), in seconds.
+fn fio_seconds(v: &str) -> Option<f64> {
+    let (num, mult) = match v.as_bytes().last()? {
+        b's' => (&v[..v.len() - 1], 1.0),
+        b'm' => (&v[..v.len() - 1], 60.0),
+        b'h' => (&v[..v.len() - 1], 3600.0),
+        _ => (v, 1.0),
+    };
+    num.parse::<f64>().ok().filter(|x| x.is_finite()).map(|x| x * mult)
+}
+
 pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
     if text.len() > JOB_FILE_MAX {
         return Err(ScenarioError::new("fio", format!("the job file has {} bytes; at most {JOB_FILE_MAX} are allowed", text.len())));
@@ -157,6 +166,11 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
             "name" => "workload.name",
             // buffered=0 is direct=1 (fio(1)).
             "buffered" => "workload.buffered",
+            // The run stops at runtime, as fio stops its jobs then (runtime=60, 2m, 1h).
+            "runtime" => "duration",
+            // time_based: the job keeps going until runtime, whatever its size (blkviz's size
+            // 0 runs for the whole duration).
+            "time_based" => "workload.size",
             k if IGNORED.contains(&k) => {
                 if !job.ignored.iter().any(|i| i == k) {
                     job.ignored.push(k.to_string());
@@ -172,6 +186,13 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
         let (knob, value) = match (knob, value) {
             // fio spells these as 0/1; the knobs take true/false.
             ("workload.direct" | "workload.fsync", v) => (knob, on(v).to_string()),
+            ("workload.size", v) if key == "time_based" => {
+                if v == "0" {
+                    continue;
+                }
+                (knob, "0".to_string())
+            }
+            ("duration", v) => (knob, fio_seconds(v).map_or_else(|| v.to_string(), |s| s.to_string())),
             ("workload.buffered", v) => ("workload.direct", (!on(v)).to_string()),
             ("workload.name", v) => (knob, v.chars().take(15).collect()),
             ("workload.ioengine", "psync" | "sync" | "pvsync") => (knob, "sync".to_string()),
@@ -234,7 +255,7 @@ mod tests {
         let j =
             parse("[global]\nioengine=libaio\ndirect=1\n; comment\n[randread]\nrw=randread\nbs=4k\niodepth=32\nnumjobs=4\nruntime=60\n")
                 .unwrap();
-        assert_eq!(j.from_file, 7);
+        assert_eq!(j.from_file, 8);
         let value = |k: &str| j.knobs.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
         for (k, v) in [
             ("workload.ioengine", "libaio"),
@@ -244,6 +265,7 @@ mod tests {
             ("workload.bs", "4k"),
             ("workload.iodepth", "32"),
             ("workload.numjobs", "4"),
+            ("duration", "60"),
         ] {
             assert_eq!(value(k), Some(v), "{k}");
         }
@@ -252,7 +274,17 @@ mod tests {
         keys.sort();
         keys.dedup();
         assert_eq!(keys.len(), j.knobs.len());
-        assert_eq!(j.ignored, ["runtime"]);
+        assert!(j.ignored.is_empty(), "{:?}", j.ignored);
+        // runtime's units, and time_based running for the whole runtime whatever the size.
+        let timed = parse("[t]\nsize=1g\ntime_based\nruntime=2m\n").unwrap();
+        let get = |k: &str| timed.knobs.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+        assert_eq!((get("duration"), get("workload.size")), (Some("120".into()), Some("0".into())));
+        let off = parse("[t]\nsize=1g\ntime_based=0\n").unwrap();
+        assert_eq!(off.knobs.iter().find(|(key, _)| key == "workload.size").map(|(_, v)| v.as_str()), Some("1g"));
+        // What the model cannot run is named, and the job runs without it.
+        let mixed = parse("[m]\nrw=randrw\nrwmixread=70\nrate_iops=500\n").unwrap();
+        let named = mixed.not_modelled.join("; ");
+        assert!(named.contains("rw=randrw") && named.contains("rwmixread=70") && named.contains("rate_iops=500"), "{named}");
         // What the file leaves out is fio's default: buffered, psync, one job.
         let plain = parse("[seq]\nrw=write\n").unwrap();
         let last = |k: &str| plain.knobs.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());

@@ -32,7 +32,21 @@ fn state() -> impl Strategy<Value = LinkState> {
             if let Some(b) = bs {
                 overrides.push(("workload.bs".to_string(), b.to_string()));
             }
-            LinkState { lesson, variant, b, overrides, seed, t: t_ms.map(|m| m as f64 / 1000.0), speed: speed_ppm.map(|p| p as f64 / 1e6) }
+            // A view with it: a step of the lesson's (when it has any), presenter mode, Large type.
+            let stops = l.steps.len() as u32 + u32::from(l.predict.is_some());
+            let step = (stops > 0).then(|| (seed % u64::from(stops.max(1))) as u32 + 1);
+            LinkState {
+                lesson,
+                variant,
+                b,
+                overrides,
+                seed,
+                t: t_ms.map(|m| m as f64 / 1000.0),
+                speed: speed_ppm.map(|p| p as f64 / 1e6),
+                step,
+                presenter: Some(seed % 2 == 0),
+                large: (seed % 3 == 0).then_some(true),
+            }
         })
 }
 
@@ -69,6 +83,9 @@ fn the_sandbox_has_links_too() {
         seed: 3,
         t: None,
         speed: None,
+        step: None,
+        presenter: None,
+        large: None,
     };
     let f = st.encode();
     assert_eq!(f, "#/sandbox?v=1&disks=4&workload.rw=randread&seed=3");

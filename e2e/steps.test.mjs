@@ -1,0 +1,107 @@
+// Issue 25, as an instructor lectures from a 1280x720 projector: the step beside the diagram,
+// the tables each step names in view, the prediction as the last presenter step, a reveal
+// that never contradicts the run, and links that keep the step and presenter mode.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { harness } from './harness.mjs';
+
+const h = harness();
+
+async function open(context, fragment, size = { width: 1280, height: 720 }) {
+  const page = await context.newPage();
+  await page.setViewportSize(size);
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(h.base + fragment);
+  return { page, errors };
+}
+
+const LESSONS = ['anatomy-of-a-request', 'queue-depth-and-the-elevator', 'dm-sg-lists', 'raid5-chunk', 'mq-clone-stall', 'nr-requests', 'scsi-starved'];
+// A step's table names (lessons' `tables`) and what shows each.
+const TABLE = { iostat: 'table.iostat', vmstat: 'table.vmstat', top: 'table.top', cpu: '[data-counter=cpu-line]', numbers: '.big' };
+
+const inView = (page, sel) => page.$eval(sel, (el) => {
+  const r = el.getBoundingClientRect();
+  return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth;
+});
+
+for (const size of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]) {
+  test(`presenter mode at ${size.width}x${size.height}: each step's text and the tables it names are on screen, and PageDown ends on the prediction`, async () => {
+    const ctx = await h.browser.newContext();
+    for (const id of LESSONS) {
+      const { page, errors } = await open(ctx, `#/lesson/${id}?v=1&presenter=1`, size);
+      await page.waitForSelector('canvas.diagram');
+      assert.equal(await page.getAttribute('.app', 'data-presenter'), 'true', `${id}: the link's presenter=1`);
+      const steps = Number((await page.textContent('.step-intro')).match(/^(\d+) steps/)[1]);
+      await page.click('h1', { position: { x: 1, y: 1 }, trial: true });
+      for (let i = 1; i <= steps; i++) {
+        await page.keyboard.press('PageDown');
+        await page.waitForFunction((n) => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith(`${n}/`), i);
+        // Past a step's time point and its first whole second, when the tables exist.
+        await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp !== 'true' && document.querySelector('table.vmstat'), null, { timeout: 60000 });
+        assert.ok(await inView(page, '[data-testid=step-panel]'), `${id} step ${i}: the step panel is on screen`);
+        assert.ok(await inView(page, '[data-testid=step-watch]'), `${id} step ${i}: its watch line is on screen`);
+        const named = (await page.getAttribute('.numbers', 'data-tables')) ?? '';
+        assert.ok(named.length > 0, `${id} step ${i}: names the tables it asks about`);
+        for (const t of named.split(' ')) {
+          const sel = TABLE[t];
+          assert.ok(sel, `${id} step ${i}: unknown table ${t}`);
+          assert.ok(await inView(page, `.numbers ${sel}`), `${id} step ${i}: ${t} is on screen`);
+        }
+      }
+      await page.keyboard.press('PageDown');
+      const bar = await page.textContent('[data-testid=step-bar]');
+      assert.match(bar, /Predict/, `${id}: the last presenter step is the prediction`);
+      assert.ok(await inView(page, '[data-testid=step-panel] .predict-run'), `${id}: the prediction's Run button is on screen`);
+      assert.deepEqual(errors, [], id);
+      await page.close();
+    }
+    await ctx.close();
+  });
+}
+
+test('a link keeps the step, presenter mode and Large type, and Copy link writes them', async () => {
+  const ctx = await h.browser.newContext();
+  await ctx.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&variant=before&b=regressed&seed=1&step=2&presenter=1&large=1');
+  await page.waitForSelector('canvas.diagram');
+  assert.match(await page.textContent('[data-testid=step-bar]'), /2\/3\s*Before and after c21e6beb/);
+  assert.equal(await page.getAttribute('.app', 'data-presenter'), 'true');
+  assert.equal(await page.getAttribute('.app', 'data-large'), 'true');
+  await page.keyboard.press('Escape');
+  await page.click('.copy-link');
+  assert.match(await page.inputValue('.copied-url'), /&step=2&large=1$/);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('a reveal never marks right what the run contradicts: scsi-starved shows the report and the model', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&step=4', { width: 1400, height: 900 });
+  const panel = page.getByRole('region', { name: 'Step' });
+  await panel.locator('.predict input[type=radio]').nth(1).check();
+  await panel.locator('.predict-run').click();
+  await panel.locator('.predict-reveal').click();
+  const reveal = await page.textContent('[data-testid=reveal]');
+  assert.doesNotMatch(reveal, /^Right\./, 'the model does not show 4x the context switches');
+  assert.match(reveal, /^That is what the report saw\./);
+  assert.match(await page.textContent('[data-testid=reveal-rows]'), /context switches.*this model shows 0?\.?[0-9]+ ×.*the report: 4 ×/);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('before a lesson\'s warm-up ends the numbers say so; a step that compares runs starts past it', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&speed=1', { width: 1400, height: 900 });
+  await page.waitForSelector('[data-testid=warming]', { timeout: 20000 });
+  assert.match(await page.textContent('[data-testid=warming]'), /Warming up until t = 6 s/);
+  await page.getByRole('region', { name: 'Step' }).locator('button.step-next').click();
+  await page.keyboard.press('PageDown');
+  await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false' && document.querySelector('.interval')?.textContent.match(/ending at ([0-9.]+)/), null, { timeout: 60000 });
+  const end = Number((await page.textContent('.interval')).match(/ending at ([0-9.]+)/)[1]);
+  assert.ok(end >= 6, `step 2's numbers are of t = ${end} s, past the warm-up`);
+  assert.equal(await page.$('[data-testid=warming]'), null);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
