@@ -105,3 +105,38 @@ test('before a lesson\'s warm-up ends the numbers say so; a step that compares r
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('the legend shows by itself in a primer and the sandbox, and the Legend toggle opens it in a lesson', async () => {
+  const ctx = await h.browser.newContext();
+  for (const [frag, shown] of [['#/lesson/anatomy-of-a-request?v=1', true], ['#/sandbox?v=1', true], ['#/lesson/nr-requests?v=1', false]]) {
+    const { page, errors } = await open(ctx, frag, { width: 1400, height: 900 });
+    await page.waitForSelector('canvas.diagram');
+    const legend = page.getByRole('region', { name: 'Legend' });
+    assert.equal(await legend.count(), shown ? 1 : 0, frag);
+    if (!shown) {
+      await page.click('.legend-toggle');
+      assert.equal(await legend.count(), 1, `${frag}: the toggle opens it`);
+    }
+    assert.match(await legend.textContent(), /a request: the longer the bar, the more bytes/);
+    assert.deepEqual(errors, [], frag);
+    await page.close();
+  }
+  await ctx.close();
+});
+
+test('the sandbox shows its knobs beside the diagram, grouped by layer, with choices as selects', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/sandbox?v=1', { width: 1400, height: 900 });
+  await page.waitForSelector('canvas.diagram');
+  const knobs = page.locator('.sandbox-knobs');
+  const box = await knobs.boundingBox();
+  assert.ok(box && box.y < 900, 'the knobs are on the first screen');
+  assert.match(await knobs.textContent(), /Request queue \(\/sys\/block\/\*\/queue\)/);
+  assert.equal(await page.$eval('#knob-queue\\.scheduler', (el) => el.tagName), 'SELECT');
+  assert.equal(await page.getAttribute('#knob-workload\\.direct', 'type'), 'checkbox');
+  await page.selectOption('#knob-queue\\.scheduler', 'deadline');
+  await page.waitForFunction(() => document.querySelector('.knob-msg')?.textContent.includes('queue.scheduler=deadline'));
+  assert.match(page.url(), /queue\.scheduler=deadline/);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

@@ -4,3 +4,4 @@ pub mod diagram;
 pub mod event_log;
 pub mod fidelity;
 pub mod knobs;
+pub mod legend;

@@ -25,6 +25,7 @@ mod variants;
 use crate::components::counters::Counters;
 use crate::components::diagram::Diagram;
 use crate::components::knobs::KnobPanel;
+use crate::components::legend::Legend;
 use crate::markdown;
 use crate::session::Session;
 pub use controls::{slider_to_speed, speed_to_slider};
@@ -108,6 +109,12 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     );
     controls::use_blur_after_mouse_click();
     let shortcuts_open = use_state(|| false);
+    // The legend shows by itself where a reader meets the diagram first: the sandbox and the
+    // primers; elsewhere the Legend toggle opens it.
+    let legend_open = {
+        let id = props.id.clone();
+        use_state(move || id == blksim::lessons::SANDBOX || blksim::lessons::find(&id).is_ok_and(|l| l.kind == "primer"))
+    };
     controls::use_keyboard_shortcuts(session.clone(), refresh.clone(), presenter.clone(), step.clone(), shortcuts_open.clone());
     link::use_back_forward(session.clone(), refresh.clone(), props.id.clone());
     let on_seed = controls::use_seed_handler(session.clone(), refresh.clone());
@@ -149,6 +156,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 { presenter::presenter_buttons(&presenter, &props.id, *step) }
                 { prefs::motion_button(&motion) }
                 { shortcuts::shortcuts_button(&shortcuts_open) }
+                <button class="toggle legend-toggle" aria-pressed={legend_open.to_string()} title="What the diagram's marks and colours mean" onclick={{ let l = legend_open.clone(); Callback::from(move |_| l.set(!*l)) }}>{ "Legend" }</button>
                 <button class="copy-link" onclick={on_copy} title="A link to exactly this run, at this simulated time">{ "Copy link" }</button>
                 { nav::prev_next_links(&lesson.id) }
                 { prefs::theme_buttons(&theme, &session) }
@@ -169,6 +177,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     <Diagram canvas={canvas_a.clone()} summary={stack::summary(d)} label={if ab { format!("A · {}", d.variant) } else { String::new() }} onclick_x={on_diagram_click.clone()} />
                     <p class="live" ref={live_a.clone()} data-testid="live" aria-live="off"></p>
                     { group_buttons }
+                    if *legend_open { <Legend /> }
                     if let Some(b) = &s.b {
                         <Diagram canvas={canvas_b.clone()} summary={stack::summary(b)} label={format!("B · {}", b.variant)} onclick_x={on_diagram_click.clone()} />
                         <p class="live" ref={live_b.clone()} data-testid="live-b" aria-live="off"></p>
