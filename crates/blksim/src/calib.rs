@@ -282,3 +282,13 @@ pub const RAMLUN_BYTES_PER_S: u64 = 2_000_000_000;
 pub const RAMLUN_SLOTS: u32 = 64;
 /// The report's LUN: a 16 MB tmpfs file.
 pub const RAMLUN_CAPACITY_SECTORS: u64 = 32_768;
+
+/// `cpu.load_balance = 2.6.32` (kernel/sched.c, 2.6.32.69): `sysctl_sched_migration_cost`
+/// (a thread that ran within the last 0.5 ms is cache-hot, `task_hot`, and stays unless
+/// balancing has failed `cache_nice_tries` times; also the least mean idle time for which a
+/// CPU going idle looks for work, `idle_balance`), `sysctl_sched_nr_migrate` (at most 32
+/// threads looked at per pull), and the tick that drives `rebalance_domains`: HZ=1000
+/// (x86_64_defconfig of 2.6.32, as the other HZ-based figures here).
+pub const SCHED_MIGRATION_COST_NS: u64 = 500_000;
+pub const SCHED_NR_MIGRATE: u32 = 32;
+pub const JIFFY_NS: u64 = NS_PER_MS;

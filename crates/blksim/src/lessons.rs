@@ -157,7 +157,9 @@ pub fn ids() -> Vec<String> {
 }
 
 /// The sandbox: the default scenario with no variants but one, "custom", to which the user's
-/// knobs (or a fio job file) apply. Not a lesson, so `all()` does not list it.
+/// knobs (or a fio job file) apply. Not a lesson, so `all()` does not list it. Its CPUs run
+/// CFS with its load balancer (`cpu.scheduler = fair`, `cpu.load_balance = 2.6.32`), as a
+/// user of any kernel since 2.6.23 expects; the lessons keep their era's scheduler.
 pub const SANDBOX: &str = "sandbox";
 
 pub fn sandbox() -> Lesson {
@@ -170,12 +172,20 @@ pub fn sandbox() -> Lesson {
         seed_report: "-".into(),
         fidelity: Vec::new(),
         knobs: Vec::new(),
-        scenario: Scenario::default(),
+        scenario: sandbox_scenario(),
         variants: vec![Variant { name: "custom".into(), summary: "the default scenario plus your knobs".into(), set: BTreeMap::new() }],
         predict: None,
         steps: Vec::new(),
         warmup_s: None,
     }
+}
+
+/// The default scenario with CFS and its load balancer.
+fn sandbox_scenario() -> Scenario {
+    let mut s = Scenario::default();
+    s.cpu.scheduler = crate::scenario::CpuScheduler::Fair;
+    s.cpu.load_balance = crate::scenario::LoadBalance::V2_6_32;
+    s
 }
 
 pub fn find(id: &str) -> Result<Lesson, ScenarioError> {

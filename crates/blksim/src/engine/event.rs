@@ -17,6 +17,8 @@ pub enum Event {
     JobStart { job: JobId },
     /// The one-second statistics tick (iostat and vmstat intervals).
     StatsTick,
+    /// The scheduler tick of every CPU (`scheduler_tick`, each jiffy), with `cpu.load_balance`.
+    SchedTick,
     /// A sleeping thread's timeout (`io_schedule_timeout`) expires.
     Timeout { thread: ThreadId },
     /// cfq's idle window on a queue of `dev` ends (`cfq_idle_slice_timer`).

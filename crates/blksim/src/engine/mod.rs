@@ -313,7 +313,7 @@ impl Sim {
         // blk-mq: per hardware queue a splice per CPU and a delayed run; per queue a timer and
         // a path check.
         let mq_events = devs.len() * (s.host.nr_hw_queues as usize * (cores.len() + 1) + 2);
-        let mut events = EventQueue::new(16 + 4 * (jobs.len() + disks.len() * 16 + cores.len()) + 3 * devs.len() + mq_events + hosts.len());
+        let mut events = EventQueue::new(17 + 4 * (jobs.len() + disks.len() * 16 + cores.len()) + 3 * devs.len() + mq_events + hosts.len());
         for &p in &checked {
             // The first check of each path comes within one polling interval.
             path_checkint[p.idx()] = 2 * poll;
@@ -324,6 +324,14 @@ impl Sim {
             events.schedule(SimTime(fork.below(JOB_FORK_SPREAD_NS)), Event::JobStart { job: j.id });
         }
         events.schedule(SimTime(NS_PER_S), Event::StatsTick);
+        let mut cores = cores;
+        if s.cpu.load_balance != crate::scenario::LoadBalance::Off {
+            for (core, sd) in cores.iter_mut().zip(crate::kernel::topology::sched_domains(s.cpu.cores, s.cpu.sockets)) {
+                core.sd = sd;
+                core.avg_idle_ns = 2 * SCHED_MIGRATION_COST_NS;
+            }
+            events.schedule(SimTime(JIFFY_NS), Event::SchedTick);
+        }
         let ndevs = devs.len();
         let bdi_writers = {
             let mut d: Vec<DevId> = jobs.iter().filter(|j| j.buffered).map(|j| j.dev).collect();
@@ -486,6 +494,7 @@ impl Sim {
                 self.wake(tid, Step::Next);
             }
             Event::StatsTick => self.on_stats_tick(),
+            Event::SchedTick => self.on_sched_tick(),
             Event::ElevatorTimer { dev } => {
                 self.elv_timer[dev.idx()] = None;
                 // The timer function punts the queue run to kblockd; if the queue idles again

@@ -4,4 +4,5 @@
 pub mod sched;
 pub mod sched_fair;
 pub mod softirq;
+pub mod topology;
 pub mod workqueue;

@@ -7,6 +7,7 @@ use crate::engine::event::Event;
 use crate::engine::ids::{BioId, CoreId, DevId, JobId, ReqId, ThreadId};
 use crate::engine::time::SimTime;
 use crate::engine::{Next, Sim};
+use crate::kernel::topology::SchedDomain;
 use crate::tools::stats::CpuTimes;
 use std::collections::VecDeque;
 
@@ -44,6 +45,13 @@ pub struct Core {
     pub splice_after_irq: Vec<(DevId, u16)>,
     /// `cpu.scheduler = fair`: the run queue's `min_vruntime` (monotonic).
     pub min_vruntime: u64,
+    /// `cpu.load_balance`: this CPU's sched domains, lowest first, and its run queue's
+    /// balancing state (`cpu_load[]`, `next_balance`, `idle_stamp`, `avg_idle`).
+    pub sd: Vec<SchedDomain>,
+    pub cpu_load: [u64; 5],
+    pub next_balance: SimTime,
+    pub idle_stamp: Option<SimTime>,
+    pub avg_idle_ns: u64,
 }
 
 impl Core {
@@ -173,6 +181,9 @@ pub struct Thread {
     /// `cpu.scheduler = fair`: the CPU time it has run, weighted alike for all (`vruntime`),
     /// placed on wakeup no further back than `min_vruntime` − half the latency (`place_entity`).
     pub vruntime: u64,
+    /// When it last ran (`se.exec_start`): the load balancer leaves a thread that ran within
+    /// `sysctl_sched_migration_cost` where it is (`task_hot`).
+    pub exec_start: SimTime,
 }
 
 impl Thread {
@@ -196,6 +207,7 @@ impl Thread {
             congestion_until: None,
             congestion_timer_armed: false,
             vruntime: 0,
+            exec_start: SimTime::ZERO,
         }
     }
 
@@ -263,6 +275,7 @@ impl Sim {
         if self.fair() {
             self.place_entity(tid, home, to);
         }
+        self.update_avg_idle(to);
         let home = to;
         let t = &mut self.threads[tid.idx()];
         t.wait = None;
@@ -304,6 +317,10 @@ impl Sim {
                     // Preempted at a step boundary: its slice is used up and others wait.
                     self.threads[t.idx()].state = ThreadState::Runnable;
                     self.cores[ci].runq.push_back(t);
+                }
+                // schedule() on a CPU about to go idle looks for work first (`idle_balance`).
+                if self.cores[ci].runq.is_empty() && cur.is_some() && self.load_balancing() {
+                    self.idle_balance(ci);
                 }
                 // A nice -20 kblockd worker is picked first (CFS: the smallest vruntime).
                 let next = match highpri {
@@ -388,6 +405,7 @@ impl Sim {
         }
         let tid = self.cores[ci].current.expect("a core finished a step with no thread");
         let step = self.threads[tid.idx()].next.take().expect("step");
+        self.threads[tid.idx()].exec_start = self.now();
         // A thread's step runs under a plug, as submitters do (blk_start_plug/blk_finish_plug;
         // in 2.6.32 the queue plug that the submitter's wait unplugs has the same effect).
         self.plugging = self.cfg.scenario.queue.plugging == crate::scenario::Plugging::Task;

@@ -374,6 +374,12 @@ pub const KNOBS: &[KnobSpec] = &[
         help: "fifo: run queues in wake order, a thread keeps its CPU for its slice; fair: CFS as 2.6.39 runs it, least vruntime first, and a woken sleeper preempts a thread that has run a wakeup granularity longer",
         live: false,
     },
+    KnobSpec {
+        key: "cpu.load_balance",
+        kind: KnobKind::Enum(&["off", "2.6.32"]),
+        help: "off: a thread changes CPU only when it wakes; 2.6.32: CFS's load balancer (kernel/sched.c 2.6.32.69): every tick rebalance_domains over the MC (socket) and NODE domains pulls runnable, cache-cold threads from the busiest CPU (find_busiest_group, task_hot 0.5 ms), and a CPU going idle pulls one sooner (idle_balance)",
+        live: false,
+    },
     KnobSpec { key: "duration", kind: KnobKind::Seconds { max: limits::DURATION_S_MAX }, help: "simulated seconds to run", live: false },
 ];
 
@@ -484,6 +490,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "cpu.irq_cpus" => s.cpu.irq_cpus.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
         "cpu.kblockd_highpri" => s.cpu.kblockd_highpri.to_string(),
         "cpu.scheduler" => name(&s.cpu.scheduler),
+        "cpu.load_balance" => name(&s.cpu.load_balance),
         "duration" => format!("{}", s.duration_s),
         _ => return None,
     })
@@ -618,6 +625,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
             }
         }
         "cpu.scheduler" => s.cpu.scheduler = enumerated(value, bad)?,
+        "cpu.load_balance" => s.cpu.load_balance = enumerated(value, bad)?,
         "duration" => {
             let v: f64 = value.trim().parse().map_err(|_| bad())?;
             if !(v > 0.0 && v <= limits::DURATION_S_MAX) {

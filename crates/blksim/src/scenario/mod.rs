@@ -375,6 +375,23 @@ pub struct CpuKnobs {
     pub kblockd_highpri: bool,
     /// How a CPU picks what runs next.
     pub scheduler: CpuScheduler,
+    /// CFS's load balancer over the sched domains (periodic `rebalance_domains`, newidle
+    /// `idle_balance`), by the kernel whose rules it follows.
+    pub load_balance: LoadBalance,
+}
+
+/// The load balancer (`cpu.load_balance`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LoadBalance {
+    /// No balancing: a thread changes CPU only when it wakes (`select_task_rq`).
+    #[default]
+    #[serde(rename = "off")]
+    Off,
+    /// 2.6.32's (`kernel/sched.c`, 2.6.32.69): sched domains MC (a socket) and NODE (all
+    /// sockets, one NUMA node each), `rebalance_domains` from the tick, `load_balance` with
+    /// `find_busiest_group`'s weighted loads, `task_hot`, and `idle_balance` on newidle.
+    #[serde(rename = "2.6.32")]
+    V2_6_32,
 }
 
 /// The CPU scheduler.
@@ -499,7 +516,14 @@ impl Default for MdKnobs {
 }
 impl Default for CpuKnobs {
     fn default() -> Self {
-        CpuKnobs { cores: 2, irq_cpus: Vec::new(), sockets: 1, kblockd_highpri: false, scheduler: CpuScheduler::Fifo }
+        CpuKnobs {
+            cores: 2,
+            irq_cpus: Vec::new(),
+            sockets: 1,
+            kblockd_highpri: false,
+            scheduler: CpuScheduler::Fifo,
+            load_balance: LoadBalance::Off,
+        }
     }
 }
 impl Default for Workload {
