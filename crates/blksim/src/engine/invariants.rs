@@ -16,6 +16,16 @@ impl Sim {
             if t.state == ThreadState::Running {
                 assert_eq!(on, [t.home.idx()], "{} runs, but not as its core's current thread", t.name);
             }
+            // A waiting thread waits on its own core's run queue only (the load balancer moves
+            // it whole: `pull_task`).
+            let queued: Vec<usize> = (0..self.cores.len())
+                .flat_map(|c| self.cores[c].runq.iter().filter(move |&&q| q == ThreadId(i as u32)).map(move |_| c))
+                .collect();
+            if t.state == ThreadState::Runnable {
+                assert_eq!(queued, [t.home.idx()], "{} is runnable, but queued on cores {queued:?}", t.name);
+            } else {
+                assert!(queued.is_empty(), "{} is not runnable, but queued on cores {queued:?}", t.name);
+            }
         }
         for d in &self.devs {
             let q = &d.queue;

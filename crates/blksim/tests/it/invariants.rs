@@ -116,6 +116,14 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     set_knob(&mut s, "blk_mq.rerun_after_splice", &split.to_string()).unwrap();
                     set_knob(&mut s, "dm.polling_interval", if fs { "1" } else { "0" }).unwrap();
                 }
+                if wc != fsync {
+                    // CFS and 2.6.32's load balancer, with the CPUs in two sockets when they split.
+                    set_knob(&mut s, "cpu.scheduler", "fair").unwrap();
+                    set_knob(&mut s, "cpu.load_balance", "2.6.32").unwrap();
+                    if cores % 2 == 0 {
+                        set_knob(&mut s, "cpu.sockets", "2").unwrap();
+                    }
+                }
                 if stack == "dm" {
                     s.dm.paths = paths;
                     set_knob(&mut s, "dm.path_grouping", grouping).unwrap();
