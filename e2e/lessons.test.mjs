@@ -328,8 +328,25 @@ test('the Fidelity page lists every regression lesson, and a lesson Status table
   for (const id of ['dm-sg-lists', 'raid5-chunk', 'mq-clone-stall', 'nr-requests', 'scsi-starved']) {
     assert.ok(sections.includes(`#/lesson/${id}?v=1`), `${id} missing from the Fidelity page`);
   }
+  const sectionsBoard = JSON.parse(fs.readFileSync(path.join(root, 'lessons', 'fidelity.json'), 'utf8')).sections;
   const rowsOnPage = await page.$$eval('.fidelity-page tr.row-holds, .fidelity-page tr.row-misses', (trs) => trs.length);
-  assert.equal(rowsOnPage, board.reduce((n, l) => n + l.rows.length, 0));
+  assert.equal(rowsOnPage, board.concat(sectionsBoard).reduce((n, l) => n + l.rows.length, 0));
+  // The devices-and-layers section: its heading, every row with its verdict, and each row's
+  // sandbox link (a ratio has two), which opens the sandbox.
+  const devices = sectionsBoard.find((s) => s.lesson === 'devices');
+  assert.ok(devices.rows.length >= 12);
+  assert.equal((await page.textContent('[data-testid=fidelity-devices] h2')).trim(), devices.title);
+  const deviceRows = await page.$$eval('[data-testid=fidelity-devices] tr.row-holds, [data-testid=fidelity-devices] tr.row-misses', (trs) =>
+    trs.map((tr) => ({ name: tr.querySelector('td').firstChild.textContent.trim(), links: [...tr.querySelectorAll('a.sandbox-link')].map((a) => a.getAttribute('href')) })));
+  assert.equal(deviceRows.length, devices.rows.length);
+  devices.rows.forEach((r, i) => {
+    assert.equal(deviceRows[i].name, r.name);
+    assert.deepEqual(deviceRows[i].links, [r.link, r.link_over].filter(Boolean));
+  });
+  await page.click('[data-testid=fidelity-devices] a.sandbox-link');
+  await page.waitForFunction(() => location.hash.startsWith('#/sandbox?v=1'));
+  await page.goBack();
+  await page.waitForSelector('.fidelity-page');
   await page.screenshot({ path: path.join(artifacts, 'fidelity-page.png'), fullPage: true });
   // A lesson's Status section: the committed rows, in order, with their verdicts and badge.
   const lesson = board.find((l) => l.lesson === 'nr-requests');

@@ -29,6 +29,12 @@ fn main() {
     lessons.sort_by_key(|l| l.get("order").and_then(|o| o.as_u64()).unwrap_or(u64::MAX));
     let out_dir = std::env::var("OUT_DIR").unwrap();
     std::fs::write(Path::new(&out_dir).join("lessons.json"), serde_json::to_string(&lessons).unwrap()).unwrap();
+    // The devices-and-layers section of the scoreboard: rows of sandbox setups (TOML).
+    let devices = dir.join("devices.toml");
+    println!("cargo:rerun-if-changed={}", devices.display());
+    let text = std::fs::read_to_string(&devices).unwrap_or_else(|_| "title = \"Devices and layers\"\nfidelity = []\n".into());
+    let value: toml::Value = toml::from_str(&text).unwrap_or_else(|e| panic!("devices.toml: {e}"));
+    std::fs::write(Path::new(&out_dir).join("devices.json"), serde_json::to_string(&value).unwrap()).unwrap();
     // The fidelity scoreboard as last measured (`blksim fidelity --json`, scripts/fidelity).
     // A checkout without one yet builds with an empty board.
     let board = dir.join("fidelity.json");

@@ -62,3 +62,39 @@ pub fn FidelityTable(props: &FidelityTableProps) -> Html {
         </div>
     }
 }
+
+/// The devices-and-layers section's table: as a lesson's, and under each row its source, what
+/// in the setup matches it, and sandbox links to the runs.
+#[component]
+pub fn DeviceTable(props: &FidelityTableProps) -> Html {
+    let l = &props.lesson;
+    html! {
+        <div class="fidelity" data-testid="fidelity-table">
+            <p class="fidelity-summary"><FidelityBadge lesson={l.clone()} />
+                { " · measured by " }<code>{ format!("blksim fidelity {}", l.lesson) }</code></p>
+            <table class="fidelity-rows">
+                <thead><tr><th>{ "figure" }</th><th>{ "report" }</th><th>{ "band" }</th><th>{ "blkviz" }</th><th>{ "" }</th></tr></thead>
+                <tbody>
+                    { for l.rows.iter().map(|r| html! {
+                        <>
+                            <tr class={classes!(if r.holds { "row-holds" } else { "row-misses" })} title={r.how.clone()}>
+                                <td>{ &r.name }
+                                    if let Some(a) = &r.link { { " " }<a class="sandbox-link" href={a.clone()}>{ "open" }</a> }
+                                    if let Some(b) = &r.link_over { { " ÷ " }<a class="sandbox-link" href={b.clone()}>{ "open" }</a> }
+                                </td>
+                                <td class="num">{ r.report.map_or("—".to_string(), |x| format!("{} {}", fmt_num(x), r.unit)) }</td>
+                                <td class="num">{ format!("{}–{}", fmt_num(r.band.lo), fmt_num(r.band.hi)) }</td>
+                                <td class="num">{ format!("{} {}", fmt_num(r.measured), r.unit) }</td>
+                                <td>{ verdict(r) }</td>
+                            </tr>
+                            <tr class="why source"><td colspan="5">{ "source: " }{ &r.source }<br />{ "setup: " }{ &r.setup }</td></tr>
+                            if !r.holds && !r.why_missed.is_empty() {
+                                <tr class="why"><td colspan="5">{ "why: " }{ &r.why_missed }</td></tr>
+                            }
+                        </>
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}

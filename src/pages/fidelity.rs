@@ -1,12 +1,14 @@
 //! The Fidelity page (`#/fidelity`): every regression lesson's figures beside the report's,
-//! from the committed scoreboard.
+//! and the devices-and-layers section (each device model and layer against a published
+//! measurement, each row a sandbox setup), from the committed scoreboard.
 
-use crate::components::fidelity::FidelityTable;
+use crate::components::fidelity::{DeviceTable, FidelityTable};
 use yew::prelude::*;
 
 #[component]
 pub fn FidelityPage() -> Html {
     let board = blksim::fidelity::committed();
+    let sections = blksim::fidelity::committed_sections();
     html! {
         <div class="home" data-theme="auto">
             <header class="bar"><h1><a href="#/">{ "blkviz" }</a>{ " · fidelity" }</h1></header>
@@ -16,6 +18,14 @@ pub fn FidelityPage() -> Html {
                     <section class="fidelity-lesson" aria-label={l.title.clone()}>
                         <h2><a href={format!("#/lesson/{}?v=1", l.lesson)}>{ &l.title }</a></h2>
                         <FidelityTable lesson={l.clone()} />
+                    </section>
+                }) }
+                { for sections.iter().map(|s| html! {
+                    <section class="fidelity-section" data-testid="fidelity-devices" aria-label={s.title.clone()}>
+                        <h2>{ &s.title }</h2>
+                        <p>{ "Each device model and each layer users turn, checked against a published measurement it was not built for. Every row is a sandbox setup: its link opens it (a ratio has a link for each side). The source and what in the setup matches it are under each row." }</p>
+                        <DeviceTable lesson={s.clone()} />
+                        <p class="fidelity-gaps">{ "What the device models cannot show yet: an SSD's flash management (garbage collection, write amplification: a used drive's random writes), a RAID controller's own read-ahead and its read-path ceiling, old request-based dm's queue_lock contention, buffer-head (soft block) sizes, a drive letting reads pass its cached writes, and cfq's cooperating-queue merge (2.6.32)." }</p>
                     </section>
                 }) }
             </main>

@@ -222,6 +222,14 @@ pub const HDD_READAHEAD_SEGMENT_BYTES: u64 = 2 * 1024 * 1024;
 /// Write cache space for not-yet-destaged writes. Source: 16 MB buffers of 2010 drives, part
 /// of which holds read segments; we give writes half.
 pub const HDD_WRITE_CACHE_BYTES: u64 = 8 * 1024 * 1024;
+/// How many of the oldest cached writes the drive's destage chooses among, shortest
+/// positioning first. Source for the reordering: IBM's "Write Cache Improvement by Combination
+/// of Rotational Positioning Reordering and Skip Write" (IPCOM000123912D, 1999): "Hard Disk
+/// Drive reorders cached writes to improve performance. RPO is a method to find one command
+/// which needs the shortest access time from current writing sector." The window is INFERRED:
+/// the 32 entries of the drive's NCQ queue (SATA's 32 tags), so destaging a full cache is never
+/// slower than the same writes queued uncached at NCQ's full depth. Not fitted.
+pub const HDD_WRITE_CACHE_RPO_WINDOW: u32 = 32;
 /// The drive's buffer as a cache of what it last read or wrote: 16 MB (2010 drives' buffer;
 /// reads it holds are served from it, as drives serve reads from cache segments and pending
 /// writes).
@@ -249,6 +257,11 @@ pub const HWRAID5_CHUNK_SECTORS: u64 = 128;
 /// The controller's memory, all of it used as the write-back cache: 2.25 MB SRAM. Source:
 /// xbitlabs' 8506-8 review (specifications table).
 pub const HWRAID5_CACHE_BYTES: u64 = 2_359_296;
+/// The members' own write caches destage in arrival order (a reorder window of one): the
+/// 8506 speaks SATA-1 to 2003 drives without command queueing (NCQ came with SATA II drives
+/// in 2004-2005). INFERRED: whether those drives reordered cached writes is not published;
+/// the 2010 drive (`HDD_WRITE_CACHE_RPO_WINDOW`) does.
+pub const HWRAID5_MEMBER_RPO_WINDOW: u32 = 1;
 /// Host transfers into the controller: 64-bit/66 MHz PCI, 533 MB/s. Source: the same review.
 pub const HWRAID5_HOST_BYTES_PER_S: u64 = 533_000_000;
 /// The controller's RAID5 write path (parity generation and staging), per byte of new data:

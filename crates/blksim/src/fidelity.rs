@@ -21,6 +21,8 @@ use std::collections::BTreeMap;
 pub enum Metric {
     /// What the jobs moved, as fio and dd report it (MB/s).
     ThroughputMbS,
+    /// The jobs' I/Os per second, as fio reports them.
+    Iops,
     /// What reached the disks: the leaf sd devices' wkB/s summed (MB/s).
     DiskWriteMbS,
     /// vmstat `cs`.
@@ -79,6 +81,8 @@ pub struct FidelityRow {
     /// prefix.
     #[serde(default)]
     pub arg: Option<String>,
+    /// The variant (the devices section's rows run the sandbox's one, "custom").
+    #[serde(default = "custom")]
     pub variant: String,
     /// A ratio: the metric for `variant` over the same metric for this variant.
     #[serde(default)]
@@ -86,6 +90,16 @@ pub struct FidelityRow {
     /// Knob settings on top of the variant.
     #[serde(default)]
     pub set: BTreeMap<String, String>,
+    /// A ratio's other setup: `set` with these knobs changed (the devices section's ratios).
+    #[serde(default)]
+    pub over_set: BTreeMap<String, String>,
+    /// Where the reported figure comes from (a URL, a post, a commit), with its numbers
+    /// quoted: the devices section's rows.
+    #[serde(default)]
+    pub source: String,
+    /// What in the setup matches the source and what does not.
+    #[serde(default)]
+    pub setup: String,
     /// A sweep over seeds 1..=seeds, summarised by `stat`; without it, seed 1.
     #[serde(default)]
     pub seeds: Option<u32>,
@@ -118,6 +132,16 @@ pub struct RowResult {
     pub why_missed: String,
     /// How it was measured, in blksim's words (variants, seeds, metric).
     pub how: String,
+    /// The devices section: the source, the setup, and sandbox links to the run (and to the
+    /// ratio's other run).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub source: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub setup: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_over: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -162,14 +186,14 @@ pub fn check_rows(l: &Lesson, rows: &[FidelityRow], list: &str) -> Result<(), Sc
         let at = |what: &str| format!("{}.{list}[{i}].{what}", l.id);
         let sets: Vec<(String, String)> = r.set.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         l.config(&r.variant, &sets).map_err(|e| ScenarioError::new(at("variant"), e.to_string()))?;
-        if let Some(o) = &r.over {
-            l.config(o, &sets).map_err(|e| ScenarioError::new(at("over"), e.to_string()))?;
+        if is_ratio(r) {
+            l.config(over_variant(r), &pairs(&over_sets(r))).map_err(|e| ScenarioError::new(at("over"), e.to_string()))?;
         }
         if r.band[0].partial_cmp(&r.band[1]).is_none_or(|o| o == std::cmp::Ordering::Greater) {
             return Err(ScenarioError::new(at("band"), "expected [lo, hi] with lo ≤ hi"));
         }
         match (r.seeds, r.stat) {
-            (Some(n), Some(_)) if (1..=crate::cli::SWEEP_SEEDS_MAX as u32).contains(&n) && r.over.is_none() => {}
+            (Some(n), Some(_)) if (1..=crate::cli::SWEEP_SEEDS_MAX as u32).contains(&n) && !is_ratio(r) => {}
             (None, None) => {}
             _ => return Err(ScenarioError::new(at("seeds"), "a sweep needs seeds (1 to 10000) and stat, and no ratio")),
         }
@@ -182,10 +206,44 @@ pub fn check_rows(l: &Lesson, rows: &[FidelityRow], list: &str) -> Result<(), Sc
     Ok(())
 }
 
+fn custom() -> String {
+    "custom".into()
+}
+
+fn is_ratio(r: &FidelityRow) -> bool {
+    r.over.is_some() || !r.over_set.is_empty()
+}
+
+fn over_variant(r: &FidelityRow) -> &str {
+    r.over.as_deref().unwrap_or(&r.variant)
+}
+
+/// A ratio's other setup: `set`, then `over_set` over it.
+fn over_sets(r: &FidelityRow) -> BTreeMap<String, String> {
+    let mut s = r.set.clone();
+    s.extend(r.over_set.iter().map(|(k, v)| (k.clone(), v.clone())));
+    s
+}
+
+fn pairs(set: &BTreeMap<String, String>) -> Vec<(String, String)> {
+    set.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+}
+
+/// A sandbox link (`#/sandbox?v=1&…`) to a devices-section row's setup, with its duration.
+fn sandbox_link(set: &BTreeMap<String, String>, duration_s: Option<f64>) -> String {
+    let mut overrides = pairs(set);
+    if let Some(d) = duration_s {
+        overrides.push(("duration".into(), format!("{d}")));
+    }
+    let st = crate::link::LinkState { lesson: lessons::SANDBOX.into(), overrides, ..Default::default() };
+    st.encode()
+}
+
 fn value(r: &RunReport, m: Metric, arg: Option<&str>) -> f64 {
     let prefix = arg.unwrap_or("");
     match m {
         Metric::ThroughputMbS => r.throughput_mb_s,
+        Metric::Iops => r.iops,
         Metric::DiskWriteMbS => r.devices.iter().filter(|d| d.name.starts_with("sd")).map(|d| d.wkb_s * 1024.0 / 1e6).sum(),
         Metric::CsPerS => r.cs_per_s,
         Metric::IntrPerS => r.intr_per_s,
@@ -270,6 +328,12 @@ fn describe(r: &FidelityRow) -> String {
     for (k, v) in &r.set {
         s += &format!(" --set {k}={v}");
     }
+    if !r.over_set.is_empty() {
+        s += " ÷ the same with";
+        for (k, v) in &r.over_set {
+            s += &format!(" --set {k}={v}");
+        }
+    }
     match (r.seeds, r.stat) {
         (Some(n), Some(st)) => s += &format!(", {} over seeds 1..={n}", format!("{st:?}").to_lowercase()),
         _ => s += ", seed 1",
@@ -296,9 +360,10 @@ fn measure(runs: &mut Runs, l: &Lesson, r: &FidelityRow) -> f64 {
         };
     }
     let x = value(runs.get(l, &r.variant, &r.set, 1, r.duration_s), r.metric, arg);
-    match &r.over {
-        Some(o) => x / value(runs.get(l, o, &r.set, 1, r.duration_s), r.metric, arg),
-        None => x,
+    if is_ratio(r) {
+        x / value(runs.get(l, over_variant(r), &over_sets(r), 1, r.duration_s), r.metric, arg)
+    } else {
+        x
     }
 }
 
@@ -317,6 +382,10 @@ pub(crate) fn measure_row(runs: &mut Runs, l: &Lesson, r: &FidelityRow) -> RowRe
         holds,
         why_missed: if holds { String::new() } else { r.why_missed.clone() },
         how: describe(r),
+        source: r.source.clone(),
+        setup: r.setup.clone(),
+        link: (l.id == DEVICES).then(|| sandbox_link(&r.set, r.duration_s)),
+        link_over: (l.id == DEVICES && is_ratio(r)).then(|| sandbox_link(&over_sets(r), r.duration_s)),
     }
 }
 
@@ -341,24 +410,56 @@ pub fn run_all() -> Vec<LessonResult> {
     lessons::all().iter().filter(|l| !l.fidelity.is_empty()).map(run_lesson).collect()
 }
 
-/// The scoreboard as `blksim fidelity --json` prints it and `lessons/fidelity.json` keeps it.
-pub fn to_json(results: &[LessonResult]) -> String {
-    serde_json::to_string_pretty(&serde_json::json!({ "lessons": results })).expect("json") + "\n"
+/// The devices-and-layers section's id: its rows (`lessons/devices.toml`) check the device
+/// models and the layers users turn against published measurements, each a sandbox setup.
+pub const DEVICES: &str = "devices";
+
+/// The devices-and-layers section as a lesson of the sandbox: its scenario, its one variant
+/// ("custom"), and the rows of `lessons/devices.toml` (compiled in by build.rs).
+pub fn devices() -> Lesson {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Section {
+        title: String,
+        fidelity: Vec<FidelityRow>,
+    }
+    const DEVICES_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/devices.json"));
+    let sec: Section = serde_json::from_str(DEVICES_JSON).unwrap_or_else(|e| panic!("lessons/devices.toml: {e}"));
+    Lesson { id: DEVICES.into(), title: sec.title, fidelity: sec.fidelity, ..lessons::sandbox() }
+}
+
+/// The sections beside the lessons, measured: the devices and layers.
+pub fn run_sections() -> Vec<LessonResult> {
+    vec![run_lesson(&devices())]
+}
+
+/// The scoreboard as `blksim fidelity --json` prints it and `lessons/fidelity.json` keeps it:
+/// the lessons, and the sections beside them.
+pub fn to_json(results: &[LessonResult], sections: &[LessonResult]) -> String {
+    serde_json::to_string_pretty(&serde_json::json!({ "lessons": results, "sections": sections })).expect("json") + "\n"
 }
 
 /// The scoreboard as last written to `lessons/fidelity.json` (compiled in).
 pub fn committed() -> Vec<LessonResult> {
-    #[derive(Deserialize)]
-    struct File {
-        lessons: Vec<LessonResult>,
-    }
+    committed_file().lessons.clone()
+}
+
+/// The sections beside the lessons (the devices and layers) as last written.
+pub fn committed_sections() -> Vec<LessonResult> {
+    committed_file().sections.clone()
+}
+
+#[derive(Deserialize)]
+struct File {
+    lessons: Vec<LessonResult>,
+    #[serde(default)]
+    sections: Vec<LessonResult>,
+}
+
+fn committed_file() -> &'static File {
     const FIDELITY_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/fidelity.json"));
-    static PARSED: std::sync::OnceLock<Vec<LessonResult>> = std::sync::OnceLock::new();
-    PARSED
-        .get_or_init(|| {
-            serde_json::from_str::<File>(FIDELITY_JSON).map(|f| f.lessons).unwrap_or_else(|e| panic!("lessons/fidelity.json: {e}"))
-        })
-        .clone()
+    static PARSED: std::sync::OnceLock<File> = std::sync::OnceLock::new();
+    PARSED.get_or_init(|| serde_json::from_str::<File>(FIDELITY_JSON).unwrap_or_else(|e| panic!("lessons/fidelity.json: {e}")))
 }
 
 /// A lesson's committed scoreboard, if it has rows.

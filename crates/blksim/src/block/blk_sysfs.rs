@@ -42,6 +42,13 @@ impl Sim {
                     d.queue.elevator.set_kind(crate::block::elevator_kind(s.queue.scheduler));
                 }
             }
+            // iosched_store: the elevator reads its tunables at its next decision.
+            k if k.starts_with("iosched.") => {
+                let tun = crate::block::elevator::tunables(&s.queue.iosched);
+                for d in &mut self.devs {
+                    d.queue.elevator.set_tunables(tun);
+                }
+            }
             "disk.max_sectors_kb" => {
                 // The disks' queues, and LVM's volumes built with their limit; md and dm
                 // multipath keep their own.

@@ -113,6 +113,7 @@ impl RequestQueue {
             elevator: {
                 let mut e = Elevator::new(elevator_kind(s.queue.scheduler));
                 e.set_cfq_2620(s.queue.cfq == crate::scenario::CfqRules::V2620);
+                e.set_tunables(crate::block::elevator::tunables(&s.queue.iosched));
                 e
             },
             tags: TagMap::new(depth),

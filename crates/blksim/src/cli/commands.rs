@@ -316,22 +316,27 @@ fn cmd_fidelity(a: &Args) -> Result<(String, bool), CliError> {
     if a.cues {
         return cmd_cues(a);
     }
-    let results = match &a.lesson {
+    // `blksim fidelity devices`: the devices-and-layers section alone.
+    let (results, sections) = match &a.lesson {
+        Some(id) if id == crate::fidelity::DEVICES => (Vec::new(), crate::fidelity::run_sections()),
         Some(_) => {
             let l = lesson_of(a, "fidelity")?;
             if l.fidelity.is_empty() {
                 return Err(bad(format!("fidelity: '{}' has no fidelity rows (a primer); lessons with rows: {}", l.id, with_rows())));
             }
-            vec![crate::fidelity::run_lesson(&l)]
+            (vec![crate::fidelity::run_lesson(&l)], Vec::new())
         }
-        None => crate::fidelity::run_all(),
+        None => (crate::fidelity::run_all(), crate::fidelity::run_sections()),
     };
-    let all_hold = results.iter().all(|l| l.rows.iter().all(|r| r.holds));
+    let all_hold = results.iter().chain(&sections).all(|l| l.rows.iter().all(|r| r.holds));
     if a.json {
-        return Ok((crate::fidelity::to_json(&results), all_hold || !a.check));
+        return Ok((crate::fidelity::to_json(&results, &sections), all_hold || !a.check));
     }
     let mut s = String::new();
-    for l in &results {
+    for l in results.iter().chain(&sections) {
+        if l.lesson == crate::fidelity::DEVICES {
+            let _ = writeln!(s, "{} (each row a sandbox setup against a published figure; `--json` has its source and link)", l.title);
+        }
         let _ = writeln!(s, "{}: {}", l.lesson, l.status());
         let _ = writeln!(s, "  {:<52} {:>9} {:>19} {:>10}", "figure", "report", "band", "blkviz");
         for r in &l.rows {
@@ -398,7 +403,9 @@ fn cmd_cues(a: &Args) -> Result<(String, bool), CliError> {
 }
 
 fn with_rows() -> String {
-    lessons::all().iter().filter(|l| !l.fidelity.is_empty()).map(|l| l.id.clone()).collect::<Vec<_>>().join(", ")
+    let mut ids: Vec<String> = lessons::all().iter().filter(|l| !l.fidelity.is_empty()).map(|l| l.id.clone()).collect();
+    ids.push(crate::fidelity::DEVICES.into());
+    ids.join(", ")
 }
 
 fn clip_to(s: &str, n: usize) -> String {

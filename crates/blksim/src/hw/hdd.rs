@@ -8,10 +8,12 @@ use std::collections::VecDeque;
 
 use super::{transfer_ns, Cmd};
 
-/// A single-actuator disk: one command at the interface at a time, in arrival order, and one
-/// media timeline. With the write cache on (WCE=1, the SATA default), a write completes when
-/// its data is in the cache, and the drive destages it to the media in arrival order; a read
-/// waits for the media. (NCQ/TCQ reordering inside the drive is the single-queue issue's work.)
+/// A single-actuator disk: one command at the interface at a time, and one media timeline.
+/// With the write cache on (WCE=1, the SATA default), a write completes when its data is in the
+/// cache, and the drive destages its cached writes whenever the media is free, each time the
+/// one of the oldest `rpo_window` its head reaches soonest (rotational
+/// position reordering); a read waits for the writes cached before it. (NCQ/TCQ reordering of
+/// queued commands is `hdd_pick`'s.)
 #[derive(Debug)]
 pub(crate) struct Hdd {
     /// Rotational phase at time 0: spindles are not synchronised, so each disk starts at its
@@ -28,15 +30,23 @@ pub(crate) struct Hdd {
     buffered: VecDeque<(u64, u64)>,
     buffered_sectors: u64,
     write_cache: bool,
-    /// Cached writes not yet on the media: (time destaged, bytes), in destage order.
+    /// Cached writes whose destage is scheduled: (time destaged, bytes), in destage order.
     dirty: VecDeque<(SimTime, u64)>,
+    /// Cached writes not yet scheduled to the media, oldest first.
+    pending: VecDeque<Pending>,
+    /// How many of the oldest cached writes a destage chooses among (1: arrival order).
+    rpo_window: u32,
+    /// How many destages have passed over the oldest pending write.
+    oldest_passed: u32,
+    /// Bytes in the write cache: pending plus scheduled and not yet on the media.
     dirty_bytes: u64,
     /// A target less than a track ahead is reached without a seek (`disk.skip_within_track`).
     pub(crate) skip_within_track: bool,
 }
 
 impl Hdd {
-    pub(crate) fn new(write_cache: bool, rng: &mut Stream) -> Hdd {
+    pub(crate) fn new(write_cache: bool, rpo_window: u32, rng: &mut Stream) -> Hdd {
+        assert!(rpo_window >= 1, "a destage chooses among at least one write");
         Hdd {
             phase_ns: rng.below(HDD_REVOLUTION_NS),
             head_sector: 0,
@@ -46,6 +56,9 @@ impl Hdd {
             buffered_sectors: 0,
             write_cache,
             dirty: VecDeque::new(),
+            pending: VecDeque::new(),
+            rpo_window,
+            oldest_passed: 0,
             dirty_bytes: 0,
             skip_within_track: false,
         }
@@ -53,6 +66,43 @@ impl Hdd {
 
     pub(crate) fn head_sector(&self) -> u64 {
         self.head_sector
+    }
+
+    /// Runs the destage of cached writes that start before `t`: whenever the media is free,
+    /// the cached write among the oldest `rpo_window` that the head reaches
+    /// soonest; the oldest goes once that many destages have passed it over (bounded
+    /// starvation, as `HDD_NCQ_AGE_MAX_NS` bounds it for queued commands: a full cache's writes
+    /// all wait longer than that, so age in time cannot tell them apart). A destage that starts
+    /// before `t` runs to its end.
+    pub(crate) fn destage_until(&mut self, t: SimTime, capacity: u64) {
+        while self.destage_one(Some(t), capacity) {}
+    }
+
+    /// Schedules one cached write to the media if one can start (before `before`, if given).
+    fn destage_one(&mut self, before: Option<SimTime>, capacity: u64) -> bool {
+        let Some(oldest) = self.pending.front().map(|p| p.cached_at) else { return false };
+        let start = self.media_free_at.max(oldest);
+        if before.is_some_and(|t| start >= t) {
+            return false;
+        }
+        let window = (self.rpo_window as usize).min(self.pending.len());
+        let pick = if self.oldest_passed >= self.rpo_window {
+            0
+        } else {
+            // Only writes already cached when the media comes free; min_by_key keeps the oldest
+            // of equal costs.
+            (0..window)
+                .filter(|&i| self.pending[i].cached_at <= start)
+                .min_by_key(|&i| hdd_position_ns(self, start, self.pending[i].sector, capacity))
+                .expect("the oldest is cached by start")
+        };
+        self.oldest_passed = if pick == 0 { 0 } else { self.oldest_passed + 1 };
+        let p = self.pending.remove(pick).expect("picked from the pending writes");
+        let done = start + hdd_position_ns(self, start, p.sector, capacity) + transfer_ns(p.bytes, media_rate(p.sector, capacity));
+        self.dirty.push_back((done, p.bytes));
+        self.media_free_at = done;
+        self.head_sector = p.sector + p.bytes / 512;
+        true
     }
 
     fn in_buffer(&self, start: u64, end: u64) -> bool {
@@ -77,6 +127,14 @@ impl Hdd {
             }
         }
     }
+}
+
+/// A write in the drive's cache, not yet scheduled to the media.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    sector: u64,
+    bytes: u64,
+    cached_at: SimTime,
 }
 
 /// Zoned recording: the media rate falls linearly from the outer to the inner edge.
@@ -147,31 +205,35 @@ pub(crate) fn hdd_service_ns(h: &mut Hdd, now: SimTime, cmd: &Cmd, arrived_idle:
         return overhead + transfer_ns(cmd.bytes, SATA_LINK_BYTES_PER_S);
     }
     h.remember(cmd.sector, end);
-    // Cached writes whose destage has finished free their cache space.
-    while h.dirty.front().is_some_and(|&(t, _)| t <= ready) {
-        let (_, b) = h.dirty.pop_front().expect("front");
-        h.dirty_bytes -= b;
-    }
+    // The destages that start before this command is ready have run.
+    h.destage_until(ready, capacity);
     if cmd.write && h.write_cache {
-        // Destage after whatever the media is doing; the command waits only for cache space.
-        let start = ready.max(h.media_free_at);
-        let destaged = start + hdd_position_ns(h, start, cmd.sector, capacity) + transfer_ns(cmd.bytes, rate);
+        // The command waits only for cache space: destages free it as they finish, and more
+        // are scheduled while the finished ones do not free enough.
         let mut space_at = ready;
-        let mut free = HDD_WRITE_CACHE_BYTES - h.dirty_bytes;
-        for &(t, b) in &h.dirty {
-            if free >= cmd.bytes {
+        loop {
+            while h.dirty.front().is_some_and(|&(t, _)| t <= space_at) {
+                let (_, b) = h.dirty.pop_front().expect("front");
+                h.dirty_bytes -= b;
+            }
+            if h.dirty_bytes + cmd.bytes <= HDD_WRITE_CACHE_BYTES.max(cmd.bytes) {
                 break;
             }
-            free += b;
-            space_at = t;
+            match h.dirty.front() {
+                Some(&(t, _)) => space_at = t,
+                None => assert!(h.destage_one(None, capacity), "a full cache has writes to destage"),
+            }
         }
-        h.dirty.push_back((destaged, cmd.bytes));
+        h.pending.push_back(Pending { sector: cmd.sector, bytes: cmd.bytes, cached_at: space_at });
         h.dirty_bytes += cmd.bytes;
-        h.media_free_at = destaged;
-        h.head_sector = end;
+        assert!(h.pending.len() as u64 <= HDD_WRITE_CACHE_BYTES / 512, "write cache over its bound");
         h.readahead_from = None;
         return (space_at - now) + transfer_ns(cmd.bytes, SATA_LINK_BYTES_PER_S);
     }
+    // A read (or an uncached write) goes to the media after the writes cached before it, as
+    // the model has always had it: whether a drive lets a read pass its cached writes is its
+    // firmware's choice, unpublished, so the writes still go in their reordered order but first.
+    while h.destage_one(None, capacity) {}
     let start = ready.max(h.media_free_at);
     // A read that continues where the last read ended finds part of its data in the drive's
     // read-ahead segment, filled at media rate while the media was idle.

@@ -85,7 +85,7 @@ impl HwRaid5 {
     pub fn new(members: u32, write_cache: bool, policy: ControllerCache, rng: &mut Stream) -> HwRaid5 {
         assert!(members >= 3, "RAID5 needs at least 3 members");
         HwRaid5 {
-            members: (0..members).map(|_| Hdd::new(write_cache, rng)).collect(),
+            members: (0..members).map(|_| Hdd::new(write_cache, HWRAID5_MEMBER_RPO_WINDOW, rng)).collect(),
             chunk_sectors: HWRAID5_CHUNK_SECTORS,
             cached: VecDeque::new(),
             held_sectors: 0,

@@ -70,7 +70,7 @@ impl Disk {
             DiskKind::Ramlun => {
                 (flash(RAMLUN_COMMAND_NS, RAMLUN_COMMAND_NS, RAMLUN_BYTES_PER_S, RAMLUN_BYTES_PER_S), RAMLUN_SLOTS, RAMLUN_CAPACITY_SECTORS)
             }
-            DiskKind::Hdd => (Model::Hdd(Hdd::new(write_cache, rng)), 1, HDD_CAPACITY_SECTORS),
+            DiskKind::Hdd => (Model::Hdd(Hdd::new(write_cache, HDD_WRITE_CACHE_RPO_WINDOW, rng)), 1, HDD_CAPACITY_SECTORS),
             DiskKind::Hwraid5 => {
                 let c = HwRaid5::new(HWRAID5_MEMBERS, write_cache, controller_cache, rng);
                 let capacity = c.capacity_sectors();
@@ -188,6 +188,10 @@ impl Disk {
 
     fn start_next(&mut self, now: SimTime, arrived_idle: bool) -> Option<(u16, SimTime)> {
         let slot = self.slots.iter().position(|s| s.is_none())?;
+        if let Model::Hdd(h) = &mut self.model {
+            // Pick from where the head is now: the destages that started by now have run.
+            h.destage_until(now, self.capacity_sectors);
+        }
         let pick = match &self.model {
             Model::Hdd(h) => hdd_pick(h, &self.queue, now, self.capacity_sectors)?,
             Model::Ssd(_) => 0,

@@ -224,6 +224,46 @@ pub struct QueueKnobs {
     /// `blk_cpu_to_group`); 2 (`QUEUE_FLAG_SAME_FORCE`, 5757a6d7, 3.1) to the submitting CPU
     /// itself unless the interrupt came in there.
     pub rq_affinity: u8,
+    /// The elevator's tunables (`queue/iosched/`).
+    pub iosched: IoschedKnobs,
+}
+
+/// `/sys/block/sdX/queue/iosched/`: cfq's and deadline's tunables, in the units sysfs shows
+/// (milliseconds, counts); each elevator reads its own. The defaults are the kernel's
+/// (`calib.rs`). cfq's `low_latency` (2.6.32) and `group_idle` (2.6.37) are not modelled.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IoschedKnobs {
+    pub slice_idle: u32,
+    pub quantum: u32,
+    pub slice_sync: u32,
+    pub slice_async: u32,
+    pub fifo_expire_sync: u32,
+    pub fifo_expire_async: u32,
+    pub fifo_batch: u32,
+    pub read_expire: u32,
+    pub write_expire: u32,
+    pub writes_starved: u32,
+}
+
+impl Default for IoschedKnobs {
+    fn default() -> Self {
+        use crate::calib::*;
+        use crate::engine::time::NS_PER_MS;
+        let ms = |ns: u64| (ns / NS_PER_MS) as u32;
+        IoschedKnobs {
+            slice_idle: ms(CFQ_SLICE_IDLE_NS),
+            quantum: CFQ_QUANTUM,
+            slice_sync: ms(CFQ_SLICE_SYNC_NS),
+            slice_async: ms(CFQ_SLICE_ASYNC_NS),
+            fifo_expire_sync: ms(CFQ_FIFO_EXPIRE_SYNC_NS),
+            fifo_expire_async: ms(CFQ_FIFO_EXPIRE_ASYNC_NS),
+            fifo_batch: DEADLINE_FIFO_BATCH,
+            read_expire: ms(DEADLINE_READ_EXPIRE_NS),
+            write_expire: ms(DEADLINE_WRITE_EXPIRE_NS),
+            writes_starved: DEADLINE_WRITES_STARVED,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -478,6 +518,7 @@ impl Default for QueueKnobs {
             batch_hard_limit: true,
             async_run_cancels_delay: true,
             rq_affinity: 1,
+            iosched: IoschedKnobs::default(),
         }
     }
 }

@@ -7,14 +7,15 @@ use blksim::fidelity;
 
 #[test]
 fn the_committed_scoreboard_is_what_the_model_measures_now() {
-    let fresh = fidelity::to_json(&fidelity::run_all());
+    let fresh = fidelity::to_json(&fidelity::run_all(), &fidelity::run_sections());
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../lessons/fidelity.json");
     let committed = std::fs::read_to_string(path).expect("lessons/fidelity.json exists (scripts/fidelity writes it)");
     if fresh != committed {
         let moved: Vec<String> = fidelity::run_all()
             .iter()
+            .chain(&fidelity::run_sections())
             .flat_map(|l| l.rows.clone())
-            .zip(fidelity::committed().iter().flat_map(|l| l.rows.clone()))
+            .zip(fidelity::committed().iter().chain(&fidelity::committed_sections()).flat_map(|l| l.rows.clone()))
             .filter(|(a, b)| a != b)
             .map(|(a, b)| format!("{} / {}: {} (committed {})", a.lesson, a.name, a.measured, b.measured))
             .collect();
@@ -27,7 +28,7 @@ fn every_regression_lesson_has_rows_and_every_row_has_a_reason_while_it_misses()
     for l in blksim::lessons::all() {
         assert_eq!(l.kind == "regression", !l.fidelity.is_empty(), "{}: regression lessons have fidelity rows, primers none", l.id);
     }
-    for l in fidelity::committed() {
+    for l in fidelity::committed().into_iter().chain(fidelity::committed_sections()) {
         for r in &l.rows {
             assert!(r.holds || !r.why_missed.is_empty(), "{} / {} misses without saying why", l.lesson, r.name);
         }
@@ -39,7 +40,7 @@ fn every_regression_lesson_has_rows_and_every_row_has_a_reason_while_it_misses()
 
 #[test]
 fn a_row_holds_exactly_when_its_measurement_is_inside_its_band() {
-    for l in fidelity::committed() {
+    for l in fidelity::committed().into_iter().chain(fidelity::committed_sections()) {
         for r in &l.rows {
             assert_eq!(r.holds, (r.band.lo..=r.band.hi).contains(&r.measured), "{} / {}", l.lesson, r.name);
         }
@@ -80,5 +81,27 @@ fn every_cue_agrees_with_the_model_and_the_committed_cues_are_current() {
         for r in &c.predict {
             assert!(r.holds || !r.why_missed.is_empty(), "{}: the prediction's row '{}' misses without saying why", l.id, r.name);
         }
+    }
+}
+
+#[test]
+fn the_devices_section_has_a_dozen_rows_each_with_its_source_setup_and_sandbox_link() {
+    let d = fidelity::devices();
+    fidelity::check(&d).unwrap();
+    assert!(d.fidelity.len() >= 12, "{} rows", d.fidelity.len());
+    let board = fidelity::committed_sections();
+    let sec = board.iter().find(|s| s.lesson == fidelity::DEVICES).expect("the devices section is on the board");
+    assert_eq!(sec.rows.len(), d.fidelity.len());
+    for r in &sec.rows {
+        assert!(!r.source.is_empty() && !r.setup.is_empty(), "{}: no source or setup", r.name);
+        let link = r.link.as_deref().expect("a sandbox link");
+        // The link opens: every knob in it passes the same checks as --set.
+        let st = blksim::link::LinkState::decode(link).unwrap_or_else(|e| panic!("{}: {link}: {e:?}", r.name));
+        assert_eq!(st.lesson, blksim::lessons::SANDBOX);
+    }
+    // At least two rows per device model.
+    for kind in ["hdd", "ssd", "ramlun", "hwraid5"] {
+        let n = d.fidelity.iter().filter(|r| r.set.get("disk.kind").map_or("hdd", |k| k.as_str()) == kind).count();
+        assert!(n >= 2, "{kind}: {n} rows");
     }
 }

@@ -4,6 +4,7 @@ mod blktrace;
 mod cli;
 mod completion;
 mod determinism;
+mod devices;
 mod drivers_md;
 mod fidelity;
 mod fio_examples;

@@ -4,9 +4,7 @@
 //! a sorted dispatch list and whose idle window follows the process's sampled think time.
 
 use super::{is_live, is_queued, Elevator, ElevatorKind, Fifo, Owner};
-use crate::calib::{
-    CFQ_BACK_MAX_SECTORS, CFQ_BACK_PENALTY, CFQ_QUANTUM, CFQ_SLICE_ASYNC_NS, CFQ_SLICE_ASYNC_RQ, CFQ_SLICE_IDLE_NS, CFQ_SLICE_SYNC_NS,
-};
+use crate::calib::{CFQ_BACK_MAX_SECTORS, CFQ_BACK_PENALTY, CFQ_SLICE_ASYNC_RQ};
 use crate::engine::ids::{ReqId, SortedMap};
 use crate::engine::time::SimTime;
 use std::collections::VecDeque;
@@ -131,7 +129,7 @@ impl Elevator {
                 let q = &self.cfq.queues[&a];
                 if !q.sorted.is_empty() && (!expired || !others) {
                     // cfq_quantum: a queue does not fill the device while others wait.
-                    if q.dispatched >= CFQ_QUANTUM && others {
+                    if q.dispatched >= self.tun.cfq_quantum && others {
                         return None;
                     }
                     // The FIFO head if it expired, else the next request on from the last.
@@ -143,13 +141,14 @@ impl Elevator {
                     let pick = q.sorted.range((q.last_end, ReqId(0))..).next().or_else(|| q.sorted.iter().next());
                     return pick.map(|(&(_, rq), _)| rq);
                 }
-                let idle_ok = q.ttime_samples == 0 || q.ttime_mean_ns <= CFQ_SLICE_IDLE_NS;
-                if q.sorted.is_empty() && !expired && q.sync && idle_ok {
+                let idle_ok = q.ttime_samples == 0 || q.ttime_mean_ns <= self.tun.cfq_slice_idle_ns;
+                // slice_idle 0: cfq_should_idle says no, so neither wait nor idle.
+                if q.sorted.is_empty() && !expired && q.sync && idle_ok && self.tun.cfq_slice_idle_ns > 0 {
                     if q.dispatched > 0 {
                         // Wait for its requests to complete; the idle window opens then.
                         return None;
                     }
-                    let until = *self.cfq.idle_until.get_or_insert(now + CFQ_SLICE_IDLE_NS);
+                    let until = *self.cfq.idle_until.get_or_insert(now + self.tun.cfq_slice_idle_ns);
                     if now < until {
                         return None;
                     }
@@ -165,7 +164,7 @@ impl Elevator {
             let q = &self.cfq.queues[&next];
             self.cfq.active = Some(next);
             self.cfq.idle_until = None;
-            self.cfq.slice_end = now + if q.sync { CFQ_SLICE_SYNC_NS } else { CFQ_SLICE_ASYNC_NS };
+            self.cfq.slice_end = now + if q.sync { self.tun.cfq_slice_sync_ns } else { self.tun.cfq_slice_async_ns };
         }
     }
 
@@ -273,7 +272,7 @@ impl Elevator {
             let q = self.cfq.queues.get_mut(&k).expect("the active queue");
             q.v2620.must_dispatch = false;
             self.cfq.idle_until = None;
-            self.cfq2620_dispatch_quantum(k, CFQ_QUANTUM, now);
+            self.cfq2620_dispatch_quantum(k, self.tun.cfq_quantum, now);
             if self.cfq.queues[&k].v2620.idle_window && self.cfq.active.is_some() {
                 break;
             }
@@ -317,12 +316,12 @@ impl Elevator {
     /// request of a queue that has its idle window.
     fn cfq2620_arm_slice_timer(&mut self, a: u32, now: SimTime) -> bool {
         let q = &mut self.cfq.queues.get_mut(&a).expect("the active queue").v2620;
-        if CFQ_SLICE_IDLE_NS == 0 || !q.idle_window {
+        if self.tun.cfq_slice_idle_ns == 0 || !q.idle_window {
             return false;
         }
         q.must_dispatch = true;
         // min(slice_end - 1, slice_idle) compares a time with a length: slice_idle it is.
-        let mut sl = CFQ_SLICE_IDLE_NS;
+        let mut sl = self.tun.cfq_slice_idle_ns;
         if sample_valid(q.seek_samples) && cic_seeky(q) {
             sl = sl.min(2 * crate::engine::time::NS_PER_MS);
         }
@@ -413,7 +412,7 @@ impl Elevator {
         }
         let q = self.cfq.queues.get_mut(&k).expect("queue");
         if q.v2620.slice_end.is_none() {
-            q.v2620.slice_end = Some(now + if q.sync { CFQ_SLICE_SYNC_NS } else { CFQ_SLICE_ASYNC_NS });
+            q.v2620.slice_end = Some(now + if q.sync { self.tun.cfq_slice_sync_ns } else { self.tun.cfq_slice_async_ns });
         }
         // cfq_prio_to_maxrq at best-effort priority 4: 2 × (base + base × 3).
         let maxrq = 2 * (CFQ_SLICE_ASYNC_RQ + CFQ_SLICE_ASYNC_RQ * 3);
@@ -444,7 +443,7 @@ impl Elevator {
         if owner.sync {
             let c = &mut q.v2620;
             let elapsed = now.ns().saturating_sub(q.last_done.map_or(now.ns(), |t| t.ns()));
-            let ttime = elapsed.min(2 * CFQ_SLICE_IDLE_NS);
+            let ttime = elapsed.min(2 * self.tun.cfq_slice_idle_ns);
             c.ttime_samples = (7 * c.ttime_samples + 256) / 8;
             c.ttime_total = (7 * c.ttime_total + 256 * ttime) / 8;
             c.ttime_mean_ns = (c.ttime_total + 128) / c.ttime_samples;
@@ -456,7 +455,7 @@ impl Elevator {
             if hw_tag && cic_seeky(c) {
                 c.idle_window = false;
             } else if sample_valid(c.ttime_samples) {
-                c.idle_window = c.ttime_mean_ns <= CFQ_SLICE_IDLE_NS;
+                c.idle_window = c.ttime_mean_ns <= self.tun.cfq_slice_idle_ns;
             }
             c.last_request_pos = end;
         }
@@ -515,6 +514,7 @@ fn cfq2620_choose_req(sorted: &SortedMap<(u64, ReqId), ()>, last: u64) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::calib::CFQ_SLICE_IDLE_NS;
 
     #[test]
     fn cfq_serves_one_process_for_a_slice_and_idles_for_its_next_request() {

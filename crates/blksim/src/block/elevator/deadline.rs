@@ -2,7 +2,6 @@
 //! `fifo_batch`, reads preferred unless writes starved `writes_starved` times.
 
 use super::Elevator;
-use crate::calib::{DEADLINE_FIFO_BATCH, DEADLINE_WRITES_STARVED};
 use crate::engine::ids::ReqId;
 use crate::engine::time::SimTime;
 
@@ -15,7 +14,7 @@ impl Elevator {
     pub(super) fn deadline_next(&self, now: SimTime) -> Option<ReqId> {
         // Continue the batch in sector order while it lasts.
         if let Some((write, end)) = self.last {
-            if self.batch < DEADLINE_FIFO_BATCH {
+            if self.batch < self.tun.deadline_fifo_batch {
                 if let Some((&(_, rq), _)) = self.sorted[write as usize].range((end, ReqId(0))..).next() {
                     return Some(rq);
                 }
@@ -26,7 +25,7 @@ impl Elevator {
         let writes = !self.sorted[1].is_empty();
         let write = match (reads, writes) {
             (false, false) => return None,
-            (true, true) => self.writes_starved >= DEADLINE_WRITES_STARVED,
+            (true, true) => self.writes_starved >= self.tun.deadline_writes_starved,
             (r, _) => !r,
         };
         // Start from the FIFO head if it expired, else from where the last batch of this
@@ -47,7 +46,7 @@ impl Elevator {
     /// `writes_starved` bookkeeping.
     pub(super) fn deadline_dispatched(&mut self, rq: ReqId, write: bool, start: u64, end: u64) {
         self.sorted[write as usize].remove(&(start, rq));
-        let continues = self.last.is_some_and(|(w, e)| w == write && start >= e) && self.batch < DEADLINE_FIFO_BATCH;
+        let continues = self.last.is_some_and(|(w, e)| w == write && start >= e) && self.batch < self.tun.deadline_fifo_batch;
         if continues {
             self.batch += 1;
         } else {

@@ -5,7 +5,7 @@
 pub mod cfq;
 pub mod deadline;
 
-use crate::calib::{CFQ_FIFO_EXPIRE_ASYNC_NS, CFQ_FIFO_EXPIRE_SYNC_NS, DEADLINE_READ_EXPIRE_NS, DEADLINE_WRITE_EXPIRE_NS};
+use crate::calib::*;
 use crate::engine::ids::{ReqId, SortedMap};
 use crate::engine::time::SimTime;
 use cfq::{cfq_key, Cfq};
@@ -25,6 +25,56 @@ pub enum ElevatorKind {
 pub struct Owner {
     pub id: u32,
     pub sync: bool,
+}
+
+/// The elevators' sysfs tunables (`/sys/block/sdX/queue/iosched/`): cfq's and deadline's,
+/// in nanoseconds and counts; the defaults are the kernel's (`calib.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tunables {
+    pub cfq_slice_idle_ns: u64,
+    pub cfq_quantum: u32,
+    pub cfq_slice_sync_ns: u64,
+    pub cfq_slice_async_ns: u64,
+    pub cfq_fifo_expire_sync_ns: u64,
+    pub cfq_fifo_expire_async_ns: u64,
+    pub deadline_fifo_batch: u32,
+    pub deadline_read_expire_ns: u64,
+    pub deadline_write_expire_ns: u64,
+    pub deadline_writes_starved: u32,
+}
+
+impl Default for Tunables {
+    fn default() -> Self {
+        Tunables {
+            cfq_slice_idle_ns: CFQ_SLICE_IDLE_NS,
+            cfq_quantum: CFQ_QUANTUM,
+            cfq_slice_sync_ns: CFQ_SLICE_SYNC_NS,
+            cfq_slice_async_ns: CFQ_SLICE_ASYNC_NS,
+            cfq_fifo_expire_sync_ns: CFQ_FIFO_EXPIRE_SYNC_NS,
+            cfq_fifo_expire_async_ns: CFQ_FIFO_EXPIRE_ASYNC_NS,
+            deadline_fifo_batch: DEADLINE_FIFO_BATCH,
+            deadline_read_expire_ns: DEADLINE_READ_EXPIRE_NS,
+            deadline_write_expire_ns: DEADLINE_WRITE_EXPIRE_NS,
+            deadline_writes_starved: DEADLINE_WRITES_STARVED,
+        }
+    }
+}
+
+/// The tunables a scenario's `iosched.*` knobs give (milliseconds to nanoseconds).
+pub fn tunables(k: &crate::scenario::IoschedKnobs) -> Tunables {
+    let ms = |v: u32| v as u64 * crate::engine::time::NS_PER_MS;
+    Tunables {
+        cfq_slice_idle_ns: ms(k.slice_idle),
+        cfq_quantum: k.quantum,
+        cfq_slice_sync_ns: ms(k.slice_sync),
+        cfq_slice_async_ns: ms(k.slice_async),
+        cfq_fifo_expire_sync_ns: ms(k.fifo_expire_sync),
+        cfq_fifo_expire_async_ns: ms(k.fifo_expire_async),
+        deadline_fifo_batch: k.fifo_batch,
+        deadline_read_expire_ns: ms(k.read_expire),
+        deadline_write_expire_ns: ms(k.write_expire),
+        deadline_writes_starved: k.writes_starved,
+    }
 }
 
 /// Waiting requests in arrival order, with their FIFO deadlines. Taking one out of the middle
@@ -115,6 +165,8 @@ struct Listed {
 #[derive(Debug)]
 pub struct Elevator {
     kind: ElevatorKind,
+    /// `iosched/`'s tunables.
+    pub(super) tun: Tunables,
     /// Every waiting request in insertion order (noop's dispatch order), with its deadline.
     fifo: Fifo,
     by_end: SortedMap<(bool, u64), ReqId>,
@@ -145,6 +197,7 @@ impl Elevator {
     pub fn new(kind: ElevatorKind) -> Elevator {
         Elevator {
             kind,
+            tun: Tunables::default(),
             fifo: Fifo::default(),
             by_end: SortedMap::default(),
             by_start: SortedMap::default(),
@@ -179,15 +232,22 @@ impl Elevator {
         // those still on the dispatch list are re-added.
         let listed = |k: u32| self.dispatch_list.iter().filter(|l| cfq_key(self.entries[&l.rq].owner) == k).count() as u32;
         let issued: Vec<(u32, u32)> = self.cfq.queues.iter().map(|(&k, q)| (k, q.dispatched - listed(k))).filter(|&(_, d)| d > 0).collect();
-        let v2620 = self.cfq.v2620;
+        let (v2620, tun) = (self.cfq.v2620, self.tun);
         *self = Elevator::new(kind);
         self.cfq.v2620 = v2620;
+        self.tun = tun;
         for (k, d) in issued {
             self.cfq.queues.get_or_insert_default(k).dispatched = d;
         }
         for (rq, t, (write, start, end), owner) in waiting {
             self.add_at(rq, write, start, end, t, true, owner, t);
         }
+    }
+
+    /// Sets the `iosched/` tunables (a sysfs write): requests already waiting keep their
+    /// deadlines, as in the kernel, where an expiry is stamped at insertion.
+    pub fn set_tunables(&mut self, tun: Tunables) {
+        self.tun = tun;
     }
 
     /// cfq's rules: 2.6.20's (`queue.cfq = 2.6.20`) or the simplified ones. Waiting requests
@@ -211,10 +271,10 @@ impl Elevator {
     /// per-class FIFO expiry.
     fn deadline_of(&self, write: bool, owner: Owner, now: SimTime) -> SimTime {
         now + match (self.kind, owner.sync, write) {
-            (ElevatorKind::Cfq, true, _) => CFQ_FIFO_EXPIRE_SYNC_NS,
-            (ElevatorKind::Cfq, false, _) => CFQ_FIFO_EXPIRE_ASYNC_NS,
-            (_, _, true) => DEADLINE_WRITE_EXPIRE_NS,
-            (_, _, false) => DEADLINE_READ_EXPIRE_NS,
+            (ElevatorKind::Cfq, true, _) => self.tun.cfq_fifo_expire_sync_ns,
+            (ElevatorKind::Cfq, false, _) => self.tun.cfq_fifo_expire_async_ns,
+            (_, _, true) => self.tun.deadline_write_expire_ns,
+            (_, _, false) => self.tun.deadline_read_expire_ns,
         }
     }
 
