@@ -62,14 +62,20 @@ pub fn capacity_sectors(kind: DiskKind) -> u64 {
 
 impl Disk {
     pub fn new(kind: DiskKind, write_cache: bool, controller_cache: ControllerCache, rng: &mut Stream) -> Disk {
-        let flash = |read_ns, write_ns, read_rate, write_rate| Model::Ssd(Ssd::new(read_ns, write_ns, read_rate, write_rate));
+        let flash = |read_ns, write_ns, read_rate, write_rate, random_write_ns| {
+            Model::Ssd(Ssd::new(read_ns, write_ns, read_rate, write_rate, random_write_ns))
+        };
         let (model, slots, capacity_sectors) = match kind {
-            DiskKind::Ssd => {
-                (flash(SSD_READ_NS, SSD_WRITE_NS, SSD_READ_BYTES_PER_S, SSD_WRITE_BYTES_PER_S), SSD_CHANNELS, SSD_CAPACITY_SECTORS)
-            }
-            DiskKind::Ramlun => {
-                (flash(RAMLUN_COMMAND_NS, RAMLUN_COMMAND_NS, RAMLUN_BYTES_PER_S, RAMLUN_BYTES_PER_S), RAMLUN_SLOTS, RAMLUN_CAPACITY_SECTORS)
-            }
+            DiskKind::Ssd => (
+                flash(SSD_READ_NS, SSD_WRITE_NS, SSD_READ_BYTES_PER_S, SSD_WRITE_BYTES_PER_S, SSD_RANDOM_WRITE_FTL_NS),
+                SSD_CHANNELS,
+                SSD_CAPACITY_SECTORS,
+            ),
+            DiskKind::Ramlun => (
+                flash(RAMLUN_COMMAND_NS, RAMLUN_COMMAND_NS, RAMLUN_BYTES_PER_S, RAMLUN_BYTES_PER_S, 0),
+                RAMLUN_SLOTS,
+                RAMLUN_CAPACITY_SECTORS,
+            ),
             DiskKind::Hdd => (Model::Hdd(Hdd::new(write_cache, HDD_WRITE_CACHE_RPO_WINDOW, rng)), 1, HDD_CAPACITY_SECTORS),
             DiskKind::Hwraid5 => {
                 let c = HwRaid5::new(HWRAID5_MEMBERS, write_cache, controller_cache, rng);
