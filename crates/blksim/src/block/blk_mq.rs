@@ -505,6 +505,19 @@ mod tests {
     }
 
     #[test]
+    fn with_a_vector_per_hardware_queue_each_queues_completions_interrupt_its_first_cpu() {
+        let mut sim = sim("8", "8", "false");
+        let (q0, q1) = (add(&mut sim, 0), add(&mut sim, 1));
+        let host = HostId(0);
+        // One vector for the HBA: every completion interrupts its CPU.
+        assert_eq!(sim.irq_cpu_of(host, q0), sim.irq_cpu_of(host, q1));
+        sim.cfg.scenario.host.irq_per_hw_queue = true;
+        // ib_srp: queue i's channel has its own completion vector; 4 CPUs, 2 queues.
+        assert_eq!(sim.irq_cpu_of(host, q0), CoreId(0));
+        assert_eq!(sim.irq_cpu_of(host, q1), CoreId(2));
+    }
+
+    #[test]
     fn cpu_pairs_share_a_hardware_queue_and_async_runs_alternate_every_8() {
         let mut m = BlkMq::new(4, 62, 62, 8);
         let map: Vec<u16> = (0..8).map(|c| m.hctx_of(CoreId(c))).collect();

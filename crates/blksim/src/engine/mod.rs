@@ -228,11 +228,15 @@ impl Sim {
         }
         // Request-based dm over blk-mq maps in one kthread per device (4.0: kdmwork-MAJ:MIN).
         let mut kdm = Vec::new();
+        let mut kdm_cpu = Stream::new(seed, STREAM_JOB - 3);
         for (i, d) in devs.iter().enumerate() {
             let over_mq = matches!(&d.kind, DevKind::DmMpath { paths } if devs[paths[0].idx()].queue.mq.is_some());
             kdm.push(over_mq.then(|| {
                 let tid = ThreadId(threads.len() as u32);
-                let home = CoreId((i as u32 % s.cpu.cores) as u16);
+                // Where the scheduler left the unbound kthread before the run (its history is not
+                // modelled), drawn from the seed as multipathd's checker CPU is: when woken it
+                // stays on that CPU while it is idle (select_idle_sibling).
+                let home = CoreId(kdm_cpu.below(s.cpu.cores as u64) as u16);
                 threads.push(Thread::kernel(
                     format!("kdmwork-{}:{}", d.major, d.minor),
                     ThreadKind::KdmWork(DevId(i as u16)),

@@ -315,6 +315,12 @@ pub const KNOBS: &[KnobSpec] = &[
         live: false,
     },
     KnobSpec {
+        key: "host.irq_per_hw_queue",
+        kind: KnobKind::Bool,
+        help: "each blk-mq hardware queue's completions interrupt the first of its CPUs (ib_srp 3.19+: channel i's own completion queue on vector i, reaped until empty per interrupt; the vector's CPU is inferred); false: all interrupt the HBA's CPU (cpu.irq_cpus)",
+        live: false,
+    },
+    KnobSpec {
         key: "blk_mq.rerun_after_splice",
         kind: KnobKind::Bool,
         help: "run a hardware queue again after splicing a BUSY run's leftovers onto hctx->dispatch (9ba52e5812e5, v4.1; v4.0: false)",
@@ -535,6 +541,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "host.link_mb_s" => s.host.link_mb_s.to_string(),
         "host.can_queue" => s.host.can_queue.to_string(),
         "host.nr_hw_queues" => s.host.nr_hw_queues.to_string(),
+        "host.irq_per_hw_queue" => s.host.irq_per_hw_queue.to_string(),
         "blk_mq.rerun_after_splice" => s.blk_mq.rerun_after_splice.to_string(),
         "dm.polling_interval" => s.dm.polling_interval.to_string(),
         "scsi.run_queue" => name(&s.scsi.run_queue),
@@ -657,6 +664,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "host.link_mb_s" => s.host.link_mb_s = int()? as u32,
         "host.can_queue" => s.host.can_queue = int()? as u32,
         "host.nr_hw_queues" => s.host.nr_hw_queues = int()? as u32,
+        "host.irq_per_hw_queue" => s.host.irq_per_hw_queue = boolean()?,
         "blk_mq.rerun_after_splice" => s.blk_mq.rerun_after_splice = boolean()?,
         "dm.polling_interval" => s.dm.polling_interval = int()? as u32,
         "scsi.run_queue" => s.scsi.run_queue = enumerated(value, bad)?,

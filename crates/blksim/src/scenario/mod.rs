@@ -276,6 +276,12 @@ pub struct HostKnobs {
     /// blk-mq hardware queues per LUN (`shost->nr_hw_queues`; ib_srp's `ch_count`), each with
     /// its own tag map of `can_queue` tags, over an equal share of the CPUs.
     pub nr_hw_queues: u32,
+    /// Each hardware queue's completions interrupt their own CPU, the first of that queue's
+    /// CPUs (ib_srp 3.19+ `srp_create_target`: channel i, serving hardware queue i, has its own
+    /// completion queue on completion vector i, and `srp_recv_completion` reaps it until empty
+    /// in one interrupt; which CPU takes vector i is irqbalance's choice: INFERRED). False:
+    /// every completion interrupts the HBA's CPU (`cpu.irq_cpus`).
+    pub irq_per_hw_queue: bool,
 }
 
 /// blk-mq rules that changed between kernels.
@@ -524,7 +530,7 @@ impl Default for QueueKnobs {
 }
 impl Default for HostKnobs {
     fn default() -> Self {
-        HostKnobs { can_queue: 128, link_mb_s: 0, nr_hw_queues: 1 }
+        HostKnobs { can_queue: 128, link_mb_s: 0, nr_hw_queues: 1, irq_per_hw_queue: false }
     }
 }
 impl Default for BlkMqKnobs {

@@ -125,7 +125,7 @@ fn fidelity_json_has_every_row_with_its_report_band_measurement_and_verdict() {
 
 #[test]
 fn fidelity_check_exits_1_on_a_missed_row_and_plain_runs_exit_0() {
-    // mq-clone-stall's regressed tail is not reproduced yet; if it ever is, pick a lesson with a miss.
+    // Any lesson with a missed row (several have one), and any with none.
     let missing = blksim::fidelity::committed().into_iter().find(|l| l.rows.iter().any(|r| !r.holds));
     if let Some(l) = missing {
         assert_eq!(blksim(&["fidelity", &l.lesson]).0, 0);

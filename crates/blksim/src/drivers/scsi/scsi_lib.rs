@@ -102,7 +102,7 @@ impl Sim {
     /// The HBA's completion interrupt for `rq`, on the CPU its vector is routed to; the block
     /// softirq runs where `rq_affinity` places it.
     fn host_interrupt(&mut self, host: HostId, rq: ReqId) {
-        let irq_cpu = self.hosts[host.idx()].irq_cpu;
+        let irq_cpu = self.irq_cpu_of(host, rq);
         let cpu = self.completion_cpu(irq_cpu, self.reqs.get(rq.0).cpu);
         if cpu != irq_cpu {
             // The IPI (`__smp_call_function_single` → `trigger_softirq`) is an interrupt of
@@ -110,6 +110,18 @@ impl Sim {
             self.totals.interrupts += 1;
         }
         self.raise_irq(cpu, rq);
+    }
+
+    /// The CPU taking `rq`'s completion interrupt: the HBA's, or with `host.irq_per_hw_queue` the
+    /// first CPU of the blk-mq hardware queue `rq` went out on (ib_srp: that channel's own
+    /// completion vector; the CPU it is routed to is INFERRED). Completions on one CPU are
+    /// handled one after another, as `srp_recv_completion` polls its queue until it is empty.
+    pub(crate) fn irq_cpu_of(&self, host: HostId, rq: ReqId) -> CoreId {
+        let r = self.reqs.get(rq.0);
+        match &self.devs[r.dev.idx()].queue.mq {
+            Some(m) if self.cfg.scenario.host.irq_per_hw_queue => CoreId(m.hctx[r.hctx as usize].first_cpu),
+            _ => self.hosts[host.idx()].irq_cpu,
+        }
     }
 
     /// `__blk_complete_request` (2.6.28-3.x): where the block softirq of a request runs.
