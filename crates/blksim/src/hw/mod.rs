@@ -100,6 +100,12 @@ impl Disk {
         self.capacity_sectors
     }
 
+    /// How many commands the drive works on at once (its completions pending at most, plus a
+    /// RAID controller's stripe operation).
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
     /// Commands queued inside the drive plus those on the media.
     pub fn outstanding(&self) -> usize {
         self.queue.len() + self.slots.iter().filter(|s| s.is_some()).count()

@@ -577,7 +577,11 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
 pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), ScenarioError> {
     let spec = knob_spec(key).ok_or_else(|| {
         let keys: Vec<&str> = KNOBS.iter().map(|k| k.key).collect();
-        ScenarioError::new(key, format!("unknown knob; allowed knobs are {}", keys.join(", ")))
+        // The key as given may be anything (a link's, a job file's): quoted clipped, as values
+        // are, and an empty one shown as '' so that the message still names it.
+        let (field, what) =
+            if key.trim().is_empty() { (format!("'{}'", clip(key)), "an empty knob name") } else { (clip(key), "unknown knob") };
+        ScenarioError::new(field, format!("{what}; allowed knobs are {}", keys.join(", ")))
     })?;
     let bad = || ScenarioError::new(key, format!("'{}' is not allowed; expected {}", clip(value), spec.kind.allowed()));
     let int = || -> Result<u64, ScenarioError> {

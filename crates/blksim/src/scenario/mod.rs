@@ -633,9 +633,18 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-/// Quotes at most 40 characters of user input back in a message.
+/// Quotes at most 40 characters of user input back in a message, control characters escaped
+/// (`\n`, `\u{1b}`), so that the message stays one line however the input was garbled (a
+/// fuzzed link with a newline in a knob's value printed two lines: found by `scripts/soak`).
 pub fn clip(s: &str) -> String {
-    let mut out: String = s.chars().take(40).collect();
+    let mut out = String::new();
+    for c in s.chars().take(40) {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
     if s.chars().count() > 40 {
         out.push('…');
     }

@@ -13,5 +13,6 @@ mod lessons;
 mod link;
 mod mechanisms;
 mod replay;
+mod soak;
 mod tidy;
 mod vmstat;

@@ -73,6 +73,7 @@ impl Sim {
                 cpu: Some(cpu),
             }));
             self.devs[dev.idx()].stats.start(now);
+            self.totals.path_check_bytes += 4096;
             self.emit(dev, Action::G, false, 0, 4096, tid, rq.0, 0);
             self.blk_mq_insert(dev, rq);
             self.emit(dev, Action::I, false, 0, 4096, tid, rq.0, 0);
