@@ -356,7 +356,10 @@ fn link_text(g: &mut Gen) -> (String, bool) {
             let extra = if g.chance(50) { "&queue.depth=1".repeat(pad / 14 + 1) } else { "x".repeat(pad) };
             format!("{f}{extra}")
         }
-        _ => f.replacen("v=1", *g.pick(&["v=0", "v=2", "v=99999999999", "v=-1", "v=", "v", "x=1", "v=1.0"]), 1),
+        _ => {
+            let version: &&str = g.pick(&["v=0", "v=2", "v=99999999999", "v=-1", "v=", "v", "x=1", "v=1.0"]);
+            f.replacen("v=1", version, 1)
+        }
     };
     (text, false)
 }
@@ -373,8 +376,8 @@ fn link_case(g: &mut Gen, _seed: u64, out: &mut Outcome) -> Result<(), String> {
             if let Some(e) = &partly {
                 clear(&e.field, &e.message, &what)?;
             }
-            if valid && partly.is_some() {
-                return Err(format!("{what}: a link encode() wrote is refused in part: {}", partly.unwrap()));
+            if let (true, Some(e)) = (valid, &partly) {
+                return Err(format!("{what}: a link encode() wrote is refused in part: {e}"));
             }
             // An accepted link always runs (link.rs), and reads back as itself.
             let l = blksim::lessons::find(&st.lesson).map_err(|e| format!("{what}: accepted an unknown lesson: {e}"))?;

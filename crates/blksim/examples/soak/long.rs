@@ -102,11 +102,11 @@ pub fn run(shard: (usize, usize)) -> Result<String, Vec<Failure>> {
                 let shown: Vec<String> = samples
                     .iter()
                     .map(|(s, heap, hist, rss)| {
-                        format!("{}min heap {:.1} MiB (history {:.1}) RSS {:.0} MiB", s / 60, mib(*heap), mib(*hist), *rss as f64 / 1024.0)
+                        format!("{s} s: heap {:.1} MiB (history {:.1}) RSS {:.0} MiB", mib(*heap), mib(*hist), *rss as f64 / 1024.0)
                     })
                     .collect();
                 eprintln!(
-                    "soak long: {} {variant:?}: {:.0} simulated s, {events} events, {:.0} s wall; {}",
+                    "soak long: {} {variant:?}: {:.1} simulated s, {events} events, {:.0} s wall; {}",
                     l.id,
                     now.as_secs_f64(),
                     started.elapsed().as_secs_f64(),
