@@ -56,6 +56,7 @@ async fn the_counters_render_iostat_and_vmstat_as_tables() {
         whole: false,
         b_partial: false,
         b_whole: false,
+        warmup_s: None,
         page_cache: true,
     };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
@@ -86,6 +87,7 @@ async fn a_finished_run_shows_whole_run_numbers_and_says_so() {
         whole: true,
         b_partial: false,
         b_whole: false,
+        warmup_s: None,
         page_cache: false,
     };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
@@ -112,6 +114,7 @@ async fn before_the_first_second_the_counters_say_so() {
             whole: false,
             b_partial: false,
             b_whole: false,
+            warmup_s: None,
             page_cache: false,
         },
     )
