@@ -43,23 +43,35 @@ pub fn FidelityTable(props: &FidelityTableProps) -> Html {
             <table class="fidelity-rows">
                 <thead><tr><th>{ "figure" }</th><th>{ "report" }</th><th>{ "band" }</th><th>{ "blkviz" }</th><th>{ "" }</th></tr></thead>
                 <tbody>
-                    { for l.rows.iter().map(|r| html! {
-                        <>
-                            <tr class={classes!(if r.holds { "row-holds" } else { "row-misses" })} title={r.how.clone()}>
-                                <td>{ &r.name }</td>
-                                <td class="num">{ r.report.map_or("—".to_string(), |x| format!("{} {}", fmt_num(x), r.unit)) }</td>
-                                <td class="num">{ format!("{}–{}", fmt_num(r.band.lo), fmt_num(r.band.hi)) }</td>
-                                <td class="num">{ format!("{} {}", fmt_num(r.measured), r.unit) }</td>
-                                <td>{ verdict(r) }</td>
-                            </tr>
-                            if !r.holds && !r.why_missed.is_empty() {
-                                <tr class="why"><td colspan="5">{ "why: " }{ &r.why_missed }</td></tr>
-                            }
-                        </>
-                    }) }
+                    { for l.rows.iter().map(|r| row(r, false)) }
                 </tbody>
             </table>
         </div>
+    }
+}
+
+/// One figure's lines: the row (with sandbox links for a device row), then for a device row
+/// its source and setup, and the reason under a miss.
+fn row(r: &blksim::fidelity::RowResult, device: bool) -> Html {
+    html! {
+        <>
+            <tr class={classes!(if r.holds { "row-holds" } else { "row-misses" })} title={r.how.clone()}>
+                <td>{ &r.name }
+                    if let Some(a) = r.link.as_ref().filter(|_| device) { { " " }<a class="sandbox-link" href={a.clone()}>{ "open" }</a> }
+                    if let Some(b) = r.link_over.as_ref().filter(|_| device) { { " ÷ " }<a class="sandbox-link" href={b.clone()}>{ "open" }</a> }
+                </td>
+                <td class="num">{ r.report.map_or("—".to_string(), |x| format!("{} {}", fmt_num(x), r.unit)) }</td>
+                <td class="num">{ format!("{}–{}", fmt_num(r.band.lo), fmt_num(r.band.hi)) }</td>
+                <td class="num">{ format!("{} {}", fmt_num(r.measured), r.unit) }</td>
+                <td>{ verdict(r) }</td>
+            </tr>
+            if device {
+                <tr class="why source"><td colspan="5">{ "source: " }{ &r.source }<br />{ "setup: " }{ &r.setup }</td></tr>
+            }
+            if !r.holds && !r.why_missed.is_empty() {
+                <tr class="why"><td colspan="5">{ "why: " }{ &r.why_missed }</td></tr>
+            }
+        </>
     }
 }
 
@@ -75,24 +87,7 @@ pub fn DeviceTable(props: &FidelityTableProps) -> Html {
             <table class="fidelity-rows">
                 <thead><tr><th>{ "figure" }</th><th>{ "report" }</th><th>{ "band" }</th><th>{ "blkviz" }</th><th>{ "" }</th></tr></thead>
                 <tbody>
-                    { for l.rows.iter().map(|r| html! {
-                        <>
-                            <tr class={classes!(if r.holds { "row-holds" } else { "row-misses" })} title={r.how.clone()}>
-                                <td>{ &r.name }
-                                    if let Some(a) = &r.link { { " " }<a class="sandbox-link" href={a.clone()}>{ "open" }</a> }
-                                    if let Some(b) = &r.link_over { { " ÷ " }<a class="sandbox-link" href={b.clone()}>{ "open" }</a> }
-                                </td>
-                                <td class="num">{ r.report.map_or("—".to_string(), |x| format!("{} {}", fmt_num(x), r.unit)) }</td>
-                                <td class="num">{ format!("{}–{}", fmt_num(r.band.lo), fmt_num(r.band.hi)) }</td>
-                                <td class="num">{ format!("{} {}", fmt_num(r.measured), r.unit) }</td>
-                                <td>{ verdict(r) }</td>
-                            </tr>
-                            <tr class="why source"><td colspan="5">{ "source: " }{ &r.source }<br />{ "setup: " }{ &r.setup }</td></tr>
-                            if !r.holds && !r.why_missed.is_empty() {
-                                <tr class="why"><td colspan="5">{ "why: " }{ &r.why_missed }</td></tr>
-                            }
-                        </>
-                    }) }
+                    { for l.rows.iter().map(|r| row(r, true)) }
                 </tbody>
             </table>
         </div>

@@ -654,6 +654,7 @@ mod tests {
     use crate::engine::time::{SimTime, NS_PER_MS, NS_PER_S};
     use crate::engine::Sim;
     use crate::kernel::sched::{ThreadKind, ThreadState};
+    use crate::kernel::topology::tests::balancing_sim;
     use crate::scenario::{set_knob, Scenario};
 
     fn sim(cores: &str) -> Sim {
@@ -732,14 +733,6 @@ mod tests {
         assert!(ratio(&off) < 0.5, "without balancing three jobs share one CPU: {off:?}");
         let on = four_jobs_iops("2.6.32");
         assert!(ratio(&on) >= 0.9, "2.6.32's balancer evens them out: {on:?}");
-    }
-
-    fn balancing_sim(cores: &str, sockets: &str) -> Sim {
-        let mut s = Scenario::default();
-        for (k, v) in [("cpu.cores", cores), ("cpu.sockets", sockets), ("cpu.load_balance", "2.6.32")] {
-            set_knob(&mut s, k, v).unwrap();
-        }
-        Sim::new(&s.validate().unwrap(), 1)
     }
 
     #[test]

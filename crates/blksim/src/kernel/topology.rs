@@ -90,11 +90,13 @@ pub fn sched_domains(cores: u32, sockets: u32) -> Vec<Vec<SchedDomain>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use crate::engine::Sim;
     use crate::scenario::{set_knob, Scenario};
 
-    fn balancing_sim(cores: &str, sockets: &str) -> Sim {
+    /// A default scenario with `cores` in `sockets` and 2.6.32's balancer on (shared with
+    /// sched_fair's tests).
+    pub(crate) fn balancing_sim(cores: &str, sockets: &str) -> Sim {
         let mut s = Scenario::default();
         for (k, v) in [("cpu.cores", cores), ("cpu.sockets", sockets), ("cpu.load_balance", "2.6.32")] {
             set_knob(&mut s, k, v).unwrap();
