@@ -139,11 +139,28 @@ pub(crate) fn dev_capacity_sectors(devs: &[BlockDev], disks: &[Disk], dev: DevId
         DevKind::DmMpath { paths } => dev_capacity_sectors(devs, disks, paths[0], s),
         DevKind::DmLinear { lower } => dev_capacity_sectors(devs, disks, *lower, s) - crate::block::LVM_PE_START_SECTORS,
         DevKind::Md { members } => {
-            let chunk = s.md.chunk_kb as u64 * 2;
             let whole = members.iter().map(|&m| dev_capacity_sectors(devs, disks, m, s)).min().unwrap_or(0);
-            let used = if s.md.component_size_kb > 0 { (s.md.component_size_kb * 2).min(whole) } else { whole };
-            let member = used / chunk * chunk;
-            member * (members.len() as u64 - 1)
+            md_capacity_sectors(whole, members.len() as u64, s)
         }
+    }
+}
+
+/// RAID5's size: (n - 1) members, each `md.component_size_kb` of it (or the whole member)
+/// rounded down to whole chunks.
+fn md_capacity_sectors(member_sectors: u64, members: u64, s: &crate::scenario::Scenario) -> u64 {
+    let chunk = s.md.chunk_kb as u64 * 2;
+    let used = if s.md.component_size_kb > 0 { (s.md.component_size_kb * 2).min(member_sectors) } else { member_sectors };
+    used / chunk * chunk * (members - 1)
+}
+
+/// The size of each top device a scenario's jobs use, before the stack is built (what
+/// `validate` checks a job's `bs` against).
+pub(crate) fn top_capacity_sectors(s: &crate::scenario::Scenario) -> u64 {
+    use crate::scenario::StackKind;
+    let disk = crate::hw::capacity_sectors(s.disk.kind);
+    match s.stack {
+        StackKind::Direct | StackKind::Dm => disk,
+        StackKind::Lvm => disk - crate::block::LVM_PE_START_SECTORS,
+        StackKind::Md => md_capacity_sectors(disk, s.disks as u64, s),
     }
 }

@@ -86,6 +86,11 @@ impl<T> Slab<T> {
         self.live
     }
 
+    /// Whether id `i` holds a live item.
+    pub fn is_live(&self, i: u32) -> bool {
+        self.items.get(i as usize).is_some_and(|x| x.is_some())
+    }
+
     /// The live items, in id order.
     pub fn iter(&self) -> impl Iterator<Item = &T> {
         self.items.iter().flatten()

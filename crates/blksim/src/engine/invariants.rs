@@ -66,6 +66,20 @@ impl Sim {
         for c in &self.cores {
             assert!(!c.softirq_deferred || !c.softirq.is_empty() || c.busy, "softirq deferred to ksoftirqd with nothing pending");
         }
+        // A readahead window whose pages are not all read yet belongs to a live read of its
+        // job, its own: ids are reused once a read ends, and a window done long ago keeps its
+        // id (soak long, raid5-chunk at 7 simulated minutes: a new read's bios were taken for
+        // an old window's).
+        for (j, job) in self.jobs.iter().enumerate() {
+            let pending: Vec<IoId> = job.ra.iter().filter(|w| !w.done).map(|w| w.io).collect();
+            for (k, io) in pending.iter().enumerate() {
+                assert!(
+                    self.ios.is_live(io.0) && matches!(self.ios.get(io.0).owner, crate::fio::job::IoOwner::Readahead(o) if o.idx() == j),
+                    "job {j}: readahead window on {io:?}, which is not one of its reads in flight"
+                );
+                assert!(!pending[..k].contains(io), "job {j}: two readahead windows on {io:?}");
+            }
+        }
         let dirty: u64 = self.jobs.iter().map(|j| j.dirty_bytes).sum();
         let writeback: u64 = self.jobs.iter().map(|j| j.writeback_bytes).sum();
         assert_eq!((dirty, writeback), (self.dirty_total, self.writeback_total), "page cache accounting");

@@ -310,11 +310,16 @@ impl Sim {
             let share = cap / sharers as u64 / s.workload.bs * s.workload.bs;
             let region = if s.workload.size > 0 { s.workload.size.div_ceil(s.workload.bs) * s.workload.bs } else { 0 };
             let region = if region > 0 && region <= share { region } else { share };
+            // A device too small for a block per job: each job gets all of it, overlapping (as
+            // fio's numjobs clones of one job on one device do). `validate` refuses a block
+            // larger than the device.
+            let (start, region) =
+                if region >= s.workload.bs { (nth as u64 * region, region) } else { (0, cap / s.workload.bs * s.workload.bs) };
             let tid = ThreadId(threads.len() as u32);
             let home = CoreId((j % s.cpu.cores) as u16);
             threads.push(Thread::user(s.workload.name.clone(), JobId(j), home, 1000 + j));
             let rng = Stream::new(seed, STREAM_JOB + j as u64);
-            jobs.push(Job::new(JobId(j), tid, dev, nth as u64 * region, region, &s.workload, rng));
+            jobs.push(Job::new(JobId(j), tid, dev, start, region, &s.workload, rng));
         }
         // Per device at most one cfq idle timer, one blk_delay_queue timer and one unplug timer.
         // blk-mq: per hardware queue a splice per CPU and a delayed run; per queue a timer and

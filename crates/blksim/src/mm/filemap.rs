@@ -298,7 +298,7 @@ impl Sim {
             return None;
         }
         let w = job.ra.iter().find(|w| w.start <= job.read_pos && job.read_pos < w.end)?;
-        if w.io != io {
+        if w.io != io || w.done {
             return None;
         }
         let at = job.stream_offset(job.read_pos);

@@ -328,7 +328,8 @@ impl Sim {
     /// (`mpage_end_io_read`), and a reader waiting on one of them wakes.
     pub(crate) fn readahead_bio_done(&mut self, j: JobId, io: IoId, dev_offset: u64, bytes: u64) {
         let job = &mut self.jobs[j.idx()];
-        let Some(w) = job.ra.iter_mut().find(|w| w.io == io) else { return };
+        // A window done long ago keeps the id its read had, which a new read may have now.
+        let Some(w) = job.ra.iter_mut().find(|w| w.io == io && !w.done) else { return };
         let a = w.start + (dev_offset - w.dev_start);
         w.mark_ready(a, a + bytes);
         let pos = job.read_pos;
@@ -342,7 +343,7 @@ impl Sim {
     /// A readahead window's pages are up to date: wake the reader if it waits for one of them.
     pub(crate) fn readahead_done(&mut self, j: JobId, io: IoId) {
         let job = &mut self.jobs[j.idx()];
-        if let Some(w) = job.ra.iter_mut().find(|w| w.io == io) {
+        if let Some(w) = job.ra.iter_mut().find(|w| w.io == io && !w.done) {
             w.done = true;
         }
         let pos = job.read_pos;

@@ -754,6 +754,19 @@ impl Scenario {
                 ));
             }
         }
+        // A job's block must fit its device (jobs that share a device too small for a block
+        // each overlap, as fio's numjobs clones of one job do).
+        let capacity = crate::block::genhd::top_capacity_sectors(self) * 512;
+        if self.workload.bs > capacity {
+            return Err(ScenarioError::new(
+                "workload.bs",
+                format!(
+                    "{} bytes is more than the device the jobs use holds ({capacity} bytes with stack={}); expected at most {capacity}",
+                    self.workload.bs,
+                    format!("{:?}", self.stack).to_lowercase()
+                ),
+            ));
+        }
         if self.workload.size != 0 && self.workload.size < self.workload.bs {
             return Err(ScenarioError::new("workload.size", "smaller than workload.bs; expected 0 (time-based) or at least one block"));
         }
