@@ -76,6 +76,71 @@ test('a link keeps the step, presenter mode and Large type, and Copy link writes
   await ctx.close();
 });
 
+test('a hand-written link to a step sets that step up, as PageDown would', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&step=2', { width: 1400, height: 900 });
+  await page.waitForSelector('canvas.diagram');
+  assert.match(await page.textContent('[data-testid=step-bar]'), /2\/3\s*Before and after c21e6beb/);
+  await page.waitForFunction(() => document.querySelector('.app').dataset.ab === 'true', null, { timeout: 10000 });
+  assert.equal(await page.getAttribute('.app', 'data-variant'), 'before');
+  // The same kind of link pasted into this tab, with presenter mode and Large type: as on a
+  // fresh load.
+  await page.goto(h.base + '#/lesson/scsi-starved?v=1&step=1&presenter=1&large=1');
+  await page.waitForFunction(() => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith('1/3'), null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector('.app').dataset.presenter === 'true' && document.querySelector('.app').dataset.large === 'true');
+  await page.waitForFunction(() => document.querySelector('.app').dataset.ab === 'false');
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('a step about how evenly disks are served keeps both ends of iostat: the busiest and the least served', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&step=2', { width: 1400, height: 900 });
+  await page.waitForSelector('table.iostat');
+  await page.waitForFunction(() => document.querySelectorAll('table.iostat').length === 2, null, { timeout: 10000 });
+  for (const table of await page.$$('table.iostat')) {
+    const between = await table.$('tr.between');
+    assert.ok(between, 'a line for the devices between');
+    assert.match(await between.textContent(), /… \d+ devices between/);
+    // w/s (column 5) of the first and last disk rows: the least served is at the bottom.
+    const ws = await table.$$eval('tbody tr[data-device^=sd] td:nth-child(5)', (tds) => tds.map((td) => Number(td.textContent)));
+    assert.ok(ws.length >= 4, `${ws.length} disk rows`);
+    assert.ok(ws[0] >= ws[ws.length - 1], `first ${ws[0]} ≥ last ${ws[ws.length - 1]}`);
+  }
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('pointing at a pool, a tag map or a request says which request is there, whose, and how long it has waited', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/nr-requests?v=1', { width: 1400, height: 900 });
+  const canvas = await page.waitForSelector('canvas.diagram');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=live]')?.dataset.events) > 2000, null, { timeout: 20000 });
+  const box = await canvas.boundingBox();
+  const tip = () => page.textContent('[data-testid=diagram-tip]');
+  // Down the middle of the diagram, as a student's mouse goes: the pool and the tag map
+  // each name their device and what fills them.
+  const seen = new Set();
+  for (let y = box.y + 4; y < box.y + box.height - 4; y += 3) {
+    await page.mouse.move(box.x + box.width * 0.55, y);
+    await page.waitForTimeout(20);
+    const t = await tip();
+    if (/^request pool of sda: \d+ of 128/.test(t)) seen.add('pool');
+    if (/^tag map of sda: \d+ of \d+ tags/.test(t)) seen.add('tags');
+    if (/slot \d+: sda: request \d+, (read|write) \d+ KiB at sector \d+, for \S+ \(pid \d+\)/.test(t)) seen.add('request');
+  }
+  assert.deepEqual([...seen].sort(), ['pool', 'request', 'tags'], 'the tips seen down the diagram');
+  await page.mouse.move(box.x + box.width + 50, box.y - 50);
+  await page.waitForFunction(() => document.querySelector('[data-testid=diagram-tip]').textContent === '');
+  // The keyboard: focus the diagram, ↓ walks its bars and requests.
+  await canvas.focus();
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction(() => document.querySelector('[data-testid=diagram-tip]').textContent.length > 0);
+  assert.match(await tip(), /^(request pool|tag map|host0)/);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 test('a reveal never marks right what the run contradicts: scsi-starved shows the report and the model', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&step=4', { width: 1400, height: 900 });

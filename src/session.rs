@@ -111,6 +111,21 @@ impl Session {
         self.charts_dirty = true;
     }
 
+    /// The timeline: both runs to simulated time `t`, backwards or forwards (within what each
+    /// has reached), over the next frames.
+    pub fn seek(&mut self, t: blksim::SimTime) {
+        for d in std::iter::once(&mut self.a).chain(self.b.as_mut()) {
+            d.seek(t);
+        }
+        self.charts_dirty = true;
+    }
+
+    /// The furthest simulated time the page has reached: the timeline's end.
+    pub fn reached(&self) -> blksim::SimTime {
+        let a = self.a.timeline.reached.max(self.a.sim.now());
+        self.b.as_ref().map_or(a, |b| a.max(b.timeline.reached.max(b.sim.now())))
+    }
+
     pub fn close_b(&mut self) {
         self.b = None;
         self.charts_dirty = true;

@@ -2,6 +2,7 @@
 //! Each value is one simulated second's, like `iostat -x 1` and `vmstat 1`.
 
 use crate::format;
+use blksim::lessons::IostatRows;
 use blksim::tools::report::IntervalReport;
 use yew::prelude::*;
 
@@ -36,6 +37,9 @@ pub struct CountersProps {
     /// The lesson's first steady second: before it the numbers say "warming up".
     #[prop_or_default]
     pub warmup_s: Option<f64>,
+    /// Which devices the step is about: the busiest, or the busiest and the least served.
+    #[prop_or_default]
+    pub iostat_rows: IostatRows,
 }
 
 /// What span of simulated time a run's numbers cover.
@@ -112,7 +116,7 @@ fn num(x: f64) -> String {
     }
 }
 
-fn iostat_table(caption: String, iv: &IntervalReport, max: usize, all: bool, toggle: Callback<MouseEvent>) -> Html {
+fn iostat_table(caption: String, iv: &IntervalReport, max: usize, rows: IostatRows, all: bool, toggle: Callback<MouseEvent>) -> Html {
     let mut devs = iv.devices.clone();
     // iostat -x: the stacking devices (dm-*, md*) first, since a stacked lesson is about them,
     // then the busiest (by %util, then throughput); ties keep kernel order.
@@ -124,7 +128,28 @@ fn iostat_table(caption: String, iv: &IntervalReport, max: usize, all: bool, tog
             .then((b.rkb_s + b.wkb_s).total_cmp(&(a.rkb_s + a.wkb_s)))
     });
     let hidden = devs.len().saturating_sub(max);
-    devs.truncate(max);
+    // A step about how evenly disks are served keeps both ends of the list: the least served
+    // are the starved ones, and they are what the step asks to compare.
+    let split = if rows == IostatRows::Spread && hidden > 0 && max >= 2 {
+        let tail = max / 2;
+        devs.drain(max - tail..devs.len() - tail);
+        Some(max - tail)
+    } else {
+        devs.truncate(max);
+        None
+    };
+    let row = |d: &blksim::tools::stats::Iostat| {
+        html! {
+            <tr data-device={d.name.clone()}>
+                <td class="l">{ &d.name }</td>
+                <td>{ num(d.rrqm_s) }</td><td>{ num(d.wrqm_s) }</td>
+                <td>{ num(d.r_s) }</td><td>{ num(d.w_s) }</td>
+                <td>{ format!("{:.0}", d.rkb_s) }</td><td>{ format!("{:.0}", d.wkb_s) }</td>
+                <td>{ num(d.avgrq_sz) }</td><td>{ num(d.avgqu_sz) }</td>
+                <td>{ num(d.await_ms) }</td><td>{ format!("{:.0}", d.util_pct) }</td>
+            </tr>
+        }
+    };
     html! {
         <>
         <table class="iostat" aria-label={caption.clone()}>
@@ -134,16 +159,13 @@ fn iostat_table(caption: String, iv: &IntervalReport, max: usize, all: bool, tog
                 <th>{"avgrq-sz"}</th><th>{"avgqu-sz"}</th><th>{"await"}</th><th>{"%util"}</th>
             </tr></thead>
             <tbody>
-                { for devs.iter().map(|d| html! {
-                    <tr data-device={d.name.clone()}>
-                        <td class="l">{ &d.name }</td>
-                        <td>{ num(d.rrqm_s) }</td><td>{ num(d.wrqm_s) }</td>
-                        <td>{ num(d.r_s) }</td><td>{ num(d.w_s) }</td>
-                        <td>{ format!("{:.0}", d.rkb_s) }</td><td>{ format!("{:.0}", d.wkb_s) }</td>
-                        <td>{ num(d.avgrq_sz) }</td><td>{ num(d.avgqu_sz) }</td>
-                        <td>{ num(d.await_ms) }</td><td>{ format!("{:.0}", d.util_pct) }</td>
-                    </tr>
-                }) }
+                if let Some(at) = split {
+                    { for devs[..at].iter().map(row) }
+                    <tr class="between"><td class="l" colspan="11">{ format!("… {hidden} devices between: the busiest above, the least served below") }</td></tr>
+                    { for devs[at..].iter().map(row) }
+                } else {
+                    { for devs.iter().map(row) }
+                }
             </tbody>
         </table>
         if hidden > 0 {
@@ -252,8 +274,8 @@ pub fn Counters(p: &CountersProps) -> Html {
                     }) }
                 </tbody>
             </table>
-            { iostat_table(if ab { "iostat -x (A)".into() } else { "iostat -x".into() }, iv, max_a, *all_devices, toggle_all.clone()) }
-            if let Some(b) = b { { iostat_table("iostat -x (B)".into(), b, max_b, *all_devices, toggle_all) } }
+            { iostat_table(if ab { "iostat -x (A)".into() } else { "iostat -x".into() }, iv, max_a, p.iostat_rows, *all_devices, toggle_all.clone()) }
+            if let Some(b) = b { { iostat_table("iostat -x (B)".into(), b, max_b, p.iostat_rows, *all_devices, toggle_all) } }
         </section>
     }
 }

@@ -1,12 +1,23 @@
 //! The stack diagram: a canvas drawn each frame from the driver's tokens (the trace) and pool
 //! occupancy (the counters). Nothing here knows the model; it draws what the trace says.
 
-use crate::driver::{SimDriver, Token, TokenStage};
+use crate::driver::{Hit, HitKind, SimDriver, Token, TokenStage};
 use crate::layout::{columns, Rect, StackLayout, Stage};
 use crate::palette::{process_colour, thread_colour};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
+
+/// What the pointer or the keyboard did on a diagram: the page moves that run's tip.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Pointer {
+    /// The pointer is at (x, y) CSS pixels on the canvas.
+    At(f64, f64),
+    /// The pointer left, Escape, or the diagram lost focus: no tip.
+    Leave,
+    /// Arrow keys on the focused diagram: the next (1) or previous (-1) bar or request.
+    Step(i32),
+}
 
 #[derive(Properties, PartialEq)]
 pub struct DiagramProps {
@@ -19,6 +30,9 @@ pub struct DiagramProps {
     /// A click at canvas x (CSS pixels): the page expands or collapses a device group there.
     #[prop_or_default]
     pub onclick_x: Callback<f64>,
+    /// Pointer moves and arrow keys: the tip for the pool slot, tag or request under them.
+    #[prop_or_default]
+    pub onpointer: Callback<Pointer>,
 }
 
 #[component]
@@ -27,10 +41,41 @@ pub fn Diagram(p: &DiagramProps) -> Html {
         let cb = p.onclick_x.clone();
         Callback::from(move |e: MouseEvent| cb.emit(e.offset_x() as f64))
     };
+    let onmousemove = {
+        let cb = p.onpointer.clone();
+        Callback::from(move |e: MouseEvent| cb.emit(Pointer::At(e.offset_x() as f64, e.offset_y() as f64)))
+    };
+    let onmouseleave = {
+        let cb = p.onpointer.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(Pointer::Leave))
+    };
+    let onblur = {
+        let cb = p.onpointer.clone();
+        Callback::from(move |_: FocusEvent| cb.emit(Pointer::Leave))
+    };
+    // Up and down (left and right step the run and the steps): through the bars and requests.
+    let onkeydown = {
+        let cb = p.onpointer.clone();
+        Callback::from(move |e: KeyboardEvent| match e.key().as_str() {
+            "ArrowDown" => {
+                e.prevent_default();
+                cb.emit(Pointer::Step(1));
+            }
+            "ArrowUp" => {
+                e.prevent_default();
+                cb.emit(Pointer::Step(-1));
+            }
+            "Escape" => cb.emit(Pointer::Leave),
+            _ => {}
+        })
+    };
     html! {
         <div class="diagram-wrap">
             if !p.label.is_empty() { <span class="run-label">{ p.label.clone() }</span> }
-            <canvas ref={p.canvas.clone()} class="diagram" role="img" aria-label={p.summary.clone()} data-testid="diagram" {onclick}></canvas>
+            <canvas ref={p.canvas.clone()} class="diagram" role="img" aria-label={p.summary.clone()} data-testid="diagram" tabindex="0"
+                title="Point at a pool, a tag map or a request for what is there (or focus it and press ↓ / ↑)"
+                {onclick} {onmousemove} {onmouseleave} {onblur} {onkeydown}></canvas>
+            <p class="diagram-tip sr-only" aria-live="polite" data-testid="diagram-tip"></p>
         </div>
     }
 }
@@ -57,8 +102,26 @@ fn prefers(query: &str) -> bool {
     web_sys::window().and_then(|w| w.match_media(query).ok().flatten()).is_some_and(|m| m.matches())
 }
 
-/// Draws one frame. Sizes the canvas to its box and the device pixel ratio.
+/// Draws one frame, and the tip for what the pointer (or the keyboard) is on. Sizes the canvas
+/// to its box and the device pixel ratio.
 pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Option<usize>) {
+    let mut hits = Vec::new();
+    paint(canvas, d, now_ms, expanded, &mut hits);
+    {
+        let mut hover = d.hover.borrow_mut();
+        hover.hits = hits;
+        // The keyboard's choice follows what it chose while the frame moves it.
+        if let Some(i) = hover.focus {
+            match hover.hits.get(i).map(Hit::centre) {
+                Some(c) => hover.at = Some(c),
+                None => hover.focus = None,
+            }
+        }
+    }
+    super::diagram_tip::draw_tip(canvas, d);
+}
+
+fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Option<usize>, hits: &mut Vec<Hit>) {
     let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else { return };
     let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
     let (cw, ch) = (canvas.client_width().max(320) as f64, canvas.client_height().max(240) as f64);
@@ -186,6 +249,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         let limit = sum(&|i| d.topology.devices[i].nr_requests);
         let pool_labels = l.dev_labels && roomy(Stage::RequestPool);
         slot_bar(&ctx, theme, l.cell(Stage::RequestPool, ci), used, limit, pool_labels);
+        hits.push(bar_hit(l.cell(Stage::RequestPool, ci), HitKind::Pool { first: col.first, count: col.count, limit }));
         // On the line of the bar's used/limit label, after it: who sleeps for a request, and
         // why the count can pass nr_requests (get_request lets a batcher, BLK_BATCH_REQ, go
         // up to 3/2 of it). Nothing is drawn over the bar or into the next row.
@@ -206,7 +270,9 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             fit_text(&ctx, &text, x, label_y, c.x + c.w - x);
         }
         let tag_labels = l.dev_labels && roomy(Stage::TagMap);
-        slot_bar(&ctx, theme, l.cell(Stage::TagMap, ci), sum(&|i| occ[i].tags), sum(&|i| d.topology.devices[i].queue_depth), tag_labels);
+        let depth = sum(&|i| d.topology.devices[i].queue_depth);
+        slot_bar(&ctx, theme, l.cell(Stage::TagMap, ci), sum(&|i| occ[i].tags), depth, tag_labels);
+        hits.push(bar_hit(l.cell(Stage::TagMap, ci), HitKind::Tags { first: col.first, count: col.count, limit: depth }));
         let e = l.cell(Stage::Elevator, ci);
         let waiting = sum(&|i| occ[i].elevator);
         if (d.density || l.dev_labels || col.group.is_some()) && roomy(Stage::Elevator) {
@@ -309,6 +375,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         let _ = ctx.fill_text(&format!("{} · stripe cache", up.name), cell.x + 4.0, cell.y + 9.0);
         let bar = Rect { x: cell.x + 4.0, y: cell.y + 14.0, w: (cell.w * 0.5).max(40.0), h: (cell.h - 18.0).max(8.0) };
         slot_bar(&ctx, theme, bar, o.stripes_active, o.stripes_max, true);
+        hits.push(bar_hit(bar, HitKind::Stripes(k)));
         if !o.stripe_sleepers.is_empty() {
             ctx.set_fill_style_str(theme.full);
             let _ = ctx.fill_text(&format!("zz {} on wait_for_stripe", o.stripe_sleepers.len()), bar.x + bar.w + 10.0, bar.y + bar.h / 2.0);
@@ -350,6 +417,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         let cell = Rect { x: x0, y: r.y + 3.0, w: x1 - x0, h: r.h - 6.0 };
         let busy = hosts.get(hi).map_or(0, |o| o.busy);
         slot_bar(&ctx, theme, Rect { h: cell.h * 0.55, ..cell }, busy, h.can_queue, roomy(Stage::Host));
+        hits.push(bar_hit(Rect { h: cell.h * 0.55, ..cell }, HitKind::Host(hi)));
         if let Some(o) = hosts.get(hi) {
             if !o.starved.is_empty() {
                 ctx.set_fill_style_str(theme.full);
@@ -478,7 +546,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     let tween = d.tween_ms();
     // With reduced motion every token is already where it is going (and a finished one gone).
     let progress = |t: &Token| if reduced_motion { 1.0 } else { ease(((now_ms - t.moved_ms) / tween).clamp(0.0, 1.0)) };
-    for t in d.requests.values() {
+    for (&id, t) in d.requests.iter() {
         let counter = match t.stage {
             _ if t.dev as usize >= ndev => Some(&mut per_col_layer),
             TokenStage::Elevator => Some(&mut per_col_elev),
@@ -518,8 +586,11 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         ctx.set_global_alpha(if t.stage == TokenStage::Done { 1.0 - k } else { 1.0 });
         ctx.set_fill_style_str(process_colour(t.pid));
         ctx.fill_rect(x - 1.0, y - 2.5, len, 5.0);
+        if t.stage != TokenStage::Done {
+            hits.push(Hit { x: x - 1.0, y: y - 2.5, w: len, h: 5.0, kind: HitKind::Request(id) });
+        }
     }
-    for t in d.bios.values() {
+    for (&id, t) in d.bios.iter() {
         let k = progress(t);
         let (x0, y0) = pos(t, t.prev, 0);
         let (x1, y1) = pos(t, t.stage, 0);
@@ -527,6 +598,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
         ctx.set_global_alpha(if t.stage == TokenStage::Merging { 1.0 - k } else { 1.0 });
         ctx.set_fill_style_str(process_colour(t.pid));
         ctx.fill_rect(x - 2.5, y - 2.5, 5.0, 5.0);
+        hits.push(Hit { x: x - 2.5, y: y - 2.5, w: 5.0, h: 5.0, kind: HitKind::Bio(id) });
     }
     ctx.set_global_alpha(1.0);
     // Requests waiting in an elevator that have no token (they were inserted before a skip,
@@ -542,6 +614,12 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
             ctx.fill_rect(c.x + 3.0 + colx as f64 * 28.0, c.y + c.h - 20.5 - row as f64 * 9.0, 10.0, 5.0);
         }
     }
+}
+
+/// A slot bar's place (as `slot_bar` draws it: the middle of its cell) for the pointer.
+fn bar_hit(c: Rect, kind: HitKind) -> Hit {
+    let h = (c.h * 0.45).clamp(4.0, 16.0);
+    Hit { x: c.x, y: c.y + (c.h - h) / 2.0 - 2.0, w: c.w, h: h + 4.0, kind }
 }
 
 /// Token places per row in a lane cell: one every 28 px.

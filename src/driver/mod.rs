@@ -6,7 +6,9 @@
 //! animation's `tokens`, `btt`'s sums and the `stats` (each second's numbers and top).
 
 mod btt;
+mod hover;
 mod stats;
+mod timeline;
 mod tokens;
 
 use blksim::lessons::{self, Lesson};
@@ -16,8 +18,10 @@ use blksim::tools::trace::TraceRecord;
 use blksim::tools::view::{DevOccupancy, HostOccupancy, ThreadView, Topology};
 use blksim::{Sim, SimTime};
 pub use btt::Btt;
+pub use hover::{Hit, HitKind, Hover};
 use stats::PARTIAL_REFRESH_MS;
 use std::collections::{BTreeMap, VecDeque};
+pub use timeline::Timeline;
 pub use tokens::{Token, TokenStage, RECORDS_PER_FRAME_MAX, TOKENS_MAX, TWEEN_MS, TWEEN_MS_MIN};
 
 /// Trace records kept for the event log and its exports (blkparse, Perfetto): a few
@@ -100,6 +104,11 @@ pub struct SimDriver {
     bio_queued_at: BTreeMap<u32, u64>,
     /// Per request: (Q, G, I, D) times in ns.
     rq_times: BTreeMap<u32, [u64; 4]>,
+    /// Where the pointer is on this run's diagram and what the last frame drew (the diagram
+    /// fills it while drawing, through a shared reference).
+    pub hover: std::cell::RefCell<Hover>,
+    /// The run so far, with snapshots to rewind to.
+    pub timeline: Timeline,
 }
 
 impl SimDriver {
@@ -109,6 +118,7 @@ impl SimDriver {
         let cfg = lesson.config(&variant, &overrides).map_err(|e| e.to_string())?;
         let mut sim = Sim::new(&cfg, seed);
         sim.set_trace(true);
+        let timeline = Timeline::new(&mut sim);
         let topology = sim.topology();
         let last_threads = sim.threads_view();
         let occupancy = sim.occupancy();
@@ -147,6 +157,8 @@ impl SimDriver {
             btt: BTreeMap::new(),
             bio_queued_at: BTreeMap::new(),
             rq_times: BTreeMap::new(),
+            hover: Default::default(),
+            timeline,
         })
     }
 
@@ -254,6 +266,12 @@ impl SimDriver {
     /// Advances by one animation frame of `dt_ms` wall milliseconds. `now_ms` is the frame's
     /// wall timestamp (for tweens). Returns true when a new whole second of counters landed.
     pub fn frame(&mut self, dt_ms: f64, now_ms: f64) -> bool {
+        let changed = self.frame_run(dt_ms, now_ms);
+        self.timeline.note(&mut self.sim);
+        changed
+    }
+
+    fn frame_run(&mut self, dt_ms: f64, now_ms: f64) -> bool {
         if let Some(t) = self.catch_up_to {
             // Untraced to the jump's last stretch, then traced, so the log opens on what led
             // up to the link's time point.
@@ -313,6 +331,7 @@ impl SimDriver {
         self.end_gap();
         self.run_traced(t, u64::MAX);
         self.resync();
+        self.timeline.note(&mut self.sim);
     }
 
     /// Runs towards `t`, at most `budget` events, with the trace on, taking its records (into

@@ -26,6 +26,8 @@ pub struct Token {
     pub pid: u32,
     pub bytes: u32,
     pub write: bool,
+    /// Its first sector (the tip names it, as blkparse does).
+    pub sector: u64,
     pub stage: TokenStage,
     pub prev: TokenStage,
     /// Wall time (ms) of the last stage change, for the tween.
@@ -52,7 +54,16 @@ impl SimDriver {
     /// turns it into a request's token, which D and C move on.
     pub(super) fn apply(&mut self, r: &TraceRecord, now_ms: f64) {
         let pid = self.pid_of(r.thread.0);
-        let token = |stage| Token { dev: r.dev.0, pid, bytes: r.bytes, write: r.write, stage, prev: TokenStage::Queued, moved_ms: now_ms };
+        let token = |stage| Token {
+            dev: r.dev.0,
+            pid,
+            bytes: r.bytes,
+            write: r.write,
+            sector: r.sector,
+            stage,
+            prev: TokenStage::Queued,
+            moved_ms: now_ms,
+        };
         let mv = |t: &mut Token, stage| {
             t.prev = t.stage;
             t.stage = stage;

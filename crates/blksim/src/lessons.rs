@@ -43,10 +43,25 @@ pub struct Step {
     /// The tables the step names (`STEP_TABLES`): presenter mode keeps them in view.
     #[serde(default)]
     pub tables: Vec<String>,
+    /// Which of iostat's devices the step is about, when they are more than the table shows.
+    #[serde(default)]
+    pub iostat_rows: IostatRows,
     /// What the step's cue claims about the model's own numbers, measured like fidelity rows
     /// (`crate::cues`); a test fails when one does not hold, so a cue never contradicts the run.
     #[serde(default)]
     pub check: Vec<crate::fidelity::FidelityRow>,
+}
+
+/// Which iostat lines a step keeps when there are more devices than the table shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IostatRows {
+    /// The busiest devices (by %util, then throughput): what `iostat -x` users scan for.
+    #[default]
+    Busiest,
+    /// The busiest and the least served, with a line for those between: a step about how
+    /// evenly the disks are served (a starved disk is at the bottom of the list).
+    Spread,
 }
 
 /// The tables a step may name: the counters column's, by their tools' names.

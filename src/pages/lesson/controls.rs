@@ -72,6 +72,8 @@ pub(super) fn use_keyboard_shortcuts(
             let tag = target_tag(e.target());
             if matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA")
                 || (tag == "BUTTON" && e.key() == " ")
+                // ↓ / ↑ on the focused diagram move its tip, not the presenter's step.
+                || (tag == "CANVAS" && matches!(e.key().as_str(), "ArrowDown" | "ArrowUp"))
                 || e.ctrl_key()
                 || e.meta_key()
                 || e.alt_key()

@@ -31,7 +31,12 @@ pub(super) fn current_hash() -> String {
 
 /// Back and forward: when the URL's state differs from the run's, rebuild the run from it.
 #[hook]
-pub(super) fn use_back_forward(session: SharedSession, refresh: UseForceUpdateHandle, id: String) {
+pub(super) fn use_back_forward(
+    session: SharedSession,
+    refresh: UseForceUpdateHandle,
+    id: String,
+    view: (UseStateHandle<bool>, UseStateHandle<bool>, UseStateHandle<Option<usize>>),
+) {
     use_effect_with((), move |_| {
         let window = web_sys::window().expect("window");
         let listener = EventListener::new(&window, "popstate", move |_| {
@@ -62,6 +67,24 @@ pub(super) fn use_back_forward(session: SharedSession, refresh: UseForceUpdateHa
             let speed = s.a.speed;
             *s = Session::from_fragment(&hash, &id);
             s.a.speed = speed;
+            // A link pasted into this tab (same lesson) keeps its view as on a fresh load: the
+            // step (set up, if the link carries no run state of its own), presenter mode and
+            // Large type.
+            if let Ok(st) = blksim::link::LinkState::decode(&hash) {
+                let (presenter, large, step) = &view;
+                if let Some(p) = st.presenter {
+                    presenter.set(p);
+                }
+                if let Some(l) = st.large {
+                    large.set(l);
+                }
+                if let Some(n) = st.step {
+                    if st.variant.is_none() && st.b.is_none() && st.t.is_none() {
+                        super::steps::apply_step(&mut s, n as usize - 1);
+                    }
+                    step.set(Some(n as usize - 1));
+                }
+            }
             drop(s);
             refresh.force_update();
         });

@@ -20,6 +20,7 @@ mod stack;
 mod step_panel;
 mod steps;
 mod tabs;
+mod timeline;
 mod variants;
 
 use crate::components::counters::Counters;
@@ -90,6 +91,19 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         });
     }
     prefs::use_stored_prefs(*presenter, *large, *theme);
+    // A link that names a step but no run state of its own (no variant, B or t: written by
+    // hand, or a lesson plan's "open step 2") sets that step up, as PageDown would; a copied
+    // link carries its run's exact state, which stands.
+    {
+        let (session, refresh) = (session.clone(), refresh.clone());
+        let setup = view.as_ref().as_ref().filter(|v| v.variant.is_none() && v.b.is_none() && v.t.is_none()).and_then(|v| v.step);
+        use_effect_with((), move |_| {
+            if let Some(n) = setup {
+                steps::apply_step(&mut session.borrow_mut(), n as usize - 1);
+                refresh.force_update();
+            }
+        });
+    }
     // The last knob change: its key, and what it did or why it was refused.
     let knob_msg = use_state(|| None::<(String, String)>);
     let knob_rejected = use_state(|| None::<(String, String)>);
@@ -116,7 +130,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         use_state(move || id == blksim::lessons::SANDBOX || blksim::lessons::find(&id).is_ok_and(|l| l.kind == "primer"))
     };
     controls::use_keyboard_shortcuts(session.clone(), refresh.clone(), presenter.clone(), step.clone(), shortcuts_open.clone());
-    link::use_back_forward(session.clone(), refresh.clone(), props.id.clone());
+    link::use_back_forward(session.clone(), refresh.clone(), props.id.clone(), (presenter.clone(), large.clone(), step.clone()));
     let on_seed = controls::use_seed_handler(session.clone(), refresh.clone());
     let on_knob = tabs::use_knob_handler(session.clone(), refresh.clone(), knob_msg.clone(), knob_rejected.clone());
     let on_diagram_click = stack::on_diagram_click(&session, &refresh, &canvas_a);
@@ -174,12 +188,12 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             }
             <main class="zones">
                 <section class={classes!("stack", ab.then_some("split"))} aria-label="The block stack">
-                    <Diagram canvas={canvas_a.clone()} summary={stack::summary(d)} label={if ab { format!("A · {}", d.variant) } else { String::new() }} onclick_x={on_diagram_click.clone()} />
+                    <Diagram canvas={canvas_a.clone()} summary={stack::summary(d)} label={if ab { format!("A · {}", d.variant) } else { String::new() }} onclick_x={on_diagram_click.clone()} onpointer={stack::on_diagram_pointer(&session, false)} />
                     <p class="live" ref={live_a.clone()} data-testid="live" aria-live="off"></p>
                     { group_buttons }
                     if *legend_open { <Legend /> }
                     if let Some(b) = &s.b {
-                        <Diagram canvas={canvas_b.clone()} summary={stack::summary(b)} label={format!("B · {}", b.variant)} onclick_x={on_diagram_click.clone()} />
+                        <Diagram canvas={canvas_b.clone()} summary={stack::summary(b)} label={format!("B · {}", b.variant)} onclick_x={on_diagram_click.clone()} onpointer={stack::on_diagram_pointer(&session, true)} />
                         <p class="live" ref={live_b.clone()} data-testid="live-b" aria-live="off"></p>
                     }
                 </section>
@@ -196,10 +210,12 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         b={s.b.as_ref().and_then(|b| b.interval.clone())} b_top={s.b.as_ref().map(|b| b.top.clone()).unwrap_or_default()}
                         b_partial={s.b.as_ref().is_some_and(|b| b.interval_partial)} b_whole={s.b.as_ref().is_some_and(|b| b.interval_whole)}
                         warmup_s={lesson.warmup_s}
+                        iostat_rows={cur_step.as_ref().map(|(_, st)| st.iostat_rows).unwrap_or_default()}
                         page_cache={!d.sim.config().scenario.workload.direct || s.b.as_ref().is_some_and(|b| !b.sim.config().scenario.workload.direct)} />
                     <section class="charts" aria-label="Charts">
                         <canvas ref={chart.clone()} class="chart" data-testid="chart" role="img" aria-label="Throughput, context switches and CPU over simulated time"></canvas>
                         <canvas ref={latency.clone()} class="latency" role="img" aria-label="Latency histogram of the jobs' I/Os (fio clat: each read, write or io, not each request)"></canvas>
+                        { timeline::timeline_bar(&session, &refresh) }
                         <div class="chart-actions">
                             <button onclick={on_png}>{ "Export PNG" }</button>
                             <button onclick={on_csv}>{ "Export CSV" }</button>

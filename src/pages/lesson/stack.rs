@@ -42,6 +42,29 @@ pub(super) fn on_diagram_click(session: &SharedSession, refresh: &UseForceUpdate
     })
 }
 
+/// Pointer moves and arrow keys on run `b`'s diagram (or A's): its tip's place. The frame
+/// loop draws the tip, so nothing re-renders.
+pub(super) fn on_diagram_pointer(session: &SharedSession, b: bool) -> Callback<crate::components::diagram::Pointer> {
+    use crate::components::diagram::Pointer;
+    let session = session.clone();
+    Callback::from(move |p: Pointer| {
+        let s = session.borrow();
+        let Some(d) = (if b { s.b.as_ref() } else { Some(&s.a) }) else { return };
+        let mut hover = d.hover.borrow_mut();
+        match p {
+            Pointer::At(x, y) => {
+                hover.at = Some((x, y));
+                hover.focus = None;
+            }
+            Pointer::Leave => {
+                hover.at = None;
+                hover.focus = None;
+            }
+            Pointer::Step(k) => hover.step(k),
+        }
+    })
+}
+
 /// The same expand/collapse as clicking the diagram, for the keyboard and screen readers.
 pub(super) fn group_buttons(session: &SharedSession, refresh: &UseForceUpdateHandle, s: &Session) -> Html {
     let d = &s.a;

@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 pub const BLK_MQ_CPU_WORK_BATCH: u32 = 8;
 
 /// One hardware queue (`struct blk_mq_hw_ctx`) over the CPUs `first_cpu..first_cpu+nr_cpus`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Hctx {
     /// Its own tag map (`scsi_mq_setup_tags`: `can_queue` tags per hardware queue).
     pub tags: TagMap,
@@ -45,7 +45,7 @@ pub struct Hctx {
 }
 
 /// The blk-mq side of a SCSI LUN's request queue (4.0 scsi-mq).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct BlkMq {
     pub hctx: Vec<Hctx>,
     /// `sdev->device_busy`: commands of this LUN started, over all its hardware queues.

@@ -1,7 +1,7 @@
 //! `block/blk-tag.c`: the device's tag map (TCQ/NCQ `queue_depth`).
 
 /// Device tags (TCQ/NCQ `queue_depth`): a bitmap, lowest free tag first.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct TagMap {
     depth: u32,
     busy: u32,

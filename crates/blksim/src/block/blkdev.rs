@@ -7,7 +7,7 @@ use crate::engine::time::SimTime;
 use crate::scenario::Scenario;
 use std::collections::VecDeque;
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Request {
     pub dev: DevId,
     pub write: bool,
@@ -38,7 +38,7 @@ pub struct Request {
 }
 
 /// A request queue: pool, elevator and tags, with the queue limits.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct RequestQueue {
     pub nr_requests: u32,
     /// `get_request` refuses past 3/2 of `nr_requests`, batchers too (2.6.13+; see the knob

@@ -29,7 +29,7 @@ pub enum DevKind {
 pub const LVM_PE_START_SECTORS: u64 = 384;
 
 /// A block device in iostat's list.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct BlockDev {
     pub name: String,
     pub major: u32,

@@ -42,7 +42,7 @@ pub enum Event {
     HostLink { host: HostId },
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Entry {
     at: SimTime,
     seq: u64,
@@ -68,7 +68,7 @@ impl Ord for Entry {
 }
 
 /// A bounded priority queue of future events.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
     now: SimTime,

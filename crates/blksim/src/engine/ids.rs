@@ -40,7 +40,7 @@ id!(/// One read() or write() call of a job: the bios it was split into complete
 
 /// A slab with a hard capacity: ids are reused lowest-freed-last (a LIFO free list), which is
 /// deterministic. Exceeding the capacity is a model bug and panics.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Slab<T> {
     items: Vec<Option<T>>,
     free: Vec<u32>,

@@ -82,6 +82,7 @@ pub struct Totals {
     pub path_check_bytes: u64,
 }
 
+#[derive(Clone)]
 pub struct Sim {
     pub(crate) cfg: Config,
     pub(crate) seed: u64,
@@ -433,6 +434,18 @@ impl Sim {
     /// Turns trace recording on or off (the CLI runs without it; the UI with it).
     pub fn set_trace(&mut self, on: bool) {
         self.trace.set_enabled(on);
+    }
+
+    /// A copy of the whole simulation at this instant, for a timeline to rewind to: run on, it
+    /// gives exactly the run this one gives (one seed, one run). The copy's trace ring starts
+    /// empty at the same `seq`: the records are the viewer's, and a copy of them per snapshot
+    /// would cost megabytes.
+    pub fn checkpoint(&mut self) -> Sim {
+        let empty = self.trace.empty_copy();
+        let ring = std::mem::replace(&mut self.trace, empty);
+        let copy = self.clone();
+        self.trace = ring;
+        copy
     }
 
     /// When every finite job had finished, if they all have.

@@ -7,7 +7,7 @@
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Stream(Pcg64Mcg);
 
 /// Stream ids: one range per kind of component.

@@ -108,7 +108,7 @@ impl Default for FileRaState {
 }
 
 /// One read()/write() (or one iocb, or one writeback chunk): done when all of its bios are.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Io {
     pub owner: IoOwner,
     pub bytes: u64,
@@ -119,7 +119,7 @@ pub struct Io {
     pub sync: bool,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Job {
     pub id: JobId,
     pub tid: ThreadId,

@@ -5,7 +5,7 @@
 use super::{transfer_ns, Cmd};
 use crate::engine::time::SimTime;
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Ssd {
     /// The shared transfer path is busy until then.
     pipe_free_at: SimTime,

@@ -14,7 +14,7 @@ use super::{transfer_ns, Cmd};
 /// one of the oldest `rpo_window` its head reaches soonest (rotational
 /// position reordering); a read waits for the writes cached before it. (NCQ/TCQ reordering of
 /// queued commands is `hdd_pick`'s.)
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Hdd {
     /// Rotational phase at time 0: spindles are not synchronised, so each disk starts at its
     /// own angle (drawn from the disk's random stream).

@@ -32,7 +32,7 @@ use std::collections::VecDeque;
 
 /// One stripe's cached writes: covered sector ranges relative to the stripe's first data
 /// sector, sorted and merged.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct CachedStripe {
     stripe: u64,
     covered: Vec<(u64, u64)>,
@@ -58,7 +58,7 @@ pub struct StripeOps {
     pub backward_writes: u64,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct HwRaid5 {
     members: Vec<Hdd>,
     chunk_sectors: u64,

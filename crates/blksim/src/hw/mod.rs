@@ -28,7 +28,7 @@ pub struct Cmd {
     pub queued_at: SimTime,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum Model {
     Hdd(Hdd),
     Ssd(Ssd),
@@ -39,7 +39,7 @@ enum Model {
 pub const ENGINE_SLOT: u16 = u16::MAX;
 
 /// A disk: its model, its internal queue and its command slots.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Disk {
     model: Model,
     queue: VecDeque<Cmd>,

@@ -20,7 +20,7 @@ pub enum AcctState {
     Softirq,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Core {
     /// Executing a work item (a thread step or softirq work) until its CoreDone event.
     pub busy: bool,
@@ -149,7 +149,7 @@ pub enum ThreadKind {
     Multipathd,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Thread {
     pub name: String,
     pub pid: u32,

@@ -770,7 +770,14 @@ impl Scenario {
         if self.workload.size != 0 && self.workload.size < self.workload.bs {
             return Err(ScenarioError::new("workload.size", "smaller than workload.bs; expected 0 (time-based) or at least one block"));
         }
-        Ok(Config { scenario: self.clone() })
+        let mut scenario = self.clone();
+        // dd reads or writes in order, a block at a time: a job it cannot run (random offsets,
+        // libaio, a queue depth) is fio's, and top, the trace and the diagram name it so.
+        let w = &scenario.workload;
+        if w.name == "dd" && (w.rw.is_random() || w.ioengine != IoEngine::Sync || w.iodepth > 1) {
+            scenario.workload.name = "fio".into();
+        }
+        Ok(Config { scenario })
     }
 }
 

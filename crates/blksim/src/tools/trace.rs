@@ -87,7 +87,7 @@ pub struct TraceRecord {
 }
 
 /// A bounded ring of the most recent records. Older ones are dropped, and counted.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct TraceRing {
     buf: VecDeque<TraceRecord>,
     capacity: usize,
@@ -129,6 +129,11 @@ impl TraceRing {
         let dropped = first.saturating_sub(from);
         let skip = from.saturating_sub(first) as usize;
         (self.buf.iter().skip(skip), dropped)
+    }
+
+    /// A ring like this one (capacity, on or off, the next `seq`) holding no records.
+    pub fn empty_copy(&self) -> TraceRing {
+        TraceRing { buf: VecDeque::new(), capacity: self.capacity, next_seq: self.next_seq, enabled: self.enabled }
     }
 
     /// The `seq` the next record will get.

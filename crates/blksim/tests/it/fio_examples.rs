@@ -57,3 +57,28 @@ fn every_fio_example_job_file_runs_or_says_in_one_line_why_not() {
     // Every file fio ships is a workload blkviz can at least approximate: none is refused.
     assert!(refused.is_empty(), "refused: {refused:?}");
 }
+
+/// dd reads or writes in order, one block at a time: the sandbox's default job (named dd)
+/// turned into a libaio random reader is fio's, in top and on the diagram ("fio ×4", not
+/// "dd ×4"); a job that dd can run keeps its name, and a name the user gave stands.
+#[test]
+fn a_job_dd_cannot_run_is_named_fio() {
+    use blksim::scenario::{set_knob, Scenario};
+    let names = |sets: &[(&str, &str)]| {
+        let mut s = Scenario::default();
+        for (k, v) in sets {
+            set_knob(&mut s, k, v).unwrap();
+        }
+        let sim = blksim::Sim::new(&s.validate().unwrap(), 1);
+        let mut n: Vec<String> = sim.threads_view().into_iter().filter(|t| t.name == "dd" || t.name == "fio").map(|t| t.name).collect();
+        n.dedup();
+        n
+    };
+    assert_eq!(names(&[("workload.numjobs", "4")]), ["dd"]);
+    assert_eq!(names(&[("workload.numjobs", "4"), ("workload.rw", "randread")]), ["fio"]);
+    assert_eq!(names(&[("workload.ioengine", "libaio"), ("workload.iodepth", "32")]), ["fio"]);
+    let mut s = Scenario::default();
+    set_knob(&mut s, "workload.name", "mkfs.xfs").unwrap();
+    set_knob(&mut s, "workload.rw", "randwrite").unwrap();
+    assert_eq!(s.validate().unwrap().scenario.workload.name, "mkfs.xfs");
+}

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 const CFQ_ASYNC: u32 = u32::MAX;
 
 /// One cfq queue (`cfq_queue`): a process's requests in sector order and in arrival order.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct CfqQueue {
     pub(super) sync: bool,
     pub(super) sorted: SortedMap<(u64, ReqId), ()>,
@@ -33,7 +33,7 @@ pub(super) struct CfqQueue {
 /// 2.6.20's per-queue state (`cfq_queue` flags and the `cfq_io_context` of its process on
 /// this device: think time and seek distance, each a 7/8 running mean in fixed point with
 /// 256 as one sample).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct CfqQueue2620 {
     /// Ever had a request: `cfq_get_queue` marks a new queue `idle_window` and `queue_new`,
     /// and `cfq_alloc_io_context` starts `last_end_request` then.
@@ -65,7 +65,7 @@ fn cic_seeky(q: &CfqQueue2620) -> bool {
 /// cfq's service state (2.6.2x `cfq-iosched.c`, simplified): busy queues served round robin,
 /// each for a time slice; a sync queue that runs dry is given `slice_idle` for its process's
 /// next request when its think time says one will come.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Cfq {
     /// By key: a device rarely has more than a few (one per process that submits to it, and
     /// the async queue).

@@ -82,7 +82,7 @@ pub fn tunables(k: &crate::scenario::IoschedKnobs) -> Tunables {
 /// the rest: an entry is live while the elevator still holds its request under the same
 /// insertion number. Stale entries are dropped when they reach the front, and the list is
 /// compacted when they outnumber the live ones, so its length stays within 2 × live + 64.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Fifo {
     items: VecDeque<(ReqId, SimTime, u64)>,
     live: usize,
@@ -162,7 +162,7 @@ struct Listed {
 /// The elevator: noop (FIFO) or deadline (2.6 `deadline-iosched.c`: per-direction sector order
 /// and FIFO expiry, batches of `fifo_batch`, reads preferred unless writes starved twice).
 /// Back- and front-merge candidates are found by sector, as the elevator hash and rb-tree do.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Elevator {
     kind: ElevatorKind,
     /// `iosched/`'s tunables.

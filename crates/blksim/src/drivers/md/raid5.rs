@@ -68,7 +68,7 @@ impl Members {
 
 /// What one `handle_stripe` does: member pages to read and to write, the bio pieces it
 /// returns, and how many pages it XORs for parity.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Handle {
     pub reads: Vec<u16>,
     pub writes: Vec<u16>,
@@ -78,7 +78,7 @@ pub struct Handle {
     pub idle: bool,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct StripeHead {
     /// The member sector of this stripe row (all members at the same offset).
     pub sector: u64,
@@ -95,7 +95,7 @@ pub struct StripeHead {
 }
 
 /// The per-array state: the stripe cache and raid5d.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Raid5 {
     pub dev: DevId,
     pub members: Vec<DevId>,

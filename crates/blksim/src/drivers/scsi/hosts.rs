@@ -47,7 +47,7 @@ mod tests {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Host {
     can_queue: u32,
     busy: u32,

@@ -1,0 +1,59 @@
+// Issue 22's timeline, as an instructor uses it: "look at what happened at 2 s", back and
+// forth over the run so far, with the mouse or the keyboard.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { harness } from './harness.mjs';
+
+const h = harness();
+
+const liveT = async (page) => (await page.textContent('[data-testid=live]')).match(/^t = ([\d.]+) (ms|s)/);
+const settled = (page) => page.waitForFunction(() => document.querySelector('.timeline-status')?.dataset.catchingUp === 'false'
+  && document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false', null, { timeout: 30000 });
+
+test('the timeline scrubs back and forth over the run so far, by keyboard and by pointer', async () => {
+  const ctx = await h.browser.newContext();
+  const page = await ctx.newPage();
+  await page.setViewportSize({ width: 1400, height: 900 });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(h.base + '#/lesson/nr-requests?v=1&t=3');
+  const range = await page.waitForSelector('input[aria-label=Timeline]');
+  await settled(page);
+  // Paused, so the clock stands where the timeline puts it.
+  await page.click('h1', { position: { x: 1, y: 1 }, trial: true });
+  if ((await page.getAttribute('.app', 'data-playing')) === 'true') await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.querySelector('.app').dataset.playing === 'false');
+  const end = Number(await range.getAttribute('max'));
+  assert.ok(end >= 3000, `the timeline spans the run so far (${end} ms)`);
+  // Home: back to the start.
+  await range.focus();
+  await page.keyboard.press('Home');
+  await settled(page);
+  assert.deepEqual((await liveT(page)).slice(1), ['0.000', 'ms']);
+  // Right arrow twice: two simulated seconds.
+  await page.keyboard.press('ArrowRight');
+  await settled(page);
+  await page.keyboard.press('ArrowRight');
+  await settled(page);
+  assert.deepEqual((await liveT(page)).slice(1), ['2.000', 's']);
+  // End: the furthest point reached; then back one second from there.
+  await page.keyboard.press('End');
+  await settled(page);
+  const atEnd = Number((await liveT(page))[1]);
+  assert.ok(Math.abs(atEnd * 1000 - end) < 1, `End is ${atEnd} s, the timeline's end ${end} ms`);
+  await page.keyboard.press('ArrowLeft');
+  await settled(page);
+  assert.ok(Math.abs(Number((await liveT(page))[1]) - (atEnd - 1)) < 1e-3, 'one second back');
+  // The pointer: a click at a quarter of the bar goes to about a quarter of the run.
+  const box = await range.boundingBox();
+  await page.mouse.click(box.x + box.width * 0.25, box.y + box.height / 2);
+  await settled(page);
+  const [, v, unit] = await liveT(page);
+  const ms = unit === 's' ? Number(v) * 1000 : Number(v);
+  assert.ok(ms > end * 0.1 && ms < end * 0.4, `a quarter of the way: ${ms} ms of ${end}`);
+  // The counters and the event log are the run's at that time (a second has passed: numbers).
+  assert.match(await page.textContent('[data-testid=interval]'), /second ending at|the run's last|so far/);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

@@ -1,0 +1,245 @@
+//! What the pointer (or the arrow keys, on the focused diagram) points at. Each frame the
+//! diagram records where it drew every pool, tag map, host, stripe cache and request (`Hit`);
+//! the tip says which request sits there, whose it is and how long it has waited, from the
+//! trace's own times (the Q, G, I and D records btt sums). Nothing here reads the model.
+
+use super::tokens::TokenStage;
+use super::SimDriver;
+use crate::format;
+
+/// What was drawn at a place.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum HitKind {
+    /// A request's bar (key: its trace token).
+    Request(u32),
+    /// A bio's chip.
+    Bio(u32),
+    /// A column's request pool: its devices (`first..first + count`) and the bar's limit.
+    Pool { first: usize, count: usize, limit: u32 },
+    /// A column's tag map.
+    Tags { first: usize, count: usize, limit: u32 },
+    /// An HBA's can_queue bar.
+    Host(usize),
+    /// An md array's stripe cache (index among the stacking devices).
+    Stripes(usize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+    pub kind: HitKind,
+}
+
+impl Hit {
+    fn is_token(&self) -> bool {
+        matches!(self.kind, HitKind::Request(_) | HitKind::Bio(_))
+    }
+
+    /// Whether (x, y) is on it; a token's few pixels get a margin, so a moving mark can be hit.
+    fn contains(&self, x: f64, y: f64) -> bool {
+        let m = if self.is_token() { 3.0 } else { 0.0 };
+        x >= self.x - m && x <= self.x + self.w + m && y >= self.y - m && y <= self.y + self.h + m
+    }
+
+    pub fn centre(&self) -> (f64, f64) {
+        (self.x + self.w / 2.0, self.y + self.h / 2.0)
+    }
+}
+
+/// The pointer's place on one diagram and what was drawn there in the last frame.
+#[derive(Clone, Debug, Default)]
+pub struct Hover {
+    /// Where the pointer is (CSS pixels on the canvas), or the keyboard's chosen place.
+    pub at: Option<(f64, f64)>,
+    /// The keyboard's choice: an index into `hits` (arrow keys on the focused diagram).
+    pub focus: Option<usize>,
+    /// Everything drawn in the last frame that has a tip, in drawing order.
+    pub hits: Vec<Hit>,
+}
+
+impl Hover {
+    /// The hit under the pointer: the topmost token, else the topmost bar.
+    pub fn at_point(&self) -> Option<Hit> {
+        let (x, y) = self.at?;
+        let on = |tokens: bool| self.hits.iter().rev().find(|h| h.is_token() == tokens && h.contains(x, y)).copied();
+        on(true).or_else(|| on(false))
+    }
+
+    /// Moves the keyboard's choice by `step` among the bars and the requests drawn now, and
+    /// puts the pointer's place on it.
+    pub fn step(&mut self, step: i32) {
+        let n = self.hits.len() as i32;
+        if n == 0 {
+            return;
+        }
+        let i = match self.focus {
+            None => 0,
+            Some(i) => (i as i32 + step).rem_euclid(n),
+        };
+        self.focus = Some(i as usize);
+        self.at = Some(self.hits[i as usize].centre());
+    }
+}
+
+fn ms(ns: u64) -> String {
+    format::sim_time(ns)
+}
+
+impl SimDriver {
+    /// The tip for what is at the pointer, or None.
+    pub fn hover_tip(&self) -> Option<String> {
+        let hover = self.hover.borrow();
+        let hit = hover.at_point()?;
+        let x = hover.at.map_or(hit.x, |(x, _)| x);
+        Some(self.tip(hit, x))
+    }
+
+    fn dev_name(&self, dev: u16) -> &str {
+        let n = self.topology.devices.len();
+        let d = dev as usize;
+        if d < n {
+            &self.topology.devices[d].name
+        } else {
+            self.topology.upper.get(d - n).map_or("?", |u| u.name.as_str())
+        }
+    }
+
+    fn process_name(&self, pid: u32) -> String {
+        self.topology
+            .processes
+            .iter()
+            .find(|(_, p)| *p == pid)
+            .map_or_else(|| format!("pid {pid}"), |(name, _)| format!("{name} (pid {pid})"))
+    }
+
+    /// One request: where it is, whose, how big, and how long it has waited there.
+    fn request_tip(&self, id: u32) -> String {
+        let Some(t) = self.requests.get(&id) else { return format!("request {id}: completed") };
+        let now = self.sim.now().ns();
+        let [q, g, i, d] = self.rq_times.get(&id).copied().unwrap_or([0; 4]);
+        let what = format!(
+            "{}: request {id}, {} {} KiB at sector {}, for {}",
+            self.dev_name(t.dev),
+            if t.write { "write" } else { "read" },
+            t.bytes.div_ceil(1024),
+            t.sector,
+            self.process_name(t.pid)
+        );
+        let since = |at: u64| if at > 0 && at <= now { ms(now - at) } else { "since before the trace".into() };
+        let r#where = match t.stage {
+            TokenStage::Device if d > 0 && q > 0 => {
+                format!("on a tag, at the device for {}; it waited {} before (Q2D)", since(d), ms(d.saturating_sub(q)))
+            }
+            TokenStage::Device => format!("on a tag, at the device for {}", since(d)),
+            TokenStage::Done => "completed".into(),
+            _ if i > 0 => format!("in the elevator for {} (queued {} ago)", since(i), since(q)),
+            _ => format!("allocated {} ago", since(g)),
+        };
+        format!("{what}: {where}")
+    }
+
+    fn bio_tip(&self, id: u32) -> String {
+        let Some(t) = self.bios.get(&id) else { return format!("bio {id}: gone") };
+        let now = self.sim.now().ns();
+        let queued = self.bio_queued_at.get(&id).map_or("before the trace".into(), |&q| format!("{} ago", ms(now.saturating_sub(q))));
+        let state = match t.stage {
+            TokenStage::Sleeping => "its process sleeps in get_request_wait: no free request",
+            TokenStage::Merging => "merging into a waiting request",
+            _ => "just submitted",
+        };
+        format!(
+            "{}: bio, {} {} KiB at sector {}, from {}, queued {queued}; {state}",
+            self.dev_name(t.dev),
+            if t.write { "write" } else { "read" },
+            t.bytes.div_ceil(1024),
+            t.sector,
+            self.process_name(t.pid)
+        )
+    }
+
+    /// The requests of devices `first..first + count` in `stages`, oldest first (by G): the
+    /// slots of a pool or tag bar, in the order they were taken.
+    fn column_requests(&self, first: usize, count: usize, stages: &[TokenStage], by_d: bool) -> Vec<u32> {
+        let mut ids: Vec<(u64, u32)> = self
+            .requests
+            .iter()
+            .filter(|(_, t)| (first..first + count).contains(&(t.dev as usize)) && stages.contains(&t.stage))
+            .map(|(&id, _)| {
+                let [_, g, _, d] = self.rq_times.get(&id).copied().unwrap_or([0; 4]);
+                (if by_d { d } else { g }, id)
+            })
+            .collect();
+        ids.sort_unstable();
+        ids.into_iter().map(|(_, id)| id).collect()
+    }
+
+    fn names(&self, first: usize, count: usize) -> String {
+        let devs = &self.topology.devices;
+        match count {
+            1 => devs[first].name.clone(),
+            _ => format!("{}–{}", devs[first].name, devs[first + count - 1].name),
+        }
+    }
+
+    /// A slot of a bar: the request that holds it, or that it is free.
+    fn slot_tip(&self, head: String, used: u32, limit: u32, slot: u32, holders: &[u32]) -> String {
+        let at = match holders.get(slot as usize) {
+            _ if slot >= used => format!("slot {} of {limit}: free", slot + 1),
+            Some(&id) => format!("slot {}: {}", slot + 1, self.request_tip(id)),
+            None => format!("slot {}: in use (taken before the animation saw it: no details)", slot + 1),
+        };
+        format!("{head}; {at}")
+    }
+
+    fn tip(&self, hit: Hit, x: f64) -> String {
+        let (occ, hosts) = &self.occupancy;
+        let slot = |limit: u32| (((x - hit.x) / hit.w.max(1.0)) * limit as f64).clamp(0.0, limit.saturating_sub(1) as f64) as u32;
+        match hit.kind {
+            HitKind::Request(id) => self.request_tip(id),
+            HitKind::Bio(id) => self.bio_tip(id),
+            HitKind::Pool { first, count, limit } => {
+                let used: u32 = (first..first + count).map(|i| occ[i].pool[0].max(occ[i].pool[1])).sum();
+                let sleepers: usize = (first..first + count).map(|i| occ[i].sleepers.len()).sum();
+                let mut head = format!("request pool of {}: {used} of {limit} (nr_requests) in use", self.names(first, count));
+                if sleepers > 0 {
+                    head += &format!(", {sleepers} process(es) asleep in get_request_wait");
+                }
+                let holders = self.column_requests(first, count, &[TokenStage::Elevator, TokenStage::Merging, TokenStage::Device], false);
+                self.slot_tip(head, used, limit, slot(limit), &holders)
+            }
+            HitKind::Tags { first, count, limit } => {
+                let used: u32 = (first..first + count).map(|i| occ[i].tags).sum();
+                let head = format!("tag map of {}: {used} of {limit} tags (queue_depth) in use", self.names(first, count));
+                let holders = self.column_requests(first, count, &[TokenStage::Device], true);
+                self.slot_tip(head, used, limit, slot(limit), &holders)
+            }
+            HitKind::Host(h) => {
+                let o = hosts.get(h);
+                let busy = o.map_or(0, |o| o.busy);
+                let can = self.topology.hosts.get(h).map_or(0, |v| v.can_queue);
+                let starved = o.map_or(String::new(), |o| {
+                    if o.starved.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; on its starved list: {}", o.starved.join(" "))
+                    }
+                });
+                format!("host{h} (HBA): {busy} of {can} commands (can_queue) at its disks{starved}")
+            }
+            HitKind::Stripes(k) => {
+                let n = self.topology.devices.len();
+                let o = &occ[n + k];
+                format!(
+                    "{} stripe cache: {} of {} stripe heads active (stripe_cache_size); {} reader(s) asleep in wait_for_stripe",
+                    self.topology.upper.get(k).map_or("md", |u| u.name.as_str()),
+                    o.stripes_active,
+                    o.stripes_max,
+                    o.stripe_sleepers.len()
+                )
+            }
+        }
+    }
+}

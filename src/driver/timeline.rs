@@ -1,0 +1,158 @@
+//! The timeline: the run so far, to scrub both ways. The driver keeps snapshots of its `Sim`
+//! (`Sim::checkpoint`: the whole simulation but its trace) every `every_ns` of simulated time,
+//! at most `SNAPSHOTS_MAX`; when they are full every other one goes and the spacing doubles,
+//! so memory stays bounded however long the run. A seek backwards restores the nearest earlier
+//! snapshot and runs on to the exact nanosecond, the way a link's `t` runs from zero (untraced
+//! but for its last half second); a seek forwards runs on. One seed gives one run, so what the
+//! page then shows is what a run straight to that time shows.
+
+use super::SimDriver;
+use blksim::{Sim, SimTime};
+
+/// Snapshots kept at most (each is a whole `Sim`: a few hundred KiB to a few MiB).
+pub const SNAPSHOTS_MAX: usize = 12;
+/// The first spacing between snapshots, in simulated ns (doubled each time they fill up).
+pub const SNAPSHOT_EVERY_NS: u64 = 1_000_000_000;
+
+pub struct Timeline {
+    /// (when, the simulation then), oldest first; the first is at t = 0.
+    snapshots: Vec<(SimTime, Sim)>,
+    every_ns: u64,
+    /// The furthest simulated time this run has reached: the timeline's end.
+    pub reached: SimTime,
+}
+
+impl Timeline {
+    pub fn new(sim: &mut Sim) -> Timeline {
+        Timeline { snapshots: vec![(sim.now(), sim.checkpoint())], every_ns: SNAPSHOT_EVERY_NS, reached: sim.now() }
+    }
+
+    /// How many snapshots are kept now (for the tests and the benchmarks).
+    pub fn snapshot_count(&self) -> usize {
+        self.snapshots.len()
+    }
+
+    /// Notes the run's progress and takes a snapshot when one is due.
+    pub(super) fn note(&mut self, sim: &mut Sim) {
+        let now = sim.now();
+        self.reached = self.reached.max(now);
+        let last = self.snapshots.last().map_or(SimTime(0), |s| s.0);
+        if now.ns() < last.ns() + self.every_ns {
+            return;
+        }
+        self.snapshots.push((now, sim.checkpoint()));
+        if self.snapshots.len() > SNAPSHOTS_MAX {
+            // Keep t = 0 and every other one after it: half as many, twice as far apart.
+            let mut i = 0;
+            self.snapshots.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.every_ns *= 2;
+        }
+        assert!(self.snapshots.len() <= SNAPSHOTS_MAX, "timeline snapshots over their limit");
+    }
+}
+
+impl SimDriver {
+    /// Moves the run to simulated time `t` (at most the furthest it has reached): forwards by
+    /// running on, backwards from the nearest earlier snapshot. The catch-up runs over the next
+    /// frames (`catch_up_to`), with the page drawing meanwhile.
+    pub fn seek(&mut self, t: SimTime) {
+        let t = t.min(self.timeline.reached.max(self.sim.now()));
+        if t >= self.sim.now() {
+            if t > self.sim.now() {
+                self.catch_up_to = Some(t);
+            }
+            return;
+        }
+        let Some(i) = self.timeline.snapshots.iter().rposition(|(at, _)| *at <= t) else { return };
+        let sim = self.timeline.snapshots[i].1.checkpoint();
+        let Ok(mut d) = SimDriver::new(&self.lesson.id.clone(), Some(&self.variant.clone()), self.overrides.clone(), self.seed) else {
+            return;
+        };
+        d.sim = sim;
+        d.sim.set_trace(true);
+        d.cursor = d.sim.trace().next_seq();
+        d.topology = d.sim.topology();
+        d.occupancy = d.sim.occupancy();
+        d.speed = self.speed;
+        d.playing = self.playing;
+        d.log_paused = self.log_paused;
+        d.timeline = std::mem::replace(&mut self.timeline, Timeline::empty());
+        if t > d.sim.now() {
+            d.catch_up_to = Some(t);
+        }
+        *self = d;
+    }
+}
+
+impl Timeline {
+    /// A placeholder while a timeline moves between drivers.
+    fn empty() -> Timeline {
+        Timeline { snapshots: Vec::new(), every_ns: SNAPSHOT_EVERY_NS, reached: SimTime(0) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Frames (16 ms apart) until no catch-up is left; the last frame's time.
+    fn settle(d: &mut SimDriver, mut ts: f64) -> f64 {
+        for _ in 0..10_000 {
+            if d.catch_up_to.is_none() {
+                break;
+            }
+            ts += 16.0;
+            d.frame(16.0, ts);
+        }
+        assert!(d.catch_up_to.is_none(), "the catch-up ended");
+        d.frame(16.0, ts + 16.0);
+        ts + 16.0
+    }
+
+    /// What the page shows of a run: its counters, its view snapshot, top, and the event log's
+    /// last records (without their `seq`, which counts only what was traced).
+    fn shown(d: &SimDriver) -> String {
+        let log: Vec<String> =
+            d.log.iter().rev().take(40).map(|r| format!("{:?}", blksim::tools::trace::TraceRecord { seq: 0, ..*r })).collect();
+        format!("{}\n{:?}\n{:?}\n{:?}\n{}", serde_json::to_string(&d.interval).unwrap(), d.occupancy, d.top, d.sim.now(), log.join("\n"))
+    }
+
+    #[test]
+    fn scrubbing_back_shows_what_a_run_straight_to_that_time_shows() {
+        let t2 = SimTime(1_700_000_000);
+        // Played to 3.2 s (snapshots on the way), then scrubbed back to t2.
+        let mut d = SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 3).unwrap();
+        d.playing = false;
+        d.seek(SimTime(0));
+        d.catch_up_to = Some(SimTime(3_200_000_000));
+        let ts = settle(&mut d, 0.0);
+        assert!(d.timeline.snapshot_count() >= 2, "{} snapshots", d.timeline.snapshot_count());
+        assert_eq!(d.timeline.reached, SimTime(3_200_000_000));
+        d.seek(t2);
+        assert!(d.sim.now() < t2, "restored from an earlier snapshot");
+        settle(&mut d, ts);
+        // A fresh run to t2, as a link with t opens it.
+        let mut fresh = SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 3).unwrap();
+        fresh.playing = false;
+        fresh.catch_up_to = Some(t2);
+        settle(&mut fresh, 0.0);
+        assert_eq!(d.sim.now(), t2);
+        assert_eq!(shown(&d), shown(&fresh));
+        // Forwards again, to where the run had reached (not past it).
+        d.seek(SimTime(9_000_000_000));
+        assert_eq!(d.catch_up_to, Some(SimTime(3_200_000_000)));
+    }
+
+    #[test]
+    fn snapshots_stay_bounded_on_a_long_run() {
+        let mut d = SimDriver::new("scsi-starved", Some("before"), Vec::new(), 1).unwrap();
+        d.playing = false;
+        d.catch_up_to = Some(SimTime(40_000_000_000));
+        settle(&mut d, 0.0);
+        assert!(d.timeline.snapshot_count() <= SNAPSHOTS_MAX);
+        assert!(d.timeline.snapshot_count() >= SNAPSHOTS_MAX / 2, "{}", d.timeline.snapshot_count());
+    }
+}

@@ -1,0 +1,63 @@
+//! The timeline under the charts: the run so far, to scrub both ways (`SimDriver::seek`).
+//! Drag or click anywhere on it; Home and End go to the start and to the furthest point
+//! reached, the arrow keys move by one simulated second. The link's `t` is the same time.
+
+use super::SharedSession;
+use crate::format;
+use blksim::SimTime;
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+/// The timeline's slider and where it stands.
+pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHandle) -> Html {
+    let s = session.borrow();
+    let now = s.clock();
+    let end = s.reached();
+    let catching_up = s.a.catch_up_to.or(s.b.as_ref().and_then(|b| b.catch_up_to));
+    drop(s);
+    let seek = {
+        let (session, refresh) = (session.clone(), refresh.clone());
+        move |t: SimTime| {
+            session.borrow_mut().seek(t);
+            refresh.force_update();
+        }
+    };
+    let oninput = {
+        let seek = seek.clone();
+        Callback::from(move |e: InputEvent| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            if let Ok(ms) = input.value().parse::<f64>() {
+                seek(SimTime::from_secs_f64(ms.max(0.0) / 1e3));
+            }
+        })
+    };
+    // The arrows move by one simulated second (the slider's own step would be a pixel's worth).
+    let onkeydown = {
+        let seek = seek.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let delta: i64 = match e.key().as_str() {
+                "ArrowRight" | "ArrowUp" => 1_000_000_000,
+                "ArrowLeft" | "ArrowDown" => -1_000_000_000,
+                _ => return,
+            };
+            e.prevent_default();
+            seek(SimTime((now.ns() as i64 + delta).clamp(0, end.ns() as i64) as u64));
+        })
+    };
+    let status = match catching_up {
+        Some(to) if to < now => format!("rewinding to {}", format::sim_time(to.ns())),
+        Some(to) => format!("running to {} …", format::sim_time(to.ns())),
+        None => format!("{} of {} reached", format::sim_time(now.ns()), format::sim_time(end.ns())),
+    };
+    html! {
+        <div class="timeline" data-testid="timeline">
+            <label for="timeline-range">{ "Timeline" }</label>
+            <input id="timeline-range" type="range" aria-label="Timeline" min="0" max={format!("{:.3}", end.ns() as f64 / 1e6)} step="any"
+                value={format!("{:.3}", catching_up.unwrap_or(now).ns() as f64 / 1e6)}
+                aria-valuetext={format::sim_time(catching_up.unwrap_or(now).ns())}
+                title="Drag or click to go to any time of the run so far, backwards too (Home, End; ← → by one simulated second)"
+                {oninput} {onkeydown} />
+            <span class="timeline-status" aria-live="polite" data-catching-up={catching_up.is_some().to_string()}>{ status }</span>
+        </div>
+    }
+}
