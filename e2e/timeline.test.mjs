@@ -57,3 +57,42 @@ test('the timeline scrubs back and forth over the run so far, by keyboard and by
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('a 50-seed sweep on mq-clone-stall draws its distribution, and its slowest seed\'s link opens that run', async () => {
+  const ctx = await h.browser.newContext();
+  const page = await ctx.newPage();
+  await page.setViewportSize({ width: 1400, height: 900 });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(h.base + '#/lesson/mq-clone-stall?v=1&variant=regressed');
+  await page.waitForSelector('canvas.diagram');
+  await page.click('details.sweep summary');
+  await page.fill('input[aria-label=Seeds]', '50');
+  await page.click('[data-testid=run-seeds]');
+  await page.waitForSelector('[data-testid=sweep-progress], table.sweep-table');
+  await page.waitForSelector('table.sweep-table', { timeout: 240000 });
+  const row = await page.$$eval('table.sweep-table tbody tr', (rows) => rows.map((r) => [...r.children].map((td) => td.textContent)));
+  assert.equal(row.length, 1);
+  assert.equal(row[0][0], 'regressed');
+  assert.match(row[0][1], /completion time \(s\)/);
+  const [p50, max] = [Number(row[0][2]), Number(row[0][6])];
+  assert.ok(max >= p50 && p50 > 0, `p50 ${p50}, max ${max}`);
+  // The chart has bars (pixels other than the background).
+  await page.waitForFunction(() => {
+    const c = document.querySelector('canvas.sweep-chart');
+    if (!c || c.width === 0) return false;
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let coloured = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i + 2] > 150 && d[i] < 60) coloured++;
+    return coloured > 50;
+  }, null, { timeout: 10000 });
+  const href = await page.getAttribute('[data-testid=slowest]', 'href');
+  const seed = Number(href.match(/seed=(\d+)/)[1]);
+  await page.click('[data-testid=slowest]');
+  await page.waitForFunction((s) => location.hash.includes(`seed=${s}`), seed);
+  await page.waitForFunction(() => document.querySelector('.app').dataset.variant === 'regressed');
+  assert.equal(Number(await page.inputValue('input[aria-label=Seed], .seed input')), seed);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

@@ -2,7 +2,10 @@
 //! same simulated time). B follows A's clock each frame; once A's jobs are done, B runs on by
 //! itself at the same speed until its own are.
 
-use crate::driver::SimDriver;
+use crate::driver::{SimDriver, Sweep};
+
+/// Events a seed sweep runs per animation frame (about 10 ms of a frame in WASM).
+pub const SWEEP_EVENTS_PER_FRAME: u64 = 60_000;
 
 pub struct Session {
     pub a: SimDriver,
@@ -11,15 +14,24 @@ pub struct Session {
     pub expanded: Option<usize>,
     /// Set when a new simulated second landed in either run (charts need redrawing).
     pub charts_dirty: bool,
+    /// A seed sweep ("Run N seeds"), under way or done, and whether its chart needs drawing.
+    pub sweep: Option<Sweep>,
+    pub sweep_dirty: bool,
 }
 
 impl Session {
     pub fn new(a: SimDriver) -> Session {
-        Session { a, b: None, expanded: None, charts_dirty: true }
+        Session { a, b: None, expanded: None, charts_dirty: true, sweep: None, sweep_dirty: false }
     }
 
     /// One animation frame. Returns true when the counters changed.
     pub fn frame(&mut self, dt_ms: f64, now_ms: f64) -> bool {
+        // A sweep under way takes the frame's budget (the runs on screen wait, paused).
+        if let Some(sw) = self.sweep.as_mut().filter(|sw| !sw.is_done()) {
+            let ended = sw.advance(SWEEP_EVENTS_PER_FRAME);
+            self.sweep_dirty |= ended;
+            return ended;
+        }
         // B just opened (or a link's B): A waits while B catches up to it.
         if let Some(b) = self.b.as_mut().filter(|b| b.catch_up_to.is_some() && self.a.catch_up_to.is_none()) {
             let changed = b.frame(dt_ms, now_ms);
@@ -124,6 +136,20 @@ impl Session {
     pub fn reached(&self) -> blksim::SimTime {
         let a = self.a.timeline.reached.max(self.a.sim.now());
         self.b.as_ref().map_or(a, |b| a.max(b.timeline.reached.max(b.sim.now())))
+    }
+
+    /// Starts a sweep of `seeds` seeds of A's variant (and B's, in the A/B view), with A's
+    /// knobs; the runs on screen pause meanwhile.
+    pub fn start_sweep(&mut self, seeds: u64) -> Result<(), String> {
+        let mut variants = vec![self.a.variant.clone()];
+        variants.extend(self.b.as_ref().map(|b| b.variant.clone()));
+        self.sweep = Some(Sweep::new(&self.a.lesson, &variants, &self.a.overrides, seeds)?);
+        self.a.playing = false;
+        if let Some(b) = &mut self.b {
+            b.playing = false;
+        }
+        self.sweep_dirty = true;
+        Ok(())
     }
 
     pub fn close_b(&mut self) {

@@ -101,8 +101,8 @@ impl RunSeries {
 
 pub const CSV_HEADER: &str = "run,t_s,throughput_mb_s,cs_per_s,cpu_busy_pct,iowait_pct,disks_mb_s,busiest_cpu_pct\n";
 
-const COLOUR_A: RGBColor = RGBColor(0x00, 0x72, 0xB2);
-const COLOUR_B: RGBColor = RGBColor(0xD5, 0x5E, 0x00);
+pub(crate) const COLOUR_A: RGBColor = RGBColor(0x00, 0x72, 0xB2);
+pub(crate) const COLOUR_B: RGBColor = RGBColor(0xD5, 0x5E, 0x00);
 
 fn max_of(runs: &[(&str, &RunSeries)], f: impl Fn(&RunSeries) -> &Vec<f64>) -> f64 {
     runs.iter().flat_map(|(_, r)| f(r).iter().copied()).fold(0.0, f64::max)
@@ -126,7 +126,7 @@ fn scale_top(values: impl Iterator<Item = f64>) -> (f64, bool) {
 }
 
 /// An axis number as people write it: 0.6 (not 0.6000000000000001), 15000 (not 15000.0).
-fn tidy(v: f64) -> String {
+pub(crate) fn tidy(v: f64) -> String {
     let s = format!("{v:.3}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     if s == "-0" {
@@ -136,10 +136,10 @@ fn tidy(v: f64) -> String {
     }
 }
 
-type Area = DrawingArea<CanvasBackend, plotters::coord::Shift>;
+pub(crate) type Area = DrawingArea<CanvasBackend, plotters::coord::Shift>;
 
 /// Sizes the canvas to its box, and clears it in the theme's background.
-fn prepare(canvas: &HtmlCanvasElement, dark: bool, min_h: i32) -> Result<(Area, RGBColor, RGBColor), String> {
+pub(crate) fn prepare(canvas: &HtmlCanvasElement, dark: bool, min_h: i32) -> Result<(Area, RGBColor, RGBColor), String> {
     let w = canvas.client_width().max(200) as u32;
     let h = canvas.client_height().max(min_h) as u32;
     if canvas.width() != w || canvas.height() != h {

@@ -6,3 +6,4 @@ pub mod event_log;
 pub mod fidelity;
 pub mod knobs;
 pub mod legend;
+pub mod sweep_chart;

@@ -6,6 +6,7 @@ use crate::components::diagram::draw;
 use crate::driver::SimDriver;
 use crate::format;
 use crate::hooks::use_animation_frame;
+use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlElement};
 use yew::prelude::*;
 
@@ -72,6 +73,25 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
             s.charts_dirty = false;
             let dark = canvas_a.cast::<HtmlElement>().and_then(|c| c.closest("[data-theme=dark]").ok().flatten()).is_some();
             draw_charts(&s, &chart, &latency, dark);
+        }
+        if s.sweep_dirty && s.sweep.as_ref().is_some_and(|sw| sw.is_done()) {
+            // The sweep's chart, once its canvas is on the page (the render after it ended).
+            let canvas = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.query_selector("canvas.sweep-chart").ok().flatten())
+                .and_then(|c| c.dyn_into::<HtmlCanvasElement>().ok());
+            if let (Some(c), Some(sw)) = (canvas, s.sweep.as_ref()) {
+                let dark = c.closest("[data-theme=dark]").ok().flatten().is_some();
+                let mut runs = Vec::new();
+                let mut what = ("", "");
+                for v in sw.variant_names() {
+                    let (w, u, vals) = sw.figure(&v);
+                    what = (w, u);
+                    runs.push((v, vals.into_iter().map(|x| x.0).collect::<Vec<f64>>()));
+                }
+                let _ = crate::components::sweep_chart::draw_sweep(&c, what.0, what.1, &runs, dark);
+                s.sweep_dirty = false;
+            }
         }
         let newest = s.a.log.back().map_or(u64::MAX, |r| r.seq);
         drop(s);

@@ -19,6 +19,7 @@ mod shortcuts;
 mod stack;
 mod step_panel;
 mod steps;
+mod sweep;
 mod tabs;
 mod timeline;
 mod variants;
@@ -107,6 +108,9 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     // The last knob change: its key, and what it did or why it was refused.
     let knob_msg = use_state(|| None::<(String, String)>);
     let knob_rejected = use_state(|| None::<(String, String)>);
+    // "Run many seeds": how many, and why a count was refused.
+    let sweep_seeds = use_state(|| 50u64);
+    let sweep_msg = use_state(|| None::<String>);
 
     frame::use_frame_loop(
         session.clone(),
@@ -216,6 +220,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         <canvas ref={chart.clone()} class="chart" data-testid="chart" role="img" aria-label="Throughput, context switches and CPU over simulated time"></canvas>
                         <canvas ref={latency.clone()} class="latency" role="img" aria-label="Latency histogram of the jobs' I/Os (fio clat: each read, write or io, not each request)"></canvas>
                         { timeline::timeline_bar(&session, &refresh) }
+                        { sweep::sweep_panel(&session, &refresh, &sweep_seeds, &sweep_msg) }
                         <div class="chart-actions">
                             <button onclick={on_png}>{ "Export PNG" }</button>
                             <button onclick={on_csv}>{ "Export CSV" }</button>

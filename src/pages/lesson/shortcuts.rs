@@ -11,6 +11,8 @@ pub(super) const SHORTCUTS: &[(&str, &str)] = &[
     ("R", "reset the run"),
     ("PageDown / PageUp", "next / previous step (what presentation clickers send)"),
     ("↓ → / ↑ ← in presenter mode", "next / previous step"),
+    ("↓ / ↑ on the focused diagram", "the tip: next / previous pool, tag map or request"),
+    ("Home / End, ← / → on the timeline", "start / furthest point reached; one simulated second"),
     ("P", "presenter mode on or off"),
     ("Escape", "leave presenter mode, or close this sheet"),
     ("?", "this sheet"),

@@ -1,0 +1,88 @@
+//! A seed sweep's distribution (plotters): one histogram per variant, over log-spaced bins
+//! when the values spread over more than a factor of 20 (a stall among fast runs), else over
+//! linear bins.
+
+use super::charts::{prepare, tidy, COLOUR_A, COLOUR_B};
+use plotters::prelude::*;
+use web_sys::HtmlCanvasElement;
+
+/// Bins of the histogram.
+const BINS: usize = 24;
+
+/// Draws `runs` (variant name, its sorted values) as histograms of `what` in `unit`.
+pub fn draw_sweep(canvas: &HtmlCanvasElement, what: &str, unit: &str, runs: &[(String, Vec<f64>)], dark: bool) -> Result<(), String> {
+    let (root, _, fg) = prepare(canvas, dark, 160)?;
+    let all: Vec<f64> = runs.iter().flat_map(|(_, v)| v.iter().copied()).filter(|x| x.is_finite()).collect();
+    let (Some(lo), Some(hi)) = (all.iter().copied().reduce(f64::min), all.iter().copied().reduce(f64::max)) else {
+        return root.present().map_err(|e| e.to_string());
+    };
+    let log = lo > 0.0 && hi / lo > 20.0;
+    // Bin edges in the axis's own units (log10 of the value on a log axis).
+    let (a, b) = if log { (lo.log10(), hi.log10()) } else { (lo, hi) };
+    let (a, b) = if b > a { (a, b) } else { (a - 0.5, b + 0.5) };
+    let width = (b - a) / BINS as f64;
+    let bin = |x: f64| (((if log { x.log10() } else { x }) - a) / width).floor().clamp(0.0, (BINS - 1) as f64) as usize;
+    let counts: Vec<[u32; BINS]> = runs
+        .iter()
+        .map(|(_, v)| {
+            let mut c = [0u32; BINS];
+            for &x in v {
+                c[bin(x)] += 1;
+            }
+            c
+        })
+        .collect();
+    let y_max = counts.iter().flat_map(|c| c.iter().copied()).max().unwrap_or(1).max(1) as f64 * 1.15;
+    let caption = format!("{what} over {} seeds ({unit}{})", runs.first().map_or(0, |r| r.1.len()), if log { ", log scale" } else { "" });
+    let mut chart = ChartBuilder::on(&root)
+        .margin(6)
+        .margin_right(18)
+        .caption(caption, ("sans-serif", 13).into_font().color(&fg))
+        .x_label_area_size(22)
+        .y_label_area_size(40)
+        .build_cartesian_2d(a..b, 0.0..y_max)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_labels(8)
+        .x_label_formatter(&|x| if log { tidy(sig(10f64.powf(*x))) } else { tidy(sig(*x)) })
+        .y_labels(4)
+        .y_label_formatter(&|y| tidy(*y))
+        .y_desc("runs")
+        .label_style(("sans-serif", 11).into_font().color(&fg))
+        .axis_style(fg.mix(0.5))
+        .light_line_style(fg.mix(0.08))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let n = counts.len().max(1) as f64;
+    for (i, (c, (name, _))) in counts.iter().zip(runs).enumerate() {
+        let colour = if i == 0 { COLOUR_A } else { COLOUR_B };
+        let bars = (0..BINS).filter(|&k| c[k] > 0).map(move |k| {
+            let x0 = a + width * (k as f64 + i as f64 / n);
+            Rectangle::new([(x0, 0.0), (x0 + width / n * 0.9, c[k] as f64)], colour.mix(0.85).filled())
+        });
+        chart
+            .draw_series(bars)
+            .map_err(|e| e.to_string())?
+            .label(name.clone())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .label_font(("sans-serif", 11).into_font().color(&fg))
+        .border_style(fg.mix(0.3))
+        .background_style(fg.mix(0.0))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
+}
+
+/// Two significant digits: an axis label, not a measurement.
+fn sig(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let p = 10f64.powf(x.abs().log10().floor() - 1.0);
+    (x / p).round() * p
+}

@@ -1,0 +1,146 @@
+//! A seed sweep in the page: the lesson's variant (and B's, in the A/B view) run for N seeds,
+//! as `blksim sweep` does, a slice of events per animation frame so the page keeps drawing and
+//! the sweep can be cancelled. Each run is the CLI's `run_one` (trace off, to the lesson's
+//! duration or until every job is done); its figure is the completion time when every run of
+//! its variant completes, else the throughput.
+
+use blksim::lessons::Lesson;
+use blksim::scenario::Config;
+use blksim::tools::report::RunReport;
+use blksim::{Sim, SimTime};
+
+/// Seeds a sweep may run, at most (per variant).
+pub const SWEEP_SEEDS_MAX: u64 = 1000;
+
+/// One seed's run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeedRun {
+    pub variant: String,
+    pub seed: u64,
+    pub completion_s: Option<f64>,
+    pub throughput_mb_s: f64,
+}
+
+pub struct Sweep {
+    lesson: Lesson,
+    /// (variant, its config), in the order they run.
+    variants: Vec<(String, Config)>,
+    pub seeds: u64,
+    /// The run under way: which variant, which seed, the simulation.
+    current: Option<(usize, u64, Sim)>,
+    pub runs: Vec<SeedRun>,
+}
+
+impl Sweep {
+    /// A sweep of seeds 1..=`seeds` for each of `variants` with the run's overrides.
+    pub fn new(lesson: &Lesson, variants: &[String], overrides: &[(String, String)], seeds: u64) -> Result<Sweep, String> {
+        if !(1..=SWEEP_SEEDS_MAX).contains(&seeds) {
+            return Err(format!("{seeds} seeds is not allowed; expected 1 to {SWEEP_SEEDS_MAX}"));
+        }
+        let variants = variants
+            .iter()
+            .map(|v| lesson.config(v, overrides).map(|c| (v.clone(), c)).map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Sweep { lesson: lesson.clone(), variants, seeds, current: None, runs: Vec::new() })
+    }
+
+    pub fn total(&self) -> u64 {
+        self.seeds * self.variants.len() as u64
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.runs.len() as u64 == self.total()
+    }
+
+    pub fn variant_names(&self) -> Vec<String> {
+        self.variants.iter().map(|(v, _)| v.clone()).collect()
+    }
+
+    pub fn lesson_id(&self) -> &str {
+        &self.lesson.id
+    }
+
+    /// Runs at most `budget` events of the sweep. Returns true when a seed's run ended.
+    pub fn advance(&mut self, budget: u64) -> bool {
+        let mut left = budget;
+        let mut ended = false;
+        while left > 0 && !self.is_done() {
+            let (vi, seed, mut sim) = match self.current.take() {
+                Some(c) => c,
+                None => {
+                    let i = self.runs.len() as u64;
+                    let (vi, seed) = ((i / self.seeds) as usize, i % self.seeds + 1);
+                    let mut sim = Sim::new(&self.variants[vi].1, seed);
+                    sim.set_trace(false);
+                    (vi, seed, sim)
+                }
+            };
+            let end = SimTime::from_secs_f64(self.variants[vi].1.scenario.duration_s);
+            let ran = sim.run_until_bounded(end, left);
+            left = left.saturating_sub(ran.max(1));
+            if sim.now() >= end || ran == 0 {
+                let variant = self.variants[vi].0.clone();
+                let r = RunReport::from_sim(&mut sim, &self.lesson.id, &variant);
+                self.runs.push(SeedRun { variant, seed, completion_s: r.completion_s, throughput_mb_s: r.throughput_mb_s });
+                ended = true;
+            } else {
+                self.current = Some((vi, seed, sim));
+            }
+        }
+        ended
+    }
+
+    /// The figure a variant's runs are compared by: ("completion time", "s", values) when
+    /// every run completed, else ("throughput", "MB/s", values); each value with its seed,
+    /// sorted.
+    pub fn figure(&self, variant: &str) -> (&'static str, &'static str, Vec<(f64, u64)>) {
+        let runs: Vec<&SeedRun> = self.runs.iter().filter(|r| r.variant == variant).collect();
+        let mut v: Vec<(f64, u64)>;
+        let kind = if !runs.is_empty() && runs.iter().all(|r| r.completion_s.is_some()) {
+            v = runs.iter().map(|r| (r.completion_s.unwrap_or(0.0), r.seed)).collect();
+            ("completion time", "s")
+        } else {
+            v = runs.iter().map(|r| (r.throughput_mb_s, r.seed)).collect();
+            ("the jobs' throughput over the run", "MB/s")
+        };
+        v.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        (kind.0, kind.1, v)
+    }
+}
+
+/// The `q` quantile of sorted values (nearest rank), as `blksim sweep` reports them.
+pub fn quantile(sorted: &[(f64, u64)], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let i = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
+    Some(sorted[i].0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sweep_in_slices_gives_what_the_cli_gives_seed_by_seed() {
+        let l = blksim::lessons::find("mq-clone-stall").unwrap();
+        let mut s = Sweep::new(&l, &["regressed".to_string()], &[], 6).unwrap();
+        let mut frames = 0;
+        while !s.is_done() {
+            s.advance(20_000);
+            frames += 1;
+            assert!(frames < 100_000);
+        }
+        let cfg = l.config("regressed", &[]).unwrap();
+        for r in &s.runs {
+            let mut sim = blksim::cli::run_one(&cfg, r.seed, None);
+            let want = RunReport::from_sim(&mut sim, &l.id, "regressed");
+            assert_eq!((r.completion_s, r.throughput_mb_s), (want.completion_s, want.throughput_mb_s), "seed {}", r.seed);
+        }
+        let (kind, unit, v) = s.figure("regressed");
+        assert_eq!((kind, unit, v.len()), ("completion time", "s", 6));
+        assert!(v.windows(2).all(|w| w[0].0 <= w[1].0));
+        assert!(Sweep::new(&l, &["regressed".to_string()], &[], 1001).is_err());
+        assert_eq!(quantile(&[(1.0, 1), (2.0, 2), (3.0, 3), (4.0, 4)], 0.5), Some(2.0));
+    }
+}

@@ -1,0 +1,117 @@
+//! "Run N seeds": a seed sweep in the page (`driver::Sweep`), for effects that are a
+//! distribution over seeds (mq-clone-stall's stall): progress while it runs, then each
+//! variant's distribution (`components::sweep_chart`), its percentiles, and its fastest and
+//! slowest seeds as links that open those runs.
+
+use super::SharedSession;
+use crate::driver::{quantile, SWEEP_SEEDS_MAX};
+use blksim::link::LinkState;
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+fn num(x: Option<f64>) -> String {
+    x.map_or("—".into(), blksim::cli::fmt_num)
+}
+
+pub(super) fn sweep_panel(
+    session: &SharedSession,
+    refresh: &UseForceUpdateHandle,
+    seeds: &UseStateHandle<u64>,
+    msg: &UseStateHandle<Option<String>>,
+) -> Html {
+    let s = session.borrow();
+    let start = {
+        let (session, refresh, seeds, msg) = (session.clone(), refresh.clone(), seeds.clone(), msg.clone());
+        Callback::from(move |_: MouseEvent| {
+            let r = session.borrow_mut().start_sweep(*seeds);
+            msg.set(r.err());
+            refresh.force_update();
+        })
+    };
+    let cancel = {
+        let (session, refresh) = (session.clone(), refresh.clone());
+        Callback::from(move |_: MouseEvent| {
+            session.borrow_mut().sweep = None;
+            refresh.force_update();
+        })
+    };
+    let oninput = {
+        let (seeds, msg) = (seeds.clone(), msg.clone());
+        Callback::from(move |e: InputEvent| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            match input.value().trim().parse::<u64>() {
+                Ok(n) if (1..=SWEEP_SEEDS_MAX).contains(&n) => {
+                    seeds.set(n);
+                    msg.set(None);
+                }
+                _ => msg.set(Some(format!("'{}' is not allowed; expected a whole number from 1 to {SWEEP_SEEDS_MAX}", input.value()))),
+            }
+        })
+    };
+    let running = s.sweep.as_ref().is_some_and(|sw| !sw.is_done());
+    let link = |variant: &str, seed: u64| {
+        LinkState {
+            lesson: s.a.lesson.id.clone(),
+            variant: Some(variant.to_string()),
+            b: None,
+            overrides: s.a.overrides.clone(),
+            seed,
+            t: None,
+            speed: None,
+            step: None,
+            presenter: None,
+            large: None,
+        }
+        .encode()
+    };
+    let body = match &s.sweep {
+        None => html! {},
+        Some(sw) if !sw.is_done() => html! {
+            <p class="sweep-progress" data-testid="sweep-progress">
+                <progress max={sw.total().to_string()} value={sw.runs.len().to_string()}></progress>
+                { format!(" {} of {} runs ({} seeds × {})", sw.runs.len(), sw.total(), sw.seeds, sw.variant_names().join(", ")) }
+            </p>
+        },
+        Some(sw) => {
+            let rows = sw.variant_names().into_iter().map(|v| {
+                let (what, unit, vals) = sw.figure(&v);
+                let q = |p| quantile(&vals, p);
+                let (fast, slow) = if unit == "MB/s" { (vals.last(), vals.first()) } else { (vals.first(), vals.last()) };
+                html! {
+                    <tr data-variant={v.clone()}>
+                        <td class="l">{ &v }</td><td class="l">{ format!("{what} ({unit})") }</td>
+                        <td>{ num(q(0.5)) }</td><td>{ num(q(0.9)) }</td><td>{ num(q(0.99)) }</td>
+                        <td>{ num(vals.first().map(|x| x.0)) }</td><td>{ num(vals.last().map(|x| x.0)) }</td>
+                        <td>{ for fast.map(|&(x, seed)| html! { <a href={link(&v, seed)} data-testid="fastest">{ format!("seed {seed} ({})", num(Some(x))) }</a> }) }</td>
+                        <td>{ for slow.map(|&(x, seed)| html! { <a href={link(&v, seed)} data-testid="slowest">{ format!("seed {seed} ({})", num(Some(x))) }</a> }) }</td>
+                    </tr>
+                }
+            });
+            html! {
+                <>
+                <canvas class="sweep-chart" role="img" aria-label={format!("The distribution over {} seeds of each variant's figure", sw.seeds)}></canvas>
+                <table class="sweep-table" aria-label="Seed sweep">
+                    <thead><tr><th class="l">{"variant"}</th><th class="l">{"figure"}</th><th>{"p50"}</th><th>{"p90"}</th><th>{"p99"}</th><th>{"min"}</th><th>{"max"}</th><th>{"best run"}</th><th>{"worst run"}</th></tr></thead>
+                    <tbody>{ for rows }</tbody>
+                </table>
+                </>
+            }
+        }
+    };
+    html! {
+        <details class="sweep" open={s.sweep.is_some()}>
+            <summary>{ "Run many seeds" }</summary>
+            <p class="dim">{ "The same run with other seeds (the CLI's blksim sweep): what varies is chance (rotational phase, which CPU a thread starts on, timer phases). A's variant, and B's in the A/B view; the runs on screen pause meanwhile." }</p>
+            <div class="sweep-controls">
+                <label>{ "Seeds " }<input type="number" min="1" max={SWEEP_SEEDS_MAX.to_string()} value={seeds.to_string()} aria-label="Seeds" {oninput} disabled={running} /></label>
+                if running {
+                    <button onclick={cancel}>{ "Cancel" }</button>
+                } else {
+                    <button onclick={start} data-testid="run-seeds">{ format!("Run {} seeds", **seeds) }</button>
+                }
+                if let Some(m) = &**msg { <span class="error" role="alert">{ m }</span> }
+            </div>
+            { body }
+        </details>
+    }
+}
