@@ -25,12 +25,17 @@ const inView = (page, sel) => page.$eval(sel, (el) => {
   const r = el.getBoundingClientRect();
   return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth;
 });
+// Every element the selector matches (A's and B's tables in the A/B view): which are not on screen.
+const offScreen = (page, sel) => page.$$eval(sel, (els) => els.filter((el) => {
+  const r = el.getBoundingClientRect();
+  return !(r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth);
+}).map((el) => el.getAttribute('aria-label') || el.className));
 
-for (const size of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]) {
-  test(`presenter mode at ${size.width}x${size.height}: each step's text and the tables it names are on screen, and PageDown ends on the prediction`, async () => {
+for (const [size, large] of [[{ width: 1280, height: 720 }, false], [{ width: 1280, height: 720 }, true], [{ width: 1920, height: 1080 }, false]]) {
+  test(`presenter mode at ${size.width}x${size.height}${large ? ' in Large type' : ''}: each step's text and the tables it names are on screen, and PageDown ends on the prediction`, async () => {
     const ctx = await h.browser.newContext();
     for (const id of LESSONS) {
-      const { page, errors } = await open(ctx, `#/lesson/${id}?v=1&presenter=1`, size);
+      const { page, errors } = await open(ctx, `#/lesson/${id}?v=1&presenter=1${large ? '&large=1' : ''}`, size);
       await page.waitForSelector('canvas.diagram');
       assert.equal(await page.getAttribute('.app', 'data-presenter'), 'true', `${id}: the link's presenter=1`);
       const steps = Number((await page.textContent('.step-intro')).match(/^(\d+) steps/)[1]);
@@ -47,7 +52,8 @@ for (const size of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]
         for (const t of named.split(' ')) {
           const sel = TABLE[t];
           assert.ok(sel, `${id} step ${i}: unknown table ${t}`);
-          assert.ok(await inView(page, `.numbers ${sel}`), `${id} step ${i}: ${t} is on screen`);
+          assert.ok(await page.$(`.numbers ${sel}`), `${id} step ${i}: ${t} is shown`);
+          assert.deepEqual(await offScreen(page, `.numbers ${sel}`), [], `${id} step ${i}: every ${t} table is on screen`);
         }
       }
       await page.keyboard.press('PageDown');

@@ -152,7 +152,7 @@ fn iostat_table(caption: String, iv: &IntervalReport, max: usize, rows: IostatRo
     };
     html! {
         <>
-        <table class="iostat" aria-label={caption.clone()}>
+        <table class="iostat" aria-label={caption.clone()} data-rows={if split.is_some() { "spread" } else { "busiest" }}>
             <caption>{ caption }</caption>
             <thead><tr>
                 <th class="l">{"Device"}</th><th>{"rrqm/s"}</th><th>{"wrqm/s"}</th><th>{"r/s"}</th><th>{"w/s"}</th><th>{"rkB/s"}</th><th>{"wkB/s"}</th>
@@ -274,8 +274,10 @@ pub fn Counters(p: &CountersProps) -> Html {
                     }) }
                 </tbody>
             </table>
-            { iostat_table(if ab { "iostat -x (A)".into() } else { "iostat -x".into() }, iv, max_a, p.iostat_rows, *all_devices, toggle_all.clone()) }
-            if let Some(b) = b { { iostat_table("iostat -x (B)".into(), b, max_b, p.iostat_rows, *all_devices, toggle_all) } }
+            <div class="iostat-pair">
+                <div>{ iostat_table(if ab { "iostat -x (A)".into() } else { "iostat -x".into() }, iv, max_a, p.iostat_rows, *all_devices, toggle_all.clone()) }</div>
+                if let Some(b) = b { <div>{ iostat_table("iostat -x (B)".into(), b, max_b, p.iostat_rows, *all_devices, toggle_all) }</div> }
+            </div>
         </section>
     }
 }

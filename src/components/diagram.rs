@@ -1,6 +1,7 @@
 //! The stack diagram: a canvas drawn each frame from the driver's tokens (the trace) and pool
 //! occupancy (the counters). Nothing here knows the model; it draws what the trace says.
 
+use super::diagram_text::{draw_column_names, fit_first, fit_text, group_names, ColumnName};
 use crate::driver::{Hit, HitKind, SimDriver, Token, TokenStage};
 use crate::layout::{columns, Rect, StackLayout, Stage};
 use crate::palette::{process_colour, thread_colour};
@@ -86,9 +87,9 @@ pub fn layout_for(canvas: &HtmlCanvasElement, d: &SimDriver, expanded: Option<us
     StackLayout::new(cw, ch, columns(d.topology.devices.len(), expanded), !d.topology.upper.is_empty())
 }
 
-struct Theme {
-    bg: &'static str,
-    fg: &'static str,
+pub(super) struct Theme {
+    pub(super) bg: &'static str,
+    pub(super) fg: &'static str,
     dim: &'static str,
     lane: &'static str,
     slot: &'static str,
@@ -300,6 +301,17 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             c.w.min(c.h) / 2.0 - 6.0 - stack / 2.0
         };
         let mut text_w = c.w - 4.0;
+        // A row too short for the name above the platter (A/B in presenter mode with Large
+        // type): the name beside it, on the platter's line, abbreviated but never dropped, so
+        // the host's starved list can still be matched to a column.
+        // Columns too narrow for the full labels get the name alone, in its shortest form.
+        let squeezed = !labelled && ncols > 1;
+        if squeezed {
+            rad = (c.h / 2.0 - 3.0).min(c.w * 0.2);
+            cx = c.x + c.w - rad - 4.0;
+            cy = c.y + c.h / 2.0;
+            text_w = c.w - 2.0 * rad - 10.0;
+        }
         if labelled && rad < 6.0 {
             rad = (c.h / 2.0 - 3.0).min(c.w * 0.2);
             cx = c.x + c.w - rad - 5.0;
@@ -342,6 +354,9 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             ctx.set_fill_style_str(theme.dim);
             let hint = if col.count > 1 { format!("q {in_drive} · click") } else { format!("q {in_drive}") };
             fit_first(&ctx, &[&hint, &format!("q {in_drive}"), &in_drive.to_string()], c.x + 2.0, c.y + c.h - 8.0, text_w);
+        } else if squeezed {
+            let names = group_names(&d.topology.devices[col.first].name, &d.topology.devices[col.first + col.count - 1].name, col.count);
+            disk_names.push(ColumnName { names, count: col.count, x: c.x + 2.0, y: c.y + c.h / 2.0, w: text_w });
         }
     }
     draw_column_names(&ctx, theme, &disk_names);
@@ -632,129 +647,6 @@ fn lane_fits(c: Rect) -> usize {
     lane_per_row(c) * ((c.h - 24.0) / 9.0).max(1.0) as usize
 }
 
-/// Draws `text` at (x, y), cut short with an ellipsis to fit `max_w` (columns are narrow with
-/// many devices or large type; overlapping labels read as nonsense on a projector).
-fn fit_text(ctx: &CanvasRenderingContext2d, text: &str, x: f64, y: f64, max_w: f64) {
-    if max_w < 10.0 {
-        return;
-    }
-    let width = |t: &str| ctx.measure_text(t).map_or(0.0, |m| m.width());
-    if width(text) <= max_w {
-        let _ = ctx.fill_text(text, x, y);
-        return;
-    }
-    let mut chars: Vec<char> = text.chars().collect();
-    while !chars.is_empty() {
-        chars.pop();
-        let t: String = chars.iter().collect::<String>() + "…";
-        if width(&t) <= max_w {
-            let _ = ctx.fill_text(&t, x, y);
-            return;
-        }
-    }
-}
-
-/// A column's label, longest first, for `fit_first`: one device's name, or a group's range
-/// ("sdaa–sdah", then "sdaa–ah", "aa–ah", "×8"), so a narrow column (80 disks in Large type)
-/// still says which devices it holds instead of "sd…".
-fn group_names(first: &str, last: &str, count: usize) -> Vec<String> {
-    // The kind's stem ("sd", "dm-", "md"), never part of a number or a disk's letters.
-    let stem = |n: &str| -> usize {
-        if n.starts_with("sd") {
-            2
-        } else if let Some(i) = n.rfind('-') {
-            i + 1
-        } else {
-            n.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(n.len())
-        }
-    };
-    if count <= 1 {
-        // One device beside groups (an expanded group): its name, then what follows the stem.
-        let tail = &first[stem(first)..];
-        return if tail.is_empty() || tail.len() == first.len() {
-            vec![first.to_string()]
-        } else {
-            vec![first.to_string(), tail.to_string()]
-        };
-    }
-    let common = stem(first);
-    let mut names = vec![format!("{first}–{last}")];
-    if common > 0 && stem(last) == common && first[..common] == last[..common] {
-        let (head, tail) = (&first[common..], &last[common..]);
-        if !head.is_empty() && !tail.is_empty() {
-            names.push(format!("{first}–{tail}"));
-            names.push(format!("{head}–{tail}"));
-        }
-    }
-    names.push(format!("×{count}"));
-    names
-}
-
-/// A column's name forms (`group_names`) and where they go.
-struct ColumnName {
-    names: Vec<String>,
-    /// Devices in the column.
-    count: usize,
-    x: f64,
-    y: f64,
-    w: f64,
-}
-
-/// Draws a row's column names all in the same form, the longest that fits every column
-/// ("sdaa–sdah", "sdaa–ah", "aa–ah"); when even the shortest does not fit one of them (80
-/// disks in Large type), one caption across the row instead ("sda–sdcb · 8 per column") rather
-/// than names cut to "sd…" or mixed forms.
-fn draw_column_names(ctx: &CanvasRenderingContext2d, theme: &Theme, cols: &[ColumnName]) {
-    let (Some(first), Some(last)) = (cols.first(), cols.last()) else { return };
-    let fits = |t: &str, w: f64| ctx.measure_text(t).is_ok_and(|m| m.width() <= w);
-    ctx.set_fill_style_str(theme.fg);
-    // A group's forms are ranges, then its count; level i takes a group's i-th form. Next to
-    // single devices (a group expanded), groups may go down to their count, since the expand
-    // buttons below name them; single devices take their longest form that fits.
-    let mixed = cols.iter().any(|c| c.count == 1) && cols.iter().any(|c| c.count > 1);
-    let forms = |c: &ColumnName| if mixed { c.names.len() } else { c.names.len() - 1 };
-    let groups = || cols.iter().filter(|c| c.count > 1);
-    let levels = groups().map(forms).max().unwrap_or(0);
-    let level = (0..levels).find(|&i| groups().all(|c| i < forms(c) && fits(&c.names[i], c.w)));
-    if level.is_some() || groups().next().is_none() || mixed {
-        for c in cols {
-            if c.count > 1 {
-                fit_text(ctx, &c.names[level.unwrap_or(c.names.len() - 1)], c.x, c.y, c.w);
-            } else {
-                let names: Vec<&str> = c.names.iter().map(String::as_str).collect();
-                fit_first(ctx, &names, c.x, c.y, c.w);
-            }
-        }
-        return;
-    }
-    let from = first.names[0].split('–').next().unwrap_or_default();
-    let to = last.names[0].rsplit('–').next().unwrap_or_default();
-    let per = cols.iter().find(|c| c.count > 1).map_or(1, |c| c.count);
-    let caption = if cols.iter().all(|c| c.count == per) {
-        format!("{from}–{to} · {per} per column")
-    } else {
-        format!("{from}–{to} · up to {per} per column")
-    };
-    // On a plate of the background, so that it reads over what the row draws beneath it.
-    let (w, h) =
-        ctx.measure_text(&caption).map_or((0.0, 14.0), |m| (m.width(), m.font_bounding_box_ascent() + m.font_bounding_box_descent()));
-    let w = w.min(last.x + last.w - first.x);
-    ctx.set_fill_style_str(theme.bg);
-    ctx.fill_rect(first.x - 2.0, first.y - h / 2.0, w + 4.0, h);
-    ctx.set_fill_style_str(theme.fg);
-    fit_text(ctx, &caption, first.x, first.y, last.x + last.w - first.x);
-}
-
-/// Draws the first of `options` that fits whole, else the last one cut short: a number cut
-/// in the middle ("0/10…" for 0/1024) reads as another number.
-fn fit_first(ctx: &CanvasRenderingContext2d, options: &[&str], x: f64, y: f64, max_w: f64) {
-    let fits = |t: &str| ctx.measure_text(t).is_ok_and(|m| m.width() <= max_w);
-    let pick = options.iter().find(|t| fits(t)).or(options.last());
-    if let Some(t) = pick {
-        fit_text(ctx, t, x, y, max_w);
-    }
-}
-
 /// Where `slot_bar` writes its `used/limit` label (the line below the bar).
 fn slot_label_y(c: Rect) -> f64 {
     let h = (c.h * 0.45).clamp(4.0, 16.0);
@@ -786,22 +678,5 @@ fn slot_bar(ctx: &CanvasRenderingContext2d, theme: &Theme, c: Rect, used: u32, l
     if label {
         ctx.set_fill_style_str(theme.dim);
         fit_first(ctx, &[&format!("{used}/{limit}"), &used.to_string()], c.x + 2.0, slot_label_y(c), c.w - 2.0);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::group_names;
-
-    #[test]
-    fn a_group_label_shortens_without_cutting_a_number_or_a_disks_letters() {
-        assert_eq!(group_names("sdaa", "sdah", 8), ["sdaa–sdah", "sdaa–ah", "aa–ah", "×8"]);
-        assert_eq!(group_names("dm-10", "dm-17", 8), ["dm-10–dm-17", "dm-10–17", "10–17", "×8"]);
-        assert_eq!(group_names("md0", "md3", 4), ["md0–md3", "md0–3", "0–3", "×4"]);
-        assert_eq!(group_names("sdb", "sdb", 1), ["sdb", "b"]);
-        assert_eq!(group_names("dm-17", "dm-17", 1), ["dm-17", "17"]);
-        assert_eq!(group_names("md0", "md0", 1), ["md0", "0"]);
-        // Different kinds in one group: only the full range and the count.
-        assert_eq!(group_names("dm-0", "md0", 2), ["dm-0–md0", "×2"]);
     }
 }

@@ -29,6 +29,28 @@ pub(super) fn current_hash() -> String {
     web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
 }
 
+/// The view a link carries, applied as on a fresh load (a link pasted into this tab): the step
+/// (set up, if the link has no run state of its own), presenter mode and Large type.
+fn apply_view(
+    st: &blksim::link::LinkState,
+    s: &mut Session,
+    view: &(UseStateHandle<bool>, UseStateHandle<bool>, UseStateHandle<Option<usize>>),
+) {
+    let (presenter, large, step) = view;
+    if let Some(p) = st.presenter {
+        presenter.set(p);
+    }
+    if let Some(l) = st.large {
+        large.set(l);
+    }
+    if let Some(n) = st.step {
+        if st.variant.is_none() && st.b.is_none() && st.t.is_none() {
+            super::steps::apply_step(s, n as usize - 1);
+        }
+        step.set(Some(n as usize - 1));
+    }
+}
+
 /// Back and forward: when the URL's state differs from the run's, rebuild the run from it.
 #[hook]
 pub(super) fn use_back_forward(
@@ -51,14 +73,15 @@ pub(super) fn use_back_forward(
             if let Ok(st) = blksim::link::LinkState::decode(&hash) {
                 let variant = st.variant.clone().unwrap_or_else(|| s.a.lesson.first_variant().name.clone());
                 if st.lesson == s.a.lesson.id && variant == s.a.variant && st.overrides == s.a.overrides && st.seed == s.a.seed {
-                    match st.b {
+                    match &st.b {
                         None => s.close_b(),
                         Some(b) => {
-                            if let Err(e) = s.open_b(&b) {
+                            if let Err(e) = s.open_b(b) {
                                 s.a.notice = Some(e);
                             }
                         }
                     }
+                    apply_view(&st, &mut s, &view);
                     drop(s);
                     refresh.force_update();
                     return;
@@ -67,23 +90,8 @@ pub(super) fn use_back_forward(
             let speed = s.a.speed;
             *s = Session::from_fragment(&hash, &id);
             s.a.speed = speed;
-            // A link pasted into this tab (same lesson) keeps its view as on a fresh load: the
-            // step (set up, if the link carries no run state of its own), presenter mode and
-            // Large type.
             if let Ok(st) = blksim::link::LinkState::decode(&hash) {
-                let (presenter, large, step) = &view;
-                if let Some(p) = st.presenter {
-                    presenter.set(p);
-                }
-                if let Some(l) = st.large {
-                    large.set(l);
-                }
-                if let Some(n) = st.step {
-                    if st.variant.is_none() && st.b.is_none() && st.t.is_none() {
-                        super::steps::apply_step(&mut s, n as usize - 1);
-                    }
-                    step.set(Some(n as usize - 1));
-                }
+                apply_view(&st, &mut s, &view);
             }
             drop(s);
             refresh.force_update();
