@@ -98,3 +98,13 @@ fn heap_loop(n: u64, population: u64) -> usize {
     }
     heap.len()
 }
+
+/// The page's timeline copies the whole simulation (`Sim::checkpoint`) every second at first,
+/// then ever more rarely (at most 12 kept): what one copy costs, a simulated second into each
+/// lesson (with the history the copy carries: the per-second snapshots so far).
+#[divan::bench(args = LESSONS, sample_count = 20)]
+fn checkpoint(b: Bencher, (id, variant): (&str, &str)) {
+    let cfg = lessons::find(id).unwrap().config(variant, &[]).unwrap();
+    let mut sim = run_one(&cfg, 1, Some(1.0));
+    b.bench_local(|| divan::black_box(sim.checkpoint()).now());
+}
