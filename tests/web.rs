@@ -58,6 +58,7 @@ async fn the_counters_render_iostat_and_vmstat_as_tables() {
         b_whole: false,
         warmup_s: None,
         page_cache: true,
+        iostat_rows: Default::default(),
     };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
@@ -69,6 +70,36 @@ async fn the_counters_render_iostat_and_vmstat_as_tables() {
     assert!(text.contains("MB/s") || text.contains("GB/s"), "{text}");
     let vmstat_cs = root.query_selector("[data-counter=vmstat-cs]").unwrap().unwrap().text_content().unwrap();
     assert_eq!(vmstat_cs, format!("{:.0}", iv.cs_per_s));
+    handle.destroy();
+}
+
+/// A step about the spread across disks keeps both ends of iostat: the busiest and the least
+/// served, with a line for those between (scsi-starved's 12 disks, 4 rows).
+#[wasm_bindgen_test]
+async fn a_spread_step_keeps_the_least_served_disks_in_iostat() {
+    let doc = gloo::utils::document();
+    let root = doc.create_element("div").unwrap();
+    doc.body().unwrap().append_child(&root).unwrap();
+    let props = CountersProps {
+        interval: Some(interval()),
+        partial: false,
+        top: vec![],
+        max_devices: 4,
+        b: None,
+        b_top: vec![],
+        whole: false,
+        b_partial: false,
+        b_whole: false,
+        warmup_s: None,
+        page_cache: false,
+        iostat_rows: blksim::lessons::IostatRows::Spread,
+    };
+    let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
+    yew::scheduler::flush().await;
+    let rows = root.query_selector_all("table.iostat[data-rows=spread] tbody tr").unwrap();
+    assert_eq!(rows.length(), 5, "2 busiest, the line between, 2 least served");
+    let between = root.query_selector("tr.between").unwrap().unwrap().text_content().unwrap();
+    assert!(between.contains("8 devices between"), "{between}");
     handle.destroy();
 }
 
@@ -89,6 +120,7 @@ async fn a_finished_run_shows_whole_run_numbers_and_says_so() {
         b_whole: false,
         warmup_s: None,
         page_cache: false,
+        iostat_rows: Default::default(),
     };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
@@ -116,6 +148,7 @@ async fn before_the_first_second_the_counters_say_so() {
             b_whole: false,
             warmup_s: None,
             page_cache: false,
+            iostat_rows: Default::default(),
         },
     )
     .render();
