@@ -121,19 +121,25 @@ test('pointing at a pool, a tag map or a request says which request is there, wh
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/nr-requests?v=1', { width: 1400, height: 900 });
   const canvas = await page.waitForSelector('canvas.diagram');
-  await page.waitForFunction(() => Number(document.querySelector('[data-testid=live]')?.dataset.events) > 2000, null, { timeout: 20000 });
+  // Once the pool has filled (the writer's first flush), paused, so what is drawn stays put.
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=live]')?.textContent.match(/requests completed (\d+)/)?.[1]) > 3000, null, { timeout: 60000 });
+  await page.click('h1', { position: { x: 1, y: 1 }, trial: true });
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.querySelector('.app').dataset.playing === 'false');
   const box = await canvas.boundingBox();
   const tip = () => page.textContent('[data-testid=diagram-tip]');
-  // Down the middle of the diagram, as a student's mouse goes: the pool and the tag map
-  // each name their device and what fills them.
+  // Down the diagram, as a student's mouse goes, at a few places across: the pool and the tag
+  // map each name their device and what fills them, and an occupied slot its request.
   const seen = new Set();
-  for (let y = box.y + 4; y < box.y + box.height - 4; y += 3) {
-    await page.mouse.move(box.x + box.width * 0.55, y);
-    await page.waitForTimeout(20);
-    const t = await tip();
-    if (/^request pool of sda: \d+ of 128/.test(t)) seen.add('pool');
-    if (/^tag map of sda: \d+ of \d+ tags/.test(t)) seen.add('tags');
-    if (/slot \d+: sda: request \d+, (read|write) \d+ KiB at sector \d+, for \S+ \(pid \d+\)/.test(t)) seen.add('request');
+  for (const fx of [0.25, 0.4, 0.55]) {
+    for (let y = box.y + 4; y < box.y + box.height - 4 && seen.size < 3; y += 3) {
+      await page.mouse.move(box.x + box.width * fx, y);
+      await page.waitForTimeout(20);
+      const t = await tip();
+      if (/^request pool of sda: \d+ of 128/.test(t)) seen.add('pool');
+      if (/^tag map of sda: \d+ of \d+ tags/.test(t)) seen.add('tags');
+      if (/slot \d+: (sda|dm-0): request \d+, (read|write) \d+ KiB at sector \d+, for \S+ \(pid \d+\)/.test(t)) seen.add('request');
+    }
   }
   assert.deepEqual([...seen].sort(), ['pool', 'request', 'tags'], 'the tips seen down the diagram');
   await page.mouse.move(box.x + box.width + 50, box.y - 50);

@@ -107,12 +107,9 @@ impl SimDriver {
         }
     }
 
+    /// A process or kernel thread by pid, as top names it ("pdflush (pid 400)").
     fn process_name(&self, pid: u32) -> String {
-        self.topology
-            .processes
-            .iter()
-            .find(|(_, p)| *p == pid)
-            .map_or_else(|| format!("pid {pid}"), |(name, _)| format!("{name} (pid {pid})"))
+        self.last_threads.iter().find(|t| t.pid == pid).map_or_else(|| format!("pid {pid}"), |t| format!("{} (pid {pid})", t.name))
     }
 
     /// One request: where it is, whose, how big, and how long it has waited there.
