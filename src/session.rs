@@ -4,8 +4,9 @@
 
 use crate::driver::{SimDriver, Sweep};
 
-/// Events a seed sweep runs per animation frame (about 10 ms of a frame in WASM).
-pub const SWEEP_EVENTS_PER_FRAME: u64 = 60_000;
+/// Events a seed sweep runs in its first frame; after it, the budget follows the measured
+/// frame work as a catch-up's does (`tune`).
+pub const SWEEP_EVENTS_PER_FRAME: u64 = 20_000;
 
 pub struct Session {
     pub a: SimDriver,
@@ -17,18 +18,20 @@ pub struct Session {
     /// A seed sweep ("Run N seeds"), under way or done, and whether its chart needs drawing.
     pub sweep: Option<Sweep>,
     pub sweep_dirty: bool,
+    /// Events a sweep runs per frame (adapted to the measured frame work).
+    pub sweep_events: u64,
 }
 
 impl Session {
     pub fn new(a: SimDriver) -> Session {
-        Session { a, b: None, expanded: None, charts_dirty: true, sweep: None, sweep_dirty: false }
+        Session { a, b: None, expanded: None, charts_dirty: true, sweep: None, sweep_dirty: false, sweep_events: SWEEP_EVENTS_PER_FRAME }
     }
 
     /// One animation frame. Returns true when the counters changed.
     pub fn frame(&mut self, dt_ms: f64, now_ms: f64) -> bool {
         // A sweep under way takes the frame's budget (the runs on screen wait, paused).
         if let Some(sw) = self.sweep.as_mut().filter(|sw| !sw.is_done()) {
-            let ended = sw.advance(SWEEP_EVENTS_PER_FRAME);
+            let ended = sw.advance(self.sweep_events);
             self.sweep_dirty |= ended;
             return ended;
         }
@@ -61,6 +64,19 @@ impl Session {
         }
         self.charts_dirty |= changed;
         changed
+    }
+
+    /// After a frame whose work took `work_ms`: the budgets of a jump or a sweep under way
+    /// follow it, so the page keeps its frame rate while they run.
+    pub fn tune(&mut self, work_ms: f64) {
+        self.a.tune_catch_up(work_ms);
+        if let Some(b) = &mut self.b {
+            b.tune_catch_up(work_ms);
+        }
+        if self.sweep.as_ref().is_some_and(|sw| !sw.is_done()) && work_ms.is_finite() && work_ms > 0.0 {
+            let scaled = self.sweep_events as f64 * (crate::driver::CATCH_UP_FRAME_MS / work_ms).clamp(0.25, 4.0);
+            self.sweep_events = (scaled as u64).clamp(crate::driver::CATCH_UP_EVENTS_MIN, crate::driver::CATCH_UP_EVENTS_MAX);
+        }
     }
 
     /// The page's state from a link: run A, and the A/B view if the link names a B.

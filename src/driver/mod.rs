@@ -35,8 +35,14 @@ pub const SPEED_MIN: f64 = 1e-6;
 pub const SPEED_MAX: f64 = 1.0;
 pub const SPEED_DEFAULT: f64 = 0.05;
 
-/// Events run per frame while catching up to a link's time point (a few ms of work in wasm).
-pub const CATCH_UP_EVENTS_PER_FRAME: u64 = 100_000;
+/// Events run in the first frame of a catch-up to a time point (a link's `t`, the timeline);
+/// after it the budget follows the measured frame work (`tune_catch_up`).
+pub const CATCH_UP_EVENTS_PER_FRAME: u64 = 20_000;
+/// The work a catch-up frame aims at, in wall ms: the page keeps drawing at 60 fps meanwhile.
+pub const CATCH_UP_FRAME_MS: f64 = 10.0;
+/// The catch-up budget's bounds, in events per frame.
+pub const CATCH_UP_EVENTS_MIN: u64 = 2_000;
+pub const CATCH_UP_EVENTS_MAX: u64 = 1_000_000;
 /// A jump (a skip, a link's catch-up) traces its last half simulated second, so the event log
 /// and btt show what led up to the new time point (a link pasted into a bug thread opens on
 /// them): long enough for requests that wait a few hundred ms to be seen whole in btt.
@@ -111,6 +117,8 @@ pub struct SimDriver {
     pub hover: std::cell::RefCell<Hover>,
     /// The run so far, with snapshots to rewind to.
     pub timeline: Timeline,
+    /// Events a catch-up frame runs (adapted to the measured frame work).
+    pub catch_up_events: u64,
 }
 
 impl SimDriver {
@@ -161,6 +169,7 @@ impl SimDriver {
             rq_times: BTreeMap::new(),
             hover: Default::default(),
             timeline,
+            catch_up_events: CATCH_UP_EVENTS_PER_FRAME,
         })
     }
 
@@ -281,11 +290,11 @@ impl SimDriver {
             // (A run whose jobs end before the tail starts goes straight to its end.)
             if self.sim.now() < tail_from && !self.sim.is_finished() {
                 self.begin_untraced();
-                self.sim.run_until_bounded(tail_from, CATCH_UP_EVENTS_PER_FRAME);
+                self.sim.run_until_bounded(tail_from, self.catch_up_events);
                 return false;
             }
             self.end_gap();
-            self.run_traced(t, CATCH_UP_EVENTS_PER_FRAME);
+            self.run_traced(t, self.catch_up_events);
             if self.sim.now() >= t || self.sim.is_finished() {
                 self.catch_up_to = None;
                 self.resync();
@@ -306,6 +315,17 @@ impl SimDriver {
         self.achieved_speed = if dt_ms > 0.0 { got_ns as f64 / (dt_ms * 1e6) } else { 0.0 };
         let _ = ran;
         self.absorb(now_ms)
+    }
+
+    /// After a frame whose work took `work_ms` of wall time: a catch-up under way scales its
+    /// events per frame towards `CATCH_UP_FRAME_MS` (a frame of 40 ms of work at 100 000 events
+    /// would drop frames; one of 1 ms wastes the jump's time).
+    pub fn tune_catch_up(&mut self, work_ms: f64) {
+        if self.catch_up_to.is_none() || !work_ms.is_finite() || work_ms <= 0.0 {
+            return;
+        }
+        let scaled = self.catch_up_events as f64 * (CATCH_UP_FRAME_MS / work_ms).clamp(0.25, 4.0);
+        self.catch_up_events = (scaled as u64).clamp(CATCH_UP_EVENTS_MIN, CATCH_UP_EVENTS_MAX);
     }
 
     /// Runs exactly one event (→). Returns the event count after it.

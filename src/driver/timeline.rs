@@ -79,6 +79,7 @@ impl SimDriver {
         d.speed = self.speed;
         d.playing = self.playing;
         d.log_paused = self.log_paused;
+        d.catch_up_events = self.catch_up_events;
         d.timeline = std::mem::replace(&mut self.timeline, Timeline::empty());
         if t > d.sim.now() {
             d.catch_up_to = Some(t);

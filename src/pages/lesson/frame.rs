@@ -69,6 +69,18 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
                 let _ = el.set_attribute("data-catching-up", if d.catch_up_to.is_some() { "true" } else { "false" });
             }
         }
+        // The jump's progress bar (the timeline's), moved every frame (the page re-renders
+        // only when a jump ends): the run still catching up, A first.
+        if let Some(p) =
+            web_sys::window().and_then(|w| w.document()).and_then(|doc| doc.query_selector("progress.jump-progress").ok().flatten())
+        {
+            let jumping = std::iter::once(&s.a).chain(s.b.as_ref()).find(|d| d.catch_up_to.is_some());
+            let (value, max) =
+                jumping.and_then(|d| d.catch_up_to.map(|to| (d.sim.now().ns() as f64, to.ns().max(1) as f64))).unwrap_or((0.0, 1.0));
+            let _ = p.set_attribute("max", &format!("{max}"));
+            let _ = p.set_attribute("value", &format!("{}", value.min(max)));
+            let _ = p.set_attribute("data-active", if jumping.is_some() { "true" } else { "false" });
+        }
         if s.charts_dirty {
             s.charts_dirty = false;
             let dark = canvas_a.cast::<HtmlElement>().and_then(|c| c.closest("[data-theme=dark]").ok().flatten()).is_some();
@@ -104,6 +116,8 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
         if changed || log_moved {
             refresh.force_update();
         }
-        crate::bench::record_frame_work(now_ms() - work_start);
+        let work_ms = now_ms() - work_start;
+        session.borrow_mut().tune(work_ms);
+        crate::bench::record_frame_work(work_ms);
     });
 }

@@ -57,6 +57,7 @@ pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHand
                 aria-valuetext={format::sim_time(catching_up.unwrap_or(now).ns())}
                 title="Drag or click to go to any time of the run so far, backwards too (Home, End; ← → by one simulated second)"
                 {oninput} {onkeydown} />
+            <progress class="jump-progress" aria-label="Progress of the jump" max="1" value="0" data-active="false"></progress>
             <span class="timeline-status" aria-live="polite" data-catching-up={catching_up.is_some().to_string()}>{ status }</span>
         </div>
     }
