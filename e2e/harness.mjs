@@ -28,3 +28,19 @@ export function harness() {
   });
   return h;
 }
+
+/// Opens `fragment` of the served app in a new page of `context` at `size`, collecting the
+/// page's console errors and uncaught exceptions (each test asserts there were none).
+export async function openPage(h, context, fragment, size = { width: 1400, height: 900 }, init = null) {
+  const page = await context.newPage();
+  await page.setViewportSize(size);
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  if (init) await page.addInitScript(init);
+  await page.goto(h.base + fragment);
+  return { page, errors };
+}
+
+/// Every lesson with steps (the primers and the five regressions).
+export const LESSONS = ['anatomy-of-a-request', 'queue-depth-and-the-elevator', 'dm-sg-lists', 'raid5-chunk', 'mq-clone-stall', 'nr-requests', 'scsi-starved'];

@@ -3,21 +3,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { harness, root, artifacts } from './harness.mjs';
+import { harness, root, artifacts, openPage, LESSONS } from './harness.mjs';
 
 const h = harness();
 
-async function open(context, fragment) {
-  const page = await context.newPage();
-  await page.setViewportSize({ width: 1400, height: 900 });
-  const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(h.base + fragment);
-  return { page, errors };
-}
+const open = (context, fragment) => openPage(h, context, fragment);
 
-const LESSONS = ['anatomy-of-a-request', 'queue-depth-and-the-elevator', 'dm-sg-lists', 'raid5-chunk', 'mq-clone-stall', 'nr-requests', 'scsi-starved'];
 
 test('the home page lists every lesson with its question', async () => {
   const ctx = await h.browser.newContext();

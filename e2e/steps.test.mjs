@@ -3,21 +3,12 @@
 // that never contradicts the run, and links that keep the step and presenter mode.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { harness } from './harness.mjs';
+import { harness, openPage, LESSONS } from './harness.mjs';
 
 const h = harness();
 
-async function open(context, fragment, size = { width: 1280, height: 720 }) {
-  const page = await context.newPage();
-  await page.setViewportSize(size);
-  const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(h.base + fragment);
-  return { page, errors };
-}
+const open = (context, fragment, size = { width: 1280, height: 720 }) => openPage(h, context, fragment, size);
 
-const LESSONS = ['anatomy-of-a-request', 'queue-depth-and-the-elevator', 'dm-sg-lists', 'raid5-chunk', 'mq-clone-stall', 'nr-requests', 'scsi-starved'];
 // A step's table names (lessons' `tables`) and what shows each.
 const TABLE = { iostat: 'table.iostat', vmstat: 'table.vmstat', top: 'table.top', cpu: '[data-counter=cpu-line]', numbers: '.big' };
 

@@ -2,7 +2,7 @@
 // forth over the run so far, with the mouse or the keyboard.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { harness } from './harness.mjs';
+import { harness, openPage } from './harness.mjs';
 
 const h = harness();
 
@@ -12,12 +12,7 @@ const settled = (page) => page.waitForFunction(() => document.querySelector('.ti
 
 test('the timeline scrubs back and forth over the run so far, by keyboard and by pointer', async () => {
   const ctx = await h.browser.newContext();
-  const page = await ctx.newPage();
-  await page.setViewportSize({ width: 1400, height: 900 });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto(h.base + '#/lesson/nr-requests?v=1&t=3');
+  const { page, errors } = await openPage(h, ctx, '#/lesson/nr-requests?v=1&t=3');
   const range = await page.waitForSelector('input[aria-label=Timeline]');
   await settled(page);
   // Paused, so the clock stands where the timeline puts it.
@@ -60,12 +55,7 @@ test('the timeline scrubs back and forth over the run so far, by keyboard and by
 
 test('a 50-seed sweep on mq-clone-stall draws its distribution, and its slowest seed\'s link opens that run', async () => {
   const ctx = await h.browser.newContext();
-  const page = await ctx.newPage();
-  await page.setViewportSize({ width: 1400, height: 900 });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto(h.base + '#/lesson/mq-clone-stall?v=1&variant=regressed');
+  const { page, errors } = await openPage(h, ctx, '#/lesson/mq-clone-stall?v=1&variant=regressed');
   await page.waitForSelector('canvas.diagram');
   await page.click('details.sweep summary');
   await page.fill('input[aria-label=Seeds]', '50');
@@ -99,17 +89,13 @@ test('a 50-seed sweep on mq-clone-stall draws its distribution, and its slowest 
 
 test('a long jump (raid5-chunk to t = 120 s) shows its progress and the page keeps drawing', async () => {
   const ctx = await h.browser.newContext();
-  const page = await ctx.newPage();
-  await page.setViewportSize({ width: 1400, height: 900 });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.addInitScript(() => {
+  // A requestAnimationFrame recorder, from before the app starts.
+  const { page, errors } = await openPage(h, ctx, '#/lesson/raid5-chunk?v=1&t=120', undefined, () => {
     window.__gaps = [];
     let last = null;
     const f = (t) => { if (last !== null) window.__gaps.push(t - last); last = t; requestAnimationFrame(f); };
     requestAnimationFrame(f);
   });
-  await page.goto(h.base + '#/lesson/raid5-chunk?v=1&t=120');
   await page.waitForSelector('canvas.diagram');
   // From the page's first frame on (the wasm's start-up is not the jump's).
   await page.evaluate(() => { window.__gaps = []; });

@@ -5,7 +5,6 @@
 
 use super::SharedSession;
 use crate::driver::{quantile, SWEEP_SEEDS_MAX};
-use blksim::link::LinkState;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -49,21 +48,7 @@ pub(super) fn sweep_panel(
         })
     };
     let running = s.sweep.as_ref().is_some_and(|sw| !sw.is_done());
-    let link = |variant: &str, seed: u64| {
-        LinkState {
-            lesson: s.a.lesson.id.clone(),
-            variant: Some(variant.to_string()),
-            b: None,
-            overrides: s.a.overrides.clone(),
-            seed,
-            t: None,
-            speed: None,
-            step: None,
-            presenter: None,
-            large: None,
-        }
-        .encode()
-    };
+    let link = |variant: &str, seed: u64| s.a.fragment_for(variant, None, seed);
     let body = match &s.sweep {
         None => html! {},
         Some(sw) if !sw.is_done() => html! {
