@@ -74,8 +74,7 @@ impl Session {
             b.tune_catch_up(work_ms);
         }
         if self.sweep.as_ref().is_some_and(|sw| !sw.is_done()) && work_ms.is_finite() && work_ms > 0.0 {
-            let scaled = self.sweep_events as f64 * (crate::driver::CATCH_UP_FRAME_MS / work_ms).clamp(0.25, 4.0);
-            self.sweep_events = (scaled as u64).clamp(crate::driver::CATCH_UP_EVENTS_MIN, crate::driver::CATCH_UP_EVENTS_MAX);
+            self.sweep_events = crate::driver::scale_budget(self.sweep_events, work_ms);
         }
     }
 

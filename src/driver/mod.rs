@@ -40,6 +40,13 @@ pub const SPEED_DEFAULT: f64 = 0.05;
 pub const CATCH_UP_EVENTS_PER_FRAME: u64 = 20_000;
 /// The work a catch-up frame aims at, in wall ms: the page keeps drawing at 60 fps meanwhile.
 pub const CATCH_UP_FRAME_MS: f64 = 10.0;
+/// A per-frame event budget after a frame of `work_ms`: scaled towards `CATCH_UP_FRAME_MS` (at
+/// most 4× either way per frame), within its bounds.
+pub fn scale_budget(events: u64, work_ms: f64) -> u64 {
+    let scaled = events as f64 * (CATCH_UP_FRAME_MS / work_ms).clamp(0.25, 4.0);
+    (scaled as u64).clamp(CATCH_UP_EVENTS_MIN, CATCH_UP_EVENTS_MAX)
+}
+
 /// The catch-up budget's bounds, in events per frame.
 pub const CATCH_UP_EVENTS_MIN: u64 = 2_000;
 pub const CATCH_UP_EVENTS_MAX: u64 = 1_000_000;
@@ -330,8 +337,7 @@ impl SimDriver {
         if self.catch_up_to.is_none() || !work_ms.is_finite() || work_ms <= 0.0 {
             return;
         }
-        let scaled = self.catch_up_events as f64 * (CATCH_UP_FRAME_MS / work_ms).clamp(0.25, 4.0);
-        self.catch_up_events = (scaled as u64).clamp(CATCH_UP_EVENTS_MIN, CATCH_UP_EVENTS_MAX);
+        self.catch_up_events = scale_budget(self.catch_up_events, work_ms);
     }
 
     /// Runs exactly one event (→). Returns the event count after it.
