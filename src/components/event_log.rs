@@ -84,7 +84,10 @@ pub fn EventLog(p: &EventLogProps) -> Html {
     let names = Names { devices: &p.devices, threads: &lookup };
     let wanted: Vec<char> = actions.chars().filter(|c| c.is_ascii_alphabetic()).map(|c| c.to_ascii_uppercase()).collect();
     let keep = |r: &&TraceRecord| device.is_none_or(|d| r.dev.0 == d) && (wanted.is_empty() || wanted.contains(&r.action.code()));
-    let filtered: Vec<&TraceRecord> = p.records.iter().filter(keep).collect();
+    // In time order, as blkparse prints them: a work item's records are stamped within it, so
+    // another CPU's record made earlier can carry a later time.
+    let mut filtered: Vec<&TraceRecord> = p.records.iter().filter(keep).collect();
+    filtered.sort_by_key(|r| (r.time, r.seq));
     let first_shown = filtered.len().saturating_sub(LINES_SHOWN);
     let prev = first_shown.checked_sub(1).map(|i| filtered[i].time.ns());
     let text = blkparse_text(&filtered[first_shown..], prev, &p.gaps, &names);
@@ -112,7 +115,9 @@ pub fn EventLog(p: &EventLogProps) -> Html {
         Callback::from(move |_| {
             let lookup = |t: u32| threads.get(t as usize).cloned().unwrap_or((0, "?".into()));
             let n = Names { devices: &devices, threads: &lookup };
-            let text = blkparse_text(&records.iter().collect::<Vec<_>>(), None, &gaps, &n);
+            let mut sorted: Vec<&TraceRecord> = records.iter().collect();
+            sorted.sort_by_key(|r| (r.time, r.seq));
+            let text = blkparse_text(&sorted, None, &gaps, &n);
             let _ = download_text("blkviz.blkparse.txt", "text/plain", &text);
         })
     };

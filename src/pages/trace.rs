@@ -5,7 +5,7 @@
 
 use crate::components::charts::draw_offsets;
 use blksim::tools::blkparse_input::{self, ReadNotes, RealRecord};
-use blksim::tools::btt::{self, DeviceBtt, IostatSecond, Phase, PHASES};
+use blksim::tools::btt::{self, DeviceBtt, IostatSecond, Phase, ALL_PHASES};
 use gloo::file::callbacks::{read_as_bytes, FileReader};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -27,7 +27,7 @@ struct Loaded {
     names: Vec<String>,
     records: Vec<RealRecord>,
     skipped: u64,
-    all: [Phase; 9],
+    all: [Phase; 13],
     devices: Vec<DeviceBtt>,
     iostat: BTreeMap<(u32, u32), Vec<IostatSecond>>,
     offsets: BTreeMap<(u32, u32), Vec<(u64, u64)>>,
@@ -42,7 +42,7 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
     if records.is_empty() {
         return Err("no records in these files: expected blktrace's binary records or blkparse's text".into());
     }
-    blkparse_input::merge(&mut records);
+    blkparse_input::merge(&mut records, files.len());
     let devices = btt::btt(&records);
     Ok(Loaded {
         names: files.into_iter().map(|(n, _)| n).collect(),
@@ -142,7 +142,7 @@ fn view(l: &Loaded, chart: &NodeRef) -> Html {
             <h2>{ "btt: the phases per I/O (All Devices)" }</h2>
             <table class="btt" data-testid="trace-btt">
                 <thead><tr><th>{ "ALL" }</th><th>{ "MIN" }</th><th>{ "AVG" }</th><th>{ "MAX" }</th><th>{ "N" }</th></tr></thead>
-                <tbody>{ for PHASES.iter().zip(&l.all).filter(|(_, p)| p.n > 0).map(|(name, p)| html! {
+                <tbody>{ for ALL_PHASES.iter().zip(&l.all).filter(|(_, p)| p.n > 0).map(|(name, p)| html! {
                     <tr><td>{ *name }</td><td>{ secs(p.min_ns) }</td><td>{ format!("{:.9}", p.avg_s()) }</td><td>{ secs(p.max_ns) }</td><td>{ p.n }</td></tr>
                 }) }</tbody>
             </table>

@@ -20,8 +20,22 @@ pub const SYSCALL_NS: u64 = 2 * NS_PER_US;
 
 /// Building and submitting one bio (`bio_alloc`, `submit_bio`, `generic_make_request`,
 /// `__make_request` up to `add_request`). Reason: a few hundred ns to ~1 µs per bio in perf
-/// profiles of 2.6-era kernels.
-pub const BIO_SUBMIT_NS: u64 = 800;
+/// profiles of 2.6-era kernels. The model charges the whole per bio; the trace's stamps
+/// (`TraceClock`) place its three parts around the records blktrace makes on the way.
+pub const BIO_SUBMIT_NS: u64 = BIO_ALLOC_SUBMIT_NS + ELV_MERGE_NS + ADD_REQUEST_NS;
+
+/// The part of `BIO_SUBMIT_NS` before blktrace's Q (`bio_alloc`, `submit_bio`'s accounting,
+/// `generic_make_request`'s checks): between the Q of a stacked device's bio and the Q of
+/// the bio it remaps to. INFERRED split: no profile gives the phases apart; half the whole.
+pub const BIO_ALLOC_SUBMIT_NS: u64 = 400;
+
+/// The part of `BIO_SUBMIT_NS` between Q and G or M: `elv_merge`'s look for a request to
+/// merge into (the last-merge hint, then the elevator's hash or sort tree). INFERRED split.
+pub const ELV_MERGE_NS: u64 = 200;
+
+/// The part of `BIO_SUBMIT_NS` between G and I: `init_request_from_bio` and `add_request`'s
+/// insert into the elevator (`__elv_add_request`). INFERRED split.
+pub const ADD_REQUEST_NS: u64 = 200;
 
 /// `get_request`: allocating and initialising a request from the pool.
 pub const GET_REQUEST_NS: u64 = 400;

@@ -35,12 +35,15 @@ impl Sim {
             if !b.queued {
                 b.queued = true;
                 let b = *b;
+                self.charge(BIO_ALLOC_SUBMIT_NS * b.pages as u64);
                 self.emit(b.dev, Action::Q, b.write, b.sector, b.split_rest.max(b.bytes), tid, bio.0, 0);
                 if b.split_rest > b.bytes {
                     // blkparse's `X R 0 / 256`: where the bio was, and where the rest now starts.
                     let rest_at = Some((b.dev, b.sector + b.bytes as u64 / 512));
                     self.emit_from(b.dev, Action::X, b.write, b.sector, b.bytes, tid, bio.0, 0, rest_at);
                 }
+                // __make_request's look for a merge, per page bio of a run.
+                self.charge(ELV_MERGE_NS * b.pages as u64);
             }
             if let Err(wait) = self.make_request(bio, tid) {
                 self.threads[tid.idx()].pending.push_front(bio);
@@ -144,7 +147,10 @@ impl Sim {
             cpu: Some(CoreId(self.cur_cpu)),
         }));
         self.devs[di].stats.start(now);
+        self.charge(GET_REQUEST_NS);
         self.emit(dev, Action::G, bio.write, bio.sector, bio.bytes, tid, rq.0, bio_id.0);
+        // init_request_from_bio, and add_request's insert (or the plug's list).
+        self.charge(ADD_REQUEST_NS);
         if tag.is_some() {
             // blk_mq_make_request (4.0), a sync request over several hardware queues: no plug;
             // insert and run the queue from this CPU.

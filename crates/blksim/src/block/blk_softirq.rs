@@ -20,13 +20,16 @@ impl Sim {
         let r = self.reqs.get(rq.0);
         let base = match r.clone_of {
             None => HARDIRQ_NS + SOFTIRQ_REQUEST_NS + SOFTIRQ_BIO_NS * r.nr_bios as u64,
-            Some(_) => {
-                let n = r.nr_clone_bios as u64;
-                let walk = if self.cfg.scenario.dm.partial_completion { SEGMENT_WALK_NS * n * n.saturating_sub(1) / 2 } else { 0 };
-                HARDIRQ_NS + 2 * SOFTIRQ_REQUEST_NS + 2 * SOFTIRQ_BIO_NS * n + walk
-            }
+            Some(_) => HARDIRQ_NS + 2 * SOFTIRQ_REQUEST_NS + self.clone_bios_end_ns(r.nr_clone_bios as u64),
         };
         base + self.page_waiters_ns(rq)
+    }
+
+    /// A clone's `n` clone bios ending: `end_clone_bio` and the original's bio per clone bio,
+    /// and with `dm.partial_completion` the recounts' walk over the bios still on it.
+    fn clone_bios_end_ns(&self, n: u64) -> u64 {
+        let walk = if self.cfg.scenario.dm.partial_completion { SEGMENT_WALK_NS * n * n.saturating_sub(1) / 2 } else { 0 };
+        2 * SOFTIRQ_BIO_NS * n + walk
     }
 
     /// The wakeups `unlock_page` → `wake_up_page` does while this request's pages end, one per
@@ -62,6 +65,8 @@ impl Sim {
         let dev = r.dev;
         let di = dev.idx();
         let ctx = self.context();
+        // The interrupt, then blk_update_request's trace of the request's completion.
+        self.charge(HARDIRQ_NS + SOFTIRQ_REQUEST_NS);
         self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, ctx, rq.0, 0);
         let tag = r.tag.expect("completed request had a tag");
         if let Some(mq) = self.devs[di].queue.mq.as_mut() {
@@ -89,11 +94,14 @@ impl Sim {
             // A clone came from dm's mempool, not from this queue's request pool.
             self.totals.clones_completed += 1;
             self.totals.clone_bios_completed += r.nr_clone_bios as u64;
+            // end_clone_bio per clone bio (with its recount), then the original completes.
+            self.charge(SOFTIRQ_REQUEST_NS + self.clone_bios_end_ns(r.nr_clone_bios as u64));
             self.dm_end_request(orig);
             self.scsi_run_queue(dev);
             return;
         }
         for &bio in &r.bios {
+            self.charge(SOFTIRQ_BIO_NS);
             self.end_bio(bio);
         }
         self.recycle_bio_list(r.bios);

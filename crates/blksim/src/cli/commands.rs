@@ -450,6 +450,9 @@ fn cmd_trace(a: &Args) -> Result<String, CliError> {
             break;
         }
     }
+    // In time order, as blkparse prints them: a work item's records are stamped within it
+    // (`TraceClock`), so another CPU's record made earlier can carry a later time.
+    records.sort_by_key(|r| (r.time, r.seq));
     let devices = sim.device_names();
     let threads = |t: u32| sim.pid_comm(t);
     let names = crate::tools::blkparse::Names { devices: &devices, threads: &threads };

@@ -4,7 +4,7 @@
 use super::commands::{bad, Args, CliError};
 use crate::scenario::clip;
 use crate::tools::blkparse_input::{self, ReadNotes, RealRecord};
-use crate::tools::btt::{self, PHASES};
+use crate::tools::btt::{self, ALL_PHASES, PHASES};
 use serde_json::json;
 use std::fmt::Write as _;
 
@@ -52,7 +52,7 @@ pub fn read(files: &[String]) -> Result<(Vec<RealRecord>, ReadNotes, usize), Cli
         let bytes = std::fs::read(p).map_err(|e| bad(format!("replay: cannot read '{}': {e}", clip(&name))))?;
         blkparse_input::read_any(&name, &bytes, &mut records, &mut notes).map_err(|e| bad(format!("replay: {e}")))?;
     }
-    blkparse_input::merge(&mut records);
+    blkparse_input::merge(&mut records, paths.len());
     Ok((records, notes, paths.len()))
 }
 
@@ -82,7 +82,7 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
             })
             .collect();
         let all_json: serde_json::Map<String, serde_json::Value> =
-            PHASES.iter().zip(&all).filter(|(_, p)| p.n > 0).map(|(n, p)| (n.to_string(), phase_json(p))).collect();
+            ALL_PHASES.iter().zip(&all).filter(|(_, p)| p.n > 0).map(|(n, p)| (n.to_string(), phase_json(p))).collect();
         let mut v = json!({"files": nfiles, "records": records.len(), "skipped": notes.skipped, "span_s": span_s,
                            "all_devices": all_json, "devices": devices});
         if a.log {
@@ -100,7 +100,7 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
     }
     let _ = writeln!(s, "{} records from {nfiles} files over {span_s:.6} s ({} of kinds not shown)", records.len(), notes.skipped);
     let _ = writeln!(s, "\n{:>15} {:>13} {:>13} {:>13} {:>11}   (btt's All Devices table)", "ALL", "MIN", "AVG", "MAX", "N");
-    for (name, p) in PHASES.iter().zip(&all).filter(|(_, p)| p.n > 0) {
+    for (name, p) in ALL_PHASES.iter().zip(&all).filter(|(_, p)| p.n > 0) {
         let _ = writeln!(s, "{name:<15} {:>13.9} {:>13.9} {:>13.9} {:>11}", p.min_ns as f64 / 1e9, p.avg_s(), p.max_ns as f64 / 1e9, p.n);
     }
     let _ = writeln!(

@@ -88,6 +88,7 @@ pub struct Sim {
     pub(crate) seed: u64,
     pub(crate) events: EventQueue,
     pub(crate) trace: TraceRing,
+    pub(crate) trace_clock: crate::tools::trace::TraceClock,
     pub(crate) cores: Vec<Core>,
     pub(crate) threads: Vec<Thread>,
     pub(crate) devs: Vec<BlockDev>,
@@ -363,6 +364,7 @@ impl Sim {
             seed,
             events,
             trace: TraceRing::new(TRACE_RING_DEFAULT),
+            trace_clock: Default::default(),
             cores,
             threads,
             devs,
@@ -650,6 +652,10 @@ impl Sim {
         match step {
             Step::Next => {
                 let j = self.job_of(tid);
+                // Entering the system call (a read() that goes on with its pages has entered it).
+                if !self.jobs[j.idx()].buffered_read || self.jobs[j.idx()].read_left == 0 {
+                    self.charge(SYSCALL_NS);
+                }
                 if self.jobs[j.idx()].buffered_read {
                     self.buffered_read(j)
                 } else if !self.jobs[j.idx()].has_more_to_issue() {
@@ -667,7 +673,10 @@ impl Sim {
                 self.threads[tid.idx()].set_batching(now);
                 self.submit_pending(tid)
             }
-            Step::KblockdWork => self.kblockd_work(tid),
+            Step::KblockdWork => {
+                self.charge(KBLOCKD_WORK_NS);
+                self.kblockd_work(tid)
+            }
             Step::DirtyRecheck => {
                 let j = self.job_of(tid);
                 self.balance_dirty_pages(j)

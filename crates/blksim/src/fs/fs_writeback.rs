@@ -69,6 +69,8 @@ impl Sim {
     /// when the file has nothing dirty.
     pub(crate) fn write_back(&mut self, tid: ThreadId, j: JobId, dev: DevId, max: u64, sync: bool) -> Option<u64> {
         let (off, len) = self.jobs[j.idx()].take_dirty(max)?;
+        // write_cache_pages: each page looked up, locked, cleaned and set under writeback.
+        self.charge(WRITEBACK_PAGE_NS * len.div_ceil(4096));
         self.dirty_total -= len;
         self.writeback_total += len;
         let now = self.now();

@@ -34,6 +34,9 @@ pub struct Core {
     pub softirq: VecDeque<ReqId>,
     /// The work item running is softirq work in interrupt context (not a thread step).
     pub in_irq_softirq: bool,
+    /// When the work item running started (after its context switch): its trace records
+    /// are stamped from here (`TraceClock`).
+    pub work_start: SimTime,
     /// Softirq time run in interrupt context since the core last had none pending.
     pub softirq_burst_ns: u64,
     /// The budget ran out: pending softirq work is ksoftirqd/N's until it has drained it.
@@ -349,7 +352,9 @@ impl Sim {
         }
         th.state = ThreadState::Running;
         let step = th.next.expect("a running thread has a next step");
-        let cost = self.step_cost(tid, step) + if switched { CONTEXT_SWITCH_NS } else { 0 };
+        let switch_ns = if switched { CONTEXT_SWITCH_NS } else { 0 };
+        let cost = self.step_cost(tid, step) + switch_ns;
+        self.cores[ci].work_start = now + switch_ns;
         if step == Step::Softirq {
             // ksoftirqd starts a completion's work: its host slot is free from now.
             if let Some(&rq) = self.cores[ci].softirq.front() {
@@ -392,7 +397,9 @@ impl Sim {
         if self.cores[ci].in_irq_softirq {
             self.cores[ci].in_irq_softirq = false;
             let req = self.cores[ci].softirq.pop_front().expect("softirq work was pending");
+            self.work_begin(self.cores[ci].work_start);
             self.softirq_complete(req);
+            self.work_end();
             self.cores[ci].busy = false;
             self.kick(c);
             // irq_exit done: an interrupted blk-mq run resumes and splices its leftovers.
@@ -410,9 +417,11 @@ impl Sim {
         // in 2.6.32 the queue plug that the submitter's wait unplugs has the same effect).
         self.plugging = self.cfg.scenario.queue.plugging == crate::scenario::Plugging::Task;
         self.cur_thread = Some(tid);
+        self.work_begin(self.cores[ci].work_start);
         let next = self.run_step(tid, step);
         self.plugging = false;
         self.flush_plug(tid);
+        self.work_end();
         self.cur_thread = None;
         match next {
             Next::Continue(s) => self.threads[tid.idx()].next = Some(s),

@@ -44,6 +44,7 @@ impl Sim {
             core.softirq_burst_ns += cost;
             core.busy = true;
             core.in_irq_softirq = true;
+            core.work_start = now;
             core.state = AcctState::Softirq;
             self.events.schedule(now + cost, Event::CoreDone { core: c });
             return true;

@@ -17,6 +17,8 @@ impl Sim {
         let job = &mut self.jobs[j.idx()];
         let (off, len) = job.next_extent();
         job.dirty_extent(off, len);
+        // generic_perform_write copies the pages in.
+        let copy_ns = PAGE_COPY_NS * len.div_ceil(4096);
         job.bytes_done += len;
         let dev = job.dev;
         self.dirty_total += len;
@@ -24,6 +26,7 @@ impl Sim {
         // application, as fio reports them; iostat shows what reached the disk.
         self.totals.bytes_written += len;
         self.totals.ios_completed += 1;
+        self.charge(copy_ns);
         if self.over_bground_thresh() {
             self.wake_flusher(dev);
         }

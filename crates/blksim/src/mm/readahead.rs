@@ -3,6 +3,7 @@
 //! `PG_readahead` mark), or 2.6.20's current and ahead windows (`page_cache_readahead`).
 
 use crate::block::{Bio, DevKind};
+use crate::calib::RA_PAGE_NS;
 use crate::engine::ids::*;
 use crate::engine::Sim;
 use crate::fio::job::{FileRaState, Io, IoOwner, Job, RaWindow};
@@ -234,6 +235,8 @@ impl Sim {
             off += len;
         }
         let nr_bios: u64 = segments.iter().map(|s| s.2).sum();
+        // __do_page_cache_readahead: a page allocated and added to the page cache each.
+        self.charge(RA_PAGE_NS * (end - start).div_ceil(4096));
         let io = IoId(self.ios.insert(Io {
             owner: IoOwner::Readahead(j),
             bytes: end - start,

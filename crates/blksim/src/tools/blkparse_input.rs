@@ -263,12 +263,17 @@ fn parse_time(s: &str) -> Option<u64> {
     secs.parse::<u64>().ok()?.checked_mul(1_000_000_000)?.checked_add(ns.parse().ok()?)
 }
 
-/// Puts records of several files in time order, as blkparse merges its inputs, and makes
-/// times relative to the first record, as blkparse prints them. Records of one instant keep
-/// the order they were read in (the files in the order given, a file in its own order), as
-/// blkparse keeps its inputs' order: a dump read back gives btt's order exactly.
-pub fn merge(records: &mut [RealRecord]) {
-    records.sort_by_key(|r| r.time_ns);
+/// Puts records in time order, as blkparse merges its inputs, and makes times relative to the
+/// first record, as blkparse prints them. Records of one instant: from one file (a `blkparse
+/// -d` dump, blkparse's text, one CPU's file) they keep the file's order, which is the order
+/// btt reads a dump in; from several files (blktrace's per-CPU files) they go in blkparse's
+/// order, by device and then sequence number (`trace_rb_insert` in blkparse.c).
+pub fn merge(records: &mut [RealRecord], files: usize) {
+    if files > 1 {
+        records.sort_by_key(|r| (r.time_ns, (r.major << 20) | (r.minor & 0xf_ffff), r.seq));
+    } else {
+        records.sort_by_key(|r| r.time_ns);
+    }
     let t0 = records.first().map_or(0, |r| r.time_ns);
     for r in records.iter_mut() {
         r.time_ns -= t0;

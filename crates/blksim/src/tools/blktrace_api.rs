@@ -136,9 +136,9 @@ fn write_record(buf: &mut Vec<u8>, seq: &mut u32, noted: &mut Vec<u32>, r: &Trac
 /// (and `blksim replay`). The page's "Export blktrace" downloads it. Sequence numbers and
 /// process notes are per device and CPU, as in the per-CPU files.
 pub fn encode_dump(records: &[TraceRecord], n: &Names) -> Vec<u8> {
-    // The trace is in the order the work was done; a step's records carry its end time, so a
-    // later record of another CPU can be stamped earlier. btt reads a dump in file order and
-    // wants time order, as blkparse -d writes it.
+    // The trace is in the order the engine made the records; a work item's records are
+    // stamped within it (`TraceClock`), so a later record of another device can be stamped
+    // earlier. btt reads a dump in file order and wants time order, as blkparse -d writes it.
     let mut sorted: Vec<&TraceRecord> = records.iter().collect();
     sorted.sort_by_key(|r| (r.time, r.seq));
     let mut out = Vec::new();
@@ -163,8 +163,12 @@ struct DevFiles {
 /// that has a record getting a file for each of CPUs `0..ncpus` (empty where nothing ran), as
 /// `blktrace` leaves them. Sequence numbers count per device and CPU, as the kernel's do.
 pub fn encode(records: &[TraceRecord], n: &Names, ncpus: u16) -> Vec<(String, Vec<u8>)> {
+    // Each file in time order, as the kernel fills a CPU's buffer (one device's records are
+    // stamped in order already; this keeps any caller's order out of it).
+    let mut sorted: Vec<&TraceRecord> = records.iter().collect();
+    sorted.sort_by_key(|r| (r.time, r.seq));
     let mut devs: BTreeMap<u16, DevFiles> = BTreeMap::new();
-    for r in records {
+    for r in sorted {
         let (name, major, minor) = n.devices.get(r.dev.0 as usize).cloned().unwrap_or_default();
         let d = devs.entry(r.dev.0).or_insert_with(|| DevFiles { name, device: dev_t(major, minor), cpus: BTreeMap::new() });
         let (buf, seq, noted) = d.cpus.entry(r.cpu).or_default();

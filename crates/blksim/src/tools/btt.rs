@@ -49,16 +49,26 @@ impl Phase {
 /// btt's phases, the names as it prints them.
 pub const PHASES: [&str; 9] = ["Q2Q", "Q2G", "S2G", "G2I", "Q2M", "I2D", "M2D", "D2C", "Q2C"];
 
+/// The lines of btt's "All Devices" table, in its order (output.c `output_avgs`): a remapping
+/// device's Q2Q, Q2A and Q2C go to the `dm` lines, every other device's to the plain ones.
+pub const ALL_PHASES: [&str; 13] = ["Q2Qdm", "Q2Adm", "Q2Cdm", "Q2Q", "Q2A", "Q2G", "S2G", "G2I", "Q2M", "I2D", "M2D", "D2C", "Q2C"];
+
+/// btt's `remapper_dev`: md (major 9) and device-mapper (253, 254), by major number alone.
+pub fn remapper_dev(major: u32) -> bool {
+    matches!(major, 9 | 253 | 254)
+}
+
 /// btt's figures for one device.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DeviceBtt {
     pub major: u32,
     pub minor: u32,
-    /// Records are remapped from this device (A records name it): its Q2Q is btt's `Q2Qdm`.
+    /// btt's `remapper_dev` (md, device-mapper): its Q2Q, Q2A and Q2C are btt's `dm` lines.
     pub remaps: bool,
     /// Indexed as [`PHASES`].
     pub phases: [Phase; 9],
-    /// Q2A, for a remapping device.
+    /// Q2A: from a bio's Q to the A that remaps it (or the request it is the first bio of)
+    /// onto the device below.
     pub q2a: Phase,
     /// Bios queued and requests issued (btt's merge table: #Q, #D).
     pub queued: u64,
@@ -174,7 +184,13 @@ impl Dev {
                 }
             }
             "C" => {
-                let Some(req) = self.reqs.remove(&r.sector) else { return };
+                let Some(req) = self.reqs.remove(&r.sector) else {
+                    // A bio-based device's bio (dm linear, md) ends with no request: Q2C only.
+                    if let Some(q) = take_q(&mut self.queued, r.sector) {
+                        p[8].add(t.saturating_sub(q));
+                    }
+                    return;
+                };
                 self.by_end.remove(&req.end);
                 let Some(d) = req.d else { return };
                 for b in &req.bios {
@@ -191,39 +207,35 @@ impl Dev {
 pub fn btt(records: &[RealRecord]) -> Vec<DeviceBtt> {
     let mut devs: BTreeMap<(u32, u32), Dev> = BTreeMap::new();
     let mut last_q = None;
-    // btt's remapper_dev: a device other records are remapped from (dm, md), known before any
-    // of its Qs is counted (at one instant blkparse may put the remap before the Q above it).
-    for r in records.iter().filter(|r| r.action == "A") {
-        if let Some((m, n, _)) = r.from {
-            devs.entry((m, n)).or_default().out.remaps = true;
-        }
-    }
     for r in records {
         if r.action == "A" {
             if let Some((m, n, from_sector)) = r.from {
-                // A bio remap (dm linear, md) takes the bio queued above: its Q started the
-                // clock. A request remap (request-based dm's clone) names a request the
-                // device already has.
+                // trace_remap: the Q still open at the sector it came from (btt keeps a Q until
+                // its I/O completes): a bio of a bio-based device (dm linear, md), or the first
+                // bio of a request (request-based dm's clone).
                 let src = devs.entry((m, n)).or_default();
-                if let Some(q) = take_q(&mut src.queued, from_sector) {
+                let q = src.queued.get(&from_sector).and_then(|v| v.last().copied());
+                if let Some(q) = q.or_else(|| src.reqs.get(&from_sector).map(|req| req.bios[0].q)) {
                     src.out.q2a.add(r.time_ns.saturating_sub(q));
                 }
             }
         }
         devs.entry((r.major, r.minor)).or_default().record(r, &mut last_q);
     }
-    devs.into_iter().map(|((major, minor), d)| DeviceBtt { major, minor, ..d.out }).collect()
+    devs.into_iter().map(|((major, minor), d)| DeviceBtt { major, minor, remaps: remapper_dev(major), ..d.out }).collect()
 }
 
-/// btt's "All Devices" table: the phases summed over the devices (a remapping device's Q2Q
-/// is btt's `Q2Qdm`, not in it).
-pub fn all_devices(devs: &[DeviceBtt]) -> [Phase; 9] {
-    let mut all = [Phase::default(); 9];
+/// btt's "All Devices" table, indexed as [`ALL_PHASES`]: the phases summed over the devices,
+/// a remapping device's Q2Q, Q2A and Q2C on the `dm` lines.
+pub fn all_devices(devs: &[DeviceBtt]) -> [Phase; 13] {
+    let mut all = [Phase::default(); 13];
     for d in devs {
-        for (i, (a, p)) in all.iter_mut().zip(&d.phases).enumerate() {
-            if !(i == 0 && d.remaps) {
-                a.merge(p);
-            }
+        let (q2q, q2a, q2c) = if d.remaps { (0, 1, 2) } else { (3, 4, 12) };
+        all[q2q].merge(&d.phases[0]);
+        all[q2a].merge(&d.q2a);
+        all[q2c].merge(&d.phases[8]);
+        for (a, p) in all[5..12].iter_mut().zip(&d.phases[1..8]) {
+            a.merge(p);
         }
     }
     all

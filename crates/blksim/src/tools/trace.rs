@@ -150,7 +150,60 @@ impl TraceRing {
     }
 }
 
+/// When the work a trace record names happened. blktrace stamps each record as its work runs;
+/// the engine applies a work item's effects (a thread's step, a completion's softirq work) at
+/// the item's end, in one event. So a record made inside a work item is stamped from the
+/// item's start plus the calib costs of the work done so far in it (`Sim::charge`, called
+/// where the kernel function that costs it runs), never past the item's end (`now`), and
+/// never before the device's previous record: each device's records, and so each of
+/// blktrace's per-device CPU files, stay in time order, and a request's Q, G, I, D and C in
+/// the order they happened. Outside a work item (a timer, a disk's event) a record is stamped
+/// `now`. The stamps are kept whether the trace is on or not, so turning it on mid-run (a
+/// jump) gives the same records as a run traced throughout.
+#[derive(Clone, Debug, Default)]
+pub struct TraceClock {
+    /// Where the running work item has got to, in ns (None between work items).
+    work_ns: Option<u64>,
+    /// Per device: its last record's stamp.
+    dev_last_ns: Vec<u64>,
+}
+
+impl TraceClock {
+    /// The stamp of a record of `dev` made now; the work item's clock moves up to it.
+    pub fn stamp(&mut self, dev: DevId, now: SimTime) -> SimTime {
+        let di = dev.0 as usize;
+        if di >= self.dev_last_ns.len() {
+            self.dev_last_ns.resize(di + 1, 0);
+        }
+        let at = self.work_ns.map_or(now.ns(), |w| w.min(now.ns())).max(self.dev_last_ns[di]);
+        self.dev_last_ns[di] = at;
+        if let Some(w) = self.work_ns.as_mut() {
+            *w = (*w).max(at);
+        }
+        SimTime(at)
+    }
+}
+
 impl Sim {
+    /// A work item starts applying its effects: its records are stamped from `start`.
+    pub(crate) fn work_begin(&mut self, start: SimTime) {
+        self.trace_clock.work_ns = Some(start.ns());
+    }
+
+    /// The work item's effects are applied: records are stamped `now` again.
+    pub(crate) fn work_end(&mut self) {
+        self.trace_clock.work_ns = None;
+    }
+
+    /// The running work item has done `ns` of work (a calib cost, where the kernel function
+    /// that costs it runs); outside a work item, nothing.
+    #[inline]
+    pub(crate) fn charge(&mut self, ns: u64) {
+        if let Some(w) = self.trace_clock.work_ns.as_mut() {
+            *w += ns;
+        }
+    }
+
     /// The process a trace record names for work done now: the thread whose step it is, or in
     /// interrupt context the thread the interrupt found running on this CPU, or the idle task.
     /// Every device's (name, major, minor), in device order: what the trace's tools name.
@@ -200,21 +253,9 @@ impl Sim {
         related: u32,
         from: Option<(DevId, u64)>,
     ) {
+        let time = self.trace_clock.stamp(dev, self.now());
         if self.trace.enabled() {
-            let rec = TraceRecord {
-                seq: 0,
-                time: self.now(),
-                dev,
-                cpu: self.cur_cpu,
-                action,
-                write,
-                sector,
-                bytes,
-                thread,
-                token,
-                related,
-                from,
-            };
+            let rec = TraceRecord { seq: 0, time, dev, cpu: self.cur_cpu, action, write, sector, bytes, thread, token, related, from };
             self.trace.push(rec);
         }
     }
@@ -239,6 +280,26 @@ mod tests {
             related: 0,
             from: None,
         }
+    }
+
+    #[test]
+    fn a_work_items_records_are_stamped_from_its_start_never_past_now_nor_before_their_device() {
+        let mut c = TraceClock::default();
+        let (a, b) = (DevId(0), DevId(1));
+        // Outside a work item: now.
+        assert_eq!(c.stamp(a, SimTime(1_000)), SimTime(1_000));
+        // A step that started at 500 and ends now, at 2 000: its start plus what it charged.
+        c.work_ns = Some(500);
+        assert_eq!(c.stamp(b, SimTime(2_000)), SimTime(500));
+        c.work_ns = c.work_ns.map(|w| w + 300);
+        assert_eq!(c.stamp(b, SimTime(2_000)), SimTime(800));
+        // Device a's last record was at 1 000: this step's record of a comes no earlier, and
+        // the step's clock moves up with it.
+        assert_eq!(c.stamp(a, SimTime(2_000)), SimTime(1_000));
+        assert_eq!(c.stamp(b, SimTime(2_000)), SimTime(1_000));
+        // Charged past the step's end: the end.
+        c.work_ns = c.work_ns.map(|w| w + 5_000);
+        assert_eq!(c.stamp(b, SimTime(2_000)), SimTime(2_000));
     }
 
     #[test]

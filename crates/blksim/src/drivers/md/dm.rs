@@ -2,7 +2,7 @@
 //! over blk-mq (4.0), the `kdmwork` thread's `map_tio_request`.
 
 use crate::block::Request;
-use crate::calib::DM_REQUEST_DELAY_NS;
+use crate::calib::{BIO_CLONE_NS, DISPATCH_NS, DM_MAP_REQUEST_NS, DM_REQUEST_DELAY_NS, GET_REQUEST_NS};
 use crate::engine::ids::*;
 use crate::engine::{Next, Sim};
 use crate::kernel::sched::{Step, ThreadKind, Wait};
@@ -25,6 +25,7 @@ impl Sim {
                 let r = self.reqs.get(rq.0);
                 let (write, sector, bytes) = (r.write, r.sector, r.bytes);
                 let ctx = self.context();
+                self.charge(DISPATCH_NS);
                 self.emit(dev, Action::D, write, sector, bytes as u32, ctx, rq.0, 0);
                 self.kdm[di].as_mut().expect("checked").1.push_back(rq);
             }
@@ -43,6 +44,7 @@ impl Sim {
             let r = self.reqs.get(rq.0);
             let (write, sector, bytes) = (r.write, r.sector, r.bytes);
             let ctx = self.context();
+            self.charge(DISPATCH_NS);
             self.emit(dev, Action::D, write, sector, bytes as u32, ctx, rq.0, 0);
             self.insert_clone(rq, path, None, 0, ctx);
             self.run_queue(path);
@@ -81,6 +83,8 @@ impl Sim {
         self.totals.clone_bios_made += nbios as u64;
         self.devs[path.idx()].stats.start(now);
         let from = Some((self.reqs.get(rq.0).dev, sector));
+        // blk_rq_prep_clone: a clone bio per bio.
+        self.charge(BIO_CLONE_NS * nbios as u64);
         self.emit_from(path, Action::A, write, sector, bytes as u32, by, clone.0, rq.0, from);
         if self.devs[path.idx()].queue.mq.is_some() {
             self.blk_mq_insert(path, clone);
@@ -129,6 +133,8 @@ impl Sim {
         let ThreadKind::KdmWork(dm) = self.threads[tid.idx()].kind else { unreachable!("not kdmwork") };
         let Some(&rq) = self.kdm[dm.idx()].as_ref().expect("kdmwork has a queue").1.front() else { return Next::Idle };
         let path = self.select_path(dm, false).expect("a dm device has a path");
+        // map_tio_request, then the clone's request from the path's hardware queue.
+        self.charge(DM_MAP_REQUEST_NS + GET_REQUEST_NS);
         let (write, sector, bytes) = {
             let r = self.reqs.get(rq.0);
             (r.write, r.sector, r.bytes)

@@ -364,6 +364,8 @@ impl Sim {
                     self.raid5_unplug_device(r);
                     return Err(Wait::Stripe);
                 };
+                self.charge(STRIPE_ADD_NS + STRIPE_HANDLE_NS);
+                let raid = &mut self.raid5[r];
                 let head = raid.head_mut(h);
                 head.parity = m.parity;
                 head.pieces.push(Piece { bio: bio_id, disk: m.disk, write: bio.write, issued: false });
@@ -496,6 +498,7 @@ impl Sim {
         let ThreadKind::Raid5d(dev) = self.threads[tid.idx()].kind else { unreachable!("not raid5d") };
         let r = self.raid5_of(dev);
         let now = self.now();
+        self.charge(STRIPE_HANDLE_NS);
         let Some(h) = self.raid5[r].handle_list.pop_front() else {
             // Woken with nothing to handle (md_wakeup_thread): the pass ends at once.
             return self.raid5d_pass_end(r);

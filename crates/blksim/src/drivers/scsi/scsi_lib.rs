@@ -1,6 +1,7 @@
 //! `drivers/scsi/scsi_lib.c`: `scsi_request_fn`, `scsi_run_queue` and the host's starved list,
 //! `scsi_lld_busy`, and the HBA's completion interrupt (`scsi_done`).
 
+use crate::calib::DISPATCH_NS;
 use crate::engine::event::Event;
 use crate::engine::ids::*;
 use crate::engine::Sim;
@@ -53,6 +54,8 @@ impl Sim {
         let cmd = Cmd { req: rq, sector: r.sector, bytes: r.bytes, write: r.write, queued_at: now };
         let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
         let ctx = self.context();
+        // The request_fn's prep and the driver's queuecommand, traced as the command goes out.
+        self.charge(DISPATCH_NS);
         self.emit(dev, Action::D, write, sector, bytes, ctx, rq.0, 0);
         let mut started = std::mem::take(&mut self.disk_started);
         self.disks[disk.idx()].submit(now, cmd, &mut started);
