@@ -71,3 +71,48 @@ test('a file that is no trace gets one message naming it and what was expected',
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("a lesson's run traced beside a real trace: the same tables and chart for both, side by side", async () => {
+  const { page, errors } = await openTrace();
+  await page.setInputFiles('[data-testid=trace-files]', [path.join(fixtures, 'sda.blktrace.0'), path.join(fixtures, 'sda.blktrace.1')]);
+  await page.waitForSelector('[data-testid=trace-summary]');
+  await page.selectOption('[data-testid=run-lesson]', 'nr-requests');
+  await page.selectOption('[data-testid=run-variant]', 'workaround');
+  await page.fill('[data-testid=run-seconds]', '0.3');
+  await page.dispatchEvent('[data-testid=run-seconds]', 'change');
+  await page.click('[data-testid=run-beside]');
+  await page.waitForSelector('[data-testid=run-summary]');
+  assert.match(await page.textContent('[data-testid=run-summary]'), /records from nr-requests \/ workaround, seed 1, traced from t = \d+(\.\d+)? s for 0\.3 s over/);
+  // The run's btt: its dm lines (dm-0 over sda) and the disk's phases, within the CPU step's
+  // microseconds (Q2G, G2I) as the kernel's trace shows them.
+  const runRow = (p) => page.$$eval('[data-testid=run-btt] tbody tr', (rows, x) => {
+    const r = rows.find((tr) => tr.cells[0].textContent === x);
+    return r ? [...r.cells].map((c) => c.textContent) : null;
+  }, p);
+  for (const p of ['Q2Cdm', 'Q2G', 'G2I', 'D2C']) {
+    const r = await runRow(p);
+    assert.ok(r && Number(r[4]) > 0, `${p}: ${r}`);
+  }
+  assert.ok(Number((await runRow('G2I'))[2]) > 0, 'G2I averages above 0');
+  // The trace's own figures are still there, beside the run's, in two columns.
+  assert.equal((await row(page, 'D2C'))[4], '274');
+  const boxes = await page.$$eval('.trace-cols.pair > section', (s) => s.map((x) => x.getBoundingClientRect().left));
+  assert.equal(boxes.length, 2);
+  assert.ok(boxes[1] > boxes[0] + 300, `columns side by side: ${boxes}`);
+  const drawn = await page.$eval('[data-testid=run-offsets]', (c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const seen = new Set();
+    for (let i = 0; i < d.length; i += 4 * 31) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+    return seen.size;
+  });
+  assert.ok(drawn > 4, `the run's offset chart looks blank (${drawn} colours)`);
+  await page.screenshot({ path: path.join(artifacts, 'trace-beside-run.png'), fullPage: true });
+  // A bad duration: one message naming it and what is allowed.
+  await page.fill('[data-testid=run-seconds]', '99');
+  await page.dispatchEvent('[data-testid=run-seconds]', 'change');
+  await page.click('[data-testid=run-beside]');
+  await page.waitForSelector('[data-testid=run-error]');
+  assert.match(await page.textContent('[data-testid=run-error]'), /seconds to trace: 99 is not allowed; expected more than 0 and at most 10/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,11 +1,18 @@
 //! The trace page (`#/trace`): a real trace opened in the browser, as `blksim replay` reads it:
 //! blktrace's per-CPU files, a `blkparse -d` dump or blkparse's text. It shows btt's phases,
 //! iostat per device, the offsets of issued requests over time (seekwatcher's plot) and the log.
-//! The files are read here, in the page; nothing is uploaded.
+//! The files are read here, in the page; nothing is uploaded. Beside it, a lesson's run traced
+//! in the page (`record_trace`, exported as a `blkparse -d` dump and read back the same way),
+//! so that a real box's figures and the model's can be read side by side.
 
 use crate::components::charts::draw_offsets;
+use blksim::engine::time::SimTime;
+use blksim::engine::Sim;
+use blksim::tools::blkparse::Names;
 use blksim::tools::blkparse_input::{self, ReadNotes, RealRecord};
+use blksim::tools::blktrace_api::encode_dump;
 use blksim::tools::btt::{self, DeviceBtt, IostatSecond, Phase, ALL_PHASES};
+use blksim::tools::trace::record_trace;
 use gloo::file::callbacks::{read_as_bytes, FileReader};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -17,6 +24,12 @@ use yew::prelude::*;
 const FILE_BYTES_MAX: f64 = 512.0 * 1024.0 * 1024.0;
 /// Log lines shown (the figures use every record).
 const LOG_LINES_SHOWN: usize = 500;
+
+/// The most records a run beside the trace keeps (about 60 MB of them; a run that makes more is
+/// cut short and says so).
+const RUN_RECORDS_MAX: u64 = 1_000_000;
+/// How long a run beside the trace may be traced, in simulated seconds.
+const RUN_SECONDS_MAX: f64 = 10.0;
 
 /// A file's name and its bytes.
 type NamedBytes = (String, Vec<u8>);
@@ -55,6 +68,29 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
     })
 }
 
+/// A lesson's run, seed 1, traced for `seconds` from its first steady second (`warmup_s`), and
+/// read back as a trace: what the page shows beside a real one. Returns its title and figures.
+fn run_lesson(id: &str, variant: &str, seconds: f64) -> Result<(String, Loaded), String> {
+    if !(seconds > 0.0 && seconds <= RUN_SECONDS_MAX) {
+        return Err(format!("seconds to trace: {seconds} is not allowed; expected more than 0 and at most {RUN_SECONDS_MAX}"));
+    }
+    let lesson = blksim::lessons::find(id).map_err(|e| e.to_string())?;
+    let cfg = lesson.config(variant, &[]).map_err(|e| e.to_string())?;
+    let mut sim = Sim::new(&cfg, 1);
+    let from = lesson.warmup_s.unwrap_or(0.0);
+    sim.run_until(SimTime::from_secs_f64(from));
+    let (records, cut) = record_trace(&mut sim, SimTime::from_secs_f64(from + seconds), RUN_RECORDS_MAX);
+    if records.is_empty() {
+        return Err(format!("{id} / {variant} made no trace records from {from} s on"));
+    }
+    let devices = sim.device_names();
+    let threads = |t: u32| sim.pid_comm(t);
+    let dump = encode_dump(&records, &Names { devices: &devices, threads: &threads });
+    let cut = if cut { format!(", cut at {RUN_RECORDS_MAX} records") } else { String::new() };
+    let title = format!("{id} / {variant}, seed 1, traced from t = {from} s for {seconds} s{cut}");
+    Ok((title, load(vec![(format!("{id}.{variant}.dump"), dump)])?))
+}
+
 /// Seconds to the nanosecond, as btt prints them.
 fn secs(ns: u64) -> String {
     format!("{:.9}", ns as f64 / 1e9)
@@ -66,6 +102,12 @@ pub fn TracePage() -> Html {
     let reading = use_state(|| false);
     let readers = use_mut_ref(Vec::<FileReader>::new);
     let chart = use_node_ref();
+    let run_chart = use_node_ref();
+    let beside = use_state(|| None::<Rc<Result<(String, Loaded), String>>>);
+    let lessons = use_memo((), |_| blksim::lessons::all());
+    let run_lesson_id = use_state(|| "nr-requests".to_string());
+    let run_variant = use_state(String::new);
+    let run_seconds = use_state(|| "1".to_string());
     let onchange = {
         let (state, reading, readers) = (state.clone(), reading.clone(), readers.clone());
         Callback::from(move |e: Event| {
@@ -104,20 +146,82 @@ pub fn TracePage() -> Html {
         })
     };
     {
-        let chart = chart.clone();
-        use_effect_with(state.clone(), move |s| {
-            if let (Some(Ok(l)), Some(canvas)) = (s.as_deref(), chart.cast::<HtmlCanvasElement>()) {
-                if let Err(e) = draw_offsets(&canvas, &l.offsets, false) {
-                    gloo::console::warn!(format!("offset chart: {e}"));
+        let (chart, run_chart) = (chart.clone(), run_chart.clone());
+        use_effect_with((state.clone(), beside.clone()), move |(s, b)| {
+            let draw = |l: &Loaded, node: &NodeRef| {
+                if let Some(canvas) = node.cast::<HtmlCanvasElement>() {
+                    if let Err(e) = draw_offsets(&canvas, &l.offsets, false) {
+                        gloo::console::warn!(format!("offset chart: {e}"));
+                    }
                 }
+            };
+            if let Some(Ok(l)) = s.as_deref() {
+                draw(l, &chart);
+            }
+            if let Some(Ok((_, l))) = b.as_deref() {
+                draw(l, &run_chart);
             }
         });
     }
-    let body = match state.as_deref() {
+    // The lesson picker: its variants follow the lesson chosen.
+    let chosen = lessons.iter().find(|l| l.id == *run_lesson_id).or(lessons.first());
+    let variants: Vec<String> = chosen.map(|l| l.variants.iter().map(|v| v.name.clone()).collect()).unwrap_or_default();
+    let variant = if variants.contains(&*run_variant) { (*run_variant).clone() } else { variants.first().cloned().unwrap_or_default() };
+    let on_lesson = {
+        let run_lesson_id = run_lesson_id.clone();
+        Callback::from(move |e: Event| {
+            if let Some(sel) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
+                run_lesson_id.set(sel.value());
+            }
+        })
+    };
+    let on_variant = {
+        let run_variant = run_variant.clone();
+        Callback::from(move |e: Event| {
+            if let Some(sel) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
+                run_variant.set(sel.value());
+            }
+        })
+    };
+    let on_seconds = {
+        let run_seconds = run_seconds.clone();
+        Callback::from(move |e: Event| {
+            if let Some(i) = e.target_dyn_into::<HtmlInputElement>() {
+                run_seconds.set(i.value());
+            }
+        })
+    };
+    let on_run = {
+        let (beside, id, variant, seconds) =
+            (beside.clone(), chosen.map(|l| l.id.clone()).unwrap_or_default(), variant.clone(), (*run_seconds).clone());
+        Callback::from(move |_: MouseEvent| {
+            let result = match seconds.trim().parse::<f64>() {
+                Ok(s) => run_lesson(&id, &variant, s),
+                Err(_) => Err(format!(
+                    "seconds to trace: '{}' is not a number; expected more than 0 and at most {RUN_SECONDS_MAX}",
+                    seconds.trim()
+                )),
+            };
+            beside.set(Some(Rc::new(result)));
+        })
+    };
+    let trace_col = match state.as_deref() {
         None => html! {},
         Some(Err(e)) => html! { <p class="error" role="alert" data-testid="trace-error">{ e }</p> },
-        Some(Ok(l)) => view(l, &chart),
+        Some(Ok(l)) => column(l, &chart, "trace", None, beside.is_some().then_some("The trace")),
     };
+    let run_col = match beside.as_deref() {
+        None => None,
+        Some(Err(e)) => Some(html! { <p class="error" role="alert" data-testid="run-error">{ e }</p> }),
+        Some(Ok((title, l))) => Some(column(l, &run_chart, "run", Some(title), Some("The lesson's run"))),
+    };
+    let log = match state.as_deref() {
+        Some(Ok(l)) => log_view(l),
+        _ => html! {},
+    };
+    let lesson_opts =
+        lessons.iter().map(|l| html! { <option value={l.id.clone()} selected={chosen.is_some_and(|c| c.id == l.id)}>{ &l.id }</option> });
+    let variant_opts = variants.iter().map(|v| html! { <option value={v.clone()} selected={*v == variant}>{ v }</option> });
     html! {
         <div class="home" data-theme="auto">
             <header class="bar"><h1><a href="#/">{ "blkviz" }</a>{ " · read a trace" }</h1></header>
@@ -125,29 +229,48 @@ pub fn TracePage() -> Html {
                 <p class="lead">{ "Open a real trace: blktrace's per-CPU files (" }<code>{ "sda.blktrace.0" }</code>{ ", … — choose them all), a " }
                     <code>{ "blkparse -d" }</code>{ " dump, or blkparse's text output. blkviz reads it as blkparse does and shows what btt and iostat would. The files are read here, in this page: nothing is uploaded. The command line does the same: " }<code>{ "blksim replay FILE…" }</code>{ "." }</p>
                 <label class="trace-open">{ "Trace files: " }<input type="file" multiple=true data-testid="trace-files" {onchange} /></label>
+                <div class="trace-beside" role="group" aria-label="A lesson's run beside the trace">
+                    <span>{ "Beside it, a lesson's run: " }</span>
+                    <select aria-label="Lesson" data-testid="run-lesson" onchange={on_lesson}>{ for lesson_opts }</select>
+                    <select aria-label="Variant" data-testid="run-variant" onchange={on_variant}>{ for variant_opts }</select>
+                    <label>{ "seconds " }<input type="number" min="0.1" max={RUN_SECONDS_MAX.to_string()} step="0.1" value={(*run_seconds).clone()}
+                        aria-label="Seconds to trace" data-testid="run-seconds" onchange={on_seconds} /></label>
+                    <button onclick={on_run} data-testid="run-beside"
+                        title="runs the lesson here (seed 1) with the trace on, from its first steady second, and reads its trace as this page reads yours">{ "Trace the run" }</button>
+                </div>
                 if *reading { <p aria-live="polite">{ "reading…" }</p> }
-                { body }
+                <div class={classes!("trace-cols", run_col.is_some().then_some("pair"))}>
+                    <section aria-label="The trace">{ trace_col }</section>
+                    if let Some(r) = run_col { <section aria-label="The lesson's run">{ r }</section> }
+                </div>
+                { log }
             </main>
         </div>
     }
 }
 
-fn view(l: &Loaded, chart: &NodeRef) -> Html {
+/// One trace's figures: its summary, btt, iostat and offsets. `id` prefixes the test ids
+/// ("trace" for the file opened, "run" for the lesson's run beside it).
+fn column(l: &Loaded, chart: &NodeRef, id: &str, title: Option<&String>, heading: Option<&str>) -> Html {
     let span = l.records.last().map_or(0, |r| r.time_ns);
     let dev = |d: (u32, u32)| format!("{},{}", d.0, d.1);
+    let tid = |what: &str| format!("{id}-{what}");
+    let source = title.cloned().unwrap_or_else(|| l.names.join(", "));
     html! {
         <>
-            <p data-testid="trace-summary">{ format!("{} records from {} over {:.6} s", l.records.len(), l.names.join(", "), span as f64 / 1e9) }
+            if let Some(h) = heading { <h2 class="col-title">{ h }</h2> }
+            <p data-testid={tid("summary")}>{ format!("{} records from {source} over {:.6} s", l.records.len(), span as f64 / 1e9) }
                 { if l.skipped > 0 { format!(" ({} of kinds not shown)", l.skipped) } else { String::new() } }</p>
             <h2>{ "btt: the phases per I/O (All Devices)" }</h2>
-            <table class="btt" data-testid="trace-btt">
+            <table class="btt" data-testid={tid("btt")}>
                 <thead><tr><th>{ "ALL" }</th><th>{ "MIN" }</th><th>{ "AVG" }</th><th>{ "MAX" }</th><th>{ "N" }</th></tr></thead>
                 <tbody>{ for ALL_PHASES.iter().zip(&l.all).filter(|(_, p)| p.n > 0).map(|(name, p)| html! {
                     <tr><td>{ *name }</td><td>{ secs(p.min_ns) }</td><td>{ format!("{:.9}", p.avg_s()) }</td><td>{ secs(p.max_ns) }</td><td>{ p.n }</td></tr>
                 }) }</tbody>
             </table>
             <h2>{ "iostat -x: per device, mean over the trace's seconds" }</h2>
-            <table class="iostat" data-testid="trace-iostat">
+            <div class="table-scroll">
+            <table class="iostat" data-testid={tid("iostat")}>
                 <thead><tr><th>{ "Device" }</th><th>{ "r/s" }</th><th>{ "w/s" }</th><th>{ "rkB/s" }</th><th>{ "wkB/s" }</th><th>{ "rrqm/s" }</th><th>{ "wrqm/s" }</th><th>{ "%util" }</th><th>{ "#Q" }</th><th>{ "#D" }</th></tr></thead>
                 <tbody>{ for l.devices.iter().map(|d| {
                     let v = l.iostat.get(&(d.major, d.minor)).cloned().unwrap_or_default();
@@ -158,9 +281,18 @@ fn view(l: &Loaded, chart: &NodeRef) -> Html {
                         <td>{ d.queued }</td><td>{ d.issued }</td></tr> }
                 }) }</tbody>
             </table>
+            </div>
             <h2>{ "Offsets: the sector of each issued request over time" }</h2>
-            <canvas ref={chart.clone()} class="chart offsets" data-testid="trace-offsets" role="img"
+            <canvas ref={chart.clone()} class="chart offsets" data-testid={tid("offsets")} role="img"
                 aria-label={format!("sector of each issued request over time, {} devices", l.offsets.len())}></canvas>
+        </>
+    }
+}
+
+/// The opened trace's log, as blkparse prints it.
+fn log_view(l: &Loaded) -> Html {
+    html! {
+        <>
             <h2>{ "The log, as blkparse prints it" }</h2>
             <pre class="trace-log" data-testid="trace-log">{ for l.records.iter().take(LOG_LINES_SHOWN).map(|r| blkparse_input::blkparse_line(r) + "\n") }</pre>
             if l.records.len() > LOG_LINES_SHOWN {

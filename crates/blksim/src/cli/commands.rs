@@ -429,30 +429,8 @@ fn cmd_trace(a: &Args) -> Result<String, CliError> {
     let variant = a.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
     let cfg = config_of(&l, &variant, a)?;
     let mut sim = Sim::new(&cfg, a.seed.unwrap_or(1));
-    sim.set_trace(true);
     let end = SimTime::from_secs_f64(a.duration.unwrap_or(cfg.scenario.duration_s));
-    // The ring holds the newest records only: take them every simulated millisecond, well
-    // before it could wrap (a millisecond of the busiest lesson is a few thousand records).
-    let mut records = Vec::new();
-    let mut next = 0;
-    let mut t = SimTime::ZERO;
-    let mut cut = false;
-    while t < end && !sim.is_finished() {
-        t = (t + crate::engine::time::NS_PER_MS).min(end);
-        sim.run_until(t);
-        let (new, dropped) = sim.trace().since(next);
-        assert_eq!(dropped, 0, "the trace ring wrapped between two takes");
-        records.extend(new.copied());
-        next = sim.trace().next_seq();
-        if records.len() as u64 >= TRACE_RECORDS_MAX {
-            records.truncate(TRACE_RECORDS_MAX as usize);
-            cut = true;
-            break;
-        }
-    }
-    // In time order, as blkparse prints them: a work item's records are stamped within it
-    // (`TraceClock`), so another CPU's record made earlier can carry a later time.
-    records.sort_by_key(|r| (r.time, r.seq));
+    let (records, cut) = crate::tools::trace::record_trace(&mut sim, end, TRACE_RECORDS_MAX);
     let devices = sim.device_names();
     let threads = |t: u32| sim.pid_comm(t);
     let names = crate::tools::blkparse::Names { devices: &devices, threads: &threads };

@@ -150,6 +150,35 @@ impl TraceRing {
     }
 }
 
+/// Runs `sim` with the trace on until `end` (or its jobs' end) and returns every record made
+/// meanwhile, in time order as blkparse prints them (a work item's records are stamped within
+/// it, so another CPU's record made earlier can carry a later time), and whether it stopped at
+/// `max` records. What `blksim trace` writes and the trace page runs beside a real trace.
+pub fn record_trace(sim: &mut Sim, end: SimTime, max: u64) -> (Vec<TraceRecord>, bool) {
+    sim.set_trace(true);
+    // The ring holds the newest records only: take them every simulated millisecond, well
+    // before it could wrap (a millisecond of the busiest lesson is a few thousand records).
+    let mut records = Vec::new();
+    let mut next = sim.trace().next_seq();
+    let mut t = sim.now();
+    let mut cut = false;
+    while t < end && !sim.is_finished() {
+        t = (t + crate::engine::time::NS_PER_MS).min(end);
+        sim.run_until(t);
+        let (new, dropped) = sim.trace().since(next);
+        assert_eq!(dropped, 0, "the trace ring wrapped between two takes");
+        records.extend(new.copied());
+        next = sim.trace().next_seq();
+        if records.len() as u64 >= max {
+            records.truncate(max as usize);
+            cut = true;
+            break;
+        }
+    }
+    records.sort_by_key(|r| (r.time, r.seq));
+    (records, cut)
+}
+
 /// When the work a trace record names happened. blktrace stamps each record as its work runs;
 /// the engine applies a work item's effects (a thread's step, a completion's softirq work) at
 /// the item's end, in one event. So a record made inside a work item is stamped from the
