@@ -60,8 +60,11 @@ test('a 50-seed sweep on mq-clone-stall draws its distribution, and its slowest 
   await page.click('details.sweep summary');
   await page.fill('input[aria-label=Seeds]', '50');
   await page.click('[data-testid=run-seeds]');
-  await page.waitForSelector('[data-testid=sweep-progress], table.sweep-table');
+  // The seeds run in Web Workers, one per CPU (the page's own thread only where none start).
+  const workers = await page.$eval('[data-testid=sweep-progress]', (p) => Number(p.dataset.workers)).catch(() => null);
   await page.waitForSelector('table.sweep-table', { timeout: 240000 });
+  const cpus = await page.evaluate(() => navigator.hardwareConcurrency);
+  if (workers !== null) assert.equal(workers, Math.min(cpus, 8), `workers: ${workers} for ${cpus} CPUs`);
   const row = await page.$$eval('table.sweep-table tbody tr', (rows) => rows.map((r) => [...r.children].map((td) => td.textContent)));
   assert.equal(row.length, 1);
   assert.equal(row[0][0], 'regressed');

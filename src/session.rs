@@ -29,9 +29,21 @@ impl Session {
 
     /// One animation frame. Returns true when the counters changed.
     pub fn frame(&mut self, dt_ms: f64, now_ms: f64) -> bool {
-        // A sweep under way takes the frame's budget (the runs on screen wait, paused).
+        // A sweep under way: its workers' runs come in; without workers (or once one failed)
+        // it takes the frame's budget here. The runs on screen wait, paused.
         if let Some(sw) = self.sweep.as_mut().filter(|sw| !sw.is_done()) {
-            let ended = sw.advance(self.sweep_events);
+            let mut workers = sw.workers.take();
+            let mut ended = workers.as_mut().is_some_and(|w| w.poll(sw));
+            if sw.is_done() {
+                // Done: the workers stop (dropping them terminates them).
+            } else if workers.as_ref().is_some_and(|w| w.ok()) {
+                sw.workers = workers;
+            } else {
+                if let Some(w) = &workers {
+                    gloo::console::warn!(format!("seed sweep: {}; the page runs the rest", w.error.as_deref().unwrap_or("?")));
+                }
+                ended |= sw.advance(self.sweep_events);
+            }
             self.sweep_dirty |= ended;
             return ended;
         }
@@ -158,7 +170,12 @@ impl Session {
     pub fn start_sweep(&mut self, seeds: u64) -> Result<(), String> {
         let mut variants = vec![self.a.variant.clone()];
         variants.extend(self.b.as_ref().map(|b| b.variant.clone()));
-        self.sweep = Some(Sweep::new(&self.a.lesson, &variants, &self.a.overrides, seeds)?);
+        let mut sweep = Sweep::new(&self.a.lesson, &variants, &self.a.overrides, seeds)?;
+        match crate::driver::sweep_workers::SweepWorkers::start(&sweep) {
+            Ok(w) => sweep.workers = Some(w),
+            Err(e) => gloo::console::warn!(format!("seed sweep: {e}; the page runs the seeds itself")),
+        }
+        self.sweep = Some(sweep);
         self.a.playing = false;
         if let Some(b) = &mut self.b {
             b.playing = false;

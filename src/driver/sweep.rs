@@ -1,13 +1,15 @@
 //! A seed sweep in the page: the lesson's variant (and B's, in the A/B view) run for N seeds,
-//! as `blksim sweep` does, a slice of events per animation frame so the page keeps drawing and
-//! the sweep can be cancelled. Each run is the CLI's `run_one` (trace off, to the lesson's
-//! duration or until every job is done); its figure is the completion time when every run of
-//! its variant completes, else the throughput.
+//! as `blksim sweep` does. The seeds go to Web Workers, one per CPU (`SweepWorkers`), in
+//! batches; where workers cannot start, they run here, a slice of events per animation frame,
+//! so the page keeps drawing and the sweep can be cancelled either way. Each run is the CLI's
+//! `run_one` (trace off, to the lesson's duration or until every job is done); its figure is
+//! the completion time when every run of its variant completes, else the throughput.
 
 use blksim::lessons::Lesson;
 use blksim::scenario::Config;
 use blksim::tools::report::RunReport;
 use blksim::{Sim, SimTime};
+use std::collections::VecDeque;
 
 /// Seeds a sweep may run, at most (per variant).
 pub const SWEEP_SEEDS_MAX: u64 = 1000;
@@ -23,12 +25,18 @@ pub struct SeedRun {
 
 pub struct Sweep {
     lesson: Lesson,
+    overrides: Vec<(String, String)>,
     /// (variant, its config), in the order they run.
     variants: Vec<(String, Config)>,
     pub seeds: u64,
-    /// The run under way: which variant, which seed, the simulation.
+    /// The runs not started yet (variant index, seed), in order.
+    todo: VecDeque<(usize, u64)>,
+    /// The run under way on the page's thread: which variant, which seed, the simulation.
     current: Option<(usize, u64, Sim)>,
+    /// The runs done, in the order they ended (workers end them out of order).
     pub runs: Vec<SeedRun>,
+    /// The workers running the seeds, if they started.
+    pub workers: Option<super::sweep_workers::SweepWorkers>,
 }
 
 impl Sweep {
@@ -41,7 +49,44 @@ impl Sweep {
             .iter()
             .map(|v| lesson.config(v, overrides).map(|c| (v.clone(), c)).map_err(|e| e.to_string()))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Sweep { lesson: lesson.clone(), variants, seeds, current: None, runs: Vec::new() })
+        let todo = (0..variants.len()).flat_map(|vi| (1..=seeds).map(move |seed| (vi, seed))).collect();
+        Ok(Sweep {
+            lesson: lesson.clone(),
+            overrides: overrides.to_vec(),
+            variants,
+            seeds,
+            todo,
+            current: None,
+            runs: Vec::new(),
+            workers: None,
+        })
+    }
+
+    /// Variant `vi`'s name.
+    pub fn variant_name(&self, vi: usize) -> &str {
+        &self.variants[vi].0
+    }
+
+    /// The knobs the runs are made with (a worker makes the same config from them).
+    pub fn overrides(&self) -> &[(String, String)] {
+        &self.overrides
+    }
+
+    /// Takes up to `n` runs not started yet, all of one variant (a worker's batch).
+    pub fn take_batch(&mut self, n: usize) -> Option<(usize, Vec<u64>)> {
+        let &(vi, _) = self.todo.front()?;
+        let mut seeds = Vec::new();
+        while seeds.len() < n && self.todo.front().is_some_and(|&(v, _)| v == vi) {
+            seeds.push(self.todo.pop_front().expect("checked").1);
+        }
+        Some((vi, seeds))
+    }
+
+    /// A batch that did not run (its worker failed) goes back to be run.
+    pub fn put_back(&mut self, vi: usize, seeds: &[u64]) {
+        for &seed in seeds.iter().rev() {
+            self.todo.push_front((vi, seed));
+        }
     }
 
     pub fn total(&self) -> u64 {
@@ -68,8 +113,7 @@ impl Sweep {
             let (vi, seed, mut sim) = match self.current.take() {
                 Some(c) => c,
                 None => {
-                    let i = self.runs.len() as u64;
-                    let (vi, seed) = ((i / self.seeds) as usize, i % self.seeds + 1);
+                    let Some((vi, seed)) = self.todo.pop_front() else { break };
                     let mut sim = Sim::new(&self.variants[vi].1, seed);
                     sim.set_trace(false);
                     (vi, seed, sim)
@@ -108,6 +152,21 @@ impl Sweep {
     }
 }
 
+/// Runs `seeds` of `lesson`'s `variant` with `overrides`, each the CLI's `run_one`: what a
+/// sweep's worker does with a batch (`worker::sweep_seeds`).
+pub fn run_seeds(lesson: &str, variant: &str, overrides: &[(String, String)], seeds: &[u64]) -> Result<Vec<SeedRun>, String> {
+    let l = blksim::lessons::find(lesson).map_err(|e| e.to_string())?;
+    let cfg = l.config(variant, overrides).map_err(|e| e.to_string())?;
+    Ok(seeds
+        .iter()
+        .map(|&seed| {
+            let mut sim = blksim::cli::run_one(&cfg, seed, None);
+            let r = RunReport::from_sim(&mut sim, lesson, variant);
+            SeedRun { variant: variant.to_string(), seed, completion_s: r.completion_s, throughput_mb_s: r.throughput_mb_s }
+        })
+        .collect())
+}
+
 /// The `q` quantile of sorted values (nearest rank), as `blksim sweep` reports them.
 pub fn quantile(sorted: &[(f64, u64)], q: f64) -> Option<f64> {
     if sorted.is_empty() {
@@ -141,6 +200,19 @@ mod tests {
         assert_eq!((kind, unit, v.len()), ("completion time", "s", 6));
         assert!(v.windows(2).all(|w| w[0].0 <= w[1].0));
         assert!(Sweep::new(&l, &["regressed".to_string()], &[], 1001).is_err());
+        // Batches are of one variant, in order; one given back runs again, first.
+        let mut t = Sweep::new(&l, &["regressed".to_string(), "fixed".to_string()], &[], 3).unwrap();
+        assert_eq!(t.take_batch(2), Some((0, vec![1, 2])));
+        assert_eq!(t.take_batch(2), Some((0, vec![3])));
+        t.put_back(0, &[3]);
+        assert_eq!(t.take_batch(5), Some((0, vec![3])));
+        assert_eq!(t.take_batch(5), Some((1, vec![1, 2, 3])));
+        assert_eq!(t.take_batch(5), None);
+        // A worker's batch gives the same runs.
+        let batch = run_seeds("mq-clone-stall", "regressed", &[], &[2, 5]).unwrap();
+        for b in &batch {
+            assert!(s.runs.contains(b), "seed {}", b.seed);
+        }
         assert_eq!(quantile(&[(1.0, 1), (2.0, 2), (3.0, 3), (4.0, 4)], 0.5), Some(2.0));
     }
 }
