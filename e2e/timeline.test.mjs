@@ -123,3 +123,23 @@ test('a long jump (raid5-chunk to t = 120 s) shows its progress and the page kee
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('a long jump can be stopped where it has got to, and the run stays there, paused', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await openPage(h, ctx, '#/lesson/raid5-chunk?v=1&t=120');
+  await page.waitForSelector('[data-testid=jump-stop]');
+  await page.waitForFunction(() => Number(document.querySelector('progress.jump-progress')?.getAttribute('value')) > 1e9);
+  await page.click('[data-testid=jump-stop]');
+  await page.waitForFunction(() => document.querySelector('.timeline-status').dataset.catchingUp === 'false');
+  assert.equal(await page.locator('[data-testid=jump-stop]').count(), 0);
+  const status = await page.textContent('.timeline-status');
+  const m = status.match(/^([\d.]+) (ms|s) of ([\d.]+) (ms|s) reached/);
+  assert.ok(m, status);
+  const secs = Number(m[1]) * (m[2] === 'ms' ? 1e-3 : 1);
+  assert.ok(secs > 1 && secs < 120, `stopped at ${secs} s`);
+  // Paused where it stopped: a second later, the same time.
+  await page.waitForTimeout(1000);
+  assert.equal(await page.textContent('.timeline-status'), status);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

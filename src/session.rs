@@ -159,6 +159,14 @@ impl Session {
         self.charts_dirty = true;
     }
 
+    /// Stops a jump under way where each run has got to (B then follows A's clock as usual).
+    pub fn stop_jump(&mut self) {
+        for d in std::iter::once(&mut self.a).chain(self.b.as_mut()) {
+            d.stop_catch_up();
+        }
+        self.charts_dirty = true;
+    }
+
     /// The furthest simulated time the page has reached: the timeline's end.
     pub fn reached(&self) -> blksim::SimTime {
         let a = self.a.timeline.reached.max(self.a.sim.now());

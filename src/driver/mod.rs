@@ -369,6 +369,17 @@ impl SimDriver {
         self.timeline.note(&mut self.sim);
     }
 
+    /// Stops a jump (a link's `t`, the timeline) where it has got to: the run stays there,
+    /// paused, with what a jump to that time would show (the log from where the trace came on).
+    pub fn stop_catch_up(&mut self) {
+        if self.catch_up_to.take().is_some() {
+            self.end_gap();
+            self.playing = false;
+            self.resync();
+            self.timeline.note(&mut self.sim);
+        }
+    }
+
     /// Runs towards `t`, at most `budget` events, with the trace on, taking its records (into
     /// btt and the log) every `TRACE_CHUNK_EVENTS` events.
     fn run_traced(&mut self, t: SimTime, budget: u64) {

@@ -148,6 +148,29 @@ mod tests {
     }
 
     #[test]
+    fn a_stopped_jump_stays_where_it_got_to_and_runs_on_from_there() {
+        let mut d = SimDriver::new("raid5-chunk", Some("regressed"), Vec::new(), 1).unwrap();
+        d.playing = false;
+        d.catch_up_to = Some(SimTime(60_000_000_000));
+        let mut ts = 0.0;
+        for _ in 0..5 {
+            ts += 16.0;
+            d.frame(16.0, ts);
+        }
+        let at = d.sim.now();
+        assert!(at > SimTime::ZERO && at < SimTime(60_000_000_000), "mid-jump at {at:?}");
+        d.stop_catch_up();
+        assert_eq!((d.catch_up_to, d.playing, d.sim.now()), (None, false, at));
+        assert!(d.sim.trace().enabled(), "the trace is on again");
+        // Paused: frames move nothing; played, it runs on.
+        d.frame(16.0, ts + 16.0);
+        assert_eq!(d.sim.now(), at);
+        d.playing = true;
+        d.frame(16.0, ts + 32.0);
+        assert!(d.sim.now() > at);
+    }
+
+    #[test]
     fn snapshots_stay_bounded_on_a_long_run() {
         let mut d = SimDriver::new("scsi-starved", Some("before"), Vec::new(), 1).unwrap();
         d.playing = false;

@@ -44,6 +44,13 @@ pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHand
             seek(SimTime((now.ns() as i64 + delta).clamp(0, end.ns() as i64) as u64));
         })
     };
+    let stop = {
+        let (session, refresh) = (session.clone(), refresh.clone());
+        Callback::from(move |_: MouseEvent| {
+            session.borrow_mut().stop_jump();
+            refresh.force_update();
+        })
+    };
     let status = match catching_up {
         Some(to) if to < now => format!("rewinding to {}", format::sim_time(to.ns())),
         Some(to) => format!("running to {} …", format::sim_time(to.ns())),
@@ -58,6 +65,9 @@ pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHand
                 title="Drag or click to go to any time of the run so far, backwards too (Home, End; ← → by one simulated second)"
                 {oninput} {onkeydown} />
             <progress class="jump-progress" aria-label="Progress of the jump" max="1" value="0" data-active="false"></progress>
+            if catching_up.is_some() {
+                <button class="jump-stop" onclick={stop} data-testid="jump-stop" title="Stop the jump here: the run stays where it has got to, paused">{ "Stop" }</button>
+            }
             <span class="timeline-status" aria-live="polite" data-catching-up={catching_up.is_some().to_string()}>{ status }</span>
         </div>
     }
