@@ -19,7 +19,8 @@ const json = process.argv.includes('--json');
 const say = (line) => (json ? console.error : console.log)(line);
 
 // dist/ is stale when any input of the build is newer than its wasm.
-const INPUTS = ['src', 'crates/blksim/src', 'static', 'lessons', 'index.html', 'Cargo.toml', 'Cargo.lock', 'Trunk.toml'];
+const INPUTS = ['src', 'crates/blksim/src', 'static', 'lessons', 'index.html', 'Cargo.toml', 'Cargo.lock', 'Trunk.toml',
+  'build.rs', 'docs/model.md', 'crates/blksim/build.rs', 'crates/blksim/Cargo.toml'];
 function newestMtime(p) {
   const st = fs.statSync(p, { throwIfNoEntry: false });
   if (!st) return 0;
