@@ -1,15 +1,45 @@
 // In-browser speed figures (not a test; prints numbers): frame times with the animation on,
 // core speed in WebAssembly with the animation off, first paint, and the wasm+js size.
-// Usage: trunk build --release && node e2e/bench.mjs
+// Usage: node e2e/bench.mjs [--json]
+// Builds the app first (trunk build --release, its progress on stderr) when dist/ is missing
+// or older than a source. With --json, stdout is one JSON object (bundle_gzip_kib,
+// first_contentful_paint_ms, frame_work_ms_p95, wasm_x_real_time by "lesson/variant") and the
+// human lines go to stderr.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { launch } from './browser.mjs';
 import { serve } from './serve.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
+const json = process.argv.includes('--json');
+const say = (line) => (json ? console.error : console.log)(line);
+
+// dist/ is stale when any input of the build is newer than its wasm.
+const INPUTS = ['src', 'crates/blksim/src', 'static', 'lessons', 'index.html', 'Cargo.toml', 'Cargo.lock', 'Trunk.toml',
+  'build.rs', 'docs/model.md', 'crates/blksim/build.rs', 'crates/blksim/Cargo.toml'];
+function newestMtime(p) {
+  const st = fs.statSync(p, { throwIfNoEntry: false });
+  if (!st) return 0;
+  if (!st.isDirectory()) return st.mtimeMs;
+  return Math.max(0, ...fs.readdirSync(p).map((f) => newestMtime(path.join(p, f))));
+}
+const wasmFile = path.join(dist, 'blkviz_bg.wasm');
+const built = fs.statSync(wasmFile, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+if (built < Math.max(...INPUTS.map((p) => newestMtime(path.join(root, p))))) {
+  console.error(built ? 'dist/ is older than its sources: trunk build --release' : 'no dist/: trunk build --release');
+  const env = { ...process.env, PATH: `${path.join(root, 'node_modules/.bin')}${path.delimiter}${process.env.PATH}` };
+  const r = spawnSync('trunk', ['build', '--release'], { cwd: root, env, stdio: ['ignore', 2, 2] });
+  if (r.status !== 0) {
+    console.error(`trunk build --release failed (${r.error?.message ?? `exit ${r.status}`})`);
+    process.exit(1);
+  }
+}
+const result = { bundle_gzip_kib: 0, first_contentful_paint_ms: 0, frame_work_ms_p95: 0, wasm_x_real_time: {} };
+
 const server = await serve(dist);
 const base = `http://127.0.0.1:${server.address().port}/`;
 const browser = await launch();
@@ -17,7 +47,8 @@ const browser = await launch();
 const gz = (f) => zlib.gzipSync(fs.readFileSync(path.join(dist, f)), { level: 9 }).length;
 const files = fs.readdirSync(dist).filter((f) => f.endsWith('.wasm') || f.endsWith('.js'));
 const total = files.reduce((n, f) => n + gz(f), 0);
-console.log(`size: ${files.map((f) => `${f} ${(gz(f) / 1024).toFixed(1)} KiB gzip`).join(', ')}; total ${(total / 1024).toFixed(1)} KiB gzip`);
+result.bundle_gzip_kib = Number((total / 1024).toFixed(1));
+say(`size: ${files.map((f) => `${f} ${(gz(f) / 1024).toFixed(1)} KiB gzip`).join(', ')}; total ${(total / 1024).toFixed(1)} KiB gzip`);
 
 // First paint on localhost.
 {
@@ -27,8 +58,8 @@ console.log(`size: ${files.map((f) => `${f} ${(gz(f) / 1024).toFixed(1)} KiB gzi
   await page.waitForTimeout(300);
   const paint = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('paint').map((e) => [e.name, e.startTime])));
   const nav = await page.evaluate(() => performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd);
-  const diagram = await page.evaluate(() => performance.now());
-  console.log(`first paint: first-contentful-paint ${paint['first-contentful-paint']?.toFixed(0)} ms, DOMContentLoaded ${nav.toFixed(0)} ms`);
+  result.first_contentful_paint_ms = Math.round(paint['first-contentful-paint']);
+  say(`first paint: first-contentful-paint ${paint['first-contentful-paint']?.toFixed(0)} ms, DOMContentLoaded ${nav.toFixed(0)} ms`);
   await page.close();
 }
 
@@ -51,7 +82,9 @@ for (const [lesson, speed] of [['dm-sg-lists', 0.01], ['dm-sg-lists', 0.2], ['sc
   const dts = frames.slice(1).map((t, i) => t - frames[i]).sort((a, b) => a - b);
   const q = (xs, p) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))];
   const work = JSON.parse(await page.evaluate(() => window.wasmBindings.frame_work_ms())).sort((a, b) => a - b);
-  console.log(`frames ${lesson} at ${speed} s/s: ${dts.length} frames in 10 s; interval p50 ${q(dts, 0.5).toFixed(1)} p95 ${q(dts, 0.95).toFixed(1)} max ${dts[dts.length - 1].toFixed(1)} ms; our work per frame p50 ${q(work, 0.5).toFixed(2)} p95 ${q(work, 0.95).toFixed(2)} max ${work[work.length - 1].toFixed(2)} ms`);
+  // The figure is the worst of the runs' p95.
+  result.frame_work_ms_p95 = Math.max(result.frame_work_ms_p95, Number(q(work, 0.95).toFixed(2)));
+  say(`frames ${lesson} at ${speed} s/s: ${dts.length} frames in 10 s; interval p50 ${q(dts, 0.5).toFixed(1)} p95 ${q(dts, 0.95).toFixed(1)} max ${dts[dts.length - 1].toFixed(1)} ms; our work per frame p50 ${q(work, 0.5).toFixed(2)} p95 ${q(work, 0.95).toFixed(2)} max ${work[work.length - 1].toFixed(2)} ms`);
   await page.close();
 }
 
@@ -66,10 +99,12 @@ for (const [lesson, speed] of [['dm-sg-lists', 0.01], ['dm-sg-lists', 0.2], ['sc
     const r = JSON.parse(await page.evaluate(([l, v]) => window.wasmBindings.bench_sim(l, v, 5.0), [lesson, variant]));
     // The page's clock may round a very short run to 0 ms: say so rather than divide by it.
     const speed = r.wall_ms >= 1 ? `${r.x_real_time.toFixed(0)}x real time, ${(r.events_per_s / 1e6).toFixed(2)} M events/s` : 'under the clock resolution';
-    console.log(`wasm ${lesson}/${variant}: ${r.events} events, ${r.sim_s.toFixed(2)} s simulated in ${r.wall_ms.toFixed(0)} ms = ${speed}`);
+    result.wasm_x_real_time[`${lesson}/${variant}`] = r.wall_ms >= 1 ? Number(r.x_real_time.toFixed(1)) : null;
+    say(`wasm ${lesson}/${variant}: ${r.events} events, ${r.sim_s.toFixed(2)} s simulated in ${r.wall_ms.toFixed(0)} ms = ${speed}`);
   }
   await page.close();
 }
 
 await browser.close();
 server.close();
+if (json) console.log(JSON.stringify(result));

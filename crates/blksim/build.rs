@@ -40,10 +40,28 @@ fn main() {
     let board = dir.join("fidelity.json");
     println!("cargo:rerun-if-changed={}", board.display());
     let text = std::fs::read_to_string(&board).unwrap_or_else(|_| "{\"lessons\": []}".into());
-    std::fs::write(Path::new(&out_dir).join("fidelity.json"), text).unwrap();
+    std::fs::write(Path::new(&out_dir).join("fidelity.json"), compact_json(&text)).unwrap();
     // The lessons' cues as last measured (`blksim fidelity --cues --json`).
     let cues = dir.join("cues.json");
     println!("cargo:rerun-if-changed={}", cues.display());
     let text = std::fs::read_to_string(&cues).unwrap_or_else(|_| "{\"lessons\": []}".into());
-    std::fs::write(Path::new(&out_dir).join("cues.json"), text).unwrap();
+    std::fs::write(Path::new(&out_dir).join("cues.json"), compact_json(&text)).unwrap();
+}
+
+/// The committed JSON files are pretty-printed for review; the library embeds them without the
+/// whitespace between tokens (the page downloads them). Only whitespace outside strings goes,
+/// so every value, number text and key order stays as committed.
+fn compact_json(text: &str) -> String {
+    let (mut out, mut in_string, mut escaped) = (String::with_capacity(text.len()), false, false);
+    for c in text.chars() {
+        if in_string {
+            (in_string, escaped) = (escaped || c != '"', !escaped && c == '\\');
+        } else if c.is_ascii_whitespace() {
+            continue;
+        } else {
+            in_string = c == '"';
+        }
+        out.push(c);
+    }
+    out
 }
