@@ -105,6 +105,23 @@ for (const [lesson, speed] of [['dm-sg-lists', 0.01], ['dm-sg-lists', 0.2], ['sc
   await page.close();
 }
 
+// A seed sweep in the page: mq-clone-stall, 200 seeds, spread over Web Workers (one per CPU).
+{
+  const page = await browser.newPage();
+  await page.goto(base + '#/lesson/mq-clone-stall?v=1&variant=regressed');
+  await page.waitForSelector('canvas.diagram');
+  await page.click('details.sweep summary');
+  await page.fill('input[aria-label=Seeds]', '200');
+  const t0 = Date.now();
+  await page.click('[data-testid=run-seeds]');
+  const workers = Number(await page.$eval('[data-testid=sweep-progress]', (p) => p.dataset.workers).catch(() => 0));
+  await page.waitForSelector('table.sweep-table', { timeout: 600000 });
+  const s = (Date.now() - t0) / 1000;
+  result.sweep = { lesson: 'mq-clone-stall/regressed', seeds: 200, workers, wall_s: Number(s.toFixed(2)) };
+  say(`sweep mq-clone-stall/regressed, 200 seeds on ${workers} workers: ${s.toFixed(1)} s`);
+  await page.close();
+}
+
 await browser.close();
 server.close();
 if (json) console.log(JSON.stringify(result));
