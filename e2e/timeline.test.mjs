@@ -143,3 +143,24 @@ test('a long jump can be stopped where it has got to, and the run stays there, p
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('where no Web Worker can start, the page runs the sweep itself and gets the same figures', async () => {
+  const ctx = await h.browser.newContext();
+  const figures = [];
+  for (const noWorkers of [false, true]) {
+    const init = noWorkers ? () => { window.Worker = function () { throw new Error('no workers here'); }; } : undefined;
+    const { page, errors } = await openPage(h, ctx, '#/lesson/mq-clone-stall?v=1&variant=regressed', undefined, init);
+    await page.waitForSelector('canvas.diagram');
+    await page.click('details.sweep summary');
+    await page.fill('input[aria-label=Seeds]', '20');
+    await page.click('[data-testid=run-seeds]');
+    const where = await page.$eval('[data-testid=sweep-progress]', (p) => [Number(p.dataset.workers), p.textContent]).catch(() => null);
+    if (noWorkers && where) assert.match(where[1], /on this page's thread/);
+    await page.waitForSelector('table.sweep-table', { timeout: 120000 });
+    figures.push(await page.$$eval('table.sweep-table tbody tr', (rows) => rows.map((r) => [...r.children].map((td) => td.textContent))));
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+  assert.deepEqual(figures[1], figures[0]);
+  await ctx.close();
+});
