@@ -137,10 +137,17 @@ impl SimDriver {
         let mut sim = Sim::new(&cfg, seed);
         sim.set_trace(true);
         let timeline = Timeline::new(&mut sim);
+        Ok(SimDriver::with_sim(lesson, variant, overrides, seed, sim, timeline))
+    }
+
+    /// A driver over a simulation already made (a new one, or a timeline's snapshot restored),
+    /// with its timeline; playing, at the default speed, its log empty.
+    fn with_sim(lesson: Lesson, variant: String, overrides: Vec<(String, String)>, seed: u64, sim: Sim, timeline: Timeline) -> SimDriver {
         let topology = sim.topology();
         let last_threads = sim.threads_view();
         let occupancy = sim.occupancy();
-        Ok(SimDriver {
+        let cursor = sim.trace().next_seq();
+        SimDriver {
             lesson,
             variant,
             overrides,
@@ -152,7 +159,7 @@ impl SimDriver {
             bios: BTreeMap::new(),
             requests: BTreeMap::new(),
             density: false,
-            cursor: 0,
+            cursor,
             interval: None,
             interval_partial: false,
             interval_whole: false,
@@ -178,7 +185,7 @@ impl SimDriver {
             hover: Default::default(),
             timeline,
             catch_up_events: CATCH_UP_EVENTS_PER_FRAME,
-        })
+        }
     }
 
     /// From a link fragment; a bad link falls back to the default lesson with a notice that

@@ -67,20 +67,14 @@ impl SimDriver {
             return;
         }
         let Some(i) = self.timeline.snapshots.iter().rposition(|(at, _)| *at <= t) else { return };
-        let sim = self.timeline.snapshots[i].1.checkpoint();
-        let Ok(mut d) = SimDriver::new(&self.lesson.id.clone(), Some(&self.variant.clone()), self.overrides.clone(), self.seed) else {
-            return;
-        };
-        d.sim = sim;
-        d.sim.set_trace(true);
-        d.cursor = d.sim.trace().next_seq();
-        d.topology = d.sim.topology();
-        d.occupancy = d.sim.occupancy();
+        let mut sim = self.timeline.snapshots[i].1.checkpoint();
+        sim.set_trace(true);
+        let timeline = std::mem::replace(&mut self.timeline, Timeline::empty());
+        let mut d = SimDriver::with_sim(self.lesson.clone(), self.variant.clone(), self.overrides.clone(), self.seed, sim, timeline);
         d.speed = self.speed;
         d.playing = self.playing;
         d.log_paused = self.log_paused;
         d.catch_up_events = self.catch_up_events;
-        d.timeline = std::mem::replace(&mut self.timeline, Timeline::empty());
         if t > d.sim.now() {
             d.catch_up_to = Some(t);
         }
