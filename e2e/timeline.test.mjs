@@ -53,13 +53,18 @@ test('the timeline scrubs back and forth over the run so far, by keyboard and by
   await ctx.close();
 });
 
+// Opens "Run many seeds" on a lesson page and starts a sweep of `seeds` seeds.
+async function startSweep(page, seeds) {
+  await page.waitForSelector('canvas.diagram');
+  await page.click('details.sweep summary');
+  await page.fill('input[aria-label=Seeds]', String(seeds));
+  await page.click('[data-testid=run-seeds]');
+}
+
 test('a 50-seed sweep on mq-clone-stall draws its distribution, and its slowest seed\'s link opens that run', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await openPage(h, ctx, '#/lesson/mq-clone-stall?v=1&variant=regressed');
-  await page.waitForSelector('canvas.diagram');
-  await page.click('details.sweep summary');
-  await page.fill('input[aria-label=Seeds]', '50');
-  await page.click('[data-testid=run-seeds]');
+  await startSweep(page, 50);
   // The seeds run in Web Workers, one per CPU (the page's own thread only where none start).
   const workers = await page.$eval('[data-testid=sweep-progress]', (p) => Number(p.dataset.workers)).catch(() => null);
   await page.waitForSelector('table.sweep-table', { timeout: 240000 });
@@ -150,10 +155,7 @@ test('where no Web Worker can start, the page runs the sweep itself and gets the
   for (const noWorkers of [false, true]) {
     const init = noWorkers ? () => { window.Worker = function () { throw new Error('no workers here'); }; } : undefined;
     const { page, errors } = await openPage(h, ctx, '#/lesson/mq-clone-stall?v=1&variant=regressed', undefined, init);
-    await page.waitForSelector('canvas.diagram');
-    await page.click('details.sweep summary');
-    await page.fill('input[aria-label=Seeds]', '20');
-    await page.click('[data-testid=run-seeds]');
+    await startSweep(page, 20);
     const where = await page.$eval('[data-testid=sweep-progress]', (p) => [Number(p.dataset.workers), p.textContent]).catch(() => null);
     if (noWorkers && where) assert.match(where[1], /on this page's thread/);
     await page.waitForSelector('table.sweep-table', { timeout: 120000 });

@@ -20,6 +20,14 @@ async function openTrace() {
   return { page, errors };
 }
 
+// How many colours a canvas shows (sampled): more than a few once a chart has been drawn.
+const colours = (page, testid) => page.$eval(`[data-testid=${testid}]`, (c) => {
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  const seen = new Set();
+  for (let i = 0; i < d.length; i += 4 * 31) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+  return seen.size;
+});
+
 const row = (page, phase) => page.$$eval('[data-testid=trace-btt] tbody tr', (rows, p) => {
   const r = rows.find((tr) => tr.cells[0].textContent === p);
   return r ? [...r.cells].map((c) => c.textContent) : null;
@@ -39,13 +47,8 @@ test('binary blktrace files open in the page with btt, iostat, offsets and the l
   const log = await page.textContent('[data-testid=trace-log]');
   assert.match(log.split('\n')[0], /^\s+8,0\s+\d+\s+\d+\s+0\.000000000\s+\d+\s+[A-Z]+\s+[RWN]/);
   // The offset chart has been drawn: more than a couple of colours on it.
-  const colours = await page.$eval('[data-testid=trace-offsets]', (c) => {
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    const seen = new Set();
-    for (let i = 0; i < d.length; i += 4 * 31) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
-    return seen.size;
-  });
-  assert.ok(colours > 4, `offset chart looks blank (${colours} colours)`);
+  const drawn = await colours(page, 'trace-offsets');
+  assert.ok(drawn > 4, `offset chart looks blank (${drawn} colours)`);
   fs.mkdirSync(artifacts, { recursive: true });
   await page.screenshot({ path: path.join(artifacts, 'trace-page.png'), fullPage: true });
   // blkparse's text of the same files reads to the same figures.
@@ -99,13 +102,8 @@ test("a lesson's run traced beside a real trace: the same tables and chart for b
   const boxes = await page.$$eval('.trace-cols.pair > section', (s) => s.map((x) => x.getBoundingClientRect().left));
   assert.equal(boxes.length, 2);
   assert.ok(boxes[1] > boxes[0] + 300, `columns side by side: ${boxes}`);
-  const drawn = await page.$eval('[data-testid=run-offsets]', (c) => {
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    const seen = new Set();
-    for (let i = 0; i < d.length; i += 4 * 31) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
-    return seen.size;
-  });
-  assert.ok(drawn > 4, `the run's offset chart looks blank (${drawn} colours)`);
+  const runDrawn = await colours(page, 'run-offsets');
+  assert.ok(runDrawn > 4, `the run's offset chart looks blank (${runDrawn} colours)`);
   await page.screenshot({ path: path.join(artifacts, 'trace-beside-run.png'), fullPage: true });
   // A bad duration: one message naming it and what is allowed.
   await page.fill('[data-testid=run-seconds]', '99');

@@ -26,7 +26,8 @@ pub struct SweepWorkers {
     busy: Vec<Option<(usize, Vec<u64>)>>,
     inbox: Inbox,
     batch: usize,
-    _on_message: Vec<Closure<dyn FnMut(MessageEvent)>>,
+    /// Each worker's message and error handlers, kept alive while the workers are.
+    _handlers: Vec<Closure<dyn FnMut(MessageEvent)>>,
     /// Why workers stopped being used, if they did.
     pub error: Option<String>,
 }
@@ -60,7 +61,7 @@ impl SweepWorkers {
             handlers.push(on_error);
         }
         let batch = (sweep.total() / (n as u64 * BATCHES_PER_WORKER)).max(1) as usize;
-        Ok(SweepWorkers { busy: vec![None; workers.len()], workers, inbox, batch, _on_message: handlers, error: None })
+        Ok(SweepWorkers { busy: vec![None; workers.len()], workers, inbox, batch, _handlers: handlers, error: None })
     }
 
     pub fn count(&self) -> usize {

@@ -52,8 +52,6 @@ pub struct Config {
 }
 
 impl Scenario {
-    /// Checks every knob against its range (so a scenario from a lesson file or a link gets the
-    /// same checks as `--set`), then the cross-field rules.
     /// The devices the jobs can use (the top of the stack), by their kernel names.
     pub fn top_device_names(&self) -> Vec<String> {
         match self.stack {
@@ -63,6 +61,8 @@ impl Scenario {
         }
     }
 
+    /// Checks every knob against its range (so a scenario from a lesson file or a link gets the
+    /// same checks as `--set`), then the cross-field rules.
     pub fn validate(&self) -> Result<Config, ScenarioError> {
         for spec in KNOBS {
             let v = get_knob(self, spec.key).expect("every listed knob has a getter");
