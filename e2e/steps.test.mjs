@@ -208,3 +208,31 @@ test('the sandbox shows its knobs beside the diagram, grouped by layer, with cho
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('a step that names a seed opens that run at its stall, and the next step goes back to the reader\'s seed', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1&seed=3&presenter=1');
+  await page.waitForSelector('canvas.diagram');
+  const seed = () => page.inputValue('input[aria-label=Seed], .seed input').then(Number);
+  const live = () => page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false', null, { timeout: 60000 });
+  await page.click('h1', { position: { x: 1, y: 1 }, trial: true });
+  for (const n of [1, 2]) {
+    await page.keyboard.press('PageDown');
+    await page.waitForFunction((i) => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith(`${i}/`), n);
+  }
+  // Step 2: the sweep's slowest seed (98), run to where its longest stall begins, then playing
+  // on at 1 ms/s: mkfs stands still there.
+  await live();
+  assert.equal(await seed(), 98);
+  const [t, done] = await page.$eval('[data-testid=live]', (e) => [Number(e.textContent.match(/^t = ([\d.]+) ms/)[1]), Number(e.textContent.match(/requests completed (\d+)/)[1])]);
+  assert.ok(t >= 43.552 && t < 100, `step 2 opens at seed 98's stall (43.552 ms), now at ${t} ms`);
+  await page.waitForTimeout(1500);
+  const later = await page.$eval('[data-testid=live]', (e) => Number(e.textContent.match(/requests completed (\d+)/)[1]));
+  assert.equal(later, done, 'no request completes during the stall');
+  await page.keyboard.press('PageDown');
+  await page.waitForFunction(() => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith('3/'));
+  await live();
+  assert.equal(await seed(), 3, 'step 3 runs the reader\'s seed again');
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

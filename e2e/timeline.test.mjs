@@ -73,9 +73,13 @@ test('a 50-seed sweep on mq-clone-stall draws its distribution, and its slowest 
   const row = await page.$$eval('table.sweep-table tbody tr', (rows) => rows.map((r) => [...r.children].map((td) => td.textContent)));
   assert.equal(row.length, 1);
   assert.equal(row[0][0], 'regressed');
-  assert.match(row[0][1], /completion time \(s\)/);
-  const [p50, max] = [Number(row[0][2]), Number(row[0][6])];
+  assert.equal(await page.textContent('table.sweep-table caption'), 'completion time (s) of each run, over 50 seeds');
+  // The worst run's cell: its seed and its figure, the sweep's max.
+  const [p50, max] = [Number(row[0][1]), Number(row[0][5].match(/\(([\d.]+)\)/)[1])];
   assert.ok(max >= p50 && p50 > 0, `p50 ${p50}, max ${max}`);
+  // The table fits its column (1280 px wide page): nothing to scroll to.
+  const [scroll, client] = await page.$eval('table.sweep-table', (e) => [e.scrollWidth, e.clientWidth]);
+  assert.ok(scroll <= client, `the sweep table is ${scroll} px wide in ${client} px`);
   // The chart has bars (pixels other than the background).
   await page.waitForFunction(() => {
     const c = document.querySelector('canvas.sweep-chart');
@@ -87,10 +91,17 @@ test('a 50-seed sweep on mq-clone-stall draws its distribution, and its slowest 
   }, null, { timeout: 10000 });
   const href = await page.getAttribute('[data-testid=slowest]', 'href');
   const seed = Number(href.match(/seed=(\d+)/)[1]);
+  // The slowest seeds stall for most of their run (seed 5 among 1-50): the link opens the run
+  // where its longest stall begins, and the panel says so.
+  const t = Number(href.match(/[?&]t=([\d.]+)/)?.[1]);
+  assert.ok(t > 0 && t < max / 2, `the slowest run's link opens at t = ${t} s (its figure: ${max} s)`);
+  assert.match(await page.textContent('[data-testid=sweep-stalls]'), new RegExp(`seed ${seed} at ${t.toFixed(4).replace(/0+$/, '')}`));
   await page.click('[data-testid=slowest]');
   await page.waitForFunction((s) => location.hash.includes(`seed=${s}`), seed);
   await page.waitForFunction(() => document.querySelector('.app').dataset.variant === 'regressed');
   assert.equal(Number(await page.inputValue('input[aria-label=Seed], .seed input')), seed);
+  await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false');
+  assert.match(await page.textContent('[data-testid=live]'), new RegExp(`^t = ${(t * 1000).toFixed(3)} ms`));
   assert.deepEqual(errors, []);
   await ctx.close();
 });

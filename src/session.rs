@@ -20,11 +20,23 @@ pub struct Session {
     pub sweep_dirty: bool,
     /// Events a sweep runs per frame (adapted to the measured frame work).
     pub sweep_events: u64,
+    /// While a step that names its seed is shown: the seed the reader had before it, which the
+    /// other steps go back to.
+    pub seed_before_step: Option<u64>,
 }
 
 impl Session {
     pub fn new(a: SimDriver) -> Session {
-        Session { a, b: None, expanded: None, charts_dirty: true, sweep: None, sweep_dirty: false, sweep_events: SWEEP_EVENTS_PER_FRAME }
+        Session {
+            a,
+            b: None,
+            expanded: None,
+            charts_dirty: true,
+            sweep: None,
+            sweep_dirty: false,
+            sweep_events: SWEEP_EVENTS_PER_FRAME,
+            seed_before_step: None,
+        }
     }
 
     /// One animation frame. Returns true when the counters changed.

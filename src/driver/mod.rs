@@ -264,19 +264,19 @@ impl SimDriver {
 
     /// The state without the time point and speed: what a history entry records.
     pub fn state_fragment(&self, b: Option<&str>) -> String {
-        self.fragment_for(&self.variant, b, self.seed)
+        self.fragment_for(&self.variant, b, self.seed, None)
     }
 
-    /// A link to this lesson with this run's knobs, as `variant` (and B) with `seed`: what a
-    /// seed sweep's best and worst runs link to.
-    pub fn fragment_for(&self, variant: &str, b: Option<&str>, seed: u64) -> String {
+    /// A link to this lesson with this run's knobs, as `variant` (and B) with `seed`, opened at
+    /// `t` simulated seconds if given: what a seed sweep's best and worst runs link to.
+    pub fn fragment_for(&self, variant: &str, b: Option<&str>, seed: u64, t: Option<f64>) -> String {
         LinkState {
             lesson: self.lesson.id.clone(),
             variant: Some(variant.to_string()),
             b: b.map(str::to_string),
             overrides: self.overrides.clone(),
             seed,
-            t: None,
+            t,
             speed: None,
             step: None,
             presenter: None,

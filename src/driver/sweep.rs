@@ -21,6 +21,34 @@ pub struct SeedRun {
     pub seed: u64,
     pub completion_s: Option<f64>,
     pub throughput_mb_s: f64,
+    /// How long the run went (ns), and its longest stall (`Sim::longest_stall_ns`): when it
+    /// began and how long it lasted (ns).
+    pub run_ns: u64,
+    pub stall_from_ns: u64,
+    pub stall_ns: u64,
+}
+
+impl SeedRun {
+    /// The run's figures, as the CLI's report gives them.
+    pub fn of(sim: &mut Sim, lesson: &str, variant: &str, seed: u64) -> SeedRun {
+        let r = RunReport::from_sim(sim, lesson, variant);
+        let (stall_from_ns, stall_ns) = sim.longest_stall_ns();
+        SeedRun {
+            variant: variant.to_string(),
+            seed,
+            completion_s: r.completion_s,
+            throughput_mb_s: r.throughput_mb_s,
+            run_ns: sim.now().ns(),
+            stall_from_ns,
+            stall_ns,
+        }
+    }
+
+    /// Where a link to this run opens: where its longest stall begins, when that stall is at
+    /// least half the run (a run that is slow because it stood still), else at the start.
+    pub fn stall_t(&self) -> Option<f64> {
+        (self.stall_ns > 0 && self.stall_ns * 2 >= self.run_ns).then(|| SimTime(self.stall_from_ns).as_secs_f64())
+    }
 }
 
 pub struct Sweep {
@@ -101,6 +129,11 @@ impl Sweep {
         self.variants.iter().map(|(v, _)| v.clone()).collect()
     }
 
+    /// `variant`'s run of `seed`, if it has ended.
+    pub fn run(&self, variant: &str, seed: u64) -> Option<&SeedRun> {
+        self.runs.iter().find(|r| r.variant == variant && r.seed == seed)
+    }
+
     pub fn lesson_id(&self) -> &str {
         &self.lesson.id
     }
@@ -124,8 +157,7 @@ impl Sweep {
             left = left.saturating_sub(ran.max(1));
             if sim.now() >= end || ran == 0 {
                 let variant = self.variants[vi].0.clone();
-                let r = RunReport::from_sim(&mut sim, &self.lesson.id, &variant);
-                self.runs.push(SeedRun { variant, seed, completion_s: r.completion_s, throughput_mb_s: r.throughput_mb_s });
+                self.runs.push(SeedRun::of(&mut sim, &self.lesson.id, &variant, seed));
                 ended = true;
             } else {
                 self.current = Some((vi, seed, sim));
@@ -161,8 +193,7 @@ pub fn run_seeds(lesson: &str, variant: &str, overrides: &[(String, String)], se
         .iter()
         .map(|&seed| {
             let mut sim = blksim::cli::run_one(&cfg, seed, None);
-            let r = RunReport::from_sim(&mut sim, lesson, variant);
-            SeedRun { variant: variant.to_string(), seed, completion_s: r.completion_s, throughput_mb_s: r.throughput_mb_s }
+            SeedRun::of(&mut sim, lesson, variant, seed)
         })
         .collect())
 }

@@ -143,6 +143,9 @@ fn parse_reply(reply: &str) -> Result<Vec<SeedRun>, String> {
                 seed: r["seed"].as_u64().ok_or("a run without its seed")?,
                 completion_s: r["completion_s"].as_f64(),
                 throughput_mb_s: r["throughput_mb_s"].as_f64().ok_or("a run without its throughput")?,
+                run_ns: r["run_ns"].as_u64().ok_or("a run without its length")?,
+                stall_from_ns: r["stall_from_ns"].as_u64().ok_or("a run without its longest stall")?,
+                stall_ns: r["stall_ns"].as_u64().ok_or("a run without its longest stall")?,
             })
         })
         .collect()
@@ -163,6 +166,7 @@ pub fn sweep_seeds(request: &str) -> String {
     match run() {
         Ok(runs) => serde_json::json!({ "runs": runs.iter().map(|r| serde_json::json!({
             "variant": r.variant, "seed": r.seed, "completion_s": r.completion_s, "throughput_mb_s": r.throughput_mb_s,
+            "run_ns": r.run_ns, "stall_from_ns": r.stall_from_ns, "stall_ns": r.stall_ns,
         })).collect::<Vec<_>>() })
         .to_string(),
         Err(e) => serde_json::json!({ "error": e }).to_string(),

@@ -38,6 +38,8 @@ pub enum Metric {
     MergesPerRequest,
     /// When every job had finished (s).
     CompletionS,
+    /// The run's longest span without a job completing a read or a write (s).
+    LongestStallS,
     /// %CPU idle (vmstat `id`).
     CpuIdlePct,
     /// vmstat `r` (runnable), mean over the run's whole seconds.
@@ -263,6 +265,7 @@ fn value(r: &RunReport, m: Metric, arg: Option<&str>) -> f64 {
         Metric::VmstatR => r.vmstat.r,
         Metric::VmstatB => r.vmstat.b,
         Metric::ProgressingJobs => r.progressing_jobs_mean,
+        Metric::LongestStallS => r.longest_stall_s,
         Metric::AvgrqSz | Metric::AvgquSz | Metric::AwaitMs => {
             let devs: Vec<_> = r.devices.iter().filter(|d| d.name.starts_with(prefix)).collect();
             let reqs: f64 = devs.iter().map(|d| d.r_s + d.w_s).sum();

@@ -37,6 +37,10 @@ pub struct Step {
     /// are past their warm-up (the page cache full, the caches in steady state).
     #[serde(default)]
     pub t: Option<f64>,
+    /// The seed the step's runs use (a sweep's slowest run, opened at its stall); without it,
+    /// the seed the reader had before any step chose one.
+    #[serde(default)]
+    pub seed: Option<u64>,
     /// What to look at, in one line: shown beside the diagram under the step's text.
     #[serde(default)]
     pub watch: String,

@@ -7,18 +7,25 @@ use crate::driver::{SimDriver, SPEED_MAX, SPEED_MIN};
 use crate::session::Session;
 use yew::prelude::*;
 
-/// Sets the lesson's step `i`: its variant, its A/B pairing, its speed, and its time point.
-/// One past the last step is the prediction: the runs stay as they are.
+/// Sets the lesson's step `i`: its variant, its A/B pairing, its seed, its speed, and its time
+/// point. One past the last step is the prediction: the runs stay as they are.
 pub(super) fn apply_step(s: &mut Session, i: usize) {
     let Some(st) = s.a.lesson.steps.get(i).cloned() else { return };
-    let seed = s.a.seed;
+    // A step that names its seed runs that seed; the steps after it go back to the reader's.
+    let seed = match st.seed {
+        Some(seed) => {
+            s.seed_before_step.get_or_insert(s.a.seed);
+            seed
+        }
+        None => s.seed_before_step.take().unwrap_or(s.a.seed),
+    };
     // A step with a time point starts its runs afresh and runs them there without animating
     // (past the warm-up: the page cache full, the caches in steady state), then plays on.
-    if s.a.variant != st.variant || st.t.is_some() {
+    if s.a.variant != st.variant || st.t.is_some() || s.a.seed != seed {
         s.a.notice = s.a.restart(&st.variant, seed).err();
     }
     match &st.ab {
-        Some(b) if st.t.is_some() || s.b.as_ref().map(|x| &x.variant) != Some(b) => s.a.notice = s.open_b(b).err(),
+        Some(b) if st.t.is_some() || s.b.as_ref().is_none_or(|x| &x.variant != b || x.seed != seed) => s.a.notice = s.open_b(b).err(),
         Some(_) => {}
         None => s.close_b(),
     }

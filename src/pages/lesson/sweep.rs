@@ -48,7 +48,8 @@ pub(super) fn sweep_panel(
         })
     };
     let running = s.sweep.as_ref().is_some_and(|sw| !sw.is_done());
-    let link = |variant: &str, seed: u64| s.a.fragment_for(variant, None, seed);
+    // A run that stood still for most of it opens where its longest stall begins.
+    let link = |variant: &str, seed: u64, t: Option<f64>| s.a.fragment_for(variant, None, seed, t);
     let body = match &s.sweep {
         None => html! {},
         Some(sw) if !sw.is_done() => html! {
@@ -62,27 +63,67 @@ pub(super) fn sweep_panel(
             </p>
         },
         Some(sw) => {
-            let rows = sw.variant_names().into_iter().map(|v| {
-                let (what, unit, vals) = sw.figure(&v);
-                let q = |p| quantile(&vals, p);
-                let (fast, slow) = if unit == "MB/s" { (vals.last(), vals.first()) } else { (vals.first(), vals.last()) };
-                html! {
-                    <tr data-variant={v.clone()}>
-                        <td class="l">{ &v }</td><td class="l">{ format!("{what} ({unit})") }</td>
-                        <td>{ num(q(0.5)) }</td><td>{ num(q(0.9)) }</td><td>{ num(q(0.99)) }</td>
-                        <td>{ num(vals.first().map(|x| x.0)) }</td><td>{ num(vals.last().map(|x| x.0)) }</td>
-                        <td>{ for fast.map(|&(x, seed)| html! { <a href={link(&v, seed)} data-testid="fastest">{ format!("seed {seed} ({})", num(Some(x))) }</a> }) }</td>
-                        <td>{ for slow.map(|&(x, seed)| html! { <a href={link(&v, seed)} data-testid="slowest">{ format!("seed {seed} ({})", num(Some(x))) }</a> }) }</td>
-                    </tr>
-                }
-            });
+            let mut stalls = Vec::new();
+            // What each variant's figure is (completion time, or throughput when some runs do
+            // not complete), said once above the table rather than in a wide column.
+            let mut captions: Vec<(String, String)> = Vec::new();
+            let rows = sw
+                .variant_names()
+                .into_iter()
+                .map(|v| {
+                    let (what, unit, vals) = sw.figure(&v);
+                    captions.push((v.clone(), format!("{what} ({unit}) of each run, over {} seeds", sw.seeds)));
+                    let q = |p| quantile(&vals, p);
+                    let (fast, slow) = if unit == "MB/s" { (vals.last(), vals.first()) } else { (vals.first(), vals.last()) };
+                    let run_link = |&(x, seed): &(f64, u64), testid: &'static str| {
+                        let run = sw.run(&v, seed);
+                        let t = run.and_then(|r| r.stall_t());
+                        let title = match (run, t) {
+                            (Some(r), Some(t)) => format!(
+                                "Opens at {} s, where its longest stall ({} s without a job's read or write completing) begins",
+                                num(Some(t)),
+                                num(Some(r.stall_ns as f64 / 1e9))
+                            ),
+                            _ => "Opens the run from its start".to_string(),
+                        };
+                        html! { <a href={link(&v, seed, t)} data-testid={testid} {title}>{ format!("seed {seed} ({})", num(Some(x))) }</a> }
+                    };
+                    if let Some(r) = slow.and_then(|&(_, seed)| sw.run(&v, seed)) {
+                        if let Some(t) = r.stall_t() {
+                            stalls.push(format!(
+                                "{v}'s seed {} at {} s ({} s without a job's read or write completing)",
+                                r.seed,
+                                num(Some(t)),
+                                num(Some(r.stall_ns as f64 / 1e9))
+                            ));
+                        }
+                    }
+                    html! {
+                        <tr data-variant={v.clone()}>
+                            <td class="l" title={format!("{what} ({unit})")}>{ &v }</td>
+                            <td>{ num(q(0.5)) }</td><td>{ num(q(0.9)) }</td><td>{ num(q(0.99)) }</td>
+                            <td>{ for fast.map(|x| run_link(x, "fastest")) }</td>
+                            <td>{ for slow.map(|x| run_link(x, "slowest")) }</td>
+                        </tr>
+                    }
+                })
+                .collect::<Html>();
+            let caption = if captions.windows(2).all(|w| w[0].1 == w[1].1) {
+                captions.first().map(|c| c.1.clone()).unwrap_or_default()
+            } else {
+                captions.iter().map(|(v, c)| format!("{v}: {c}")).collect::<Vec<_>>().join("; ")
+            };
             html! {
                 <>
                 <canvas class="sweep-chart" role="img" aria-label={format!("The distribution over {} seeds of each variant's figure", sw.seeds)}></canvas>
                 <table class="sweep-table" aria-label="Seed sweep">
-                    <thead><tr><th class="l">{"variant"}</th><th class="l">{"figure"}</th><th>{"p50"}</th><th>{"p90"}</th><th>{"p99"}</th><th>{"min"}</th><th>{"max"}</th><th>{"best run"}</th><th>{"worst run"}</th></tr></thead>
-                    <tbody>{ for rows }</tbody>
+                    <caption>{ caption }</caption>
+                    <thead><tr><th class="l">{"variant"}</th><th>{"p50"}</th><th>{"p90"}</th><th>{"p99"}</th><th>{"best run"}</th><th>{"worst run"}</th></tr></thead>
+                    <tbody>{ rows }</tbody>
                 </table>
+                if !stalls.is_empty() {
+                    <p class="dim" data-testid="sweep-stalls">{ format!("The slowest runs open where their longest stall begins: {}.", stalls.join("; ")) }</p>
+                }
                 </>
             }
         }

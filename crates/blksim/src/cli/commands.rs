@@ -244,6 +244,9 @@ fn cmd_sweep(a: &Args) -> Result<String, CliError> {
     let cfg = config_of(&l, &variant, a)?;
     let mut completions = Vec::new();
     let mut tputs = Vec::new();
+    // The slowest run (the latest to complete; while some never do, the least throughput),
+    // first seed on ties: where a kernel engineer looks next, with where its longest stall began.
+    let mut slowest: Option<(f64, RunReport)> = None;
     for seed in 1..=n {
         let mut sim = run_one(&cfg, seed, a.duration);
         let r = RunReport::from_sim(&mut sim, &l.id, &variant);
@@ -251,7 +254,16 @@ fn cmd_sweep(a: &Args) -> Result<String, CliError> {
             completions.push(c);
         }
         tputs.push(r.throughput_mb_s);
+        let slowness = r.completion_s.unwrap_or(f64::INFINITY);
+        let worse = match &slowest {
+            None => true,
+            Some((s, best)) => slowness > *s || (slowness == *s && slowness.is_infinite() && r.throughput_mb_s < best.throughput_mb_s),
+        };
+        if worse {
+            slowest = Some((slowness, r));
+        }
     }
+    let slowest = slowest.expect("at least one seed").1;
     completions.sort_by(f64::total_cmp);
     tputs.sort_by(f64::total_cmp);
     let all_done = completions.len() as u64 == n;
@@ -266,6 +278,11 @@ fn cmd_sweep(a: &Args) -> Result<String, CliError> {
         "lesson": l.id, "variant": variant, "runs": n, "completed_runs": completions.len(),
         "completion_s": {"p50": c(0.5), "p90": c(0.9), "p99": c(0.99), "max": c(1.0)},
         "throughput_mb_s": {"p50": quantile(&tputs, 0.5), "min": tputs[0], "max": tputs[tputs.len() - 1]},
+        "slowest": {
+            "seed": slowest.seed, "completion_s": slowest.completion_s, "throughput_mb_s": slowest.throughput_mb_s,
+            "longest_stall_s": slowest.longest_stall_s, "longest_stall_from_s": slowest.longest_stall_from_s,
+            "link": stall_link(&l.id, &variant, &a.sets, &slowest),
+        },
     });
     if a.json {
         return Ok(serde_json::to_string_pretty(&v).expect("json") + "\n");
@@ -282,7 +299,29 @@ fn cmd_sweep(a: &Args) -> Result<String, CliError> {
         );
     }
     let _ = writeln!(s, "MB/s          p50 {:.1}  min {:.1}  max {:.1}", quantile(&tputs, 0.5), tputs[0], tputs[tputs.len() - 1]);
+    let _ = writeln!(
+        s,
+        "slowest       seed {}: longest stall {:.4} s from {:.4} s; opened there: {}",
+        slowest.seed,
+        slowest.longest_stall_s,
+        slowest.longest_stall_from_s,
+        stall_link(&l.id, &variant, &a.sets, &slowest)
+    );
     Ok(s)
+}
+
+/// The page's link to a run, opened where its longest stall begins (the page runs there
+/// without animating, tracing the last half second, and pauses).
+fn stall_link(lesson: &str, variant: &str, sets: &[(String, String)], r: &RunReport) -> String {
+    LinkState {
+        lesson: lesson.to_string(),
+        variant: Some(variant.to_string()),
+        overrides: sets.to_vec(),
+        seed: r.seed,
+        t: Some(r.longest_stall_from_s),
+        ..LinkState::default()
+    }
+    .encode()
 }
 
 fn cmd_link(a: &Args) -> Result<String, CliError> {
@@ -503,6 +542,8 @@ fn human(r: &RunReport) -> String {
     if let Some(c) = r.completion_s {
         let _ = writeln!(s, "all jobs done at {c:.3} s");
     }
+    let _ =
+        writeln!(s, "longest stall {:.4} s (no job's read or write completed), from {:.4} s", r.longest_stall_s, r.longest_stall_from_s);
     let _ = writeln!(
         s,
         "\n{:<8} {:>8} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>9} {:>8} {:>7}",

@@ -80,6 +80,11 @@ pub struct Totals {
     /// multipathd's path-checker reads (4 KiB each): on the disks' diskstats, but no job's
     /// bytes, so the books (iostat = the jobs' bytes) leave them out.
     pub path_check_bytes: u64,
+    /// The jobs' progress (`Sim::job_progressed`): when a job last completed a read or a write
+    /// or finished, and the longest span so far without that (a stall) and when it began.
+    pub job_progress_at_ns: u64,
+    pub stall_ns_max: u64,
+    pub stall_from_ns: u64,
 }
 
 #[derive(Clone)]

@@ -50,11 +50,39 @@ impl Sim {
         }
     }
 
+    /// A job completed a read or a write (fio's and dd's bytes moved), or finished: a stall, if
+    /// one was under way, ends here. Counted as fio's progress is, not from any queue's state,
+    /// so parked requests, a full pool and a throttled writer all show as the same stall.
+    pub(crate) fn job_progressed(&mut self) {
+        let now = self.now().ns();
+        let t = &mut self.totals;
+        let gap = now - t.job_progress_at_ns;
+        if gap > t.stall_ns_max {
+            t.stall_ns_max = gap;
+            t.stall_from_ns = t.job_progress_at_ns;
+        }
+        t.job_progress_at_ns = now;
+    }
+
+    /// The longest stall of the run so far, (from, length) in ns: the longest span in which no
+    /// job completed a read or a write or finished. A run still going counts the span since
+    /// its last progress; a finished run does not count the idle time after its end.
+    pub fn longest_stall_ns(&self) -> (u64, u64) {
+        let t = &self.totals;
+        let open = if self.finished_at.is_none() { self.now().ns() - t.job_progress_at_ns } else { 0 };
+        if open > t.stall_ns_max {
+            (t.job_progress_at_ns, open)
+        } else {
+            (t.stall_from_ns, t.stall_ns_max)
+        }
+    }
+
     pub(crate) fn job_finished(&mut self, j: JobId) {
         let now = self.now();
         let job = &mut self.jobs[j.idx()];
         if job.done_at.is_none() && job.is_done() {
             job.done_at = Some(now);
+            self.job_progressed();
             if self.jobs.iter().all(|j| j.done_at.is_some()) {
                 self.finished_at = Some(now);
                 // The last, partial interval (as iostat's final report): up to the moment the
@@ -89,7 +117,9 @@ impl Sim {
         let job = &mut self.jobs[j.idx()];
         job.inflight -= 1;
         job.bytes_done += io.bytes;
-        if job.rw.is_write() {
+        let write = job.rw.is_write();
+        self.job_progressed();
+        if write {
             self.totals.bytes_written += io.bytes;
         } else {
             self.totals.bytes_read += io.bytes;

@@ -38,6 +38,7 @@ impl Sim {
         let now = self.now();
         let tid = self.jobs[j.idx()].tid;
         let since = std::mem::replace(&mut self.jobs[j.idx()].write_since, now);
+        self.job_progressed();
         self.latency.record(now - since);
         let th = &mut self.threads[tid.idx()];
         th.dirty_pause_ns = 0;
@@ -131,6 +132,7 @@ impl Sim {
             self.totals.bytes_read += len;
             self.totals.buffered_read_bytes += len;
             self.totals.ios_completed += 1;
+            self.job_progressed();
             self.job_finished(j);
         }
         if let Err(wait) = self.submit_bios(tid) {
@@ -228,6 +230,7 @@ impl Sim {
         self.totals.bytes_read += len;
         self.totals.buffered_read_bytes += len;
         self.totals.ios_completed += 1;
+        self.job_progressed();
         self.job_finished(j);
         Next::Continue(Step::Next)
     }

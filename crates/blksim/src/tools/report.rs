@@ -68,6 +68,11 @@ pub struct RunReport {
     pub fairness: f64,
     pub jobs: Vec<JobReport>,
     pub completion_s: Option<f64>,
+    /// The run's longest stall: the longest span in which no job completed a read or a write
+    /// or finished (s), and when it began (s from the start). A run that did not finish counts
+    /// the span since its last progress.
+    pub longest_stall_s: f64,
+    pub longest_stall_from_s: f64,
     pub latency_ms: LatencyReport,
     /// Readahead pages reclaimed before the reader got to them and read again (MB): buffered
     /// readers whose windows outgrow `vm.mem_mb`.
@@ -181,6 +186,7 @@ impl RunReport {
             .collect();
         let ms = |ns: u64| ns as f64 / NS_PER_MS as f64;
         let whole_seconds = per_second_means(sim, &cur);
+        let (stall_from_ns, stall_ns) = sim.longest_stall_ns();
         RunReport {
             lesson: lesson.to_string(),
             variant: variant.to_string(),
@@ -199,6 +205,8 @@ impl RunReport {
             fairness: sim.fairness(),
             jobs,
             completion_s: sim.finished_at().map(|t| t.as_secs_f64()),
+            longest_stall_s: stall_ns as f64 / NS_PER_S as f64,
+            longest_stall_from_s: stall_from_ns as f64 / NS_PER_S as f64,
             latency_ms: LatencyReport {
                 p50: ms(sim.latency.quantile_ns(0.5)),
                 p99: ms(sim.latency.quantile_ns(0.99)),

@@ -206,6 +206,24 @@ fn sweep_reports_the_completion_distribution() {
     let p50 = v["completion_s"]["p50"].as_f64().unwrap();
     let max = v["completion_s"]["max"].as_f64().unwrap();
     assert!(p50 > 0.0 && max >= p50);
+    assert_eq!(v["slowest"]["completion_s"].as_f64(), Some(max), "the slowest run is the max");
+}
+
+/// `sweep` names its slowest run and links to it where its longest stall begins: in
+/// mq-clone-stall's seeds 1-6, seed 5 stands still for over a minute after 43 ms.
+#[test]
+fn sweep_names_its_slowest_run_and_links_to_its_stall() {
+    let (code, out, err) = blksim(&["sweep", "mq-clone-stall", "--variant", "regressed", "--seeds", "6", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let slow = &v["slowest"];
+    assert_eq!(slow["seed"], 5);
+    let (from, stall) = (slow["longest_stall_from_s"].as_f64().unwrap(), slow["longest_stall_s"].as_f64().unwrap());
+    assert!(stall > 60.0 && from < 0.1, "seed 5 stalls {stall} s from {from} s");
+    let link = slow["link"].as_str().unwrap();
+    assert_eq!(link, format!("#/lesson/mq-clone-stall?v=1&variant=regressed&seed=5&t={from}"));
+    let (_, text, _) = blksim(&["sweep", "mq-clone-stall", "--variant", "regressed", "--seeds", "6"]);
+    assert!(text.contains(&format!("slowest       seed 5: longest stall {stall:.4} s from {from:.4} s; opened there: {link}")), "{text}");
 }
 
 #[test]

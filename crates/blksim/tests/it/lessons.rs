@@ -31,3 +31,43 @@ fn a_finished_run_shows_its_jobs_as_exited() {
     let mkfs_id = top.iter().position(|t| t.name == "mkfs.xfs").unwrap() as u32;
     assert!(!sim.core_threads().contains(&Some(mkfs_id)));
 }
+
+/// A step that names its seed and a time point opens that run where its longest stall begins
+/// (a sweep's slowest run, as the lesson tells it): the time point is exactly the stall's
+/// start, and the run stands still for most of its length from there. When the model changes
+/// and the stall moves, this says where it is now.
+#[test]
+fn a_seeded_step_opens_its_run_where_its_longest_stall_begins() {
+    let mut seen = 0;
+    for l in lessons::all() {
+        for (i, st) in l.steps.iter().enumerate() {
+            let (Some(seed), Some(t)) = (st.seed, st.t) else { continue };
+            seen += 1;
+            let cfg = l.config(&st.variant, &[]).unwrap();
+            let sim = run_one(&cfg, seed, None);
+            let (from_ns, stall_ns) = sim.longest_stall_ns();
+            let at = blksim::SimTime::from_secs_f64(t).ns();
+            assert_eq!(at, from_ns, "{}.steps[{i}]: t = {t}, but seed {seed}'s longest stall begins at {} s", l.id, from_ns as f64 / 1e9);
+            assert!(stall_ns * 2 >= sim.now().ns(), "{}.steps[{i}]: seed {seed} stalls {stall_ns} ns of {} ns", l.id, sim.now().ns());
+        }
+    }
+    assert!(seen > 0, "mq-clone-stall's distribution step opens its slowest seed at its stall");
+}
+
+/// The longest stall is the longest span without a job's I/O completing: a run that never
+/// stands still has short ones, and the runs that do stall (the sweep's slow tail) have one
+/// as long as most of the run.
+#[test]
+fn the_longest_stall_is_the_span_without_a_jobs_io_completing() {
+    let l = lessons::find("mq-clone-stall").unwrap();
+    let cfg = l.config("regressed", &[]).unwrap();
+    let quick = run_one(&cfg, 1, None);
+    let (_, quick_stall) = quick.longest_stall_ns();
+    assert!(quick_stall > 0 && quick_stall * 10 < quick.now().ns(), "seed 1: stall {quick_stall} ns of {} ns", quick.now().ns());
+    let slow = run_one(&cfg, 5, None);
+    let (from, stall) = slow.longest_stall_ns();
+    assert!(stall > 1_000_000_000 && from < 1_000_000_000, "seed 5 stalls over a second, early: {stall} ns from {from} ns");
+    // Cut short inside the stall, the run counts the stall up to now.
+    let cut = run_one(&cfg, 5, Some(2.0));
+    assert_eq!(cut.longest_stall_ns(), (from, 2_000_000_000 - from));
+}
