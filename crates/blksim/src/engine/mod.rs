@@ -611,16 +611,10 @@ impl Sim {
                 } else if !job.has_more_to_issue() {
                     SYSCALL_NS
                 } else if job.buffered {
-                    // write() into the page cache: copy the pages in; over the dirty limit, also
-                    // build and submit the writeback chunk.
-                    let copy = SYSCALL_NS + PAGE_COPY_NS * job.bs.div_ceil(4096);
-                    if self.dirty_total + self.writeback_total + job.bs > self.dirty_thresh {
-                        let bios =
-                            self.write_chunk_bytes().div_ceil(self.writeback_bio_bytes(self.devs[job.dev.idx()].queue.max_request_bytes()));
-                        copy + WRITEBACK_PAGE_NS * self.write_chunk_bytes() / 4096 + bios * (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS)
-                    } else {
-                        copy
-                    }
+                    // write() into the page cache: copy the pages in; over its device's share of
+                    // the dirty limit, also build and submit the writeback chunk.
+                    let j = self.job_of(tid);
+                    SYSCALL_NS + PAGE_COPY_NS * job.bs.div_ceil(4096) + self.dirty_writeback_ns(j, job.bs)
                 } else {
                     let bios = job.bios_per_io(self.devs[job.dev.idx()].queue.max_request_bytes());
                     SYSCALL_NS + (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS) * bios
@@ -628,7 +622,8 @@ impl Sim {
             }
             Step::RetryGetRequest => GET_REQUEST_NS + DISPATCH_NS,
             Step::KblockdWork => KBLOCKD_WORK_NS + DISPATCH_NS,
-            Step::DirtyRecheck => SYSCALL_NS,
+            // Woken in balance_dirty_pages: the checks, and the chunk it may write back now.
+            Step::DirtyRecheck => SYSCALL_NS + self.dirty_writeback_ns(self.job_of(tid), 0),
             Step::FlushWork | Step::FsyncWrite => {
                 // The step writes back one bio of up to max_sectors_kb (a page for XFS of 2.6.2).
                 let dev = match self.threads[tid.idx()].kind {
@@ -651,6 +646,18 @@ impl Sim {
             }
             Step::RetryTag => GET_REQUEST_NS,
         }
+    }
+
+    /// What `balance_dirty_pages`' writeback costs a writer now (`dirty_writeback_bytes`):
+    /// `write_cache_pages` for each page, and each bio's submission, request and dispatch.
+    fn dirty_writeback_ns(&self, j: JobId, extra: u64) -> u64 {
+        let bytes = self.dirty_writeback_bytes(j, extra);
+        if bytes == 0 {
+            return 0;
+        }
+        let dev = self.jobs[j.idx()].dev;
+        let bio_bytes = self.writeback_bio_bytes(self.devs[dev.idx()].queue.max_request_bytes());
+        WRITEBACK_PAGE_NS * bytes.div_ceil(4096) + bytes.div_ceil(bio_bytes) * (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS)
     }
 
     pub(crate) fn run_step(&mut self, tid: ThreadId, step: Step) -> Next {

@@ -65,6 +65,25 @@ impl Sim {
         self.dirty_pause(tid)
     }
 
+    /// What `balance_dirty_pages` would write back if writer `j` ran it now with `extra` more
+    /// bytes dirtied (a write() about to copy them in): the rest of its `write_chunk`, at most
+    /// its device's dirty bytes; 0 when it would return or pause. A step's cost is billed from
+    /// it (`step_cost`), so the writeback a writer does in its own context is on its CPU time.
+    pub(crate) fn dirty_writeback_bytes(&self, j: JobId, extra: u64) -> u64 {
+        let tid = self.jobs[j.idx()].tid;
+        let dev = self.jobs[j.idx()].dev;
+        let (bdi_dirty, bdi_wb) = self.bdi_bytes(dev);
+        let bdi_dirty = bdi_dirty + extra;
+        let global = self.dirty_total + extra + self.writeback_total;
+        let exceeded = global > (self.background_thresh + self.dirty_thresh) / 2
+            && (bdi_dirty + bdi_wb > self.bdi_thresh(dev) || global > self.dirty_thresh);
+        let (written, chunk) = (self.threads[tid.idx()].dirty_written, self.write_chunk_bytes());
+        if !exceeded || bdi_dirty <= self.bdi_thresh(dev) || written >= chunk {
+            return 0;
+        }
+        (chunk - written).min(bdi_dirty)
+    }
+
     /// The writer's chunk is submitted: under its share now, or "we've done our duty" (a whole
     /// chunk written), write() returns; else it pauses and checks again.
     pub(crate) fn after_dirty_writeback(&mut self, j: JobId) -> Next {
