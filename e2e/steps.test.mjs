@@ -236,3 +236,28 @@ test('a step that names a seed opens that run at its stall, and the next step go
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('at mq-clone-stall\'s stall the diagram shows each hardware queue, and the parked one says so', async () => {
+  const ctx = await h.browser.newContext();
+  // The slowest seed of 200, where its stall begins (the distribution step's link).
+  const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1&variant=regressed&seed=98&t=0.043552227', { width: 1400, height: 900 });
+  const canvas = await page.waitForSelector('canvas.diagram');
+  await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false', null, { timeout: 60000 });
+  await page.screenshot({ path: 'e2e/artifacts/hw-queues-at-stall.png' });
+  const box = await canvas.boundingBox();
+  const tips = new Map();
+  for (let fx = 0.2; fx < 1; fx += 0.04) {
+    for (let y = box.y + 4; y < box.y + box.height - 4; y += 4) {
+      await page.mouse.move(box.x + box.width * fx, y);
+      const t = await page.textContent('[data-testid=diagram-tip]');
+      const m = t.match(/^hctx(\d) of sda: (\d+) of 62 tags in use; (\d+) parked on its dispatch list/);
+      if (m) tips.set(Number(m[1]), { tags: Number(m[2]), parked: Number(m[3]), t });
+    }
+  }
+  assert.deepEqual([...tips.keys()].sort(), [0, 1, 2, 3], 'a tag map per hardware queue (4 on the SRP LUN)');
+  const parked = [...tips.values()].filter((v) => v.parked > 0);
+  assert.ok(parked.length >= 1, `a queue holds parked requests: ${[...tips.values()].map((v) => v.t).join(' | ')}`);
+  assert.match(parked[0].t, /not stopped/, 'parked while not stopped: nothing will run it');
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

@@ -5,6 +5,7 @@ use super::diagram_text::{draw_column_names, fit_first, fit_text, group_names, C
 use crate::driver::{Hit, HitKind, SimDriver, Token, TokenStage};
 use crate::layout::{columns, Rect, StackLayout, Stage};
 use crate::palette::{process_colour, thread_colour};
+use blksim::tools::view::HctxOccupancy;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
@@ -272,11 +273,20 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         }
         let tag_labels = l.dev_labels && roomy(Stage::TagMap);
         let depth = sum(&|i| d.topology.devices[i].queue_depth);
-        slot_bar(&ctx, theme, l.cell(Stage::TagMap, ci), sum(&|i| occ[i].tags), depth, tag_labels);
-        hits.push(bar_hit(l.cell(Stage::TagMap, ci), HitKind::Tags { first: col.first, count: col.count, limit: depth }));
         let e = l.cell(Stage::Elevator, ci);
+        // A blk-mq device with several hardware queues: each its own tag map and dispatch list.
+        let hctx = if col.count == 1 { occ[col.first].hctx.as_slice() } else { &[] };
+        if hctx.len() > 1 {
+            hw_queues(&ctx, theme, hctx, l.cell(Stage::TagMap, ci), e, tag_labels, roomy(Stage::Elevator));
+            for (h, r) in split(l.cell(Stage::TagMap, ci), hctx.len()).into_iter().enumerate() {
+                hits.push(bar_hit(r, HitKind::Hctx { dev: col.first, hctx: h }));
+            }
+        } else {
+            slot_bar(&ctx, theme, l.cell(Stage::TagMap, ci), sum(&|i| occ[i].tags), depth, tag_labels);
+            hits.push(bar_hit(l.cell(Stage::TagMap, ci), HitKind::Tags { first: col.first, count: col.count, limit: depth }));
+        }
         let waiting = sum(&|i| occ[i].elevator);
-        if (d.density || l.dev_labels || col.group.is_some()) && roomy(Stage::Elevator) {
+        if hctx.len() <= 1 && (d.density || l.dev_labels || col.group.is_some()) && roomy(Stage::Elevator) {
             ctx.set_fill_style_str(theme.dim);
             let text = if e.w >= 90.0 { format!("{waiting} waiting") } else { waiting.to_string() };
             fit_text(&ctx, &text, e.x + 2.0, e.y + 8.0, e.w - 4.0);
@@ -623,10 +633,24 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
     for (ci, col) in l.cols.iter().enumerate() {
         let waiting: usize = (col.first..col.first + col.count).map(|i| occ[i].elevator as usize).sum();
         let c = l.cell(Stage::Elevator, ci);
-        let per_row = lane_per_row(c);
-        for slot in per_col_elev[ci]..waiting.min(lane_fits(c)) {
-            let (row, colx) = (slot / per_row, slot % per_row);
-            ctx.fill_rect(c.x + 3.0 + colx as f64 * 28.0, c.y + c.h - 20.5 - row as f64 * 9.0, 10.0, 5.0);
+        // Several hardware queues: each one's waiting requests under its own name, when no
+        // token is drawn in the lane (a jump's: parked requests stay put).
+        let hctx = if col.count == 1 { occ[col.first].hctx.as_slice() } else { &[] };
+        let places: Vec<(Rect, usize)> = if hctx.len() > 1 {
+            if per_col_elev[ci] > 0 {
+                continue;
+            }
+            split(c, hctx.len()).into_iter().zip(hctx).map(|(r, o)| (r, (o.dispatch + o.queued) as usize)).collect()
+        } else {
+            vec![(c, waiting)]
+        };
+        for (c, n) in places {
+            let per_row = lane_per_row(c);
+            let from = if hctx.len() > 1 { 0 } else { per_col_elev[ci] };
+            for slot in from..n.min(lane_fits(c)) {
+                let (row, colx) = (slot / per_row, slot % per_row);
+                ctx.fill_rect(c.x + 3.0 + colx as f64 * 28.0, c.y + c.h - 20.5 - row as f64 * 9.0, 10.0, 5.0);
+            }
         }
     }
 }
@@ -654,6 +678,48 @@ fn slot_label_y(c: Rect) -> f64 {
 }
 
 /// A pool as a row of slots, `used/limit`, with a red edge when full.
+/// `r` cut into `n` side by side, 6 px apart.
+fn split(r: Rect, n: usize) -> Vec<Rect> {
+    let gap = 6.0;
+    let w = ((r.w - gap * (n as f64 - 1.0)) / n as f64).max(1.0);
+    (0..n).map(|i| Rect { x: r.x + i as f64 * (w + gap), y: r.y, w, h: r.h }).collect()
+}
+
+/// blk-mq's hardware queues of one device (`blk_mq_hw_ctx`), side by side: in the tag-map row
+/// each queue's own tag map, with `zz` for who sleeps on it (`bt_get`); in the elevator row
+/// what waits in each: its dispatch list (a BUSY run's leftovers, parked until the queue runs
+/// again) and its software queue, and STOPPED while `scsi_queue_rq` has it stopped.
+fn hw_queues(ctx: &CanvasRenderingContext2d, theme: &Theme, hctx: &[HctxOccupancy], tags: Rect, elv: Rect, labels: bool, text: bool) {
+    for ((h, o), (t, e)) in hctx.iter().enumerate().zip(split(tags, hctx.len()).into_iter().zip(split(elv, hctx.len()))) {
+        slot_bar(ctx, theme, t, o.tags, o.depth, false);
+        if labels {
+            ctx.set_fill_style_str(theme.dim);
+            let zz = if o.sleepers.is_empty() { String::new() } else { format!(" zz {}", o.sleepers.len()) };
+            fit_first(
+                ctx,
+                &[&format!("hctx{h} {}/{}{zz}", o.tags, o.depth), &format!("{h}: {}{zz}", o.tags)],
+                t.x + 2.0,
+                slot_label_y(t),
+                t.w - 2.0,
+            );
+        }
+        if !text {
+            continue;
+        }
+        let what = match (o.dispatch, o.queued) {
+            (0, 0) => "idle".to_string(),
+            (0, q) => format!("{q} queued"),
+            (p, 0) => format!("{p} parked"),
+            (p, q) => format!("{p} parked, {q} queued"),
+        };
+        let head = if o.stopped { format!("hctx{h} STOPPED") } else { format!("hctx{h}") };
+        ctx.set_fill_style_str(if o.stopped { theme.full } else { theme.dim });
+        fit_first(ctx, &[&head, &h.to_string()], e.x + 2.0, e.y + 8.0, e.w - 4.0);
+        ctx.set_fill_style_str(if o.dispatch > 0 && !o.stopped { theme.full } else { theme.dim });
+        fit_text(ctx, &what, e.x + 2.0, e.y + e.h - 8.0, e.w - 4.0);
+    }
+}
+
 fn slot_bar(ctx: &CanvasRenderingContext2d, theme: &Theme, c: Rect, used: u32, limit: u32, label: bool) {
     let h = (c.h * 0.45).clamp(4.0, 16.0);
     let y = c.y + (c.h - h) / 2.0;

@@ -18,6 +18,8 @@ pub enum HitKind {
     Pool { first: usize, count: usize, limit: u32 },
     /// A column's tag map.
     Tags { first: usize, count: usize, limit: u32 },
+    /// One blk-mq hardware queue of device `dev`: its tag map and dispatch list.
+    Hctx { dev: usize, hctx: usize },
     /// An HBA's can_queue bar.
     Host(usize),
     /// An md array's stripe cache (index among the stacking devices).
@@ -212,6 +214,26 @@ impl SimDriver {
                 let head = format!("tag map of {}: {used} of {limit} tags (queue_depth) in use", self.names(first, count));
                 let holders = self.column_requests(first, count, &[TokenStage::Device], true);
                 self.slot_tip(head, used, limit, slot(limit), &holders)
+            }
+            HitKind::Hctx { dev, hctx } => {
+                let Some(o) = occ.get(dev).and_then(|o| o.hctx.get(hctx)) else { return String::new() };
+                let sleepers = if o.sleepers.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; asleep on its tag map (bt_get): pid {}",
+                        o.sleepers.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+                    )
+                };
+                format!(
+                    "hctx{hctx} of {}: {} of {} tags in use; {} parked on its dispatch list (a BUSY run's leftovers, run again only when something runs this queue), {} in its software queues; {}{sleepers}",
+                    self.names(dev, 1),
+                    o.tags,
+                    o.depth,
+                    o.dispatch,
+                    o.queued,
+                    if o.stopped { "STOPPED (scsi_queue_rq got BUSY)" } else { "not stopped" }
+                )
             }
             HitKind::Host(h) => {
                 let o = hosts.get(h);
