@@ -4,12 +4,17 @@
 //! slowest seeds as links that open those runs.
 
 use super::SharedSession;
-use crate::driver::{quantile, SWEEP_SEEDS_MAX};
+use crate::driver::{quantile, SeedRun, SWEEP_SEEDS_MAX};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 fn num(x: Option<f64>) -> String {
     x.map_or("—".into(), blksim::cli::fmt_num)
+}
+
+/// A run's longest stall in words, as the links and the line under the table give it.
+fn stall_words(r: &SeedRun) -> String {
+    format!("{} s without a job's read or write completing", num(Some(r.stall_ns as f64 / 1e9)))
 }
 
 pub(super) fn sweep_panel(
@@ -79,23 +84,16 @@ pub(super) fn sweep_panel(
                         let run = sw.run(&v, seed);
                         let t = run.and_then(|r| r.stall_t());
                         let title = match (run, t) {
-                            (Some(r), Some(t)) => format!(
-                                "Opens at {} s, where its longest stall ({} s without a job's read or write completing) begins",
-                                num(Some(t)),
-                                num(Some(r.stall_ns as f64 / 1e9))
-                            ),
+                            (Some(r), Some(t)) => {
+                                format!("Opens at {} s, where its longest stall ({}) begins", num(Some(t)), stall_words(r))
+                            }
                             _ => "Opens the run from its start".to_string(),
                         };
                         html! { <a href={link(&v, seed, t)} data-testid={testid} {title}>{ format!("seed {seed} ({})", num(Some(x))) }</a> }
                     };
                     if let Some(r) = slow.and_then(|&(_, seed)| sw.run(&v, seed)) {
                         if let Some(t) = r.stall_t() {
-                            stalls.push(format!(
-                                "{v}'s seed {} at {} s ({} s without a job's read or write completing)",
-                                r.seed,
-                                num(Some(t)),
-                                num(Some(r.stall_ns as f64 / 1e9))
-                            ));
+                            stalls.push(format!("{v}'s seed {} at {} s ({})", r.seed, num(Some(t)), stall_words(r)));
                         }
                     }
                     html! {
