@@ -3,11 +3,14 @@
 // that never contradicts the run, and links that keep the step and presenter mode.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { harness, openPage, LESSONS } from './harness.mjs';
+import path from 'node:path';
+import { harness, openPage, LESSONS, artifacts } from './harness.mjs';
 
 const h = harness();
 
 const open = (context, fragment, size = { width: 1280, height: 720 }) => openPage(h, context, fragment, size);
+// A step's or a link's jump has reached its time point.
+const caughtUp = (page) => page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false', null, { timeout: 60000 });
 
 // A step's table names (lessons' `tables`) and what shows each.
 const TABLE = { iostat: 'table.iostat', vmstat: 'table.vmstat', top: 'table.top', cpu: '[data-counter=cpu-line]', numbers: '.big' };
@@ -214,7 +217,6 @@ test('a step that names a seed opens that run at its stall, and the next step go
   const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1&seed=3&presenter=1');
   await page.waitForSelector('canvas.diagram');
   const seed = () => page.inputValue('input[aria-label=Seed], .seed input').then(Number);
-  const live = () => page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false', null, { timeout: 60000 });
   await page.click('h1', { position: { x: 1, y: 1 }, trial: true });
   for (const n of [1, 2]) {
     await page.keyboard.press('PageDown');
@@ -222,7 +224,7 @@ test('a step that names a seed opens that run at its stall, and the next step go
   }
   // Step 2: the sweep's slowest seed (98), run to where its longest stall begins, then playing
   // on at 1 ms/s: mkfs stands still there.
-  await live();
+  await caughtUp(page);
   assert.equal(await seed(), 98);
   const [t, done] = await page.$eval('[data-testid=live]', (e) => [Number(e.textContent.match(/^t = ([\d.]+) ms/)[1]), Number(e.textContent.match(/requests completed (\d+)/)[1])]);
   assert.ok(t >= 43.552 && t < 100, `step 2 opens at seed 98's stall (43.552 ms), now at ${t} ms`);
@@ -231,7 +233,7 @@ test('a step that names a seed opens that run at its stall, and the next step go
   assert.equal(later, done, 'no request completes during the stall');
   await page.keyboard.press('PageDown');
   await page.waitForFunction(() => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith('3/'));
-  await live();
+  await caughtUp(page);
   assert.equal(await seed(), 3, 'step 3 runs the reader\'s seed again');
   assert.deepEqual(errors, []);
   await ctx.close();
@@ -242,8 +244,8 @@ test('at mq-clone-stall\'s stall the diagram shows each hardware queue, and the 
   // The slowest seed of 200, where its stall begins (the distribution step's link).
   const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1&variant=regressed&seed=98&t=0.043552227', { width: 1400, height: 900 });
   const canvas = await page.waitForSelector('canvas.diagram');
-  await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false', null, { timeout: 60000 });
-  await page.screenshot({ path: 'e2e/artifacts/hw-queues-at-stall.png' });
+  await caughtUp(page);
+  await page.screenshot({ path: path.join(artifacts, 'hw-queues-at-stall.png') });
   const box = await canvas.boundingBox();
   const tips = new Map();
   for (let fx = 0.2; fx < 1; fx += 0.04) {

@@ -100,7 +100,7 @@ test('a 50-seed sweep on mq-clone-stall draws its distribution, and its slowest 
   await page.waitForFunction((s) => location.hash.includes(`seed=${s}`), seed);
   await page.waitForFunction(() => document.querySelector('.app').dataset.variant === 'regressed');
   assert.equal(Number(await page.inputValue('input[aria-label=Seed], .seed input')), seed);
-  await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false');
+  await settled(page);
   assert.match(await page.textContent('[data-testid=live]'), new RegExp(`^t = ${(t * 1000).toFixed(3)} ms`));
   assert.deepEqual(errors, []);
   await ctx.close();

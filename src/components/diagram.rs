@@ -3,9 +3,9 @@
 
 use super::diagram_text::{draw_column_names, fit_first, fit_text, group_names, ColumnName};
 use crate::driver::{Hit, HitKind, SimDriver, Token, TokenStage};
-use crate::layout::{columns, Rect, StackLayout, Stage};
+use crate::layout::{columns, Column, Rect, StackLayout, Stage};
 use crate::palette::{process_colour, thread_colour};
-use blksim::tools::view::HctxOccupancy;
+use blksim::tools::view::{DevOccupancy, HctxOccupancy};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
@@ -275,7 +275,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         let depth = sum(&|i| d.topology.devices[i].queue_depth);
         let e = l.cell(Stage::Elevator, ci);
         // A blk-mq device with several hardware queues: each its own tag map and dispatch list.
-        let hctx = if col.count == 1 { occ[col.first].hctx.as_slice() } else { &[] };
+        let hctx = hw_queues_of(col, occ);
         if hctx.len() > 1 {
             hw_queues(&ctx, theme, hctx, l.cell(Stage::TagMap, ci), e, tag_labels, roomy(Stage::Elevator));
             for (h, r) in split(l.cell(Stage::TagMap, ci), hctx.len()).into_iter().enumerate() {
@@ -635,7 +635,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         let c = l.cell(Stage::Elevator, ci);
         // Several hardware queues: each one's waiting requests under its own name, when no
         // token is drawn in the lane (a jump's: parked requests stay put).
-        let hctx = if col.count == 1 { occ[col.first].hctx.as_slice() } else { &[] };
+        let hctx = hw_queues_of(col, occ);
         let places: Vec<(Rect, usize)> = if hctx.len() > 1 {
             if per_col_elev[ci] > 0 {
                 continue;
@@ -678,6 +678,15 @@ fn slot_label_y(c: Rect) -> f64 {
 }
 
 /// A pool as a row of slots, `used/limit`, with a red edge when full.
+/// The hardware queues of a column's one blk-mq device (none for a group or a legacy queue).
+fn hw_queues_of<'a>(col: &Column, occ: &'a [DevOccupancy]) -> &'a [HctxOccupancy] {
+    if col.count == 1 {
+        occ[col.first].hctx.as_slice()
+    } else {
+        &[]
+    }
+}
+
 /// `r` cut into `n` side by side, 6 px apart.
 fn split(r: Rect, n: usize) -> Vec<Rect> {
     let gap = 6.0;

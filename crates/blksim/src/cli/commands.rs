@@ -264,6 +264,7 @@ fn cmd_sweep(a: &Args) -> Result<String, CliError> {
         }
     }
     let slowest = slowest.expect("at least one seed").1;
+    let slowest_link = stall_link(&l.id, &variant, &a.sets, &slowest);
     completions.sort_by(f64::total_cmp);
     tputs.sort_by(f64::total_cmp);
     let all_done = completions.len() as u64 == n;
@@ -281,7 +282,7 @@ fn cmd_sweep(a: &Args) -> Result<String, CliError> {
         "slowest": {
             "seed": slowest.seed, "completion_s": slowest.completion_s, "throughput_mb_s": slowest.throughput_mb_s,
             "longest_stall_s": slowest.longest_stall_s, "longest_stall_from_s": slowest.longest_stall_from_s,
-            "link": stall_link(&l.id, &variant, &a.sets, &slowest),
+            "link": slowest_link,
         },
     });
     if a.json {
@@ -302,10 +303,7 @@ fn cmd_sweep(a: &Args) -> Result<String, CliError> {
     let _ = writeln!(
         s,
         "slowest       seed {}: longest stall {:.4} s from {:.4} s; opened there: {}",
-        slowest.seed,
-        slowest.longest_stall_s,
-        slowest.longest_stall_from_s,
-        stall_link(&l.id, &variant, &a.sets, &slowest)
+        slowest.seed, slowest.longest_stall_s, slowest.longest_stall_from_s, slowest_link
     );
     Ok(s)
 }

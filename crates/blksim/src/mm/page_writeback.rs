@@ -29,19 +29,18 @@ impl Sim {
     pub(crate) fn balance_dirty_pages(&mut self, j: JobId) -> Next {
         let tid = self.jobs[j.idx()].tid;
         let dev = self.jobs[j.idx()].dev;
-        let bdi_thresh = self.bdi_thresh(dev);
         let (bdi_dirty, bdi_wb) = self.bdi_bytes(dev);
         // Not throttled: well under the limits, or neither this device nor the whole system
         // over its own (`dirty_exceeded` is either one).
-        if !self.dirty_exceeded(dev, bdi_dirty + bdi_wb) {
+        if !self.dirty_exceeded(dev, bdi_dirty + bdi_wb, 0) {
             self.finish_buffered_write(j);
             return Next::Continue(Step::Next);
         }
-        let write_chunk = self.write_chunk_bytes();
-        if bdi_dirty <= bdi_thresh || self.threads[tid.idx()].dirty_written >= write_chunk {
+        // The rest of its chunk while its device is over its share; else it pauses.
+        let mut chunk = self.dirty_writeback_bytes(j, 0);
+        if chunk == 0 {
             return self.dirty_pause(tid);
         }
-        let mut chunk = write_chunk - self.threads[tid.idx()].dirty_written;
         let max = self.devs[dev.idx()].queue.max_request_bytes();
         // Its own file first, then the device's others (the bdi's inode list).
         let order: Vec<usize> =
@@ -67,18 +66,16 @@ impl Sim {
 
     /// What `balance_dirty_pages` would write back if writer `j` ran it now with `extra` more
     /// bytes dirtied (a write() about to copy them in): the rest of its `write_chunk`, at most
-    /// its device's dirty bytes; 0 when it would return or pause. A step's cost is billed from
-    /// it (`step_cost`), so the writeback a writer does in its own context is on its CPU time.
+    /// its device's dirty bytes; 0 when it would return or pause. `balance_dirty_pages` writes
+    /// back by it, and a step's cost is billed from it (`step_cost`), so the writeback a writer
+    /// does in its own context is on its CPU time by the same rule.
     pub(crate) fn dirty_writeback_bytes(&self, j: JobId, extra: u64) -> u64 {
         let tid = self.jobs[j.idx()].tid;
         let dev = self.jobs[j.idx()].dev;
         let (bdi_dirty, bdi_wb) = self.bdi_bytes(dev);
         let bdi_dirty = bdi_dirty + extra;
-        let global = self.dirty_total + extra + self.writeback_total;
-        let exceeded = global > (self.background_thresh + self.dirty_thresh) / 2
-            && (bdi_dirty + bdi_wb > self.bdi_thresh(dev) || global > self.dirty_thresh);
         let (written, chunk) = (self.threads[tid.idx()].dirty_written, self.write_chunk_bytes());
-        if !exceeded || bdi_dirty <= self.bdi_thresh(dev) || written >= chunk {
+        if !self.dirty_exceeded(dev, bdi_dirty + bdi_wb, extra) || bdi_dirty <= self.bdi_thresh(dev) || written >= chunk {
             return 0;
         }
         (chunk - written).min(bdi_dirty)
@@ -90,7 +87,7 @@ impl Sim {
         let tid = self.jobs[j.idx()].tid;
         let dev = self.jobs[j.idx()].dev;
         let (d, w) = self.bdi_bytes(dev);
-        if !self.dirty_exceeded(dev, d + w) || self.threads[tid.idx()].dirty_written >= self.write_chunk_bytes() {
+        if !self.dirty_exceeded(dev, d + w, 0) || self.threads[tid.idx()].dirty_written >= self.write_chunk_bytes() {
             self.finish_buffered_write(j);
             return Next::Continue(Step::Next);
         }
@@ -99,9 +96,10 @@ impl Sim {
 
     /// `balance_dirty_pages` (2.6.32-2.6.39) keeps a writer while the system is past halfway
     /// from the background to the dirty limit and either its device is over its share or the
-    /// system over the dirty limit.
-    pub(crate) fn dirty_exceeded(&self, dev: DevId, bdi_bytes: u64) -> bool {
-        let global = self.dirty_total + self.writeback_total;
+    /// system over the dirty limit. `extra`: bytes about to be dirtied, counted in already
+    /// (`bdi_bytes` includes them).
+    pub(crate) fn dirty_exceeded(&self, dev: DevId, bdi_bytes: u64, extra: u64) -> bool {
+        let global = self.dirty_total + extra + self.writeback_total;
         global > (self.background_thresh + self.dirty_thresh) / 2 && (bdi_bytes > self.bdi_thresh(dev) || global > self.dirty_thresh)
     }
 
