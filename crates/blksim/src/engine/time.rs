@@ -12,6 +12,17 @@ pub const NS_PER_US: u64 = 1_000;
 pub const NS_PER_MS: u64 = 1_000_000;
 pub const NS_PER_S: u64 = 1_000_000_000;
 
+/// `a * b / c` without overflow, rounded down: in u64 when the product fits (a 128-bit
+/// division is a library call, and in WebAssembly a slow one), else in u128. The same result
+/// either way.
+#[inline]
+pub fn mul_div(a: u64, b: u64, c: u64) -> u64 {
+    match a.checked_mul(b) {
+        Some(p) => p / c,
+        None => (a as u128 * b as u128 / c as u128) as u64,
+    }
+}
+
 impl SimTime {
     pub const ZERO: SimTime = SimTime(0);
 

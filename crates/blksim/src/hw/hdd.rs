@@ -140,7 +140,7 @@ struct Pending {
 /// Zoned recording: the media rate falls linearly from the outer to the inner edge.
 fn media_rate(sector: u64, capacity: u64) -> u64 {
     let span = HDD_MEDIA_OUTER_BYTES_PER_S - HDD_MEDIA_INNER_BYTES_PER_S;
-    HDD_MEDIA_OUTER_BYTES_PER_S - (span as u128 * sector as u128 / capacity as u128) as u64
+    HDD_MEDIA_OUTER_BYTES_PER_S - crate::engine::time::mul_div(span, sector, capacity)
 }
 
 /// Seek time over `distance` sectors: √distance up to a third of the stroke (from track-to-track
@@ -239,7 +239,7 @@ pub(crate) fn hdd_service_ns(h: &mut Hdd, now: SimTime, cmd: &Cmd, arrived_idle:
     // read-ahead segment, filled at media rate while the media was idle.
     let done = if !cmd.write && h.readahead_from == Some(cmd.sector) {
         let idle_ns = start - h.media_free_at;
-        let prefetched = ((idle_ns as u128 * rate as u128 / NS_PER_S as u128) as u64).min(HDD_READAHEAD_SEGMENT_BYTES).min(cmd.bytes);
+        let prefetched = crate::engine::time::mul_div(idle_ns, rate, NS_PER_S).min(HDD_READAHEAD_SEGMENT_BYTES).min(cmd.bytes);
         start + transfer_ns(prefetched, SATA_LINK_BYTES_PER_S) + transfer_ns(cmd.bytes - prefetched, rate)
     } else {
         start + hdd_position_ns(h, start, cmd.sector, capacity) + transfer_ns(cmd.bytes, rate)

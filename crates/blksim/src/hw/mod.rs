@@ -221,5 +221,5 @@ impl Disk {
 }
 
 pub fn transfer_ns(bytes: u64, bytes_per_s: u64) -> u64 {
-    (bytes as u128 * NS_PER_S as u128 / bytes_per_s as u128) as u64
+    crate::engine::time::mul_div(bytes, NS_PER_S, bytes_per_s)
 }

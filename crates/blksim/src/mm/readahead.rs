@@ -228,11 +228,14 @@ impl Sim {
                 None => piece - off % piece,
             }
             .min(dev_end - off);
+            // A whole piece is followed by whole pieces up to the next boundary (or the end):
+            // take them in one go, not one by one (a 512 KiB window is 128 page bios).
+            let count = if len == piece { boundary.map_or(u64::MAX, |b| b - off % b).min(dev_end - off) / piece } else { 1 };
             match segments.last_mut() {
-                Some((o, l, c)) if *l == len && *o + *l * *c == off => *c += 1,
-                _ => segments.push((off, len, 1)),
+                Some((o, l, c)) if *l == len && *o + *l * *c == off => *c += count,
+                _ => segments.push((off, len, count)),
             }
-            off += len;
+            off += len * count;
         }
         let nr_bios: u64 = segments.iter().map(|s| s.2).sum();
         // __do_page_cache_readahead: a page allocated and added to the page cache each.
