@@ -239,6 +239,25 @@ test('a step that names a seed opens that run at its stall, and the next step go
   await ctx.close();
 });
 
+test('a seed the reader types on a step that names its own is the reader\'s: the next step keeps it', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1&seed=3&step=2');
+  await page.waitForSelector('canvas.diagram');
+  const seed = () => page.inputValue('input[aria-label=Seed]').then(Number);
+  await caughtUp(page);
+  assert.equal(await seed(), 98, 'step 2 runs its own seed');
+  await page.fill('input[aria-label=Seed]', '7');
+  await page.press('input[aria-label=Seed]', 'Enter');
+  await page.waitForFunction(() => document.querySelector('input[aria-label=Seed]')?.value === '7');
+  await page.$eval('input[aria-label=Seed]', (e) => e.blur());
+  await page.keyboard.press('PageDown');
+  await page.waitForFunction(() => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith('3/'));
+  await caughtUp(page);
+  assert.equal(await seed(), 7, 'step 3 keeps the seed the reader typed on step 2');
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 test('at mq-clone-stall\'s stall the diagram shows each hardware queue, and the parked one says so', async () => {
   const ctx = await h.browser.newContext();
   // The slowest seed of 200, where its stall begins (the distribution step's link).

@@ -221,6 +221,13 @@ impl Session {
         Ok(())
     }
 
+    /// The reader picks a seed (the seed field): both runs restart with it, and it is the seed
+    /// the steps keep, also past a step that names its own.
+    pub fn choose_seed(&mut self, seed: u64) -> Result<(), String> {
+        self.seed_before_step = None;
+        self.reseed(seed)
+    }
+
     /// Restarts both runs from time 0 (R).
     pub fn reset(&mut self) -> Result<(), String> {
         let seed = self.a.seed;

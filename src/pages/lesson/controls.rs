@@ -239,7 +239,7 @@ pub(super) fn use_seed_handler(session: SharedSession, refresh: UseForceUpdateHa
     use_callback((), move |text: String, _| {
         let mut s = session.borrow_mut();
         match text.trim().parse::<u64>() {
-            Ok(seed) => s.a.notice = s.reseed(seed).err(),
+            Ok(seed) => s.a.notice = s.choose_seed(seed).err(),
             Err(_) => {
                 let kept = s.a.seed;
                 s.a.notice = Some(format!(
