@@ -99,9 +99,19 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
         s.push('\n');
     }
     let _ = writeln!(s, "{} records from {nfiles} files over {span_s:.6} s ({} of kinds not shown)", records.len(), notes.skipped);
-    let _ = writeln!(s, "\n{:>15} {:>13} {:>13} {:>13} {:>11}   (btt's All Devices table)", "ALL", "MIN", "AVG", "MAX", "N");
-    for (name, p) in ALL_PHASES.iter().zip(&all).filter(|(_, p)| p.n > 0) {
-        let _ = writeln!(s, "{name:<15} {:>13.9} {:>13.9} {:>13.9} {:>11}", p.min_ns as f64 / 1e9, p.avg_s(), p.max_ns as f64 / 1e9, p.n);
+    // btt's "All Devices" section as its output.c prints it (`output_section_hdr`,
+    // `output_hdr`, `__output_avg`): the dm lines, a blank line, the rest, a blank line.
+    let _ = writeln!(s, "\n==================== All Devices ====================\n");
+    let _ = writeln!(s, "{:>15} {:>13} {:>13} {:>13} {:>11}", "ALL", "MIN", "AVG", "MAX", "N");
+    let _ = writeln!(s, "--------------- ------------- ------------- ------------- -----------");
+    for (i, (name, p)) in ALL_PHASES.iter().zip(&all).enumerate() {
+        if p.n > 0 {
+            let _ =
+                writeln!(s, "{name:<15} {:>13.9} {:>13.9} {:>13.9} {:>11}", p.min_ns as f64 / 1e9, p.avg_s(), p.max_ns as f64 / 1e9, p.n);
+        }
+        if ALL_PHASES[i] == "Q2Cdm" {
+            s.push('\n');
+        }
     }
     let _ = writeln!(
         s,

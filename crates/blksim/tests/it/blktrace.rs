@@ -90,15 +90,28 @@ fn the_real_blkparse_reads_a_page_cache_writeback_trace_as_blkviz_prints_it() {
     blkparse_matches_blkviz("nr-requests", "regressed", "0.3");
 }
 
-/// btt's "All Devices" table as the real `btt` prints it: phase -> (avg seconds, N).
-fn real_btt_all(dump: &Path) -> Vec<(String, f64, u64)> {
+/// The "All Devices" section of btt's text (or of replay's), from its header to the next one.
+fn all_devices_section(text: &str) -> String {
+    let after = text.split("==================== All Devices").nth(1).expect("an All Devices section");
+    after.split_once('\n').unwrap().1.split("====").next().unwrap().to_string()
+}
+
+/// A section's shape: each line's first word, or "" for a blank line.
+fn section_shape(section: &str) -> Vec<String> {
+    section.lines().map(|l| l.split_whitespace().next().unwrap_or("").to_string()).collect()
+}
+
+/// The real `btt`'s "All Devices" section for a `blkparse -d` dump.
+fn real_btt_section(dump: &Path) -> String {
     // In the trace's directory: btt leaves its .dat files where it runs.
     let out = Command::new("btt").current_dir(dump.parent().unwrap()).arg("-i").arg(dump).output().expect("btt runs (Debian's blktrace)");
     assert!(out.status.success(), "btt failed: {}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let after = text.split("==================== All Devices").nth(1).unwrap();
-    let table = after.split_once('\n').unwrap().1.split("====").next().unwrap().to_string();
-    table
+    all_devices_section(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// btt's "All Devices" table as the real `btt` prints it: phase -> (avg seconds, N).
+fn real_btt_all(section: &str) -> Vec<(String, f64, u64)> {
+    section
         .lines()
         .filter_map(|l| {
             let w: Vec<&str> = l.split_whitespace().collect();
@@ -116,7 +129,16 @@ fn btt_matches_replay(lesson: &str, variant: &str, duration: &str) {
     let inputs = trace_to(&dir, lesson, variant, duration);
     let st = blkparse_in(&dir, &inputs).args(["-d", "dump.bin", "-o", "/dev/null"]).output().expect("blkparse runs");
     assert!(st.status.success());
-    let real = real_btt_all(&dir.join("dump.bin"));
+    let section = real_btt_section(&dir.join("dump.bin"));
+    let real = real_btt_all(&section);
+    // replay's text prints the section as btt lays it out: the same lines in the same order,
+    // blank lines where btt has them (after the dm lines and at the end).
+    let text = Command::new(env!("CARGO_BIN_EXE_blksim")).arg("replay").arg(&dir).output().unwrap();
+    assert!(text.status.success(), "{}", String::from_utf8_lossy(&text.stderr));
+    let ours = all_devices_section(&String::from_utf8_lossy(&text.stdout));
+    // (replay's iostat table follows, where btt goes on with its next section)
+    let ours = ours.split_once("      DEV").map_or(ours.as_str(), |(table, _)| table);
+    assert_eq!(section_shape(ours), section_shape(&section), "{lesson}: replay's All Devices section\n{ours}\nbtt's\n{section}");
     assert!(real.iter().any(|(p, _, n)| p == "D2C" && *n > 100), "{lesson}: btt saw no completions: {real:?}");
     let rep = Command::new(env!("CARGO_BIN_EXE_blksim")).args(["replay", "--json", "--log"]).arg(&dir).output().unwrap();
     assert!(rep.status.success(), "{}", String::from_utf8_lossy(&rep.stderr));
