@@ -279,6 +279,7 @@ test('at mq-clone-stall\'s stall the diagram shows each hardware queue, and the 
   const parked = [...tips.values()].filter((v) => v.parked > 0);
   assert.ok(parked.length >= 1, `a queue holds parked requests: ${[...tips.values()].map((v) => v.t).join(' | ')}`);
   assert.match(parked[0].t, /not stopped/, 'parked while not stopped: nothing will run it');
+  assert.match(parked[0].t, /; parked: request \d+ \(write 4 KiB at sector \d+, allocated [\d.]+ [mµ]?s ago\)/, 'the tip names the parked requests');
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -183,6 +183,33 @@ impl SimDriver {
         }
     }
 
+    /// The requests parked on a hardware queue's dispatch list, first few by name: what each
+    /// asks for and how long since it was allocated (each holds its tag all that time).
+    fn parked_words(&self, parked: &[blksim::tools::view::ParkedRequest]) -> String {
+        const NAMED_MAX: usize = 3;
+        if parked.is_empty() {
+            return String::new();
+        }
+        let now = self.sim.now().ns();
+        let named: Vec<String> = parked
+            .iter()
+            .take(NAMED_MAX)
+            .map(|p| {
+                let rw = if p.write { "write" } else { "read" };
+                format!(
+                    "request {} ({rw} {} KiB at sector {}, allocated {} ago)",
+                    p.id,
+                    p.bytes.div_ceil(1024),
+                    p.sector,
+                    ms(now.saturating_sub(p.alloc_ns))
+                )
+            })
+            .collect();
+        let more = parked.len().saturating_sub(NAMED_MAX);
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        format!("; parked: {}{more}", named.join(", "))
+    }
+
     /// A slot of a bar: the request that holds it, or that it is free.
     fn slot_tip(&self, head: String, used: u32, limit: u32, slot: u32, holders: &[u32]) -> String {
         let at = match holders.get(slot as usize) {
@@ -226,13 +253,14 @@ impl SimDriver {
                     )
                 };
                 format!(
-                    "hctx{hctx} of {}: {} of {} tags in use; {} parked on its dispatch list (a BUSY run's leftovers, run again only when something runs this queue), {} in its software queues; {}{sleepers}",
+                    "hctx{hctx} of {}: {} of {} tags in use; {} parked on its dispatch list (a BUSY run's leftovers, run again only when something runs this queue), {} in its software queues; {}{sleepers}{}",
                     self.names(dev, 1),
                     o.tags,
                     o.depth,
                     o.dispatch,
                     o.queued,
-                    if o.stopped { "STOPPED (scsi_queue_rq got BUSY)" } else { "not stopped" }
+                    if o.stopped { "STOPPED (scsi_queue_rq got BUSY)" } else { "not stopped" },
+                    self.parked_words(&o.parked)
                 )
             }
             HitKind::Host(h) => {

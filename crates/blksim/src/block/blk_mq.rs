@@ -450,6 +450,13 @@ mod tests {
         let q = &sim.mq(DevId(0)).hctx[0];
         assert_eq!(q.dispatch.len(), 1);
         assert!(!q.stopped && !q.run_pending, "parked: not stopped, so no completion restarts it, and no run is coming");
+        // The view snapshot names the parked request (the diagram's tip lists it).
+        let parked_id = q.dispatch[0].0;
+        let (devs, _) = sim.occupancy();
+        let parked = &devs[0].hctx[0].parked;
+        assert_eq!(parked.len(), 1);
+        assert_eq!((parked[0].id, parked[0].write, parked[0].sector, parked[0].bytes), (parked_id, true, 0, 4096));
+        assert!(devs[0].hctx[1].parked.is_empty());
     }
 
     #[test]

@@ -152,6 +152,20 @@ pub struct HctxOccupancy {
     pub dispatch: u32,
     pub stopped: bool,
     pub sleepers: Vec<u32>,
+    /// The requests on its dispatch list, in list order: each holds a tag of this map, so
+    /// at most `depth` of them.
+    pub parked: Vec<ParkedRequest>,
+}
+
+/// A request on a hardware queue's dispatch list: its id (as in the trace), what it asks
+/// for, and when it was allocated (ns).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ParkedRequest {
+    pub id: u32,
+    pub write: bool,
+    pub sector: u64,
+    pub bytes: u32,
+    pub alloc_ns: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -186,6 +200,22 @@ impl Sim {
                         dispatch: h.dispatch.len() as u32,
                         stopped: h.stopped,
                         sleepers: h.wait.sleepers().map(|t| self.threads[t.idx()].pid).collect(),
+                        parked: {
+                            assert!(h.dispatch.len() <= h.tags.depth() as usize, "a parked request holds a tag");
+                            h.dispatch
+                                .iter()
+                                .map(|rq| {
+                                    let r = self.reqs.get(rq.0);
+                                    ParkedRequest {
+                                        id: rq.0,
+                                        write: r.write,
+                                        sector: r.sector,
+                                        bytes: r.bytes as u32,
+                                        alloc_ns: r.alloc_at.ns(),
+                                    }
+                                })
+                                .collect()
+                        },
                     })
                     .collect(),
                 in_drive: match d.kind {
