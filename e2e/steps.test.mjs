@@ -248,7 +248,7 @@ test('a seed the reader types on a step that names its own is the reader\'s: the
   assert.equal(await seed(), 98, 'step 2 runs its own seed');
   await page.fill('input[aria-label=Seed]', '7');
   await page.press('input[aria-label=Seed]', 'Enter');
-  await page.waitForFunction(() => document.querySelector('input[aria-label=Seed]')?.value === '7');
+  await page.waitForFunction(() => location.hash.includes('seed=7'));
   await page.$eval('input[aria-label=Seed]', (e) => e.blur());
   await page.keyboard.press('PageDown');
   await page.waitForFunction(() => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith('3/'));

@@ -184,7 +184,8 @@ impl SimDriver {
     }
 
     /// The requests parked on a hardware queue's dispatch list, first few by name: what each
-    /// asks for and how long since it was allocated (each holds its tag all that time).
+    /// asks for and how long since it was allocated (a tagged one has held its tag all that
+    /// time; a mempool clone parks without one).
     fn parked_words(&self, parked: &[blksim::tools::view::ParkedRequest]) -> String {
         const NAMED_MAX: usize = 3;
         if parked.is_empty() {
@@ -196,8 +197,9 @@ impl SimDriver {
             .take(NAMED_MAX)
             .map(|p| {
                 let rw = if p.write { "write" } else { "read" };
+                let tag = if p.tagged { "" } else { ", no tag yet" };
                 format!(
-                    "request {} ({rw} {} KiB at sector {}, allocated {} ago)",
+                    "request {} ({rw} {} KiB at sector {}, allocated {} ago{tag})",
                     p.id,
                     p.bytes.div_ceil(1024),
                     p.sector,

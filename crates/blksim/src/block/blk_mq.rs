@@ -404,6 +404,28 @@ mod tests {
         rq
     }
 
+    #[test]
+    fn mempool_clones_park_without_tags_and_may_outnumber_the_map() {
+        // Untagged requests (dm's mempool clones take a tag only in scsi_queue_rq): a BUSY
+        // parks more of them than the map has tags, and the view names each, untagged.
+        let mut sim = sim("2", "1", "false");
+        let dev = DevId(0);
+        for _ in 0..5 {
+            let rq = add(&mut sim, 0);
+            let tag = sim.reqs.get_mut(rq.0).tag.take();
+            if let Some(tag) = tag {
+                sim.mq_mut(dev).hctx[0].tags.put(tag);
+            }
+        }
+        sim.cur_cpu = 0;
+        sim.blk_mq_dispatch(dev, 0);
+        sim.mq_splice(dev, 0, CoreId(0));
+        let (devs, _) = sim.occupancy();
+        let parked = &devs[0].hctx[0].parked;
+        assert!(parked.len() > devs[0].hctx[0].depth as usize, "{} parked on a map of {}", parked.len(), devs[0].hctx[0].depth);
+        assert!(parked.iter().all(|p| !p.tagged));
+    }
+
     /// A BUSY run on CPU 0 of queue 0: 2 admitted, 1 left over, queue stopped.
     fn busy_run(rerun: &str) -> Sim {
         let mut sim = sim("8", "2", rerun);
@@ -455,7 +477,7 @@ mod tests {
         let (devs, _) = sim.occupancy();
         let parked = &devs[0].hctx[0].parked;
         assert_eq!(parked.len(), 1);
-        assert_eq!((parked[0].id, parked[0].write, parked[0].sector, parked[0].bytes), (parked_id, true, 0, 4096));
+        assert_eq!((parked[0].id, parked[0].write, parked[0].sector, parked[0].bytes, parked[0].tagged), (parked_id, true, 0, 4096, true));
         assert!(devs[0].hctx[1].parked.is_empty());
     }
 

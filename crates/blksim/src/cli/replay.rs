@@ -104,12 +104,12 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
     let _ = writeln!(s, "\n==================== All Devices ====================\n");
     let _ = writeln!(s, "{:>15} {:>13} {:>13} {:>13} {:>11}", "ALL", "MIN", "AVG", "MAX", "N");
     let _ = writeln!(s, "--------------- ------------- ------------- ------------- -----------");
-    for (i, (name, p)) in ALL_PHASES.iter().zip(&all).enumerate() {
+    for (name, p) in ALL_PHASES.iter().zip(&all) {
         if p.n > 0 {
             let _ =
                 writeln!(s, "{name:<15} {:>13.9} {:>13.9} {:>13.9} {:>11}", p.min_ns as f64 / 1e9, p.avg_s(), p.max_ns as f64 / 1e9, p.n);
         }
-        if ALL_PHASES[i] == "Q2Cdm" {
+        if *name == "Q2Cdm" {
             s.push('\n');
         }
     }

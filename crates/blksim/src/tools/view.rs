@@ -152,19 +152,21 @@ pub struct HctxOccupancy {
     pub dispatch: u32,
     pub stopped: bool,
     pub sleepers: Vec<u32>,
-    /// The requests on its dispatch list, in list order: each holds a tag of this map, so
-    /// at most `depth` of them.
+    /// The requests on its dispatch list, in list order. A tagged one holds a tag of this map
+    /// all the while; a mempool clone (`dm.clone_alloc = mempool`) parks without one, so the
+    /// list is bounded by the requests the stack above allocates, not by `depth`.
     pub parked: Vec<ParkedRequest>,
 }
 
 /// A request on a hardware queue's dispatch list: its id (as in the trace), what it asks
-/// for, and when it was allocated (ns).
+/// for, whether it holds a tag, and when it was allocated (ns).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ParkedRequest {
     pub id: u32,
     pub write: bool,
     pub sector: u64,
     pub bytes: u32,
+    pub tagged: bool,
     pub alloc_ns: u64,
 }
 
@@ -200,22 +202,21 @@ impl Sim {
                         dispatch: h.dispatch.len() as u32,
                         stopped: h.stopped,
                         sleepers: h.wait.sleepers().map(|t| self.threads[t.idx()].pid).collect(),
-                        parked: {
-                            assert!(h.dispatch.len() <= h.tags.depth() as usize, "a parked request holds a tag");
-                            h.dispatch
-                                .iter()
-                                .map(|rq| {
-                                    let r = self.reqs.get(rq.0);
-                                    ParkedRequest {
-                                        id: rq.0,
-                                        write: r.write,
-                                        sector: r.sector,
-                                        bytes: r.bytes as u32,
-                                        alloc_ns: r.alloc_at.ns(),
-                                    }
-                                })
-                                .collect()
-                        },
+                        parked: h
+                            .dispatch
+                            .iter()
+                            .map(|rq| {
+                                let r = self.reqs.get(rq.0);
+                                ParkedRequest {
+                                    id: rq.0,
+                                    write: r.write,
+                                    sector: r.sector,
+                                    bytes: r.bytes as u32,
+                                    tagged: r.tag.is_some(),
+                                    alloc_ns: r.alloc_at.ns(),
+                                }
+                            })
+                            .collect(),
                     })
                     .collect(),
                 in_drive: match d.kind {
