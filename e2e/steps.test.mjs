@@ -11,6 +11,10 @@ const h = harness();
 const open = (context, fragment, size = { width: 1280, height: 720 }) => openPage(h, context, fragment, size);
 // A step's or a link's jump has reached its time point.
 const caughtUp = (page) => page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false', null, { timeout: 60000 });
+// The step bar shows step `n` (1-based).
+const atStep = (page, n) => page.waitForFunction((i) => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith(`${i}/`), n);
+// The seed field's value.
+const seedOf = (page) => page.inputValue('input[aria-label=Seed], .seed input').then(Number);
 
 // A step's table names (lessons' `tables`) and what shows each.
 const TABLE = { iostat: 'table.iostat', vmstat: 'table.vmstat', top: 'table.top', cpu: '[data-counter=cpu-line]', numbers: '.big' };
@@ -36,7 +40,7 @@ for (const [size, large] of [[{ width: 1280, height: 720 }, false], [{ width: 12
       await page.click('h1', { position: { x: 1, y: 1 }, trial: true });
       for (let i = 1; i <= steps; i++) {
         await page.keyboard.press('PageDown');
-        await page.waitForFunction((n) => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith(`${n}/`), i);
+        await atStep(page, i);
         // Past a step's time point and its first whole second, when the tables exist.
         await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp !== 'true' && document.querySelector('table.vmstat'), null, { timeout: 60000 });
         assert.ok(await inView(page, '[data-testid=step-panel]'), `${id} step ${i}: the step panel is on screen`);
@@ -216,25 +220,24 @@ test('a step that names a seed opens that run at its stall, and the next step go
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1&seed=3&presenter=1');
   await page.waitForSelector('canvas.diagram');
-  const seed = () => page.inputValue('input[aria-label=Seed], .seed input').then(Number);
   await page.click('h1', { position: { x: 1, y: 1 }, trial: true });
   for (const n of [1, 2]) {
     await page.keyboard.press('PageDown');
-    await page.waitForFunction((i) => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith(`${i}/`), n);
+    await atStep(page, n);
   }
   // Step 2: the sweep's slowest seed (98), run to where its longest stall begins, then playing
   // on at 1 ms/s: mkfs stands still there.
   await caughtUp(page);
-  assert.equal(await seed(), 98);
+  assert.equal(await seedOf(page), 98);
   const [t, done] = await page.$eval('[data-testid=live]', (e) => [Number(e.textContent.match(/^t = ([\d.]+) ms/)[1]), Number(e.textContent.match(/requests completed (\d+)/)[1])]);
   assert.ok(t >= 43.552 && t < 100, `step 2 opens at seed 98's stall (43.552 ms), now at ${t} ms`);
   await page.waitForTimeout(1500);
   const later = await page.$eval('[data-testid=live]', (e) => Number(e.textContent.match(/requests completed (\d+)/)[1]));
   assert.equal(later, done, 'no request completes during the stall');
   await page.keyboard.press('PageDown');
-  await page.waitForFunction(() => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith('3/'));
+  await atStep(page, 3);
   await caughtUp(page);
-  assert.equal(await seed(), 3, 'step 3 runs the reader\'s seed again');
+  assert.equal(await seedOf(page), 3, 'step 3 runs the reader\'s seed again');
   assert.deepEqual(errors, []);
   await ctx.close();
 });
@@ -243,17 +246,16 @@ test('a seed the reader types on a step that names its own is the reader\'s: the
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1&seed=3&step=2');
   await page.waitForSelector('canvas.diagram');
-  const seed = () => page.inputValue('input[aria-label=Seed]').then(Number);
   await caughtUp(page);
-  assert.equal(await seed(), 98, 'step 2 runs its own seed');
+  assert.equal(await seedOf(page), 98, 'step 2 runs its own seed');
   await page.fill('input[aria-label=Seed]', '7');
   await page.press('input[aria-label=Seed]', 'Enter');
   await page.waitForFunction(() => location.hash.includes('seed=7'));
   await page.$eval('input[aria-label=Seed]', (e) => e.blur());
   await page.keyboard.press('PageDown');
-  await page.waitForFunction(() => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith('3/'));
+  await atStep(page, 3);
   await caughtUp(page);
-  assert.equal(await seed(), 7, 'step 3 keeps the seed the reader typed on step 2');
+  assert.equal(await seedOf(page), 7, 'step 3 keeps the seed the reader typed on step 2');
   assert.deepEqual(errors, []);
   await ctx.close();
 });

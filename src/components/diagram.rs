@@ -640,7 +640,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             if per_col_elev[ci] > 0 {
                 continue;
             }
-            split(c, hctx.len()).into_iter().zip(hctx).map(|(r, o)| (r, (o.dispatch + o.queued) as usize)).collect()
+            split(c, hctx.len()).into_iter().zip(hctx).map(|(r, o)| (r, o.parked.len() + o.queued as usize)).collect()
         } else {
             vec![(c, waiting)]
         };
@@ -715,7 +715,7 @@ fn hw_queues(ctx: &CanvasRenderingContext2d, theme: &Theme, hctx: &[HctxOccupanc
         if !text {
             continue;
         }
-        let what = match (o.dispatch, o.queued) {
+        let what = match (o.parked.len(), o.queued) {
             (0, 0) => "idle".to_string(),
             (0, q) => format!("{q} queued"),
             (p, 0) => format!("{p} parked"),
@@ -724,7 +724,7 @@ fn hw_queues(ctx: &CanvasRenderingContext2d, theme: &Theme, hctx: &[HctxOccupanc
         let head = if o.stopped { format!("hctx{h} STOPPED") } else { format!("hctx{h}") };
         ctx.set_fill_style_str(if o.stopped { theme.full } else { theme.dim });
         fit_first(ctx, &[&head, &h.to_string()], e.x + 2.0, e.y + 8.0, e.w - 4.0);
-        ctx.set_fill_style_str(if o.dispatch > 0 && !o.stopped { theme.full } else { theme.dim });
+        ctx.set_fill_style_str(if !o.parked.is_empty() && !o.stopped { theme.full } else { theme.dim });
         fit_text(ctx, &what, e.x + 2.0, e.y + e.h - 8.0, e.w - 4.0);
     }
 }

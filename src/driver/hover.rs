@@ -259,7 +259,7 @@ impl SimDriver {
                     self.names(dev, 1),
                     o.tags,
                     o.depth,
-                    o.dispatch,
+                    o.parked.len(),
                     o.queued,
                     if o.stopped { "STOPPED (scsi_queue_rq got BUSY)" } else { "not stopped" },
                     self.parked_words(&o.parked)

@@ -149,12 +149,12 @@ pub struct HctxOccupancy {
     pub tags: u32,
     pub depth: u32,
     pub queued: u32,
-    pub dispatch: u32,
     pub stopped: bool,
     pub sleepers: Vec<u32>,
-    /// The requests on its dispatch list, in list order. A tagged one holds a tag of this map
-    /// all the while; a mempool clone (`dm.clone_alloc = mempool`) parks without one, so the
-    /// list is bounded by the requests the stack above allocates, not by `depth`.
+    /// The requests on its dispatch list (a BUSY run's leftovers), in list order. A tagged one
+    /// holds a tag of this map all the while; a mempool clone (`dm.clone_alloc = mempool`)
+    /// parks without one, so the list is bounded by the requests the stack above allocates,
+    /// not by `depth`.
     pub parked: Vec<ParkedRequest>,
 }
 
@@ -199,7 +199,6 @@ impl Sim {
                         tags: h.tags.busy(),
                         depth: h.tags.depth(),
                         queued: h.queued.len() as u32,
-                        dispatch: h.dispatch.len() as u32,
                         stopped: h.stopped,
                         sleepers: h.wait.sleepers().map(|t| self.threads[t.idx()].pid).collect(),
                         parked: h
