@@ -210,12 +210,15 @@ fn cmd_compare(a: &Args) -> Result<String, CliError> {
     let mut s = String::new();
     let base = &reports[0];
     let _ = writeln!(s, "{} (seed {seed}); ratios are against {}", l.id, base.variant);
-    let _ = writeln!(s, "{:<12} {:>10} {:>8} {:>10} {:>8} {:>9} {:>7}", "variant", "MB/s", "ratio", "cs/s", "ratio", "fairness", "done_s");
+    // The first column as wide as the longest variant name (some are phrases), so the figures align.
+    let w = reports.iter().map(|r| r.variant.chars().count()).max().unwrap_or(0).max(12);
+    let _ = writeln!(s, "{:<w$} {:>10} {:>8} {:>10} {:>8} {:>9} {:>7}", "variant", "MB/s", "ratio", "cs/s", "ratio", "fairness", "done_s");
     for r in &reports {
-        let ratio = |x: f64, y: f64| if y > 0.0 { x / y } else { f64::NAN };
+        // Against a base of zero there is no ratio: "-", as for a run that did not complete.
+        let ratio = |x: f64, y: f64| if y > 0.0 { format!("{:.2}", x / y) } else { "-".into() };
         let _ = writeln!(
             s,
-            "{:<12} {:>10.1} {:>8.2} {:>10.0} {:>8.2} {:>9.3} {:>7}",
+            "{:<w$} {:>10.1} {:>8} {:>10.0} {:>8} {:>9.3} {:>7}",
             r.variant,
             r.throughput_mb_s,
             ratio(r.throughput_mb_s, base.throughput_mb_s),

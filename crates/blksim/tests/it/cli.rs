@@ -184,6 +184,18 @@ fn compare_runs_every_variant_and_link_prints_the_fragment() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let names: Vec<&String> = v["variants"].as_object().unwrap().keys().collect();
     assert_eq!(names.len(), 3);
+    // The table: variant names that are phrases ("2 sockets, rq_affinity 1") widen the first
+    // column, so every row's figures end where the header's do.
+    let (code, out, err) = blksim(&["compare", "dm-sg-lists", "--duration", "0.02"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<&str> = out.lines().skip(1).take_while(|l| !l.is_empty()).collect();
+    assert_eq!(rows.len(), 7, "{out}");
+    assert!(rows.iter().any(|r| r.starts_with("2 sockets, rq_affinity 1 ")), "{out}");
+    // Right-aligned figures under a header of the same widths: a row as long as the header
+    // has its columns where the header's are.
+    for r in &rows[1..] {
+        assert_eq!(r.chars().count(), rows[0].chars().count(), "misaligned row {r:?}\n{out}");
+    }
     let (code, out, _) = blksim(&["link", "dm-sg-lists", "--variant", "workaround", "--set", "dm.max_sectors_kb=96", "--seed", "9"]);
     assert_eq!(code, 0);
     assert_eq!(out.trim(), "#/lesson/dm-sg-lists?v=1&variant=workaround&dm.max_sectors_kb=96&seed=9");
