@@ -49,13 +49,18 @@ struct Loaded {
 fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
     let mut records = Vec::new();
     let mut notes = ReadNotes::default();
+    // Per-CPU files in blkparse's order (device, then CPU number), whatever order they came in.
+    let mut files = files;
+    files.sort_by_key(|(name, _)| blkparse_input::file_sort_key(name));
+    let mut file_ends = Vec::with_capacity(files.len());
     for (name, bytes) in &files {
         blkparse_input::read_any(name, bytes, &mut records, &mut notes).map_err(|e| e.to_string())?;
+        file_ends.push(records.len());
     }
     if records.is_empty() {
         return Err("no records in these files: expected blktrace's binary records or blkparse's text".into());
     }
-    blkparse_input::merge(&mut records, files.len());
+    blkparse_input::merge(&mut records, &file_ends);
     let devices = btt::btt(&records);
     Ok(Loaded {
         names: files.into_iter().map(|(n, _)| n).collect(),

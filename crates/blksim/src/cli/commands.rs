@@ -129,14 +129,18 @@ fn cmd_lessons(a: &Args) -> String {
         return serde_json::to_string_pretty(&v).expect("json") + "\n";
     }
     let mut s = String::new();
+    // The id column as wide as the longest id, so every title starts in the same place.
+    let w = all.iter().map(|l| l.id.chars().count()).max().unwrap_or(0);
     for l in &all {
-        let vars: Vec<&str> = l.variants.iter().map(|v| v.name.as_str()).collect();
+        // A name with a space or a comma is quoted, as `--variant` must be given it.
+        let vars: Vec<String> =
+            l.variants.iter().map(|v| if v.name.contains([' ', ',']) { format!("\"{}\"", v.name) } else { v.name.clone() }).collect();
         let status = match crate::fidelity::committed_for(&l.id) {
             None => "primer".to_string(),
             Some(b) if b.reproduced => b.status(),
             Some(b) => format!("{}: `blksim fidelity {}` shows which miss and why", b.status(), l.id),
         };
-        let _ = writeln!(s, "{:<16} {}\n{:<16} variants: {}  [{}]", l.id, l.title, "", vars.join(", "), status);
+        let _ = writeln!(s, "{:<w$} {}\n{:<w$} variants: {}  [{}]", l.id, l.title, "", vars.join(", "), status);
     }
     s
 }
@@ -488,15 +492,26 @@ fn cmd_trace(a: &Args) -> Result<String, CliError> {
         }
     }
     // blkparse's own view: times from the trace's first record, sequence numbers per device
-    // and CPU (as the kernel counts them), so the two outputs can be compared line for line.
-    let t0 = records.first().map_or(0, |r| r.time.ns());
-    let mut seqs: std::collections::BTreeMap<(u16, u16), u64> = std::collections::BTreeMap::new();
+    // and CPU (as the kernel counts them), each file in time order as `encode` writes it, and
+    // the files merged as blkparse merges them given `-i` in the order printed below, so the
+    // two outputs can be compared line for line.
+    let mut sorted: Vec<&crate::tools::trace::TraceRecord> = records.iter().collect();
+    sorted.sort_by_key(|r| (r.time, r.seq));
+    let t0 = sorted.first().map_or(0, |r| r.time.ns());
+    let mut streams: std::collections::BTreeMap<(&str, u16), Vec<crate::tools::trace::TraceRecord>> = std::collections::BTreeMap::new();
+    for r in sorted {
+        let name = devices.get(r.dev.0 as usize).map_or("", |d| d.0.as_str());
+        let stream = streams.entry((name, r.cpu)).or_default();
+        let shown = crate::tools::trace::TraceRecord { time: SimTime(r.time.ns() - t0), seq: stream.len() as u64, ..*r };
+        stream.push(shown);
+    }
+    // Devices by name (the `-i` order below, and the order `replay` reads a directory in), CPUs
+    // ascending.
+    let streams: Vec<Vec<crate::tools::trace::TraceRecord>> = streams.into_values().collect();
+    let times: Vec<Vec<u64>> = streams.iter().map(|st| st.iter().map(|r| r.time.ns()).collect()).collect();
     let mut text = String::new();
-    for r in &records {
-        let seq = seqs.entry((r.dev.0, r.cpu)).or_default();
-        let shown = crate::tools::trace::TraceRecord { time: SimTime(r.time.ns() - t0), seq: *seq, ..*r };
-        *seq += 1;
-        text.push_str(&crate::tools::blkparse::blkparse_line(&shown, &names));
+    for (st, i) in crate::tools::blkparse::file_order(&times) {
+        text.push_str(&crate::tools::blkparse::blkparse_line(&streams[st as usize][i as usize], &names));
         text.push('\n');
     }
     write("blkparse.txt", text.as_bytes())?;
@@ -511,6 +526,7 @@ fn cmd_trace(a: &Args) -> Result<String, CliError> {
     if cut {
         let _ = writeln!(s, "cut short at {TRACE_RECORDS_MAX} records: ask for a shorter --duration");
     }
+    traced.sort_unstable();
     let inputs: Vec<String> = traced.iter().map(|d| format!("-i {d}")).collect();
     let _ = writeln!(s, "read it with: cd {dir} && blkparse {}", inputs.join(" "));
     Ok(s)

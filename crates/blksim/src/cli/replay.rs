@@ -26,7 +26,7 @@ fn inputs(files: &[String]) -> Result<Vec<std::path::PathBuf>, CliError> {
             let rd = std::fs::read_dir(p).map_err(|e| bad(format!("replay: cannot read directory '{}': {e}", clip(f))))?;
             let mut found: Vec<_> =
                 rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.to_string_lossy().contains(".blktrace.")).collect();
-            found.sort();
+            found.sort_by_key(|p| blkparse_input::file_sort_key(&p.to_string_lossy()));
             if found.is_empty() {
                 return Err(bad(format!("replay: '{}' holds no DEV.blktrace.N files", clip(f))));
             }
@@ -43,6 +43,7 @@ pub fn read(files: &[String]) -> Result<(Vec<RealRecord>, ReadNotes, usize), Cli
     let paths = inputs(files)?;
     let mut records = Vec::new();
     let mut notes = ReadNotes::default();
+    let mut file_ends = Vec::with_capacity(paths.len());
     for p in &paths {
         let name = p.display().to_string();
         let len = std::fs::metadata(p).map_err(|e| bad(format!("replay: cannot read '{}': {e}", clip(&name))))?.len();
@@ -51,8 +52,9 @@ pub fn read(files: &[String]) -> Result<(Vec<RealRecord>, ReadNotes, usize), Cli
         }
         let bytes = std::fs::read(p).map_err(|e| bad(format!("replay: cannot read '{}': {e}", clip(&name))))?;
         blkparse_input::read_any(&name, &bytes, &mut records, &mut notes).map_err(|e| bad(format!("replay: {e}")))?;
+        file_ends.push(records.len());
     }
-    blkparse_input::merge(&mut records, paths.len());
+    blkparse_input::merge(&mut records, &file_ends);
     Ok((records, notes, paths.len()))
 }
 

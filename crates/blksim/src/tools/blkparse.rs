@@ -49,6 +49,49 @@ pub fn blkparse_line(r: &TraceRecord, n: &Names) -> String {
     format!("{maj:>3},{min:<3} {:>2} {:>8} {secs:>5}.{nsecs:09} {pid:>5} {:>2} {rwbs:>3} {tail}", r.cpu, r.seq + 1, r.action.code())
 }
 
+/// The order in which blkparse prints per-device, per-CPU trace files (`do_file`, 1.2): one
+/// stream per file, devices in `-i` order and CPUs ascending, each stream in file order. The
+/// streams form a list kept in order of their next record's time (`ms_sort`): a stream goes in
+/// before the first with a time not earlier than its own, but never before the list's head on
+/// a tie; the head's stream keeps the lead until its next record is strictly later than the
+/// second stream's (`ms_resort`). So records of one instant come out by these rules, not by
+/// device or sequence number. `streams[i]` holds stream i's record times, in file order; the
+/// answer is (stream, index) per record, in print order.
+pub fn file_order(streams: &[Vec<u64>]) -> Vec<(u32, u32)> {
+    let mut next = vec![0u32; streams.len()];
+    let peek = |next: &[u32], s: u32| streams[s as usize][next[s as usize] as usize];
+    let sort_in = |list: &mut Vec<u32>, next: &[u32], s: u32| {
+        let t = peek(next, s);
+        if list.is_empty() || t < peek(next, list[0]) {
+            list.insert(0, s);
+        } else {
+            let mut i = 0;
+            while i + 1 < list.len() && peek(next, list[i + 1]) < t {
+                i += 1;
+            }
+            list.insert(i + 1, s);
+        }
+    };
+    let mut list: Vec<u32> = Vec::with_capacity(streams.len());
+    for (s, times) in streams.iter().enumerate() {
+        if !times.is_empty() {
+            sort_in(&mut list, &next, s as u32);
+        }
+    }
+    let mut out = Vec::with_capacity(streams.iter().map(Vec::len).sum());
+    while let Some(&head) = list.first() {
+        out.push((head, next[head as usize]));
+        next[head as usize] += 1;
+        if next[head as usize] as usize == streams[head as usize].len() {
+            list.remove(0);
+        } else if list.len() > 1 && peek(&next, head) > peek(&next, list[1]) {
+            list.remove(0);
+            sort_in(&mut list, &next, head);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,6 +120,17 @@ mod tests {
         let devices = vec![("sda".to_string(), 8, 0), ("dm-0".to_string(), 253, 0)];
         let threads = |_| (697, "dd".to_string());
         blkparse_line(r, &Names { devices: &devices, threads: &threads })
+    }
+
+    #[test]
+    fn files_merge_as_blkparse_merges_them() {
+        // The head's stream keeps the lead on a tie (stream 2's second record before stream
+        // 0's, stream 0's second before stream 1's), and an exhausted stream leaves the list.
+        let streams = vec![vec![5, 5, 9], vec![5, 7], vec![1, 5]];
+        assert_eq!(file_order(&streams), vec![(2, 0), (2, 1), (0, 0), (0, 1), (1, 0), (1, 1), (0, 2)]);
+        // A stream sorted back in goes before the others of its time (stream 2 before 1).
+        let streams = vec![vec![5], vec![9], vec![1, 9]];
+        assert_eq!(file_order(&streams), vec![(2, 0), (0, 0), (2, 1), (1, 0)]);
     }
 
     #[test]

@@ -263,18 +263,40 @@ fn parse_time(s: &str) -> Option<u64> {
     secs.parse::<u64>().ok()?.checked_mul(1_000_000_000)?.checked_add(ns.parse().ok()?)
 }
 
-/// Puts records in time order, as blkparse merges its inputs, and makes times relative to the
-/// first record, as blkparse prints them. Records of one instant: from one file (a `blkparse
-/// -d` dump, blkparse's text, one CPU's file) they keep the file's order, which is the order
-/// btt reads a dump in; from several files (blktrace's per-CPU files) they go in blkparse's
-/// order, by device and then sequence number (`trace_rb_insert` in blkparse.c).
-pub fn merge(records: &mut [RealRecord], files: usize) {
-    if files > 1 {
-        records.sort_by_key(|r| (r.time_ns, (r.major << 20) | (r.minor & 0xf_ffff), r.seq));
+/// Where a file goes among blktrace's per-CPU files: by device name, then CPU number
+/// (`sda.blktrace.10` after `sda.blktrace.9`), as `blkparse -i DEV` opens a device's CPUs in
+/// turn; a name that is not `DEV.blktrace.N` goes by its name alone, before the CPU files.
+pub fn file_sort_key(name: &str) -> (String, u64, String) {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    match base.rsplit_once(".blktrace.") {
+        Some((dev, cpu)) if !cpu.is_empty() && cpu.bytes().all(|b| b.is_ascii_digit()) => {
+            (dev.to_string(), cpu.parse().unwrap_or(u64::MAX), name.to_string())
+        }
+        _ => (base.to_string(), 0, name.to_string()),
+    }
+}
+
+/// Puts records in the order blkparse prints them and makes times relative to the first
+/// record, as blkparse does. `file_ends[i]` is where file i's records end in `records` (read
+/// file by file, in `file_sort_key` order). One file (a `blkparse -d` dump, blkparse's text,
+/// one CPU's file) keeps its order, sorted by time (a stable sort: a dump is in time order
+/// already, which is the order btt reads it in). Several files (blktrace's per-CPU files) are
+/// merged as blkparse's `do_file` merges them (`tools::blkparse::file_order`), so records of
+/// one instant come out in blkparse's order too.
+pub fn merge(records: &mut Vec<RealRecord>, file_ends: &[usize]) {
+    let streams: Vec<std::ops::Range<usize>> =
+        file_ends.iter().scan(0, |start, &end| Some(std::mem::replace(start, end)..end)).filter(|r| !r.is_empty()).collect();
+    assert!(file_ends.last().is_none_or(|&e| e == records.len()), "file ends cover the records");
+    if streams.len() > 1 {
+        let times: Vec<Vec<u64>> = streams.iter().map(|r| records[r.clone()].iter().map(|x| x.time_ns).collect()).collect();
+        let order = crate::tools::blkparse::file_order(&times);
+        let mut taken: Vec<Option<RealRecord>> = std::mem::take(records).into_iter().map(Some).collect();
+        *records =
+            order.into_iter().map(|(s, i)| taken[streams[s as usize].start + i as usize].take().expect("each record once")).collect();
     } else {
         records.sort_by_key(|r| r.time_ns);
     }
-    let t0 = records.first().map_or(0, |r| r.time_ns);
+    let t0 = records.iter().map(|r| r.time_ns).min().unwrap_or(0);
     for r in records.iter_mut() {
         r.time_ns -= t0;
     }

@@ -19,7 +19,9 @@ pub struct Phase {
 }
 
 impl Phase {
+    /// A sample, as btt's `tdelta` takes it: a gap of zero (or less) counts as 1 ns.
     fn add(&mut self, ns: u64) {
+        let ns = ns.max(1);
         self.min_ns = if self.n == 0 { ns } else { self.min_ns.min(ns) };
         self.max_ns = self.max_ns.max(ns);
         self.sum_ns += ns;
@@ -91,8 +93,9 @@ struct Req {
 #[derive(Default)]
 struct Dev {
     out: DeviceBtt,
-    /// Queued bios by sector, waiting for their G or merge (several may share a sector).
-    queued: BTreeMap<u64, Vec<u64>>,
+    /// Queued bios by sector, waiting for their G or merge (several may share a sector): when
+    /// each was queued, and where it ends.
+    queued: BTreeMap<u64, Vec<(u64, u64)>>,
     sleeping: BTreeMap<u64, u64>,
     /// Requests by start sector, and the start of each by its end (for back merges).
     reqs: BTreeMap<u64, Req>,
@@ -104,9 +107,9 @@ struct Dev {
 const OPEN_MAX: usize = 65_536;
 
 /// The newest bio queued at `sector` that no G or merge has taken yet.
-fn take_q(queued: &mut BTreeMap<u64, Vec<u64>>, sector: u64) -> Option<u64> {
+fn take_q(queued: &mut BTreeMap<u64, Vec<(u64, u64)>>, sector: u64) -> Option<u64> {
     let v = queued.get_mut(&sector)?;
-    let q = v.pop();
+    let q = v.pop().map(|(t, _)| t);
     if v.is_empty() {
         queued.remove(&sector);
     }
@@ -130,7 +133,7 @@ impl Dev {
                 *last_q = Some(t);
                 self.out.queued += 1;
                 if self.queued.len() < OPEN_MAX {
-                    self.queued.entry(r.sector).or_default().push(t);
+                    self.queued.entry(r.sector).or_default().push((t, end));
                 }
             }
             "S" => {
@@ -214,7 +217,12 @@ pub fn btt(records: &[RealRecord]) -> Vec<DeviceBtt> {
                 // its I/O completes): a bio of a bio-based device (dm linear, md), or the first
                 // bio of a request (request-based dm's clone).
                 let src = devs.entry((m, n)).or_default();
-                let q = src.queued.get(&from_sector).and_then(|v| v.last().copied());
+                // btt's `dip_find_sec` finds the Q whose range holds the sector, not only one
+                // that starts there: md remaps a stripe's page from inside its bio.
+                let q = src.queued.get(&from_sector).and_then(|v| v.last().map(|&(t, _)| t)).or_else(|| {
+                    let (_, v) = src.queued.range(..=from_sector).next_back()?;
+                    v.iter().rev().find(|&&(_, end)| end > from_sector).map(|&(t, _)| t)
+                });
                 if let Some(q) = q.or_else(|| src.reqs.get(&from_sector).map(|req| req.bios[0].q)) {
                     src.out.q2a.add(r.time_ns.saturating_sub(q));
                 }

@@ -100,6 +100,14 @@ fn lessons_lists_every_lesson_with_its_variants_and_its_measured_fidelity() {
     let (_, text, _) = blksim(&["lessons"]);
     assert!(text.contains("[primer]"), "{text}");
     assert!(text.contains("reproduces"), "{text}");
+    // Every title starts in one column, and a variant name with a comma in it is quoted.
+    let title_at: Vec<usize> = text
+        .lines()
+        .filter(|l| !l.starts_with(' '))
+        .map(|l| l.find(char::is_whitespace).unwrap() + l[l.find(' ').unwrap()..].find(|c: char| c != ' ').unwrap())
+        .collect();
+    assert!(title_at.len() >= 7 && title_at.iter().all(|&c| c == title_at[0]), "{title_at:?}\n{text}");
+    assert!(text.contains("fixed, \"2 sockets, rq_affinity 1\", "), "{text}");
 }
 
 #[test]

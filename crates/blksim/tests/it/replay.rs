@@ -76,7 +76,8 @@ proptest! {
         if let Err(e) = r {
             prop_assert!(e.0.contains(name.as_str()) && !e.0.contains('\n'), "{}", e.0);
         }
-        merge(&mut out, 1);
+        let n = out.len();
+        merge(&mut out, &[n]);
     }
 
     /// Random bytes and random text lines that look like blkparse's.
