@@ -273,7 +273,10 @@ pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), Vec<IostatSecond>>
     let seconds = last_ns / S + 1;
     // Per device and second: r, w, rkB, wkB, rrqm, wrqm counts and busy ns.
     let mut counts: BTreeMap<(u32, u32), Vec<[u64; 7]>> = BTreeMap::new();
-    // Requests out at the device, and since when it has had any.
+    // Requests in flight, and since when the device has had any. As the kernel counts them
+    // for iostat's %util (`io_ticks`): from the request's insertion (I: `add_request` ->
+    // `drive_stat_acct` raises `in_flight`) to its completion, so time waiting in the elevator
+    // counts; btt's own `-I` counts from D instead. A merge adds no request.
     let mut busy: BTreeMap<(u32, u32), (u64, u64)> = BTreeMap::new();
     fn add_busy(v: &mut [[u64; 7]], from: u64, to: u64) {
         let mut t = from;
@@ -298,7 +301,7 @@ pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), Vec<IostatSecond>>
         }
         let b = busy.entry(dev).or_default();
         match r.action {
-            "D" => {
+            "I" => {
                 if b.0 == 0 {
                     b.1 = r.time_ns;
                 }

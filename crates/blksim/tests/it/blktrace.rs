@@ -227,3 +227,37 @@ fn replay_refuses_bad_files_with_one_line_naming_where() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// replay's %util from a trace is iostat's, as `run` reports it for the same run: a request is
+/// in flight from its insertion (I) to its completion, waiting in the elevator included (the
+/// kernel's `io_ticks`), not only from D as btt's `-I` counts.
+#[test]
+fn replay_counts_util_as_iostat_does_for_the_same_run() {
+    let dir = trace_dir("util");
+    trace_to(&dir, "raid5-chunk", "regressed", "1");
+    let run = Command::new(env!("CARGO_BIN_EXE_blksim"))
+        .args(["run", "raid5-chunk", "--variant", "regressed", "--duration", "1", "--json"])
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    let run: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let rep = Command::new(env!("CARGO_BIN_EXE_blksim")).args(["replay", "--json"]).arg(&dir).output().unwrap();
+    assert!(rep.status.success(), "{}", String::from_utf8_lossy(&rep.stderr));
+    let rep: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+    let mut compared = 0;
+    for d in run["devices"].as_array().unwrap() {
+        let name = d["name"].as_str().unwrap();
+        // sda, sdb, ...: SCSI disk minors go by 16.
+        let Some(letter) = name.strip_prefix("sd").filter(|l| l.len() == 1) else { continue };
+        let minor = 16 * u32::from(letter.as_bytes()[0] - b'a');
+        let ours = rep["devices"].as_array().unwrap().iter().find(|x| x["device"] == format!("8,{minor}")).expect("the disk in the trace");
+        let replayed = ours["iostat"][0]["util_pct"].as_f64().unwrap();
+        let reported = d["util_pct"].as_f64().unwrap();
+        assert!(reported > 50.0, "{name}: a busy disk ({reported}%)");
+        // The trace's second starts at its first record, the run's at 0: within a point.
+        assert!((replayed - reported).abs() < 1.0, "{name}: replay {replayed}% against run {reported}%");
+        compared += 1;
+    }
+    assert_eq!(compared, 8, "the eight members");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
