@@ -187,7 +187,7 @@ struct RunArgs {
     /// The variant (default: the lesson's first)
     #[arg(long, value_name = "NAME")]
     variant: Option<String>,
-    /// Print JSON instead of text (the run report of shared/design/CLI.md)
+    /// Print JSON instead of text (run: the run report of shared/design/CLI.md; trace: the files written and how to read them)
     #[arg(long)]
     json: bool,
 }
@@ -227,6 +227,8 @@ impl Args {
         let mut sets = Vec::with_capacity(raw.sets.len());
         for kv in &raw.sets {
             let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("--set: '{}' is not KEY=VALUE", clip(kv))))?;
+            // The last --set of a key is the one that runs; a link carries it once.
+            sets.retain(|(key, _): &(String, String)| key != k);
             sets.push((k.to_string(), v.to_string()));
         }
         let seed = match &raw.seed {

@@ -470,6 +470,9 @@ pub const TRACE_RECORDS_MAX: u64 = 4_000_000;
 fn cmd_trace(a: &Args) -> Result<String, CliError> {
     let l = lesson_of(a, "trace")?;
     let dir = a.out.as_deref().ok_or_else(|| bad("trace: missing --out DIR; expected a directory to write the blktrace files to"))?;
+    if dir.trim().is_empty() {
+        return Err(bad("trace: --out is empty; expected a directory to write the blktrace files to"));
+    }
     let variant = a.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
     let cfg = config_of(&l, &variant, a)?;
     let mut sim = Sim::new(&cfg, a.seed.unwrap_or(1));
@@ -528,7 +531,20 @@ fn cmd_trace(a: &Args) -> Result<String, CliError> {
     }
     traced.sort_unstable();
     let inputs: Vec<String> = traced.iter().map(|d| format!("-i {d}")).collect();
-    let _ = writeln!(s, "read it with: cd {dir} && blkparse {}", inputs.join(" "));
+    if a.json {
+        let v = json!({
+            "lesson": l.id, "variant": variant, "seed": a.seed.unwrap_or(1), "out": dir,
+            "records": records.len(), "span_s": records.last().map_or(0.0, |r| r.time.as_secs_f64()), "cut_short": cut,
+            "devices": traced, "files": files.iter().map(|(n, _)| n).chain(std::iter::once(&"blkparse.txt".to_string())).collect::<Vec<_>>(),
+            "blkparse": format!("blkparse {}", inputs.join(" ")),
+        });
+        return Ok(serde_json::to_string_pretty(&v).expect("json") + "\n");
+    }
+    if traced.is_empty() {
+        let _ = writeln!(s, "no block I/O in this span (nothing for blkparse to read): ask for a longer --duration");
+    } else {
+        let _ = writeln!(s, "read it with: cd {dir} && blkparse {}", inputs.join(" "));
+    }
     Ok(s)
 }
 

@@ -717,7 +717,9 @@ impl Sim {
 pub fn model_gaps(cfg: &Config) -> Vec<String> {
     let s = &cfg.scenario;
     let mut gaps = Vec::new();
-    if !s.workload.direct && s.workload.rw.is_random() {
+    // Buffered random writes only: a buffered random read is the pages it asks for (see
+    // `buffered_read`).
+    if !s.workload.direct && s.workload.rw == crate::scenario::Rw::Randwrite {
         gaps.push(
             "workload.rw=randwrite buffered: writeback writes the dirty pages in the order they were written, without sorting".into(),
         );

@@ -118,9 +118,14 @@ impl Sim {
             job.ra.pop_front();
         }
         // Where the copy stopped (or the next read() starts), readahead starts what is missing.
+        // A random read() that has copied its pages is done: the kernel reads only the pages
+        // a random read asks for (`ondemand_readahead`'s "standalone, small random read"), so
+        // nothing is started at the page after it.
         let pos = job.read_pos;
-        for (start, end) in self.ra_plan(&self.jobs[j.idx()], pos) {
-            self.submit_readahead(j, start, end);
+        if !(job.rw.is_random() && job.read_left == 0) {
+            for (start, end) in self.ra_plan(&self.jobs[j.idx()], pos) {
+                self.submit_readahead(j, start, end);
+            }
         }
         let job = &mut self.jobs[j.idx()];
         if job.read_left == 0 {

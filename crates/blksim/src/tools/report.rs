@@ -221,11 +221,16 @@ impl RunReport {
 }
 
 /// vmstat's means and the mean count of progressing jobs over the whole seconds of the run:
-/// the one-second snapshots, each against the one before (the first against time 0).
+/// the one-second snapshots, each against the one before (the first against time 0). A run
+/// shorter than a second has one line, over the run so far (as the page shows it before its
+/// first whole second), not zeros.
 fn per_second_means(sim: &Sim, cur: &Interval) -> (VmstatReport, f64) {
-    let ticks: Vec<&Interval> = sim.history().filter(|t| t.end.ns() % NS_PER_S == 0 && t.end.ns() > 0).collect();
+    let mut ticks: Vec<&Interval> = sim.history().filter(|t| t.end.ns() % NS_PER_S == 0 && t.end.ns() > 0).collect();
     if ticks.is_empty() {
-        return (VmstatReport::default(), 0.0);
+        if cur.end.ns() == 0 {
+            return (VmstatReport::default(), 0.0);
+        }
+        ticks.push(cur);
     }
     let zero = Interval::zero_with(cur.diskstats.len(), cur.per_core.len());
     let mut v = VmstatReport::default();
