@@ -636,19 +636,26 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         // Several hardware queues: each one's waiting requests under its own name, when no
         // token is drawn in the lane (a jump's: parked requests stay put).
         let hctx = hw_queues_of(col, occ);
-        let places: Vec<(Rect, usize)> = if hctx.len() > 1 {
+        // (place, requests, how many of them are parked on a queue nobody will run: red, as its
+        // "N parked" label is, the rest grey).
+        let places: Vec<(Rect, usize, usize)> = if hctx.len() > 1 {
             if per_col_elev[ci] > 0 {
                 continue;
             }
-            split(c, hctx.len()).into_iter().zip(hctx).map(|(r, o)| (r, o.parked.len() + o.queued as usize)).collect()
+            split(c, hctx.len())
+                .into_iter()
+                .zip(hctx)
+                .map(|(r, o)| (r, o.parked.len() + o.queued as usize, if o.stopped { 0 } else { o.parked.len() }))
+                .collect()
         } else {
-            vec![(c, waiting)]
+            vec![(c, waiting, 0)]
         };
-        for (c, n) in places {
+        for (c, n, red) in places {
             let per_row = lane_per_row(c);
             let from = if hctx.len() > 1 { 0 } else { per_col_elev[ci] };
             for slot in from..n.min(lane_fits(c)) {
                 let (row, colx) = (slot / per_row, slot % per_row);
+                ctx.set_fill_style_str(if slot < red { theme.full } else { theme.dim });
                 ctx.fill_rect(c.x + 3.0 + colx as f64 * 28.0, c.y + c.h - 20.5 - row as f64 * 9.0, 10.0, 5.0);
             }
         }

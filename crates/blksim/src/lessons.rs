@@ -149,11 +149,13 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
             return Err(ScenarioError::new(format!("{}.steps[{i}].tables", l.id), format!("'{bad}' is not one of {STEP_TABLES:?}")));
         }
         crate::fidelity::check_rows(l, &st.check, &format!("steps[{i}].check"))?;
+        // The first numbers a step shows are of the whole second before its t: that second
+        // must be past the warm-up too, or the class first sees warm-up figures.
         if let (Some(w), Some(_)) = (l.warmup_s, &st.ab) {
-            if st.t.is_none_or(|t| t < w) {
+            if st.t.is_none_or(|t| t < w + 1.0) {
                 return Err(ScenarioError::new(
                     format!("{}.steps[{i}].t", l.id),
-                    format!("a step that compares runs starts past the warm-up: t ≥ {w}"),
+                    format!("a step that compares runs starts a second past the warm-up, so its first numbers are steady: t ≥ {}", w + 1.0),
                 ));
             }
         }

@@ -11,13 +11,16 @@ use web_sys::{HtmlCanvasElement, HtmlElement};
 use yew::prelude::*;
 
 /// The line under a run's diagram: its time and counts, and why it runs slower than asked.
-fn live_line(d: &SimDriver, dt: f64) -> String {
+fn live_line(d: &SimDriver, dt: f64, other: Option<(&str, &SimDriver)>) -> String {
     if let Some(to) = d.catch_up_to {
         return format!("running to t = {} without animating … now at {}", format::sim_time(to.ns()), format::sim_time(d.sim.now().ns()));
     }
     let t = d.sim.totals();
     let status = if d.sim.is_finished() {
         "all jobs done".to_string()
+    } else if let Some((name, to)) = other.and_then(|(name, o)| o.catch_up_to.map(|to| (name, to))) {
+        // The A/B pair moves together: this one waits while the other runs to the time point.
+        format!("waiting for {name} to reach t = {}", format::sim_time(to.ns()))
     } else if d.playing && dt > 0.0 && d.achieved_speed < d.speed * 0.9 {
         format!(
             "running at {} (asked {}): the page keeps up by running fewer events per frame",
@@ -58,13 +61,15 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
         let mut s = session.borrow_mut();
         let changed = s.frame(dt, ts);
         let expanded = s.expanded;
-        for (d, canvas, live) in [(Some(&s.a), &canvas_a, &live_a), (s.b.as_ref(), &canvas_b, &live_b)] {
+        let pair =
+            [(Some(&s.a), &canvas_a, &live_a, s.b.as_ref().map(|b| ("B", b))), (s.b.as_ref(), &canvas_b, &live_b, Some(("A", &s.a)))];
+        for (d, canvas, live, other) in pair {
             let Some(d) = d else { continue };
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
                 draw(&c, d, ts, expanded);
             }
             if let Some(el) = live.cast::<HtmlElement>() {
-                el.set_text_content(Some(&live_line(d, dt)));
+                el.set_text_content(Some(&live_line(d, dt, other)));
                 let _ = el.set_attribute("data-events", &d.sim.totals().events.to_string());
                 let _ = el.set_attribute("data-catching-up", if d.catch_up_to.is_some() { "true" } else { "false" });
             }

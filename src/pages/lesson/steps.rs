@@ -138,6 +138,11 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                 <div class="options" role="radiogroup">{ for options }</div>
                 <button class="predict-run" disabled={predicted.is_none()} onclick={on_predict_run.clone()}>{ "Run it (A/B)" }</button>
                 <button class="predict-reveal" disabled={!**predict_ran} onclick={on_reveal}>{ "Reveal" }</button>
+                if !**revealed {
+                    <span class="hint dim" data-testid="predict-hint">{
+                        if predicted.is_none() { "Pick an answer, then run it." } else if !**predict_ran { "Run it, then reveal." } else { "" }
+                    }</span>
+                }
                 if **revealed {
                     <div class="reveal" data-testid="reveal" role="status">
                         <p><strong>{ match (**predicted == Some(pr.answer), shown) {
