@@ -249,7 +249,10 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         let sum = |f: &dyn Fn(usize) -> u32| devs.clone().map(f).sum::<u32>();
         let used = sum(&|i| occ[i].pool[0].max(occ[i].pool[1]));
         let limit = sum(&|i| d.topology.devices[i].nr_requests);
-        let pool_labels = l.dev_labels && roomy(Stage::RequestPool);
+        // A column too narrow for device names (Large type on a projector) still shows its
+        // counts: `slot_bar` falls back from "used/limit" to "used" where the pair does not fit.
+        let counts_fit = |stage: Stage| (l.dev_labels || l.cell(stage, ci).w >= 24.0) && roomy(stage);
+        let pool_labels = counts_fit(Stage::RequestPool);
         slot_bar(&ctx, theme, l.cell(Stage::RequestPool, ci), used, limit, pool_labels);
         hits.push(bar_hit(l.cell(Stage::RequestPool, ci), HitKind::Pool { first: col.first, count: col.count, limit }));
         // On the line of the bar's used/limit label, after it: who sleeps for a request, and
@@ -258,7 +261,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         let c = l.cell(Stage::RequestPool, ci);
         let label_y = slot_label_y(c);
         let mut x =
-            c.x + if l.dev_labels { 2.0 + ctx.measure_text(&format!("{used}/{limit}")).map_or(40.0, |m| m.width()) + 10.0 } else { 2.0 };
+            c.x + if pool_labels { 2.0 + ctx.measure_text(&format!("{used}/{limit}")).map_or(40.0, |m| m.width()) + 10.0 } else { 2.0 };
         let sleepers = sum(&|i| occ[i].sleepers.len() as u32);
         ctx.set_fill_style_str(theme.full);
         // A row with no line for text (A/B in presenter mode) shows the full bar alone.
@@ -271,7 +274,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             let text = format!("over nr_requests: a batcher may take up to {}", limit * 3 / 2);
             fit_text(&ctx, &text, x, label_y, c.x + c.w - x);
         }
-        let tag_labels = l.dev_labels && roomy(Stage::TagMap);
+        let tag_labels = counts_fit(Stage::TagMap);
         let depth = sum(&|i| d.topology.devices[i].queue_depth);
         let e = l.cell(Stage::Elevator, ci);
         // A blk-mq device with several hardware queues: each its own tag map and dispatch list.
