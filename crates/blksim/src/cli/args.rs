@@ -91,10 +91,10 @@ enum Cmd {
         #[arg(long = "set", value_name = "KEY=VALUE", long_help = set_help())]
         sets: Vec<String>,
         /// How many seeds, 1 to 10000
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", allow_negative_numbers = true)]
         seeds: Option<String>,
         /// Simulated seconds per run (default: the lesson's)
-        #[arg(long, value_name = "SECONDS")]
+        #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
         duration: Option<String>,
         /// Print JSON instead of text
         #[arg(long)]
@@ -116,7 +116,7 @@ enum Cmd {
         #[arg(long = "set", value_name = "KEY=VALUE", long_help = set_help())]
         sets: Vec<String>,
         /// The seed (default 1)
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", allow_negative_numbers = true)]
         seed: Option<String>,
     },
     /// Measure each lesson's fidelity rows against the bands from its report
@@ -173,10 +173,10 @@ struct CommonArgs {
     #[arg(long = "set", value_name = "KEY=VALUE", long_help = set_help())]
     sets: Vec<String>,
     /// The seed (default 1); one seed gives one run
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     seed: Option<String>,
     /// Simulated seconds (default: the lesson's)
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     duration: Option<String>,
 }
 
@@ -250,10 +250,12 @@ impl Args {
         let duration = match &raw.duration {
             None => None,
             Some(v) => match v.parse::<f64>() {
-                Ok(d) if d > 0.0 && d <= limits::DURATION_S_MAX => Some(d),
+                // At least a microsecond: the simulation counts whole nanoseconds, and a span
+                // shorter than that would run nothing.
+                Ok(d) if (1e-6..=limits::DURATION_S_MAX).contains(&d) => Some(d),
                 _ => {
                     return Err(bad(format!(
-                        "--duration: '{}' is not allowed; expected seconds greater than 0 and at most {}",
+                        "--duration: '{}' is not allowed; expected seconds from 0.000001 to {}",
                         clip(v),
                         limits::DURATION_S_MAX
                     )))

@@ -64,6 +64,12 @@ fn dev_name(d: (u32, u32)) -> String {
 
 pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
     let (records, notes, nfiles) = read(&a.files)?;
+    if records.is_empty() {
+        return Err(bad(format!(
+            "replay: no records in {}: expected blktrace's binary records (DEV.blktrace.N), a `blkparse -d` dump or blkparse's text",
+            if nfiles == 1 { "this file" } else { "these files" }
+        )));
+    }
     let devs = btt::btt(&records);
     let all = btt::all_devices(&devs);
     let iostat = btt::iostat(&records);
@@ -100,7 +106,14 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
         }
         s.push('\n');
     }
-    let _ = writeln!(s, "{} records from {nfiles} files over {span_s:.6} s ({} of kinds not shown)", records.len(), notes.skipped);
+    let plural = |n: usize, one: &str, many: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {many}") };
+    let _ = writeln!(
+        s,
+        "{} from {} over {span_s:.6} s ({} of kinds btt does not show skipped)",
+        plural(records.len(), "record", "records"),
+        plural(nfiles, "file", "files"),
+        notes.skipped
+    );
     // btt's "All Devices" section as its output.c prints it (`output_section_hdr`,
     // `output_hdr`, `__output_avg`): the dm lines, a blank line, the rest, a blank line.
     let _ = writeln!(s, "\n==================== All Devices ====================\n");

@@ -32,6 +32,21 @@ fn bad_input_exits_2_with_one_line_naming_the_problem() {
     assert_bad(&["run", "dm-sg-lists", "--set", "cpu.irq_cpus=4,99"], "cpu.irq_cpus");
     assert_bad(&["explode"], "explode");
     assert_bad(&[], "usage");
+    // A negative number reaches the option's own check, which says the range.
+    for (args, names) in [
+        (&["run", "scsi-starved", "--seed", "-1"][..], "expected a whole number from 0"),
+        (&["run", "scsi-starved", "--duration", "-1"], "expected seconds from"),
+        (&["sweep", "scsi-starved", "--seeds", "-5"], "--seeds"),
+        // Too short to run a nanosecond.
+        (&["run", "scsi-starved", "--duration", "1e-300"], "expected seconds from 0.000001"),
+    ] {
+        assert_bad(args, names);
+    }
+    // A trace with no records says so, rather than printing empty tables.
+    let empty = std::env::temp_dir().join(format!("blkviz-empty-{}.blktrace.0", std::process::id()));
+    std::fs::write(&empty, b"").unwrap();
+    assert_bad(&["replay", empty.to_str().unwrap()], "no records");
+    std::fs::remove_file(&empty).unwrap();
 }
 
 #[test]
