@@ -312,6 +312,9 @@ impl SimDriver {
             if self.sim.now() < tail_from && !self.sim.is_finished() {
                 self.begin_untraced();
                 self.sim.run_until_bounded(tail_from, self.catch_up_events);
+                // The pools, tag maps and queues as they are now, so the diagram shows the
+                // run filling up during a long jump rather than the state it left.
+                self.occupancy = self.sim.occupancy();
                 return false;
             }
             self.end_gap();

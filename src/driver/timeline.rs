@@ -153,6 +153,9 @@ mod tests {
         }
         let at = d.sim.now();
         assert!(at > SimTime::ZERO && at < SimTime(60_000_000_000), "mid-jump at {at:?}");
+        // Mid-jump the diagram's pools and queues are the run's now, not where the jump began.
+        assert_eq!(format!("{:?}", d.occupancy), format!("{:?}", d.sim.occupancy()));
+        assert!(d.occupancy.0.iter().any(|o| o.tags > 0 || o.pool.iter().any(|&p| p > 0)), "the readers hold requests mid-jump");
         d.stop_catch_up();
         assert_eq!((d.catch_up_to, d.playing, d.sim.now()), (None, false, at));
         assert!(d.sim.trace().enabled(), "the trace is on again");
