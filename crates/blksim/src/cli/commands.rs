@@ -518,11 +518,14 @@ fn cmd_trace(a: &Args) -> Result<String, CliError> {
         text.push('\n');
     }
     write("blkparse.txt", text.as_bytes())?;
+    // The span blkparse shows: from the earliest record to the latest (records of different
+    // devices are not all in time order in the ring).
+    let span_s = records.iter().map(|r| r.time.ns()).max().map_or(0.0, |m| SimTime(m - t0).as_secs_f64());
     let mut s = format!(
         "{} / {variant}: {} records over {:.3} s to {dir}/ ({} files for {} devices, and blkparse.txt)\n",
         l.id,
         records.len(),
-        records.last().map_or(0.0, |r| r.time.as_secs_f64()),
+        span_s,
         files.len(),
         traced.len()
     );
@@ -534,7 +537,7 @@ fn cmd_trace(a: &Args) -> Result<String, CliError> {
     if a.json {
         let v = json!({
             "lesson": l.id, "variant": variant, "seed": a.seed.unwrap_or(1), "out": dir,
-            "records": records.len(), "span_s": records.last().map_or(0.0, |r| r.time.as_secs_f64()), "cut_short": cut,
+            "records": records.len(), "span_s": span_s, "cut_short": cut,
             "devices": traced, "files": files.iter().map(|(n, _)| n).chain(std::iter::once(&"blkparse.txt".to_string())).collect::<Vec<_>>(),
             "blkparse": format!("blkparse {}", inputs.join(" ")),
         });

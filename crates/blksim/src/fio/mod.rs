@@ -120,24 +120,39 @@ fn fio_seconds(v: &str) -> Option<f64> {
 fn fio_refuses(key: &str, value: &str) -> Option<&'static str> {
     // An inline comment is not the value; fio expands ${VAR} from the environment, which
     // blkviz does not have, so such a value is left to the model's own check.
-    let value = value.split(['#', ';']).next().unwrap_or("").trim();
+    // fio reads units in any case.
+    let value = value.split(['#', ';']).next().unwrap_or("").trim().to_ascii_lowercase();
+    let value = value.as_str();
     if value.contains('$') {
         return None;
     }
     let is_time = |v: &str| {
         let unit = v.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-        v.starts_with(|c: char| c.is_ascii_digit()) && matches!(unit, "" | "us" | "ms" | "s" | "m" | "h" | "d")
+        v.starts_with(|c: char| c.is_ascii_digit())
+            && matches!(unit, "" | "us" | "usec" | "ms" | "msec" | "s" | "sec" | "m" | "min" | "h" | "hour" | "d" | "day")
     };
     let is_size = |v: &str| {
-        let digits = v.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-        let unit = digits.to_ascii_lowercase();
+        if let Some(hex) = v.strip_prefix("0x") {
+            return !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit());
+        }
+        let unit = v.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
         v.starts_with(|c: char| c.is_ascii_digit())
             && matches!(unit.trim_end_matches('b').trim_end_matches('i'), "" | "k" | "m" | "g" | "t" | "p")
     };
     let ok = match key {
         "rw" | "readwrite" => matches!(
             value.split(':').next().unwrap_or(""),
-            "read" | "write" | "randread" | "randwrite" | "rw" | "readwrite" | "randrw" | "trim" | "randtrim" | "trimwrite"
+            "read"
+                | "write"
+                | "randread"
+                | "randwrite"
+                | "rw"
+                | "readwrite"
+                | "randrw"
+                | "trim"
+                | "randtrim"
+                | "trimwrite"
+                | "randtrimwrite"
         ),
         // A size, or fio's ranges, lists and percentages of one.
         "bs" | "blocksize" | "size" => value.split([',', '-', ':']).all(|v| is_size(v) || v.is_empty()) || value.ends_with('%'),
@@ -398,5 +413,6 @@ mod tests {
         parse("[a]\nrw=randwrite\nbs=4KiB\nsize=1g\nruntime=2m\niodepth=32\ndirect=1\ntime_based\n").unwrap();
         // As fio's own examples write them: inline comments, ${VAR}, lists, offsets, days.
         parse("[a]\nnumjobs=1 # one\nbs=${FIO_BS}\nblocksize=512,512,16384\nrw=read:-8k\nsize=102404k;100Mb+4k\nruntime=365d\n").unwrap();
+        parse("[a]\nruntime=60sec\nruntime=5min\nruntime=90S\nbs=0x1000\nbs=4K\nrw=randtrimwrite\n").unwrap();
     }
 }

@@ -288,6 +288,11 @@ pub fn merge(records: &mut Vec<RealRecord>, file_ends: &[usize]) {
         file_ends.iter().scan(0, |start, &end| Some(std::mem::replace(start, end)..end)).filter(|r| !r.is_empty()).collect();
     assert!(file_ends.last().is_none_or(|&e| e == records.len()), "file ends cover the records");
     if streams.len() > 1 {
+        // Each file in time order (a per-CPU file is already; a dump or a text file may not
+        // be), so the merge below sees streams as blkparse's does.
+        for r in &streams {
+            records[r.clone()].sort_by_key(|x| x.time_ns);
+        }
         let times: Vec<Vec<u64>> = streams.iter().map(|r| records[r.clone()].iter().map(|x| x.time_ns).collect()).collect();
         let order = crate::tools::blkparse::file_order(&times);
         let mut taken: Vec<Option<RealRecord>> = std::mem::take(records).into_iter().map(Some).collect();

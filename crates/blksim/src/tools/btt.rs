@@ -273,11 +273,13 @@ pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), Vec<IostatSecond>>
     let seconds = last_ns / S + 1;
     // Per device and second: r, w, rkB, wkB, rrqm, wrqm counts and busy ns.
     let mut counts: BTreeMap<(u32, u32), Vec<[u64; 7]>> = BTreeMap::new();
-    // Requests in flight, and since when the device has had any. As the kernel counts them
-    // for iostat's %util (`io_ticks`): from the request's insertion (I: `add_request` ->
-    // `drive_stat_acct` raises `in_flight`) to its completion, so time waiting in the elevator
-    // counts; btt's own `-I` counts from D instead. A merge adds no request.
-    let mut busy: BTreeMap<(u32, u32), (u64, u64)> = BTreeMap::new();
+    // Requests in flight (by start sector), and since when the device has had any. As the
+    // kernel counts them for iostat's %util (`io_ticks`): from the request's insertion (I:
+    // `add_request` -> `drive_stat_acct` raises `in_flight`) to its completion, so time
+    // waiting in the elevator counts; a request issued with no I (blk-mq straight to the
+    // driver) counts from its D, a requeued one once. btt's own `-I` counts from D. A merge
+    // adds no request.
+    let mut busy: BTreeMap<(u32, u32), (std::collections::BTreeSet<u64>, u64)> = BTreeMap::new();
     fn add_busy(v: &mut [[u64; 7]], from: u64, to: u64) {
         let mut t = from;
         while t < to {
@@ -299,18 +301,17 @@ pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), Vec<IostatSecond>>
             ("M" | "F", true) => x[5] += 1,
             _ => {}
         }
-        let b = busy.entry(dev).or_default();
+        let (out, since) = busy.entry(dev).or_default();
         match r.action {
-            "I" => {
-                if b.0 == 0 {
-                    b.1 = r.time_ns;
+            "I" | "D" if out.len() < OPEN_MAX => {
+                if out.is_empty() {
+                    *since = r.time_ns;
                 }
-                b.0 += 1;
+                out.insert(r.sector);
             }
-            "C" if b.0 > 0 => {
-                b.0 -= 1;
-                if b.0 == 0 {
-                    add_busy(v, b.1, r.time_ns);
+            "C" => {
+                if out.remove(&r.sector) && out.is_empty() {
+                    add_busy(v, *since, r.time_ns);
                 }
             }
             _ => {}
@@ -318,7 +319,7 @@ pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), Vec<IostatSecond>>
     }
     // A device still busy when the trace ends was busy to its end.
     for (dev, (out, since)) in &busy {
-        if *out > 0 {
+        if !out.is_empty() {
             if let Some(v) = counts.get_mut(dev) {
                 add_busy(v, *since, last_ns);
             }
@@ -365,4 +366,55 @@ pub fn offsets(records: &[RealRecord], points_max: u32) -> BTreeMap<(u32, u32), 
         }
     }
     all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(time_ns: u64, action: &'static str, sector: u64) -> RealRecord {
+        RealRecord {
+            time_ns,
+            major: 8,
+            minor: 0,
+            cpu: 0,
+            seq: 0,
+            action,
+            write: false,
+            sector,
+            sectors: 8,
+            pid: 1,
+            comm: String::new(),
+            from: None,
+        }
+    }
+
+    /// %util as io_ticks: busy from I (or D, where a request has no I, as blk-mq's direct
+    /// issue) to C; a requeued request (I D, I D) counts once and ends at its C.
+    #[test]
+    fn util_counts_a_request_from_its_insertion_or_issue_to_its_completion_once() {
+        let ms = 1_000_000;
+        let runs: [(&[RealRecord], f64); 3] = [
+            // Inserted at 0, issued at 300 ms, done at 500 ms, trace to 1 s: 50%.
+            (&[rec(0, "I", 8), rec(300 * ms, "D", 8), rec(500 * ms, "C", 8), rec(1000 * ms, "Q", 64)], 50.0),
+            // No I: from D at 200 ms to C at 600 ms: 40%.
+            (&[rec(0, "Q", 8), rec(200 * ms, "D", 8), rec(600 * ms, "C", 8), rec(1000 * ms, "Q", 64)], 40.0),
+            // Requeued: I D I D C, busy from the first I to the C only: 30%.
+            (
+                &[
+                    rec(100 * ms, "I", 8),
+                    rec(150 * ms, "D", 8),
+                    rec(200 * ms, "I", 8),
+                    rec(250 * ms, "D", 8),
+                    rec(400 * ms, "C", 8),
+                    rec(1000 * ms, "Q", 64),
+                ],
+                30.0,
+            ),
+        ];
+        for (records, util) in runs {
+            let got = iostat(records)[&(8, 0)][0].util_pct;
+            assert!((got - util).abs() < 1e-9, "{util}% expected, {got}%");
+        }
+    }
 }
