@@ -309,11 +309,7 @@ pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), Vec<IostatSecond>>
                 }
                 out.insert(r.sector);
             }
-            "C" => {
-                if out.remove(&r.sector) && out.is_empty() {
-                    add_busy(v, *since, r.time_ns);
-                }
-            }
+            "C" if out.remove(&r.sector) && out.is_empty() => add_busy(v, *since, r.time_ns),
             _ => {}
         }
     }
