@@ -256,8 +256,9 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         slot_bar(&ctx, theme, l.cell(Stage::RequestPool, ci), used, limit, pool_labels);
         hits.push(bar_hit(l.cell(Stage::RequestPool, ci), HitKind::Pool { first: col.first, count: col.count, limit }));
         // On the line of the bar's used/limit label, after it: who sleeps for a request, and
-        // why the count can pass nr_requests (get_request lets a batcher, BLK_BATCH_REQ, go
-        // up to 3/2 of it). Nothing is drawn over the bar or into the next row.
+        // why the count can pass nr_requests (get_request lets a batcher go up to the queue's
+        // pool_max: 3/2 of it from 2.6.13, BLK_BATCH_REQ more per batcher before). Nothing is
+        // drawn over the bar or into the next row.
         let c = l.cell(Stage::RequestPool, ci);
         let label_y = slot_label_y(c);
         let mut x =
@@ -271,7 +272,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             x += ctx.measure_text(&text).map_or(30.0, |m| m.width()) + 10.0;
         }
         if used > limit && roomy(Stage::RequestPool) && c.x + c.w - x >= 120.0 {
-            let text = format!("over nr_requests: a batcher may take up to {}", limit * 3 / 2);
+            let text = format!("over nr_requests: a batcher may take up to {}", sum(&|i| occ[i].pool_max));
             fit_text(&ctx, &text, x, label_y, c.x + c.w - x);
         }
         let tag_labels = counts_fit(Stage::TagMap);

@@ -234,9 +234,9 @@ impl SimDriver {
                 let mut head = format!("request pool of {}: {used} of {limit} (nr_requests) in use", self.names(first, count));
                 if used > limit {
                     // get_request's batching: a process that found the pool full (or slept on it)
-                    // may take BLK_BATCH_REQ more while it stays full, up to 3/2 of nr_requests.
-                    head +=
-                        &format!(" (more than nr_requests: batching processes may take up to {} for a while)", limit.saturating_mul(3) / 2);
+                    // may take more while it stays full, up to the queue's pool_max.
+                    let max: u32 = (first..first + count).map(|i| occ[i].pool_max).sum();
+                    head += &format!(" (more than nr_requests: batching processes may take up to {max} for a while)");
                 }
                 if sleepers > 0 {
                     head += &format!(", {sleepers} process(es) asleep in get_request_wait");

@@ -124,6 +124,9 @@ impl Sim {
 pub struct DevOccupancy {
     /// Requests allocated from the pool, per direction (read, write).
     pub pool: [u32; 2],
+    /// The most a direction may hold (`RequestQueue::pool_max`): past nr_requests, batching
+    /// processes may go up to it (3/2 of nr_requests from 2.6.13, else BLK_BATCH_REQ each).
+    pub pool_max: u32,
     /// Requests waiting in the elevator.
     pub elevator: u32,
     /// Tags in use (commands issued to the device).
@@ -184,6 +187,7 @@ impl Sim {
             .iter()
             .map(|d| DevOccupancy {
                 pool: d.queue.mq.as_ref().map_or(d.queue.pool_count, |m| [m.tags_busy(), 0]),
+                pool_max: d.queue.pool_max(self.threads.len()),
                 elevator: d
                     .queue
                     .mq
