@@ -292,6 +292,14 @@ test('a knob applies live where the kernel does, and restarts otherwise', async 
   // The field keeps what was typed, marked invalid, so it can be corrected.
   assert.equal(await page.inputValue('#knob-queue\\.depth'), '-3');
   assert.equal(await page.getAttribute('#knob-queue\\.depth', 'aria-invalid'), 'true');
+  // A knob of a layer this stack lacks is shown greyed, with why, and cannot be set.
+  assert.equal(await page.isDisabled('#knob-md\\.chunk_kb'), true);
+  assert.match(await page.textContent('[data-knob="md.chunk_kb"]'), /Acts on nothing here: no md device with stack=direct/);
+  assert.equal(await page.isDisabled('#knob-iosched\\.slice_idle'), true);
+  // Switching to cfq brings cfq's tunables (queue/iosched/ holds the elevator's own files).
+  await page.selectOption('#knob-queue\\.scheduler', 'cfq');
+  await page.waitForFunction(() => !document.querySelector('#knob-iosched\\.slice_idle').disabled);
+  assert.equal(await page.isDisabled('#knob-iosched\\.fifo_batch'), true);
   assert.deepEqual(errors, []);
   await page.close();
 });

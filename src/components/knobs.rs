@@ -3,7 +3,7 @@
 //! a switch. A change applies live where the kernel applies it live, or restarts the run; the
 //! panel says which.
 
-use blksim::scenario::{get_knob, KnobKind, KnobSpec, Scenario, KNOBS};
+use blksim::scenario::{get_knob, knob_applies, KnobKind, KnobSpec, Scenario, KNOBS};
 use yew::prelude::*;
 
 /// Its props only change when the scenario or the message does (the page passes a memoized
@@ -39,7 +39,7 @@ fn in_group(key: &str, prefixes: &[&str]) -> bool {
 }
 
 /// A knob's control: a select for a choice, a checkbox for true/false, a text field otherwise.
-fn control(k: &KnobSpec, value: String, invalid: bool, on_apply: &Callback<(String, String)>) -> Html {
+fn control(k: &KnobSpec, value: String, invalid: bool, disabled: bool, on_apply: &Callback<(String, String)>) -> Html {
     let id = format!("knob-{}", k.key);
     let described = format!("knob-{}-help", k.key);
     let key = k.key.to_string();
@@ -54,7 +54,7 @@ fn control(k: &KnobSpec, value: String, invalid: bool, on_apply: &Callback<(Stri
                 })
             };
             html! {
-                <select {id} {onchange} aria-describedby={described}>
+                <select {id} {onchange} {disabled} aria-describedby={described}>
                     { for names.iter().map(|n| html! { <option value={n.to_string()} selected={*n == value}>{ *n }</option> }) }
                 </select>
             }
@@ -68,7 +68,7 @@ fn control(k: &KnobSpec, value: String, invalid: bool, on_apply: &Callback<(Stri
                     }
                 })
             };
-            html! { <input {id} type="checkbox" role="switch" checked={value == "true"} {onchange} aria-describedby={described} /> }
+            html! { <input {id} type="checkbox" role="switch" checked={value == "true"} {onchange} {disabled} aria-describedby={described} /> }
         }
         _ => {
             let onchange = {
@@ -79,7 +79,7 @@ fn control(k: &KnobSpec, value: String, invalid: bool, on_apply: &Callback<(Stri
                     }
                 })
             };
-            html! { <input {id} type="text" size="9" {value} {onchange} aria-invalid={invalid.to_string()} aria-describedby={described} /> }
+            html! { <input {id} type="text" size="9" {value} {onchange} {disabled} aria-invalid={invalid.to_string()} aria-describedby={described} /> }
         }
     }
 }
@@ -90,12 +90,17 @@ pub fn KnobPanel(p: &KnobPanelProps) -> Html {
         let refused = p.rejected.as_ref().filter(|(key, _)| key == k.key).map(|(_, v)| v.clone());
         let invalid = refused.is_some();
         let value = refused.unwrap_or_else(|| get_knob(&p.scenario, k.key).unwrap_or_default());
+        // A knob of a layer this stack lacks acts on nothing: shown, greyed, with why.
+        let idle = knob_applies(&p.scenario, k.key).err();
         html! {
             <>
-            <tr data-knob={k.key}>
+            <tr data-knob={k.key} class={classes!(idle.is_some().then_some("knob-idle"))}>
                 <td class="l"><label for={format!("knob-{}", k.key)}><code>{ k.key }</code></label></td>
-                <td class="l">{ control(k, value, invalid, &p.on_apply) }</td>
+                <td class="l">{ control(k, value, invalid, idle.is_some(), &p.on_apply) }</td>
                 <td class="l knob-help" id={format!("knob-{}-help", k.key)}>
+                    if let Some(why) = &idle {
+                        <span class="knob-idle-why">{ format!("Acts on nothing here: {why}. ") }</span>
+                    }
                     { k.help }
                     <span class="dim">{ format!(" · {}", k.kind.allowed()) }{ if k.live { " · applies live" } else { " · restarts the run" } }</span>
                 </td>

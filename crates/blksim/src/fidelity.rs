@@ -187,9 +187,13 @@ pub fn check_rows(l: &Lesson, rows: &[FidelityRow], list: &str) -> Result<(), Sc
     for (i, r) in rows.iter().enumerate() {
         let at = |what: &str| format!("{}.{list}[{i}].{what}", l.id);
         let sets: Vec<(String, String)> = r.set.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        l.config(&r.variant, &sets).map_err(|e| ScenarioError::new(at("variant"), e.to_string()))?;
+        // A row's settings are a user's: each must act on something in its run (knob_applies).
+        let cfg = l.config(&r.variant, &sets).map_err(|e| ScenarioError::new(at("variant"), e.to_string()))?;
+        crate::scenario::check_user_knobs(&[&cfg.scenario], &sets).map_err(|e| ScenarioError::new(at("set"), e.to_string()))?;
         if is_ratio(r) {
-            l.config(over_variant(r), &pairs(&over_sets(r))).map_err(|e| ScenarioError::new(at("over"), e.to_string()))?;
+            let over = pairs(&over_sets(r));
+            let cfg = l.config(over_variant(r), &over).map_err(|e| ScenarioError::new(at("over"), e.to_string()))?;
+            crate::scenario::check_user_knobs(&[&cfg.scenario], &over).map_err(|e| ScenarioError::new(at("over"), e.to_string()))?;
         }
         if r.band[0].partial_cmp(&r.band[1]).is_none_or(|o| o == std::cmp::Ordering::Greater) {
             return Err(ScenarioError::new(at("band"), "expected [lo, hi] with lo ≤ hi"));

@@ -132,7 +132,12 @@ pub fn all() -> Vec<Lesson> {
 /// prediction's answer.
 pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
     for v in &l.variants {
-        l.config(&v.name, &[])?;
+        let cfg = l.config(&v.name, &[])?;
+        // What a variant sets must act on something in it (a knob of a layer it lacks would
+        // tell the reader a setting mattered that does nothing).
+        let set: Vec<(String, String)> = v.set.iter().map(|(k, x)| (k.clone(), x.clone())).collect();
+        crate::scenario::check_user_knobs(&[&cfg.scenario], &set)
+            .map_err(|e| ScenarioError::new(format!("{}.variants.{}.{}", l.id, v.name, e.field), e.message))?;
     }
     for (i, st) in l.steps.iter().enumerate() {
         l.variant(&st.variant).map_err(|e| ScenarioError::new(format!("{}.steps[{i}].variant", l.id), e.message))?;
@@ -243,5 +248,28 @@ impl Lesson {
             set_knob(&mut s, k, v)?;
         }
         s.validate()
+    }
+
+    /// The user's overrides split into those that act on something in `variants` (in at
+    /// least one of them) and those that act on nothing in any (`knob_applies`: `md.chunk_kb`
+    /// with no md device), each of the latter with why. Overrides that do not validate are an
+    /// error, as in `config`.
+    #[allow(clippy::type_complexity)]
+    pub fn split_acting(
+        &self,
+        variants: &[&str],
+        overrides: &[(String, String)],
+    ) -> Result<(Vec<(String, String)>, Vec<ScenarioError>), ScenarioError> {
+        let cfgs = variants.iter().map(|v| self.config(v, overrides)).collect::<Result<Vec<_>, _>>()?;
+        let mut acting = Vec::new();
+        let mut idle = Vec::new();
+        for (k, v) in overrides {
+            let scenarios: Vec<&Scenario> = cfgs.iter().map(|c| &c.scenario).collect();
+            match crate::scenario::check_user_knobs(&scenarios, &[(k.clone(), v.clone())]) {
+                Ok(()) => acting.push((k.clone(), v.clone())),
+                Err(e) => idle.push(ScenarioError::new(format!("{k}={}", crate::scenario::clip(v)), e.message)),
+            }
+        }
+        Ok((acting, idle))
     }
 }

@@ -7,7 +7,7 @@ use crate::engine::time::SimTime;
 use crate::engine::Sim;
 use crate::lessons::{self, Lesson};
 use crate::link::LinkState;
-use crate::scenario::{clip, Config, KNOBS};
+use crate::scenario::{check_user_knobs, clip, Config, KNOBS};
 use crate::tools::report::RunReport;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -77,7 +77,9 @@ fn lesson_of(a: &Args, cmd: &str) -> Result<Lesson, CliError> {
 }
 
 fn config_of(l: &Lesson, variant: &str, a: &Args) -> Result<Config, CliError> {
-    l.config(variant, &a.sets).map_err(|e| bad(e.to_string()))
+    let cfg = l.config(variant, &a.sets).map_err(|e| bad(e.to_string()))?;
+    check_user_knobs(&[&cfg.scenario], &a.sets).map_err(|e| bad(e.to_string()))?;
+    Ok(cfg)
 }
 
 /// Entry point: `args` without the program name. Output goes to `out`.
@@ -198,9 +200,11 @@ fn cmd_compare(a: &Args) -> Result<String, CliError> {
     let l = lesson_of(a, "compare")?;
     let seed = a.seed.unwrap_or(1);
     let mut reports = Vec::new();
-    for v in &l.variants {
-        let cfg = config_of(&l, &v.name, a)?;
-        let mut sim = run_one(&cfg, seed, a.duration);
+    // A --set must act in at least one variant (a dm knob is fine beside a variant on the disk).
+    let cfgs = l.variants.iter().map(|v| l.config(&v.name, &a.sets).map_err(|e| bad(e.to_string()))).collect::<Result<Vec<_>, _>>()?;
+    check_user_knobs(&cfgs.iter().map(|c| &c.scenario).collect::<Vec<_>>(), &a.sets).map_err(|e| bad(e.to_string()))?;
+    for (v, cfg) in l.variants.iter().zip(&cfgs) {
+        let mut sim = run_one(cfg, seed, a.duration);
         reports.push(RunReport::from_sim(&mut sim, &l.id, &v.name));
     }
     if a.json {

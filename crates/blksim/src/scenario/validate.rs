@@ -174,3 +174,142 @@ impl Scenario {
         Ok(Config { scenario })
     }
 }
+
+/// The kind of thing a stack is, for messages: `stack=lvm`.
+fn stack_name(s: &Scenario) -> String {
+    get_knob(s, "stack").unwrap_or_default()
+}
+
+/// Whether a knob has something to act on in this scenario. A knob of a layer the stack lacks
+/// (`md.chunk_kb` without md, cfq's `iosched.slice_idle` under deadline, blk-mq's hardware
+/// queues under a legacy elevator) changes nothing, so a user's setting of it (`--set`, a link,
+/// the knob panel) is refused with the reason, as writing
+/// `/sys/block/sda/queue/iosched/slice_idle` under deadline fails: the file is not there.
+/// Lessons' own variants are not checked here (a variant may keep another's settings).
+pub fn knob_applies(s: &Scenario, key: &str) -> Result<(), String> {
+    let stack = stack_name(s);
+    let scheduler = get_knob(s, "queue.scheduler").unwrap_or_default();
+    let mq = crate::block::is_mq(s.queue.scheduler);
+    let need = |ok: bool, why: String| if ok { Ok(()) } else { Err(why) };
+    match key {
+        k if k.starts_with("md.") => need(s.stack == StackKind::Md, format!("no md device with stack={stack}; md's knobs act with stack=md")),
+        "dm.max_sectors_kb" => need(
+            s.stack == StackKind::Dm,
+            format!(
+                "no request-based dm device with stack={stack}; it acts with stack=dm{}",
+                if s.stack == StackKind::Lvm { " (LVM's dm-linear takes its disks' limit: disk.max_sectors_kb)" } else { "" }
+            ),
+        ),
+        "dm.partial_completion" | "dm.paths" | "dm.path_grouping" => {
+            need(s.stack == StackKind::Dm, format!("no dm-multipath device with stack={stack}; it acts with stack=dm"))
+        }
+        "dm.congestion_callout" => need(
+            matches!(s.stack, StackKind::Dm | StackKind::Lvm),
+            format!("no dm device with stack={stack}; it acts with stack=lvm or stack=dm"),
+        ),
+        "dm.clone_alloc" | "dm.polling_interval" => need(
+            s.stack == StackKind::Dm && mq,
+            format!(
+                "acts on dm-multipath over blk-mq paths (stack=dm with queue.scheduler none or mq-deadline); here stack={stack}, queue.scheduler={scheduler}"
+            ),
+        ),
+        "queue.cfq" | "iosched.slice_idle" | "iosched.quantum" | "iosched.slice_sync" | "iosched.slice_async" | "iosched.fifo_expire_sync"
+        | "iosched.fifo_expire_async" => need(
+            s.queue.scheduler == Scheduler::Cfq,
+            format!("cfq's (queue/iosched/ holds it only under cfq); queue.scheduler is {scheduler}"),
+        ),
+        "iosched.fifo_batch" | "iosched.read_expire" | "iosched.write_expire" | "iosched.writes_starved" => need(
+            matches!(s.queue.scheduler, Scheduler::Deadline | Scheduler::MqDeadline),
+            format!("deadline's (queue/iosched/ holds it only under deadline or mq-deadline); queue.scheduler is {scheduler}"),
+        ),
+        "host.nr_hw_queues" | "host.irq_per_hw_queue" | "blk_mq.rerun_after_splice" => need(
+            mq,
+            format!("blk-mq's; the queues are blk-mq with queue.scheduler none or mq-deadline, here {scheduler} (a legacy request queue)"),
+        ),
+        "queue.generic_tagging" => need(!mq, format!("a legacy request queue's (blk_queue_init_tags); queue.scheduler {scheduler} is blk-mq")),
+        "disk.controller_cache" => {
+            need(s.disk.kind == DiskKind::Hwraid5, format!("a RAID controller's cache; it acts with disk.kind=hwraid5, here {}", kind_name(s)))
+        }
+        "disk.skip_within_track" => need(
+            matches!(s.disk.kind, DiskKind::Hdd | DiskKind::Hwraid5),
+            format!("a rotating disk's; it acts with disk.kind=hdd or hwraid5, here {}", kind_name(s)),
+        ),
+        _ => Ok(()),
+    }
+}
+
+fn kind_name(s: &Scenario) -> String {
+    get_knob(s, "disk.kind").unwrap_or_default()
+}
+
+/// A user's settings on top of a scenario: refused, naming the first that acts on nothing in
+/// every one of `scenarios` (the variants a command runs: a knob of dm-multipath is fine in a
+/// comparison whose other variant runs straight on the disk).
+pub fn check_user_knobs(scenarios: &[&Scenario], sets: &[(String, String)]) -> Result<(), ScenarioError> {
+    for (k, _) in sets {
+        let Some(first) = scenarios.first() else { return Ok(()) };
+        if scenarios.iter().all(|s| knob_applies(s, k).is_err()) {
+            let why = knob_applies(first, k).err().unwrap_or_default();
+            return Err(ScenarioError::new(k.as_str(), format!("changes nothing here: {why}")));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(sets: &[(&str, &str)]) -> Scenario {
+        let mut s = Scenario::default();
+        for (k, v) in sets {
+            set_knob(&mut s, k, v).unwrap();
+        }
+        s
+    }
+
+    #[test]
+    fn a_knob_of_a_layer_the_stack_lacks_acts_on_nothing_and_says_why() {
+        let lvm = with(&[("stack", "lvm")]);
+        let e = knob_applies(&lvm, "md.chunk_kb").unwrap_err();
+        assert!(e.contains("no md device with stack=lvm") && e.contains("stack=md"), "{e}");
+        // dm-linear takes its disks' limit: dm.max_sectors_kb is request-based dm's.
+        let e = knob_applies(&lvm, "dm.max_sectors_kb").unwrap_err();
+        assert!(e.contains("disk.max_sectors_kb"), "{e}");
+        assert!(knob_applies(&lvm, "dm.congestion_callout").is_ok());
+        assert!(knob_applies(&with(&[("stack", "md"), ("disks", "3")]), "md.chunk_kb").is_ok());
+        // iosched/ holds the current elevator's files only.
+        let deadline = with(&[("queue.scheduler", "deadline")]);
+        let e = knob_applies(&deadline, "iosched.slice_idle").unwrap_err();
+        assert!(e.contains("cfq's") && e.contains("deadline"), "{e}");
+        assert!(knob_applies(&deadline, "iosched.fifo_batch").is_ok());
+        assert!(knob_applies(&with(&[("queue.scheduler", "mq-deadline")]), "iosched.read_expire").is_ok());
+        assert!(knob_applies(&with(&[("queue.scheduler", "cfq")]), "iosched.fifo_batch").is_err());
+        // blk-mq's knobs need blk-mq queues, and clone allocation dm over them.
+        assert!(knob_applies(&deadline, "host.nr_hw_queues").is_err());
+        let mq = with(&[("queue.scheduler", "none")]);
+        assert!(knob_applies(&mq, "host.nr_hw_queues").is_ok());
+        assert!(knob_applies(&mq, "dm.clone_alloc").is_err(), "no dm with stack=direct");
+        assert!(knob_applies(&with(&[("queue.scheduler", "none"), ("stack", "dm")]), "dm.clone_alloc").is_ok());
+        assert!(knob_applies(&mq, "queue.generic_tagging").is_err());
+        // The disk's own model.
+        assert!(knob_applies(&with(&[("disk.kind", "ssd")]), "disk.skip_within_track").is_err());
+        assert!(knob_applies(&with(&[("disk.kind", "hwraid5")]), "disk.controller_cache").is_ok());
+        assert!(knob_applies(&Scenario::default(), "disk.controller_cache").is_err());
+        // Knobs of every stack act everywhere.
+        for k in ["queue.nr_requests", "queue.depth", "workload.bs", "vm.dirty_ratio", "cpu.cores", "host.can_queue", "stack", "disks"] {
+            assert!(knob_applies(&lvm, k).is_ok(), "{k}");
+        }
+    }
+
+    #[test]
+    fn a_set_must_act_in_one_of_the_scenarios_compared() {
+        let dm = with(&[("queue.scheduler", "none"), ("stack", "dm")]);
+        let direct = with(&[("queue.scheduler", "none")]);
+        let sets = vec![("dm.clone_alloc".to_string(), "nowait".to_string())];
+        assert!(check_user_knobs(&[&dm, &direct], &sets).is_ok());
+        let e = check_user_knobs(&[&direct], &sets).unwrap_err();
+        assert_eq!(e.field, "dm.clone_alloc");
+        assert!(e.message.starts_with("changes nothing here: "), "{e}");
+    }
+}

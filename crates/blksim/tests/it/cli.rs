@@ -30,6 +30,13 @@ fn bad_input_exits_2_with_one_line_naming_the_problem() {
     assert_bad(&["run", "dm-sg-lists", "--set", "cpu.irq_cpus=4"], "cpu.irq_cpus");
     assert_bad(&["run", "dm-sg-lists", "--set", "cpu.irq_cpus=4,x"], "cpu.irq_cpus");
     assert_bad(&["run", "dm-sg-lists", "--set", "cpu.irq_cpus=4,99"], "cpu.irq_cpus");
+    // A knob of a layer the lesson's stack lacks changes nothing: refused, with why.
+    assert_bad(&["run", "nr-requests", "--set", "md.chunk_kb=64"], "md.chunk_kb: changes nothing here: no md device with stack=lvm");
+    assert_bad(&["link", "nr-requests", "--set", "iosched.slice_idle=0"], "queue.scheduler is deadline");
+    assert_bad(&["compare", "scsi-starved", "--set", "dm.paths=2", "--duration", "0.1"], "dm.paths");
+    // In a comparison a knob need act in one variant only: mq-clone-stall's `direct` has no dm.
+    let (code, _, err) = blksim(&["compare", "mq-clone-stall", "--set", "dm.clone_alloc=nowait", "--duration", "0.1"]);
+    assert_eq!(code, 0, "{err}");
     assert_bad(&["explode"], "explode");
     assert_bad(&[], "usage");
     // A negative number reaches the option's own check, which says the range.
