@@ -61,6 +61,9 @@ impl Session {
         }
         // B just opened (or a link's B): A waits while B catches up to it.
         if let Some(b) = self.b.as_mut().filter(|b| b.catch_up_to.is_some() && self.a.catch_up_to.is_none()) {
+            // A stands still by design meanwhile: its live line must not read that as slowness
+            // in the first frame after (it is measured again from the next one).
+            self.a.achieved_speed = self.a.speed;
             let changed = b.frame(dt_ms, now_ms);
             self.charts_dirty |= changed;
             return changed;

@@ -169,7 +169,7 @@ impl SimDriver {
             last_threads,
             last_tick_end: None,
             frame_events_max: 20_000,
-            achieved_speed: 0.0,
+            achieved_speed: SPEED_DEFAULT,
             occupancy,
             notice: None,
             link_b: None,
@@ -335,6 +335,8 @@ impl SimDriver {
             self.run_traced(t, self.catch_up_events);
             if self.sim.now() >= t || self.sim.is_finished() {
                 self.catch_up_to = None;
+                // Not measured yet at the asked speed: the live line says nothing until it is.
+                self.achieved_speed = self.speed;
                 self.resync();
                 return true;
             }
