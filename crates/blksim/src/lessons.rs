@@ -165,8 +165,15 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
             }
         }
     }
+    // The knobs a lesson puts forward exist and act on something in one of its variants.
+    let cfgs = l.variants.iter().map(|v| l.config(&v.name, &[])).collect::<Result<Vec<_>, _>>()?;
+    let scenarios: Vec<&Scenario> = cfgs.iter().map(|c| &c.scenario).collect();
     for k in &l.knobs {
-        crate::scenario::knob_spec(k).ok_or_else(|| ScenarioError::new(format!("{}.knobs", l.id), format!("unknown knob '{k}'")))?;
+        let spec =
+            crate::scenario::knob_spec(k).ok_or_else(|| ScenarioError::new(format!("{}.knobs", l.id), format!("unknown knob '{k}'")))?;
+        let value = crate::scenario::get_knob(scenarios[0], spec.key).unwrap_or_default();
+        crate::scenario::check_user_knobs(&scenarios, &[(k.clone(), value)])
+            .map_err(|e| ScenarioError::new(format!("{}.knobs", l.id), e.to_string()))?;
     }
     crate::fidelity::check(l)?;
     if let Some(p) = &l.predict {
