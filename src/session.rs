@@ -210,6 +210,31 @@ impl Session {
     pub fn close_b(&mut self) {
         self.b = None;
         self.charts_dirty = true;
+        self.drop_idle_settings();
+    }
+
+    /// After the variants shown change (a variant picked, a step, B opened or closed): the
+    /// user's settings that act on nothing in A's variant nor in B's are dropped from both
+    /// runs (they change nothing in either, so neither restarts), and the page says which, so
+    /// the link it writes opens as it is.
+    pub fn drop_idle_settings(&mut self) {
+        let vb: Vec<String> = self.b.iter().map(|b| b.variant.clone()).collect();
+        let vb: Vec<&str> = vb.iter().map(String::as_str).collect();
+        let idle = self.a.drop_idle(&vb);
+        if let Some(b) = &mut self.b {
+            b.overrides = self.a.overrides.clone();
+        }
+        if !idle.is_empty() {
+            let what: Vec<String> =
+                idle.iter().map(|e| format!("{} ({})", e.field, e.message.trim_start_matches("changes nothing here: "))).collect();
+            let (verb, runs) = match (idle.len(), self.b.is_some()) {
+                (1, false) => ("it acts", "this variant"),
+                (_, false) => ("they act", "this variant"),
+                (1, true) => ("it acts", "either variant"),
+                (_, true) => ("they act", "either variant"),
+            };
+            self.a.notice = Some(format!("Dropped {}: {verb} on nothing in {runs}.", what.join("; ")));
+        }
     }
 
     /// Restarts both runs with a new seed (A/B keep one seed).

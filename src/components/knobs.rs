@@ -12,6 +12,9 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct KnobPanelProps {
     pub scenario: Scenario,
+    /// The A/B view's other run: a knob that acts there is not greyed out.
+    #[prop_or_default]
+    pub also: Option<Scenario>,
     /// (key, value) typed by the user.
     pub on_apply: Callback<(String, String)>,
     /// The knob last changed, and what the change did or why it was refused.
@@ -91,7 +94,7 @@ pub fn KnobPanel(p: &KnobPanelProps) -> Html {
         let invalid = refused.is_some();
         let value = refused.unwrap_or_else(|| get_knob(&p.scenario, k.key).unwrap_or_default());
         // A knob of a layer this stack lacks acts on nothing: shown, greyed, with why.
-        let idle = knob_applies(&p.scenario, k.key).err();
+        let idle = knob_applies(&p.scenario, k.key).err().filter(|_| p.also.as_ref().is_none_or(|b| knob_applies(b, k.key).is_err()));
         html! {
             <>
             <tr data-knob={k.key} class={classes!(idle.is_some().then_some("knob-idle"))}>

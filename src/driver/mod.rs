@@ -7,6 +7,7 @@
 
 mod btt;
 mod hover;
+mod knobs;
 mod stats;
 mod sweep;
 pub mod sweep_workers;
@@ -521,103 +522,7 @@ impl SimDriver {
         self.absorb(now_ms)
     }
 
-    /// Applies several knobs at once (a fio job file): validated together, one restart.
-    pub fn apply_many(&mut self, knobs: &[(String, String)]) -> Result<(), String> {
-        // One entry per knob, the last setting winning (a link takes each knob once).
-        let mut overrides = self.overrides.clone();
-        for (k, v) in knobs {
-            overrides.retain(|(n, _)| n != k);
-            overrides.push((k.clone(), v.clone()));
-        }
-        let (acting, idle) = self.lesson.split_acting(&[&self.variant], &overrides).map_err(|e| e.to_string())?;
-        if let Some(e) = idle.iter().find(|e| knobs.iter().any(|(k, _)| e.field.split('=').next() == Some(k.as_str()))) {
-            return Err(e.to_string());
-        }
-        let overrides = acting;
-        let (speed, playing, variant, seed) = (self.speed, self.playing, self.variant.clone(), self.seed);
-        let mut d = SimDriver::new(&self.lesson.id.clone(), Some(&variant), overrides, seed)?;
-        d.speed = speed;
-        d.playing = playing;
-        *self = d;
-        Ok(())
-    }
-
-    /// Applies a knob: live if the kernel applies it live, else by restarting with it.
-    /// Returns a sentence saying which.
-    /// A knob that would act on nothing in the resulting stack (`md.chunk_kb` without md) is
-    /// refused with why; settings the change leaves acting on nothing (cfq's tunables once the
-    /// scheduler is deadline, md's once the stack is direct) are dropped, and the answer names
-    /// them, as an elevator switch drops the old elevator's tunables.
-    pub fn apply_knob(&mut self, key: &str, value: &str) -> Result<String, String> {
-        let mut overrides: Vec<(String, String)> = self.overrides.iter().filter(|(k, _)| k != key).cloned().collect();
-        overrides.push((key.to_string(), value.to_string()));
-        // Validate the whole scenario with the new value before touching the run.
-        let (overrides, idle) = self.lesson.split_acting(&[&self.variant], &overrides).map_err(|e| e.to_string())?;
-        if let Some(e) = idle.iter().find(|e| e.field.split('=').next() == Some(key)) {
-            return Err(format!("{key}: {}", e.message));
-        }
-        let dropped = if idle.is_empty() {
-            String::new()
-        } else {
-            let names: Vec<&str> = idle.iter().map(|e| e.field.as_str()).collect();
-            format!("; dropped {}, which act on nothing now", names.join(", "))
-        };
-        if self.sim.apply_live(key, value).map_err(|e| e.to_string())? {
-            self.overrides = overrides;
-            self.topology = self.sim.topology();
-            Ok(format!(
-                "{key}={value} applied live at t = {:.3} s, as a sysfs write would be (a link replays it from t = 0){dropped}",
-                self.sim.now().as_secs_f64()
-            ))
-        } else {
-            let (speed, playing, variant, seed) = (self.speed, self.playing, self.variant.clone(), self.seed);
-            let mut d = SimDriver::new(&self.lesson.id.clone(), Some(&variant), overrides, seed)?;
-            d.speed = speed;
-            d.playing = playing;
-            *self = d;
-            Ok(format!("{key}={value} cannot change under a running stack: the run restarted with it{dropped}"))
-        }
-    }
-
     fn pid_of(&self, thread: u32) -> u32 {
         self.last_threads.get(thread as usize).map_or(0, |t| t.pid)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_knob_that_acts_on_nothing_is_refused_and_one_a_change_idles_is_dropped() {
-        let mut d = SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 1).unwrap();
-        let e = d.apply_knob("md.chunk_kb", "64").unwrap_err();
-        assert!(e.starts_with("md.chunk_kb: changes nothing here: no md device with stack=lvm"), "{e}");
-        assert!(d.overrides.is_empty());
-        // cfq's tunable, then the scheduler switched away from cfq: the tunable goes with it.
-        let mut d = SimDriver::new("scsi-starved", Some("regressed"), Vec::new(), 1).unwrap();
-        d.apply_knob("iosched.slice_idle", "0").unwrap();
-        let m = d.apply_knob("queue.scheduler", "deadline").unwrap();
-        assert!(m.contains("applied live") && m.ends_with("; dropped iosched.slice_idle=0, which act on nothing now"), "{m}");
-        assert_eq!(d.overrides, vec![("queue.scheduler".to_string(), "deadline".to_string())]);
-    }
-
-    #[test]
-    fn a_link_with_a_knob_that_acts_on_nothing_opens_without_it_and_says_so() {
-        let d = SimDriver::from_fragment(
-            "#/lesson/nr-requests?v=1&variant=regressed&md.chunk_kb=64&queue.nr_requests=64&seed=2",
-            "nr-requests",
-        );
-        assert_eq!((d.lesson.id.as_str(), d.seed), ("nr-requests", 2));
-        assert_eq!(d.overrides, vec![("queue.nr_requests".to_string(), "64".to_string())]);
-        let n = d.notice.unwrap_or_default();
-        assert!(
-            n.contains("md.chunk_kb=64: changes nothing here: no md device with stack=lvm") && n.contains("the rest of it is applied"),
-            "{n}"
-        );
-        // A knob that acts in B's variant only is kept (mq-clone-stall's direct has no dm).
-        let d = SimDriver::from_fragment("#/lesson/mq-clone-stall?v=1&variant=direct&b=regressed&dm.clone_alloc=nowait", "mq-clone-stall");
-        assert_eq!(d.overrides, vec![("dm.clone_alloc".to_string(), "nowait".to_string())]);
-        assert_eq!(d.notice, None);
     }
 }

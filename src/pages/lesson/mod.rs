@@ -249,7 +249,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 } else if *tab == Tab::Log {
                     { tabs::event_log(&session, &refresh, d, ab) }
                 } else {
-                    <KnobPanel scenario={d.sim.config().scenario.clone()} on_apply={on_knob} message={(*knob_msg).clone()} rejected={(*knob_rejected).clone()} />
+                    <KnobPanel scenario={d.sim.config().scenario.clone()} also={s.b.as_ref().map(|b| b.sim.config().scenario.clone())} on_apply={on_knob} message={(*knob_msg).clone()} rejected={(*knob_rejected).clone()} />
                 }
             </div>
             if !gaps.is_empty() {

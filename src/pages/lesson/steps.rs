@@ -29,6 +29,7 @@ pub(super) fn apply_step(s: &mut Session, i: usize) {
         Some(_) => {}
         None => s.close_b(),
     }
+    s.drop_idle_settings();
     if let Some(t) = st.t {
         let t = blksim::SimTime::from_secs_f64(t);
         s.a.catch_up_to = Some(t);
@@ -99,6 +100,7 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
             if vs.len() >= 2 {
                 s.a.notice = s.a.restart(&vs[0], seed).err();
                 s.a.notice = s.open_b(&vs[1]).err();
+                s.drop_idle_settings();
                 s.a.speed = 0.5;
                 s.a.playing = true;
             }

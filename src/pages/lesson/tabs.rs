@@ -67,10 +67,13 @@ pub(super) fn use_knob_handler(
     use_callback((), move |(k, v): (String, String), _| {
         let mut s = session.borrow_mut();
         let v = v.trim().to_string();
-        let r = s.a.apply_knob(&k, &v);
+        // A setting may act in A's variant or in B's (the A/B view): both runs take it.
+        let vb: Vec<String> = s.b.iter().map(|b| b.variant.clone()).collect();
+        let va = [s.a.variant.clone()];
+        let r = s.a.apply_knob(&k, &v, &vb.iter().map(String::as_str).collect::<Vec<_>>());
         knob_rejected.set(r.is_err().then(|| (k.clone(), v.clone())));
         if let (Ok(_), Some(b)) = (&r, &mut s.b) {
-            let _ = b.apply_knob(&k, &v);
+            let _ = b.apply_knob(&k, &v, &va.iter().map(String::as_str).collect::<Vec<_>>());
         }
         knob_msg.set(Some((k.clone(), r.unwrap_or_else(|e| format!("not applied: {e}")))));
         s.charts_dirty = true;

@@ -42,6 +42,7 @@ pub(super) fn variant_controls(session: &SharedSession, refresh: &UseForceUpdate
                     // Keep B in lockstep: both from time 0.
                     let _ = s.reset();
                 }
+                s.drop_idle_settings();
                 s.charts_dirty = true;
                 sync_fragment(&s);
                 drop(s);

@@ -37,6 +37,12 @@ impl Sim {
                     }
                 }
             }
+            // elevator_switch: a legacy queue offers noop, deadline and cfq; blk-mq's are
+            // other files on another queue type (writing "none" to a legacy queue is EINVAL):
+            // a change between the two restarts the run, built the other way.
+            "queue.scheduler" if crate::block::is_mq(s.queue.scheduler) != crate::block::is_mq(self.cfg.scenario.queue.scheduler) => {
+                return Ok(false)
+            }
             "queue.scheduler" => {
                 for d in &mut self.devs {
                     d.queue.elevator.set_kind(crate::block::elevator_kind(s.queue.scheduler));
@@ -49,9 +55,21 @@ impl Sim {
                     d.queue.elevator.set_tunables(tun);
                 }
             }
+            "dm.max_sectors_kb" => {
+                // queue_max_sectors_store on dm-N: its own limit, within what its paths take.
+                for d in &mut self.devs {
+                    if matches!(d.kind, crate::block::DevKind::DmMpath { .. }) {
+                        d.queue.max_sectors_bytes = crate::block::genhd::dm_mpath_max_sectors_kb(&s) as u64 * 1024;
+                    }
+                }
+            }
+            // Under request-based dm the paths' limits were stacked onto dm-N when its table
+            // was loaded; a lower limit written afterwards would fail dm's larger clones
+            // (blk_rq_check_limits: EIO), which the model does not do: the run restarts, and
+            // the table is loaded with the new limit.
+            "disk.max_sectors_kb" if self.devs.iter().any(|d| matches!(d.kind, crate::block::DevKind::DmMpath { .. })) => return Ok(false),
             "disk.max_sectors_kb" => {
-                // The disks' queues, and LVM's volumes built with their limit; md and dm
-                // multipath keep their own.
+                // The disks' queues, and LVM's volumes built with their limit; md keeps its own.
                 for d in &mut self.devs {
                     if d.is_leaf() || matches!(d.kind, crate::block::DevKind::DmLinear { .. }) {
                         d.queue.max_sectors_bytes = s.disk.max_sectors_kb as u64 * 1024;
@@ -65,5 +83,37 @@ impl Sim {
         }
         self.cfg = cfg;
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::time::SimTime;
+    use crate::engine::Sim;
+
+    fn dm_limits_kb(sim: &Sim) -> Vec<u32> {
+        sim.topology().devices.iter().filter(|d| d.name.starts_with("dm-")).map(|d| d.max_sectors_kb).collect()
+    }
+
+    /// `echo 128 > /sys/block/dm-N/queue/max_sectors_kb` on a running dm-sg-lists: the dm
+    /// devices' limit is 128 KiB from then on, so the throughput becomes the workaround's.
+    /// (It used to change only the configuration: the queues kept 512 KiB.)
+    #[test]
+    fn a_live_dm_max_sectors_kb_write_limits_the_dm_queues_from_then_on() {
+        let l = crate::lessons::find("dm-sg-lists").unwrap();
+        let mut live = Sim::new(&l.config("regressed", &[]).unwrap(), 1);
+        assert!(dm_limits_kb(&live).iter().all(|&k| k == 512));
+        assert!(live.apply_live("dm.max_sectors_kb", "128").unwrap());
+        assert!(dm_limits_kb(&live).iter().all(|&k| k == 128));
+        live.run_until(SimTime::from_secs_f64(0.5));
+        let mut fresh = Sim::new(&l.config("workaround", &[]).unwrap(), 1);
+        fresh.run_until(SimTime::from_secs_f64(0.5));
+        let done = |s: &Sim| s.totals().requests_completed as f64;
+        assert!((done(&live) / done(&fresh) - 1.0).abs() < 0.05, "{} live against {} fresh", done(&live), done(&fresh));
+        // Over a path's limit it is capped there (the paths' limits stack onto dm-N), and a
+        // lower path limit written under a running dm table restarts the run.
+        assert!(live.apply_live("dm.max_sectors_kb", "2048").unwrap());
+        assert!(dm_limits_kb(&live).iter().all(|&k| k == 512));
+        assert!(!live.apply_live("disk.max_sectors_kb", "64").unwrap());
     }
 }

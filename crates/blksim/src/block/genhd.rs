@@ -69,7 +69,7 @@ impl BlockDev {
             major: DM_MAJOR,
             minor: index,
             kind: DevKind::DmMpath { paths },
-            queue: RequestQueue::new(s, s.dm.max_sectors_kb, 0),
+            queue: RequestQueue::new(s, dm_mpath_max_sectors_kb(s), 0),
             stats: DiskStats::default(),
         }
     }
@@ -163,4 +163,11 @@ pub(crate) fn top_capacity_sectors(s: &crate::scenario::Scenario) -> u64 {
         StackKind::Lvm => disk - crate::block::LVM_PE_START_SECTORS,
         StackKind::Md => md_capacity_sectors(disk, s.disks as u64, s),
     }
+}
+
+/// A request-based dm device's `max_sectors_kb`: its own setting, within its paths' limit
+/// (`dm_set_device_limits` → `blk_stack_limits` at table load takes the least of the paths'
+/// `max_sectors`; a clone over a path's limit would fail `blk_rq_check_limits`).
+pub fn dm_mpath_max_sectors_kb(s: &Scenario) -> u32 {
+    s.dm.max_sectors_kb.min(s.disk.max_sectors_kb)
 }

@@ -342,7 +342,13 @@ fn cmd_link(a: &Args) -> Result<String, CliError> {
         l.variant(b).map_err(|e| bad(format!("--b: {}", e.message)))?;
     }
     let variant = a.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
-    config_of(&l, &variant, a)?;
+    // A knob need act in A's variant or in B's, as the page takes it.
+    let cfgs = [Some(&variant), a.b.as_ref()]
+        .into_iter()
+        .flatten()
+        .map(|v| l.config(v, &a.sets).map_err(|e| bad(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_user_knobs(&cfgs.iter().map(|c| &c.scenario).collect::<Vec<_>>(), &a.sets).map_err(|e| bad(e.to_string()))?;
     let st = LinkState {
         lesson: l.id.clone(),
         variant: a.variant.clone(),
@@ -526,12 +532,14 @@ fn cmd_trace(a: &Args) -> Result<String, CliError> {
     // devices are not all in time order in the ring).
     let span_s = records.iter().map(|r| r.time.ns()).max().map_or(0.0, |m| SimTime(m - t0).as_secs_f64());
     let mut s = format!(
-        "{} / {variant}: {} records over {:.3} s to {dir}/ ({} files for {} devices, and blkparse.txt)\n",
+        "{} / {variant}: {} records over {:.3} s to {dir}/ ({} file{} for {} device{}, and blkparse.txt)\n",
         l.id,
         records.len(),
         span_s,
         files.len(),
-        traced.len()
+        if files.len() == 1 { "" } else { "s" },
+        traced.len(),
+        if traced.len() == 1 { "" } else { "s" }
     );
     if cut {
         let _ = writeln!(s, "cut short at {TRACE_RECORDS_MAX} records: ask for a shorter --duration");

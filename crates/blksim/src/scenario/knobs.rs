@@ -88,7 +88,7 @@ pub const KNOBS: &[KnobSpec] = &[
     KnobSpec {
         key: "dm.max_sectors_kb",
         kind: KnobKind::Int { min: 4, max: limits::MAX_SECTORS_KB_MAX as u64, unit: "KiB" },
-        help: "the dm device's queue limit",
+        help: "the dm device's queue limit (request-based dm; within its paths' disk.max_sectors_kb, which stack onto it when its table is loaded)",
         live: true,
     },
     KnobSpec {

@@ -69,11 +69,15 @@ impl Scenario {
             let mut probe = Scenario::default();
             set_knob(&mut probe, spec.key, &v)?;
         }
-        if self.hbas > self.disks {
-            return Err(ScenarioError::new(
-                "hbas",
-                format!("{} HBAs for {} disks; expected at most one HBA per disk", self.hbas, self.disks),
-            ));
+        // Each path to a disk is its own sd device, on the next HBA along.
+        let sd_devices = self.disks * if self.stack == StackKind::Dm { self.dm.paths } else { 1 };
+        if self.hbas > sd_devices {
+            let what = if sd_devices == self.disks {
+                format!("{} disks", self.disks)
+            } else {
+                format!("{sd_devices} sd devices ({} disk{} × {} paths)", self.disks, if self.disks == 1 { "" } else { "s" }, self.dm.paths)
+            };
+            return Err(ScenarioError::new("hbas", format!("{} HBAs for {what}; expected at most one HBA per sd device", self.hbas)));
         }
         if !self.cpu.irq_cpus.is_empty() && self.cpu.irq_cpus.len() != self.hbas as usize {
             return Err(ScenarioError::new(
@@ -81,7 +85,9 @@ impl Scenario {
                 format!("expected one CPU per HBA ({}), got {}", self.hbas, self.cpu.irq_cpus.len()),
             ));
         }
-        if self.host.nr_hw_queues > self.cpu.cores {
+        // (Checks of a knob that acts on nothing here would leave no way out: the knob's own
+        // field refuses a change.)
+        if self.host.nr_hw_queues > self.cpu.cores && knob_applies(self, "host.nr_hw_queues").is_ok() {
             return Err(ScenarioError::new(
                 "host.nr_hw_queues",
                 format!("{} hardware queues need as many CPUs; there are {}", self.host.nr_hw_queues, self.cpu.cores),
@@ -111,14 +117,15 @@ impl Scenario {
         if self.stack == StackKind::Md && self.disks < 3 {
             return Err(ScenarioError::new("disks", format!("{} disks for stack=md; RAID5 needs at least 3", self.disks)));
         }
-        if !self.md.chunk_kb.is_power_of_two() {
+        let md = self.stack == StackKind::Md;
+        if md && !self.md.chunk_kb.is_power_of_two() {
             return Err(ScenarioError::new(
                 "md.chunk_kb",
                 format!("{} is not allowed; expected a power of two from 4 to 65536", self.md.chunk_kb),
             ));
         }
         let member_kb = crate::hw::capacity_sectors(self.disk.kind) / 2;
-        if self.md.component_size_kb > member_kb {
+        if md && self.md.component_size_kb > member_kb {
             return Err(ScenarioError::new(
                 "md.component_size_kb",
                 format!(
@@ -185,50 +192,82 @@ fn stack_name(s: &Scenario) -> String {
 /// queues under a legacy elevator) changes nothing, so a user's setting of it (`--set`, a link,
 /// the knob panel) is refused with the reason, as writing
 /// `/sys/block/sda/queue/iosched/slice_idle` under deadline fails: the file is not there.
+/// Some reasons are the model's own limits (its blk-mq queues dispatch without an elevator,
+/// have no request pool and do not plug); those say so. The reason is a clause that follows
+/// "changes nothing here:" (the CLI) or "Acts on nothing here:" (the knob panel).
 /// Lessons' own variants are not checked here (a variant may keep another's settings).
 pub fn knob_applies(s: &Scenario, key: &str) -> Result<(), String> {
     let stack = stack_name(s);
     let scheduler = get_knob(s, "queue.scheduler").unwrap_or_default();
     let mq = crate::block::is_mq(s.queue.scheduler);
+    let dm = s.stack == StackKind::Dm;
+    // A legacy request queue (request pool, plugging, blk_delay_queue): the disks' under a
+    // legacy elevator, or request-based dm's own queue (also over blk-mq paths).
+    let legacy_queue = !mq || dm;
     let need = |ok: bool, why: String| if ok { Ok(()) } else { Err(why) };
+    let mq_note = "the model's blk-mq queues";
     match key {
         k if k.starts_with("md.") => need(s.stack == StackKind::Md, format!("no md device with stack={stack}; md's knobs act with stack=md")),
         "dm.max_sectors_kb" => need(
-            s.stack == StackKind::Dm,
+            dm,
             format!(
                 "no request-based dm device with stack={stack}; it acts with stack=dm{}",
                 if s.stack == StackKind::Lvm { " (LVM's dm-linear takes its disks' limit: disk.max_sectors_kb)" } else { "" }
             ),
         ),
-        "dm.partial_completion" | "dm.paths" | "dm.path_grouping" => {
-            need(s.stack == StackKind::Dm, format!("no dm-multipath device with stack={stack}; it acts with stack=dm"))
+        "dm.partial_completion" | "dm.paths" => need(dm, format!("no dm-multipath device with stack={stack}; it acts with stack=dm")),
+        "dm.path_grouping" => {
+            need(dm, format!("no dm-multipath device with stack={stack}; it acts with stack=dm"))?;
+            need(s.dm.paths > 1, "one path per device (dm.paths=1): failover and multibus choose among paths; it acts with dm.paths 2 or more".into())
         }
-        "dm.congestion_callout" => need(
-            matches!(s.stack, StackKind::Dm | StackKind::Lvm),
-            format!("no dm device with stack={stack}; it acts with stack=lvm or stack=dm"),
-        ),
+        "dm.congestion_callout" => {
+            need(matches!(s.stack, StackKind::Dm | StackKind::Lvm), format!("no dm device with stack={stack}; it acts with stack=lvm or stack=dm"))?;
+            need(
+                s.vm.writeback == Writeback::Pdflush,
+                format!(
+                    "only pdflush's nonblocking writeback asks whether a device is congested; it acts with vm.writeback=pdflush, here {}",
+                    get_knob(s, "vm.writeback").unwrap_or_default()
+                ),
+            )
+        }
         "dm.clone_alloc" | "dm.polling_interval" => need(
-            s.stack == StackKind::Dm && mq,
+            dm && mq,
             format!(
-                "acts on dm-multipath over blk-mq paths (stack=dm with queue.scheduler none or mq-deadline); here stack={stack}, queue.scheduler={scheduler}"
+                "the model has it for dm-multipath over blk-mq paths only (stack=dm with queue.scheduler none or mq-deadline); here stack={stack}, queue.scheduler={scheduler}"
             ),
         ),
-        "queue.cfq" | "iosched.slice_idle" | "iosched.quantum" | "iosched.slice_sync" | "iosched.slice_async" | "iosched.fifo_expire_sync"
-        | "iosched.fifo_expire_async" => need(
+        "queue.cfq" => need(
             s.queue.scheduler == Scheduler::Cfq,
-            format!("cfq's (queue/iosched/ holds it only under cfq); queue.scheduler is {scheduler}"),
+            format!("it chooses the model's rules for cfq, and the elevator is {scheduler}; it acts with queue.scheduler=cfq"),
         ),
-        "iosched.fifo_batch" | "iosched.read_expire" | "iosched.write_expire" | "iosched.writes_starved" => need(
-            matches!(s.queue.scheduler, Scheduler::Deadline | Scheduler::MqDeadline),
-            format!("deadline's (queue/iosched/ holds it only under deadline or mq-deadline); queue.scheduler is {scheduler}"),
+        "iosched.slice_idle" | "iosched.quantum" | "iosched.slice_sync" | "iosched.slice_async" | "iosched.fifo_expire_sync" | "iosched.fifo_expire_async" => need(
+            s.queue.scheduler == Scheduler::Cfq,
+            format!("a cfq tunable, and queue/iosched/ holds only the elevator's own files; queue.scheduler is {scheduler}"),
         ),
-        "host.nr_hw_queues" | "host.irq_per_hw_queue" | "blk_mq.rerun_after_splice" => need(
-            mq,
-            format!("blk-mq's; the queues are blk-mq with queue.scheduler none or mq-deadline, here {scheduler} (a legacy request queue)"),
+        "iosched.fifo_batch" | "iosched.read_expire" | "iosched.write_expire" | "iosched.writes_starved" => match s.queue.scheduler {
+            Scheduler::Deadline => Ok(()),
+            // dm's own (legacy) queue runs deadline for mq-deadline; blk-mq disks run no elevator.
+            Scheduler::MqDeadline if dm => Ok(()),
+            Scheduler::MqDeadline => Err(format!("a deadline tunable, and {mq_note} dispatch without an elevator (mq-deadline runs as none); it acts with queue.scheduler=deadline")),
+            _ => Err(format!("a deadline tunable, and queue/iosched/ holds only the elevator's own files; queue.scheduler is {scheduler}")),
+        },
+        "host.nr_hw_queues" | "host.irq_per_hw_queue" | "blk_mq.rerun_after_splice" => {
+            need(mq, format!("a blk-mq setting, and the disks' queues are legacy with queue.scheduler={scheduler}; blk-mq is none or mq-deadline"))
+        }
+        "queue.generic_tagging" | "scsi.run_queue" => need(
+            !mq,
+            format!("a legacy SCSI request queue's (scsi_request_fn), and queue.scheduler={scheduler} makes the disks' queues blk-mq"),
         ),
-        "queue.generic_tagging" => need(!mq, format!("a legacy request queue's (blk_queue_init_tags); queue.scheduler {scheduler} is blk-mq")),
+        "queue.nr_requests" | "queue.batch_hard_limit" => need(
+            legacy_queue,
+            format!("a legacy request queue's request pool, and every queue here is blk-mq ({mq_note} have no request pool: their tags are host.can_queue per hardware queue)"),
+        ),
+        "queue.async_run_cancels_delay" => {
+            need(legacy_queue, "blk_delay_queue's timer on a legacy request queue, and every queue here is blk-mq".into())
+        }
+        "queue.plugging" => need(legacy_queue, format!("{mq_note} do not plug, and every queue here is blk-mq")),
         "disk.controller_cache" => {
-            need(s.disk.kind == DiskKind::Hwraid5, format!("a RAID controller's cache; it acts with disk.kind=hwraid5, here {}", kind_name(s)))
+            need(s.disk.kind == DiskKind::Hwraid5, format!("the RAID controller's cache; it acts with disk.kind=hwraid5, here {}", kind_name(s)))
         }
         "disk.skip_within_track" => need(
             matches!(s.disk.kind, DiskKind::Hdd | DiskKind::Hwraid5),
@@ -276,14 +315,23 @@ mod tests {
         // dm-linear takes its disks' limit: dm.max_sectors_kb is request-based dm's.
         let e = knob_applies(&lvm, "dm.max_sectors_kb").unwrap_err();
         assert!(e.contains("disk.max_sectors_kb"), "{e}");
-        assert!(knob_applies(&lvm, "dm.congestion_callout").is_ok());
+        // The callout is asked by pdflush's nonblocking writeback only.
+        assert!(knob_applies(&lvm, "dm.congestion_callout").unwrap_err().contains("vm.writeback=pdflush"));
+        assert!(knob_applies(&with(&[("stack", "lvm"), ("vm.writeback", "pdflush")]), "dm.congestion_callout").is_ok());
+        // Failover and multibus choose among paths: with one there is nothing to choose.
+        assert!(knob_applies(&with(&[("stack", "dm")]), "dm.path_grouping").unwrap_err().contains("dm.paths 2 or more"));
+        assert!(knob_applies(&with(&[("stack", "dm"), ("dm.paths", "2")]), "dm.path_grouping").is_ok());
         assert!(knob_applies(&with(&[("stack", "md"), ("disks", "3")]), "md.chunk_kb").is_ok());
         // iosched/ holds the current elevator's files only.
         let deadline = with(&[("queue.scheduler", "deadline")]);
         let e = knob_applies(&deadline, "iosched.slice_idle").unwrap_err();
-        assert!(e.contains("cfq's") && e.contains("deadline"), "{e}");
+        assert!(e.contains("a cfq tunable") && e.contains("deadline"), "{e}");
         assert!(knob_applies(&deadline, "iosched.fifo_batch").is_ok());
-        assert!(knob_applies(&with(&[("queue.scheduler", "mq-deadline")]), "iosched.read_expire").is_ok());
+        // The model's blk-mq disks dispatch without an elevator; dm's own queue runs deadline.
+        assert!(knob_applies(&with(&[("queue.scheduler", "mq-deadline")]), "iosched.read_expire")
+            .unwrap_err()
+            .contains("mq-deadline runs as none"));
+        assert!(knob_applies(&with(&[("queue.scheduler", "mq-deadline"), ("stack", "dm")]), "iosched.read_expire").is_ok());
         assert!(knob_applies(&with(&[("queue.scheduler", "cfq")]), "iosched.fifo_batch").is_err());
         // blk-mq's knobs need blk-mq queues, and clone allocation dm over them.
         assert!(knob_applies(&deadline, "host.nr_hw_queues").is_err());
@@ -292,14 +340,46 @@ mod tests {
         assert!(knob_applies(&mq, "dm.clone_alloc").is_err(), "no dm with stack=direct");
         assert!(knob_applies(&with(&[("queue.scheduler", "none"), ("stack", "dm")]), "dm.clone_alloc").is_ok());
         assert!(knob_applies(&mq, "queue.generic_tagging").is_err());
+        // The model's blk-mq queues have no request pool and do not plug; dm's own queue does.
+        for k in ["queue.nr_requests", "queue.batch_hard_limit", "queue.plugging", "queue.async_run_cancels_delay", "scsi.run_queue"] {
+            assert!(knob_applies(&mq, k).is_err(), "{k}");
+        }
+        let dm_mq = with(&[("queue.scheduler", "none"), ("stack", "dm")]);
+        assert!(knob_applies(&dm_mq, "queue.nr_requests").is_ok() && knob_applies(&dm_mq, "scsi.run_queue").is_err());
         // The disk's own model.
         assert!(knob_applies(&with(&[("disk.kind", "ssd")]), "disk.skip_within_track").is_err());
         assert!(knob_applies(&with(&[("disk.kind", "hwraid5")]), "disk.controller_cache").is_ok());
         assert!(knob_applies(&Scenario::default(), "disk.controller_cache").is_err());
         // Knobs of every stack act everywhere.
-        for k in ["queue.nr_requests", "queue.depth", "workload.bs", "vm.dirty_ratio", "cpu.cores", "host.can_queue", "stack", "disks"] {
+        for k in [
+            "queue.nr_requests",
+            "queue.depth",
+            "workload.bs",
+            "vm.dirty_ratio",
+            "cpu.cores",
+            "host.can_queue",
+            "stack",
+            "disks",
+            "queue.plugging",
+        ] {
             assert!(knob_applies(&lvm, k).is_ok(), "{k}");
         }
+    }
+
+    /// Cross-field checks of a knob that acts on nothing here leave no way out (its field is
+    /// refused), so they wait until it acts; HBAs count sd devices, one per path.
+    #[test]
+    fn checks_across_knobs_skip_knobs_that_act_on_nothing_and_count_paths() {
+        let legacy_few_cpus = with(&[("host.nr_hw_queues", "4"), ("cpu.cores", "2")]);
+        assert!(legacy_few_cpus.validate().is_ok());
+        assert_eq!(
+            with(&[("host.nr_hw_queues", "4"), ("cpu.cores", "2"), ("queue.scheduler", "none")]).validate().unwrap_err().field,
+            "host.nr_hw_queues"
+        );
+        assert!(with(&[("md.component_size_kb", "100000"), ("disk.kind", "ramlun")]).validate().is_ok());
+        assert!(with(&[("stack", "dm"), ("dm.paths", "2"), ("hbas", "2")]).validate().is_ok());
+        let e = with(&[("stack", "dm"), ("dm.paths", "2"), ("hbas", "3")]).validate().unwrap_err();
+        assert!(e.message.contains("3 HBAs for 2 sd devices (1 disk × 2 paths)"), "{e}");
     }
 
     #[test]
