@@ -157,6 +157,11 @@ test('a reveal never marks right what the run contradicts: scsi-starved shows th
   const panel = page.getByRole('region', { name: 'Step' });
   await panel.locator('.predict input[type=radio]').nth(1).check();
   await panel.locator('.predict-run').click();
+  // The A/B run opens past the warm-up (t = 7 s), as the steps that compare runs do.
+  await page.waitForFunction(() => {
+    const m = (document.querySelector('[data-testid=live]')?.textContent || '').match(/^t = ([\d.]+) s/);
+    return m && Number(m[1]) >= 7;
+  }, null, { timeout: 60000 });
   await panel.locator('.predict-reveal').click();
   const reveal = await page.textContent('[data-testid=reveal]');
   assert.doesNotMatch(reveal, /^Right\./, 'the model does not show 4x the context switches');
@@ -177,6 +182,22 @@ test('before a lesson\'s warm-up ends the numbers say so; a step that compares r
   const end = Number((await page.textContent('.interval')).match(/ending at ([0-9.]+)/)[1]);
   assert.ok(end >= 7, `step 2's first numbers are of the second ending at ${end} s, a whole second past the warm-up`);
   assert.equal(await page.$('[data-testid=warming]'), null);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('in presenter mode the legend lies over the diagrams instead of squashing an A/B pair', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/anatomy-of-a-request?v=1&presenter=1&step=4', { width: 1280, height: 720 });
+  await page.waitForFunction(() => document.querySelectorAll('canvas.diagram').length === 2);
+  const legend = page.getByRole('region', { name: 'Legend' });
+  assert.equal(await legend.count(), 0, 'a primer in presenter mode opens without the legend');
+  const heights = () => page.$$eval('canvas.diagram', (cs) => cs.map((c) => c.clientHeight));
+  const before = await heights();
+  await page.click('.legend-toggle');
+  assert.equal(await legend.count(), 1);
+  assert.deepEqual(await heights(), before, 'the diagrams keep their height');
+  assert.ok(before.every((x) => x >= 200), `diagrams ${before} px high`);
   assert.deepEqual(errors, []);
   await ctx.close();
 });

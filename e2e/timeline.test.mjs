@@ -61,6 +61,27 @@ async function startSweep(page, seeds) {
   await page.click('[data-testid=run-seeds]');
 }
 
+test('at 1280 x 720 the timeline stays under the pointer while it scrubs (the page does not scroll away)', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await openPage(h, ctx, '#/lesson/scsi-starved?v=1&variant=regressed&t=7', { width: 1280, height: 720 });
+  const range = page.getByRole('slider', { name: 'Timeline' });
+  await settled(page);
+  await range.scrollIntoViewIfNeeded();
+  const top = async () => (await range.boundingBox()).y;
+  const before = await top();
+  const box = await range.boundingBox();
+  assert.ok(box.width >= 300, `a slider ${box.width} px wide can be dragged along`);
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  await settled(page);
+  assert.ok(Math.abs((await top()) - before) < 100, `after a click the slider is at ${await top()} px, was ${before}`);
+  // Back to 0, where the numbers show less than a whole second's: it stays put too.
+  await range.press('Home');
+  await settled(page);
+  assert.ok(Math.abs((await top()) - before) < 100, `after Home the slider is at ${await top()} px, was ${before}`);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 test('a 50-seed sweep on mq-clone-stall draws its distribution, and its slowest seed\'s link opens that run', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await openPage(h, ctx, '#/lesson/mq-clone-stall?v=1&variant=regressed');

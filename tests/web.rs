@@ -6,6 +6,7 @@ use blksim::cli::run_one;
 use blksim::tools::report::{IntervalReport, RunReport};
 use blkviz::components::counters::{Counters, CountersProps};
 use blkviz::layout::{columns, StackLayout, Stage};
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -100,6 +101,12 @@ async fn a_spread_step_keeps_the_least_served_disks_in_iostat() {
     assert_eq!(rows.length(), 5, "2 busiest, the line between, 2 least served");
     let between = root.query_selector("tr.between").unwrap().unwrap().text_content().unwrap();
     assert!(between.contains("8 devices between"), "{between}");
+    // Served = moved: the rows go from the most written to the least (wkB/s, the 7th column).
+    let wkb = |i: u32| -> f64 {
+        let tr = rows.item(i).unwrap().dyn_into::<web_sys::Element>().unwrap();
+        tr.query_selector("td:nth-child(7)").unwrap().unwrap().text_content().unwrap().parse().unwrap()
+    };
+    assert!(wkb(0) >= wkb(1) && wkb(1) >= wkb(3) && wkb(3) >= wkb(4), "{} {} {} {}", wkb(0), wkb(1), wkb(3), wkb(4));
     handle.destroy();
 }
 

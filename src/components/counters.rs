@@ -119,13 +119,19 @@ fn num(x: f64) -> String {
 fn iostat_table(caption: String, iv: &IntervalReport, max: usize, rows: IostatRows, all: bool, toggle: Callback<MouseEvent>) -> Html {
     let mut devs = iv.devices.clone();
     // iostat -x: the stacking devices (dm-*, md*) first, since a stacked lesson is about them,
-    // then the busiest (by %util, then throughput); ties keep kernel order.
+    // then the busiest (by %util, then throughput); ties keep kernel order. A step about how
+    // evenly the disks are served orders them by what they moved (a starved disk can read
+    // 100 %util with its requests waiting in the elevator).
     let stacking = |n: &str| n.starts_with("dm-") || n.starts_with("md");
+    let moved = |d: &blksim::tools::stats::Iostat| d.rkb_s + d.wkb_s;
     devs.sort_by(|a, b| {
-        stacking(&b.name)
-            .cmp(&stacking(&a.name))
-            .then(b.util_pct.total_cmp(&a.util_pct))
-            .then((b.rkb_s + b.wkb_s).total_cmp(&(a.rkb_s + a.wkb_s)))
+        let by_util = b.util_pct.total_cmp(&a.util_pct);
+        let by_moved = moved(b).total_cmp(&moved(a));
+        stacking(&b.name).cmp(&stacking(&a.name)).then(if rows == IostatRows::Spread {
+            by_moved.then(by_util)
+        } else {
+            by_util.then(by_moved)
+        })
     });
     let hidden = devs.len().saturating_sub(max);
     // A step about how evenly disks are served keeps both ends of the list: the least served
@@ -190,7 +196,7 @@ pub fn Counters(p: &CountersProps) -> Html {
     let all_devices = use_state(|| false);
     let Some(iv) = &p.interval else {
         return html! {
-            <section class="counters" aria-live="polite">
+            <section class="counters">
                 <p class="waiting">{ "The first simulated second has not passed yet: iostat and vmstat report once per second." }</p>
             </section>
         };
@@ -218,7 +224,7 @@ pub fn Counters(p: &CountersProps) -> Html {
     };
     let max_b = if *all_devices { usize::MAX } else { p.max_devices.min(6) };
     html! {
-        <section class="counters" aria-live="polite">
+        <section class="counters">
             <div class="big">
                 { big("throughput", "throughput (the jobs')", iv.throughput_mb_s, b.map(|b| (b.throughput_mb_s, cmp)), format::throughput) }
                 // Buffered I/O: what the jobs see and what reaches the disks differ (page cache,

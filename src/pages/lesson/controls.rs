@@ -70,7 +70,11 @@ pub(super) fn use_keyboard_shortcuts(
             let Some(e) = e.dyn_ref::<KeyboardEvent>() else { return };
             // Typing in a field is typing; Space on a button is that button's own click.
             let tag = target_tag(e.target());
-            if matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+            // A clicker's PageDown/PageUp steps the lesson even while a slider (speed, the
+            // timeline) has the focus from the last drag; the slider keeps its arrows.
+            let slider = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).is_some_and(|i| i.type_() == "range");
+            let clicker = matches!(e.key().as_str(), "PageDown" | "PageUp");
+            if (matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA") && !(slider && clicker))
                 || (tag == "BUTTON" && e.key() == " ")
                 // ↓ / ↑ on the focused diagram move its tip, not the presenter's step.
                 || (tag == "CANVAS" && matches!(e.key().as_str(), "ArrowDown" | "ArrowUp"))

@@ -128,10 +128,11 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     controls::use_blur_after_mouse_click();
     let shortcuts_open = use_state(|| false);
     // The legend shows by itself where a reader meets the diagram first: the sandbox and the
-    // primers; elsewhere the Legend toggle opens it.
+    // primers (not in presenter mode, where it lies over the diagrams); elsewhere the Legend
+    // toggle opens it.
     let legend_open = {
-        let id = props.id.clone();
-        use_state(move || id == blksim::lessons::SANDBOX || blksim::lessons::find(&id).is_ok_and(|l| l.kind == "primer"))
+        let (id, presenting) = (props.id.clone(), *presenter);
+        use_state(move || !presenting && (id == blksim::lessons::SANDBOX || blksim::lessons::find(&id).is_ok_and(|l| l.kind == "primer")))
     };
     controls::use_keyboard_shortcuts(session.clone(), refresh.clone(), presenter.clone(), step.clone(), shortcuts_open.clone());
     link::use_back_forward(session.clone(), refresh.clone(), props.id.clone(), (presenter.clone(), large.clone(), step.clone()));

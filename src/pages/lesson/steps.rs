@@ -21,11 +21,13 @@ pub(super) fn apply_step(s: &mut Session, i: usize) {
     };
     // A step with a time point starts its runs afresh and runs them there without animating
     // (past the warm-up: the page cache full, the caches in steady state), then plays on.
-    if s.a.variant != st.variant || st.t.is_some() || s.a.seed != seed {
+    // A run whose jobs are done starts again too: a step on it would show a finished run.
+    let restart = s.a.variant != st.variant || st.t.is_some() || s.a.seed != seed || s.a.sim.is_finished();
+    if restart {
         s.a.notice = s.a.restart(&st.variant, seed).err();
     }
     match &st.ab {
-        Some(b) if st.t.is_some() || s.b.as_ref().is_none_or(|x| &x.variant != b || x.seed != seed) => s.a.notice = s.open_b(b).err(),
+        Some(b) if restart || s.b.as_ref().is_none_or(|x| &x.variant != b || x.seed != seed) => s.a.notice = s.open_b(b).err(),
         Some(_) => {}
         None => s.close_b(),
     }
@@ -101,6 +103,15 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                 s.a.notice = s.a.restart(&vs[0], seed).err();
                 s.a.notice = s.open_b(&vs[1]).err();
                 s.drop_idle_settings();
+                // Past the warm-up, as the steps that compare runs open: the first numbers the
+                // room sees are steady ones, not the warm-up's (which can point the other way).
+                if let Some(w) = s.a.lesson.warmup_s {
+                    let t = blksim::SimTime::from_secs_f64(w + 1.0);
+                    s.a.catch_up_to = Some(t);
+                    if let Some(b) = &mut s.b {
+                        b.catch_up_to = Some(t);
+                    }
+                }
                 s.a.speed = 0.5;
                 s.a.playing = true;
             }
@@ -151,7 +162,7 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                             (true, true) => "Right. ",
                             (true, false) => "That is what the report saw. ",
                             (false, _) => "Not quite. ",
-                        } }</strong>{ format!("The report's answer: {}", pr.options[pr.answer]) }</p>
+                        } }</strong>{ format!("{}: {}", if d.lesson.kind == "primer" { "The answer" } else { "The report's answer" }, pr.options[pr.answer]) }</p>
                         <p>{ &pr.explanation }</p>
                         if !rows.is_empty() {
                             <ul class="reveal-rows" data-testid="reveal-rows">
