@@ -82,6 +82,22 @@ test('at 1280 x 720 the timeline stays under the pointer while it scrubs (the pa
   await ctx.close();
 });
 
+test('a link that differs only in t, pasted into the same tab, takes the run there', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await openPage(h, ctx, '#/lesson/nr-requests?v=1&variant=regressed&t=1');
+  await page.waitForSelector('input[aria-label=Timeline]');
+  await settled(page);
+  assert.deepEqual((await liveT(page)).slice(1), ['1.000', 's']);
+  for (const [t, shown] of [[3, '3.000'], [2, '2.000']]) {
+    await page.evaluate((t) => { location.hash = `#/lesson/nr-requests?v=1&variant=regressed&t=${t}`; }, t);
+    await page.waitForFunction((want) => (document.querySelector('[data-testid=live]')?.textContent || '').startsWith(`t = ${want} s`), shown, { timeout: 60000 });
+    await settled(page);
+    assert.deepEqual((await liveT(page)).slice(1), [shown, 's']);
+  }
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 test('a 50-seed sweep on mq-clone-stall draws its distribution, and its slowest seed\'s link opens that run', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await openPage(h, ctx, '#/lesson/mq-clone-stall?v=1&variant=regressed');
@@ -143,6 +159,8 @@ test('a long jump (raid5-chunk to t = 120 s) shows its progress and the page kee
     const p = document.querySelector('progress.jump-progress');
     return p?.dataset.active === 'true' && Number(p.getAttribute('value')) > 0;
   }, null, { timeout: 30000 });
+  // The header says a jump runs, where Play was (the timeline may be below the fold).
+  assert.match(await page.textContent('[data-testid=header-jump-stop]'), /Stop · to 120\.000 s/);
   // The progress bar's values while the jump runs: it moves frame by frame.
   const seen = new Set();
   while ((await page.getAttribute('[data-testid=live]', 'data-catching-up')) !== 'false') {
@@ -157,6 +175,7 @@ test('a long jump (raid5-chunk to t = 120 s) shows its progress and the page kee
   assert.ok(gaps.length >= 200, `${gaps.length} frames during the jump`);
   assert.ok(seen.size >= 10, `the progress bar showed ${seen.size} values`);
   assert.equal(await page.getAttribute('progress.jump-progress', 'data-active'), 'false');
+  await page.waitForSelector('[data-testid=header-jump-stop]', { state: 'detached' });
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -209,9 +209,20 @@ pub(super) fn run_controls(
             }
         })
     };
+    // A jump under way (a link's t, the timeline, a step): the header says so where Play was,
+    // with its Stop, since the timeline's own line may be below the fold.
+    let jumping = {
+        let s = session.borrow();
+        std::iter::once(&s.a).chain(s.b.as_ref()).find_map(|x| x.catch_up_to)
+    };
+    let on_stop_jump = act(|s| s.stop_jump());
     html! {
         <>
-            if all_done {
+            if let Some(to) = jumping {
+                <button class="play jumping" data-testid="header-jump-stop" aria-label={format!("Stop the jump to t = {}", format::sim_time(to.ns()))} title="The run goes there without animating; Stop leaves it where it has got to, paused" onclick={on_stop_jump}>
+                    { format!("■ Stop · to {}", format::sim_time(to.ns())) }
+                </button>
+            } else if all_done {
                 // Every run's jobs are done: nothing left to play; Reset starts again.
                 <button class="play" aria-label="All jobs done" disabled=true title="All jobs done: Reset runs it again">{ "✓ done" }</button>
             } else {

@@ -81,6 +81,22 @@ pub(super) fn use_back_forward(
                             }
                         }
                     }
+                    // Only the time point differs (a link pasted with another t): both runs go
+                    // there, backwards from a snapshot or forwards by running on, and pause, as
+                    // a fresh load of the link does.
+                    if let Some(t) = st.t {
+                        let t = blksim::SimTime::from_secs_f64(t);
+                        let ss: &mut Session = &mut s;
+                        for d in std::iter::once(&mut ss.a).chain(ss.b.as_mut()) {
+                            if t < d.sim.now() {
+                                d.seek(t);
+                            } else if t > d.sim.now() {
+                                d.catch_up_to = Some(t);
+                            }
+                            d.playing = false;
+                        }
+                        s.charts_dirty = true;
+                    }
                     apply_view(&st, &mut s, &view);
                     drop(s);
                     refresh.force_update();
