@@ -36,6 +36,9 @@ for (const [size, large] of [[{ width: 1280, height: 720 }, false], [{ width: 12
       const { page, errors } = await open(ctx, `#/lesson/${id}?v=1&presenter=1${large ? '&large=1' : ''}`, size);
       await page.waitForSelector('canvas.diagram');
       assert.equal(await page.getAttribute('.app', 'data-presenter'), 'true', `${id}: the link's presenter=1`);
+      // Large type is a size up from presenter's own 20 px (as much as fits 1280 x 720).
+      const px = await page.$eval('.app', (el) => parseFloat(getComputedStyle(el).fontSize));
+      assert.ok(large ? px >= 21 : px === 20, `${id}: presenter type ${px}px`);
       const steps = Number((await page.textContent('.step-intro')).match(/^(\d+) steps/)[1]);
       await page.click('h1', { position: { x: 1, y: 1 }, trial: true });
       for (let i = 1; i <= steps; i++) {
