@@ -234,7 +234,8 @@ pub fn Counters(p: &CountersProps) -> Html {
                 }
                 { big("iops", "IOPS (the jobs')", iv.iops, b.map(|b| (b.iops, cmp)), format::rate) }
                 { big("cs", "context switches /s", iv.cs_per_s, b.map(|b| (b.cs_per_s, cmp)), format::rate) }
-                if iv.devices.len() > 1 {
+                // Across disks: a single disk under LVM or dm is not a spread.
+                if iv.devices.iter().filter(|d| d.name.starts_with("sd")).count() > 1 {
                     { big("fairness", "fairness across disks (Jain)", iv.fairness, b.map(|b| (b.fairness, cmp)), |f| format!("{f:.2}")) }
                 }
             </div>
