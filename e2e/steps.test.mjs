@@ -154,6 +154,22 @@ test('pointing at a pool, a tag map or a request says which request is there, wh
   await ctx.close();
 });
 
+test('on a 1280 x 720 projector the revealed answer scrolls into view', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&presenter=1&step=4', { width: 1280, height: 720 });
+  const panel = page.getByRole('region', { name: 'Step' });
+  await panel.locator('.predict input[type=radio]').nth(1).check();
+  await panel.locator('.predict-run').click();
+  await panel.locator('.predict-reveal').click();
+  await page.waitForSelector('[data-testid=reveal-rows]');
+  await page.waitForFunction(() => {
+    const r = document.querySelector('[data-testid=reveal-rows]').getBoundingClientRect();
+    return r.bottom <= innerHeight && r.top >= 0;
+  }, null, { timeout: 5000 });
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 test('a reveal never marks right what the run contradicts: scsi-starved shows the report and the model', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&step=4', { width: 1400, height: 900 });

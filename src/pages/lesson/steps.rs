@@ -142,7 +142,17 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
         });
         let on_reveal = {
             let revealed = revealed.clone();
-            Callback::from(move |_: MouseEvent| revealed.set(true))
+            Callback::from(move |_: MouseEvent| {
+                revealed.set(true);
+                // Once drawn, the answer scrolls into view: on a 720 px projector it ran past
+                // the bottom, out of a clicker's reach.
+                gloo::timers::callback::Timeout::new(50, || {
+                    if let Some(el) = gloo::utils::document().query_selector("[data-testid=reveal]").ok().flatten() {
+                        el.scroll_into_view_with_bool(false);
+                    }
+                })
+                .forget();
+            })
         };
         html! {
             <section class="predict" aria-label="Predict, then reveal">
