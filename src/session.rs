@@ -174,6 +174,19 @@ impl Session {
         self.charts_dirty = true;
     }
 
+    /// Both runs to simulated time `t` over the next frames, as a link's `t` takes them: back
+    /// from the nearest snapshot, or on by running (unlike `seek`, past what a run has reached).
+    pub fn jump_to(&mut self, t: blksim::SimTime) {
+        for d in std::iter::once(&mut self.a).chain(self.b.as_mut()) {
+            if t < d.sim.now() {
+                d.seek(t);
+            } else if t > d.sim.now() {
+                d.catch_up_to = Some(t);
+            }
+        }
+        self.charts_dirty = true;
+    }
+
     /// Stops a jump under way where each run has got to (B then follows A's clock as usual).
     pub fn stop_jump(&mut self) {
         for d in std::iter::once(&mut self.a).chain(self.b.as_mut()) {

@@ -224,17 +224,9 @@ impl SimDriver {
                 Ok(mut d) => {
                     // Settings that act on nothing in this stack (in A's variant nor in B's) are
                     // dropped, as the knob panel drops them, and named with the link's other faults.
-                    let variants: Vec<&str> = [Some(d.variant.as_str()), st.b.as_deref()].into_iter().flatten().collect();
+                    // (They change nothing in the run, so it stands as built.)
                     let mut faults: Vec<String> = bad.map(|e| e.to_string()).into_iter().collect();
-                    if let Ok((acting, idle)) = d.lesson.split_acting(&variants, &d.overrides) {
-                        if !idle.is_empty() {
-                            faults.extend(idle.iter().map(|e| e.to_string()));
-                            match SimDriver::new(&st.lesson, Some(&d.variant.clone()), acting, st.seed) {
-                                Ok(pruned) => d = pruned,
-                                Err(e) => return fallback(Some(e)),
-                            }
-                        }
-                    }
+                    faults.extend(d.drop_idle(st.b.as_deref().as_slice()).iter().map(|e| e.to_string()));
                     // Parts of the link were wrong: the rest of it stands, and the page says which.
                     d.notice = (!faults.is_empty())
                         .then(|| format!("Part of the link could not be used ({}); the rest of it is applied.", faults.join("; ")));

@@ -131,8 +131,8 @@ pub fn all() -> Vec<Lesson> {
 /// Checks a lesson's internal references: variants' knobs, steps' variants, exposed knobs, the
 /// prediction's answer.
 pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
-    for v in &l.variants {
-        let cfg = l.config(&v.name, &[])?;
+    let cfgs = l.variants.iter().map(|v| l.config(&v.name, &[])).collect::<Result<Vec<_>, _>>()?;
+    for (v, cfg) in l.variants.iter().zip(&cfgs) {
         // What a variant sets must act on something in it (a knob of a layer it lacks would
         // tell the reader a setting mattered that does nothing).
         let set: Vec<(String, String)> = v.set.iter().map(|(k, x)| (k.clone(), x.clone())).collect();
@@ -166,7 +166,6 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
         }
     }
     // The knobs a lesson puts forward exist and act on something in one of its variants.
-    let cfgs = l.variants.iter().map(|v| l.config(&v.name, &[])).collect::<Result<Vec<_>, _>>()?;
     let scenarios: Vec<&Scenario> = cfgs.iter().map(|c| &c.scenario).collect();
     for k in &l.knobs {
         let spec =
@@ -270,8 +269,8 @@ impl Lesson {
         let cfgs = variants.iter().map(|v| self.config(v, overrides)).collect::<Result<Vec<_>, _>>()?;
         let mut acting = Vec::new();
         let mut idle = Vec::new();
+        let scenarios: Vec<&Scenario> = cfgs.iter().map(|c| &c.scenario).collect();
         for (k, v) in overrides {
-            let scenarios: Vec<&Scenario> = cfgs.iter().map(|c| &c.scenario).collect();
             match crate::scenario::check_user_knobs(&scenarios, &[(k.clone(), v.clone())]) {
                 Ok(()) => acting.push((k.clone(), v.clone())),
                 Err(e) => idle.push(ScenarioError::new(format!("{k}={}", crate::scenario::clip(v)), e.message)),

@@ -85,17 +85,11 @@ pub(super) fn use_back_forward(
                     // there, backwards from a snapshot or forwards by running on, and pause, as
                     // a fresh load of the link does.
                     if let Some(t) = st.t {
-                        let t = blksim::SimTime::from_secs_f64(t);
-                        let ss: &mut Session = &mut s;
-                        for d in std::iter::once(&mut ss.a).chain(ss.b.as_mut()) {
-                            if t < d.sim.now() {
-                                d.seek(t);
-                            } else if t > d.sim.now() {
-                                d.catch_up_to = Some(t);
-                            }
-                            d.playing = false;
+                        s.jump_to(blksim::SimTime::from_secs_f64(t));
+                        s.a.playing = false;
+                        if let Some(b) = &mut s.b {
+                            b.playing = false;
                         }
-                        s.charts_dirty = true;
                     }
                     apply_view(&st, &mut s, &view);
                     drop(s);

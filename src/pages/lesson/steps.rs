@@ -33,11 +33,7 @@ pub(super) fn apply_step(s: &mut Session, i: usize) {
     }
     s.drop_idle_settings();
     if let Some(t) = st.t {
-        let t = blksim::SimTime::from_secs_f64(t);
-        s.a.catch_up_to = Some(t);
-        if let Some(b) = &mut s.b {
-            b.catch_up_to = Some(t);
-        }
+        s.jump_to(blksim::SimTime::from_secs_f64(t));
     }
     if let Some(sp) = st.speed {
         s.a.speed = sp.clamp(SPEED_MIN, SPEED_MAX);
@@ -106,11 +102,7 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                 // Past the warm-up, as the steps that compare runs open: the first numbers the
                 // room sees are steady ones, not the warm-up's (which can point the other way).
                 if let Some(w) = s.a.lesson.warmup_s {
-                    let t = blksim::SimTime::from_secs_f64(w + 1.0);
-                    s.a.catch_up_to = Some(t);
-                    if let Some(b) = &mut s.b {
-                        b.catch_up_to = Some(t);
-                    }
+                    s.jump_to(blksim::SimTime::from_secs_f64(w + 1.0));
                 }
                 s.a.speed = 0.5;
                 s.a.playing = true;

@@ -77,9 +77,15 @@ fn lesson_of(a: &Args, cmd: &str) -> Result<Lesson, CliError> {
 }
 
 fn config_of(l: &Lesson, variant: &str, a: &Args) -> Result<Config, CliError> {
-    let cfg = l.config(variant, &a.sets).map_err(|e| bad(e.to_string()))?;
-    check_user_knobs(&[&cfg.scenario], &a.sets).map_err(|e| bad(e.to_string()))?;
-    Ok(cfg)
+    Ok(configs_of(l, &[variant], a)?.remove(0))
+}
+
+/// Each variant with the `--set`s, validated; a `--set` must act in at least one of them (a
+/// dm knob is fine in a comparison beside a variant on the disk).
+fn configs_of(l: &Lesson, variants: &[&str], a: &Args) -> Result<Vec<Config>, CliError> {
+    let cfgs = variants.iter().map(|v| l.config(v, &a.sets).map_err(|e| bad(e.to_string()))).collect::<Result<Vec<_>, _>>()?;
+    check_user_knobs(&cfgs.iter().map(|c| &c.scenario).collect::<Vec<_>>(), &a.sets).map_err(|e| bad(e.to_string()))?;
+    Ok(cfgs)
 }
 
 /// Entry point: `args` without the program name. Output goes to `out`.
@@ -200,9 +206,7 @@ fn cmd_compare(a: &Args) -> Result<String, CliError> {
     let l = lesson_of(a, "compare")?;
     let seed = a.seed.unwrap_or(1);
     let mut reports = Vec::new();
-    // A --set must act in at least one variant (a dm knob is fine beside a variant on the disk).
-    let cfgs = l.variants.iter().map(|v| l.config(&v.name, &a.sets).map_err(|e| bad(e.to_string()))).collect::<Result<Vec<_>, _>>()?;
-    check_user_knobs(&cfgs.iter().map(|c| &c.scenario).collect::<Vec<_>>(), &a.sets).map_err(|e| bad(e.to_string()))?;
+    let cfgs = configs_of(&l, &l.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(), a)?;
     for (v, cfg) in l.variants.iter().zip(&cfgs) {
         let mut sim = run_one(cfg, seed, a.duration);
         reports.push(RunReport::from_sim(&mut sim, &l.id, &v.name));
@@ -343,12 +347,7 @@ fn cmd_link(a: &Args) -> Result<String, CliError> {
     }
     let variant = a.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
     // A knob need act in A's variant or in B's, as the page takes it.
-    let cfgs = [Some(&variant), a.b.as_ref()]
-        .into_iter()
-        .flatten()
-        .map(|v| l.config(v, &a.sets).map_err(|e| bad(e.to_string())))
-        .collect::<Result<Vec<_>, _>>()?;
-    check_user_knobs(&cfgs.iter().map(|c| &c.scenario).collect::<Vec<_>>(), &a.sets).map_err(|e| bad(e.to_string()))?;
+    configs_of(&l, &[Some(variant.as_str()), a.b.as_deref()].into_iter().flatten().collect::<Vec<_>>(), a)?;
     let st = LinkState {
         lesson: l.id.clone(),
         variant: a.variant.clone(),

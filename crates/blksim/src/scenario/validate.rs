@@ -285,8 +285,8 @@ fn kind_name(s: &Scenario) -> String {
 /// every one of `scenarios` (the variants a command runs: a knob of dm-multipath is fine in a
 /// comparison whose other variant runs straight on the disk).
 pub fn check_user_knobs(scenarios: &[&Scenario], sets: &[(String, String)]) -> Result<(), ScenarioError> {
+    let Some(first) = scenarios.first() else { return Ok(()) };
     for (k, _) in sets {
-        let Some(first) = scenarios.first() else { return Ok(()) };
         if scenarios.iter().all(|s| knob_applies(s, k).is_err()) {
             let why = knob_applies(first, k).err().unwrap_or_default();
             return Err(ScenarioError::new(k.as_str(), format!("changes nothing here: {why}")));
