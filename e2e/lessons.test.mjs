@@ -72,18 +72,26 @@ test('presenter mode: PageDown moves through the steps, and the notes window fol
   await notes.waitForSelector('[data-testid=notes-title]');
   // Before the first PageDown no step shows, and the notes say so.
   await notes.waitForFunction(() => document.querySelector('.notes-page').dataset.step === 'none', null, { timeout: 5000 });
-  assert.match(await notes.textContent('[data-testid=notes-title]'), /Before the steps \(0 of 3\)/);
+  assert.match(await notes.textContent('[data-testid=notes-title]'), /Before the steps \(0 of 4\)/);
   await page.bringToFront();
   await page.click('h1', { position: { x: 1, y: 1 }, trial: true });
   await page.keyboard.press('PageDown');
-  assert.match(await page.textContent('[data-testid=step-bar]'), /1\/3\s*One HBA, twelve disks/);
+  assert.match(await page.textContent('[data-testid=step-bar]'), /1\/4\s*One HBA, twelve disks/);
+  // The prediction comes before the step that shows its answer; the notes give the presenter
+  // the answer, the page keeps it for the reveal.
   await page.keyboard.press('PageDown');
-  assert.match(await page.textContent('[data-testid=step-bar]'), /2\/3\s*Before and after c21e6beb/);
-  assert.equal(await page.getAttribute('.app', 'data-ab'), 'true', 'this step opens the A/B view');
+  assert.match(await page.textContent('[data-testid=step-bar]'), /2\/4\s*Predict/);
+  assert.equal(await page.getAttribute('.app', 'data-ab'), 'false', 'the prediction shows no comparison yet');
   await notes.waitForFunction(() => document.querySelector('.notes-page').dataset.step === '1', null, { timeout: 5000 });
+  assert.match(await notes.textContent('[data-testid=notes-text]'), /^Poll the room: Punting starved/);
+  assert.match(await notes.textContent('[data-testid=notes-answer]'), /^Answer: /);
+  await page.keyboard.press('PageDown');
+  assert.match(await page.textContent('[data-testid=step-bar]'), /3\/4\s*Before and after c21e6beb/);
+  assert.equal(await page.getAttribute('.app', 'data-ab'), 'true', 'this step opens the A/B view');
+  await notes.waitForFunction(() => document.querySelector('.notes-page').dataset.step === '2', null, { timeout: 5000 });
   assert.match(await notes.textContent('[data-testid=notes-text]'), /4x the context switches/);
   await page.keyboard.press('PageUp');
-  assert.match(await page.textContent('[data-testid=step-bar]'), /1\/3/);
+  assert.match(await page.textContent('[data-testid=step-bar]'), /2\/4/);
   await page.keyboard.press('p');
   assert.equal(await page.getAttribute('.app', 'data-presenter'), 'false');
   // Escape leaves it too, as it leaves a slide show.
@@ -214,7 +222,15 @@ test('tampered links show a message naming the bad part, with no page error and 
   assert.match(await page.textContent('.notice'), /t: '3601' is not allowed.*the rest of it is applied/);
   assert.equal(await page.getAttribute('.app', 'data-variant'), 'regressed');
   assert.equal(await page.inputValue('.seed input'), '7');
-  assert.deepEqual(errors, []);
+  // The address bar shows the link as applied: a reload, or the address copied into a bug
+  // thread, opens what shows, without the notice.
+  await page.waitForFunction(() => location.hash === '#/lesson/scsi-starved?v=1&variant=regressed&seed=7');
+  // So for a setting that acts on nothing in this stack (md's chunk, without an md device).
+  const { page: idle, errors: idleErrors } = await open(ctx, '#/lesson/scsi-starved?v=1&variant=regressed&md.chunk_kb=64&seed=7&speed=0.5');
+  await idle.waitForSelector('.notice');
+  assert.match(await idle.textContent('.notice'), /md\.chunk_kb/);
+  await idle.waitForFunction(() => location.hash === '#/lesson/scsi-starved?v=1&variant=regressed&seed=7&speed=0.5');
+  assert.deepEqual([...errors, ...idleErrors], []);
   await ctx.close();
 });
 
@@ -275,7 +291,7 @@ test('a student who opens a lesson cold finds its steps beside the diagram, and 
   await page.click('button[role=tab]:has-text("Event log")');
   assert.match(await page.textContent('[data-testid=log-run]'), /run A · regressed/);
   await panel.locator('button.step-next').click();
-  assert.match(await page.textContent('[data-testid=step-bar]'), /1\/4\s*80 readers, one busy CPU/);
+  assert.match(await page.textContent('[data-testid=step-bar]'), /1\/5\s*80 readers, one busy CPU/);
   assert.match(await page.textContent('[data-testid=step-watch]'), /ksoftirqd\/4/);
   assert.deepEqual(errors, []);
   await ctx.close();

@@ -1,5 +1,5 @@
 // Issue 25, as an instructor lectures from a 1280x720 projector: the step beside the diagram,
-// the tables each step names in view, the prediction as the last presenter step, a reveal
+// the tables each step names in view, the prediction before the step that shows its answer, a reveal
 // that never contradicts the run, and links that keep the step and presenter mode.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,7 +30,7 @@ const offScreen = (page, sel) => page.$$eval(sel, (els) => els.filter((el) => {
 }).map((el) => el.getAttribute('aria-label') || el.className));
 
 for (const [size, large] of [[{ width: 1280, height: 720 }, false], [{ width: 1280, height: 720 }, true], [{ width: 1920, height: 1080 }, false]]) {
-  test(`presenter mode at ${size.width}x${size.height}${large ? ' in Large type' : ''}: each step's text and the tables it names are on screen, and PageDown ends on the prediction`, async () => {
+  test(`presenter mode at ${size.width}x${size.height}${large ? ' in Large type' : ''}: each step's text and the tables it names are on screen, and PageDown meets the prediction before the step that answers it`, async () => {
     const ctx = await h.browser.newContext();
     for (const id of LESSONS) {
       const { page, errors } = await open(ctx, `#/lesson/${id}?v=1&presenter=1${large ? '&large=1' : ''}`, size);
@@ -39,11 +39,18 @@ for (const [size, large] of [[{ width: 1280, height: 720 }, false], [{ width: 12
       // Large type is a size up from presenter's own 20 px (as much as fits 1280 x 720).
       const px = await page.$eval('.app', (el) => parseFloat(getComputedStyle(el).fontSize));
       assert.ok(large ? px >= 21 : px === 20, `${id}: presenter type ${px}px`);
-      const steps = Number((await page.textContent('.step-intro')).match(/^(\d+) steps/)[1]);
+      const steps = Number((await page.textContent('.step-intro')).match(/^(\d+) steps and a prediction/)[1]);
       await page.click('h1', { position: { x: 1, y: 1 }, trial: true });
-      for (let i = 1; i <= steps; i++) {
+      let predictAt = 0;
+      for (let i = 1; i <= steps + 1; i++) {
         await page.keyboard.press('PageDown');
         await atStep(page, i);
+        if (/Predict/.test(await page.textContent('[data-testid=step-bar]'))) {
+          assert.equal(predictAt, 0, `${id}: one prediction`);
+          predictAt = i;
+          assert.ok(await inView(page, '[data-testid=step-panel] .predict-run'), `${id}: the prediction's Run button is on screen`);
+          continue;
+        }
         // Past a step's time point and its first whole second, when the tables exist.
         await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp !== 'true' && document.querySelector('table.vmstat'), null, { timeout: 60000 });
         assert.ok(await inView(page, '[data-testid=step-panel]'), `${id} step ${i}: the step panel is on screen`);
@@ -57,10 +64,7 @@ for (const [size, large] of [[{ width: 1280, height: 720 }, false], [{ width: 12
           assert.deepEqual(await offScreen(page, `.numbers ${sel}`), [], `${id} step ${i}: every ${t} table is on screen`);
         }
       }
-      await page.keyboard.press('PageDown');
-      const bar = await page.textContent('[data-testid=step-bar]');
-      assert.match(bar, /Predict/, `${id}: the last presenter step is the prediction`);
-      assert.ok(await inView(page, '[data-testid=step-panel] .predict-run'), `${id}: the prediction's Run button is on screen`);
+      assert.ok(predictAt > 0 && predictAt <= steps, `${id}: the prediction is asked before the last step (at ${predictAt} of ${steps + 1})`);
       assert.deepEqual(errors, [], id);
       await page.close();
     }
@@ -71,29 +75,29 @@ for (const [size, large] of [[{ width: 1280, height: 720 }, false], [{ width: 12
 test('a link keeps the step, presenter mode and Large type, and Copy link writes them', async () => {
   const ctx = await h.browser.newContext();
   await ctx.grantPermissions(['clipboard-read', 'clipboard-write']);
-  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&variant=before&b=regressed&seed=1&step=2&presenter=1&large=1');
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&variant=before&b=regressed&seed=1&step=3&presenter=1&large=1');
   await page.waitForSelector('canvas.diagram');
-  assert.match(await page.textContent('[data-testid=step-bar]'), /2\/3\s*Before and after c21e6beb/);
+  assert.match(await page.textContent('[data-testid=step-bar]'), /3\/4\s*Before and after c21e6beb/);
   assert.equal(await page.getAttribute('.app', 'data-presenter'), 'true');
   assert.equal(await page.getAttribute('.app', 'data-large'), 'true');
   await page.keyboard.press('Escape');
   await page.click('.copy-link');
-  assert.match(await page.inputValue('.copied-url'), /&step=2&large=1$/);
+  assert.match(await page.inputValue('.copied-url'), /&step=3&large=1$/);
   assert.deepEqual(errors, []);
   await ctx.close();
 });
 
 test('a hand-written link to a step sets that step up, as PageDown would', async () => {
   const ctx = await h.browser.newContext();
-  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&step=2', { width: 1400, height: 900 });
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&step=3', { width: 1400, height: 900 });
   await page.waitForSelector('canvas.diagram');
-  assert.match(await page.textContent('[data-testid=step-bar]'), /2\/3\s*Before and after c21e6beb/);
+  assert.match(await page.textContent('[data-testid=step-bar]'), /3\/4\s*Before and after c21e6beb/);
   await page.waitForFunction(() => document.querySelector('.app').dataset.ab === 'true', null, { timeout: 10000 });
   assert.equal(await page.getAttribute('.app', 'data-variant'), 'before');
   // The same kind of link pasted into this tab, with presenter mode and Large type: as on a
   // fresh load.
   await page.goto(h.base + '#/lesson/scsi-starved?v=1&step=1&presenter=1&large=1');
-  await page.waitForFunction(() => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith('1/3'), null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith('1/4'), null, { timeout: 10000 });
   await page.waitForFunction(() => document.querySelector('.app').dataset.presenter === 'true' && document.querySelector('.app').dataset.large === 'true');
   await page.waitForFunction(() => document.querySelector('.app').dataset.ab === 'false');
   assert.deepEqual(errors, []);
@@ -102,7 +106,7 @@ test('a hand-written link to a step sets that step up, as PageDown would', async
 
 test('a step about how evenly disks are served keeps both ends of iostat: the busiest and the least served', async () => {
   const ctx = await h.browser.newContext();
-  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&step=2', { width: 1400, height: 900 });
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&step=3', { width: 1400, height: 900 });
   await page.waitForSelector('table.iostat');
   await page.waitForFunction(() => document.querySelectorAll('table.iostat').length === 2, null, { timeout: 10000 });
   for (const table of await page.$$('table.iostat')) {
@@ -156,7 +160,7 @@ test('pointing at a pool, a tag map or a request says which request is there, wh
 
 test('on a 1280 x 720 projector the revealed answer scrolls into view', async () => {
   const ctx = await h.browser.newContext();
-  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&presenter=1&step=4', { width: 1280, height: 720 });
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&presenter=1&step=2', { width: 1280, height: 720 });
   const panel = page.getByRole('region', { name: 'Step' });
   await panel.locator('.predict input[type=radio]').nth(1).check();
   await panel.locator('.predict-run').click();
@@ -172,7 +176,7 @@ test('on a 1280 x 720 projector the revealed answer scrolls into view', async ()
 
 test('a reveal never marks right what the run contradicts: scsi-starved shows the report and the model', async () => {
   const ctx = await h.browser.newContext();
-  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&step=4', { width: 1400, height: 900 });
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&step=2', { width: 1400, height: 900 });
   const panel = page.getByRole('region', { name: 'Step' });
   await panel.locator('.predict input[type=radio]').nth(1).check();
   await panel.locator('.predict-run').click();
@@ -196,10 +200,12 @@ test('before a lesson\'s warm-up ends the numbers say so; a step that compares r
   await page.waitForSelector('[data-testid=warming]', { timeout: 20000 });
   assert.match(await page.textContent('[data-testid=warming]'), /Warming up until t = 6 s/);
   await page.getByRole('region', { name: 'Step' }).locator('button.step-next').click();
+  // Past the prediction, to the step that compares the runs.
+  await page.keyboard.press('PageDown');
   await page.keyboard.press('PageDown');
   await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false' && document.querySelector('.interval')?.textContent.match(/ending at ([0-9.]+)/), null, { timeout: 60000 });
   const end = Number((await page.textContent('.interval')).match(/ending at ([0-9.]+)/)[1]);
-  assert.ok(end >= 7, `step 2's first numbers are of the second ending at ${end} s, a whole second past the warm-up`);
+  assert.ok(end >= 7, `the compare step's first numbers are of the second ending at ${end} s, a whole second past the warm-up`);
   assert.equal(await page.$('[data-testid=warming]'), null);
   assert.deepEqual(errors, []);
   await ctx.close();
@@ -207,7 +213,7 @@ test('before a lesson\'s warm-up ends the numbers say so; a step that compares r
 
 test('in presenter mode the legend lies over the diagrams instead of squashing an A/B pair', async () => {
   const ctx = await h.browser.newContext();
-  const { page, errors } = await open(ctx, '#/lesson/anatomy-of-a-request?v=1&presenter=1&step=4', { width: 1280, height: 720 });
+  const { page, errors } = await open(ctx, '#/lesson/anatomy-of-a-request?v=1&presenter=1&step=5', { width: 1280, height: 720 });
   await page.waitForFunction(() => document.querySelectorAll('canvas.diagram').length === 2);
   const legend = page.getByRole('region', { name: 'Legend' });
   assert.equal(await legend.count(), 0, 'a primer in presenter mode opens without the legend');
@@ -261,16 +267,16 @@ test('a step that names a seed opens that run at its stall, and the next step go
   const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1&seed=3&presenter=1');
   await page.waitForSelector('canvas.diagram');
   await page.click('h1', { position: { x: 1, y: 1 }, trial: true });
-  for (const n of [1, 2]) {
+  for (const n of [1, 2, 3]) {
     await page.keyboard.press('PageDown');
     await atStep(page, n);
   }
-  // Step 2: the sweep's slowest seed (98), run to where its longest stall begins, then playing
+  // Step 3 (the prediction is 2): the sweep's slowest seed (98), run to where its longest stall begins, then playing
   // on in real time: mkfs stands still there, and within a second or two the numbers show it.
   await caughtUp(page);
   assert.equal(await seedOf(page), 98);
   const [t, done] = await page.$eval('[data-testid=live]', (e) => [Number(e.textContent.match(/^t = ([\d.]+) (m?s)/)[1]) * (e.textContent.match(/^t = [\d.]+ ms/) ? 1 : 1000), Number(e.textContent.match(/requests completed (\d+)/)[1])]);
-  assert.ok(t >= 43.552 && t < 10000, `step 2 opens at seed 98's stall (43.552 ms), now at ${t} ms`);
+  assert.ok(t >= 43.552 && t < 10000, `step 3 opens at seed 98's stall (43.552 ms), now at ${t} ms`);
   // The first whole second holds the burst's 44 ms; the second one is all stall.
   await page.waitForFunction(() => Number(((document.querySelector('.interval')?.textContent || '').match(/ending at ([0-9.]+) s/) || [0, 0])[1]) >= 2, null, { timeout: 20000 });
   // (multipathd's checker reads at 5 s on another queue: a request completes, mkfs's do not.)
@@ -278,27 +284,27 @@ test('a step that names a seed opens that run at its stall, and the next step go
   assert.equal(await page.textContent('[data-counter=throughput] .v'), '0.0 MB/s', 'the numbers show the stall: nothing moves');
   assert.equal(await page.$eval('table.vmstat tbody tr td:nth-child(3)', (e) => e.textContent), '1', 'vmstat b: mkfs.xfs waits in D');
   await page.keyboard.press('PageDown');
-  await atStep(page, 3);
+  await atStep(page, 4);
   await caughtUp(page);
-  assert.equal(await seedOf(page), 3, 'step 3 runs the reader\'s seed again');
+  assert.equal(await seedOf(page), 3, 'step 4 runs the reader\'s seed again');
   assert.deepEqual(errors, []);
   await ctx.close();
 });
 
 test('a seed the reader types on a step that names its own is the reader\'s: the next step keeps it', async () => {
   const ctx = await h.browser.newContext();
-  const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1&seed=3&step=2');
+  const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1&seed=3&step=3');
   await page.waitForSelector('canvas.diagram');
   await caughtUp(page);
-  assert.equal(await seedOf(page), 98, 'step 2 runs its own seed');
+  assert.equal(await seedOf(page), 98, 'step 3 runs its own seed');
   await page.fill('input[aria-label=Seed]', '7');
   await page.press('input[aria-label=Seed]', 'Enter');
   await page.waitForFunction(() => location.hash.includes('seed=7'));
   await page.$eval('input[aria-label=Seed]', (e) => e.blur());
   await page.keyboard.press('PageDown');
-  await atStep(page, 3);
+  await atStep(page, 4);
   await caughtUp(page);
-  assert.equal(await seedOf(page), 7, 'step 3 keeps the seed the reader typed on step 2');
+  assert.equal(await seedOf(page), 7, 'step 4 keeps the seed the reader typed on step 3');
   assert.deepEqual(errors, []);
   await ctx.close();
 });
@@ -325,6 +331,30 @@ test('at mq-clone-stall\'s stall the diagram shows each hardware queue, and the 
   assert.ok(parked.length >= 1, `a queue holds parked requests: ${[...tips.values()].map((v) => v.t).join(' | ')}`);
   assert.match(parked[0].t, /not stopped/, 'parked while not stopped: nothing will run it');
   assert.match(parked[0].t, /; parked: request \d+ \(write 4 KiB at sector \d+, allocated [\d.]+ [mµ]?s ago\)/, 'the tip names the parked requests');
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('a prediction about a tail runs every variant over as many seeds as its answer, and says what each shows', async () => {
+  const ctx = await h.browser.newContext();
+  // mq-clone-stall asks, after its first step, which variant has a slow tail: one run says nothing.
+  const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1&presenter=1&step=2', { width: 1280, height: 720 });
+  const panel = page.getByRole('region', { name: 'Step' });
+  assert.match(await page.textContent('[data-testid=step-bar]'), /2\/4\s*Predict/);
+  assert.match(await panel.locator('.predict-run').textContent(), /Run it \(200 seeds of each variant\)/);
+  await panel.locator('.predict input[type=radio]').nth(1).check();
+  await panel.locator('.predict-run').click();
+  // In presenter mode the charts (and the sweep panel under them) are folded away: the
+  // prediction's box itself shows the sweep, then each variant's median and slowest run.
+  await panel.locator('[data-testid=predict-sweep]').waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-testid=predict-sweep] ul')?.children.length === 3, null, { timeout: 120000 });
+  const lines = await panel.locator('[data-testid=predict-sweep] li').allTextContents();
+  const ratio = (v) => Number(lines.find((l) => l.startsWith(`${v}:`)).match(/([\d.]+)× the median/)[1]);
+  assert.ok(ratio('regressed') >= 100, `regressed has the tail: ${lines.join(' | ')}`);
+  assert.ok(ratio('fixed') < 5 && ratio('direct') < 5, `fixed and direct do not: ${lines.join(' | ')}`);
+  assert.match(lines.join(' '), /completion time median [\d.]+ s, slowest [\d.]+ s \(seed \d+\)/);
+  await panel.locator('.predict-reveal').click();
+  assert.match(await page.textContent('[data-testid=reveal]'), /^Right\./);
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -193,6 +193,8 @@ test('a long jump can be stopped where it has got to, and the run stays there, p
   assert.ok(m, status);
   const secs = Number(m[1]) * (m[2] === 'ms' ? 1e-3 : 1);
   assert.ok(secs > 1 && secs < 120, `stopped at ${secs} s`);
+  // The address no longer names the time point the run did not reach.
+  assert.equal(await page.evaluate(() => location.hash), '#/lesson/raid5-chunk?v=1&variant=regressed&seed=1');
   // Paused where it stopped: a second later, the same time.
   await page.waitForTimeout(1000);
   assert.equal(await page.textContent('.timeline-status'), status);

@@ -206,7 +206,13 @@ impl Session {
     pub fn start_sweep(&mut self, seeds: u64) -> Result<(), String> {
         let mut variants = vec![self.a.variant.clone()];
         variants.extend(self.b.as_ref().map(|b| b.variant.clone()));
-        let mut sweep = Sweep::new(&self.a.lesson, &variants, &self.a.overrides, seeds)?;
+        self.start_sweep_of(&variants, seeds)
+    }
+
+    /// A seed sweep of the lesson's `variants` (with A's settings), in workers where the page
+    /// can have them; the runs on screen pause meanwhile.
+    pub fn start_sweep_of(&mut self, variants: &[String], seeds: u64) -> Result<(), String> {
+        let mut sweep = Sweep::new(&self.a.lesson, variants, &self.a.overrides, seeds)?;
         match crate::driver::sweep_workers::SweepWorkers::start(&sweep) {
             Ok(w) => sweep.workers = Some(w),
             Err(e) => gloo::console::warn!(format!("seed sweep: {e}; the page runs the seeds itself")),

@@ -128,6 +128,10 @@ pub struct SimDriver {
     pub timeline: Timeline,
     /// Events a catch-up frame runs (adapted to the measured frame work).
     pub catch_up_events: u64,
+    /// The link this run came from without the parts that could not be used, when it had
+    /// such parts: the page puts it in the address bar, so a reload or a copy of the address
+    /// opens what shows.
+    pub link_clean: Option<String>,
 }
 
 impl SimDriver {
@@ -186,6 +190,7 @@ impl SimDriver {
             hover: Default::default(),
             timeline,
             catch_up_events: CATCH_UP_EVENTS_PER_FRAME,
+            link_clean: None,
         }
     }
 
@@ -230,6 +235,9 @@ impl SimDriver {
                     // Parts of the link were wrong: the rest of it stands, and the page says which.
                     d.notice = (!faults.is_empty())
                         .then(|| format!("Part of the link could not be used ({}); the rest of it is applied.", faults.join("; ")));
+                    if !faults.is_empty() {
+                        d.link_clean = Some(LinkState { overrides: d.overrides.clone(), ..st.clone() }.encode());
+                    }
                     if let Some(sp) = st.speed {
                         d.speed = sp.clamp(SPEED_MIN, SPEED_MAX);
                     }

@@ -1,6 +1,7 @@
 //! Speaker notes, in a second window opened from the presenter view. The lesson page posts the
 //! current step on a BroadcastChannel; this page asks for it when it opens.
 
+use blksim::lessons::Stop;
 use gloo::events::EventListener;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -45,31 +46,52 @@ pub fn Notes(p: &NotesProps) -> Html {
     let Ok(lesson) = blksim::lessons::find(&p.id) else {
         return html! { <p class="notice">{ format!("No lesson '{}'.", blksim::scenario::clip(&p.id)) }</p> };
     };
-    let n = lesson.steps.len();
-    let Some(i) = step.map(|i| i.min(n.saturating_sub(1))) else {
+    let total = lesson.stops();
+    let title_of = |i: usize| match lesson.stop(i) {
+        Some(Stop::Step(k)) => lesson.steps[k].title.clone(),
+        Some(Stop::Predict) => "Predict, then reveal".to_string(),
+        None => String::new(),
+    };
+    let Some(i) = step.map(|i| i.min(total.saturating_sub(1))) else {
         // No step shown yet: say what the first PageDown brings rather than claim step 1.
         return html! {
             <div class="notes-page" data-step="none">
                 <h1>{ format!("Speaker notes · {}", lesson.title) }</h1>
-                <h2 data-testid="notes-title">{ format!("Before the steps (0 of {n})") }</h2>
+                <h2 data-testid="notes-title">{ format!("Before the steps (0 of {total})") }</h2>
                 <p class="notes-text" data-testid="notes-text">
                     { "The lesson's scenario runs as it opens. PageDown (→ in presenter mode) starts step 1." }
                 </p>
-                if let Some(first) = lesson.steps.first() {
-                    <p class="dim">{ format!("Next: {}", first.title) }</p>
+                if total > 0 {
+                    <p class="dim">{ format!("Next: {}", title_of(0)) }</p>
                 }
             </div>
         };
     };
+    let next = (i + 1 < total).then(|| title_of(i + 1));
     html! {
         <div class="notes-page" data-step={i.to_string()}>
             <h1>{ format!("Speaker notes · {}", lesson.title) }</h1>
-            if let Some(st) = lesson.steps.get(i) {
-                <h2 data-testid="notes-title">{ format!("Step {} of {}: {}", i + 1, n, st.title) }</h2>
-                <p class="notes-text" data-testid="notes-text">{ &st.notes }</p>
-                if let Some(next) = lesson.steps.get(i + 1) {
-                    <p class="dim">{ format!("Next: {}", next.title) }</p>
-                }
+            { match (lesson.stop(i), &lesson.predict) {
+                (Some(Stop::Step(k)), _) => html! {
+                    <>
+                        <h2 data-testid="notes-title">{ format!("Step {} of {}: {}", i + 1, total, lesson.steps[k].title) }</h2>
+                        <p class="notes-text" data-testid="notes-text">{ &lesson.steps[k].notes }</p>
+                    </>
+                },
+                // The prediction: the question the room answers, and for the presenter only,
+                // the answer and why (the page reveals it once the room has run it).
+                (Some(Stop::Predict), Some(pr)) => html! {
+                    <>
+                        <h2 data-testid="notes-title">{ format!("Step {} of {}: predict, then reveal", i + 1, total) }</h2>
+                        <p class="notes-text" data-testid="notes-text">{ format!("Poll the room: {}", pr.question) }</p>
+                        <p class="notes-answer" data-testid="notes-answer"><strong>{ "Answer: " }</strong>{ &pr.options[pr.answer] }{ ". " }{ &pr.explanation }</p>
+                        <p class="dim">{ "Then Run it (A/B), and Reveal." }</p>
+                    </>
+                },
+                _ => html! {},
+            } }
+            if let Some(next) = next {
+                <p class="dim">{ format!("Next: {next}") }</p>
             }
         </div>
     }

@@ -84,6 +84,18 @@ pub struct Predict {
     /// shows each beside the report's, and marks an answer right only when the model shows it.
     #[serde(default)]
     pub check: Vec<crate::fidelity::FidelityRow>,
+    /// The step (counted from 1, as the page numbers them) after which the prediction comes;
+    /// 0 puts it before the first. It must come before the first step that shows its answer
+    /// (`check` refuses a lesson whose prediction asks what the class has already seen).
+    pub after_step: u32,
+}
+
+/// One place a lesson's walk (PageDown) stops at: a step, or the prediction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Index into `Lesson::steps`.
+    Step(usize),
+    Predict,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -180,6 +192,39 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
             return Err(ScenarioError::new(format!("{}.predict.answer", l.id), "not an index into options"));
         }
         crate::fidelity::check_rows(l, &p.check, "predict.check")?;
+        check_predict_place(l, p)?;
+    }
+    Ok(())
+}
+
+/// A prediction comes before the first step that shows its answer: the first step after which
+/// the class has seen every variant the answer's rows measure (as a step's run or its B). A
+/// prediction placed after it would ask what the room has just watched.
+fn check_predict_place(l: &Lesson, p: &Predict) -> Result<(), ScenarioError> {
+    let field = format!("{}.predict.after_step", l.id);
+    if p.after_step as usize > l.steps.len() {
+        return Err(ScenarioError::new(field, format!("{} is past the last step; expected 0 to {}", p.after_step, l.steps.len())));
+    }
+    let asked: std::collections::BTreeSet<&str> =
+        p.check.iter().flat_map(|r| std::iter::once(r.variant.as_str()).chain(r.over.as_deref())).collect();
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, st) in l.steps.iter().enumerate() {
+        seen.insert(st.variant.as_str());
+        seen.extend(st.ab.as_deref());
+        if asked.len() > 1 && asked.is_subset(&seen) {
+            if p.after_step as usize > i {
+                return Err(ScenarioError::new(
+                    field,
+                    format!(
+                        "the prediction comes after step {} ('{}'), which already shows its answer (it runs {}); expected at most {i}",
+                        i + 1,
+                        st.title,
+                        asked.iter().copied().collect::<Vec<_>>().join(" and ")
+                    ),
+                ));
+            }
+            break;
+        }
     }
     Ok(())
 }
@@ -238,6 +283,30 @@ impl Lesson {
                 format!("unknown variant '{}' of {}; expected one of {}", crate::scenario::clip(name), self.id, names.join(", ")),
             )
         })
+    }
+
+    /// How many places PageDown walks: the steps, and the prediction among them.
+    pub fn stops(&self) -> usize {
+        self.steps.len() + usize::from(self.predict.is_some())
+    }
+
+    /// Where the prediction stands among the stops (from 0), if the lesson has one.
+    pub fn predict_stop(&self) -> Option<usize> {
+        self.predict.as_ref().map(|p| (p.after_step as usize).min(self.steps.len()))
+    }
+
+    /// What stop `i` (from 0) shows; None past the last.
+    pub fn stop(&self, i: usize) -> Option<Stop> {
+        match self.predict_stop() {
+            Some(p) if i == p => Some(Stop::Predict),
+            Some(p) if i > p => (i - 1 < self.steps.len()).then_some(Stop::Step(i - 1)),
+            _ => (i < self.steps.len()).then_some(Stop::Step(i)),
+        }
+    }
+
+    /// The stop that shows step `k` (from 0).
+    pub fn stop_of_step(&self, k: usize) -> usize {
+        k + usize::from(self.predict_stop().is_some_and(|p| p <= k))
     }
 
     pub fn first_variant(&self) -> &Variant {

@@ -265,8 +265,8 @@ impl LinkState {
                 })?)
             }
             "step" => {
-                // One past the last step is the prediction, as PageDown reaches it.
-                let last = lesson.steps.len() as u32 + u32::from(lesson.predict.is_some());
+                // The stops PageDown walks: the steps, and the prediction among them.
+                let last = lesson.stops() as u32;
                 st.step = Some(v.parse::<u32>().ok().filter(|n| (1..=last).contains(n)).ok_or_else(|| {
                     err(
                         "step",

@@ -85,8 +85,8 @@ pub(super) fn use_keyboard_shortcuts(
                 return;
             }
             let (in_presenter, cur_step, sheet_open) = *keys_state.borrow();
-            // The steps, then the prediction: PageDown reaches it, to poll the room.
-            let nsteps = super::step_panel::stops(&session.borrow().a.lesson);
+            // The stops: the steps, and the prediction before the step that shows its answer.
+            let nsteps = session.borrow().a.lesson.stops();
             let go = |delta: i64| {
                 if nsteps == 0 {
                     return;
@@ -215,7 +215,10 @@ pub(super) fn run_controls(
         let s = session.borrow();
         std::iter::once(&s.a).chain(s.b.as_ref()).find_map(|x| x.catch_up_to)
     };
-    let on_stop_jump = act(|s| s.stop_jump());
+    let on_stop_jump = act(|s| {
+        s.stop_jump();
+        super::link::replace_address_without_time(s);
+    });
     html! {
         <>
             if let Some(to) = jumping {

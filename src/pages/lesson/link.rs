@@ -19,6 +19,31 @@ pub(super) fn sync_fragment(s: &Session) {
     }
 }
 
+/// Replaces the address (no new history entry): with the link the run came from without the
+/// parts the page could not use, once, after it opened.
+pub(super) fn replace_address_with_clean_link(s: &mut Session) {
+    if let Some(f) = s.a.link_clean.take() {
+        replace_address(&f);
+    }
+}
+
+/// After Stop during a jump: the address loses the time point it was jumping to (the run
+/// stands elsewhere, paused); Copy link writes the time it has reached.
+pub(super) fn replace_address_without_time(s: &Session) {
+    replace_address(&state_fragment(s));
+}
+
+fn replace_address(f: &str) {
+    if let Some(w) = web_sys::window() {
+        if w.location().hash().ok().as_deref() == Some(f) {
+            return;
+        }
+        if let Ok(h) = w.history() {
+            let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(f));
+        }
+    }
+}
+
 /// The address of what shows: the lesson, A's variant, knobs and seed, and B if the A/B view
 /// is open (without t and speed, which Copy link adds).
 pub(super) fn state_fragment(s: &Session) -> String {
@@ -100,6 +125,7 @@ pub(super) fn use_back_forward(
             let speed = s.a.speed;
             *s = Session::from_fragment(&hash, &id);
             s.a.speed = speed;
+            replace_address_with_clean_link(&mut s);
             if let Ok(st) = blksim::link::LinkState::decode(&hash) {
                 apply_view(&st, &mut s, &view);
             }

@@ -92,6 +92,11 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         });
     }
     prefs::use_stored_prefs(*presenter, *large, *theme);
+    // A link with parts the page could not use: the address shows the link as applied.
+    {
+        let session = session.clone();
+        use_effect_with((), move |_| link::replace_address_with_clean_link(&mut session.borrow_mut()));
+    }
     // A link that names a step but no run state of its own (no variant, B or t: written by
     // hand, or a lesson plan's "open step 2") sets that step up, as PageDown would; a copied
     // link carries its run's exact state, which stands.
@@ -153,10 +158,13 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let ab = s.b.is_some();
     let all_done = d.sim.is_finished() && s.b.as_ref().is_none_or(|b| b.sim.is_finished());
     let is_sandbox = lesson.id == blksim::lessons::SANDBOX;
-    let cur_step = step.and_then(|i| lesson.steps.get(i).map(|st| (i, st.clone())));
+    let cur_step = step.and_then(|i| match lesson.stop(i) {
+        Some(blksim::lessons::Stop::Step(k)) => Some((k, lesson.steps[k].clone())),
+        _ => None,
+    });
     let predict_box = steps::predict_box(&session, &refresh, d, &prediction);
     let steps_list = steps::steps_list(&session, &step, d);
-    let at_predict = *step == Some(lesson.steps.len()) && lesson.predict.is_some();
+    let at_predict = step.is_some_and(|i| lesson.stop(i) == Some(blksim::lessons::Stop::Predict));
     let step_panel =
         step_panel::step_panel(&lesson, *step, steps::go_callback(&session, &step), if at_predict { predict_box.clone() } else { None });
     // The tables the step names: presenter mode keeps them in view and folds the others away.

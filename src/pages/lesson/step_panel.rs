@@ -1,18 +1,14 @@
 //! The step panel, beside the diagram: the current step's title and text, what to watch (with
 //! the model's own figure for it, measured by `blksim fidelity --cues` into lessons/cues.json)
-//! and the step controls; one past the last step, the prediction (poll the room, then Reveal).
+//! and the step controls; at its place among them (before the step that shows its answer), the
+//! prediction (poll the room, then Reveal).
 //! It is a landmark region named "Step", so a screen reader and the tests find it.
 
 use crate::format;
 use crate::markdown;
 use blksim::fidelity::RowResult;
-use blksim::lessons::Lesson;
+use blksim::lessons::{Lesson, Stop};
 use yew::prelude::*;
-
-/// How many places PageDown walks: the steps, then the prediction if the lesson has one.
-pub(super) fn stops(lesson: &Lesson) -> usize {
-    lesson.steps.len() + usize::from(lesson.predict.is_some())
-}
 
 /// One measured cue: "name: value unit".
 fn cue_figure(r: &RowResult) -> Html {
@@ -23,11 +19,11 @@ fn cue_figure(r: &RowResult) -> Html {
     }
 }
 
-/// The panel. `step` is the page's step (None before the first); `go` moves to a step;
-/// `predict` is the prediction box, shown one past the last step.
+/// The panel. `step` is the page's stop (None before the first; `Lesson::stop` says whether it
+/// is a step or the prediction); `go` moves to a stop; `predict` is the prediction box.
 pub(super) fn step_panel(lesson: &Lesson, step: Option<usize>, go: Callback<usize>, predict: Option<Html>) -> Html {
     let n = lesson.steps.len();
-    let total = stops(lesson);
+    let total = lesson.stops();
     if total == 0 {
         return html! {};
     }
@@ -35,19 +31,31 @@ pub(super) fn step_panel(lesson: &Lesson, step: Option<usize>, go: Callback<usiz
         let go = go.clone();
         html! { <button class={class} {title} onclick={Callback::from(move |_: MouseEvent| go.emit(to))}>{ label }</button> }
     };
-    let title_of = |i: usize| lesson.steps.get(i).map_or_else(|| "Predict, then reveal".to_string(), |s| s.title.clone());
+    let title_of = |i: usize| match lesson.stop(i) {
+        Some(Stop::Step(k)) => lesson.steps[k].title.clone(),
+        _ => "Predict, then reveal".to_string(),
+    };
     let nav = |i: usize| {
         html! {
             <div class="step-nav">
                 if i > 0 { { button("← Previous".into(), i - 1, "step-prev", title_of(i - 1)) } }
-                if i + 1 < n { { button("Next →".into(), i + 1, "step-next", title_of(i + 1)) } }
-                else if i + 1 == n && lesson.predict.is_some() { { button("Next: predict →".into(), n, "step-next", title_of(n)) } }
+                if i + 1 < total {
+                    { button(if lesson.stop(i + 1) == Some(Stop::Predict) { "Next: predict →".into() } else { "Next →".into() }, i + 1, "step-next", title_of(i + 1)) }
+                }
                 <span class="dim step-keys">{ "PageDown / PageUp" }</span>
             </div>
         }
     };
-    let body = match step {
-        None => html! {
+    let bar = |i: usize, title: &str| {
+        html! {
+            <div class="step-bar" data-testid="step-bar">
+                <span class="step-n">{ format!("{}/{total}", i + 1) }</span>
+                <span class="step-title">{ title }</span>
+            </div>
+        }
+    };
+    let body = match step.map(|i| (i, lesson.stop(i))) {
+        None | Some((_, None)) => html! {
             <>
                 <p class="step-intro">{ format!("{n} steps{}.", if lesson.predict.is_some() { " and a prediction" } else { "" }) }</p>
                 <div class="step-nav">
@@ -56,16 +64,13 @@ pub(super) fn step_panel(lesson: &Lesson, step: Option<usize>, go: Callback<usiz
                 </div>
             </>
         },
-        Some(i) if i < n => {
-            let st = &lesson.steps[i];
-            let figures = blksim::cues::committed_for(&lesson.id).and_then(|c| c.steps.get(i).cloned()).unwrap_or_default();
+        Some((i, Some(Stop::Step(k)))) => {
+            let st = &lesson.steps[k];
+            let figures = blksim::cues::committed_for(&lesson.id).and_then(|c| c.steps.get(k).cloned()).unwrap_or_default();
             html! {
                 <>
-                    <div class="step-bar" data-testid="step-bar">
-                        <span class="step-n">{ format!("{}/{}", i + 1, n) }</span>
-                        <span class="step-title">{ &st.title }</span>
-                    </div>
-                    <div class="step-text">{ markdown::step_text(&lesson.id, i) }</div>
+                    { bar(i, &st.title) }
+                    <div class="step-text">{ markdown::step_text(&lesson.id, k) }</div>
                     if !st.watch.is_empty() {
                         <p class="step-watch" data-testid="step-watch"><strong>{ "Watch: " }</strong>{ &st.watch }</p>
                     }
@@ -79,14 +84,11 @@ pub(super) fn step_panel(lesson: &Lesson, step: Option<usize>, go: Callback<usiz
                 </>
             }
         }
-        Some(_) => html! {
+        Some((i, Some(Stop::Predict))) => html! {
             <>
-                <div class="step-bar" data-testid="step-bar">
-                    <span class="step-n">{ format!("{total}/{total}") }</span>
-                    <span class="step-title">{ "Predict" }</span>
-                </div>
+                { bar(i, "Predict") }
                 { for predict }
-                { nav(n) }
+                { nav(i) }
             </>
         },
     };

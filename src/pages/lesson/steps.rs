@@ -5,12 +5,15 @@ use super::presenter::post_step;
 use super::SharedSession;
 use crate::driver::{SimDriver, SPEED_MAX, SPEED_MIN};
 use crate::session::Session;
+use blksim::lessons::Stop;
 use yew::prelude::*;
 
-/// Sets the lesson's step `i`: its variant, its A/B pairing, its seed, its speed, and its time
-/// point. One past the last step is the prediction: the runs stay as they are.
+/// Sets the lesson's stop `i` (`Lesson::stop`): a step's variant, its A/B pairing, its seed, its
+/// speed, and its time point. At the prediction the runs stay as they are (its Run it sets
+/// up the comparison once the room has answered).
 pub(super) fn apply_step(s: &mut Session, i: usize) {
-    let Some(st) = s.a.lesson.steps.get(i).cloned() else { return };
+    let Some(Stop::Step(k)) = s.a.lesson.stop(i) else { return };
+    let st = s.a.lesson.steps[k].clone();
     // A step that names its seed runs that seed; the steps after it go back to the reader's.
     let seed = match st.seed {
         Some(seed) => {
@@ -56,7 +59,7 @@ pub(super) fn use_prediction() -> Prediction {
     Prediction { predicted: use_state(|| None::<usize>), predict_ran: use_state(|| false), revealed: use_state(|| false) }
 }
 
-/// Goes to step `i` (one past the last: the prediction) and tells the notes window.
+/// Goes to stop `i` (a step or the prediction) and tells the notes window.
 pub(super) fn go_callback(session: &SharedSession, step: &UseStateHandle<Option<usize>>) -> Callback<usize> {
     let (session, step) = (session.clone(), step.clone());
     Callback::from(move |i: usize| {
@@ -68,21 +71,69 @@ pub(super) fn go_callback(session: &SharedSession, step: &UseStateHandle<Option<
     })
 }
 
-/// The lesson's steps, the current one marked; a step's button goes to it.
+/// The lesson's stops (its steps, and the prediction where it is asked), the current one
+/// marked; each button goes to its stop.
 pub(super) fn steps_list(session: &SharedSession, step: &UseStateHandle<Option<usize>>, d: &SimDriver) -> Html {
     let go = go_callback(session, step);
     let goto_step = move |i: usize| {
         let go = go.clone();
         Callback::from(move |_: MouseEvent| go.emit(i))
     };
+    let lesson = &d.lesson;
     html! {
         <ol class="steps">
-            { for d.lesson.steps.iter().enumerate().map(|(i, st)| html! {
-                <li class={classes!((Some(i) == **step).then_some("current"))}>
-                    <button onclick={goto_step(i)} aria-current={if Some(i) == **step { "step" } else { "false" }}>{ &st.title }</button>
-                </li>
+            { for (0..lesson.stops()).map(|i| {
+                let (title, class) = match lesson.stop(i) {
+                    Some(Stop::Step(k)) => (lesson.steps[k].title.clone(), None),
+                    _ => ("Predict, then reveal".to_string(), Some("predict-stop")),
+                };
+                html! {
+                    <li class={classes!((Some(i) == **step).then_some("current"), class)}>
+                        <button onclick={goto_step(i)} aria-current={if Some(i) == **step { "step" } else { "false" }}>{ title }</button>
+                    </li>
+                }
             }) }
         </ol>
+    }
+}
+
+/// The seeds a prediction's answer is measured over (its rows' largest `seeds`), when it is
+/// about a distribution over seeds rather than one run.
+fn sweep_seeds(lesson: &blksim::lessons::Lesson) -> Option<u64> {
+    lesson.predict.as_ref()?.check.iter().filter_map(|r| r.seeds).max().map(u64::from).filter(|&n| n > 1)
+}
+
+/// What a prediction's sweep shows so far, in the prediction box (the charts, where the sweep
+/// panel draws it, are folded away in presenter mode): each variant's median and slowest run.
+fn sweep_summary(s: &Session) -> Html {
+    let Some(sw) = &s.sweep else { return html! {} };
+    if !sw.is_done() {
+        return html! {
+            <p class="predict-sweep" data-testid="predict-sweep">
+                <progress max={sw.total().to_string()} value={sw.runs.len().to_string()}></progress>
+                { format!(" {} of {} runs ({} seeds of each variant)", sw.runs.len(), sw.total(), sw.seeds) }
+            </p>
+        };
+    }
+    let num = |x: f64| blksim::cli::fmt_num(x);
+    let lines = sw.variant_names().into_iter().map(|v| {
+        let (what, unit, vals) = sw.figure(&v);
+        let median = crate::driver::quantile(&vals, 0.5);
+        let (slow, fast) = if unit == "MB/s" { (vals.first(), vals.last()) } else { (vals.last(), vals.first()) };
+        let text = match (median, slow, fast) {
+            (Some(m), Some(&(x, seed)), Some(_)) if unit != "MB/s" && m > 0.0 => {
+                format!("{v}: {what} median {} {unit}, slowest {} {unit} (seed {seed}), {}× the median", num(m), num(x), num(x / m))
+            }
+            (Some(m), Some(&(x, seed)), _) => format!("{v}: {what} median {} {unit}, worst {} {unit} (seed {seed})", num(m), num(x)),
+            _ => format!("{v}: no runs"),
+        };
+        html! { <li>{ text }</li> }
+    });
+    html! {
+        <div class="predict-sweep" data-testid="predict-sweep">
+            <p>{ format!("Over {} seeds of each variant (Run many seeds, under the charts, draws them):", sw.seeds) }</p>
+            <ul>{ for lines }</ul>
+        </div>
     }
 }
 
@@ -107,6 +158,13 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                 s.a.speed = 0.5;
                 s.a.playing = true;
             }
+            // An answer about a distribution over seeds (a tail) is not one run's: the
+            // comparison is a seed sweep of every variant, as many seeds as the answer's rows.
+            if let Some(n) = sweep_seeds(&s.a.lesson) {
+                if let Err(e) = s.start_sweep_of(&vs, n) {
+                    s.a.notice = Some(e);
+                }
+            }
             sync_fragment(&s);
             drop(s);
             predict_ran.set(true);
@@ -122,6 +180,7 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
     let cues = blksim::cues::committed_for(&d.lesson.id);
     let shown = cues.as_ref().is_none_or(|c| c.answer_shown());
     let rows = cues.map(|c| c.predict).unwrap_or_default();
+    let seeds = sweep_seeds(&d.lesson);
     d.lesson.predict.as_ref().map(|pr| {
         let options = pr.options.iter().enumerate().map(|(i, o)| {
             let onchange = {
@@ -151,7 +210,8 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                 <h3>{ "Predict" }</h3>
                 <p>{ &pr.question }</p>
                 <div class="options" role="radiogroup">{ for options }</div>
-                <button class="predict-run" disabled={predicted.is_none()} onclick={on_predict_run.clone()}>{ "Run it (A/B)" }</button>
+                <button class="predict-run" disabled={predicted.is_none()} onclick={on_predict_run.clone()}>{ seeds.map_or("Run it (A/B)".to_string(), |n| format!("Run it ({n} seeds of each variant)")) }</button>
+                if **predict_ran && seeds.is_some() { { sweep_summary(&session.borrow()) } }
                 <button class="predict-reveal" disabled={!**predict_ran} onclick={on_reveal}>{ "Reveal" }</button>
                 if !**revealed {
                     <span class="hint dim" data-testid="predict-hint">{

@@ -47,7 +47,10 @@ pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHand
     let stop = {
         let (session, refresh) = (session.clone(), refresh.clone());
         Callback::from(move |_: MouseEvent| {
-            session.borrow_mut().stop_jump();
+            let mut s = session.borrow_mut();
+            s.stop_jump();
+            super::link::replace_address_without_time(&s);
+            drop(s);
             refresh.force_update();
         })
     };

@@ -71,3 +71,31 @@ fn the_longest_stall_is_the_span_without_a_jobs_io_completing() {
     let cut = run_one(&cfg, 5, Some(2.0));
     assert_eq!(cut.longest_stall_ns(), (from, 2_000_000_000 - from));
 }
+
+/// The walk PageDown takes: every step once, in order, and the prediction once, before the
+/// step that shows its answer; a lesson that asks after that step is refused by name.
+#[test]
+fn the_prediction_comes_before_the_step_that_shows_its_answer() {
+    use blksim::lessons::Stop;
+    for l in lessons::all() {
+        let stops: Vec<Stop> = (0..l.stops()).map(|i| l.stop(i).expect("a stop")).collect();
+        assert_eq!(l.stop(l.stops()), None, "{}: nothing past the last stop", l.id);
+        let steps: Vec<usize> = stops.iter().filter_map(|s| if let Stop::Step(k) = s { Some(*k) } else { None }).collect();
+        assert_eq!(steps, (0..l.steps.len()).collect::<Vec<_>>(), "{}: every step once, in order", l.id);
+        assert_eq!(stops.iter().filter(|s| **s == Stop::Predict).count(), 1, "{}", l.id);
+        for k in 0..l.steps.len() {
+            assert_eq!(l.stop(l.stop_of_step(k)), Some(Stop::Step(k)), "{}", l.id);
+        }
+        let p = l.predict_stop().unwrap();
+        assert!(p < l.steps.len(), "{}: asked before the last step's comparison, not after it", l.id);
+        // Moved one step later, past the step that shows the answer: refused, naming it.
+        let mut late = l.clone();
+        late.predict.as_mut().unwrap().after_step = l.steps.len() as u32;
+        let e = lessons::check(&late).expect_err(&l.id).to_string();
+        assert!(e.contains("predict.after_step") && e.contains("already shows its answer"), "{}: {e}", l.id);
+        let mut past = l.clone();
+        past.predict.as_mut().unwrap().after_step = l.steps.len() as u32 + 1;
+        let e = lessons::check(&past).expect_err(&l.id).to_string();
+        assert!(e.contains("past the last step"), "{}: {e}", l.id);
+    }
+}

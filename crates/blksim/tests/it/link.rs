@@ -33,7 +33,7 @@ fn state() -> impl Strategy<Value = LinkState> {
                 overrides.push(("workload.bs".to_string(), b.to_string()));
             }
             // A view with it: a step of the lesson's (when it has any), presenter mode, Large type.
-            let stops = l.steps.len() as u32 + u32::from(l.predict.is_some());
+            let stops = l.stops() as u32;
             let step = (stops > 0).then(|| (seed % u64::from(stops.max(1))) as u32 + 1);
             LinkState {
                 lesson,
