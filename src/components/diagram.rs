@@ -401,13 +401,17 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         ctx.set_stroke_style_str(theme.slot);
         ctx.stroke_rect(cell.x, cell.y, cell.w, cell.h);
         ctx.set_fill_style_str(theme.fg);
-        let _ = ctx.fill_text(&format!("{} · stripe cache", up.name), cell.x + 4.0, cell.y + 9.0);
+        let title = format!("{} · stripe cache", up.name);
+        let _ = ctx.fill_text(&title, cell.x + 4.0, cell.y + 9.0);
         let bar = Rect { x: cell.x + 4.0, y: cell.y + 14.0, w: (cell.w * 0.5).max(40.0), h: (cell.h - 18.0).max(8.0) };
         slot_bar(&ctx, theme, bar, o.stripes_active, o.stripes_max, true);
         hits.push(bar_hit(bar, HitKind::Stripes(k)));
         if !o.stripe_sleepers.is_empty() {
+            // On the title's line: the bios in flight cross the row at the bar's height, and
+            // drawn over them the count could not be read.
+            let x = cell.x + 4.0 + ctx.measure_text(&title).map_or(0.0, |m| m.width()) + 12.0;
             ctx.set_fill_style_str(theme.full);
-            let _ = ctx.fill_text(&format!("zz {} on wait_for_stripe", o.stripe_sleepers.len()), bar.x + bar.w + 10.0, bar.y + bar.h / 2.0);
+            let _ = ctx.fill_text(&format!("zz {} on wait_for_stripe", o.stripe_sleepers.len()), x, cell.y + 9.0);
         }
     }
     let mut dm_names = Vec::new();
