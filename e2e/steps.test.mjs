@@ -100,6 +100,13 @@ test('a hand-written link to a step sets that step up, as PageDown would', async
   await page.waitForFunction(() => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith('1/4'), null, { timeout: 10000 });
   await page.waitForFunction(() => document.querySelector('.app').dataset.presenter === 'true' && document.querySelector('.app').dataset.large === 'true');
   await page.waitForFunction(() => document.querySelector('.app').dataset.ab === 'false');
+  // A step at a time point ("step 3 at 9 s"): the step's A/B runs, taken to t and paused there.
+  await page.goto(h.base + '#/lesson/scsi-starved?v=1&step=3&t=9');
+  await page.waitForFunction(() => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith('3/4'), null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector('.app').dataset.ab === 'true', null, { timeout: 10000 });
+  await caughtUp(page);
+  assert.match(await page.textContent('[data-testid=live]'), /^t = 9\.000 s/);
+  assert.equal(await page.getAttribute('.app', 'data-playing'), 'false');
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -69,9 +69,7 @@ fn apply_view(
         large.set(l);
     }
     if let Some(n) = st.step {
-        if st.variant.is_none() && st.b.is_none() && st.t.is_none() {
-            super::steps::apply_step(s, n as usize - 1);
-        }
+        super::steps::apply_linked_step(s, st);
         step.set(Some(n as usize - 1));
     }
 }

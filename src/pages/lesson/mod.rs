@@ -97,15 +97,14 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         let session = session.clone();
         use_effect_with((), move |_| link::replace_address_with_clean_link(&mut session.borrow_mut()));
     }
-    // A link that names a step but no run state of its own (no variant, B or t: written by
-    // hand, or a lesson plan's "open step 2") sets that step up, as PageDown would; a copied
-    // link carries its run's exact state, which stands.
+    // A link that names a step but no run of its own (no variant or B: written by hand, or a
+    // lesson plan's "open step 2", perhaps at a t) sets that step up, as PageDown would; a
+    // copied link carries its run's exact state, which stands.
     {
-        let (session, refresh) = (session.clone(), refresh.clone());
-        let setup = view.as_ref().as_ref().filter(|v| v.variant.is_none() && v.b.is_none() && v.t.is_none()).and_then(|v| v.step);
+        let (session, refresh, view) = (session.clone(), refresh.clone(), view.clone());
         use_effect_with((), move |_| {
-            if let Some(n) = setup {
-                steps::apply_step(&mut session.borrow_mut(), n as usize - 1);
+            if let Some(st) = view.as_ref().as_ref() {
+                steps::apply_linked_step(&mut session.borrow_mut(), st);
                 refresh.force_update();
             }
         });

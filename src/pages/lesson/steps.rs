@@ -46,6 +46,24 @@ pub(super) fn apply_step(s: &mut Session, i: usize) {
     sync_fragment(s);
 }
 
+/// A link's step: set up as PageDown would when the link carries no run of its own (no
+/// variant or B: written by hand, or a lesson plan's "open step 2"), at the link's t if it has
+/// one ("step 2 at 9 s"), paused there as any link with t opens. A copied link names its
+/// variant and stands as it is.
+pub(super) fn apply_linked_step(s: &mut Session, st: &blksim::link::LinkState) {
+    let Some(n) = st.step else { return };
+    if st.variant.is_some() || st.b.is_some() {
+        return;
+    }
+    apply_step(s, n as usize - 1);
+    if let Some(t) = st.t {
+        s.jump_to(blksim::SimTime::from_secs_f64(t));
+        for d in std::iter::once(&mut s.a).chain(s.b.as_mut()) {
+            d.playing = false;
+        }
+    }
+}
+
 /// The reader's prediction: the option picked, whether its A/B run started, and whether the
 /// answer shows.
 pub(super) struct Prediction {
