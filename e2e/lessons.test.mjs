@@ -45,7 +45,12 @@ test('every lesson page loads without errors, and its toggle changes the variant
 test('predict, run, then reveal', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/queue-depth-and-the-elevator?v=1');
-  await page.waitForSelector('.predict');
+  // The prediction is a stop of its own in the steps list (the Lesson tab): its button goes
+  // there, beside the diagram.
+  assert.equal(await page.locator('.predict').count(), 0, 'no prediction box before its stop');
+  await page.click('.steps li.predict-stop button');
+  await page.waitForSelector('[data-testid=step-panel] .predict');
+  assert.match(await page.textContent('[data-testid=step-bar]'), /^2\/4\s*Predict/);
   assert.equal(await page.isDisabled('.predict-run'), true, 'Run before choosing');
   assert.equal(await page.isDisabled('.predict-reveal'), true, 'Reveal before running');
   await page.locator('.predict input[type=radio]').nth(1).check();

@@ -45,16 +45,19 @@ for (const [size, large] of [[{ width: 1280, height: 720 }, false], [{ width: 12
       for (let i = 1; i <= steps + 1; i++) {
         await page.keyboard.press('PageDown');
         await atStep(page, i);
-        if (/Predict/.test(await page.textContent('[data-testid=step-bar]'))) {
+        const predict = /Predict/.test(await page.textContent('[data-testid=step-bar]'));
+        if (predict) {
           assert.equal(predictAt, 0, `${id}: one prediction`);
           predictAt = i;
           assert.ok(await inView(page, '[data-testid=step-panel] .predict-run'), `${id}: the prediction's Run button is on screen`);
-          continue;
+          // The question starts from the lesson's first variant alone: no other comparison's
+          // ratios beside it.
+          await page.waitForFunction(() => document.querySelector('.app').dataset.ab === 'false');
         }
         // Past a step's time point and its first whole second, when the tables exist.
         await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp !== 'true' && document.querySelector('table.vmstat'), null, { timeout: 60000 });
         assert.ok(await inView(page, '[data-testid=step-panel]'), `${id} step ${i}: the step panel is on screen`);
-        assert.ok(await inView(page, '[data-testid=step-watch]'), `${id} step ${i}: its watch line is on screen`);
+        if (!predict) assert.ok(await inView(page, '[data-testid=step-watch]'), `${id} step ${i}: its watch line is on screen`);
         const named = (await page.getAttribute('.numbers', 'data-tables')) ?? '';
         assert.ok(named.length > 0, `${id} step ${i}: names the tables it asks about`);
         for (const t of named.split(' ')) {
@@ -362,6 +365,24 @@ test('a prediction about a tail runs every variant over as many seeds as its ans
   assert.match(lines.join(' '), /completion time median [\d.]+ s, slowest [\d.]+ s \(seed \d+\)/);
   await panel.locator('.predict-reveal').click();
   assert.match(await page.textContent('[data-testid=reveal]'), /^Right\./);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('a link wrong in one part keeps its step and presenter mode, and the notes window follows the page to another lesson', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/raid5-chunk?v=1&step=2&presenter=1&seed=-1');
+  await page.waitForSelector('.notice');
+  assert.match(await page.textContent('.notice'), /seed/);
+  assert.equal(await page.getAttribute('.app', 'data-presenter'), 'true');
+  assert.match(await page.textContent('[data-testid=step-bar]'), /^2\/3\s*Predict/);
+  const { page: notes } = await open(ctx, '#/notes/raid5-chunk');
+  await notes.waitForFunction(() => document.querySelector('.notes-page')?.dataset.step === '1', null, { timeout: 5000 });
+  assert.match(await notes.textContent('[data-testid=notes-answer]'), /^Answer: They fall many times over/);
+  // The presenter opens another lesson in the same tab: the notes go with it.
+  await page.goto(h.base + '#/lesson/nr-requests?v=1&step=1');
+  await notes.waitForFunction(() => location.hash === '#/notes/nr-requests' && document.querySelector('.notes-page')?.dataset.step === '0', null, { timeout: 10000 });
+  assert.match(await notes.textContent('[data-testid=notes-title]'), /^Step 1 of 3: 128 requests, 254 tags/);
   assert.deepEqual(errors, []);
   await ctx.close();
 });

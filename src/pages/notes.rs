@@ -29,6 +29,11 @@ pub fn Notes(p: &NotesProps) -> Html {
                     let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else { return };
                     if v["lesson"] == id.as_str() {
                         step.set(v["step"].as_u64().map(|n| n as usize));
+                    } else if let (Some(other), true) = (v["lesson"].as_str(), v.get("step").is_some()) {
+                        // The presenter moved to another lesson: the notes follow it.
+                        if blksim::lessons::find(other).is_ok() {
+                            let _ = gloo::utils::window().location().set_hash(&format!("/notes/{other}"));
+                        }
                     }
                 })
             });
@@ -85,7 +90,7 @@ pub fn Notes(p: &NotesProps) -> Html {
                         <h2 data-testid="notes-title">{ format!("Step {} of {}: predict, then reveal", i + 1, total) }</h2>
                         <p class="notes-text" data-testid="notes-text">{ format!("Poll the room: {}", pr.question) }</p>
                         <p class="notes-answer" data-testid="notes-answer"><strong>{ "Answer: " }</strong>{ &pr.options[pr.answer] }{ ". " }{ &pr.explanation }</p>
-                        <p class="dim">{ "Then Run it (A/B), and Reveal." }</p>
+                        <p class="dim">{ "Then Run it, and Reveal." }</p>
                     </>
                 },
                 _ => html! {},

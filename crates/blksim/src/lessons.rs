@@ -88,6 +88,10 @@ pub struct Predict {
     /// 0 puts it before the first. It must come before the first step that shows its answer
     /// (`check` refuses a lesson whose prediction asks what the class has already seen).
     pub after_step: u32,
+    /// The tables the question is about (`STEP_TABLES`), as a step names its own: presenter
+    /// mode keeps them in view while the room answers and the comparison runs.
+    #[serde(default)]
+    pub tables: Vec<String>,
 }
 
 /// One place a lesson's walk (PageDown) stops at: a step, or the prediction.
@@ -192,6 +196,9 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
             return Err(ScenarioError::new(format!("{}.predict.answer", l.id), "not an index into options"));
         }
         crate::fidelity::check_rows(l, &p.check, "predict.check")?;
+        if let Some(bad) = p.tables.iter().find(|t| !STEP_TABLES.contains(&t.as_str())) {
+            return Err(ScenarioError::new(format!("{}.predict.tables", l.id), format!("'{bad}' is not one of {STEP_TABLES:?}")));
+        }
         check_predict_place(l, p)?;
     }
     Ok(())

@@ -245,6 +245,12 @@ impl LinkState {
             }
             "b" => {
                 lesson.variant(&v).map_err(|e| err("b", e.message))?;
+                // B beside itself would compare a run with its own copy.
+                let a = st.variant.clone().unwrap_or_else(|| lesson.first_variant().name.clone());
+                if v == a {
+                    let others: Vec<&str> = lesson.variants.iter().map(|x| x.name.as_str()).filter(|x| *x != a).collect();
+                    return Err(err("b", format!("'{}' is run A's variant too; expected another: {}", clip(&v), others.join(", "))));
+                }
                 st.b = Some(v);
             }
             "seed" => {

@@ -124,7 +124,7 @@ pub(super) fn use_back_forward(
             *s = Session::from_fragment(&hash, &id);
             s.a.speed = speed;
             replace_address_with_clean_link(&mut s);
-            if let Ok(st) = blksim::link::LinkState::decode(&hash) {
+            if let Ok((st, _)) = blksim::link::LinkState::decode_lenient(&hash) {
                 apply_view(&st, &mut s, &view);
             }
             drop(s);

@@ -67,7 +67,9 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     // Display preferences (presenter, large type, theme) last for the browser tab: an
     // instructor moving to the next lesson, or reloading, keeps them.
     // A link may carry them (and the step): it wins over the stored preference.
-    let view = use_memo((), |_| blksim::link::LinkState::decode(&current_hash()).ok());
+    // Leniently: a link wrong in one part (a typo in its seed) keeps its step, presenter mode
+    // and Large type, as it keeps its variant.
+    let view = use_memo((), |_| blksim::link::LinkState::decode_lenient(&current_hash()).ok().map(|(st, _)| st));
     let presenter =
         use_state(|| view.as_ref().as_ref().and_then(|v| v.presenter).unwrap_or_else(|| prefs::pref("presenter").as_deref() == Some("1")));
     let step = use_state(|| view.as_ref().as_ref().and_then(|v| v.step).map(|n| n as usize - 1));
@@ -161,16 +163,19 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         Some(blksim::lessons::Stop::Step(k)) => Some((k, lesson.steps[k].clone())),
         _ => None,
     });
-    let predict_box = steps::predict_box(&session, &refresh, d, &prediction);
-    let steps_list = steps::steps_list(&session, &step, d);
     let at_predict = step.is_some_and(|i| lesson.stop(i) == Some(blksim::lessons::Stop::Predict));
-    let step_panel =
-        step_panel::step_panel(&lesson, *step, steps::go_callback(&session, &step), if at_predict { predict_box.clone() } else { None });
+    let predict_box = if at_predict { steps::predict_box(&session, &refresh, d, &prediction) } else { None };
+    let steps_list = steps::steps_list(&session, &step, d);
+    let step_panel = step_panel::step_panel(&lesson, *step, steps::go_callback(&session, &step), predict_box);
     // The tables the step names: presenter mode keeps them in view and folds the others away.
-    let step_tables = cur_step
-        .as_ref()
-        .filter(|(_, st)| !st.tables.is_empty())
-        .map(|(_, st)| st.tables.iter().map(|t| t.split_whitespace().next().unwrap_or("")).collect::<Vec<_>>().join(" "));
+    let named = match (&cur_step, &lesson.predict) {
+        (Some((_, st)), _) => Some(&st.tables),
+        (None, Some(pr)) if at_predict => Some(&pr.tables),
+        _ => None,
+    };
+    let step_tables = named
+        .filter(|tables| !tables.is_empty())
+        .map(|tables| tables.iter().map(|t| t.split_whitespace().next().unwrap_or("")).collect::<Vec<_>>().join(" "));
     html! {
         <div class="app" data-presenter={presenter.to_string()} data-lesson={lesson.id.clone()} data-variant={d.variant.clone()} data-playing={d.playing.to_string()} data-theme={theme_attr} data-ab={ab.to_string()} data-expanded={s.expanded.map_or("none".to_string(), |g| g.to_string())} data-large={large.to_string()} data-motion={motion.name()}>
             <header class="bar">
@@ -247,7 +252,6 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         } else {
                             <div class="lesson-side">
                                 { steps_list }
-                                if !at_predict { { for predict_box } }
                             </div>
                             <article class="lesson-text">
                                 { markdown::lesson_body(&lesson.id) }

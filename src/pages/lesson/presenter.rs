@@ -41,6 +41,9 @@ pub(super) fn presenter_buttons(presenter: &UseStateHandle<bool>, id: &str, step
 #[hook]
 pub(super) fn use_notes_reply(id: String, step: Option<usize>) {
     use_effect_with((id.clone(), step), move |_| {
+        // Every change of stop, however it came (PageDown, a pasted link, a reload, another
+        // lesson): a notes window already open follows it.
+        post_step(&id, step);
         let channel = web_sys::BroadcastChannel::new(CHANNEL).ok();
         let listener = channel.as_ref().map(|ch| {
             let id = id.clone();

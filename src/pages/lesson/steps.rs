@@ -9,10 +9,13 @@ use blksim::lessons::Stop;
 use yew::prelude::*;
 
 /// Sets the lesson's stop `i` (`Lesson::stop`): a step's variant, its A/B pairing, its seed, its
-/// speed, and its time point. At the prediction the runs stay as they are (its Run it sets
-/// up the comparison once the room has answered).
+/// speed, and its time point; at the prediction, the question's starting point.
 pub(super) fn apply_step(s: &mut Session, i: usize) {
-    let Some(Stop::Step(k)) = s.a.lesson.stop(i) else { return };
+    let k = match s.a.lesson.stop(i) {
+        Some(Stop::Step(k)) => k,
+        Some(Stop::Predict) => return show_baseline(s),
+        None => return,
+    };
     let st = s.a.lesson.steps[k].clone();
     // A step that names its seed runs that seed; the steps after it go back to the reader's.
     let seed = match st.seed {
@@ -41,6 +44,22 @@ pub(super) fn apply_step(s: &mut Session, i: usize) {
     if let Some(sp) = st.speed {
         s.a.speed = sp.clamp(SPEED_MIN, SPEED_MAX);
     }
+    s.a.playing = true;
+    s.charts_dirty = true;
+    sync_fragment(s);
+}
+
+/// At the prediction: the run the question starts from (the lesson's first variant, the
+/// reader's seed) alone, as it was or afresh; a previous step's A/B would put another
+/// comparison's ratios beside the question. Its Run it sets up the comparison once the room
+/// has answered.
+fn show_baseline(s: &mut Session) {
+    let v0 = s.a.lesson.first_variant().name.clone();
+    let seed = s.seed_before_step.take().unwrap_or(s.a.seed);
+    if s.a.variant != v0 || s.a.seed != seed || s.a.sim.is_finished() {
+        s.a.notice = s.a.restart(&v0, seed).err();
+    }
+    s.close_b();
     s.a.playing = true;
     s.charts_dirty = true;
     sync_fragment(s);
@@ -95,7 +114,14 @@ pub(super) fn steps_list(session: &SharedSession, step: &UseStateHandle<Option<u
     let go = go_callback(session, step);
     let goto_step = move |i: usize| {
         let go = go.clone();
-        Callback::from(move |_: MouseEvent| go.emit(i))
+        Callback::from(move |_: MouseEvent| {
+            go.emit(i);
+            // The step panel, where the stop shows, is beside the diagram at the top of the
+            // page; the list is far below it.
+            if let Some(el) = gloo::utils::document().query_selector("[data-testid=step-panel]").ok().flatten() {
+                el.scroll_into_view_with_bool(true);
+            }
+        })
     };
     let lesson = &d.lesson;
     html! {
@@ -149,7 +175,7 @@ fn sweep_summary(s: &Session) -> Html {
     });
     html! {
         <div class="predict-sweep" data-testid="predict-sweep">
-            <p>{ format!("Over {} seeds of each variant (Run many seeds, under the charts, draws them):", sw.seeds) }</p>
+            <p>{ format!("Over {} seeds of each variant:", sw.seeds) }</p>
             <ul>{ for lines }</ul>
         </div>
     }
@@ -164,7 +190,9 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
             let mut s = session.borrow_mut();
             let vs: Vec<String> = s.a.lesson.variants.iter().map(|v| v.name.clone()).collect();
             let seed = s.a.seed;
-            if vs.len() >= 2 {
+            let seeds = sweep_seeds(&s.a.lesson);
+            // One run of each says nothing about a distribution over seeds: the sweep alone.
+            if vs.len() >= 2 && seeds.is_none() {
                 s.a.notice = s.a.restart(&vs[0], seed).err();
                 s.a.notice = s.open_b(&vs[1]).err();
                 s.drop_idle_settings();
@@ -178,7 +206,7 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
             }
             // An answer about a distribution over seeds (a tail) is not one run's: the
             // comparison is a seed sweep of every variant, as many seeds as the answer's rows.
-            if let Some(n) = sweep_seeds(&s.a.lesson) {
+            if let Some(n) = seeds {
                 if let Err(e) = s.start_sweep_of(&vs, n) {
                     s.a.notice = Some(e);
                 }
@@ -199,6 +227,8 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
     let shown = cues.as_ref().is_none_or(|c| c.answer_shown());
     let rows = cues.map(|c| c.predict).unwrap_or_default();
     let seeds = sweep_seeds(&d.lesson);
+    // A prediction about seeds reveals once its sweep is done (its figures are the answer).
+    let sweeping = seeds.is_some() && session.borrow().sweep.as_ref().is_some_and(|sw| !sw.is_done());
     d.lesson.predict.as_ref().map(|pr| {
         let options = pr.options.iter().enumerate().map(|(i, o)| {
             let onchange = {
@@ -229,13 +259,13 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                 <p>{ &pr.question }</p>
                 <div class="options" role="radiogroup">{ for options }</div>
                 <button class="predict-run" disabled={predicted.is_none()} onclick={on_predict_run.clone()}>{ seeds.map_or("Run it (A/B)".to_string(), |n| format!("Run it ({n} seeds of each variant)")) }</button>
-                if **predict_ran && seeds.is_some() { { sweep_summary(&session.borrow()) } }
-                <button class="predict-reveal" disabled={!**predict_ran} onclick={on_reveal}>{ "Reveal" }</button>
+                <button class="predict-reveal" disabled={!**predict_ran || sweeping} onclick={on_reveal}>{ "Reveal" }</button>
                 if !**revealed {
                     <span class="hint dim" data-testid="predict-hint">{
-                        if predicted.is_none() { "Pick an answer, then run it." } else if !**predict_ran { "Run it, then reveal." } else { "" }
+                        if predicted.is_none() { "Pick an answer, then run it." } else if !**predict_ran { "Run it, then reveal." } else if sweeping { "Reveal once the seeds have run." } else { "" }
                     }</span>
                 }
+                if **predict_ran && seeds.is_some() { { sweep_summary(&session.borrow()) } }
                 if **revealed {
                     <div class="reveal" data-testid="reveal" role="status">
                         <p><strong>{ match (**predicted == Some(pr.answer), shown) {

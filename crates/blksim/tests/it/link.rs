@@ -21,7 +21,8 @@ fn state() -> impl Strategy<Value = LinkState> {
         .prop_map(|(lesson, vi, nr, depth, bs, seed, t_ms, speed_ppm, bi)| {
             let l = lessons::find(&lesson).unwrap();
             let variant = Some(l.variants[vi.index(l.variants.len())].name.clone());
-            let b = bi.map(|i| l.variants[i.index(l.variants.len())].name.clone());
+            // B is another variant than A's (the same one beside itself is refused).
+            let b = bi.map(|i| l.variants[i.index(l.variants.len())].name.clone()).filter(|b| Some(b) != variant.as_ref());
             let mut overrides = Vec::new();
             if let Some(n) = nr {
                 overrides.push(("queue.nr_requests".to_string(), n.to_string()));
@@ -90,4 +91,14 @@ fn the_sandbox_has_links_too() {
     let f = st.encode();
     assert_eq!(f, "#/sandbox?v=1&disks=4&workload.rw=randread&seed=3");
     assert_eq!(LinkState::decode(&f), Ok(st));
+}
+
+#[test]
+fn b_beside_itself_is_refused_and_names_the_others() {
+    let e = LinkState::decode("#/lesson/scsi-starved?v=1&variant=regressed&b=regressed").unwrap_err();
+    assert_eq!(e.field, "b");
+    assert!(e.message.contains("run A's variant too") && e.message.contains("before") && e.message.contains("fixed"), "{e}");
+    // Without a variant, A runs the lesson's first.
+    assert_eq!(LinkState::decode("#/lesson/scsi-starved?v=1&b=before").unwrap_err().field, "b");
+    assert!(LinkState::decode("#/lesson/scsi-starved?v=1&b=regressed").is_ok());
 }
