@@ -8,7 +8,7 @@ use crate::engine::ids::{BioId, DevId, ThreadId, *};
 use crate::engine::{Next, Sim};
 use crate::fio::job::{Io, IoOwner};
 use crate::kernel::sched::{Step, ThreadKind, Wait};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 /// `STRIPE_SECTORS`: a stripe head covers one page per member.
 pub const STRIPE_BYTES: u64 = 4096;
@@ -92,6 +92,20 @@ pub struct StripeHead {
     pub parity: u16,
     /// On `handle_list`, waiting for raid5d.
     pub queued: bool,
+    /// The next head on this one's `stripe_hashtbl` chain (`NO_HEAD`: the last).
+    hash_next: u32,
+}
+
+/// `NR_HASH` (2.6.20 raid5.c: `PAGE_SIZE / sizeof(struct hlist_head)`, 4096 / 8): the stripe
+/// hash table's buckets, each a chain of active heads.
+const NR_HASH: usize = 512;
+/// An empty chain, or the end of one.
+const NO_HEAD: u32 = u32::MAX;
+
+/// `stripe_hash`: the bucket of a member sector (`(sect >> STRIPE_SHIFT) & HASH_MASK`, a
+/// page being 8 sectors).
+fn stripe_hash(sector: u64) -> usize {
+    (sector >> 3) as usize & (NR_HASH - 1)
 }
 
 /// The per-array state: the stripe cache and raid5d.
@@ -103,8 +117,9 @@ pub struct Raid5 {
     /// `max_nr_stripes` (`stripe_cache_size`).
     pub max_stripes: u32,
     heads: Vec<StripeHead>,
-    /// Active heads by member sector (`stripe_hashtbl`).
-    hash: BTreeMap<u64, u32>,
+    /// Active heads by member sector (`stripe_hashtbl`): each bucket's first head, chained
+    /// through `StripeHead::hash_next`. Looked up by sector only, never walked in order.
+    hash: Vec<u32>,
     /// Free heads (`inactive_list`), reused last-freed first.
     inactive: Vec<u32>,
     pub active: u32,
@@ -126,7 +141,13 @@ impl Raid5 {
     pub fn new(dev: DevId, members: Vec<DevId>, chunk_kb: u32, max_stripes: u32, raid5d: ThreadId) -> Raid5 {
         let n = members.len();
         let heads = (0..max_stripes)
-            .map(|_| StripeHead { uptodate: vec![false; n], reading: vec![false; n], writing: vec![false; n], ..Default::default() })
+            .map(|_| StripeHead {
+                uptodate: vec![false; n],
+                reading: vec![false; n],
+                writing: vec![false; n],
+                hash_next: NO_HEAD,
+                ..Default::default()
+            })
             .collect();
         Raid5 {
             dev,
@@ -134,7 +155,7 @@ impl Raid5 {
             chunk_sectors: chunk_kb as u64 * 2,
             max_stripes,
             heads,
-            hash: BTreeMap::new(),
+            hash: vec![NO_HEAD; NR_HASH],
             inactive: (0..max_stripes).rev().collect(),
             active: 0,
             inactive_blocked: false,
@@ -163,7 +184,7 @@ impl Raid5 {
     /// (`can_proceed`) and clears it. None: the caller sets `inactive_blocked` and sleeps on
     /// `wait_for_stripe`.
     pub fn get_active_stripe(&mut self, sector: u64) -> Option<u32> {
-        if let Some(&h) = self.hash.get(&sector) {
+        if let Some(h) = self.find_stripe(sector) {
             return Some(h);
         }
         let h = if self.inactive_blocked { None } else { self.inactive.pop() };
@@ -178,8 +199,41 @@ impl Raid5 {
         head.uptodate.iter_mut().for_each(|b| *b = false);
         head.reading.iter_mut().for_each(|b| *b = false);
         head.writing.iter_mut().for_each(|b| *b = false);
-        self.hash.insert(sector, h);
+        // insert_hash: at the head of its bucket's chain.
+        let bucket = stripe_hash(sector);
+        head.hash_next = self.hash[bucket];
+        self.hash[bucket] = h;
         Some(h)
+    }
+
+    /// `__find_stripe`: the active head for a member sector.
+    fn find_stripe(&self, sector: u64) -> Option<u32> {
+        let mut h = self.hash[stripe_hash(sector)];
+        while h != NO_HEAD {
+            let head = &self.heads[h as usize];
+            if head.sector == sector {
+                return Some(h);
+            }
+            h = head.hash_next;
+        }
+        None
+    }
+
+    /// `remove_hash`: unlinks an active head from its bucket's chain.
+    fn remove_hash(&mut self, h: u32) {
+        let bucket = stripe_hash(self.heads[h as usize].sector);
+        let next = self.heads[h as usize].hash_next;
+        if self.hash[bucket] == h {
+            self.hash[bucket] = next;
+        } else {
+            let mut p = self.hash[bucket];
+            while self.heads[p as usize].hash_next != h {
+                p = self.heads[p as usize].hash_next;
+                assert_ne!(p, NO_HEAD, "an active stripe head is on its bucket's chain");
+            }
+            self.heads[p as usize].hash_next = next;
+        }
+        self.heads[h as usize].hash_next = NO_HEAD;
     }
 
     /// `handle_stripe` (2.6 `handle_stripe5`, simplified to what the model needs):
@@ -279,7 +333,7 @@ impl Raid5 {
     pub fn free(&mut self, h: u32) -> bool {
         let head = &mut self.heads[h as usize];
         debug_assert!(head.pieces.is_empty() && !head.queued);
-        self.hash.remove(&head.sector);
+        self.remove_hash(h);
         self.inactive.push(h);
         self.active -= 1;
         !self.inactive_blocked || self.active < self.max_stripes * 3 / 4
@@ -353,9 +407,22 @@ impl Sim {
                 off += len;
             }
         } else {
+            // compute_sector once per chunk: a chunk's pages lie on one member, one after another.
+            let mut chunk_map: Option<(u64, Mapped)> = None;
             while (self.bios.get(bio_id.0).mapped as u64) < bio.bytes as u64 {
                 let off = self.bios.get(bio_id.0).mapped as u64;
-                let m = self.raid5[r].map(bio.sector + off / 512);
+                let logical = bio.sector + off / 512;
+                let (start, m0) = match chunk_map {
+                    Some((start, m0)) if logical >= start && logical < start + chunk => (start, m0),
+                    _ => {
+                        let start = logical - logical % chunk;
+                        let m0 = self.raid5[r].map(start);
+                        chunk_map = Some((start, m0));
+                        (start, m0)
+                    }
+                };
+                let m = Mapped { sector: m0.sector + (logical - start), ..m0 };
+                debug_assert_eq!(m, self.raid5[r].map(logical));
                 let raid = &mut self.raid5[r];
                 let Some(h) = raid.get_active_stripe(m.sector) else {
                     // wait_event_lock_irq: on the wait queue (at its head), then the check
@@ -633,104 +700,5 @@ impl Sim {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn left_symmetric_parity_rotates_and_data_follows_it() {
-        // 4 disks, chunk 8 sectors: row 0 parity on disk 3, data on 0,1,2; row 1 parity on 2.
-        let m = |l| compute_sector(l, 8, 4);
-        assert_eq!(m(0), Mapped { disk: 0, sector: 0, parity: 3 });
-        assert_eq!(m(8), Mapped { disk: 1, sector: 0, parity: 3 });
-        assert_eq!(m(16), Mapped { disk: 2, sector: 0, parity: 3 });
-        assert_eq!(m(24), Mapped { disk: 3, sector: 8, parity: 2 });
-        assert_eq!(m(32), Mapped { disk: 0, sector: 8, parity: 2 });
-        assert_eq!(m(27).sector, 11);
-    }
-
-    #[test]
-    fn the_cache_blocks_when_empty_and_reopens_below_three_quarters() {
-        let mut r = Raid5::new(DevId(9), vec![DevId(0), DevId(1), DevId(2)], 64, 4, ThreadId(0));
-        for s in 0..4 {
-            assert!(r.get_active_stripe(s * 8).is_some());
-        }
-        assert_eq!(r.get_active_stripe(99), None);
-        assert!(r.inactive_blocked);
-        // One free head: still 3 active = 3/4 of 4, so sleepers stay asleep.
-        assert!(!r.free(0));
-        assert!(!r.can_proceed());
-        assert!(r.free(1));
-        assert!(r.can_proceed());
-        r.unblock();
-        assert!(r.get_active_stripe(99).is_some());
-    }
-
-    #[test]
-    fn while_the_cache_is_blocked_no_free_stripe_is_handed_out() {
-        // 2.6.20 get_active_stripe: once a request found the cache empty (inactive_blocked),
-        // free heads are not even tried until active stripes fall below 3/4 of the cache; a
-        // head already active for the sector is still found.
-        let mut r = Raid5::new(DevId(9), vec![DevId(0), DevId(1), DevId(2)], 64, 8, ThreadId(0));
-        for s in 0..8 {
-            assert!(r.get_active_stripe(s * 8).is_some());
-        }
-        assert_eq!(r.get_active_stripe(100), None);
-        assert!(r.inactive_blocked);
-        r.free(0);
-        assert_eq!(r.free_heads(), 1);
-        assert_eq!(r.get_active_stripe(100), None, "a free head, but the cache is blocked");
-        assert!(!r.can_proceed(), "7 active of 8: not below 3/4");
-        assert_eq!(r.get_active_stripe(8), Some(1), "the active head for sector 8");
-        r.free(1);
-        r.free(2);
-        assert!(r.can_proceed(), "5 active: below 3/4 of 8");
-        r.unblock();
-        assert!(r.get_active_stripe(100).is_some());
-    }
-
-    fn head_with(r: &mut Raid5, writes: &[u16]) -> u32 {
-        let h = r.get_active_stripe(0).unwrap();
-        let head = r.head_mut(h);
-        head.parity = 3;
-        for &d in writes {
-            head.pieces.push(Piece { bio: BioId(d as u32), disk: d, write: true, issued: false });
-        }
-        h
-    }
-
-    #[test]
-    fn a_full_stripe_write_reads_nothing_and_a_small_one_reads_first() {
-        // 4 disks: data 0,1,2, parity 3.
-        let mut r = Raid5::new(DevId(9), vec![DevId(0), DevId(1), DevId(2), DevId(3)], 64, 8, ThreadId(0));
-        let h = head_with(&mut r, &[0, 1, 2]);
-        let first = r.handle_stripe(h);
-        assert_eq!((first.reads.len(), first.writes), (0, vec![0, 1, 2, 3]), "full stripe: write data and parity at once");
-        // One page of three: read-modify-write reads the old page and the old parity (2 reads),
-        // reconstruct-write the two other pages (2 reads); on a tie the model reconstructs.
-        let mut r = Raid5::new(DevId(9), vec![DevId(0), DevId(1), DevId(2), DevId(3)], 64, 8, ThreadId(0));
-        let h = head_with(&mut r, &[0]);
-        let first = r.handle_stripe(h);
-        assert_eq!(first.reads, vec![1, 2]);
-        assert!(first.writes.is_empty());
-        for d in [1, 2] {
-            r.head_mut(h).reading[d] = false;
-            r.head_mut(h).uptodate[d] = true;
-        }
-        let second = r.handle_stripe(h);
-        assert_eq!(second.writes, vec![0, 3]);
-        for d in [0, 3] {
-            r.head_mut(h).writing[d] = false;
-            r.head_mut(h).uptodate[d] = true;
-        }
-        let third = r.handle_stripe(h);
-        assert_eq!(third.done, vec![BioId(0)]);
-        assert!(third.idle);
-        // With 8 disks, one page written: read-modify-write (2 reads) beats reconstruct (6).
-        let disks: Vec<DevId> = (0..8).map(DevId).collect();
-        let mut r = Raid5::new(DevId(9), disks, 64, 8, ThreadId(0));
-        let h = r.get_active_stripe(0).unwrap();
-        r.head_mut(h).parity = 7;
-        r.head_mut(h).pieces.push(Piece { bio: BioId(1), disk: 2, write: true, issued: false });
-        assert_eq!(r.handle_stripe(h).reads, vec![2, 7]);
-    }
-}
+#[path = "raid5_tests.rs"]
+mod tests;
