@@ -176,6 +176,9 @@ test('on a 1280 x 720 projector the revealed answer scrolls into view', async ()
   await panel.locator('.predict-run').click();
   await panel.locator('.predict-reveal').click();
   await page.waitForSelector('[data-testid=reveal-rows]');
+  // The options give way to the one picked, so the question and the answer fit together.
+  assert.match(await panel.locator('[data-testid=picked]').textContent(), /^Your answer: About 4x more context switches/);
+  assert.equal(await panel.locator('.predict input[type=radio]').count(), 0);
   await page.waitForFunction(() => {
     const r = document.querySelector('[data-testid=reveal-rows]').getBoundingClientRect();
     return r.bottom <= innerHeight && r.top >= 0;

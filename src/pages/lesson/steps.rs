@@ -257,7 +257,13 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
             <section class="predict" aria-label="Predict, then reveal">
                 <h3>{ "Predict" }</h3>
                 <p>{ &pr.question }</p>
-                <div class="options" role="radiogroup">{ for options }</div>
+                // Once revealed, the options give way to the one picked: on a 720 px projector
+                // the question and the answer then fit together.
+                if **revealed {
+                    <p class="picked" data-testid="picked">{ "Your answer: " }{ predicted.map(|i| pr.options[i].clone()).unwrap_or_default() }</p>
+                } else {
+                    <div class="options" role="radiogroup">{ for options }</div>
+                }
                 <button class="predict-run" disabled={predicted.is_none()} onclick={on_predict_run.clone()}>{ seeds.map_or("Run it (A/B)".to_string(), |n| format!("Run it ({n} seeds of each variant)")) }</button>
                 <button class="predict-reveal" disabled={!**predict_ran || sweeping} onclick={on_reveal}>{ "Reveal" }</button>
                 if !**revealed {
