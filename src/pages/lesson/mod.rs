@@ -214,7 +214,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         <p class="live" ref={live_b.clone()} data-testid="live-b" aria-live="off"></p>
                     }
                 </section>
-                <div class="numbers" data-tables={step_tables}>
+                <div class="numbers" data-tables={step_tables} data-predict={at_predict.to_string()}>
                     if is_sandbox {
                         // The sandbox's knobs sit beside the diagram, grouped by layer.
                         <div class="sandbox-knobs">
