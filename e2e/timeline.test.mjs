@@ -170,9 +170,11 @@ test('a long jump (raid5-chunk to t = 120 s) shows its progress and the page kee
   assert.match(await page.textContent('[data-testid=live]'), /^t = 120\.000 s/);
   const gaps = (await page.evaluate(() => window.__gaps)).sort((a, b) => a - b);
   // Speed is measured, not asserted (BENCHMARKS.md has the idle figures): the jump is spread
-  // over many frames (100 000 events a frame made it about 30 for 30 s) and the bar moved.
+  // over many frames, not run in one, and the bar moved. How many frames follows the core's
+  // speed on the host (224 and 168 on one host before and after a 10% faster raid5): a floor
+  // well under that, not a figure.
   console.log(`jump to 120 s: ${gaps.length} frames, interval p95 ${gaps[Math.floor(gaps.length * 0.95)]?.toFixed(1)} ms, max ${gaps[gaps.length - 1]?.toFixed(1)} ms`);
-  assert.ok(gaps.length >= 200, `${gaps.length} frames during the jump`);
+  assert.ok(gaps.length >= 30, `${gaps.length} frames during the jump`);
   assert.ok(seen.size >= 10, `the progress bar showed ${seen.size} values`);
   assert.equal(await page.getAttribute('progress.jump-progress', 'data-active'), 'false');
   await page.waitForSelector('[data-testid=header-jump-stop]', { state: 'detached' });
