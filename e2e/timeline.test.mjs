@@ -175,7 +175,8 @@ test('a long jump (raid5-chunk to t = 120 s) shows its progress and the page kee
   // well under that, not a figure.
   console.log(`jump to 120 s: ${gaps.length} frames, interval p95 ${gaps[Math.floor(gaps.length * 0.95)]?.toFixed(1)} ms, max ${gaps[gaps.length - 1]?.toFixed(1)} ms`);
   assert.ok(gaps.length >= 30, `${gaps.length} frames during the jump`);
-  assert.ok(seen.size >= 10, `the progress bar showed ${seen.size} values`);
+  // Sampled every 100 ms: a few values say the bar moved, on a faster host too.
+  assert.ok(seen.size >= 5, `the progress bar showed ${seen.size} values`);
   assert.equal(await page.getAttribute('progress.jump-progress', 'data-active'), 'false');
   await page.waitForSelector('[data-testid=header-jump-stop]', { state: 'detached' });
   assert.deepEqual(errors, []);
