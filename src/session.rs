@@ -187,6 +187,14 @@ impl Session {
         self.charts_dirty = true;
     }
 
+    /// Both runs to `t` and paused there, as a link with `t` opens.
+    pub fn open_at(&mut self, t: blksim::SimTime) {
+        self.jump_to(t);
+        for d in std::iter::once(&mut self.a).chain(self.b.as_mut()) {
+            d.playing = false;
+        }
+    }
+
     /// Stops a jump under way where each run has got to (B then follows A's clock as usual).
     pub fn stop_jump(&mut self) {
         for d in std::iter::once(&mut self.a).chain(self.b.as_mut()) {

@@ -24,7 +24,7 @@ pub use btt::Btt;
 pub use hover::{Hit, HitKind, Hover};
 use stats::PARTIAL_REFRESH_MS;
 use std::collections::{BTreeMap, VecDeque};
-pub use sweep::{quantile, run_seeds, SeedRun, Sweep, SWEEP_SEEDS_MAX};
+pub use sweep::{best_and_worst, quantile, run_seeds, SeedRun, Sweep, SWEEP_SEEDS_MAX};
 pub use timeline::Timeline;
 pub use tokens::{Token, TokenStage, RECORDS_PER_FRAME_MAX, TOKENS_MAX, TWEEN_MS, TWEEN_MS_MIN};
 

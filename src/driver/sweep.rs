@@ -184,6 +184,16 @@ impl Sweep {
     }
 }
 
+/// One run's figure and its seed.
+pub type SeedFigure = (f64, u64);
+
+/// The best and worst of a figure's sorted (value, seed) runs (`Sweep::figure`): the fastest
+/// and slowest completions, or the highest and lowest throughputs.
+pub fn best_and_worst(unit: &str, vals: &[SeedFigure]) -> (Option<SeedFigure>, Option<SeedFigure>) {
+    let (best, worst) = if unit == "MB/s" { (vals.last(), vals.first()) } else { (vals.first(), vals.last()) };
+    (best.copied(), worst.copied())
+}
+
 /// Runs `seeds` of `lesson`'s `variant` with `overrides`, each the CLI's `run_one`: what a
 /// sweep's worker does with a batch (`worker::sweep_seeds`).
 pub fn run_seeds(lesson: &str, variant: &str, overrides: &[(String, String)], seeds: &[u64]) -> Result<Vec<SeedRun>, String> {

@@ -52,11 +52,7 @@ pub fn Notes(p: &NotesProps) -> Html {
         return html! { <p class="notice">{ format!("No lesson '{}'.", blksim::scenario::clip(&p.id)) }</p> };
     };
     let total = lesson.stops();
-    let title_of = |i: usize| match lesson.stop(i) {
-        Some(Stop::Step(k)) => lesson.steps[k].title.clone(),
-        Some(Stop::Predict) => "Predict, then reveal".to_string(),
-        None => String::new(),
-    };
+    let title_of = |i: usize| lesson.stop_title(i).unwrap_or_default().to_string();
     let Some(i) = step.map(|i| i.min(total.saturating_sub(1))) else {
         // No step shown yet: say what the first PageDown brings rather than claim step 1.
         return html! {

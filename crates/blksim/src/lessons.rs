@@ -94,6 +94,9 @@ pub struct Predict {
     pub tables: Vec<String>,
 }
 
+/// The prediction's name among the stops.
+pub const PREDICT_TITLE: &str = "Predict, then reveal";
+
 /// One place a lesson's walk (PageDown) stops at: a step, or the prediction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
@@ -308,6 +311,15 @@ impl Lesson {
             Some(p) if i == p => Some(Stop::Predict),
             Some(p) if i > p => (i - 1 < self.steps.len()).then_some(Stop::Step(i - 1)),
             _ => (i < self.steps.len()).then_some(Stop::Step(i)),
+        }
+    }
+
+    /// What stop `i` is called in the step bar's neighbours, the steps list and the notes:
+    /// its step's title, or `PREDICT_TITLE`.
+    pub fn stop_title(&self, i: usize) -> Option<&str> {
+        match self.stop(i)? {
+            Stop::Step(k) => Some(&self.steps[k].title),
+            Stop::Predict => Some(PREDICT_TITLE),
         }
     }
 

@@ -2,7 +2,6 @@
 
 use super::link::sync_fragment;
 use super::now_ms;
-use super::presenter::post_step;
 use super::steps::apply_step;
 use super::SharedSession;
 use crate::components::knobs::SeedInput;
@@ -98,7 +97,6 @@ pub(super) fn use_keyboard_shortcuts(
                 };
                 let mut s = session.borrow_mut();
                 apply_step(&mut s, next);
-                post_step(&s.a.lesson.id, Some(next));
                 drop(s);
                 step.set(Some(next));
             };
@@ -215,10 +213,7 @@ pub(super) fn run_controls(
         let s = session.borrow();
         std::iter::once(&s.a).chain(s.b.as_ref()).find_map(|x| x.catch_up_to)
     };
-    let on_stop_jump = act(|s| {
-        s.stop_jump();
-        super::link::replace_address_without_time(s);
-    });
+    let on_stop_jump = act(super::link::stop_jump);
     html! {
         <>
             if let Some(to) = jumping {

@@ -27,9 +27,11 @@ pub(super) fn replace_address_with_clean_link(s: &mut Session) {
     }
 }
 
-/// After Stop during a jump: the address loses the time point it was jumping to (the run
-/// stands elsewhere, paused); Copy link writes the time it has reached.
-pub(super) fn replace_address_without_time(s: &Session) {
+/// Stop during a jump (the header's or the timeline's): the runs stay where they got to,
+/// paused, and the address loses the time point they did not reach (Copy link writes the
+/// time reached).
+pub(super) fn stop_jump(s: &mut Session) {
+    s.stop_jump();
     replace_address(&state_fragment(s));
 }
 
@@ -108,11 +110,7 @@ pub(super) fn use_back_forward(
                     // there, backwards from a snapshot or forwards by running on, and pause, as
                     // a fresh load of the link does.
                     if let Some(t) = st.t {
-                        s.jump_to(blksim::SimTime::from_secs_f64(t));
-                        s.a.playing = false;
-                        if let Some(b) = &mut s.b {
-                            b.playing = false;
-                        }
+                        s.open_at(blksim::SimTime::from_secs_f64(t));
                     }
                     apply_view(&st, &mut s, &view);
                     drop(s);

@@ -31,10 +31,7 @@ pub(super) fn step_panel(lesson: &Lesson, step: Option<usize>, go: Callback<usiz
         let go = go.clone();
         html! { <button class={class} {title} onclick={Callback::from(move |_: MouseEvent| go.emit(to))}>{ label }</button> }
     };
-    let title_of = |i: usize| match lesson.stop(i) {
-        Some(Stop::Step(k)) => lesson.steps[k].title.clone(),
-        _ => "Predict, then reveal".to_string(),
-    };
+    let title_of = |i: usize| lesson.stop_title(i).unwrap_or_default().to_string();
     let nav = |i: usize| {
         html! {
             <div class="step-nav">

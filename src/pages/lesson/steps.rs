@@ -1,7 +1,6 @@
 //! The lesson's steps and its prediction: going to a step, the steps list, predict-then-reveal.
 
 use super::link::sync_fragment;
-use super::presenter::post_step;
 use super::SharedSession;
 use crate::driver::{SimDriver, SPEED_MAX, SPEED_MIN};
 use crate::session::Session;
@@ -76,10 +75,7 @@ pub(super) fn apply_linked_step(s: &mut Session, st: &blksim::link::LinkState) {
     }
     apply_step(s, n as usize - 1);
     if let Some(t) = st.t {
-        s.jump_to(blksim::SimTime::from_secs_f64(t));
-        for d in std::iter::once(&mut s.a).chain(s.b.as_mut()) {
-            d.playing = false;
-        }
+        s.open_at(blksim::SimTime::from_secs_f64(t));
     }
 }
 
@@ -96,13 +92,13 @@ pub(super) fn use_prediction() -> Prediction {
     Prediction { predicted: use_state(|| None::<usize>), predict_ran: use_state(|| false), revealed: use_state(|| false) }
 }
 
-/// Goes to stop `i` (a step or the prediction) and tells the notes window.
+/// Goes to stop `i` (a step or the prediction); the notes window follows the page's stop
+/// (`presenter::use_notes_reply`).
 pub(super) fn go_callback(session: &SharedSession, step: &UseStateHandle<Option<usize>>) -> Callback<usize> {
     let (session, step) = (session.clone(), step.clone());
     Callback::from(move |i: usize| {
         let mut s = session.borrow_mut();
         apply_step(&mut s, i);
-        post_step(&s.a.lesson.id, Some(i));
         drop(s);
         step.set(Some(i));
     })
@@ -127,10 +123,8 @@ pub(super) fn steps_list(session: &SharedSession, step: &UseStateHandle<Option<u
     html! {
         <ol class="steps">
             { for (0..lesson.stops()).map(|i| {
-                let (title, class) = match lesson.stop(i) {
-                    Some(Stop::Step(k)) => (lesson.steps[k].title.clone(), None),
-                    _ => ("Predict, then reveal".to_string(), Some("predict-stop")),
-                };
+                let title = lesson.stop_title(i).unwrap_or_default().to_string();
+                let class = (lesson.stop(i) == Some(Stop::Predict)).then_some("predict-stop");
                 html! {
                     <li class={classes!((Some(i) == **step).then_some("current"), class)}>
                         <button onclick={goto_step(i)} aria-current={if Some(i) == **step { "step" } else { "false" }}>{ title }</button>
@@ -162,13 +156,12 @@ fn sweep_summary(s: &Session) -> Html {
     let num = |x: f64| blksim::cli::fmt_num(x);
     let lines = sw.variant_names().into_iter().map(|v| {
         let (what, unit, vals) = sw.figure(&v);
-        let median = crate::driver::quantile(&vals, 0.5);
-        let (slow, fast) = if unit == "MB/s" { (vals.first(), vals.last()) } else { (vals.last(), vals.first()) };
-        let text = match (median, slow, fast) {
-            (Some(m), Some(&(x, seed)), Some(_)) if unit != "MB/s" && m > 0.0 => {
+        let (_, worst) = crate::driver::best_and_worst(unit, &vals);
+        let text = match (crate::driver::quantile(&vals, 0.5), worst) {
+            (Some(m), Some((x, seed))) if unit != "MB/s" && m > 0.0 => {
                 format!("{v}: {what} median {} {unit}, slowest {} {unit} (seed {seed}), {}× the median", num(m), num(x), num(x / m))
             }
-            (Some(m), Some(&(x, seed)), _) => format!("{v}: {what} median {} {unit}, worst {} {unit} (seed {seed})", num(m), num(x)),
+            (Some(m), Some((x, seed))) => format!("{v}: {what} median {} {unit}, worst {} {unit} (seed {seed})", num(m), num(x)),
             _ => format!("{v}: no runs"),
         };
         html! { <li>{ text }</li> }
@@ -184,13 +177,13 @@ fn sweep_summary(s: &Session) -> Html {
 /// Predict, then reveal: pick an option, run the lesson's A/B comparison, then see the answer.
 pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandle, d: &SimDriver, prediction: &Prediction) -> Option<Html> {
     let Prediction { predicted, predict_ran, revealed } = prediction;
+    let seeds = sweep_seeds(&d.lesson);
     let on_predict_run = {
         let (session, refresh, predict_ran) = (session.clone(), refresh.clone(), predict_ran.clone());
         Callback::from(move |_: MouseEvent| {
             let mut s = session.borrow_mut();
             let vs: Vec<String> = s.a.lesson.variants.iter().map(|v| v.name.clone()).collect();
             let seed = s.a.seed;
-            let seeds = sweep_seeds(&s.a.lesson);
             // One run of each says nothing about a distribution over seeds: the sweep alone.
             if vs.len() >= 2 && seeds.is_none() {
                 s.a.notice = s.a.restart(&vs[0], seed).err();
@@ -226,7 +219,6 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
     let cues = blksim::cues::committed_for(&d.lesson.id);
     let shown = cues.as_ref().is_none_or(|c| c.answer_shown());
     let rows = cues.map(|c| c.predict).unwrap_or_default();
-    let seeds = sweep_seeds(&d.lesson);
     // A prediction about seeds reveals once its sweep is done (its figures are the answer).
     let sweeping = seeds.is_some() && session.borrow().sweep.as_ref().is_some_and(|sw| !sw.is_done());
     d.lesson.predict.as_ref().map(|pr| {

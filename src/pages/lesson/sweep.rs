@@ -4,7 +4,7 @@
 //! slowest seeds as links that open those runs.
 
 use super::SharedSession;
-use crate::driver::{quantile, SeedRun, SWEEP_SEEDS_MAX};
+use crate::driver::{best_and_worst, quantile, SeedRun, SWEEP_SEEDS_MAX};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -79,9 +79,9 @@ pub(super) fn sweep_panel(
                 .into_iter()
                 .map(|v| {
                     let (what, unit, vals) = sw.figure(&v);
+                    let (fast, slow) = best_and_worst(unit, &vals);
                     captions.push((v.clone(), format!("{what} ({unit}) of each run, over {} seeds", sw.seeds)));
                     let q = |p| quantile(&vals, p);
-                    let (fast, slow) = if unit == "MB/s" { (vals.last(), vals.first()) } else { (vals.first(), vals.last()) };
                     let run_link = |&(x, seed): &(f64, u64), testid: &'static str| {
                         let run = sw.run(&v, seed);
                         let t = run.and_then(|r| r.stall_t());
@@ -93,7 +93,7 @@ pub(super) fn sweep_panel(
                         };
                         html! { <a href={link(&v, seed, t)} data-testid={testid} {title}>{ format!("seed {seed} ({})", num(Some(x))) }</a> }
                     };
-                    if let Some(r) = slow.and_then(|&(_, seed)| sw.run(&v, seed)) {
+                    if let Some(r) = slow.and_then(|(_, seed)| sw.run(&v, seed)) {
                         if let Some(t) = r.stall_t() {
                             stalls.push(format!("{v}'s seed {} at {} s ({})", r.seed, num(Some(t)), stall_words(r)));
                         }
@@ -102,8 +102,8 @@ pub(super) fn sweep_panel(
                         <tr data-variant={v.clone()}>
                             <td class="l" title={format!("{what} ({unit})")}>{ &v }</td>
                             <td>{ num(q(0.5)) }</td><td>{ num(q(0.9)) }</td><td>{ num(q(0.99)) }</td>
-                            <td>{ for fast.map(|x| run_link(x, "fastest")) }</td>
-                            <td>{ for slow.map(|x| run_link(x, "slowest")) }</td>
+                            <td>{ for fast.map(|x| run_link(&x, "fastest")) }</td>
+                            <td>{ for slow.map(|x| run_link(&x, "slowest")) }</td>
                         </tr>
                     }
                 })

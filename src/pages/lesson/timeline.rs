@@ -47,10 +47,7 @@ pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHand
     let stop = {
         let (session, refresh) = (session.clone(), refresh.clone());
         Callback::from(move |_: MouseEvent| {
-            let mut s = session.borrow_mut();
-            s.stop_jump();
-            super::link::replace_address_without_time(&s);
-            drop(s);
+            super::link::stop_jump(&mut session.borrow_mut());
             refresh.force_update();
         })
     };
