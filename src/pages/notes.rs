@@ -86,6 +86,11 @@ pub fn Notes(p: &NotesProps) -> Html {
                         <h2 data-testid="notes-title">{ format!("Step {} of {}: predict, then reveal", i + 1, total) }</h2>
                         <p class="notes-text" data-testid="notes-text">{ format!("Poll the room: {}", pr.question) }</p>
                         <p class="notes-answer" data-testid="notes-answer"><strong>{ "Answer: " }</strong>{ &pr.options[pr.answer] }{ ". " }{ &pr.explanation }</p>
+                        // The room will see the model's run, not the report's: say before the
+                        // reveal where the two differ (lessons/cues.json, as the reveal does).
+                        if blksim::cues::committed_for(&lesson.id).is_some_and(|c| !c.answer_shown()) {
+                            <p class="notes-uncal" data-testid="notes-uncal">{ "The run will not show this answer in full: the reveal gives each of its figures as the model measures it beside the report's." }</p>
+                        }
                         <p class="dim">{ "Then Run it, and Reveal." }</p>
                     </>
                 },
