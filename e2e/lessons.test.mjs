@@ -35,6 +35,8 @@ test('every lesson page loads without errors, and its toggle changes the variant
     await buttons.nth(1).click();
     assert.equal(await page.getAttribute('.app', 'data-variant'), second, id);
     assert.match(page.url(), new RegExp(`variant=${second}`));
+    // The text answers the prediction: it waits behind its gate until asked for.
+    if (await page.locator('[data-testid=text-gate]').count()) await page.click('.gate-show');
     assert.ok((await page.textContent('.lesson-text')).length > 200, `${id}: no lesson text`);
     assert.deepEqual(errors, [], id);
     await page.close();
@@ -60,6 +62,34 @@ test('predict, run, then reveal', async () => {
   const reveal = await page.textContent('[data-testid=reveal]');
   assert.match(reveal, /^Right\./);
   assert.match(reveal, /merge/);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('the lesson text waits until the prediction is answered, and shows at once when asked for', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/queue-depth-and-the-elevator?v=1', { width: 1400, height: 900 });
+  await page.waitForSelector('[data-testid=text-gate]');
+  // The title shows; the text that gives the answer away does not.
+  assert.equal(await page.locator('.lesson-text h1').count(), 1);
+  assert.equal(await page.locator('.lesson-text h2, .lesson-text p:not([data-testid=text-gate] p)').count(), 0);
+  assert.match(await page.textContent('[data-testid=text-gate]'), /so it answers the lesson's prediction \(asked after step 1\)/);
+  // Its first button goes to the prediction, beside the diagram.
+  await page.click('.gate-predict');
+  await page.waitForSelector('[data-testid=step-panel] .predict');
+  assert.match(await page.textContent('[data-testid=step-bar]'), /^2\/4\s*Predict/);
+  await page.locator('.predict input[type=radio]').nth(1).check();
+  await page.click('.predict-run');
+  await page.click('.predict-reveal');
+  // Revealed: the whole text is there.
+  await page.waitForFunction(() => !document.querySelector('[data-testid=text-gate]') && document.querySelectorAll('.lesson-text h2').length > 0);
+  // A kernel engineer who wants the mechanism first: one click, kept for the browser tab.
+  await page.goto(h.base + '#/lesson/scsi-starved?v=1');
+  await page.click('[data-testid=text-gate] .gate-show');
+  await page.waitForSelector('.lesson-text [data-testid=fidelity-table]');
+  await page.reload();
+  await page.waitForSelector('.lesson-text [data-testid=fidelity-table]');
+  assert.equal(await page.locator('[data-testid=text-gate]').count(), 0);
   assert.deepEqual(errors, []);
   await ctx.close();
 });
@@ -365,6 +395,7 @@ test('the Fidelity page lists every regression lesson, and a lesson Status table
   // A lesson's Status section: the committed rows, in order, with their verdicts and badge.
   const lesson = board.find((l) => l.lesson === 'nr-requests');
   await page.goto(h.base + '#/lesson/nr-requests?v=1');
+  await page.click('[data-testid=text-gate] .gate-show');
   await page.waitForSelector('.lesson-text [data-testid=fidelity-table]');
   const cells = await page.$$eval('.lesson-text [data-testid=fidelity-table] tbody tr:not(.why)', (trs) =>
     trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent.trim())));

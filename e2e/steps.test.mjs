@@ -90,6 +90,34 @@ test('a link keeps the step, presenter mode and Large type, and Copy link writes
   await ctx.close();
 });
 
+test('the address carries the stop shown: a reload returns to it, with its runs set up', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1');
+  await page.waitForSelector('canvas.diagram');
+  for (let i = 1; i <= 3; i++) {
+    await page.keyboard.press('PageDown');
+    await atStep(page, i);
+  }
+  await page.waitForFunction(() => /[?&]step=3(&|$)/.test(location.hash) && location.hash.includes('b=regressed'), null, { timeout: 5000 });
+  // The prediction's stop is in the address too (no history entry of its own: Back walks runs).
+  await page.keyboard.press('PageUp');
+  await atStep(page, 2);
+  await page.waitForFunction(() => /[?&]step=2(&|$)/.test(location.hash), null, { timeout: 5000 });
+  await page.keyboard.press('PageDown');
+  await atStep(page, 3);
+  await page.waitForFunction(() => /[?&]step=3(&|$)/.test(location.hash), null, { timeout: 5000 });
+  // A reload (a projector's browser restarted mid-lecture): the same step, its A/B, at its
+  // time point past the warm-up, playing as PageDown left it.
+  await page.reload();
+  await atStep(page, 3);
+  await page.waitForFunction(() => document.querySelector('.app').dataset.ab === 'true', null, { timeout: 10000 });
+  await caughtUp(page);
+  const t = Number((await page.textContent('[data-testid=live]')).match(/^t = ([\d.]+) s/)[1]);
+  assert.ok(t >= 7, `the step's runs start past the warm-up, at t = 7 s (read ${t})`);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 test('a hand-written link to a step sets that step up, as PageDown would', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&step=3', { width: 1400, height: 900 });

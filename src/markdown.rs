@@ -31,6 +31,16 @@ pub fn lesson_body(id: &str) -> Html {
     }
 }
 
+/// The lesson text's title alone (its `<h1>`): what shows above the text while it is held back
+/// until the prediction is answered.
+pub fn lesson_heading(id: &str) -> Html {
+    LESSON_HTML
+        .iter()
+        .find(|(i, _, _)| *i == id)
+        .and_then(|(_, body, _)| body.find("</h1>").map(|end| &body[..end + "</h1>".len()]))
+        .map_or_else(Html::default, |h| Html::from_html_unchecked(AttrValue::Static(h)))
+}
+
 /// Step `n`'s text.
 pub fn step_text(id: &str, n: usize) -> Html {
     LESSON_HTML
@@ -48,7 +58,7 @@ mod tests {
     fn every_lesson_has_text_and_no_raw_html() {
         assert_eq!(LESSON_HTML.len(), blksim::lessons::all().len());
         for (id, body, steps) in LESSON_HTML {
-            assert!(body.contains("<h1>"), "{id}: no title");
+            assert!(body.starts_with("<h1>") && body.contains("</h1>"), "{id}: the text does not open with its title");
             assert!(!body.contains("<script") && !body.contains("<div"), "{id}: raw HTML got through");
             let l = blksim::lessons::find(id).unwrap();
             assert_eq!(steps.len(), l.steps.len(), "{id}");

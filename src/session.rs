@@ -23,6 +23,9 @@ pub struct Session {
     /// While a step that names its seed is shown: the seed the reader had before it, which the
     /// other steps go back to.
     pub seed_before_step: Option<u64>,
+    /// The lesson's stop on show (`Lesson::stop`, 0-based), if the steps have begun: the
+    /// address carries it, so a reload or a bookmark returns to it.
+    pub stop: Option<usize>,
 }
 
 impl Session {
@@ -36,6 +39,7 @@ impl Session {
             sweep_dirty: false,
             sweep_events: SWEEP_EVENTS_PER_FRAME,
             seed_before_step: None,
+            stop: None,
         }
     }
 

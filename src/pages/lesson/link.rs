@@ -46,10 +46,32 @@ fn replace_address(f: &str) {
     }
 }
 
-/// The address of what shows: the lesson, A's variant, knobs and seed, and B if the A/B view
-/// is open (without t and speed, which Copy link adds).
+/// The address of what shows: the lesson, A's variant, knobs and seed, B if the A/B view is
+/// open, and the lesson's stop (without t and speed, which Copy link adds).
 pub(super) fn state_fragment(s: &Session) -> String {
-    s.a.state_fragment(s.b.as_ref().map(|b| b.variant.as_str()))
+    with_stop(&s.a.state_fragment(s.b.as_ref().map(|b| b.variant.as_str())), s.stop)
+}
+
+/// A fragment with its `step` set to `stop` (1-based in the link), or without one.
+fn with_stop(fragment: &str, stop: Option<usize>) -> String {
+    match blksim::link::LinkState::decode(fragment) {
+        Ok(mut st) => {
+            st.step = stop.map(|i| i as u32 + 1);
+            st.encode()
+        }
+        Err(_) => fragment.to_string(),
+    }
+}
+
+/// The page's stop changed (PageDown, the steps list, a link's step, Back): the session and
+/// the address take it. The address keeps everything else it holds (a pasted link's time
+/// point too), and no history entry is added: Back walks the runs' states, as before.
+pub(super) fn note_stop(s: &mut Session, stop: Option<usize>) {
+    s.stop = stop;
+    let hash = current_hash();
+    if blksim::link::LinkState::decode(&hash).is_ok_and(|st| st.step != stop.map(|i| i as u32 + 1)) {
+        replace_address(&with_stop(&hash, stop));
+    }
 }
 
 pub(super) fn current_hash() -> String {

@@ -74,6 +74,17 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         use_state(|| view.as_ref().as_ref().and_then(|v| v.presenter).unwrap_or_else(|| prefs::pref("presenter").as_deref() == Some("1")));
     let step = use_state(|| view.as_ref().as_ref().and_then(|v| v.step).map(|n| n as usize - 1));
     let prediction = steps::use_prediction();
+    // The stop shown goes into the address (a reload or a bookmark returns to it).
+    {
+        let session = session.clone();
+        use_effect_with(*step, move |stop| link::note_stop(&mut session.borrow_mut(), *stop));
+    }
+    // The lesson text answers the prediction: it is held back until the answer is revealed, or
+    // the reader asks for it (remembered for the browser tab, per lesson).
+    let text_shown = {
+        let id = props.id.clone();
+        use_state(move || prefs::pref(&tabs::text_shown_key(&id)).is_some())
+    };
     // The last copied link, with the state it was copied in: it hides once the state changes.
     let copied = use_state(|| None::<(String, String)>);
     let fio_msg = use_state(|| None::<String>);
@@ -254,7 +265,12 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                                 { steps_list }
                             </div>
                             <article class="lesson-text">
-                                { markdown::lesson_body(&lesson.id) }
+                                if lesson.predict.is_some() && !prediction.is_revealed() && !*text_shown {
+                                    { markdown::lesson_heading(&lesson.id) }
+                                    { tabs::text_gate(&lesson, &text_shown, steps::go_callback(&session, &step)) }
+                                } else {
+                                    { markdown::lesson_body(&lesson.id) }
+                                }
                             </article>
                         }
                     </div>

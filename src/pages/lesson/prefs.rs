@@ -29,7 +29,7 @@ pub(super) fn pref(key: &str) -> Option<String> {
     SessionStorage::get::<String>(format!("blkviz.{key}")).ok()
 }
 
-fn set_pref(key: &str, value: &str) {
+pub(super) fn set_pref(key: &str, value: &str) {
     use gloo::storage::{SessionStorage, Storage};
     // A browser without storage (private mode quotas) just forgets the preference.
     let _ = SessionStorage::set(format!("blkviz.{key}"), value);

@@ -10,6 +10,8 @@ use yew::prelude::*;
 /// Sets the lesson's stop `i` (`Lesson::stop`): a step's variant, its A/B pairing, its seed, its
 /// speed, and its time point; at the prediction, the question's starting point.
 pub(super) fn apply_step(s: &mut Session, i: usize) {
+    // The address this pushes carries the stop (`link::state_fragment`).
+    s.stop = Some(i);
     let k = match s.a.lesson.stop(i) {
         Some(Stop::Step(k)) => k,
         Some(Stop::Predict) => return show_baseline(s),
@@ -67,13 +69,23 @@ fn show_baseline(s: &mut Session) {
 /// A link's step: set up as PageDown would when the link carries no run of its own (no
 /// variant or B: written by hand, or a lesson plan's "open step 2"), at the link's t if it has
 /// one ("step 2 at 9 s"), paused there as any link with t opens. A copied link names its
-/// variant and stands as it is.
+/// variant and stands as it is. The address bar's own form (a reload, a bookmark: the step's
+/// run, no time point) sets the step up too, so the step's time point and speed come back.
 pub(super) fn apply_linked_step(s: &mut Session, st: &blksim::link::LinkState) {
     let Some(n) = st.step else { return };
+    let i = n as usize - 1;
     if st.variant.is_some() || st.b.is_some() {
-        return;
+        let is_steps_own_run = st.t.is_none()
+            && matches!(s.a.lesson.stop(i), Some(Stop::Step(k))
+                if st.variant.as_deref() == Some(s.a.lesson.steps[k].variant.as_str())
+                    && st.b == s.a.lesson.steps[k].ab
+                    && s.a.lesson.steps[k].seed.is_none_or(|seed| seed == st.seed));
+        if !is_steps_own_run {
+            s.stop = Some(i);
+            return;
+        }
     }
-    apply_step(s, n as usize - 1);
+    apply_step(s, i);
     if let Some(t) = st.t {
         s.open_at(blksim::SimTime::from_secs_f64(t));
     }
@@ -85,6 +97,13 @@ pub(super) struct Prediction {
     predicted: UseStateHandle<Option<usize>>,
     predict_ran: UseStateHandle<bool>,
     revealed: UseStateHandle<bool>,
+}
+
+impl Prediction {
+    /// Whether the answer shows (Reveal was pressed on this page).
+    pub(super) fn is_revealed(&self) -> bool {
+        *self.revealed
+    }
 }
 
 #[hook]

@@ -28,6 +28,51 @@ pub(super) fn tab_buttons(tab: &UseStateHandle<Tab>, is_sandbox: bool) -> Html {
     }
 }
 
+/// The session-storage key that remembers a lesson's text was asked for.
+pub(super) fn text_shown_key(lesson_id: &str) -> String {
+    format!("text-shown.{lesson_id}")
+}
+
+/// In place of the lesson text while its prediction is unanswered: the text tells the report's
+/// outcome and its mechanism, which is the prediction's answer. A reader who wants it anyway (a
+/// kernel engineer reading the mechanism) gets it in one click.
+pub(super) fn text_gate(lesson: &blksim::lessons::Lesson, text_shown: &UseStateHandle<bool>, go: Callback<usize>) -> Html {
+    let when = match lesson.predict.as_ref().map_or(0, |p| p.after_step) {
+        0 => "asked before the first step".to_string(),
+        n => format!("asked after step {n}"),
+    };
+    let on_show = {
+        let (text_shown, id) = (text_shown.clone(), lesson.id.clone());
+        Callback::from(move |_: MouseEvent| {
+            super::prefs::set_pref(&text_shown_key(&id), "1");
+            text_shown.set(true);
+        })
+    };
+    let on_predict = {
+        let at = lesson.predict_stop();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(i) = at {
+                go.emit(i);
+                if let Some(el) = gloo::utils::document().query_selector("[data-testid=step-panel]").ok().flatten() {
+                    el.scroll_into_view_with_bool(true);
+                }
+            }
+        })
+    };
+    let what = if lesson.kind == "primer" {
+        "explains how the stack behaves here"
+    } else {
+        "gives the report's outcome, its cause in the kernel source, the fix, and how blkviz compares with the report"
+    };
+    html! {
+        <div class="text-gate" data-testid="text-gate">
+            <p>{ format!("This text {what}, so it answers the lesson's prediction ({when}). Predict first: the text appears here once you reveal the answer.") }</p>
+            <button class="gate-predict" onclick={on_predict}>{ "Go to the prediction" }</button>
+            <button class="gate-show" onclick={on_show}>{ "Show the lesson text now" }</button>
+        </div>
+    }
+}
+
 /// The event log tab: run A's trace records as blkparse lines, and btt.
 pub(super) fn event_log(session: &SharedSession, refresh: &UseForceUpdateHandle, d: &SimDriver, ab: bool) -> Html {
     let on_log_pause = {
