@@ -94,18 +94,23 @@ test('the address carries the stop shown: a reload returns to it, with its runs 
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1');
   await page.waitForSelector('canvas.diagram');
+  // Back past the first step returns to before the steps, as the page opened.
+  await page.keyboard.press('PageDown');
+  await atStep(page, 1);
+  await page.goBack();
+  await page.waitForFunction(() => !document.querySelector('[data-testid=step-bar]') && !location.hash.includes('step='), null, { timeout: 5000 });
   for (let i = 1; i <= 3; i++) {
     await page.keyboard.press('PageDown');
     await atStep(page, i);
   }
   await page.waitForFunction(() => /[?&]step=3(&|$)/.test(location.hash) && location.hash.includes('b=regressed'), null, { timeout: 5000 });
-  // The prediction's stop is in the address too (no history entry of its own: Back walks runs).
-  await page.keyboard.press('PageUp');
+  // Each stop is a history entry: Back returns to the prediction (B closed), Forward to step 3.
+  await page.goBack();
   await atStep(page, 2);
-  await page.waitForFunction(() => /[?&]step=2(&|$)/.test(location.hash), null, { timeout: 5000 });
-  await page.keyboard.press('PageDown');
+  await page.waitForFunction(() => /[?&]step=2(&|$)/.test(location.hash) && document.querySelector('.app').dataset.ab === 'false', null, { timeout: 5000 });
+  await page.goForward();
   await atStep(page, 3);
-  await page.waitForFunction(() => /[?&]step=3(&|$)/.test(location.hash), null, { timeout: 5000 });
+  await page.waitForFunction(() => /[?&]step=3(&|$)/.test(location.hash) && document.querySelector('.app').dataset.ab === 'true', null, { timeout: 5000 });
   // A reload (a projector's browser restarted mid-lecture): the same step, its A/B, at its
   // time point past the warm-up, playing as PageDown left it.
   await page.reload();

@@ -5,8 +5,8 @@ use crate::session::Session;
 use gloo::events::EventListener;
 use yew::prelude::*;
 
-/// Records a new state (variant, seed, knobs) as a history entry, so that back and forward
-/// walk through the states. The time point is left out: it changes every frame.
+/// Records a new state (variant, seed, knobs, the lesson's stop) as a history entry, so that
+/// back and forward walk through the states and the stops. The time point is left out: it changes every frame.
 pub(super) fn sync_fragment(s: &Session) {
     let f = state_fragment(s);
     if let Some(w) = web_sys::window() {
@@ -63,9 +63,10 @@ fn with_stop(fragment: &str, stop: Option<usize>) -> String {
     }
 }
 
-/// The page's stop changed (PageDown, the steps list, a link's step, Back): the session and
-/// the address take it. The address keeps everything else it holds (a pasted link's time
-/// point too), and no history entry is added: Back walks the runs' states, as before.
+/// The page's stop changed: the session and the address take it. A stop set up by
+/// `steps::apply_step` has already pushed its history entry with the stop in it; this covers
+/// the rest (a copied link's stop), replacing the address, which keeps everything else it
+/// holds (a pasted link's time point too).
 pub(super) fn note_stop(s: &mut Session, stop: Option<usize>) {
     s.stop = stop;
     let hash = current_hash();
@@ -92,9 +93,16 @@ fn apply_view(
     if let Some(l) = st.large {
         large.set(l);
     }
-    if let Some(n) = st.step {
-        super::steps::apply_linked_step(s, st);
-        step.set(Some(n as usize - 1));
+    match st.step {
+        Some(n) => {
+            super::steps::apply_linked_step(s, st);
+            step.set(Some(n as usize - 1));
+        }
+        // An entry from before the steps began (Back past the first step).
+        None => {
+            s.stop = None;
+            step.set(None);
+        }
     }
 }
 
