@@ -94,6 +94,37 @@ test('the lesson text waits until the prediction is answered, and shows at once 
   await ctx.close();
 });
 
+test('the latency chart shows each second\'s latencies over time, for A and B', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&variant=before&b=regressed&seed=1&t=4');
+  await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false', null, { timeout: 60000 });
+  assert.equal(await page.getAttribute('canvas.latency', 'data-view'), 'histogram');
+  await page.click('.latency-view button:has-text("Over time")');
+  await page.waitForFunction(() => document.querySelector('canvas.latency').dataset.view === 'over-time');
+  assert.match(await page.getAttribute('canvas.latency', 'aria-label'), /heat map/);
+  assert.equal(await page.getAttribute('.latency-view button:has-text("Over time")', 'aria-pressed'), 'true');
+  // Cells in the heat map's colours (pale yellow to deep red) in A's half and in B's, after
+  // the next redraw.
+  await page.waitForTimeout(500);
+  const cells = await page.$eval('canvas.latency', (c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const halves = [0, 0];
+    for (let y = 0; y < c.height; y++) {
+      for (let x = 0; x < c.width; x++) {
+        const i = (y * c.width + x) * 4;
+        const [r, g, b] = [d[i], d[i + 1], d[i + 2]];
+        if (r >= 0xbd && b >= 0x26 && b <= 0x8c && g <= 0xe8) halves[y < c.height / 2 ? 0 : 1]++;
+      }
+    }
+    return halves;
+  });
+  assert.ok(cells[0] > 500 && cells[1] > 500, `heat cells in A's and B's halves: ${cells}`);
+  await page.click('.latency-view button:has-text("Histogram")');
+  await page.waitForFunction(() => document.querySelector('canvas.latency').dataset.view === 'histogram');
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 test('presenter mode: PageDown moves through the steps, and the notes window follows', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1');

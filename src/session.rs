@@ -26,6 +26,9 @@ pub struct Session {
     /// The lesson's stop on show (`Lesson::stop`, 0-based), if the steps have begun: the
     /// address carries it, so a reload or a bookmark returns to it.
     pub stop: Option<usize>,
+    /// The latency chart shows each second's latencies (a heat map) rather than the run's
+    /// histogram.
+    pub latency_over_time: bool,
 }
 
 impl Session {
@@ -40,6 +43,7 @@ impl Session {
             sweep_events: SWEEP_EVENTS_PER_FRAME,
             seed_before_step: None,
             stop: None,
+            latency_over_time: false,
         }
     }
 

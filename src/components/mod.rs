@@ -6,5 +6,6 @@ pub mod diagram_tip;
 pub mod event_log;
 pub mod fidelity;
 pub mod knobs;
+pub mod latency_heat;
 pub mod legend;
 pub mod sweep_chart;

@@ -2,6 +2,7 @@
 
 use super::SharedSession;
 use crate::components::charts::{draw_latency, draw_timeseries, RunSeries, CSV_HEADER};
+use crate::components::latency_heat::{draw_latency_heat, latency_columns, HeatColumns};
 use crate::driver::SimDriver;
 use crate::export::{download_canvas_png, download_text};
 use crate::session::Session;
@@ -27,8 +28,41 @@ pub(super) fn draw_charts(s: &Session, chart: &NodeRef, latency: &NodeRef, dark:
         let _ = draw_timeseries(&c, &r, dark);
     }
     if let Some(c) = latency.cast::<HtmlCanvasElement>() {
-        let l: Vec<(&str, Vec<(u64, u64)>)> = lat.into_iter().map(|(n, b)| (if n.starts_with('A') { "A" } else { "B" }, b)).collect();
-        let _ = draw_latency(&c, &l, dark);
+        if s.latency_over_time {
+            let cols: Vec<(String, HeatColumns)> = std::iter::once(&s.a)
+                .chain(s.b.as_ref())
+                .zip(["A", "B"])
+                .map(|(d, ab)| {
+                    let now = d.sim.latency_log2();
+                    (format!("{ab} {}", d.variant), latency_columns(d.sim.history(), Some((d.sim.now().as_secs_f64(), &now))))
+                })
+                .collect();
+            let l: Vec<(&str, &HeatColumns)> = cols.iter().map(|(n, c)| (n.as_str(), c)).collect();
+            let _ = draw_latency_heat(&c, &l, dark);
+        } else {
+            let l: Vec<(&str, Vec<(u64, u64)>)> = lat.into_iter().map(|(n, b)| (if n.starts_with('A') { "A" } else { "B" }, b)).collect();
+            let _ = draw_latency(&c, &l, dark);
+        }
+    }
+}
+
+/// The latency chart's two views: the run's histogram, or each second's latencies over time.
+pub(super) fn latency_view_buttons(session: &SharedSession, refresh: &UseForceUpdateHandle, over_time: bool) -> Html {
+    let set = |to: bool| {
+        let (session, refresh) = (session.clone(), refresh.clone());
+        Callback::from(move |_: MouseEvent| {
+            let mut s = session.borrow_mut();
+            s.latency_over_time = to;
+            s.charts_dirty = true;
+            drop(s);
+            refresh.force_update();
+        })
+    };
+    html! {
+        <div class="latency-view" role="group" aria-label="Latency chart">
+            <button class="toggle" aria-pressed={(!over_time).to_string()} onclick={set(false)} title="How long the jobs' I/Os took, over the whole run">{ "Histogram" }</button>
+            <button class="toggle" aria-pressed={over_time.to_string()} onclick={set(true)} title="Each second's latencies: when the slow I/Os happened (a heat map)">{ "Over time" }</button>
+        </div>
     }
 }
 

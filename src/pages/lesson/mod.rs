@@ -243,7 +243,9 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         page_cache={!d.sim.config().scenario.workload.direct || s.b.as_ref().is_some_and(|b| !b.sim.config().scenario.workload.direct)} />
                     <section class="charts" aria-label="Charts">
                         <canvas ref={chart.clone()} class="chart" data-testid="chart" role="img" aria-label="Throughput, context switches and CPU over simulated time"></canvas>
-                        <canvas ref={latency.clone()} class="latency" role="img" aria-label="Latency histogram of the jobs' I/Os (fio clat: each read, write or io, not each request)"></canvas>
+                        { charts::latency_view_buttons(&session, &refresh, s.latency_over_time) }
+                        <canvas ref={latency.clone()} class="latency" role="img" data-view={if s.latency_over_time { "over-time" } else { "histogram" }}
+                            aria-label={if s.latency_over_time { "Latency heat map of the jobs' I/Os: each simulated second across, latency up in powers of two, darker for more I/Os" } else { "Latency histogram of the jobs' I/Os (fio clat: each read, write or io, not each request)" }}></canvas>
                         { timeline::timeline_bar(&session, &refresh) }
                         { sweep::sweep_panel(&session, &refresh, &sweep_seeds, &sweep_msg) }
                         <div class="chart-actions">

@@ -41,6 +41,9 @@ pub struct Interval {
     pub dirty_bytes: u64,
     pub writeback_bytes: u64,
     pub diskstats: Vec<DiskStats>,
+    /// The jobs' I/O latencies so far (fio's clat), counted per power of two of ns
+    /// (`LatencyHist::log2_counts`): consecutive snapshots give a second's latency spread.
+    pub latency_log2: Vec<u64>,
 }
 
 impl Sim {
@@ -78,6 +81,7 @@ impl Sim {
             dirty_bytes: self.dirty_total,
             writeback_bytes: self.writeback_total,
             diskstats: self.devs.iter().map(|d| d.stats.clone()).collect(),
+            latency_log2: self.latency.log2_counts(),
         }
     }
 
@@ -119,6 +123,11 @@ impl Sim {
             }
         }
         out
+    }
+
+    /// The jobs' I/O latencies so far per power of two of ns (`LatencyHist::log2_counts`).
+    pub fn latency_log2(&self) -> Vec<u64> {
+        self.latency.log2_counts()
     }
 
     /// Latency histogram buckets: (ns, count), for the UI's histogram.
@@ -167,6 +176,7 @@ impl Interval {
             dirty_bytes: 0,
             writeback_bytes: 0,
             diskstats: vec![DiskStats::default(); ndevs],
+            latency_log2: vec![0; crate::tools::stats::LOG2_BUCKETS],
         }
     }
 }

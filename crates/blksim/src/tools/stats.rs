@@ -150,6 +150,9 @@ pub struct LatencyHist {
 
 const SUB: u32 = 32;
 
+/// Powers of two of ns a latency heat map tells apart: 1 ns to 2^40 ns (18 minutes).
+pub const LOG2_BUCKETS: usize = 41;
+
 impl Default for LatencyHist {
     fn default() -> Self {
         LatencyHist { counts: vec![0; (64 - 4) * SUB as usize], total: 0, max_ns: 0 }
@@ -208,6 +211,18 @@ impl LatencyHist {
         self.max_ns
     }
 
+    /// The counts so far per power of two of ns: entry `e` counts latencies in [2^e, 2^(e+1))
+    /// ns (entry 0 also counts 0 ns), up to `LOG2_BUCKETS` (longer ones count in the last):
+    /// what a latency heat map over time takes from each one-second snapshot.
+    pub fn log2_counts(&self) -> Vec<u64> {
+        let mut out = vec![0u64; LOG2_BUCKETS];
+        for (i, &c) in self.counts.iter().enumerate().filter(|(_, &c)| c > 0) {
+            let e = if i < SUB as usize { (i as u64).max(1).ilog2() } else { i as u32 / SUB + 4 };
+            out[(e as usize).min(LOG2_BUCKETS - 1)] += c;
+        }
+        out
+    }
+
     /// Non-empty buckets as (lower bound ns, count), for a histogram chart.
     pub fn buckets(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.counts.iter().enumerate().filter(|(_, &c)| c > 0).map(|(i, &c)| (Self::bucket_mid(i), c))
@@ -228,6 +243,20 @@ pub fn jain_fairness(xs: &[f64]) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn log2_counts_sum_the_fine_buckets_per_power_of_two() {
+        let mut h = LatencyHist::default();
+        for ns in [0, 1, 3, 31, 32, 63, 64, 1_000_000, 1_048_575, 1 << 50] {
+            h.record(ns);
+        }
+        let c = h.log2_counts();
+        assert_eq!(c.len(), LOG2_BUCKETS);
+        assert_eq!(c.iter().sum::<u64>(), 10);
+        // 0 and 1 in the first; 3 in [2, 4); 31 in [16, 32); 32 and 63 in [32, 64); 64 in
+        // [64, 128); 1 ms and 2^20 - 1 in [2^19, 2^20); 2^50 in the last.
+        assert_eq!((c[0], c[1], c[4], c[5], c[6], c[19], c[LOG2_BUCKETS - 1]), (2, 1, 1, 2, 1, 2, 1));
+    }
+
     use super::*;
 
     #[test]
