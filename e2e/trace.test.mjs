@@ -49,6 +49,10 @@ test('binary blktrace files open in the page with btt, iostat, offsets and the l
   // The offset chart has been drawn: more than a couple of colours on it.
   const drawn = await colours(page, 'trace-offsets');
   assert.ok(drawn > 4, `offset chart looks blank (${drawn} colours)`);
+  // D2C over time pairs every request btt's D2C counts, and is drawn.
+  assert.match(await page.getAttribute('[data-testid=trace-d2c-heat]', 'aria-label'), /; 274 requests paired$/);
+  const heat = await colours(page, 'trace-d2c-heat');
+  assert.ok(heat > 4, `D2C heat map looks blank (${heat} colours)`);
   fs.mkdirSync(artifacts, { recursive: true });
   await page.screenshot({ path: path.join(artifacts, 'trace-page.png'), fullPage: true });
   // blkparse's text of the same files reads to the same figures.

@@ -61,8 +61,15 @@ fn heat(count: u64, max: u64) -> RGBColor {
     RGBColor(lerp(0xff, 0xbd), lerp(0xe8, 0x00), lerp(0x8c, 0x26))
 }
 
-/// Draws one heat map per run (A above B), on one time axis and one latency axis.
-pub fn draw_latency_heat(canvas: &web_sys::HtmlCanvasElement, runs: &[(&str, &HeatColumns)], dark: bool) -> Result<(), String> {
+/// Draws one heat map per run (A above B), on one time axis and one latency axis; `what` names
+/// the latency ("the jobs' I/O latency (fio clat)", "D2C"), `per` a column's span ("second").
+pub fn draw_latency_heat(
+    canvas: &web_sys::HtmlCanvasElement,
+    runs: &[(&str, &HeatColumns)],
+    what: &str,
+    per: &str,
+    dark: bool,
+) -> Result<(), String> {
     let (root, _, fg) = prepare(canvas, dark, 100)?;
     let cells = || runs.iter().flat_map(|(_, cols)| cols.iter().flat_map(|(_, c)| c.iter().enumerate()));
     let lo = cells().filter(|(_, &n)| n > 0).map(|(e, _)| e).min().unwrap_or(10);
@@ -73,10 +80,10 @@ pub fn draw_latency_heat(canvas: &web_sys::HtmlCanvasElement, runs: &[(&str, &He
     let t_max = if t_max > 0.0 { t_max } else { 1.0 };
     let panels = root.split_evenly((runs.len().max(1), 1));
     for (panel, (name, cols)) in panels.iter().zip(runs) {
-        let caption = if t_max > 1.0 {
-            format!("{name}: the jobs' I/O latency per second (fio clat); darker = more I/Os")
+        let caption = if cols.len() > 1 {
+            format!("{name}: {what} per {per}; darker = more I/Os")
         } else {
-            format!("{name}: the jobs' I/O latency so far, under a second: one column (fio clat)")
+            format!("{name}: {what}, one column (a {per} or less so far)")
         };
         let mut chart = ChartBuilder::on(panel)
             .margin(6)
@@ -89,7 +96,7 @@ pub fn draw_latency_heat(canvas: &web_sys::HtmlCanvasElement, runs: &[(&str, &He
         chart
             .configure_mesh()
             .x_labels(8)
-            .x_label_formatter(&|x| format!("{} s", tidy(*x)))
+            .x_label_formatter(&|x| if t_max < 1.0 { format!("{} ms", tidy(*x * 1e3)) } else { format!("{} s", tidy(*x)) })
             .y_labels((hi + 2 - lo).min(6))
             .y_label_formatter(&|y| pow2_ns_label(y.round().max(0.0) as u32))
             .label_style(("sans-serif", 11).into_font().color(&fg))

@@ -6,6 +6,7 @@
 //! so that a real box's figures and the model's can be read side by side.
 
 use crate::components::charts::draw_offsets;
+use crate::components::latency_heat::{draw_latency_heat, HeatColumns};
 use blksim::engine::time::SimTime;
 use blksim::engine::Sim;
 use blksim::tools::blkparse::Names;
@@ -44,6 +45,9 @@ struct Loaded {
     devices: Vec<DeviceBtt>,
     iostat: BTreeMap<(u32, u32), Vec<IostatSecond>>,
     offsets: BTreeMap<(u32, u32), Vec<(u64, u64)>>,
+    /// The completions by D2C over time (`btt::d2c_columns`), in columns of `d2c_span_ns`.
+    d2c: HeatColumns,
+    d2c_span_ns: u64,
 }
 
 fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
@@ -68,6 +72,8 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
         all: btt::all_devices(&devices),
         iostat: btt::iostat(&records),
         offsets: btt::offsets(&records, 4000),
+        d2c_span_ns: btt::d2c_span_ns(records.last().map_or(0, |r| r.time_ns)),
+        d2c: btt::d2c_columns(&records, btt::d2c_span_ns(records.last().map_or(0, |r| r.time_ns))),
         devices,
         records,
     })
@@ -106,8 +112,9 @@ pub fn TracePage() -> Html {
     let state = use_state(|| None::<Rc<Result<Loaded, String>>>);
     let reading = use_state(|| false);
     let readers = use_mut_ref(Vec::<FileReader>::new);
-    let chart = use_node_ref();
-    let run_chart = use_node_ref();
+    // Each column's two charts: the offsets, and D2C over time.
+    let chart = (use_node_ref(), use_node_ref());
+    let run_chart = (use_node_ref(), use_node_ref());
     let beside = use_state(|| None::<Rc<Result<(String, Loaded), String>>>);
     let lessons = use_memo((), |_| blksim::lessons::all());
     let run_lesson_id = use_state(|| "nr-requests".to_string());
@@ -153,10 +160,21 @@ pub fn TracePage() -> Html {
     {
         let (chart, run_chart) = (chart.clone(), run_chart.clone());
         use_effect_with((state.clone(), beside.clone()), move |(s, b)| {
-            let draw = |l: &Loaded, node: &NodeRef| {
-                if let Some(canvas) = node.cast::<HtmlCanvasElement>() {
+            let draw = |l: &Loaded, (offsets, heat): &(NodeRef, NodeRef)| {
+                if let Some(canvas) = offsets.cast::<HtmlCanvasElement>() {
                     if let Err(e) = draw_offsets(&canvas, &l.offsets, false) {
                         gloo::console::warn!(format!("offset chart: {e}"));
+                    }
+                }
+                if let Some(canvas) = heat.cast::<HtmlCanvasElement>() {
+                    if let Err(e) = draw_latency_heat(
+                        &canvas,
+                        &[("All devices", &l.d2c)],
+                        "D2C, issue to completion",
+                        &span_label(l.d2c_span_ns),
+                        false,
+                    ) {
+                        gloo::console::warn!(format!("D2C heat map: {e}"));
                     }
                 }
             };
@@ -256,7 +274,7 @@ pub fn TracePage() -> Html {
 
 /// One trace's figures: its summary, btt, iostat and offsets. `id` prefixes the test ids
 /// ("trace" for the file opened, "run" for the lesson's run beside it).
-fn column(l: &Loaded, chart: &NodeRef, id: &str, title: Option<&String>, heading: Option<&str>) -> Html {
+fn column(l: &Loaded, (chart, heat): &(NodeRef, NodeRef), id: &str, title: Option<&String>, heading: Option<&str>) -> Html {
     let span = l.records.last().map_or(0, |r| r.time_ns);
     let dev = |d: (u32, u32)| format!("{},{}", d.0, d.1);
     let tid = |what: &str| format!("{id}-{what}");
@@ -290,7 +308,20 @@ fn column(l: &Loaded, chart: &NodeRef, id: &str, title: Option<&String>, heading
             <h2>{ "Offsets: the sector of each issued request over time" }</h2>
             <canvas ref={chart.clone()} class="chart offsets" data-testid={tid("offsets")} role="img"
                 aria-label={format!("sector of each issued request over time, {} devices", l.offsets.len())}></canvas>
+            <h2>{ format!("D2C over time: the completions of each {} by how long they took on the device", span_label(l.d2c_span_ns)) }</h2>
+            <canvas ref={heat.clone()} class="chart d2c-heat" data-testid={tid("d2c-heat")} role="img"
+                aria-label={format!("D2C heat map: {} columns across, issue-to-completion time up in powers of two, darker for more requests; {} requests paired", l.d2c.len(), l.d2c.iter().map(|c| c.1.iter().sum::<u64>()).sum::<u64>())}></canvas>
         </>
+    }
+}
+
+/// A column span as people write it: "second", "0.1 ms", "10 µs".
+fn span_label(ns: u64) -> String {
+    match ns {
+        1_000_000_000 => "second".to_string(),
+        n if n > 1_000_000_000 => format!("{} s", n / 1_000_000_000),
+        n if n >= 1_000_000 => format!("{} ms", crate::components::charts::tidy(n as f64 / 1e6)),
+        n => format!("{} µs", crate::components::charts::tidy(n as f64 / 1e3)),
     }
 }
 

@@ -38,7 +38,7 @@ pub(super) fn draw_charts(s: &Session, chart: &NodeRef, latency: &NodeRef, dark:
                 })
                 .collect();
             let l: Vec<(&str, &HeatColumns)> = cols.iter().map(|(n, c)| (n.as_str(), c)).collect();
-            let _ = draw_latency_heat(&c, &l, dark);
+            let _ = draw_latency_heat(&c, &l, "the jobs' I/O latency (fio clat)", "second", dark);
         } else {
             let l: Vec<(&str, Vec<(u64, u64)>)> = lat.into_iter().map(|(n, b)| (if n.starts_with('A') { "A" } else { "B" }, b)).collect();
             let _ = draw_latency(&c, &l, dark);
