@@ -81,7 +81,7 @@ pub fn draw_latency_heat(
     let panels = root.split_evenly((runs.len().max(1), 1));
     for (panel, (name, cols)) in panels.iter().zip(runs) {
         let caption = if cols.len() > 1 {
-            format!("{name}: {what} per {per}; darker = more I/Os")
+            format!("{name}: {what} per {per}; redder = more I/Os")
         } else {
             format!("{name}: {what}, one column (a {per} or less so far)")
         };

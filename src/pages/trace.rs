@@ -310,7 +310,7 @@ fn column(l: &Loaded, (chart, heat): &(NodeRef, NodeRef), id: &str, title: Optio
                 aria-label={format!("sector of each issued request over time, {} devices", l.offsets.len())}></canvas>
             <h2>{ format!("D2C over time: the completions of each {} by how long they took on the device", span_label(l.d2c_span_ns)) }</h2>
             <canvas ref={heat.clone()} class="chart d2c-heat" data-testid={tid("d2c-heat")} role="img"
-                aria-label={format!("D2C heat map: {} columns across, issue-to-completion time up in powers of two, darker for more requests; {} requests paired", l.d2c.len(), l.d2c.iter().map(|c| c.1.iter().sum::<u64>()).sum::<u64>())}></canvas>
+                aria-label={format!("D2C heat map: {} columns across, issue-to-completion time up in powers of two, pale yellow for few requests to deep red for many; {} requests paired", l.d2c.len(), l.d2c.iter().map(|c| c.1.iter().sum::<u64>()).sum::<u64>())}></canvas>
         </>
     }
 }

@@ -245,7 +245,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         <canvas ref={chart.clone()} class="chart" data-testid="chart" role="img" aria-label="Throughput, context switches and CPU over simulated time"></canvas>
                         { charts::latency_view_buttons(&session, &refresh, s.latency_over_time) }
                         <canvas ref={latency.clone()} class="latency" role="img" data-view={if s.latency_over_time { "over-time" } else { "histogram" }}
-                            aria-label={if s.latency_over_time { "Latency heat map of the jobs' I/Os: each simulated second across, latency up in powers of two, darker for more I/Os" } else { "Latency histogram of the jobs' I/Os (fio clat: each read, write or io, not each request)" }}></canvas>
+                            aria-label={if s.latency_over_time { "Latency heat map of the jobs' I/Os: each simulated second across, latency up in powers of two, pale yellow for few I/Os to deep red for many" } else { "Latency histogram of the jobs' I/Os (fio clat: each read, write or io, not each request)" }}></canvas>
                         { timeline::timeline_bar(&session, &refresh) }
                         { sweep::sweep_panel(&session, &refresh, &sweep_seeds, &sweep_msg) }
                         <div class="chart-actions">
