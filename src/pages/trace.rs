@@ -66,14 +66,15 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
     }
     blkparse_input::merge(&mut records, &file_ends);
     let devices = btt::btt(&records);
+    let span = btt::d2c_span_ns(records.iter().map(|r| r.time_ns).max().unwrap_or(0));
     Ok(Loaded {
         names: files.into_iter().map(|(n, _)| n).collect(),
         skipped: notes.skipped,
         all: btt::all_devices(&devices),
         iostat: btt::iostat(&records),
         offsets: btt::offsets(&records, 4000),
-        d2c_span_ns: btt::d2c_span_ns(records.last().map_or(0, |r| r.time_ns)),
-        d2c: btt::d2c_columns(&records, btt::d2c_span_ns(records.last().map_or(0, |r| r.time_ns))),
+        d2c_span_ns: span,
+        d2c: btt::d2c_columns(&records, span),
         devices,
         records,
     })

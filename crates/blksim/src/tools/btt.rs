@@ -372,7 +372,8 @@ pub fn offsets(records: &[RealRecord], points_max: u32) -> BTreeMap<(u32, u32), 
 /// not counted. Each column is (its end in s, its counts); empty spans are zero columns.
 pub fn d2c_columns(records: &[RealRecord], span_ns: u64) -> Vec<(f64, Vec<u64>)> {
     use crate::tools::stats::LOG2_BUCKETS;
-    let Some(last) = records.last().map(|r| r.time_ns) else { return Vec::new() };
+    // The latest record, not the last one: a hand-made text may be out of order.
+    let Some(last) = records.iter().map(|r| r.time_ns).max() else { return Vec::new() };
     let span_ns = span_ns.max(1);
     let n = last / span_ns + 1;
     let mut cols: Vec<(f64, Vec<u64>)> = (0..n).map(|i| (((i + 1) * span_ns).min(last) as f64 / 1e9, vec![0; LOG2_BUCKETS])).collect();
@@ -385,6 +386,7 @@ pub fn d2c_columns(records: &[RealRecord], span_ns: u64) -> Vec<(f64, Vec<u64>)>
             "C" => {
                 if let Some(d) = issued.remove(&(r.major, r.minor, r.sector)) {
                     let ns = r.time_ns.saturating_sub(d).max(1);
+                    // Within the columns: no record is later than `last`.
                     let col = &mut cols[(r.time_ns / span_ns) as usize].1;
                     col[(ns.ilog2() as usize).min(LOG2_BUCKETS - 1)] += 1;
                 }
@@ -429,6 +431,10 @@ mod tests {
         assert_eq!(cols[1].1[30], 1, "1.1e9 ns is in [2^30, 2^31)");
         assert_eq!(cols.iter().map(|c| c.1.iter().sum::<u64>()).collect::<Vec<_>>(), [1, 1, 0, 0]);
         assert!(d2c_columns(&[], 1_000_000_000).is_empty());
+        // Out of order (a hand-made text): the latest record sets the columns, nothing panics.
+        let unordered = [rec(2_500_000_000, "D", 8), rec(2_600_000_000, "C", 8), rec(100, "Q", 0)];
+        let cols = d2c_columns(&unordered, 1_000_000_000);
+        assert_eq!((cols.len(), cols[2].1.iter().sum::<u64>()), (3, 1));
         // The span: at least 20 columns, a power of ten from 1 µs to 1 s.
         assert_eq!(d2c_span_ns(4_000_000), 100_000);
         assert_eq!(d2c_span_ns(10_000_000_000), 100_000_000);
