@@ -202,6 +202,11 @@ impl SimDriver {
             let mut d = SimDriver::new(default_lesson, None, Vec::new(), 1)
                 .or_else(|_| SimDriver::new(FALLBACK_LESSON, None, Vec::new(), 1))
                 .expect("the fallback lesson runs");
+            // The address bar then shows what opened, as for a link wrong in one part: a
+            // reload, or the address copied into a bug thread, opens what shows.
+            if error.is_some() {
+                d.link_clean = Some(d.state_fragment(None));
+            }
             d.notice = error.map(|e| {
                 if d.lesson.id == blksim::lessons::SANDBOX {
                     format!("The link could not be used ({e}); showing the sandbox's default scenario instead.")

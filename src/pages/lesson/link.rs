@@ -23,7 +23,26 @@ pub(super) fn sync_fragment(s: &Session) {
 /// parts the page could not use, once, after it opened.
 pub(super) fn replace_address_with_clean_link(s: &mut Session) {
     if let Some(f) = s.a.link_clean.take() {
+        // A link to a lesson that does not exist opens another one: the router then mounts
+        // that lesson's page afresh from the new address, and its notice must come along.
+        if f.split('?').next() != current_hash().split('?').next() {
+            CARRIED_NOTICE.with(|c| *c.borrow_mut() = s.a.notice.clone().map(|n| (f.clone(), n)));
+        }
         replace_address(&f);
+    }
+}
+
+thread_local! {
+    /// A notice for the page that the address names next (its fragment, the notice).
+    static CARRIED_NOTICE: std::cell::RefCell<Option<(String, String)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A page opened at `fragment` takes the notice left for it (once), if any.
+pub(super) fn take_carried_notice(s: &mut Session, fragment: &str) {
+    if let Some((f, n)) = CARRIED_NOTICE.with(|c| c.borrow_mut().take()) {
+        if f == fragment && s.a.notice.is_none() {
+            s.a.notice = Some(n);
+        }
     }
 }
 

@@ -55,7 +55,12 @@ pub struct LessonPageProps {
 
 #[component]
 pub fn LessonPage(props: &LessonPageProps) -> Html {
-    let session: SharedSession = use_mut_ref(|| Session::from_fragment(&current_hash(), &props.id));
+    let session: SharedSession = use_mut_ref(|| {
+        let hash = current_hash();
+        let mut s = Session::from_fragment(&hash, &props.id);
+        link::take_carried_notice(&mut s, &hash);
+        s
+    });
     let refresh = use_force_update();
     let canvas_a = use_node_ref();
     let canvas_b = use_node_ref();

@@ -267,7 +267,9 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
         html! {
             <section class="predict" aria-label="Predict, then reveal">
                 <h3>{ "Predict" }</h3>
-                <p>{ &pr.question }</p>
+                // Once revealed, the question stays in view above the answer (sticky in the
+                // scrolling column): on a 720 px projector the answer is taller than the screen.
+                <p class="predict-q" data-revealed={revealed.to_string()}>{ &pr.question }</p>
                 // Once revealed, the options give way to the one picked: on a 720 px projector
                 // the question and the answer then fit together.
                 if **revealed {
