@@ -216,6 +216,14 @@ test('on a 1280 x 720 projector the revealed answer scrolls into view', async ()
     const r = document.querySelector('[data-testid=reveal-rows]').getBoundingClientRect();
     return r.bottom <= innerHeight && r.top >= 0;
   }, null, { timeout: 5000 });
+  // The question stays in view above them (sticky at the top of the scrolling column), not
+  // covering them.
+  const [q, rows] = await page.evaluate(() => ['.predict-q', '[data-testid=reveal-rows]'].map(sel => {
+    const r = document.querySelector(sel).getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom };
+  }));
+  assert.ok(q.top >= 0 && q.bottom <= rows.top, `question ${JSON.stringify(q)} above the rows ${JSON.stringify(rows)}`);
+  assert.match(await panel.locator('.predict-q').textContent(), /^Punting starved devices' queue runs to kblockd/);
   assert.deepEqual(errors, []);
   await ctx.close();
 });
