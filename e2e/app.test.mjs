@@ -345,3 +345,23 @@ test('vmstat has its real columns, and softirq time is in top\'s %Cpu(s) line', 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('on a phone (390 px wide) no page is wider than the screen: the tables scroll, not the page', async () => {
+  const { LESSONS } = await import('./harness.mjs');
+  for (const fragment of ['#/', '#/sandbox', '#/trace', '#/fidelity', ...LESSONS.map((id) => `#/lesson/${id}`)]) {
+    const page = await h.browser.newPage({ viewport: { width: 390, height: 844 } });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(h.base + fragment);
+    await page.waitForFunction(() => document.body.innerText.length > 100);
+    await page.waitForTimeout(fragment.startsWith('#/lesson') ? 1500 : 500);
+    const wide = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      // What sticks out, for the message.
+      what: [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > innerWidth + 1 && el.closest('table, pre, .table-scroll, .iostat, .cpu-line, .knobs, .sweep-table') === null).slice(0, 3).map((el) => `${el.tagName}.${el.className}`),
+    }));
+    assert.ok(wide.page <= 390, `${fragment}: the page is ${wide.page} px wide (${wide.what.join(', ')})`);
+    assert.deepEqual(errors, [], fragment);
+    await page.close();
+  }
+});
