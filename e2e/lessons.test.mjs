@@ -286,6 +286,10 @@ test('tampered links show a message naming the bad part, with no page error and 
     if (/showing/.test(await page.textContent('.notice'))) {
       await page.waitForFunction(() => /^#\/lesson\/(scsi-starved|anatomy-of-a-request)\?v=1&variant=[\w-]+&seed=1$/.test(location.hash), null, { timeout: 5000 })
         .catch(async () => assert.fail(`${fragment.slice(0, 80)}: the address stayed ${await page.evaluate(() => location.hash.slice(0, 120))}`));
+      // The notice stays, also when the page shown is another lesson's (the router mounts it
+      // afresh from the new address).
+      await page.waitForTimeout(500);
+      assert.match(await page.textContent('.notice'), field, `${fragment.slice(0, 80)}: the notice after the address changed`);
     }
     await page.close();
   }
