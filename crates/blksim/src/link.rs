@@ -249,6 +249,9 @@ impl LinkState {
                 let a = st.variant.clone().unwrap_or_else(|| lesson.first_variant().name.clone());
                 if v == a {
                     let others: Vec<&str> = lesson.variants.iter().map(|x| x.name.as_str()).filter(|x| *x != a).collect();
+                    if others.is_empty() {
+                        return Err(err("b", format!("'{}' is run A's variant too, and '{}' has no other variant to compare", clip(&v), lesson.id)));
+                    }
                     return Err(err("b", format!("'{}' is run A's variant too; expected another: {}", clip(&v), others.join(", "))));
                 }
                 st.b = Some(v);

@@ -301,8 +301,12 @@ fn link_text(g: &mut Gen) -> (String, bool) {
     if g.chance(60) {
         st.variant = Some(g.pick(&l.variants).name.clone());
     }
-    if g.chance(20) {
-        st.b = Some(g.pick(&l.variants).name.clone());
+    // B is another variant than A's (a link with B = A is refused, naming the others): a
+    // state the page and `blksim link` can write.
+    let a = st.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
+    let others: Vec<String> = l.variants.iter().map(|v| v.name.clone()).filter(|v| *v != a).collect();
+    if !others.is_empty() && g.chance(20) {
+        st.b = Some(g.pick(&others).clone());
     }
     let n = g.range(0, 4);
     st.overrides = knob_pairs(g, n, 97);

@@ -240,6 +240,17 @@ fn compare_runs_every_variant_and_link_prints_the_fragment() {
     let (code, _, err) = blksim(&["link", "scsi-starved", "--b", "bogus"]);
     assert_eq!(code, 2);
     assert!(err.starts_with("blksim: --b: ") && err.contains("bogus"), "{err}");
+    // B the same as A's variant (named, or A's default) is a link the page would refuse in
+    // part: refused here too, naming the others (the soak found `link` writing it).
+    assert_bad(
+        &["link", "scsi-starved", "--variant", "before", "--b", "before"],
+        "--b: 'before' is run A's variant too (A/B compares two variants); expected another: regressed, fixed",
+    );
+    assert_bad(&["link", "scsi-starved", "--b", "before"], "expected another: regressed, fixed");
+    assert_bad(
+        &["link", "sandbox", "--b", "custom"],
+        "--b: 'custom' is run A's variant too, and 'sandbox' has no other variant to compare",
+    );
 }
 
 #[test]

@@ -101,4 +101,9 @@ fn b_beside_itself_is_refused_and_names_the_others() {
     // Without a variant, A runs the lesson's first.
     assert_eq!(LinkState::decode("#/lesson/scsi-starved?v=1&b=before").unwrap_err().field, "b");
     assert!(LinkState::decode("#/lesson/scsi-starved?v=1&b=regressed").is_ok());
+    // The sandbox has one variant: the message says there is nothing to compare, rather than
+    // listing no others.
+    let e = LinkState::decode("#/sandbox?v=1&b=custom").unwrap_err();
+    assert_eq!(e.field, "b");
+    assert!(e.message.ends_with("'sandbox' has no other variant to compare"), "{e}");
 }
