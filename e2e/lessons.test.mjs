@@ -392,6 +392,25 @@ test('Back after opening A/B closes B and keeps run A where it was', async () =>
   await ctx.close();
 });
 
+test('A/B always compares two variants: B picks among the others, and A taking B\'s variant swaps them', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&variant=before&b=regressed');
+  await page.waitForSelector('.b-pick select');
+  const options = async () => page.$$eval('.b-pick select option', (os) => os.map((o) => o.value));
+  assert.deepEqual(await options(), ['regressed', 'fixed'], 'B offers the variants that are not A\'s');
+  await page.click('button.variant:has-text("regressed")');
+  await page.waitForFunction(() => location.hash.includes('variant=regressed'), null, { timeout: 5000 });
+  assert.match(await page.evaluate(() => location.hash), /variant=regressed&b=before&/);
+  assert.equal(await page.inputValue('.b-pick select'), 'before');
+  assert.deepEqual(await options(), ['before', 'fixed']);
+  // The address opens as it is, without a notice.
+  const { page: again, errors: againErrors } = await open(ctx, await page.evaluate(() => location.hash));
+  await again.waitForSelector('.b-pick select');
+  assert.equal(await again.locator('.notice').count(), 0);
+  assert.deepEqual([...errors, ...againErrors], []);
+  await ctx.close();
+});
+
 test('a link past the end of a run that finishes opens at its end, not stuck replaying', async () => {
   const ctx = await h.browser.newContext();
   // nr-requests' workaround is done at about 5.3 s; the link asks for 10 s.

@@ -37,7 +37,15 @@ pub(super) fn variant_controls(session: &SharedSession, refresh: &UseForceUpdate
             Callback::from(move |_| {
                 let mut s = session.borrow_mut();
                 let seed = s.a.seed;
+                let was = s.a.variant.clone();
                 s.a.notice = s.a.restart(&name, seed).err();
+                // A takes the variant B shows: the two swap, so that A/B still compares two
+                // variants (a run beside its own copy shows nothing, and its link is refused).
+                if s.b.as_ref().is_some_and(|b| b.variant == name) && was != name {
+                    if let Err(e) = s.open_b(&was) {
+                        s.a.notice = Some(e);
+                    }
+                }
                 if s.b.is_some() {
                     // Keep B in lockstep: both from time 0.
                     let _ = s.reset();
@@ -67,7 +75,8 @@ pub(super) fn variant_controls(session: &SharedSession, refresh: &UseForceUpdate
         html! {
             <label class="b-pick">{ "B: " }
                 <select aria-label="Variant of run B" onchange={on_b}>
-                    { for lesson.variants.iter().map(|v| html! { <option value={v.name.clone()} selected={v.name == b.variant}>{ &v.name }</option> }) }
+                    // B is another variant than A's: a run beside its own copy shows nothing.
+                    { for lesson.variants.iter().filter(|v| v.name != d.variant).map(|v| html! { <option value={v.name.clone()} selected={v.name == b.variant}>{ &v.name }</option> }) }
                 </select>
             </label>
         }
