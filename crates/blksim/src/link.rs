@@ -252,7 +252,7 @@ impl LinkState {
                     if others.is_empty() {
                         return Err(err("b", format!("'{}' is run A's variant too, and '{}' has no other variant to compare", clip(&v), lesson.id)));
                     }
-                    return Err(err("b", format!("'{}' is run A's variant too; expected another: {}", clip(&v), others.join(", "))));
+                    return Err(err("b", format!("'{}' is run A's variant too (A/B compares two variants); expected another: {}", clip(&v), others.join(", "))));
                 }
                 st.b = Some(v);
             }

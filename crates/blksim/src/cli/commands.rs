@@ -346,14 +346,6 @@ fn cmd_link(a: &Args) -> Result<String, CliError> {
         l.variant(b).map_err(|e| bad(format!("--b: {}", e.message)))?;
     }
     let variant = a.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
-    if a.b.as_deref() == Some(variant.as_str()) {
-        let others: Vec<&str> = l.variants.iter().map(|x| x.name.as_str()).filter(|x| *x != variant).collect();
-        return Err(bad(if others.is_empty() {
-            format!("--b: '{variant}' is run A's variant too, and '{}' has no other variant to compare", l.id)
-        } else {
-            format!("--b: '{variant}' is run A's variant too (A/B compares two variants); expected another: {}", others.join(", "))
-        }));
-    }
     // A knob need act in A's variant or in B's, as the page takes it.
     configs_of(&l, &[Some(variant.as_str()), a.b.as_deref()].into_iter().flatten().collect::<Vec<_>>(), a)?;
     let st = LinkState {
@@ -369,9 +361,12 @@ fn cmd_link(a: &Args) -> Result<String, CliError> {
         large: None,
     };
     // The page must open what this prints without a notice: a link it would refuse in part
-    // is refused here, with the page's reason.
+    // (B the same as A's variant) is refused here, with the page's reason.
     let link = st.encode();
-    LinkState::decode(&link).map_err(|e| bad(format!("link: the page would refuse this link ({e})")))?;
+    LinkState::decode(&link).map_err(|e| match e.field.as_str() {
+        "b" => bad(format!("--b: {}", e.message)),
+        _ => bad(format!("link: the page would refuse this link ({e})")),
+    })?;
     Ok(link + "\n")
 }
 
