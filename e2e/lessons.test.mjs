@@ -435,6 +435,11 @@ test('the Fidelity page lists every regression lesson, and a lesson Status table
   const sectionsBoard = JSON.parse(fs.readFileSync(path.join(root, 'lessons', 'fidelity.json'), 'utf8')).sections;
   const rowsOnPage = await page.$$eval('.fidelity-page tr.row-holds, .fidelity-page tr.row-misses', (trs) => trs.length);
   assert.equal(rowsOnPage, board.concat(sectionsBoard).reduce((n, l) => n + l.rows.length, 0));
+  // A row that rests on a known simplification of the model carries its caveat, under it.
+  const caveats = board.concat(sectionsBoard).flatMap((l) => l.rows).filter((r) => r.caveat).map((r) => `caveat: ${r.caveat}`);
+  assert.ok(caveats.length >= 1, 'the board has caveats (mq-clone-stall, raid5-chunk)');
+  assert.deepEqual(await page.$$eval('.fidelity-page [data-testid=caveat]', (trs) => trs.map((tr) => tr.textContent.trim())), caveats);
+  assert.ok(await page.$eval('.fidelity-page [data-testid=caveat]', (tr) => tr.previousElementSibling.matches('tr.row-holds, tr.row-misses, tr.why')));
   // The devices-and-layers section: its heading, every row with its verdict, and each row's
   // sandbox link (a ratio has two), which opens the sandbox.
   const devices = sectionsBoard.find((s) => s.lesson === 'devices');

@@ -39,7 +39,7 @@ pub fn FidelityTable(props: &FidelityTableProps) -> Html {
         <div class="fidelity" data-testid="fidelity-table">
             <p class="fidelity-summary"><FidelityBadge lesson={l.clone()} />
                 { " · measured by " }<code>{ format!("blksim fidelity {}", l.lesson) }</code>
-                { " · a fitted row shows a fit, not a prediction" }</p>
+                { " · a fitted row shows a fit, not a prediction; a caveat names a simplification the figure rests on" }</p>
             <table class="fidelity-rows">
                 <thead><tr><th>{ "figure" }</th><th>{ "report" }</th><th>{ "band" }</th><th>{ "blkviz" }</th><th>{ "" }</th></tr></thead>
                 <tbody>
@@ -70,6 +70,9 @@ fn row(r: &blksim::fidelity::RowResult, device: bool) -> Html {
             }
             if !r.holds && !r.why_missed.is_empty() {
                 <tr class="why"><td colspan="5">{ "why: " }{ &r.why_missed }</td></tr>
+            }
+            if !r.caveat.is_empty() {
+                <tr class="why caveat" data-testid="caveat"><td colspan="5">{ "caveat: " }{ &r.caveat }</td></tr>
             }
         </>
     }

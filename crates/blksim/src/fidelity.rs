@@ -117,6 +117,11 @@ pub struct FidelityRow {
     /// While the row misses its band: why, in one line.
     #[serde(default)]
     pub why_missed: String,
+    /// A known simplification of the model the row's figure rests on, with what the row
+    /// measured without it: one line, shown whether the row holds or misses. A row that holds
+    /// only through a rule the kernel does not have says so here.
+    #[serde(default)]
+    pub caveat: String,
 }
 
 /// A measured row: the CLI contract of `blksim fidelity --json`.
@@ -132,6 +137,10 @@ pub struct RowResult {
     pub holds: bool,
     /// Why it misses (empty when it holds).
     pub why_missed: String,
+    /// A simplification the figure rests on, and what it measured without it (empty: none
+    /// known).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub caveat: String,
     /// How it was measured, in blksim's words (variants, seeds, metric).
     pub how: String,
     /// The devices section: the source, the setup, and sandbox links to the run (and to the
@@ -388,6 +397,7 @@ pub(crate) fn measure_row(runs: &mut Runs, l: &Lesson, r: &FidelityRow) -> RowRe
         fitted: r.fitted,
         holds,
         why_missed: if holds { String::new() } else { r.why_missed.clone() },
+        caveat: r.caveat.clone(),
         how: describe(r),
         source: r.source.clone(),
         setup: r.setup.clone(),

@@ -15,7 +15,12 @@ use crate::scenario::LoadBalance;
 
 impl Sim {
     /// Where a woken thread runs (`select_task_rq_fair` → `select_idle_sibling`): on its last
-    /// CPU if that is idle, else on the next idle CPU. Per-CPU kernel threads (`ksoftirqd/N`,
+    /// CPU if that is idle, else on the next idle CPU. Idle here means running nothing,
+    /// interrupt and softirq work included, which is stricter than the kernel's `idle_cpu`
+    /// (2.6.32: the current task is the idle task; 4.0: that and none queued), under which a CPU
+    /// handling an interrupt on its idle task is idle. Known, measured, not yet changed: the
+    /// kernel's test removes mq-clone-stall's stalls and halves raid5-chunk's regressed
+    /// `vmstat r` (the caveats on their scoreboard rows). Per-CPU kernel threads (`ksoftirqd/N`,
     /// `kblockd/N`) stay bound to theirs. Without sched domains every core is searched; with
     /// them (`cpu.load_balance`), only the last CPU's socket, as 2.6.32's `select_idle_sibling`
     /// stops at the last domain sharing package resources (the MC domain): moving a thread to
