@@ -13,6 +13,7 @@ pub struct FidelityTableProps {
 
 fn verdict(r: &RowResult) -> Html {
     let (class, text) = match (r.holds, r.fitted) {
+        (true, false) if !r.caveat.is_empty() => ("holds", "holds (caveat)"),
         (true, false) => ("holds", "holds"),
         (true, true) => ("fitted", "fitted"),
         (false, true) => ("misses", "misses (fitted)"),

@@ -408,11 +408,12 @@ fn board_text(results: &[crate::fidelity::LessonResult], sections: &[crate::fide
         for r in &l.rows {
             let report = r.report.map_or("—".to_string(), fmt_num);
             let band = format!("{}–{}", fmt_num(r.band.lo), fmt_num(r.band.hi));
-            let verdict = match (r.holds, r.fitted) {
-                (true, true) => "holds (fitted)",
-                (true, false) => "holds",
-                (false, true) => "MISSES (fitted)",
-                (false, false) => "MISSES",
+            let verdict = match (r.holds, r.fitted, !r.caveat.is_empty()) {
+                (true, true, _) => "holds (fitted)",
+                (true, false, true) => "holds (caveat)",
+                (true, false, false) => "holds",
+                (false, true, _) => "MISSES (fitted)",
+                (false, false, _) => "MISSES",
             };
             let _ = writeln!(
                 s,
@@ -644,6 +645,9 @@ mod tests {
             // The row's own line comes before its caveat, with nothing but its why between.
             let row_at = text[..at].rfind(&super::clip_to(&r.name, 52)).expect("the row is printed");
             assert!(!text[row_at..at].contains("caveat:"), "{}", &text[row_at..at]);
+            if r.holds && !r.fitted {
+                assert!(text[row_at..at].contains("holds (caveat)"), "{}", &text[row_at..at]);
+            }
         }
     }
 }
