@@ -267,11 +267,12 @@ pub fn sandbox() -> Lesson {
     }
 }
 
-/// The default scenario with CFS and its load balancer.
+/// The default scenario with CFS, its load balancer and the kernel's idle test for wakeups.
 fn sandbox_scenario() -> Scenario {
     let mut s = Scenario::default();
     s.cpu.scheduler = crate::scenario::CpuScheduler::Fair;
     s.cpu.load_balance = crate::scenario::LoadBalance::V2_6_32;
+    s.cpu.wake_idle = crate::scenario::WakeIdle::IdleCpu;
     s
 }
 

@@ -446,6 +446,12 @@ pub const KNOBS: &[KnobSpec] = &[
         help: "off: a thread changes CPU only when it wakes; 2.6.32: CFS's load balancer (kernel/sched.c 2.6.32.69): every tick rebalance_domains over the MC (socket) and NODE domains pulls runnable, cache-cold threads from the busiest CPU (find_busiest_group, task_hot 0.5 ms), and a CPU going idle pulls one sooner (idle_balance)",
         live: false,
     },
+    KnobSpec {
+        key: "cpu.wake_idle",
+        kind: KnobKind::Enum(&["no-work", "idle_cpu"]),
+        help: "which CPU a woken thread takes as idle (select_idle_sibling): no-work: one running nothing, interrupt and softirq work included (blkviz's first rule, no kernel's; the lessons keep it and their scoreboard caveats say what rests on it); idle_cpu: the kernel's idle_cpu() (the idle task current, none queued), so a CPU reaping completions on its idle task is idle and the woken thread stays there",
+        live: false,
+    },
     KnobSpec { key: "duration", kind: KnobKind::Seconds { max: limits::DURATION_S_MAX }, help: "simulated seconds to run", live: false },
 ];
 
@@ -568,6 +574,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
         "cpu.kblockd_highpri" => s.cpu.kblockd_highpri.to_string(),
         "cpu.scheduler" => name(&s.cpu.scheduler),
         "cpu.load_balance" => name(&s.cpu.load_balance),
+        "cpu.wake_idle" => name(&s.cpu.wake_idle),
         "duration" => format!("{}", s.duration_s),
         _ => return None,
     })
@@ -718,6 +725,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         }
         "cpu.scheduler" => s.cpu.scheduler = enumerated(value, bad)?,
         "cpu.load_balance" => s.cpu.load_balance = enumerated(value, bad)?,
+        "cpu.wake_idle" => s.cpu.wake_idle = enumerated(value, bad)?,
         "duration" => {
             let v: f64 = value.trim().parse().map_err(|_| bad())?;
             if !(v > 0.0 && v <= limits::DURATION_S_MAX) {
