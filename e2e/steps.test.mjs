@@ -409,6 +409,10 @@ test('a prediction about a tail runs every variant over as many seeds as its ans
   assert.match(lines.join(' '), /completion time median [\d.]+ s, slowest [\d.]+ s \(seed \d+\)/);
   await panel.locator('.predict-reveal').click();
   assert.match(await page.textContent('[data-testid=reveal]'), /^Right\./);
+  // The answer's row for the tail carries its caveat: the model reaches it only through rules
+  // that are not 4.0's, and the student is told so beside the figure.
+  const tail = (await panel.locator('[data-testid=reveal-rows] li').allTextContents()).find((l) => l.startsWith('regressed slowest'));
+  assert.match(tail, /\(a caveat: the stalls rest on two rules that are not 4\.0's/);
   assert.deepEqual(errors, []);
   await ctx.close();
 });
