@@ -87,7 +87,8 @@ pub fn knobs(seed: u64) -> Vec<(String, String)> {
         set("dm.paths", g.range(1, 2).to_string());
         set("dm.path_grouping", g.pick(&["failover", "multibus"]).to_string());
     }
-    // Beyond the proptest's space: the CPU scheduler, rq_affinity, sockets, writeback eras.
+    // Beyond the proptest's space: the CPU scheduler, rq_affinity, sockets, writeback eras,
+    // wakeup placement and kblockd's priority.
     if g.chance(25) {
         set("cpu.scheduler", "fair".into());
     }
@@ -99,6 +100,13 @@ pub fn knobs(seed: u64) -> Vec<(String, String)> {
     }
     if !partial && g.chance(20) {
         set("vm.writeback", g.pick(&["pdflush", "per-bdi"]).to_string());
+    }
+    // Wakeup placement and kblockd's priority: the kernel's idle test and 4.0's WQ_HIGHPRI.
+    if g.chance(30) {
+        set("cpu.wake_idle", "idle_cpu".into());
+    }
+    if g.chance(20) {
+        set("cpu.kblockd_highpri", "true".into());
     }
     k
 }
