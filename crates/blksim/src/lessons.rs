@@ -246,7 +246,8 @@ pub fn ids() -> Vec<String> {
 /// The sandbox: the default scenario with no variants but one, "custom", to which the user's
 /// knobs (or a fio job file) apply. Not a lesson, so `all()` does not list it. Its CPUs run
 /// CFS with its load balancer (`cpu.scheduler = fair`, `cpu.load_balance = 2.6.32`), as a
-/// user of any kernel since 2.6.23 expects; the lessons keep their era's scheduler.
+/// user of any kernel since 2.6.23 expects, and place a woken thread by the kernel's idle test
+/// (`cpu.wake_idle = idle_cpu`); the lessons keep their era's scheduler.
 pub const SANDBOX: &str = "sandbox";
 
 pub fn sandbox() -> Lesson {

@@ -450,7 +450,11 @@ fn cmd_cues(a: &Args) -> Result<(String, bool), CliError> {
     }
     let mut s = String::new();
     let line = |s: &mut String, what: &str, r: &crate::fidelity::RowResult| {
-        let verdict = if r.holds { "holds" } else { "MISSES" };
+        let verdict = match (r.holds, r.caveat.is_empty()) {
+            (true, true) => "holds",
+            (true, false) => "holds (caveat)",
+            (false, _) => "MISSES",
+        };
         let band = format!("{}–{}", fmt_num(r.band.lo), fmt_num(r.band.hi));
         let _ = writeln!(s, "  {:<10} {:<50} {:>15} {:>10}  {verdict} [{}]", what, clip_to(&r.name, 50), band, fmt_num(r.measured), r.unit);
         if !r.holds && !r.why_missed.is_empty() {
@@ -636,17 +640,39 @@ mod tests {
     #[test]
     fn the_board_prints_a_caveat_under_its_row_whether_it_holds_or_misses() {
         use crate::fidelity::committed;
-        let board = committed();
+        let mut board = committed();
+        assert!(
+            board.iter().flat_map(|l| &l.rows).any(|r| r.lesson == "mq-clone-stall" && r.holds && !r.caveat.is_empty()),
+            "mq-clone-stall's tail rests on the idle test"
+        );
+        // A missing row with a caveat too (none on the board misses yet): its why, then its caveat.
+        let r = board.iter_mut().flat_map(|l| l.rows.iter_mut()).find(|r| !r.holds && !r.why_missed.is_empty()).expect("a row that misses");
+        r.caveat = "a made-up simplification".into();
         let text = super::board_text(&board, &[]);
-        let with: Vec<_> = board.iter().flat_map(|l| &l.rows).filter(|r| !r.caveat.is_empty()).collect();
-        assert!(with.iter().any(|r| r.lesson == "mq-clone-stall" && r.holds), "mq-clone-stall's tail rests on the idle test");
-        for r in with {
-            let at = text.find(&format!("caveat: {}", r.caveat)).unwrap_or_else(|| panic!("no caveat line for {}", r.name));
-            // The row's own line comes before its caveat, with nothing but its why between.
-            let row_at = text[..at].rfind(&super::clip_to(&r.name, 52)).expect("the row is printed");
-            assert!(!text[row_at..at].contains("caveat:"), "{}", &text[row_at..at]);
-            if r.holds && !r.fitted {
-                assert!(text[row_at..at].contains("holds (caveat)"), "{}", &text[row_at..at]);
+        let lines: Vec<&str> = text.lines().collect();
+        for r in board.iter().flat_map(|l| &l.rows) {
+            // Names repeat across lessons: look from the row's lesson's heading on.
+            let start = lines.iter().position(|l| l.starts_with(&format!("{}: ", r.lesson))).expect("the lesson is printed");
+            let name = super::clip_to(&r.name, 52);
+            let row = start + lines[start..].iter().position(|l| l.starts_with(&format!("  {name}"))).expect("the row is printed");
+            let under = if r.holds { 1 } else { 2 };
+            if r.caveat.is_empty() {
+                assert!(
+                    !lines.get(row + under).is_some_and(|l| l.trim_start().starts_with("caveat:")),
+                    "{}: a caveat it does not have",
+                    r.name
+                );
+                continue;
+            }
+            assert_eq!(lines[row + under].trim_start(), format!("caveat: {}", r.caveat), "{}", r.name);
+            let verdict = match (r.holds, r.fitted) {
+                (true, false) => "holds (caveat)",
+                (true, true) => "holds (fitted)",
+                (false, _) => "MISSES",
+            };
+            assert!(lines[row].contains(verdict), "{}", lines[row]);
+            if !r.holds {
+                assert!(lines[row + 1].trim_start().starts_with("why:"), "{}", lines[row + 1]);
             }
         }
     }
