@@ -436,7 +436,12 @@ test('the Fidelity page lists every regression lesson, and a lesson Status table
   const rowsOnPage = await page.$$eval('.fidelity-page tr.row-holds, .fidelity-page tr.row-misses', (trs) => trs.length);
   assert.equal(rowsOnPage, board.concat(sectionsBoard).reduce((n, l) => n + l.rows.length, 0));
   // A row that rests on a known simplification of the model carries its caveat, under it.
-  const caveats = board.concat(sectionsBoard).flatMap((l) => l.rows).filter((r) => r.caveat).map((r) => `caveat: ${r.caveat}`);
+  // Its figures follow it, measured under the kernel's rule (caveat_runs), as the JSON has them.
+  const figures = (r) => (r.caveat_runs ?? []).map((c) =>
+    `with ${Object.entries(c.set).map(([k, v]) => `${k}=${v}`).join(' ')}: ${c.measured} ${r.unit}, ${c.holds ? 'inside' : 'outside'} ${r.band.lo}–${r.band.hi}`);
+  const caveats = board.concat(sectionsBoard).flatMap((l) => l.rows).filter((r) => r.caveat)
+    .map((r) => `caveat: ${r.caveat}` + (r.caveat_runs?.length ? ` (measured ${figures(r).join('; ')})` : ''));
+  assert.ok(caveats.some((c) => c.includes('(measured with cpu.wake_idle=idle_cpu: ')), 'raid5-chunk\'s caveats carry their measured figures');
   assert.ok(caveats.length >= 1, 'the board has caveats (mq-clone-stall, raid5-chunk)');
   assert.deepEqual(await page.$$eval('.fidelity-page [data-testid=caveat]', (trs) => trs.map((tr) => tr.textContent.trim())), caveats);
   assert.ok(await page.$eval('.fidelity-page [data-testid=caveat]', (tr) => tr.previousElementSibling.matches('tr.row-holds, tr.row-misses, tr.why')));

@@ -413,6 +413,8 @@ test('a prediction about a tail runs every variant over as many seeds as its ans
   // that are not 4.0's, and the student is told so beside the figure.
   const tail = (await panel.locator('[data-testid=reveal-rows] li').allTextContents()).find((l) => l.startsWith('regressed slowest'));
   assert.match(tail, /\(a caveat: the stalls rest on two rules that are not 4\.0's/);
+  // And the caveat's figures, measured with 4.0's rules in place (lessons/cues.json), not typed.
+  assert.match(tail, /measured with cpu\.kblockd_highpri=true: [\d.]+ ×, outside 100–100000; with cpu\.wake_idle=idle_cpu: [\d.]+ ×, outside/);
   assert.deepEqual(errors, []);
   await ctx.close();
 });

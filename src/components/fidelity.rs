@@ -73,7 +73,7 @@ fn row(r: &blksim::fidelity::RowResult, device: bool) -> Html {
                 <tr class="why"><td colspan="5">{ "why: " }{ &r.why_missed }</td></tr>
             }
             if !r.caveat.is_empty() {
-                <tr class="why caveat" data-testid="caveat"><td colspan="5">{ "caveat: " }{ &r.caveat }</td></tr>
+                <tr class="why caveat" data-testid="caveat"><td colspan="5">{ "caveat: " }{ r.caveat_line() }</td></tr>
             }
         </>
     }

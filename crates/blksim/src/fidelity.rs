@@ -122,6 +122,22 @@ pub struct FidelityRow {
     /// only through a rule the kernel does not have says so here.
     #[serde(default)]
     pub caveat: String,
+    /// The caveat's figures, measured rather than typed: each set of knobs is the kernel's rule
+    /// in place of the simplification (on top of the row's own settings, on both sides of a
+    /// ratio), and the scoreboard measures the row again under it. A caveat is needed only if
+    /// that figure leaves the band, and a test checks it does.
+    #[serde(default)]
+    pub caveat_sets: Vec<BTreeMap<String, String>>,
+}
+
+/// A row measured again with a caveat's knobs: what the figure would be without the
+/// simplification.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CaveatRun {
+    pub set: BTreeMap<String, String>,
+    pub measured: f64,
+    /// Inside the row's band (a caveat whose figure stays inside is not needed).
+    pub holds: bool,
 }
 
 /// A measured row: the CLI contract of `blksim fidelity --json`.
@@ -141,6 +157,9 @@ pub struct RowResult {
     /// known).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub caveat: String,
+    /// The caveat's figures: the row measured again with each of its `caveat_sets`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caveat_runs: Vec<CaveatRun>,
     /// How it was measured, in blksim's words (variants, seeds, metric).
     pub how: String,
     /// The devices section: the source, the setup, and sandbox links to the run (and to the
@@ -153,6 +172,28 @@ pub struct RowResult {
     pub link: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link_over: Option<String>,
+}
+
+impl RowResult {
+    /// The caveat as the board, the Fidelity page and the reveal print it: its text, then each
+    /// of its measured figures ("with cpu.wake_idle=idle_cpu: 1.98 ×, outside 2–4.5").
+    /// Empty when the row has none.
+    pub fn caveat_line(&self) -> String {
+        let mut s = self.caveat.clone();
+        if !self.caveat_runs.is_empty() {
+            let figures: Vec<String> = self
+                .caveat_runs
+                .iter()
+                .map(|c| {
+                    let knobs: Vec<String> = c.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    let side = if c.holds { "inside" } else { "outside" };
+                    format!("with {}: {} {}, {side} {}–{}", knobs.join(" "), c.measured, self.unit, self.band.lo, self.band.hi)
+                })
+                .collect();
+            s += &format!(" (measured {})", figures.join("; "));
+        }
+        s
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -203,6 +244,22 @@ pub fn check_rows(l: &Lesson, rows: &[FidelityRow], list: &str) -> Result<(), Sc
             let over = pairs(&over_sets(r));
             let cfg = l.config(over_variant(r), &over).map_err(|e| ScenarioError::new(at("over"), e.to_string()))?;
             crate::scenario::check_user_knobs(&[&cfg.scenario], &over).map_err(|e| ScenarioError::new(at("over"), e.to_string()))?;
+        }
+        for (j, cs) in r.caveat_sets.iter().enumerate() {
+            let at = |what: &str| format!("{}.{list}[{i}].caveat_sets[{j}]{what}", l.id);
+            if r.caveat.is_empty() || cs.is_empty() {
+                return Err(ScenarioError::new(
+                    at(""),
+                    "caveat_sets measure a caveat: the row needs its caveat text, and each set at least one knob",
+                ));
+            }
+            for (variant, base) in [(r.variant.as_str(), &r.set), (over_variant(r), &over_sets(r))] {
+                let mut all = base.clone();
+                all.extend(cs.iter().map(|(k, v)| (k.clone(), v.clone())));
+                let sets = pairs(&all);
+                let cfg = l.config(variant, &sets).map_err(|e| ScenarioError::new(at(""), e.to_string()))?;
+                crate::scenario::check_user_knobs(&[&cfg.scenario], &sets).map_err(|e| ScenarioError::new(at(""), e.to_string()))?;
+            }
         }
         if r.band[0].partial_cmp(&r.band[1]).is_none_or(|o| o == std::cmp::Ordering::Greater) {
             return Err(ScenarioError::new(at("band"), "expected [lo, hi] with lo ≤ hi"));
@@ -386,7 +443,19 @@ fn measure(runs: &mut Runs, l: &Lesson, r: &FidelityRow) -> f64 {
 /// Measures one row: its value, whether it lands in its band, and how it was measured.
 pub(crate) fn measure_row(runs: &mut Runs, l: &Lesson, r: &FidelityRow) -> RowResult {
     let measured = round4(measure(runs, l, r));
-    let holds = measured >= r.band[0] && measured <= r.band[1];
+    let in_band = |x: f64| x >= r.band[0] && x <= r.band[1];
+    let holds = in_band(measured);
+    let caveat_runs = r
+        .caveat_sets
+        .iter()
+        .map(|cs| {
+            // The kernel's rule on top of the row's settings, on both sides of a ratio.
+            let mut without = r.clone();
+            without.set.extend(cs.iter().map(|(k, v)| (k.clone(), v.clone())));
+            let x = round4(measure(runs, l, &without));
+            CaveatRun { set: cs.clone(), measured: x, holds: in_band(x) }
+        })
+        .collect();
     RowResult {
         lesson: l.id.clone(),
         name: r.name.clone(),
@@ -398,6 +467,7 @@ pub(crate) fn measure_row(runs: &mut Runs, l: &Lesson, r: &FidelityRow) -> RowRe
         holds,
         why_missed: if holds { String::new() } else { r.why_missed.clone() },
         caveat: r.caveat.clone(),
+        caveat_runs,
         how: describe(r),
         source: r.source.clone(),
         setup: r.setup.clone(),

@@ -300,7 +300,7 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                                         { format!("{}: this model shows {} {}", r.name, crate::format::sig(r.measured), r.unit) }
                                         { r.report.map(|x| format!(" (the report: {} {})", crate::format::sig(x), r.unit)).unwrap_or_default() }
                                         if !r.holds { { format!(", not the answer's {}–{}: {}.", crate::format::sig(r.band.lo), crate::format::sig(r.band.hi), r.why_missed) } }
-                                        if !r.caveat.is_empty() { { format!(" (a caveat: {})", r.caveat) } }
+                                        if !r.caveat.is_empty() { { format!(" (a caveat: {})", r.caveat_line()) } }
                                     </li>
                                 }) }
                             </ul>

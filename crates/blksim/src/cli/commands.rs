@@ -428,7 +428,7 @@ fn board_text(results: &[crate::fidelity::LessonResult], sections: &[crate::fide
                 let _ = writeln!(s, "  {:<52} why: {}", "", r.why_missed);
             }
             if !r.caveat.is_empty() {
-                let _ = writeln!(s, "  {:<52} caveat: {}", "", r.caveat);
+                let _ = writeln!(s, "  {:<52} caveat: {}", "", r.caveat_line());
             }
         }
         let _ = writeln!(s);
@@ -461,7 +461,7 @@ fn cmd_cues(a: &Args) -> Result<(String, bool), CliError> {
             let _ = writeln!(s, "  {:<61} why: {}", "", r.why_missed);
         }
         if !r.caveat.is_empty() {
-            let _ = writeln!(s, "  {:<61} caveat: {}", "", r.caveat);
+            let _ = writeln!(s, "  {:<61} caveat: {}", "", r.caveat_line());
         }
     };
     for l in &results {
@@ -664,7 +664,7 @@ mod tests {
                 );
                 continue;
             }
-            assert_eq!(lines[row + under].trim_start(), format!("caveat: {}", r.caveat), "{}", r.name);
+            assert_eq!(lines[row + under].trim_start(), format!("caveat: {}", r.caveat_line()), "{}", r.name);
             let verdict = match (r.holds, r.fitted) {
                 (true, false) => "holds (caveat)",
                 (true, true) => "holds (fitted)",

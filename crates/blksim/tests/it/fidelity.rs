@@ -38,6 +38,35 @@ fn every_regression_lesson_has_rows_and_every_row_has_a_reason_while_it_misses()
     }
 }
 
+/// A caveat names a simplification a figure rests on, and is needed only where the figure would
+/// leave its band without it: each caveat carries the kernel's rule as knobs (`caveat_sets`),
+/// the scoreboard measures the row again under each, and every such figure must fall outside
+/// the band. A model change that brings one back inside fails here: the caveat has gone stale.
+#[test]
+fn every_caveat_is_measured_and_each_of_its_figures_leaves_the_band() {
+    let cues = blksim::cues::committed();
+    let predict = cues.iter().flat_map(|c| c.predict.clone());
+    let mut seen = 0;
+    for r in fidelity::committed().into_iter().chain(fidelity::committed_sections()).flat_map(|l| l.rows).chain(predict) {
+        if r.caveat.is_empty() {
+            assert!(r.caveat_runs.is_empty(), "{} / {}: figures for a caveat it does not have", r.lesson, r.name);
+            continue;
+        }
+        assert!(!r.caveat_runs.is_empty(), "{} / {}: a caveat without caveat_sets (its figure would be typed)", r.lesson, r.name);
+        for c in &r.caveat_runs {
+            seen += 1;
+            assert_eq!(c.holds, (r.band.lo..=r.band.hi).contains(&c.measured), "{} / {}", r.lesson, r.name);
+            assert!(
+                !c.holds,
+                "{} / {}: with {:?} it reads {}, inside {}–{}: the caveat is not needed",
+                r.lesson, r.name, c.set, c.measured, r.band.lo, r.band.hi
+            );
+        }
+        assert!(r.caveat_line().contains(&format!("{} {}", r.caveat_runs[0].measured, r.unit)), "{}", r.caveat_line());
+    }
+    assert!(seen >= 4, "the board's caveats (mq-clone-stall's two rules, raid5-chunk's idle test): {seen} figures");
+}
+
 #[test]
 fn a_row_holds_exactly_when_its_measurement_is_inside_its_band() {
     for l in fidelity::committed().into_iter().chain(fidelity::committed_sections()) {

@@ -99,3 +99,24 @@ fn the_prediction_comes_before_the_step_that_shows_its_answer() {
         assert!(e.contains("past the last step"), "{}: {e}", l.id);
     }
 }
+
+/// A caveat's knobs (`caveat_sets`) are checked like a row's own: a set without the caveat's
+/// text, an empty set and a knob the run does not have are refused, naming the row and the set.
+#[test]
+fn a_caveats_knobs_are_checked_like_the_rows_own() {
+    let l = lessons::find("raid5-chunk").unwrap();
+    let at = l.fidelity.iter().position(|r| !r.caveat_sets.is_empty()).expect("raid5-chunk has a measured caveat");
+    let refused = |edit: &dyn Fn(&mut blksim::fidelity::FidelityRow)| {
+        let mut bad = l.clone();
+        edit(&mut bad.fidelity[at]);
+        lessons::check(&bad).expect_err("refused").to_string()
+    };
+    let e = refused(&|r| r.caveat.clear());
+    assert!(e.contains(&format!("raid5-chunk.fidelity[{at}].caveat_sets[0]")) && e.contains("caveat text"), "{e}");
+    let e = refused(&|r| r.caveat_sets[0].clear());
+    assert!(e.contains("at least one knob"), "{e}");
+    let e = refused(&|r| {
+        r.caveat_sets.push([("cpu.no_such_knob".to_string(), "1".to_string())].into_iter().collect());
+    });
+    assert!(e.contains("caveat_sets[1]") && e.contains("cpu.no_such_knob"), "{e}");
+}
