@@ -215,12 +215,22 @@ pub struct LessonResult {
 }
 
 impl LessonResult {
-    /// "reproduces its report", or "reproduces N of M figures" (predicted rows only).
+    /// "reproduces its report", or "reproduces N of M figures" (predicted rows only), and how
+    /// many of the holding ones rest on a simplification (", 2 with caveats"): a badge that
+    /// counts them as plain holds would say more than the model does.
     pub fn status(&self) -> String {
-        if self.reproduced {
-            "reproduces its report".into()
+        let caveats = self.rows.iter().filter(|r| !r.fitted && r.holds && !r.caveat.is_empty()).count();
+        let base = if self.reproduced {
+            "reproduces its report".to_string()
         } else {
             format!("reproduces {} of {} figures", self.predicted_hold, self.predicted_rows)
+        };
+        match (caveats, self.reproduced) {
+            (0, _) => base,
+            (1, true) => base + ", 1 figure with a caveat",
+            (n, true) => format!("{base}, {n} figures with caveats"),
+            (1, false) => base + ", 1 with a caveat",
+            (n, false) => format!("{base}, {n} with caveats"),
         }
     }
 }
