@@ -255,6 +255,18 @@ impl Thread {
 }
 
 impl Sim {
+    /// `rq->nr_running`: the thread running on `c` and those waiting for it.
+    pub(crate) fn nr_running(&self, c: usize) -> u64 {
+        let core = &self.cores[c];
+        let running = core.current.is_some_and(|t| self.threads[t.idx()].state == ThreadState::Running);
+        core.runq.len() as u64 + u64::from(running)
+    }
+
+    /// `idle_cpu`: nothing runnable (softirq work run at irq exit on an idle CPU leaves it idle).
+    pub(crate) fn idle_cpu(&self, c: usize) -> bool {
+        self.nr_running(c) == 0
+    }
+
     /// Charges the time since the last change on `c` to what the core was doing.
     pub(crate) fn account(&mut self, c: CoreId) {
         let now = self.now();
