@@ -246,29 +246,23 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
 pub fn check_rows(l: &Lesson, rows: &[FidelityRow], list: &str) -> Result<(), ScenarioError> {
     for (i, r) in rows.iter().enumerate() {
         let at = |what: &str| format!("{}.{list}[{i}].{what}", l.id);
-        let sets: Vec<(String, String)> = r.set.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         // A row's settings are a user's: each must act on something in its run (knob_applies).
-        let cfg = l.config(&r.variant, &sets).map_err(|e| ScenarioError::new(at("variant"), e.to_string()))?;
-        crate::scenario::check_user_knobs(&[&cfg.scenario], &sets).map_err(|e| ScenarioError::new(at("set"), e.to_string()))?;
+        check_setup(l, &r.variant, &r.set, at("variant"), at("set"))?;
         if is_ratio(r) {
-            let over = pairs(&over_sets(r));
-            let cfg = l.config(over_variant(r), &over).map_err(|e| ScenarioError::new(at("over"), e.to_string()))?;
-            crate::scenario::check_user_knobs(&[&cfg.scenario], &over).map_err(|e| ScenarioError::new(at("over"), e.to_string()))?;
+            check_setup(l, over_variant(r), &over_sets(r), at("over"), at("over"))?;
         }
         for (j, cs) in r.caveat_sets.iter().enumerate() {
-            let at = |what: &str| format!("{}.{list}[{i}].caveat_sets[{j}]{what}", l.id);
+            let at = format!("{}.{list}[{i}].caveat_sets[{j}]", l.id);
             if r.caveat.is_empty() || cs.is_empty() {
                 return Err(ScenarioError::new(
-                    at(""),
+                    at,
                     "caveat_sets measure a caveat: the row needs its caveat text, and each set at least one knob",
                 ));
             }
-            for (variant, base) in [(r.variant.as_str(), &r.set), (over_variant(r), &over_sets(r))] {
-                let mut all = base.clone();
-                all.extend(cs.iter().map(|(k, v)| (k.clone(), v.clone())));
-                let sets = pairs(&all);
-                let cfg = l.config(variant, &sets).map_err(|e| ScenarioError::new(at(""), e.to_string()))?;
-                crate::scenario::check_user_knobs(&[&cfg.scenario], &sets).map_err(|e| ScenarioError::new(at(""), e.to_string()))?;
+            let w = with_caveat_set(r, cs);
+            check_setup(l, &w.variant, &w.set, at.clone(), at.clone())?;
+            if is_ratio(&w) {
+                check_setup(l, over_variant(&w), &over_sets(&w), at.clone(), at)?;
             }
         }
         if r.band[0].partial_cmp(&r.band[1]).is_none_or(|o| o == std::cmp::Ordering::Greater) {
@@ -286,6 +280,22 @@ pub fn check_rows(l: &Lesson, rows: &[FidelityRow], list: &str) -> Result<(), Sc
         }
     }
     Ok(())
+}
+
+/// One setup of a row: the variant with its settings must make a run (errors at `at_variant`),
+/// and each setting must act on something in it (`check_user_knobs`, errors at `at_set`).
+fn check_setup(l: &Lesson, variant: &str, set: &BTreeMap<String, String>, at_variant: String, at_set: String) -> Result<(), ScenarioError> {
+    let sets = pairs(set);
+    let cfg = l.config(variant, &sets).map_err(|e| ScenarioError::new(at_variant, e.to_string()))?;
+    crate::scenario::check_user_knobs(&[&cfg.scenario], &sets).map_err(|e| ScenarioError::new(at_set, e.to_string()))
+}
+
+/// The row with a caveat's kernel rule in place: its knobs on top of the row's settings, so on
+/// both sides of a ratio (`over_set` still decides the other side's own knobs).
+fn with_caveat_set(r: &FidelityRow, cs: &BTreeMap<String, String>) -> FidelityRow {
+    let mut w = r.clone();
+    w.set.extend(cs.iter().map(|(k, v)| (k.clone(), v.clone())));
+    w
 }
 
 fn custom() -> String {
@@ -459,10 +469,7 @@ pub(crate) fn measure_row(runs: &mut Runs, l: &Lesson, r: &FidelityRow) -> RowRe
         .caveat_sets
         .iter()
         .map(|cs| {
-            // The kernel's rule on top of the row's settings, on both sides of a ratio.
-            let mut without = r.clone();
-            without.set.extend(cs.iter().map(|(k, v)| (k.clone(), v.clone())));
-            let x = round4(measure(runs, l, &without));
+            let x = round4(measure(runs, l, &with_caveat_set(r, cs)));
             CaveatRun { set: cs.clone(), measured: x, holds: in_band(x) }
         })
         .collect();
