@@ -2,7 +2,7 @@
 //! pulldown-cmark, so the page ships HTML instead of a Markdown parser. Raw HTML in the Markdown
 //! is turned into text, never rendered. A lesson without text fails the build.
 
-use pulldown_cmark::{html, Event, Options, Parser};
+use pulldown_cmark::{html, Event, Options, Parser, Tag};
 use std::path::Path;
 
 fn to_html(md: &str) -> String {
@@ -18,19 +18,29 @@ fn to_html(md: &str) -> String {
 /// A prose line wrapped so that the next line starts with "1. " (or "1) ") would, in
 /// CommonMark, start a numbered list in the middle of a paragraph ("... on socket" / "1. Neither
 /// ..." rendered as a list). Refuses it, naming the line; a list meant to follow a line of text
-/// ends that line with ':'.
+/// ends that line with ':'. The lists are found by pulldown-cmark's own parse (the one `to_html`
+/// renders), so a "1." inside a code block or a list that follows a blank line is never flagged.
 fn check_no_wrapped_list(name: &str, text: &str, first_line: usize) {
-    let lines: Vec<&str> = text.lines().collect();
-    for (i, pair) in lines.windows(2).enumerate() {
-        let (prev, line) = (pair[0].trim_end(), pair[1]);
-        let starts_list = line.starts_with("1. ") || line.starts_with("1) ");
-        let digits = prev.len() - prev.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        let prev_is_item = digits > 0 && (prev[digits..].starts_with(". ") || prev[digits..].starts_with(") "));
-        let prev_is_prose = !prev.is_empty() && !prev.ends_with(':') && !prev_is_item && !prev.starts_with([' ', '-', '*', '#', '|', '>']);
+    let parser = Parser::new_ext(text, Options::ENABLE_TABLES).into_offset_iter();
+    for (ev, range) in parser {
+        if !matches!(ev, Event::Start(Tag::List(Some(_)))) {
+            continue;
+        }
+        let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+        let prev_raw = text[..line_start.saturating_sub(1)].rsplit('\n').next().unwrap_or("");
+        let prev = prev_raw.trim();
+        // A list right under a line of text (no blank line between) is one that interrupts
+        // its paragraph: meant only when that line announces it.
+        let interrupts = line_start > 0 && !prev.is_empty() && !prev.ends_with(':');
+        // Items nested in a list item (an indented line), or a list after a heading, quote,
+        // table row or code fence, do not.
+        let after_block = prev_raw.starts_with([' ', '\t'])
+            || prev.starts_with(['-', '*', '#', '|', '>', '`', '~'])
+            || prev.split_once(". ").is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()));
         assert!(
-            !(starts_list && prev_is_prose),
-            "{name}:{}: this line starts with \"1.\" right after a line of prose, so Markdown renders it as a numbered list; rewrap the paragraph (or end the line before with ':' if a list is meant)",
-            first_line + i + 1
+            !interrupts || after_block,
+            "{name}:{}: this line starts a numbered list right after a line of prose, so Markdown renders it as a list; rewrap the paragraph (or end the line before with ':' if a list is meant)",
+            first_line + text[..line_start].matches('\n').count()
         );
     }
 }
@@ -57,10 +67,16 @@ fn main() {
         let id = v.get("id").and_then(|i| i.as_str()).unwrap_or_else(|| panic!("{name}: no id"));
         assert!(body.trim().len() > 100, "{name}: the lesson has no text");
         check_no_wrapped_list(&name, body, front.lines().count() + 3);
-        let steps: Vec<String> = v
-            .get("steps")
-            .and_then(|s| s.as_array())
-            .map_or(Vec::new(), |a| a.iter().map(|s| to_html(s.get("text").and_then(|t| t.as_str()).unwrap_or(""))).collect());
+        let steps: Vec<String> = v.get("steps").and_then(|s| s.as_array()).map_or(Vec::new(), |a| {
+            a.iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let text = s.get("text").and_then(|t| t.as_str()).unwrap_or("");
+                    check_no_wrapped_list(&format!("{name}, step {} text, line", i + 1), text, 1);
+                    to_html(text)
+                })
+                .collect()
+        });
         out.push_str(&format!(
             "    ({id:?}, {:?}, &[{}]),\n",
             to_html(body),
