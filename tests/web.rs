@@ -180,3 +180,23 @@ fn a_large_array_collapses_into_groups_in_the_browser_too() {
     assert_eq!(cols.len(), 10);
     assert_eq!(blkviz::layout::columns(80, Some(0)).len(), 8 + 9);
 }
+
+/// btt in the page, on a bio-based device (nr-requests' dm-linear): its bios have only Q and C,
+/// so only Q2C is summed, and it covers the disk's requests below it (a bio is queued on dm-0
+/// before its sda request and ends after it). Request ids and bio ids are separate numberings,
+/// and a bio's C on dm-0 once closed an sda request of the same number.
+#[wasm_bindgen_test]
+fn btt_of_a_bio_based_device_is_q2c_only_and_covers_the_disk_below() {
+    let mut d = blkviz::driver::SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 1).expect("the lesson runs");
+    d.fast_forward(3.0);
+    let names: Vec<String> = d.topology.devices.iter().chain(d.topology.upper.iter()).map(|v| v.name.clone()).collect();
+    let row = |name: &str| {
+        let i = names.iter().position(|n| n == name).expect("the device exists") as u16;
+        *d.btt.get(&i).expect("btt has the device")
+    };
+    let (dm, sda) = (row("dm-0"), row("sda"));
+    assert!(dm.bio_level && !sda.bio_level);
+    assert!(dm.requests > 0 && sda.requests > 0);
+    assert_eq!((dm.q2g_ns, dm.g2i_ns, dm.i2d_ns, dm.d2c_ns), (0, 0, 0, 0));
+    assert!(dm.avg_ms(dm.q2c_ns) >= sda.avg_ms(sda.q2c_ns), "dm-0 Q2C {} < sda Q2C {}", dm.avg_ms(dm.q2c_ns), sda.avg_ms(sda.q2c_ns));
+}

@@ -191,14 +191,19 @@ pub fn EventLog(p: &EventLogProps) -> Html {
             </div>
             <pre class="blkparse" data-testid="blkparse" tabindex="0" ref={pre} onscroll={on_scroll}>{ text }</pre>
             <table class="btt" aria-label="btt breakdown">
-                <caption>{ "btt: average ms per phase, over the requests seen whole in the trace" }</caption>
+                <caption>{ "btt: average ms per phase, over the requests (on a bio-based dm or md device, the bios) seen whole in the trace" }</caption>
                 <thead><tr><th class="l">{"Device"}</th><th>{"requests"}</th><th>{"Q2G"}</th><th>{"G2I"}</th><th>{"I2D"}</th><th>{"D2C"}</th><th>{"Q2C"}</th></tr></thead>
                 <tbody>
                     { for p.btt.iter().map(|(name, b)| html! {
                         <tr>
                             <td class="l">{ name }</td><td>{ b.requests }</td>
-                            <td>{ format!("{:.3}", b.avg_ms(b.q2g_ns)) }</td><td>{ format!("{:.3}", b.avg_ms(b.g2i_ns)) }</td>
-                            <td>{ format!("{:.3}", b.avg_ms(b.i2d_ns)) }</td><td>{ format!("{:.3}", b.avg_ms(b.d2c_ns)) }</td>
+                            // A bio-based device traces no G, I or D: only its Q2C is known.
+                            if b.bio_level {
+                                <td title="a bio-based device: no requests, only Q and C">{"—"}</td><td>{"—"}</td><td>{"—"}</td><td>{"—"}</td>
+                            } else {
+                                <td>{ format!("{:.3}", b.avg_ms(b.q2g_ns)) }</td><td>{ format!("{:.3}", b.avg_ms(b.g2i_ns)) }</td>
+                                <td>{ format!("{:.3}", b.avg_ms(b.i2d_ns)) }</td><td>{ format!("{:.3}", b.avg_ms(b.d2c_ns)) }</td>
+                            }
                             <td>{ format!("{:.3}", b.avg_ms(b.q2c_ns)) }</td>
                         </tr>
                     }) }

@@ -1,4 +1,6 @@
 //! btt's sums per device, from the trace: the time each request seen whole spent in each phase.
+//! A bio-based device (dm-linear, md) traces only Q and C for its bios, so for it, as in btt's
+//! own Q2C of such a device, only Q2C is summed, over the bios seen whole.
 
 use super::SimDriver;
 use blksim::tools::trace::{Action, TraceRecord};
@@ -12,6 +14,8 @@ pub struct Btt {
     pub i2d_ns: u64,
     pub d2c_ns: u64,
     pub q2c_ns: u64,
+    /// True for a bio-based device: `requests` counts bios, and only `q2c_ns` is summed.
+    pub bio_level: bool,
 }
 
 impl Btt {
@@ -33,13 +37,20 @@ impl SimDriver {
         match r.action {
             Action::Q => {
                 self.bio_queued_at.insert(r.token, t);
+                self.bio_queued_on.insert((r.dev.0, r.token), t);
             }
             Action::M | Action::F => {
                 self.bio_queued_at.remove(&r.token);
+                self.bio_queued_on.remove(&(r.dev.0, r.token));
             }
             Action::G => {
+                // Requests' ids and bios' are separate numberings: a request is known by
+                // its device too, so a bio's C elsewhere never closes it.
+                self.request_devs.insert(r.dev.0);
+                self.bio_queued_on.remove(&(r.dev.0, r.related));
                 if let Some(q) = self.bio_queued_at.remove(&r.related) {
                     self.rq_times.insert(r.token, [q, t, 0, 0]);
+                    self.rq_dev.insert(r.token, r.dev.0);
                 }
             }
             Action::I => {
@@ -52,7 +63,11 @@ impl SimDriver {
                     x[3] = t;
                 }
             }
-            Action::C => {
+            Action::C if self.request_devs.contains(&r.dev.0) => {
+                if self.rq_dev.get(&r.token) != Some(&r.dev.0) {
+                    return;
+                }
+                self.rq_dev.remove(&r.token);
                 if let Some([q, g, i, d]) = self.rq_times.remove(&r.token) {
                     if i > 0 && d > 0 {
                         let b = self.btt.entry(r.dev.0).or_default();
@@ -63,6 +78,15 @@ impl SimDriver {
                         b.d2c_ns += t - d;
                         b.q2c_ns += t - q;
                     }
+                }
+            }
+            Action::C => {
+                // A bio-based device's bio, from its Q on this device to its C here.
+                if let Some(q) = self.bio_queued_on.remove(&(r.dev.0, r.token)) {
+                    let b = self.btt.entry(r.dev.0).or_default();
+                    b.bio_level = true;
+                    b.requests += 1;
+                    b.q2c_ns += t - q;
                 }
             }
             _ => {}

@@ -86,6 +86,9 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
             let _ = p.set_attribute("value", &format!("{}", value.min(max)));
             let _ = p.set_attribute("data-active", if jumping.is_some() { "true" } else { "false" });
         }
+        if s.a.catch_up_to.is_none() && s.b.as_ref().is_none_or(|b| b.catch_up_to.is_none()) {
+            super::timeline::follow_clock(s.clock(), s.reached());
+        }
         if s.charts_dirty {
             s.charts_dirty = false;
             let dark = canvas_a.cast::<HtmlElement>().and_then(|c| c.closest("[data-theme=dark]").ok().flatten()).is_some();

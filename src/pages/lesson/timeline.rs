@@ -5,6 +5,7 @@
 use super::SharedSession;
 use crate::format;
 use blksim::SimTime;
+use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -33,8 +34,13 @@ pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHand
     };
     // The arrows move by one simulated second (the slider's own step would be a pixel's worth).
     let onkeydown = {
-        let seek = seek.clone();
+        let (seek, session) = (seek.clone(), session.clone());
         Callback::from(move |e: KeyboardEvent| {
+            // Where the run is now (the frame loop moves the slider between renders).
+            let (now, end) = {
+                let s = session.borrow();
+                (s.clock(), s.reached())
+            };
             let delta: i64 = match e.key().as_str() {
                 "ArrowRight" | "ArrowUp" => 1_000_000_000,
                 "ArrowLeft" | "ArrowDown" => -1_000_000_000,
@@ -54,7 +60,7 @@ pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHand
     let status = match catching_up {
         Some(to) if to < now => format!("rewinding to {}", format::sim_time(to.ns())),
         Some(to) => format!("running to {} …", format::sim_time(to.ns())),
-        None => format!("{} of {} reached", format::sim_time(now.ns()), format::sim_time(end.ns())),
+        None => reached_text(now, end),
     };
     html! {
         <div class="timeline" data-testid="timeline">
@@ -71,4 +77,28 @@ pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHand
             <span class="timeline-status" aria-live="polite" data-catching-up={catching_up.is_some().to_string()}>{ status }</span>
         </div>
     }
+}
+
+/// The timeline's words when no jump is under way.
+fn reached_text(now: SimTime, end: SimTime) -> String {
+    format!("{} of {} reached", format::sim_time(now.ns()), format::sim_time(end.ns()))
+}
+
+/// Moves the slider and its words to where the run is, every frame: the page re-renders only
+/// when a whole simulated second lands, which at an animated speed is many wall seconds. Left
+/// alone while a jump runs (its words and progress bar say where it is going) and while the
+/// slider is being dragged.
+pub(super) fn follow_clock(now: SimTime, end: SimTime) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    let Some(input) = doc.get_element_by_id("timeline-range") else { return };
+    if input.matches(":active").unwrap_or(false) {
+        return;
+    }
+    let Some(status) = doc.query_selector(".timeline-status[data-catching-up=false]").ok().flatten() else { return };
+    let _ = input.set_attribute("max", &format!("{:.3}", end.ns() as f64 / 1e6));
+    if let Some(range) = input.dyn_ref::<HtmlInputElement>() {
+        range.set_value(&format!("{:.3}", now.ns() as f64 / 1e6));
+    }
+    let _ = input.set_attribute("aria-valuetext", &format::sim_time(now.ns()));
+    status.set_text_content(Some(&reached_text(now, end)));
 }
