@@ -31,44 +31,35 @@ impl Btt {
 
 impl SimDriver {
     /// Adds a trace record to the btt sums: a request's Q, G, I and D times are kept until its C
-    /// adds them up.
+    /// adds them up. Bios and requests are kept by device and id: the two are separate
+    /// numberings, and a remapped bio is queued again on the device below.
     pub(super) fn account_btt(&mut self, r: &TraceRecord) {
         let t = r.time.ns();
         match r.action {
             Action::Q => {
-                self.bio_queued_at.insert(r.token, t);
-                self.bio_queued_on.insert((r.dev.0, r.token), t);
+                self.bio_queued_at.insert((r.dev.0, r.token), t);
             }
             Action::M | Action::F => {
-                self.bio_queued_at.remove(&r.token);
-                self.bio_queued_on.remove(&(r.dev.0, r.token));
+                self.bio_queued_at.remove(&(r.dev.0, r.token));
             }
             Action::G => {
-                // Requests' ids and bios' are separate numberings: a request is known by
-                // its device too, so a bio's C elsewhere never closes it.
                 self.request_devs.insert(r.dev.0);
-                self.bio_queued_on.remove(&(r.dev.0, r.related));
-                if let Some(q) = self.bio_queued_at.remove(&r.related) {
-                    self.rq_times.insert(r.token, [q, t, 0, 0]);
-                    self.rq_dev.insert(r.token, r.dev.0);
+                if let Some(q) = self.bio_queued_at.remove(&(r.dev.0, r.related)) {
+                    self.rq_times.insert((r.dev.0, r.token), [q, t, 0, 0]);
                 }
             }
             Action::I => {
-                if let Some(x) = self.rq_times.get_mut(&r.token) {
+                if let Some(x) = self.rq_times.get_mut(&(r.dev.0, r.token)) {
                     x[2] = t;
                 }
             }
             Action::D => {
-                if let Some(x) = self.rq_times.get_mut(&r.token) {
+                if let Some(x) = self.rq_times.get_mut(&(r.dev.0, r.token)) {
                     x[3] = t;
                 }
             }
             Action::C if self.request_devs.contains(&r.dev.0) => {
-                if self.rq_dev.get(&r.token) != Some(&r.dev.0) {
-                    return;
-                }
-                self.rq_dev.remove(&r.token);
-                if let Some([q, g, i, d]) = self.rq_times.remove(&r.token) {
+                if let Some([q, g, i, d]) = self.rq_times.remove(&(r.dev.0, r.token)) {
                     if i > 0 && d > 0 {
                         let b = self.btt.entry(r.dev.0).or_default();
                         b.requests += 1;
@@ -82,7 +73,7 @@ impl SimDriver {
             }
             Action::C => {
                 // A bio-based device's bio, from its Q on this device to its C here.
-                if let Some(q) = self.bio_queued_on.remove(&(r.dev.0, r.token)) {
+                if let Some(q) = self.bio_queued_at.remove(&(r.dev.0, r.token)) {
                     let b = self.btt.entry(r.dev.0).or_default();
                     b.bio_level = true;
                     b.requests += 1;

@@ -118,7 +118,7 @@ impl SimDriver {
     fn request_tip(&self, id: u32) -> String {
         let Some(t) = self.requests.get(&id) else { return format!("request {id}: completed") };
         let now = self.sim.now().ns();
-        let [q, g, i, d] = self.rq_times.get(&id).copied().unwrap_or([0; 4]);
+        let [q, g, i, d] = self.rq_times.get(&(t.dev, id)).copied().unwrap_or([0; 4]);
         let what = format!(
             "{}: request {id}, {} {} KiB at sector {}, for {}",
             self.dev_name(t.dev),
@@ -143,7 +143,8 @@ impl SimDriver {
     fn bio_tip(&self, id: u32) -> String {
         let Some(t) = self.bios.get(&id) else { return format!("bio {id}: gone") };
         let now = self.sim.now().ns();
-        let queued = self.bio_queued_at.get(&id).map_or("before the trace".into(), |&q| format!("{} ago", ms(now.saturating_sub(q))));
+        let queued =
+            self.bio_queued_at.get(&(t.dev, id)).map_or("before the trace".into(), |&q| format!("{} ago", ms(now.saturating_sub(q))));
         let state = match t.stage {
             TokenStage::Sleeping => "its process sleeps in get_request_wait: no free request",
             TokenStage::Merging => "merging into a waiting request",
@@ -166,8 +167,8 @@ impl SimDriver {
             .requests
             .iter()
             .filter(|(_, t)| (first..first + count).contains(&(t.dev as usize)) && stages.contains(&t.stage))
-            .map(|(&id, _)| {
-                let [_, g, _, d] = self.rq_times.get(&id).copied().unwrap_or([0; 4]);
+            .map(|(&id, t)| {
+                let [_, g, _, d] = self.rq_times.get(&(t.dev, id)).copied().unwrap_or([0; 4]);
                 (if by_d { d } else { g }, id)
             })
             .collect();

@@ -118,16 +118,12 @@ pub struct SimDriver {
     pub trace_gaps: VecDeque<(SimTime, SimTime, u64)>,
     gap_from: Option<SimTime>,
     pub btt: BTreeMap<u16, Btt>,
-    bio_queued_at: BTreeMap<u32, u64>,
-    /// Each bio's Q time per device (a remapped bio is queued again below): for the Q2C of a
-    /// bio-based device, which traces no requests.
-    bio_queued_on: BTreeMap<(u16, u32), u64>,
-    /// The device each request of `rq_times` is on.
-    rq_dev: BTreeMap<u32, u16>,
+    /// Per (device, bio): its Q time on that device, in ns.
+    bio_queued_at: BTreeMap<(u16, u32), u64>,
     /// Devices seen allocating requests (a G): the others are bio-based.
     request_devs: std::collections::BTreeSet<u16>,
-    /// Per request: (Q, G, I, D) times in ns.
-    rq_times: BTreeMap<u32, [u64; 4]>,
+    /// Per (device, request): (Q, G, I, D) times in ns.
+    rq_times: BTreeMap<(u16, u32), [u64; 4]>,
     /// Where the pointer is on this run's diagram and what the last frame drew (the diagram
     /// fills it while drawing, through a shared reference).
     pub hover: std::cell::RefCell<Hover>,
@@ -193,8 +189,6 @@ impl SimDriver {
             gap_from: None,
             btt: BTreeMap::new(),
             bio_queued_at: BTreeMap::new(),
-            bio_queued_on: BTreeMap::new(),
-            rq_dev: BTreeMap::new(),
             request_devs: Default::default(),
             rq_times: BTreeMap::new(),
             hover: Default::default(),
@@ -445,9 +439,7 @@ impl SimDriver {
         // btt pairs begun before the span would end after it with the untraced time in them
         // (a D2C of 36 ms where iostat says 1 ms): only requests seen whole count.
         self.bio_queued_at.clear();
-        self.bio_queued_on.clear();
         self.rq_times.clear();
-        self.rq_dev.clear();
     }
 
     /// The untraced part of a jump ends: the trace is on again, and the span is noted.
@@ -481,9 +473,7 @@ impl SimDriver {
         if dropped > 0 {
             // The btt pairs in flight lost records: start them afresh.
             self.bio_queued_at.clear();
-            self.bio_queued_on.clear();
             self.rq_times.clear();
-            self.rq_dev.clear();
         }
         for r in &recs {
             self.account_btt(r);
