@@ -3,11 +3,14 @@
 //! linear bins.
 
 use super::charts::{prepare, tidy, COLOUR_A, COLOUR_B};
+use crate::format::axis_tick;
 use plotters::prelude::*;
 use web_sys::HtmlCanvasElement;
 
 /// Bins of the histogram.
 const BINS: usize = 24;
+/// Most labels on the x axis.
+const X_LABELS: usize = 8;
 
 /// Draws `runs` (variant name, its sorted values) as histograms of `what` in `unit`.
 pub fn draw_sweep(canvas: &HtmlCanvasElement, what: &str, unit: &str, runs: &[(String, Vec<f64>)], dark: bool) -> Result<(), String> {
@@ -44,8 +47,18 @@ pub fn draw_sweep(canvas: &HtmlCanvasElement, what: &str, unit: &str, runs: &[(S
         .map_err(|e| e.to_string())?;
     chart
         .configure_mesh()
-        .x_labels(8)
-        .x_label_formatter(&|x| if log { tidy(sig(10f64.powf(*x))) } else { tidy(sig(*x)) })
+        .x_labels(X_LABELS)
+        .x_label_formatter(&|x| {
+            // Plotters places at most X_LABELS ticks, so neighbours are at least this far apart
+            // (in the axis's units; on a log axis, a factor that becomes a value near x).
+            let spacing = (b - a) / X_LABELS as f64;
+            if log {
+                let v = 10f64.powf(*x);
+                axis_tick(v, v * (10f64.powf(spacing) - 1.0))
+            } else {
+                axis_tick(*x, spacing)
+            }
+        })
         .y_labels(4)
         .y_label_formatter(&|y| tidy(*y))
         .y_desc("runs")
@@ -76,13 +89,4 @@ pub fn draw_sweep(canvas: &HtmlCanvasElement, what: &str, unit: &str, runs: &[(S
         .draw()
         .map_err(|e| e.to_string())?;
     root.present().map_err(|e| e.to_string())
-}
-
-/// Two significant digits: an axis label, not a measurement.
-fn sig(x: f64) -> f64 {
-    if x == 0.0 || !x.is_finite() {
-        return x;
-    }
-    let p = 10f64.powf(x.abs().log10().floor() - 1.0);
-    (x / p).round() * p
 }
