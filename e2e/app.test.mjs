@@ -197,6 +197,30 @@ test('in A/B, the run that finishes first does not hold the other back, and both
   await page.close();
 });
 
+test('a run stops at its duration, and its whole-run numbers are blksim run\'s', async () => {
+  // scsi-starved's writers never finish: only the duration ends the run. 2.5 s is off a whole
+  // second, so the end has no one-second snapshot of its own.
+  const { page, errors } = await open('#/lesson/scsi-starved?v=1&variant=regressed&duration=2.5&seed=1&t=1');
+  await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false', null, { timeout: 20000 });
+  await page.click('text=Skip 5 s');
+  await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.textContent.includes("the run's end"), null, { timeout: 20000 });
+  assert.match(await page.textContent('[data-testid=live]'), /^t = 2\.500 s .*its duration, 2\.5 s/);
+  assert.equal(await page.isDisabled('text=Skip 5 s'), true);
+  assert.equal(await page.isDisabled('button.play'), true);
+  await page.waitForFunction(() => document.querySelector('[data-testid=interval]')?.textContent.includes('the whole run, to its end at 2.500 s'), null, { timeout: 5000 });
+  // The CLI's figure for the same run, formatted as the counter formats it.
+  const cli = spawnSync('cargo', ['run', '-q', '--release', '-p', 'blksim', '--', 'run', 'scsi-starved', '--variant', 'regressed', '--duration', '2.5', '--seed', '1', '--json'], { encoding: 'utf8' });
+  assert.equal(cli.status, 0, cli.stderr);
+  const mb = JSON.parse(cli.stdout).throughput_mb_s;
+  const shown = await page.textContent('[data-counter=throughput] .v:not(.b)');
+  assert.equal(shown.trim(), mb >= 1000 ? `${(mb / 1000).toFixed(2)} GB/s` : mb >= 100 ? `${mb.toFixed(0)} MB/s` : `${mb.toFixed(1)} MB/s`);
+  // A second later, still there.
+  await page.waitForTimeout(1000);
+  assert.match(await page.textContent('[data-testid=live]'), /^t = 2\.500 s/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('opening A/B mid-run keeps A where it was and brings B to the same time', async () => {
   const { page, errors } = await open('#/lesson/scsi-starved?v=1&speed=0.05');
   await page.click('text=Skip 5 s');

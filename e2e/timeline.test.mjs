@@ -143,10 +143,10 @@ test('a 50-seed sweep on mq-clone-stall draws its distribution, and its slowest 
   await ctx.close();
 });
 
-test('a long jump (raid5-chunk to t = 120 s) shows its progress and the page keeps drawing', async () => {
+test('a long jump (raid5-chunk, its duration 120 s, to t = 120 s) shows its progress and the page keeps drawing', async () => {
   const ctx = await h.browser.newContext();
   // A requestAnimationFrame recorder, from before the app starts.
-  const { page, errors } = await openPage(h, ctx, '#/lesson/raid5-chunk?v=1&t=120', undefined, () => {
+  const { page, errors } = await openPage(h, ctx, '#/lesson/raid5-chunk?v=1&duration=120&t=120', undefined, () => {
     window.__gaps = [];
     let last = null;
     const f = (t) => { if (last !== null) window.__gaps.push(t - last); last = t; requestAnimationFrame(f); };
@@ -185,7 +185,7 @@ test('a long jump (raid5-chunk to t = 120 s) shows its progress and the page kee
 
 test('a long jump can be stopped where it has got to, and the run stays there, paused', async () => {
   const ctx = await h.browser.newContext();
-  const { page, errors } = await openPage(h, ctx, '#/lesson/raid5-chunk?v=1&t=120');
+  const { page, errors } = await openPage(h, ctx, '#/lesson/raid5-chunk?v=1&duration=120&t=120');
   await page.waitForSelector('[data-testid=jump-stop]');
   await page.waitForFunction(() => Number(document.querySelector('progress.jump-progress')?.getAttribute('value')) > 1e9);
   await page.click('[data-testid=jump-stop]');
@@ -197,7 +197,7 @@ test('a long jump can be stopped where it has got to, and the run stays there, p
   const secs = Number(m[1]) * (m[2] === 'ms' ? 1e-3 : 1);
   assert.ok(secs > 1 && secs < 120, `stopped at ${secs} s`);
   // The address no longer names the time point the run did not reach.
-  assert.equal(await page.evaluate(() => location.hash), '#/lesson/raid5-chunk?v=1&variant=regressed&seed=1');
+  assert.equal(await page.evaluate(() => location.hash), '#/lesson/raid5-chunk?v=1&variant=regressed&duration=120&seed=1');
   // Paused where it stopped: a second later, the same time.
   await page.waitForTimeout(1000);
   assert.equal(await page.textContent('.timeline-status'), status);

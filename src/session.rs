@@ -83,7 +83,7 @@ impl Session {
             b.playing = self.a.playing;
             b.speed = self.a.speed;
             let before = b.sim.now();
-            let a_done = self.a.sim.is_finished() && self.a.catch_up_to.is_none();
+            let a_done = self.a.is_done() && self.a.catch_up_to.is_none();
             // B runs by itself while it catches up to a link's time point, or once A is done.
             changed |= if b.catch_up_to.is_some() || a_done {
                 b.frame(dt_ms, now_ms)

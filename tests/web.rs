@@ -132,7 +132,7 @@ async fn a_finished_run_shows_whole_run_numbers_and_says_so() {
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
     let label = root.query_selector("[data-testid=interval]").unwrap().unwrap().text_content().unwrap();
-    assert!(label.starts_with("the whole run, all jobs done at"), "{label}");
+    assert!(label.starts_with("the whole run, to its end at"), "{label}");
     handle.destroy();
 }
 

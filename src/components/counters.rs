@@ -46,7 +46,7 @@ pub struct CountersProps {
 fn span_label(iv: &IntervalReport, partial: bool, whole: bool) -> String {
     if whole {
         format!(
-            "the whole run, all jobs done at {}: averages since the start (iostat's first report)",
+            "the whole run, to its end at {}: averages since the start (iostat's first report)",
             format::sim_time((iv.end_s * 1e9).round() as u64)
         )
     } else if partial {

@@ -210,8 +210,9 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         ctx.set_fill_style_str(process_colour(*pid));
         ctx.begin_path();
         let _ = ctx.arc(x, y, dot, 0.0, std::f64::consts::TAU);
-        if d.sim.is_finished() {
-            // Every job is done and its process has exited: a ring where it was.
+        if d.is_done() {
+            // Every job is done, or stopped at the run's end (as fio stops its jobs at
+            // runtime), and its process has exited: a ring where it was.
             ctx.set_stroke_style_str(process_colour(*pid));
             ctx.set_line_width(1.5);
             ctx.stroke();

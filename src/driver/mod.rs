@@ -148,6 +148,18 @@ impl SimDriver {
         Ok(SimDriver::with_sim(lesson, variant, overrides, seed, sim, timeline))
     }
 
+    /// Where the run ends: the scenario's `duration` (fio's runtime), as `blksim run` ends there,
+    /// so the page's whole-run figures are the CLI's for the same seed. Every run target is held
+    /// to it.
+    pub fn end(&self) -> SimTime {
+        SimTime::from_secs_f64(self.sim.config().scenario.duration_s)
+    }
+
+    /// Nothing is left to run: every job is done, or the clock reached the run's end.
+    pub fn is_done(&self) -> bool {
+        self.sim.is_finished() || self.sim.now() >= self.end()
+    }
+
     /// A driver over a simulation already made (a new one, or a timeline's snapshot restored),
     /// with its timeline; playing, at the default speed, its log empty.
     fn with_sim(lesson: Lesson, variant: String, overrides: Vec<(String, String)>, seed: u64, sim: Sim, timeline: Timeline) -> SimDriver {
@@ -241,6 +253,13 @@ impl SimDriver {
                     // (They change nothing in the run, so it stands as built.)
                     let mut faults: Vec<String> = bad.map(|e| e.to_string()).into_iter().collect();
                     faults.extend(d.drop_idle(st.b.as_deref().as_slice()).iter().map(|e| e.to_string()));
+                    // A time point past the run's end (its duration) opens at the end.
+                    let mut st = st;
+                    let end_s = d.end().as_secs_f64();
+                    if let Some(t) = st.t.filter(|t| *t > end_s) {
+                        faults.push(format!("t: {t} s is past the run's end at {end_s} s (its duration; a duration setting runs longer), so it opens at the end"));
+                        st.t = Some(end_s);
+                    }
                     // Parts of the link were wrong: the rest of it stands, and the page says which.
                     d.notice = (!faults.is_empty())
                         .then(|| format!("Part of the link could not be used ({}); the rest of it is applied.", faults.join("; ")));
@@ -329,11 +348,12 @@ impl SimDriver {
 
     fn frame_run(&mut self, dt_ms: f64, now_ms: f64) -> bool {
         if let Some(t) = self.catch_up_to {
+            let t = t.min(self.end());
             // Untraced to the jump's last stretch, then traced, so the log opens on what led
             // up to the link's time point.
             let tail_from = SimTime(t.ns().saturating_sub(JUMP_TRACE_TAIL_NS));
             // (A run whose jobs end before the tail starts goes straight to its end.)
-            if self.sim.now() < tail_from && !self.sim.is_finished() {
+            if self.sim.now() < tail_from && !self.is_done() {
                 self.begin_untraced();
                 self.sim.run_until_bounded(tail_from, self.catch_up_events);
                 // The pools, tag maps and queues as they are now, so the diagram shows the
@@ -343,7 +363,7 @@ impl SimDriver {
             }
             self.end_gap();
             self.run_traced(t, self.catch_up_events);
-            if self.sim.now() >= t || self.sim.is_finished() {
+            if self.sim.now() >= t || self.is_done() {
                 self.catch_up_to = None;
                 // Not measured yet at the asked speed: the live line says nothing until it is.
                 self.achieved_speed = self.speed;
@@ -352,14 +372,14 @@ impl SimDriver {
             }
             return false;
         }
-        if !self.playing || self.sim.is_finished() {
+        if !self.playing || self.is_done() {
             return self.absorb(now_ms);
         }
         // A stalled tab sends one huge dt: never try to catch up more than 100 ms of wall time.
         let dt_ms = dt_ms.clamp(0.0, 100.0);
         let want_ns = (self.speed * dt_ms * 1e6).max(1.0) as u64;
         let start = self.sim.now();
-        let target = start + want_ns;
+        let target = (start + want_ns).min(self.end());
         let ran = self.sim.run_until_bounded(target, self.frame_events_max);
         let got_ns = self.sim.now() - start;
         self.achieved_speed = if dt_ms > 0.0 { got_ns as f64 / (dt_ms * 1e6) } else { 0.0 };
@@ -379,21 +399,23 @@ impl SimDriver {
 
     /// Runs exactly one event (→). Returns the event count after it.
     pub fn step_event(&mut self, now_ms: f64) -> u64 {
-        self.sim.step();
+        if !self.is_done() {
+            self.sim.step();
+        }
         self.absorb(now_ms);
         self.sim.totals().events
     }
 
     /// Runs 1 ms of simulated time (Shift+→).
     pub fn step_ms(&mut self, now_ms: f64) {
-        let t = self.sim.now() + 1_000_000;
+        let t = (self.sim.now() + 1_000_000).min(self.end());
         self.sim.run_until(t);
         self.absorb(now_ms);
     }
 
     /// Fast-forwards to `t` seconds of simulated time without animating.
     pub fn fast_forward(&mut self, secs: f64) {
-        let t = self.sim.now() + SimTime::from_secs_f64(secs).ns();
+        let t = (self.sim.now() + SimTime::from_secs_f64(secs).ns()).min(self.end());
         let tail_from = SimTime(t.ns().saturating_sub(JUMP_TRACE_TAIL_NS));
         if self.sim.now() < tail_from {
             self.begin_untraced();
@@ -424,7 +446,7 @@ impl SimDriver {
             let n = self.sim.run_until_bounded(t, TRACE_CHUNK_EVENTS.min(budget - ran));
             ran += n;
             self.take_records();
-            if n == 0 || self.sim.now() >= t || self.sim.is_finished() {
+            if n == 0 || self.sim.now() >= t || self.is_done() {
                 break;
             }
         }
@@ -525,7 +547,8 @@ impl SimDriver {
 
     /// Runs B in lockstep behind A: to simulated time `t`, within the frame's event budget.
     pub fn follow(&mut self, t: SimTime, now_ms: f64) -> bool {
-        if self.playing && !self.sim.is_finished() && t > self.sim.now() {
+        let t = t.min(self.end());
+        if self.playing && !self.is_done() && t > self.sim.now() {
             self.sim.run_until_bounded(t, self.frame_events_max);
         }
         self.absorb(now_ms)

@@ -14,7 +14,7 @@ impl SimDriver {
     /// The numbers so far, before the first whole second: counters, top and the CPU strips as
     /// they stand at this frame. False once whole seconds come (or before anything ran).
     pub fn refresh_partial(&mut self, now_ms: f64) -> bool {
-        if self.last_tick_end.is_some() || self.sim.now().ns() == 0 || (self.sim.now().ns() < PARTIAL_MIN_NS && !self.sim.is_finished()) {
+        if self.last_tick_end.is_some() || self.sim.now().ns() == 0 || (self.sim.now().ns() < PARTIAL_MIN_NS && !self.is_done()) {
             return false;
         }
         self.last_partial_ms = now_ms;
@@ -50,12 +50,23 @@ impl SimDriver {
 
     /// When the simulation passed a one-second tick, compute that second's numbers.
     pub(super) fn take_interval(&mut self) -> bool {
-        // Only the last two snapshots matter; the history itself is not copied each frame.
+        // A run that reached its end (its duration) off a whole second has no snapshot there:
+        // its whole-run numbers come from the counters as they stand.
+        let at_end = !self.sim.is_finished() && self.sim.now() >= self.end();
         let n = self.sim.history().len();
+        let last_end = self.sim.history().nth(n.saturating_sub(1)).map(|c| c.end);
+        let now = self.sim.now();
+        if at_end && self.last_tick_end == Some(now) {
+            // Taken already: the second before the end is not the newest snapshot to show.
+            return false;
+        }
+        let end_counters = (at_end && last_end.is_none_or(|e| e < now)).then(|| self.sim.cumulative());
+        // Only the last two snapshots matter; the history itself is not copied each frame.
         let mut last_two = self.sim.history().skip(n.saturating_sub(2));
-        let (prev, cur) = match (last_two.next(), last_two.next()) {
-            (Some(p), Some(c)) => (Some(p), c),
-            (Some(c), None) => (None, c),
+        let (prev, cur) = match (last_two.next(), last_two.next(), end_counters.as_ref()) {
+            (_, _, Some(c)) => (None, c),
+            (Some(p), Some(c), None) => (Some(p), c),
+            (Some(c), None, None) => (None, c),
             _ => return false,
         };
         if self.last_tick_end == Some(cur.end) {
@@ -63,7 +74,7 @@ impl SimDriver {
         }
         self.last_tick_end = Some(cur.end);
         let zero = blksim::Interval::zero_for(cur);
-        let whole = self.sim.finished_at() == Some(cur.end);
+        let whole = self.sim.finished_at() == Some(cur.end) || (at_end && cur.end >= self.end());
         let prev = match prev {
             Some(p) if !whole => p,
             _ => &zero,

@@ -143,7 +143,7 @@ mod tests {
 
     #[test]
     fn a_stopped_jump_stays_where_it_got_to_and_runs_on_from_there() {
-        let mut d = SimDriver::new("raid5-chunk", Some("regressed"), Vec::new(), 1).unwrap();
+        let mut d = SimDriver::new("raid5-chunk", Some("regressed"), vec![("duration".into(), "60".into())], 1).unwrap();
         d.playing = false;
         d.catch_up_to = Some(SimTime(60_000_000_000));
         let mut ts = 0.0;
@@ -169,11 +169,54 @@ mod tests {
 
     #[test]
     fn snapshots_stay_bounded_on_a_long_run() {
-        let mut d = SimDriver::new("scsi-starved", Some("before"), Vec::new(), 1).unwrap();
+        let mut d = SimDriver::new("scsi-starved", Some("before"), vec![("duration".into(), "40".into())], 1).unwrap();
         d.playing = false;
         d.catch_up_to = Some(SimTime(40_000_000_000));
         settle(&mut d, 0.0);
         assert!(d.timeline.snapshot_count() <= SNAPSHOTS_MAX);
         assert!(d.timeline.snapshot_count() >= SNAPSHOTS_MAX / 2, "{}", d.timeline.snapshot_count());
+    }
+
+    #[test]
+    fn a_run_stops_at_its_duration_with_the_cli_s_whole_run_numbers() {
+        // Off a whole second, so the end has no one-second snapshot of its own.
+        let overrides = vec![("duration".to_string(), "1.5".to_string())];
+        let mut d = SimDriver::new("nr-requests", Some("regressed"), overrides.clone(), 1).unwrap();
+        d.fast_forward(5.0);
+        assert_eq!(d.sim.now(), SimTime(1_500_000_000));
+        assert!(d.is_done() && !d.sim.is_finished(), "stopped by its duration, its jobs not done");
+        // Nothing moves it on: frames, a step, 1 ms, a skip.
+        let events = d.sim.totals().events;
+        let shown = d.interval.clone().unwrap();
+        // Its counters are the whole run's, and stay so frame after frame (not the last whole
+        // second's, which is the newest snapshot in the history).
+        for i in 0..3 {
+            d.frame(16.0, 16.0 * f64::from(i + 1));
+            assert!(d.interval_whole && !d.interval_partial, "frame {i}");
+            assert_eq!(d.interval.as_ref().map(|iv| iv.end_s), Some(1.5), "frame {i}");
+        }
+        d.step_event(64.0);
+        d.step_ms(80.0);
+        d.fast_forward(1.0);
+        assert_eq!((d.sim.now(), d.sim.totals().events), (SimTime(1_500_000_000), events));
+        // Those of `blksim run --duration 1.5`.
+        let cfg = d.lesson.config("regressed", &overrides).unwrap();
+        let mut cli = blksim::Sim::new(&cfg, 1);
+        cli.run_until(SimTime(1_500_000_000));
+        let cur = cli.cumulative();
+        let whole = blksim::tools::report::IntervalReport::between(&cli, &blksim::Interval::zero_for(&cur), &cur);
+        assert_eq!((shown.end_s, shown.span_s), (1.5, 1.5));
+        assert_eq!(serde_json::to_string(&shown).unwrap(), serde_json::to_string(&whole).unwrap());
+    }
+
+    #[test]
+    fn a_link_past_the_run_s_end_opens_at_the_end_and_says_so() {
+        let mut d = SimDriver::from_fragment("#/lesson/nr-requests?v=1&variant=regressed&duration=0.5&seed=2&t=7", "nr-requests");
+        let notice = d.notice.clone().unwrap_or_default();
+        assert!(notice.contains("t: 7 s is past the run's end at 0.5 s"), "{notice}");
+        assert!(d.link_clean.as_deref().is_some_and(|l| l.contains("t=0.5") && l.contains("duration=0.5")), "{:?}", d.link_clean);
+        settle(&mut d, 0.0);
+        assert_eq!(d.sim.now(), SimTime(500_000_000));
+        assert!(d.is_done() && d.interval_whole);
     }
 }

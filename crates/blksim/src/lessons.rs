@@ -169,6 +169,19 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
                 format!("{t} is not a time from 0 to {} s", crate::link::T_MAX_S),
             ));
         }
+        // The page stops a run at its duration: a step's time point past it would open at the
+        // end, not where the text says.
+        if let Some(t) = st.t {
+            for name in std::iter::once(&st.variant).chain(st.ab.as_ref()) {
+                let end_s = l.config(name, &[])?.scenario.duration_s;
+                if t > end_s {
+                    return Err(ScenarioError::new(
+                        format!("{}.steps[{i}].t", l.id),
+                        format!("{t} s is past the run's end: variant {name} runs {end_s} s (its duration)"),
+                    ));
+                }
+            }
+        }
         if let Some(bad) = st.tables.iter().find(|t| !STEP_TABLES.contains(&t.as_str())) {
             return Err(ScenarioError::new(format!("{}.steps[{i}].tables", l.id), format!("'{bad}' is not one of {STEP_TABLES:?}")));
         }

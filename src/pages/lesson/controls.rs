@@ -221,8 +221,9 @@ pub(super) fn run_controls(
                     { format!("■ Stop · to {}", format::sim_time(to.ns())) }
                 </button>
             } else if all_done {
-                // Every run's jobs are done: nothing left to play; Reset starts again.
-                <button class="play" aria-label="All jobs done" disabled=true title="All jobs done: Reset runs it again">{ "✓ done" }</button>
+                // Every run's jobs are done, or its duration reached: nothing left to play; Reset
+                // starts again.
+                <button class="play" aria-label="Run done" disabled=true title="The run is over (its jobs done, or its duration reached): Reset runs it again">{ "✓ done" }</button>
             } else {
                 <button class="play" aria-label={if d.playing { "Pause" } else { "Play" }} aria-pressed={d.playing.to_string()} onclick={on_play} title="Space">
                     { if d.playing { "❚❚ Pause" } else { "▶ Play" } }

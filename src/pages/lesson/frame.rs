@@ -18,6 +18,8 @@ fn live_line(d: &SimDriver, dt: f64, other: Option<(&str, &SimDriver)>) -> Strin
     let t = d.sim.totals();
     let status = if d.sim.is_finished() {
         "all jobs done".to_string()
+    } else if d.is_done() {
+        format!("the run's end: its duration, {} s, as fio's runtime stops its jobs", d.sim.config().scenario.duration_s)
     } else if let Some((name, to)) = other.and_then(|(name, o)| o.catch_up_to.map(|to| (name, to))) {
         // The A/B pair moves together: this one waits while the other runs to the time point.
         format!("waiting for {name} to reach t = {}", format::sim_time(to.ns()))

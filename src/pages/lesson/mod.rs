@@ -173,7 +173,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let gaps = d.sim.model_gaps();
     let theme_attr = theme.name();
     let ab = s.b.is_some();
-    let all_done = d.sim.is_finished() && s.b.as_ref().is_none_or(|b| b.sim.is_finished());
+    let all_done = d.is_done() && s.b.as_ref().is_none_or(|b| b.is_done());
     let is_sandbox = lesson.id == blksim::lessons::SANDBOX;
     let cur_step = step.and_then(|i| match lesson.stop(i) {
         Some(blksim::lessons::Stop::Step(k)) => Some((k, lesson.steps[k].clone())),

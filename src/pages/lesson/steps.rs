@@ -29,7 +29,7 @@ pub(super) fn apply_step(s: &mut Session, i: usize) {
     // A step with a time point starts its runs afresh and runs them there without animating
     // (past the warm-up: the page cache full, the caches in steady state), then plays on.
     // A run whose jobs are done starts again too: a step on it would show a finished run.
-    let restart = s.a.variant != st.variant || st.t.is_some() || s.a.seed != seed || s.a.sim.is_finished();
+    let restart = s.a.variant != st.variant || st.t.is_some() || s.a.seed != seed || s.a.is_done();
     if restart {
         s.a.notice = s.a.restart(&st.variant, seed).err();
     }
@@ -57,7 +57,7 @@ pub(super) fn apply_step(s: &mut Session, i: usize) {
 fn show_baseline(s: &mut Session) {
     let v0 = s.a.lesson.first_variant().name.clone();
     let seed = s.seed_before_step.take().unwrap_or(s.a.seed);
-    if s.a.variant != v0 || s.a.seed != seed || s.a.sim.is_finished() {
+    if s.a.variant != v0 || s.a.seed != seed || s.a.is_done() {
         s.a.notice = s.a.restart(&v0, seed).err();
     }
     s.close_b();

@@ -100,6 +100,25 @@ fn the_prediction_comes_before_the_step_that_shows_its_answer() {
     }
 }
 
+/// A step's time point past its runs' end (their duration) is refused: the page would open the
+/// step at the end, not where its text says.
+#[test]
+fn a_step_past_its_runs_end_is_refused() {
+    for l in lessons::all() {
+        let Some(k) = l.steps.iter().position(|st| st.t.is_some()) else { continue };
+        let mut late = l.clone();
+        let end_s = l.config(&l.steps[k].variant, &[]).unwrap().scenario.duration_s;
+        late.steps[k].t = Some(end_s + 0.5);
+        let e = lessons::check(&late).expect_err(&l.id).to_string();
+        assert!(e.contains(&format!("{}.steps[{k}].t", l.id)) && e.contains("past the run's end"), "{e}");
+        // At the end itself: allowed (the step opens on the whole run's numbers).
+        late.steps[k].t = Some(end_s);
+        if let Err(e) = lessons::check(&late) {
+            panic!("{}: a step at the run's end is refused: {e}", l.id);
+        }
+    }
+}
+
 /// A caveat's knobs (`caveat_sets`) are checked like a row's own: a set without the caveat's
 /// text, an empty set and a knob the run does not have are refused, naming the row and the set.
 #[test]
