@@ -98,6 +98,9 @@ impl SimDriver {
             }
             self.overrides = overrides;
             self.topology = self.sim.topology();
+            if key == "duration" {
+                return Ok(format!("duration={value}: the run now ends at t = {value} s, and goes on to it (nothing in the run reads its end, so a link with it replays this run){dropped}"));
+            }
             Ok(format!(
                 "{key}={value} applied live at t = {:.3} s, as a sysfs write would be (a link replays it from t = 0){dropped}",
                 self.sim.now().as_secs_f64()
@@ -108,6 +111,9 @@ impl SimDriver {
             d.speed = speed;
             d.playing = playing;
             *self = d;
+            if key == "duration" {
+                return Ok(format!("duration={value} ends before the clock: the run restarted with it{dropped}"));
+            }
             Ok(format!("{key}={value} cannot change under a running stack: the run restarted with it{dropped}"))
         }
     }
@@ -149,6 +155,28 @@ mod tests {
         assert!(m.contains("restarted"), "{m}");
         assert_eq!(d.sim.now(), SimTime::ZERO);
         assert!(d.sim.topology().devices.iter().all(|dev| dev.name.starts_with("sd")));
+    }
+
+    #[test]
+    fn a_later_duration_lets_an_ended_run_go_on_and_an_earlier_one_restarts_it() {
+        let mut d = SimDriver::new("nr-requests", Some("regressed"), vec![pair("duration", "1")], 1).unwrap();
+        d.fast_forward(5.0);
+        assert!(d.is_done() && d.sim.now() == SimTime(1_000_000_000));
+        let events = d.sim.totals().events;
+        let m = d.apply_knob("duration", "2", &[]).unwrap();
+        assert!(m.contains("now ends at t = 2 s"), "{m}");
+        assert!(!d.is_done() && d.sim.totals().events == events, "the same run, not a new one");
+        d.fast_forward(5.0);
+        assert_eq!(d.sim.now(), SimTime(2_000_000_000));
+        // The same run as one started with duration=2.
+        let mut fresh = SimDriver::new("nr-requests", Some("regressed"), vec![pair("duration", "2")], 1).unwrap();
+        fresh.fast_forward(5.0);
+        assert_eq!(serde_json::to_string(&d.interval).unwrap(), serde_json::to_string(&fresh.interval).unwrap());
+        assert!(d.interval_whole);
+        // An end the clock has passed: the run starts again.
+        let m = d.apply_knob("duration", "1.5", &[]).unwrap();
+        assert!(m.contains("restarted"), "{m}");
+        assert_eq!((d.sim.now(), d.overrides.clone()), (SimTime::ZERO, vec![pair("duration", "1.5")]));
     }
 
     #[test]

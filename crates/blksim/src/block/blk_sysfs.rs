@@ -2,6 +2,7 @@
 //! (`queue_requests_store` and friends).
 
 use crate::engine::ids::*;
+use crate::engine::time::SimTime;
 use crate::engine::Sim;
 use crate::kernel::sched::Step;
 
@@ -76,6 +77,11 @@ impl Sim {
                     }
                 }
             }
+            // Not sysfs but the run's own end (fio's runtime): nothing in the model reads it, so
+            // a later end lets the run go on; an end the clock has passed restarts it (a run
+            // past its duration would report what a replay of the link does not).
+            "duration" if SimTime::from_secs_f64(s.duration_s) < self.now() => return Ok(false),
+            "duration" => {}
             // Live in the kernel, and nothing in the running model caches them: the new value
             // is simply in force from now on (mechanisms not modelled yet show as model gaps).
             _ if crate::scenario::knob_spec(key).is_some_and(|k| k.live) => {}

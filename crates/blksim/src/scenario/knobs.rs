@@ -452,7 +452,7 @@ pub const KNOBS: &[KnobSpec] = &[
         help: "which CPU a woken thread takes as idle (select_idle_sibling): no-work: one running nothing, interrupt and softirq work included (blkviz's first rule, no kernel's; the lessons keep it and their scoreboard caveats say what rests on it); idle_cpu: the kernel's idle_cpu() (the idle task current, none queued), so a CPU reaping completions on its idle task is idle and the woken thread stays there",
         live: false,
     },
-    KnobSpec { key: "duration", kind: KnobKind::Seconds { max: limits::DURATION_S_MAX }, help: "simulated seconds to run: the run stops there, in the page as in blksim run (fio's runtime)", live: false },
+    KnobSpec { key: "duration", kind: KnobKind::Seconds { max: limits::DURATION_S_MAX }, help: "simulated seconds to run: the run stops there, in the page as in blksim run (fio's runtime); in the page, an end past the clock applies live, one before it restarts the run", live: true },
 ];
 
 pub fn knob_spec(key: &str) -> Option<&'static KnobSpec> {
