@@ -120,6 +120,20 @@ pub struct StackLayout {
     pub process_inset: (f64, f64),
 }
 
+/// The diagram box its text and offsets were drawn for: at 1280 x 800 and 1400 x 900 the
+/// canvas is about this size or smaller (706 x 670, 775 x 770).
+const ZOOM_REF_W: f64 = 780.0;
+const ZOOM_REF_H: f64 = 700.0;
+/// The most a larger box zooms the drawing (a 1920 x 1080 projector gives about 1.36).
+const ZOOM_MAX: f64 = 1.6;
+
+/// How much the drawing is zoomed in a box of `cw` x `ch` CSS pixels: a box larger than the
+/// reference both ways draws the same diagram larger, text, bars and tokens alike, so a
+/// projector's labels grow with the diagram instead of staying at 11 px in a 1073 px box.
+pub fn zoom(cw: f64, ch: f64) -> f64 {
+    (cw / ZOOM_REF_W).min(ch / ZOOM_REF_H).clamp(1.0, ZOOM_MAX)
+}
+
 pub const LABEL_W: f64 = 118.0;
 const GAP: f64 = 4.0;
 
@@ -205,6 +219,17 @@ impl StackLayout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_larger_box_zooms_the_drawing_and_a_small_one_does_not() {
+        // The canvas at 1280 x 800, 1400 x 900, and A/B in presenter mode at 1920 x 1080.
+        for (w, h) in [(706.0, 670.0), (775.0, 770.0), (1073.0, 465.0), (356.0, 478.0)] {
+            assert_eq!(zoom(w, h), 1.0, "{w} x {h}");
+        }
+        // 1920 x 1080, with presenter mode or without: about a third larger.
+        assert!((zoom(1073.0, 950.0) - 950.0 / 700.0).abs() < 1e-9);
+        assert_eq!(zoom(4000.0, 3000.0), 1.6);
+    }
 
     #[test]
     fn rows_fill_the_height_in_stack_order() {

@@ -3,7 +3,7 @@
 
 use super::diagram_text::{draw_column_names, fit_first, fit_text, group_names, ColumnName};
 use crate::driver::{Hit, HitKind, SimDriver, Token, TokenStage};
-use crate::layout::{columns, Column, Rect, StackLayout, Stage};
+use crate::layout::{columns, zoom, Column, Rect, StackLayout, Stage};
 use crate::palette::{process_colour, thread_colour};
 use blksim::tools::view::{DevOccupancy, HctxOccupancy};
 use wasm_bindgen::JsCast;
@@ -41,11 +41,14 @@ pub struct DiagramProps {
 pub fn Diagram(p: &DiagramProps) -> Html {
     let onclick = {
         let cb = p.onclick_x.clone();
-        Callback::from(move |e: MouseEvent| cb.emit(e.offset_x() as f64))
+        Callback::from(move |e: MouseEvent| cb.emit(to_drawing(&e).0))
     };
     let onmousemove = {
         let cb = p.onpointer.clone();
-        Callback::from(move |e: MouseEvent| cb.emit(Pointer::At(e.offset_x() as f64, e.offset_y() as f64)))
+        Callback::from(move |e: MouseEvent| {
+            let (x, y) = to_drawing(&e);
+            cb.emit(Pointer::At(x, y))
+        })
     };
     let onmouseleave = {
         let cb = p.onpointer.clone();
@@ -82,9 +85,22 @@ pub fn Diagram(p: &DiagramProps) -> Html {
     }
 }
 
+/// The canvas's drawing size (its CSS size over the zoom) and the zoom.
+pub(super) fn logical_size(canvas: &HtmlCanvasElement) -> (f64, f64, f64) {
+    let (cw, ch) = (canvas.client_width().max(320) as f64, canvas.client_height().max(240) as f64);
+    let z = zoom(cw, ch);
+    (cw / z, ch / z, z)
+}
+
+/// A point on the canvas in CSS pixels, in the drawing's coordinates.
+fn to_drawing(e: &MouseEvent) -> (f64, f64) {
+    let z = e.target().and_then(|t| t.dyn_into::<HtmlCanvasElement>().ok()).map_or(1.0, |c| logical_size(&c).2);
+    (e.offset_x() as f64 / z, e.offset_y() as f64 / z)
+}
+
 /// The layout a canvas of this size has for the driver's devices (also used for clicks).
 pub fn layout_for(canvas: &HtmlCanvasElement, d: &SimDriver, expanded: Option<usize>) -> StackLayout {
-    let (cw, ch) = (canvas.client_width().max(320) as f64, canvas.client_height().max(240) as f64);
+    let (cw, ch, _) = logical_size(canvas);
     StackLayout::new(cw, ch, columns(d.topology.devices.len(), expanded), !d.topology.upper.is_empty())
 }
 
@@ -126,13 +142,14 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
 fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Option<usize>, hits: &mut Vec<Hit>) {
     let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else { return };
     let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
-    let (cw, ch) = (canvas.client_width().max(320) as f64, canvas.client_height().max(240) as f64);
-    let (pw, ph) = ((cw * dpr) as u32, (ch * dpr) as u32);
+    // Drawn at the logical size, zoomed to the box (see `zoom`).
+    let (cw, ch, z) = logical_size(canvas);
+    let (pw, ph) = ((cw * z * dpr).round() as u32, (ch * z * dpr).round() as u32);
     if canvas.width() != pw || canvas.height() != ph {
         canvas.set_width(pw);
         canvas.set_height(ph);
     }
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    let _ = ctx.set_transform(dpr * z, 0.0, 0.0, dpr * z, 0.0, 0.0);
     let dark = canvas.closest("[data-theme=dark]").ok().flatten().is_some()
         || (canvas.closest("[data-theme=light]").ok().flatten().is_none() && prefers("(prefers-color-scheme: dark)"));
     let theme = if dark { &DARK } else { &LIGHT };
@@ -147,7 +164,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
     let mut l = StackLayout::new(cw, ch, columns(ndev, expanded), !d.topology.upper.is_empty());
     // The dots keep clear of the A/B run badge (top right) and of the counts-only note.
     let badge_w =
-        canvas.previous_element_sibling().filter(|e| e.class_name() == "run-label").map_or(0.0, |e| e.client_width() as f64 + 12.0);
+        canvas.previous_element_sibling().filter(|e| e.class_name() == "run-label").map_or(0.0, |e| (e.client_width() as f64 + 12.0) / z);
     // The note needs a row with room for a line of dots above it (not A/B in presenter mode).
     let counts_note = d.density && l.row(Stage::Processes).h >= if large { 48.0 } else { 32.0 };
     l.process_inset = (
@@ -403,16 +420,36 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         ctx.stroke_rect(cell.x, cell.y, cell.w, cell.h);
         ctx.set_fill_style_str(theme.fg);
         let title = format!("{} · stripe cache", up.name);
-        let _ = ctx.fill_text(&title, cell.x + 4.0, cell.y + 9.0);
-        let bar = Rect { x: cell.x + 4.0, y: cell.y + 14.0, w: (cell.w * 0.5).max(40.0), h: (cell.h - 18.0).max(8.0) };
-        slot_bar(&ctx, theme, bar, o.stripes_active, o.stripes_max, true);
+        // The title's line, then the bar below it with its active/stripe_cache_size on its
+        // right, on the bar's own line: inside the box however short the row is (A/B in
+        // presenter mode with Large type left no room for a line under the bar).
+        let px = if large { 11.0 * 1.45 } else { 11.0 };
+        let title_y = cell.y + 3.0 + px / 2.0;
+        let _ = ctx.fill_text(&title, cell.x + 4.0, title_y);
+        let bar = Rect {
+            x: cell.x + 4.0,
+            y: title_y + px / 2.0 + 2.0,
+            w: (cell.w * 0.5).max(40.0),
+            h: (cell.y + cell.h - 3.0 - (title_y + px / 2.0 + 2.0)).max(4.0),
+        };
+        slot_bar(&ctx, theme, bar, o.stripes_active, o.stripes_max, false);
+        ctx.set_fill_style_str(theme.dim);
+        let count_x = bar.x + bar.w + 8.0;
+        fit_first(
+            &ctx,
+            &[&format!("{}/{}", o.stripes_active, o.stripes_max), &o.stripes_active.to_string()],
+            count_x,
+            bar.y + bar.h / 2.0,
+            cell.x + cell.w - 4.0 - count_x,
+        );
         hits.push(bar_hit(bar, HitKind::Stripes(k)));
         if !o.stripe_sleepers.is_empty() {
             // On the title's line: the bios in flight cross the row at the bar's height, and
             // drawn over them the count could not be read.
             let x = cell.x + 4.0 + ctx.measure_text(&title).map_or(0.0, |m| m.width()) + 12.0;
             ctx.set_fill_style_str(theme.full);
-            let _ = ctx.fill_text(&format!("zz {} on wait_for_stripe", o.stripe_sleepers.len()), x, cell.y + 9.0);
+            let zz = o.stripe_sleepers.len();
+            fit_first(&ctx, &[&format!("zz {zz} on wait_for_stripe"), &format!("zz {zz}")], x, title_y, cell.x + cell.w - 4.0 - x);
         }
     }
     let mut dm_names = Vec::new();

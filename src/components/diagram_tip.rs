@@ -43,7 +43,8 @@ pub fn draw_tip(canvas: &HtmlCanvasElement, d: &SimDriver) {
     let large = canvas.closest("[data-large=true]").ok().flatten().is_some();
     let dark = canvas.closest("[data-theme=dark]").ok().flatten().is_some();
     let scale = if large { 1.45 } else { 1.0 };
-    let (cw, ch) = (canvas.client_width() as f64, canvas.client_height() as f64);
+    // In the drawing's coordinates, as the pointer is (the canvas keeps the frame's zoom).
+    let (cw, ch, _) = super::diagram::logical_size(canvas);
     ctx.set_font(&format!("{:.0}px system-ui, sans-serif", 12.0 * scale));
     let lines = wrap(&ctx, &text, (TIP_W * scale).min(cw - 24.0));
     let line_h = 16.0 * scale;
