@@ -617,14 +617,40 @@ fn human(r: &RunReport) -> String {
         writeln!(s, "longest stall {:.4} s (no job's read or write completed), from {:.4} s", r.longest_stall_s, r.longest_stall_from_s);
     let _ = writeln!(
         s,
-        "\n{:<8} {:>8} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>9} {:>8} {:>7}",
-        "Device", "rrqm/s", "wrqm/s", "r/s", "w/s", "rkB/s", "wkB/s", "avgrq-sz", "avgqu-sz", "await", "%util"
+        "\n{:<8} {:>8} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>9} {:>8} {:>8} {:>8} {:>6} {:>7}",
+        "Device",
+        "rrqm/s",
+        "wrqm/s",
+        "r/s",
+        "w/s",
+        "rkB/s",
+        "wkB/s",
+        "avgrq-sz",
+        "avgqu-sz",
+        "await",
+        "r_await",
+        "w_await",
+        "svctm",
+        "%util"
     );
     for d in &r.devices {
         let _ = writeln!(
             s,
-            "{:<8} {:>8.1} {:>8.1} {:>9.1} {:>9.1} {:>10.1} {:>10.1} {:>9.1} {:>9.2} {:>8.2} {:>7.1}",
-            d.name, d.rrqm_s, d.wrqm_s, d.r_s, d.w_s, d.rkb_s, d.wkb_s, d.avgrq_sz, d.avgqu_sz, d.await_ms, d.util_pct
+            "{:<8} {:>8.1} {:>8.1} {:>9.1} {:>9.1} {:>10.1} {:>10.1} {:>9.1} {:>9.2} {:>8.2} {:>8.2} {:>8.2} {:>6.2} {:>7.1}",
+            d.name,
+            d.rrqm_s,
+            d.wrqm_s,
+            d.r_s,
+            d.w_s,
+            d.rkb_s,
+            d.wkb_s,
+            d.avgrq_sz,
+            d.avgqu_sz,
+            d.await_ms,
+            d.r_await_ms,
+            d.w_await_ms,
+            d.svctm_ms,
+            d.util_pct
         );
     }
     let _ = writeln!(s, "\n{:>6} {:<16} {:>6} {:>10}", "PID", "COMMAND", "%CPU", "cs");

@@ -67,6 +67,10 @@ impl DiskStats {
             avgrq_sz: if r + w > 0.0 { sect / (r + w) } else { 0.0 },
             avgqu_sz: if dt_ns > 0 { d(self.time_in_queue_ns, prev.time_in_queue_ns) / dt_ns as f64 } else { 0.0 },
             await_ms: if r + w > 0.0 { ticks / (r + w) / NS_PER_MS as f64 } else { 0.0 },
+            r_await_ms: if r > 0.0 { d(self.ticks_ns[0], prev.ticks_ns[0]) / r / NS_PER_MS as f64 } else { 0.0 },
+            w_await_ms: if w > 0.0 { d(self.ticks_ns[1], prev.ticks_ns[1]) / w / NS_PER_MS as f64 } else { 0.0 },
+            // sysstat's svctm: the busy time (io_ticks) per completed request; %util / IOPS.
+            svctm_ms: if r + w > 0.0 { d(self.io_ticks_ns, prev.io_ticks_ns) / (r + w) / NS_PER_MS as f64 } else { 0.0 },
             util_pct: if dt_ns > 0 { (100.0 * d(self.io_ticks_ns, prev.io_ticks_ns) / dt_ns as f64).min(100.0) } else { 0.0 },
         }
     }
@@ -86,6 +90,12 @@ pub struct Iostat {
     pub avgrq_sz: f64,
     pub avgqu_sz: f64,
     pub await_ms: f64,
+    /// `await` by direction (sysstat 10.0 on): a read's and a write's, in ms.
+    pub r_await_ms: f64,
+    pub w_await_ms: f64,
+    /// sysstat's `svctm`: busy time per completed request, in ms (sysstat itself warns it is
+    /// not the device's service time once requests overlap).
+    pub svctm_ms: f64,
     pub util_pct: f64,
 }
 
@@ -291,6 +301,9 @@ mod tests {
         assert_eq!(io.rkb_s, 8.0);
         assert_eq!(io.avgrq_sz, 8.0);
         assert_eq!(io.await_ms, 750.0);
+        assert_eq!((io.r_await_ms, io.w_await_ms), (750.0, 0.0));
+        // Busy for the whole second over two completions.
+        assert_eq!(io.svctm_ms, 500.0);
         assert_eq!(io.avgqu_sz, 1.5);
         assert_eq!(io.util_pct, 100.0);
     }

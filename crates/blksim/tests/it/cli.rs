@@ -202,7 +202,21 @@ fn run_json_has_the_contract_fields() {
     }
     assert_eq!(v["variant"], "before");
     assert_eq!(v["devices"].as_array().unwrap().len(), 12);
-    for f in ["rrqm_s", "wrqm_s", "r_s", "w_s", "rkb_s", "wkb_s", "avgrq_sz", "avgqu_sz", "await_ms", "util_pct"] {
+    for f in [
+        "rrqm_s",
+        "wrqm_s",
+        "r_s",
+        "w_s",
+        "rkb_s",
+        "wkb_s",
+        "avgrq_sz",
+        "avgqu_sz",
+        "await_ms",
+        "r_await_ms",
+        "w_await_ms",
+        "svctm_ms",
+        "util_pct",
+    ] {
         assert!(v["devices"][0].get(f).is_some(), "device field {f}");
     }
     for f in ["user_pct", "sys_pct", "softirq_pct", "iowait_pct", "idle_pct"] {
