@@ -333,6 +333,9 @@ test('every lesson loads without errors (screenshots kept as artifacts)', async 
     const { page, errors } = await open(`#/lesson/${id}?v=1&speed=0.5`);
     await page.waitForTimeout(2500);
     await page.screenshot({ path: path.join(artifacts, `lesson-${id}.png`) });
+    // The tab names the lesson (its heading's title), for a row of tabs or a bookmark.
+    const title = await page.title();
+    assert.ok(title.endsWith(' · blkviz') && title.length > 20, `${id}: tab title '${title}'`);
     assert.deepEqual(errors, [], id);
     await page.close();
   }
@@ -349,6 +352,8 @@ test('an instructor keeps Large type and Presenter from one lesson to the next, 
   await page.waitForFunction(() => location.hash.includes('b='), null, { timeout: 5000 });
   await page.click('a:has-text("next ›")');
   await page.waitForFunction(() => location.hash.startsWith('#/lesson/queue-depth-and-the-elevator'), null, { timeout: 5000 });
+  // The tab's title follows the lesson shown.
+  await page.waitForFunction(() => /queue depth/i.test(document.title) && !/anatomy/i.test(document.title), null, { timeout: 5000 });
   await page.waitForSelector('canvas.diagram');
   const large2 = page.getByRole('button', { name: 'Large type' });
   assert.equal(await large2.getAttribute('aria-pressed'), 'true', 'Large type survives the move to the next lesson');

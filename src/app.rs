@@ -30,7 +30,25 @@ pub enum Route {
     NotFound,
 }
 
+/// The tab's title for a route: what the page is, so a row of tabs, a bookmark or the
+/// history names the lesson rather than saying "blkviz" six times.
+pub fn page_title(route: &Route) -> String {
+    const APP: &str = "blkviz";
+    let home = format!("{APP} — the Linux block stack, animated");
+    // An unknown lesson opens another with a notice: the address's id is not what shows.
+    let lesson = |id: &str, what: &str| blksim::lessons::find(id).map_or(home.clone(), |l| format!("{what}{} · {APP}", l.title));
+    match route {
+        Route::Home | Route::NotFound => home.clone(),
+        Route::Lesson { id } => lesson(id, ""),
+        Route::Sandbox => format!("sandbox · {APP}"),
+        Route::Fidelity => format!("fidelity · {APP}"),
+        Route::Trace => format!("read a trace · {APP}"),
+        Route::Notes { id } => lesson(id, "speaker notes: "),
+    }
+}
+
 fn switch(route: Route) -> Html {
+    gloo::utils::document().set_title(&page_title(&route));
     match route {
         Route::Home => html! { <Home /> },
         // Keyed by id: another lesson mounts a fresh page (and a fresh simulation).
