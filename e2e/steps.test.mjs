@@ -241,6 +241,8 @@ test('a reveal never marks right what the run contradicts: scsi-starved shows th
   }, null, { timeout: 60000 });
   await panel.locator('.predict-reveal').click();
   const reveal = await page.textContent('[data-testid=reveal]');
+  // Its figures say what they are over, since the counters beside them show one second.
+  assert.match(await page.textContent('[data-testid=reveal-window]'), /over a whole run at seed 1/);
   assert.doesNotMatch(reveal, /^Right\./, 'the model does not show 4x the context switches');
   assert.match(reveal, /^That is what the report saw\./);
   assert.match(await page.textContent('[data-testid=reveal-rows]'), /context switches.*this model shows [0-9]*\.?[0-9]+ ×.*the report: 4 ×/);

@@ -296,7 +296,7 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                         if !rows.is_empty() {
                             <ul class="reveal-rows" data-testid="reveal-rows">
                                 { for rows.iter().map(|r| html! {
-                                    <li class={classes!((!r.holds).then_some("misses"))}>
+                                    <li class={classes!((!r.holds).then_some("misses"))} title={format!("measured: {}", r.how)}>
                                         { format!("{}: this model shows {} {}", r.name, crate::format::sig(r.measured), r.unit) }
                                         { r.report.map(|x| format!(" (the report: {} {})", crate::format::sig(x), r.unit)).unwrap_or_default() }
                                         if !r.holds { { format!(", not the answer's {}–{}: {}.", crate::format::sig(r.band.lo), crate::format::sig(r.band.hi), r.why_missed) } }
@@ -304,6 +304,15 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                                     </li>
                                 }) }
                             </ul>
+                            // Not the counters' window: a student comparing the two should
+                            // know why they differ while the run plays.
+                            <p class="dim" data-testid="reveal-window">{
+                                if seeds.is_some() {
+                                    "These figures are each over seeds 1 and up of whole runs, as blksim sweep measures them (the fidelity page says how each was run)."
+                                } else {
+                                    "These figures are each over a whole run at seed 1, as blksim run measures it (the fidelity page says how each was run): a run of the same setup at seed 1 shows them in its counters once it reaches its end; before that, the counters show one second at a time."
+                                }
+                            }</p>
                         }
                         if !shown {
                             <p class="dim" data-testid="reveal-uncal">{ "The run on screen shows the model, not the report: \"Status in blkviz\" in the lesson text says which figures differ and why." }</p>
