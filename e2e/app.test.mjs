@@ -239,9 +239,17 @@ test('a chart exports as PNG and its series as CSV', async () => {
   await page.waitForSelector('[data-counter=throughput]');
   await page.waitForFunction(() => document.querySelector('.interval')?.textContent.includes('second ending'), null, { timeout: 15000 });
   const [png] = await Promise.all([page.waitForEvent('download'), page.click('text=Export PNG')]);
+  // Named for its run, so two exports in a downloads folder say which is which.
+  assert.equal(png.suggestedFilename(), 'blkviz-scsi-starved-before-seed1.png');
   const pngPath = path.join(artifacts, 'chart.png');
   await png.saveAs(pngPath);
-  assert.deepEqual([...fs.readFileSync(pngPath).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  const bytes = fs.readFileSync(pngPath);
+  assert.deepEqual([...bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  // The chart with a caption band under it: what it is of and the link (IHDR's size).
+  const [w, hImg] = [bytes.readUInt32BE(16), bytes.readUInt32BE(20)];
+  const [cw, ch] = await page.$eval('canvas.chart', (c) => [c.width, c.height]);
+  assert.equal(w, cw);
+  assert.ok(hImg >= ch + 2 * 16, `image ${hImg} px tall, the chart ${ch}`);
   const [csv] = await Promise.all([page.waitForEvent('download'), page.click('text=Export CSV')]);
   const csvPath = path.join(artifacts, 'series.csv');
   await csv.saveAs(csvPath);

@@ -35,6 +35,60 @@ pub fn download_canvas_png(filename: &str, canvas: &web_sys::HtmlCanvasElement) 
     click_link(filename, &url)
 }
 
+/// Starts a download of a canvas as PNG with `caption` under it (what the chart is of, and
+/// the link that reproduces it), in the chart's colours: a PNG pasted into a bug thread says
+/// what it shows. Lines too wide for the image wrap (a link breaks between characters).
+pub fn download_canvas_png_captioned(
+    filename: &str,
+    canvas: &web_sys::HtmlCanvasElement,
+    caption: &[String],
+    dark: bool,
+) -> Result<(), String> {
+    const LINE_PX: f64 = 16.0;
+    const PAD_PX: f64 = 6.0;
+    let doc = gloo::utils::document();
+    let out =
+        doc.create_element("canvas").map_err(|e| format!("{e:?}"))?.dyn_into::<web_sys::HtmlCanvasElement>().map_err(|_| "not a canvas")?;
+    let ctx2d = |c: &web_sys::HtmlCanvasElement| {
+        c.get_context("2d").ok().flatten().and_then(|x| x.dyn_into::<web_sys::CanvasRenderingContext2d>().ok()).ok_or("no 2d context")
+    };
+    let font = "12px sans-serif";
+    let (w, h) = (canvas.width(), canvas.height());
+    let max_w = f64::from(w) - 2.0 * PAD_PX;
+    let ctx = ctx2d(&out)?;
+    ctx.set_font(font);
+    let fits = |t: &str| ctx.measure_text(t).is_ok_and(|m| m.width() <= max_w);
+    let mut lines: Vec<String> = Vec::new();
+    for line in caption {
+        let mut cur = String::new();
+        for ch in line.chars() {
+            cur.push(ch);
+            if !fits(&cur) && cur.chars().count() > 1 {
+                cur.pop();
+                lines.push(std::mem::take(&mut cur));
+                cur.push(ch);
+            }
+        }
+        lines.push(cur);
+    }
+    let band = (lines.len() as f64 * LINE_PX + 2.0 * PAD_PX).ceil() as u32;
+    out.set_width(w);
+    out.set_height(h + band);
+    // Resizing a canvas resets its context's state.
+    let ctx = ctx2d(&out)?;
+    let (bg, fg) = if dark { ("#1b2026", "#e9edf1") } else { ("#ffffff", "#1d232b") };
+    ctx.set_fill_style_str(bg);
+    ctx.fill_rect(0.0, 0.0, f64::from(w), f64::from(h + band));
+    ctx.draw_image_with_html_canvas_element(canvas, 0.0, 0.0).map_err(|e| format!("{e:?}"))?;
+    ctx.set_font(font);
+    ctx.set_fill_style_str(fg);
+    ctx.set_text_baseline("middle");
+    for (i, l) in lines.iter().enumerate() {
+        let _ = ctx.fill_text(l, PAD_PX, f64::from(h) + PAD_PX + LINE_PX * (i as f64 + 0.5));
+    }
+    download_canvas_png(filename, &out)
+}
+
 fn click_link(filename: &str, url: &str) -> Result<(), String> {
     let doc = gloo::utils::document();
     let a = doc.create_element("a").map_err(|e| format!("{e:?}"))?.dyn_into::<web_sys::HtmlAnchorElement>().map_err(|_| "not an anchor")?;

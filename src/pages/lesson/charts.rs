@@ -4,7 +4,7 @@ use super::SharedSession;
 use crate::components::charts::{draw_latency, draw_timeseries, RunSeries, CSV_HEADER};
 use crate::components::latency_heat::{draw_latency_heat, latency_columns, HeatColumns};
 use crate::driver::SimDriver;
-use crate::export::{download_canvas_png, download_text};
+use crate::export::{download_canvas_png_captioned, download_text};
 use crate::session::Session;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
@@ -66,13 +66,25 @@ pub(super) fn latency_view_buttons(session: &SharedSession, refresh: &UseForceUp
     }
 }
 
-/// Export PNG: the chart over simulated time, as an image.
-pub(super) fn on_png(chart: &NodeRef) -> Callback<MouseEvent> {
-    let chart = chart.clone();
+/// Export PNG: the chart over simulated time, as an image, captioned with what it is of (the
+/// lesson, the runs, the seed, the time) and the link that opens that run.
+pub(super) fn on_png(session: &SharedSession, chart: &NodeRef) -> Callback<MouseEvent> {
+    let (session, chart) = (session.clone(), chart.clone());
     Callback::from(move |_: MouseEvent| {
-        if let Some(c) = chart.cast::<HtmlCanvasElement>() {
-            let _ = download_canvas_png("blkviz-chart.png", &c);
-        }
+        let Some(c) = chart.cast::<HtmlCanvasElement>() else { return };
+        let s = session.borrow();
+        let runs = match &s.b {
+            Some(b) => format!("A {} and B {}", s.a.variant, b.variant),
+            None => s.a.variant.clone(),
+        };
+        let t = crate::format::sim_time(s.clock().ns());
+        let what = format!("blkviz · {} · {runs} · seed {} · t = {t}", s.a.lesson.title, s.a.seed);
+        let base = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+        let link = format!("{}{}", base.split('#').next().unwrap_or(""), s.fragment());
+        let name =
+            format!("blkviz-{}-{}-seed{}.png", s.a.lesson.id, s.a.variant.replace(|ch: char| !ch.is_ascii_alphanumeric(), "_"), s.a.seed);
+        let dark = c.closest("[data-theme=dark]").ok().flatten().is_some();
+        let _ = download_canvas_png_captioned(&name, &c, &[what, link], dark);
     })
 }
 

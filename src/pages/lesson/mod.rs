@@ -161,7 +161,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let on_seed = controls::use_seed_handler(session.clone(), refresh.clone());
     let on_knob = tabs::use_knob_handler(session.clone(), refresh.clone(), knob_msg.clone(), knob_rejected.clone());
     let on_diagram_click = stack::on_diagram_click(&session, &refresh, &canvas_a);
-    let on_png = charts::on_png(&chart);
+    let on_png = charts::on_png(&session, &chart);
     let on_csv = charts::on_csv(&session);
     presenter::use_notes_reply(props.id.clone(), *step);
     let on_copy = link::on_copy(&session, &copied, (*step, *presenter, *large));
