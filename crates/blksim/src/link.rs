@@ -154,8 +154,9 @@ impl LinkState {
 
     /// As `decode`, but a link whose parts are wrong one by one (a bad knob value, a `t` out of
     /// range, an unknown variant) keeps its good parts: the state without the bad ones, and
-    /// the one error that names them all. A link that is not a link of this build (no `v=1`,
-    /// an unknown lesson, too long), or whose good parts do not go together, is an error.
+    /// the one error that names them all (a link without `v` is read as this build's, and
+    /// that is named too). A link that is not a link of this build (another `v`, an unknown
+    /// lesson, too long), or whose good parts do not go together, is an error.
     pub fn decode_lenient(fragment: &str) -> Result<(LinkState, Option<LinkError>), LinkError> {
         if fragment.len() > FRAGMENT_LEN_MAX {
             return Err(err("fragment", format!("{} characters; at most {FRAGMENT_LEN_MAX} are allowed", fragment.len())));
@@ -195,10 +196,15 @@ impl LinkState {
         match version {
             Some(LINK_VERSION) => {}
             Some(other) => errors.push(err("v", format!("link version {other} is not supported; this build reads version {LINK_VERSION}"))),
-            None => errors.push(err("v", format!("missing; expected v={LINK_VERSION}"))),
+            None => {}
         }
         if errors.iter().any(|e| e.field == "v" || e.field == "fragment") {
             return Err(joined(errors));
+        }
+        // A link written by hand without its version (`#/lesson/raid5-chunk?variant=fixed`) is
+        // read as this build's, and says so: only a link that names another version is refused.
+        if version.is_none() {
+            errors.insert(0, err("v", format!("missing; read as v={LINK_VERSION}")));
         }
         let variant = st.variant.clone().unwrap_or_else(|| lesson.first_variant().name.clone());
         if let Err(e) = lesson.config(&variant, &st.overrides) {
@@ -408,5 +414,11 @@ mod tests {
         assert_eq!((st.variant.as_deref(), st.seed, st.t), (Some("regressed"), 7, None));
         assert_eq!(e.unwrap().field, "t");
         assert!(LinkState::decode_lenient("#/lesson/scsi-starved?v=2&seed=7").is_err(), "another version is not read at all");
+        // Without a version (written by hand): read as this build's, and the page says so.
+        let (st, e) = LinkState::decode_lenient("#/lesson/scsi-starved?variant=regressed&seed=7").unwrap();
+        assert_eq!((st.variant.as_deref(), st.seed), (Some("regressed"), 7));
+        let e = e.unwrap();
+        assert_eq!((e.field.as_str(), e.message.as_str()), ("v", "missing; read as v=1"));
+        assert_eq!(st.encode(), "#/lesson/scsi-starved?v=1&variant=regressed&seed=7");
     }
 }
