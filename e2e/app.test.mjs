@@ -203,8 +203,8 @@ test('a run stops at its duration, and its whole-run numbers are blksim run\'s',
   const { page, errors } = await open('#/lesson/scsi-starved?v=1&variant=regressed&duration=2.5&seed=1&t=1');
   await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false', null, { timeout: 20000 });
   await page.click('text=Skip 5 s');
-  await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.textContent.includes("the run's end"), null, { timeout: 20000 });
-  assert.match(await page.textContent('[data-testid=live]'), /^t = 2\.500 s .*its duration, 2\.5 s/);
+  await page.waitForFunction(() => document.querySelector('[data-testid=live]')?.textContent.includes('ended at its duration'), null, { timeout: 20000 });
+  assert.match(await page.textContent('[data-testid=live]'), /^t = 2\.500 s .*ended at its duration \(2\.5 s\)/);
   assert.equal(await page.isDisabled('text=Skip 5 s'), true);
   assert.equal(await page.isDisabled('button.play'), true);
   await page.waitForFunction(() => document.querySelector('[data-testid=interval]')?.textContent.includes('the whole run, to its end at 2.500 s'), null, { timeout: 5000 });

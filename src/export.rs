@@ -61,12 +61,20 @@ pub fn download_canvas_png_captioned(
     let mut lines: Vec<String> = Vec::new();
     for line in caption {
         let mut cur = String::new();
-        for ch in line.chars() {
-            cur.push(ch);
-            if !fits(&cur) && cur.chars().count() > 1 {
-                cur.pop();
-                lines.push(std::mem::take(&mut cur));
+        for piece in break_pieces(line) {
+            if cur.is_empty() || fits(&format!("{cur}{piece}")) {
+                cur.push_str(piece);
+                continue;
+            }
+            lines.push(std::mem::take(&mut cur).trim_end().to_string());
+            // A piece wider than the image by itself (a long knob value) is cut where it must.
+            for ch in piece.chars() {
                 cur.push(ch);
+                if !fits(&cur) && cur.chars().count() > 1 {
+                    cur.pop();
+                    lines.push(std::mem::take(&mut cur));
+                    cur.push(ch);
+                }
             }
         }
         lines.push(cur);
@@ -87,6 +95,23 @@ pub fn download_canvas_png_captioned(
         let _ = ctx.fill_text(l, PAD_PX, f64::from(h) + PAD_PX + LINE_PX * (i as f64 + 0.5));
     }
     download_canvas_png(filename, &out)
+}
+
+/// A caption line cut where a line may break: after a space, and in a link after `?`, `&`
+/// or `/`, so words and the link's parameters stay whole.
+fn break_pieces(line: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let mut from = 0;
+    for (i, ch) in line.char_indices() {
+        if matches!(ch, ' ' | '?' | '&' | '/') {
+            pieces.push(&line[from..i + ch.len_utf8()]);
+            from = i + ch.len_utf8();
+        }
+    }
+    if from < line.len() {
+        pieces.push(&line[from..]);
+    }
+    pieces
 }
 
 fn click_link(filename: &str, url: &str) -> Result<(), String> {
@@ -143,6 +168,13 @@ mod tests {
     use super::*;
     use blksim::ids::{DevId, ThreadId};
     use blksim::SimTime;
+
+    #[test]
+    fn a_caption_breaks_between_words_and_a_links_parameters() {
+        assert_eq!(break_pieces("blkviz · raid5 regressed"), ["blkviz ", "· ", "raid5 ", "regressed"]);
+        assert_eq!(break_pieces("http://h/#/lesson/x?v=1&seed=2"), ["http:/", "/", "h/", "#/", "lesson/", "x?", "v=1&", "seed=2"]);
+        assert_eq!(break_pieces("").len(), 0);
+    }
 
     fn rec(action: Action, t: u64) -> TraceRecord {
         TraceRecord {

@@ -130,9 +130,15 @@ const ZOOM_MAX: f64 = 1.6;
 /// How much the drawing is zoomed in a box of `cw` x `ch` CSS pixels: a box larger than the
 /// reference both ways draws the same diagram larger, text, bars and tokens alike, so a
 /// projector's labels grow with the diagram instead of staying at 11 px in a 1073 px box.
-pub fn zoom(cw: f64, ch: f64) -> f64 {
-    (cw / ZOOM_REF_W).min(ch / ZOOM_REF_H).clamp(1.0, ZOOM_MAX)
+/// Large type already draws the text 1.45x: the zoom then grows it only up to `ZOOM_MAX` in
+/// all (crowded counts lose their "/limit" and CPU strips their names past that).
+pub fn zoom(cw: f64, ch: f64, large: bool) -> f64 {
+    let most = if large { ZOOM_MAX / LARGE_TYPE } else { ZOOM_MAX };
+    (cw / ZOOM_REF_W).min(ch / ZOOM_REF_H).clamp(1.0, most.max(1.0))
 }
+
+/// How much larger Large type draws the diagram's text.
+pub const LARGE_TYPE: f64 = 1.45;
 
 pub const LABEL_W: f64 = 118.0;
 const GAP: f64 = 4.0;
@@ -224,11 +230,14 @@ mod tests {
     fn a_larger_box_zooms_the_drawing_and_a_small_one_does_not() {
         // The canvas at 1280 x 800, 1400 x 900, and A/B in presenter mode at 1920 x 1080.
         for (w, h) in [(706.0, 670.0), (775.0, 770.0), (1073.0, 465.0), (356.0, 478.0)] {
-            assert_eq!(zoom(w, h), 1.0, "{w} x {h}");
+            assert_eq!(zoom(w, h, false), 1.0, "{w} x {h}");
         }
         // 1920 x 1080, with presenter mode or without: about a third larger.
-        assert!((zoom(1073.0, 950.0) - 950.0 / 700.0).abs() < 1e-9);
-        assert_eq!(zoom(4000.0, 3000.0), 1.6);
+        assert!((zoom(1073.0, 950.0, false) - 950.0 / 700.0).abs() < 1e-9);
+        assert_eq!(zoom(4000.0, 3000.0, false), 1.6);
+        // In Large type the text is 1.45x already: 1.6x in all at most.
+        assert!((zoom(979.0, 948.0, true) * LARGE_TYPE - 1.6).abs() < 1e-9);
+        assert_eq!(zoom(706.0, 670.0, true), 1.0);
     }
 
     #[test]

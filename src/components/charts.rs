@@ -156,7 +156,10 @@ pub(crate) fn prepare(canvas: &HtmlCanvasElement, dark: bool, min_h: i32) -> Res
 /// is a strip above the panels, so it never covers the newest points.
 pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], dark: bool) -> Result<(), String> {
     let (root, bg, fg) = prepare(canvas, dark, 150)?;
-    let (strip, body) = root.split_vertically(20);
+    // Computed before the strip is cut: whether the legend needs a row per run.
+    let (show_disks, show_busiest) = extra_lines(runs);
+    let rows = legend_rows(&root, runs, show_disks, show_busiest)?;
+    let (strip, body) = root.split_vertically(20 * rows as u32);
     let panels = body.split_evenly((3, 1));
     // A run that ended within its first second is charted over its own length.
     let t_last = max_of(runs, |r| &r.t_s);
@@ -165,18 +168,7 @@ pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], 
     type Pick = fn(&RunSeries) -> &Vec<f64>;
     let specs: [(&str, Pick, f64); 3] =
         [("throughput MB/s", |r| &r.mb_s, 1.0), ("context switches /s", |r| &r.cs_s, 1.0), ("CPU busy %", |r| &r.cpu_busy_pct, 100.0)];
-    // Buffered I/O: the disks' MB/s differs from the jobs'; then the throughput panel also
-    // draws it, dashed.
-    let disks_differ = |r: &RunSeries| r.mb_s.iter().zip(&r.disks_mb_s).any(|(a, b)| (a - b).abs() > 0.1 * a.max(*b).max(1.0));
-    let show_disks = runs.iter().any(|(_, r)| disks_differ(r));
-    // With more than one core, the CPU panel also draws the busiest core, dotted: one CPU at
-    // 100% (ksoftirqd) is only 12.5% of eight.
-    let busiest_differs = |r: &RunSeries| {
-        r.busiest_cpu_pct.iter().filter(|m| !m.is_nan()).count() >= 2
-            && r.busiest_cpu_pct.iter().zip(&r.cpu_busy_pct).any(|(m, a)| !m.is_nan() && m - a > 5.0)
-    };
-    let show_busiest = runs.iter().any(|(_, r)| busiest_differs(r));
-    draw_legend(&strip, runs, show_disks, show_busiest, &fg)?;
+    draw_legend(&strip, runs, show_disks, show_busiest, rows > 1, &fg)?;
     let x_fmt = |x: &f64| format!("{} s", tidy(*x));
     let y_fmt = |y: &f64| tidy(*y);
     for (pi, (panel, (title, pick, floor))) in panels.iter().zip(specs).enumerate() {
@@ -258,23 +250,65 @@ pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], 
     root.present().map_err(|e| e.to_string())
 }
 
-/// The legend, in one row above the panels: each run's solid line, and its disks (dashed) and
-/// busiest-CPU (dotted) lines when those are drawn.
-fn draw_legend(strip: &Area, runs: &[(&str, &RunSeries)], disks: bool, busiest: bool, fg: &RGBColor) -> Result<(), String> {
+/// The extra lines the charts draw: the disks' MB/s (dashed) where buffered I/O makes it
+/// differ from the jobs', and the busiest core (dotted) where it stands out: one CPU at 100%
+/// (ksoftirqd) is only 12.5% of eight.
+fn extra_lines(runs: &[(&str, &RunSeries)]) -> (bool, bool) {
+    let disks_differ = |r: &RunSeries| r.mb_s.iter().zip(&r.disks_mb_s).any(|(a, b)| (a - b).abs() > 0.1 * a.max(*b).max(1.0));
+    let busiest_differs = |r: &RunSeries| {
+        r.busiest_cpu_pct.iter().filter(|m| !m.is_nan()).count() >= 2
+            && r.busiest_cpu_pct.iter().zip(&r.cpu_busy_pct).any(|(m, a)| !m.is_nan() && m - a > 5.0)
+    };
+    (runs.iter().any(|(_, r)| disks_differ(r)), runs.iter().any(|(_, r)| busiest_differs(r)))
+}
+
+/// The legend's entries for run `label`: its solid line, then its disks and busiest-CPU lines
+/// when drawn (named alone on a row of their own run's), with each line's (dash, gap).
+fn legend_entries(label: &str, disks: bool, busiest: bool, own_row: bool) -> Vec<(String, (i32, i32))> {
+    let named = |what: &str| if own_row { what.to_string() } else { format!("{label}: {what}") };
+    let mut entries = vec![(label.to_string(), (14, 0))];
+    if disks {
+        entries.push((named("disks"), (5, 4)));
+    }
+    if busiest {
+        entries.push((named("busiest CPU"), (2, 3)));
+    }
+    entries
+}
+
+/// One legend row for every run when one row would run past the chart's right edge (A/B with
+/// the disks' and busiest CPU's lines), else one.
+fn legend_rows(root: &Area, runs: &[(&str, &RunSeries)], disks: bool, busiest: bool) -> Result<usize, String> {
+    let font: TextStyle = ("sans-serif", 11).into_font().into();
+    let mut w = 56;
+    for (label, _) in runs {
+        for (text, _) in legend_entries(label, disks, busiest, false) {
+            w += 18 + root.estimate_text_size(&text, &font).map_err(|e| e.to_string())?.0 as i32 + 14;
+        }
+    }
+    Ok(if runs.len() > 1 && w > root.dim_in_pixel().0 as i32 { runs.len() } else { 1 })
+}
+
+/// The legend above the panels, in one row or a row per run: each run's solid line, and its
+/// disks (dashed) and busiest-CPU (dotted) lines when those are drawn.
+fn draw_legend(
+    strip: &Area,
+    runs: &[(&str, &RunSeries)],
+    disks: bool,
+    busiest: bool,
+    row_per_run: bool,
+    fg: &RGBColor,
+) -> Result<(), String> {
     let font = ("sans-serif", 11).into_font().color(fg);
     let mut x = 56;
-    let y = 10;
+    let mut y = 10;
     for (i, (label, _)) in runs.iter().enumerate() {
         let colour = if i == 0 { COLOUR_A } else { COLOUR_B };
         let width = if i == 0 && runs.len() > 1 { 4 } else { 2 };
-        let mut entries = vec![(label.to_string(), (14, 0))];
-        if disks {
-            entries.push((format!("{label}: disks"), (5, 4)));
+        if row_per_run && i > 0 {
+            (x, y) = (56, y + 20);
         }
-        if busiest {
-            entries.push((format!("{label}: busiest CPU"), (2, 3)));
-        }
-        for (text, (dash, gap)) in entries {
+        for (text, (dash, gap)) in legend_entries(label, disks, busiest, row_per_run) {
             // A sample of the line: solid, dashed or dotted.
             let mut at = x;
             while at < x + 14 {
@@ -308,7 +342,8 @@ pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)]
     let y_max = folded.iter().flat_map(|f| f.iter().copied()).max().unwrap_or(1).max(1) as f64 * 1.1;
     let mut chart = ChartBuilder::on(&root)
         .margin(6)
-        .margin_right(18)
+        // Room for the last tick's label ("4194ms") centred on the right edge.
+        .margin_right(30)
         .caption("the jobs' I/O latency, each read/write/io as fio's clat (log2 µs)", ("sans-serif", 13).into_font().color(&fg))
         .x_label_area_size(20)
         .y_label_area_size(52)

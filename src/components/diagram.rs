@@ -3,7 +3,7 @@
 
 use super::diagram_text::{draw_column_names, fit_first, fit_text, group_names, ColumnName};
 use crate::driver::{Hit, HitKind, SimDriver, Token, TokenStage};
-use crate::layout::{columns, zoom, Column, Rect, StackLayout, Stage};
+use crate::layout::{columns, zoom, Column, Rect, StackLayout, Stage, LARGE_TYPE};
 use crate::palette::{process_colour, thread_colour};
 use blksim::tools::view::{DevOccupancy, HctxOccupancy};
 use wasm_bindgen::JsCast;
@@ -88,7 +88,8 @@ pub fn Diagram(p: &DiagramProps) -> Html {
 /// The canvas's drawing size (its CSS size over the zoom) and the zoom.
 pub(super) fn logical_size(canvas: &HtmlCanvasElement) -> (f64, f64, f64) {
     let (cw, ch) = (canvas.client_width().max(320) as f64, canvas.client_height().max(240) as f64);
-    let z = zoom(cw, ch);
+    let large = canvas.closest("[data-large=true]").ok().flatten().is_some();
+    let z = zoom(cw, ch, large);
     (cw / z, ch / z, z)
 }
 
@@ -159,7 +160,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         || (canvas.closest("[data-motion=full]").ok().flatten().is_none() && prefers("(prefers-reduced-motion: reduce)"));
     // Large type for a projector: the diagram's text grows with the page's.
     let large = canvas.closest("[data-large=true]").ok().flatten().is_some();
-    let font = |px: f64, weight: &str, family: &str| format!("{weight} {:.0}px {family}", if large { px * 1.45 } else { px });
+    let font = |px: f64, weight: &str, family: &str| format!("{weight} {:.0}px {family}", if large { px * LARGE_TYPE } else { px });
     let ndev = d.topology.devices.len();
     let mut l = StackLayout::new(cw, ch, columns(ndev, expanded), !d.topology.upper.is_empty());
     // The dots keep clear of the A/B run badge (top right) and of the counts-only note.
@@ -206,7 +207,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             // Too wide for large type: a smaller font rather than a cut word.
             _ if !fits => {
                 let w = ctx.measure_text(label).map_or(max_w, |m| m.width());
-                let px = if large { 13.0 * 1.45 } else { 13.0 } * max_w / w;
+                let px = if large { 13.0 * LARGE_TYPE } else { 13.0 } * max_w / w;
                 ctx.set_font(&format!("600 {px:.1}px system-ui, sans-serif"));
                 fit_text(&ctx, label, 10.0, r.y + r.h / 2.0, max_w);
             }
@@ -246,7 +247,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
     if let Some((name, _)) = d.topology.processes.first() {
         // Under the stage's label, where the row is tall enough for both.
         let r = l.row(Stage::Processes);
-        let px = if large { 11.0 * 1.45 } else { 11.0 };
+        let px = if large { 11.0 * LARGE_TYPE } else { 11.0 };
         let y = r.y + r.h / 2.0 + px + 4.0;
         if y + px / 2.0 <= r.y + r.h {
             ctx.set_fill_style_str(theme.dim);
@@ -423,7 +424,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         // The title's line, then the bar below it with its active/stripe_cache_size on its
         // right, on the bar's own line: inside the box however short the row is (A/B in
         // presenter mode with Large type left no room for a line under the bar).
-        let px = if large { 11.0 * 1.45 } else { 11.0 };
+        let px = if large { 11.0 * LARGE_TYPE } else { 11.0 };
         let title_y = cell.y + 3.0 + px / 2.0;
         let _ = ctx.fill_text(&title, cell.x + 4.0, title_y);
         let bar = Rect {
@@ -559,7 +560,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         ctx.set_fill_style_str(theme.dim);
         let pr = l.row(Stage::Processes);
         let why = "counts only: the trace is faster than the eye (slow down to see each request)";
-        let px = if large { 11.0 * 1.45 } else { 11.0 };
+        let px = if large { 11.0 * LARGE_TYPE } else { 11.0 };
         fit_text(&ctx, why, pr.x + 4.0, pr.y + pr.h - px / 2.0 - 1.0, pr.w - 8.0);
         return;
     }

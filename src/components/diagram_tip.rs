@@ -42,7 +42,7 @@ pub fn draw_tip(canvas: &HtmlCanvasElement, d: &SimDriver) {
     let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else { return };
     let large = canvas.closest("[data-large=true]").ok().flatten().is_some();
     let dark = canvas.closest("[data-theme=dark]").ok().flatten().is_some();
-    let scale = if large { 1.45 } else { 1.0 };
+    let scale = if large { crate::layout::LARGE_TYPE } else { 1.0 };
     // In the drawing's coordinates, as the pointer is (the canvas keeps the frame's zoom).
     let (cw, ch, _) = super::diagram::logical_size(canvas);
     ctx.set_font(&format!("{:.0}px system-ui, sans-serif", 12.0 * scale));

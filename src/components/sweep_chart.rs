@@ -35,7 +35,8 @@ pub fn draw_sweep(canvas: &HtmlCanvasElement, what: &str, unit: &str, runs: &[(S
             c
         })
         .collect();
-    let y_max = counts.iter().flat_map(|c| c.iter().copied()).max().unwrap_or(1).max(1) as f64 * 1.15;
+    // Headroom above the tallest bar for the legend (upper right): a line per variant.
+    let y_max = counts.iter().flat_map(|c| c.iter().copied()).max().unwrap_or(1).max(1) as f64 * (1.15 + 0.2 * runs.len() as f64);
     let caption = format!("{what} over {} seeds ({unit}{})", runs.first().map_or(0, |r| r.1.len()), if log { ", log scale" } else { "" });
     let mut chart = ChartBuilder::on(&root)
         .margin(6)

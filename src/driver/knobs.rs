@@ -99,6 +99,14 @@ impl SimDriver {
             self.overrides = overrides;
             self.topology = self.sim.topology();
             if key == "duration" {
+                // The numbers are no longer the whole run's: back to the last whole second's
+                // (or the numbers so far), and a link's "past the run's end" no longer holds.
+                self.last_tick_end = None;
+                self.interval_whole = false;
+                self.take_interval();
+                if self.notice.as_deref().is_some_and(|n| n.contains("past the run's end")) {
+                    self.notice = None;
+                }
                 return Ok(format!("duration={value}: the run now ends at t = {value} s, and goes on to it (nothing in the run reads its end, so a link with it replays this run){dropped}"));
             }
             Ok(format!(
@@ -166,6 +174,9 @@ mod tests {
         let m = d.apply_knob("duration", "2", &[]).unwrap();
         assert!(m.contains("now ends at t = 2 s"), "{m}");
         assert!(!d.is_done() && d.sim.totals().events == events, "the same run, not a new one");
+        // Its numbers are the last whole second's again, not the whole run's to the old end.
+        assert!(!d.interval_whole);
+        assert_eq!(d.interval.as_ref().map(|iv| iv.end_s), Some(1.0));
         d.fast_forward(5.0);
         assert_eq!(d.sim.now(), SimTime(2_000_000_000));
         // The same run as one started with duration=2.

@@ -107,6 +107,9 @@ pub struct SimDriver {
     pub link_b: Option<String>,
     /// A link's time point still to be reached (run without animation, a budget per frame).
     pub catch_up_to: Option<SimTime>,
+    /// The time point the link asked for, until its catch-up ends (to say so if the jobs
+    /// finish before it).
+    link_t: Option<SimTime>,
     /// The last trace records, for the event log (not appended while `log_paused`).
     pub log: VecDeque<TraceRecord>,
     pub log_paused: bool,
@@ -194,6 +197,7 @@ impl SimDriver {
             notice: None,
             link_b: None,
             catch_up_to: None,
+            link_t: None,
             log: VecDeque::new(),
             log_paused: false,
             dropped: 0,
@@ -261,8 +265,17 @@ impl SimDriver {
                         st.t = Some(end_s);
                     }
                     // Parts of the link were wrong: the rest of it stands, and the page says which.
-                    d.notice = (!faults.is_empty())
-                        .then(|| format!("Part of the link could not be used ({}); the rest of it is applied.", faults.join("; ")));
+                    // A missing version alone is no fault of the run: said plainly.
+                    let version_only = faults.len() == 1 && faults[0] == format!("v: missing; read as v={}", blksim::link::LINK_VERSION);
+                    d.notice = if version_only {
+                        Some(format!(
+                            "This link has no v=; it was read as v={}, the link format of this build.",
+                            blksim::link::LINK_VERSION
+                        ))
+                    } else {
+                        (!faults.is_empty())
+                            .then(|| format!("Part of the link could not be used ({}); the rest of it is applied.", faults.join("; ")))
+                    };
                     if !faults.is_empty() {
                         d.link_clean = Some(LinkState { overrides: d.overrides.clone(), ..st.clone() }.encode());
                     }
@@ -273,6 +286,7 @@ impl SimDriver {
                         // Run to the link's time point over the next frames, not in one go: a
                         // long run would freeze the page. The page shows progress meanwhile.
                         d.catch_up_to = Some(SimTime::from_secs_f64(t));
+                        d.link_t = d.catch_up_to;
                         d.playing = false;
                     }
                     d.link_b = st.b.clone();
@@ -364,6 +378,18 @@ impl SimDriver {
             self.end_gap();
             self.run_traced(t, self.catch_up_events);
             if self.sim.now() >= t || self.is_done() {
+                let link_t = self.link_t.take();
+                if let (Some(done), Some(t), None) =
+                    (self.sim.finished_at(), link_t.filter(|lt| *lt == t && self.sim.now() < *lt), &self.notice)
+                {
+                    // A link's time point past where every job finished: the run stands at
+                    // its end, and the page says so (as for a t past the duration).
+                    self.notice = Some(format!(
+                        "The link's t = {} is past the run's end: every job was done at {}, so it shows the end.",
+                        crate::format::sim_time(t.ns()),
+                        crate::format::sim_time(done.ns())
+                    ));
+                }
                 self.catch_up_to = None;
                 // Not measured yet at the asked speed: the live line says nothing until it is.
                 self.achieved_speed = self.speed;

@@ -219,4 +219,24 @@ mod tests {
         assert_eq!(d.sim.now(), SimTime(500_000_000));
         assert!(d.is_done() && d.interval_whole);
     }
+
+    #[test]
+    fn a_link_past_where_every_job_finished_says_so() {
+        // nr-requests' fixed variant: its writers are done in about 5.3 s.
+        let mut d = SimDriver::from_fragment("#/lesson/nr-requests?v=1&variant=fixed&seed=1&t=20", "nr-requests");
+        assert_eq!(d.notice, None);
+        settle(&mut d, 0.0);
+        let done = d.sim.finished_at().expect("the jobs finish");
+        assert!(done < SimTime(20_000_000_000));
+        let n = d.notice.clone().unwrap_or_default();
+        assert!(n.contains("t = 20.000 s is past the run's end: every job was done at"), "{n}");
+    }
+
+    #[test]
+    fn a_link_without_its_version_opens_what_it_names_and_says_so_plainly() {
+        let d = SimDriver::from_fragment("#/lesson/nr-requests?variant=fixed&seed=3", "nr-requests");
+        assert_eq!((d.variant.as_str(), d.seed), ("fixed", 3));
+        assert_eq!(d.notice.as_deref(), Some("This link has no v=; it was read as v=1, the link format of this build."));
+        assert_eq!(d.link_clean.as_deref(), Some("#/lesson/nr-requests?v=1&variant=fixed&seed=3"));
+    }
 }

@@ -19,7 +19,7 @@ fn live_line(d: &SimDriver, dt: f64, other: Option<(&str, &SimDriver)>) -> Strin
     let status = if d.sim.is_finished() {
         "all jobs done".to_string()
     } else if d.is_done() {
-        format!("the run's end: its duration, {} s, as fio's runtime stops its jobs", d.sim.config().scenario.duration_s)
+        format!("ended at its duration ({} s)", d.sim.config().scenario.duration_s)
     } else if let Some((name, to)) = other.and_then(|(name, o)| o.catch_up_to.map(|to| (name, to))) {
         // The A/B pair moves together: this one waits while the other runs to the time point.
         format!("waiting for {name} to reach t = {}", format::sim_time(to.ns()))
@@ -71,7 +71,10 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
                 draw(&c, d, ts, expanded);
             }
             if let Some(el) = live.cast::<HtmlElement>() {
-                el.set_text_content(Some(&live_line(d, dt, other)));
+                let line = live_line(d, dt, other);
+                // A narrow column cuts the line with an ellipsis: the whole of it on hover.
+                let _ = el.set_attribute("title", &line);
+                el.set_text_content(Some(&line));
                 let _ = el.set_attribute("data-events", &d.sim.totals().events.to_string());
                 let _ = el.set_attribute("data-catching-up", if d.catch_up_to.is_some() { "true" } else { "false" });
             }

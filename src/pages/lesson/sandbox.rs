@@ -68,7 +68,7 @@ pub(super) fn job_file_box(
     html! {
         <section class="sandbox">
             <h3>{ "fio job file" }</h3>
-            <p class="dim">{ "Paste a job ([global] plus one job section). rw, bs, numjobs, ioengine, iodepth, direct, size, end_fsync and filename apply; the stack is in the Knobs tab. The link keeps it all." }</p>
+            <p class="dim">{ "Paste a job ([global] plus one job section). rw, bs, numjobs, ioengine, iodepth, direct (or buffered), size, end_fsync, filename, runtime (where the run stops) and time_based apply; the stack is in the Knobs tab. The link keeps it all." }</p>
             <textarea aria-label="fio job file" rows="10" cols="48" oninput={on_fio_input} onkeydown={on_fio_key}
                 value={(**fio_text).clone().unwrap_or_else(|| blksim::fio::job_file(&d.sim.config().scenario))} />
             <p class="fio-actions">
