@@ -1,11 +1,11 @@
 //! The stack diagram: a canvas drawn each frame from the driver's tokens (the trace) and pool
 //! occupancy (the counters). Nothing here knows the model; it draws what the trace says.
 
+use super::diagram_pools::{bar_hit, hw_queues, hw_queues_of, lane_fits, lane_per_row, slot_bar, slot_label_y, split};
 use super::diagram_text::{draw_column_names, fit_first, fit_text, group_names, ColumnName};
 use crate::driver::{Hit, HitKind, SimDriver, Token, TokenStage};
-use crate::layout::{columns, zoom, Column, Rect, StackLayout, Stage, LARGE_TYPE};
+use crate::layout::{columns, zoom, Rect, StackLayout, Stage, LARGE_TYPE};
 use crate::palette::{process_colour, thread_colour};
-use blksim::tools::view::{DevOccupancy, HctxOccupancy};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
@@ -108,10 +108,10 @@ pub fn layout_for(canvas: &HtmlCanvasElement, d: &SimDriver, expanded: Option<us
 pub(super) struct Theme {
     pub(super) bg: &'static str,
     pub(super) fg: &'static str,
-    dim: &'static str,
+    pub(super) dim: &'static str,
     lane: &'static str,
-    slot: &'static str,
-    full: &'static str,
+    pub(super) slot: &'static str,
+    pub(super) full: &'static str,
 }
 
 const LIGHT: Theme = Theme { bg: "#fbfbf8", fg: "#1d232b", dim: "#6b7480", lane: "#eceee9", slot: "#c9cfd6", full: "#c62828" };
@@ -706,106 +706,5 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
                 ctx.fill_rect(c.x + 3.0 + colx as f64 * 28.0, c.y + c.h - 20.5 - row as f64 * 9.0, 10.0, 5.0);
             }
         }
-    }
-}
-
-/// A slot bar's place (as `slot_bar` draws it: the middle of its cell) for the pointer.
-fn bar_hit(c: Rect, kind: HitKind) -> Hit {
-    let h = (c.h * 0.45).clamp(4.0, 16.0);
-    Hit { x: c.x, y: c.y + (c.h - h) / 2.0 - 2.0, w: c.w, h: h + 4.0, kind }
-}
-
-/// Token places per row in a lane cell: one every 28 px.
-fn lane_per_row(c: Rect) -> usize {
-    ((c.w - 8.0) / 28.0).max(1.0) as usize
-}
-
-/// Token places in an elevator lane: rows of 9 px above its bottom edge.
-fn lane_fits(c: Rect) -> usize {
-    lane_per_row(c) * ((c.h - 24.0) / 9.0).max(1.0) as usize
-}
-
-/// Where `slot_bar` writes its `used/limit` label (the line below the bar).
-fn slot_label_y(c: Rect) -> f64 {
-    let h = (c.h * 0.45).clamp(4.0, 16.0);
-    c.y + (c.h - h) / 2.0 + h + 8.0
-}
-
-/// A pool as a row of slots, `used/limit`, with a red edge when full.
-/// The hardware queues of a column's one blk-mq device (none for a group or a legacy queue).
-fn hw_queues_of<'a>(col: &Column, occ: &'a [DevOccupancy]) -> &'a [HctxOccupancy] {
-    if col.count == 1 {
-        occ[col.first].hctx.as_slice()
-    } else {
-        &[]
-    }
-}
-
-/// `r` cut into `n` side by side, 6 px apart.
-fn split(r: Rect, n: usize) -> Vec<Rect> {
-    let gap = 6.0;
-    let w = ((r.w - gap * (n as f64 - 1.0)) / n as f64).max(1.0);
-    (0..n).map(|i| Rect { x: r.x + i as f64 * (w + gap), y: r.y, w, h: r.h }).collect()
-}
-
-/// blk-mq's hardware queues of one device (`blk_mq_hw_ctx`), side by side: in the tag-map row
-/// each queue's own tag map, with `zz` for who sleeps on it (`bt_get`); in the elevator row
-/// what waits in each: its dispatch list (a BUSY run's leftovers, parked until the queue runs
-/// again) and its software queue, and STOPPED while `scsi_queue_rq` has it stopped.
-fn hw_queues(ctx: &CanvasRenderingContext2d, theme: &Theme, hctx: &[HctxOccupancy], tags: Rect, elv: Rect, labels: bool, text: bool) {
-    for ((h, o), (t, e)) in hctx.iter().enumerate().zip(split(tags, hctx.len()).into_iter().zip(split(elv, hctx.len()))) {
-        slot_bar(ctx, theme, t, o.tags, o.depth, false);
-        if labels {
-            ctx.set_fill_style_str(theme.dim);
-            let zz = if o.sleepers.is_empty() { String::new() } else { format!(" zz {}", o.sleepers.len()) };
-            fit_first(
-                ctx,
-                &[&format!("hctx{h} {}/{}{zz}", o.tags, o.depth), &format!("{h}: {}{zz}", o.tags)],
-                t.x + 2.0,
-                slot_label_y(t),
-                t.w - 2.0,
-            );
-        }
-        if !text {
-            continue;
-        }
-        let what = match (o.parked.len(), o.queued) {
-            (0, 0) => "idle".to_string(),
-            (0, q) => format!("{q} queued"),
-            (p, 0) => format!("{p} parked"),
-            (p, q) => format!("{p} parked, {q} queued"),
-        };
-        let head = if o.stopped { format!("hctx{h} STOPPED") } else { format!("hctx{h}") };
-        ctx.set_fill_style_str(if o.stopped { theme.full } else { theme.dim });
-        fit_first(ctx, &[&head, &h.to_string()], e.x + 2.0, e.y + 8.0, e.w - 4.0);
-        ctx.set_fill_style_str(if !o.parked.is_empty() && !o.stopped { theme.full } else { theme.dim });
-        fit_text(ctx, &what, e.x + 2.0, e.y + e.h - 8.0, e.w - 4.0);
-    }
-}
-
-fn slot_bar(ctx: &CanvasRenderingContext2d, theme: &Theme, c: Rect, used: u32, limit: u32, label: bool) {
-    let h = (c.h * 0.45).clamp(4.0, 16.0);
-    let y = c.y + (c.h - h) / 2.0;
-    ctx.set_fill_style_str(theme.slot);
-    ctx.fill_rect(c.x, y, c.w, h);
-    let frac = if limit > 0 { (used as f64 / limit as f64).min(1.0) } else { 0.0 };
-    ctx.set_fill_style_str(theme.fg);
-    ctx.fill_rect(c.x, y, c.w * frac, h);
-    if limit <= 64 && c.w / limit.max(1) as f64 >= 3.0 {
-        // Slot dividers, so a pool reads as slots.
-        ctx.set_fill_style_str(theme.bg);
-        for i in 1..limit {
-            ctx.fill_rect(c.x + c.w * i as f64 / limit as f64, y, 1.0, h);
-        }
-    }
-    if used >= limit {
-        ctx.set_stroke_style_str(theme.full);
-        ctx.set_line_width(2.0);
-        ctx.stroke_rect(c.x, y, c.w, h);
-        ctx.set_line_width(1.0);
-    }
-    if label {
-        ctx.set_fill_style_str(theme.dim);
-        fit_first(ctx, &[&format!("{used}/{limit}"), &used.to_string()], c.x + 2.0, slot_label_y(c), c.w - 2.0);
     }
 }

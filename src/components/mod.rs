@@ -1,6 +1,7 @@
 pub mod charts;
 pub mod counters;
 pub mod diagram;
+mod diagram_pools;
 pub mod diagram_text;
 pub mod diagram_tip;
 pub mod event_log;

@@ -1,0 +1,118 @@
+//! The diagram's pools as bars: a pool's slots with `used/limit` (request pool, tag map, host,
+//! stripe cache), blk-mq's hardware queues side by side, and the places the pointer finds them.
+
+use super::diagram::Theme;
+use super::diagram_text::{fit_first, fit_text};
+use crate::driver::{Hit, HitKind};
+use crate::layout::{Column, Rect};
+use blksim::tools::view::{DevOccupancy, HctxOccupancy};
+use web_sys::CanvasRenderingContext2d;
+
+/// A slot bar's place (as `slot_bar` draws it: the middle of its cell) for the pointer.
+pub(super) fn bar_hit(c: Rect, kind: HitKind) -> Hit {
+    let h = (c.h * 0.45).clamp(4.0, 16.0);
+    Hit { x: c.x, y: c.y + (c.h - h) / 2.0 - 2.0, w: c.w, h: h + 4.0, kind }
+}
+
+/// Token places per row in a lane cell: one every 28 px.
+pub(super) fn lane_per_row(c: Rect) -> usize {
+    ((c.w - 8.0) / 28.0).max(1.0) as usize
+}
+
+/// Token places in an elevator lane: rows of 9 px above its bottom edge.
+pub(super) fn lane_fits(c: Rect) -> usize {
+    lane_per_row(c) * ((c.h - 24.0) / 9.0).max(1.0) as usize
+}
+
+/// Where `slot_bar` writes its `used/limit` label (the line below the bar).
+pub(super) fn slot_label_y(c: Rect) -> f64 {
+    let h = (c.h * 0.45).clamp(4.0, 16.0);
+    c.y + (c.h - h) / 2.0 + h + 8.0
+}
+
+/// The hardware queues of a column's one blk-mq device (none for a group or a legacy queue).
+pub(super) fn hw_queues_of<'a>(col: &Column, occ: &'a [DevOccupancy]) -> &'a [HctxOccupancy] {
+    if col.count == 1 {
+        occ[col.first].hctx.as_slice()
+    } else {
+        &[]
+    }
+}
+
+/// `r` cut into `n` side by side, 6 px apart.
+pub(super) fn split(r: Rect, n: usize) -> Vec<Rect> {
+    let gap = 6.0;
+    let w = ((r.w - gap * (n as f64 - 1.0)) / n as f64).max(1.0);
+    (0..n).map(|i| Rect { x: r.x + i as f64 * (w + gap), y: r.y, w, h: r.h }).collect()
+}
+
+/// blk-mq's hardware queues of one device (`blk_mq_hw_ctx`), side by side: in the tag-map row
+/// each queue's own tag map, with `zz` for who sleeps on it (`bt_get`); in the elevator row
+/// what waits in each: its dispatch list (a BUSY run's leftovers, parked until the queue runs
+/// again) and its software queue, and STOPPED while `scsi_queue_rq` has it stopped.
+pub(super) fn hw_queues(
+    ctx: &CanvasRenderingContext2d,
+    theme: &Theme,
+    hctx: &[HctxOccupancy],
+    tags: Rect,
+    elv: Rect,
+    labels: bool,
+    text: bool,
+) {
+    for ((h, o), (t, e)) in hctx.iter().enumerate().zip(split(tags, hctx.len()).into_iter().zip(split(elv, hctx.len()))) {
+        slot_bar(ctx, theme, t, o.tags, o.depth, false);
+        if labels {
+            ctx.set_fill_style_str(theme.dim);
+            let zz = if o.sleepers.is_empty() { String::new() } else { format!(" zz {}", o.sleepers.len()) };
+            fit_first(
+                ctx,
+                &[&format!("hctx{h} {}/{}{zz}", o.tags, o.depth), &format!("{h}: {}{zz}", o.tags)],
+                t.x + 2.0,
+                slot_label_y(t),
+                t.w - 2.0,
+            );
+        }
+        if !text {
+            continue;
+        }
+        let what = match (o.parked.len(), o.queued) {
+            (0, 0) => "idle".to_string(),
+            (0, q) => format!("{q} queued"),
+            (p, 0) => format!("{p} parked"),
+            (p, q) => format!("{p} parked, {q} queued"),
+        };
+        let head = if o.stopped { format!("hctx{h} STOPPED") } else { format!("hctx{h}") };
+        ctx.set_fill_style_str(if o.stopped { theme.full } else { theme.dim });
+        fit_first(ctx, &[&head, &h.to_string()], e.x + 2.0, e.y + 8.0, e.w - 4.0);
+        ctx.set_fill_style_str(if !o.parked.is_empty() && !o.stopped { theme.full } else { theme.dim });
+        fit_text(ctx, &what, e.x + 2.0, e.y + e.h - 8.0, e.w - 4.0);
+    }
+}
+
+/// A pool as a row of slots, `used/limit`, with a red edge when full.
+pub(super) fn slot_bar(ctx: &CanvasRenderingContext2d, theme: &Theme, c: Rect, used: u32, limit: u32, label: bool) {
+    let h = (c.h * 0.45).clamp(4.0, 16.0);
+    let y = c.y + (c.h - h) / 2.0;
+    ctx.set_fill_style_str(theme.slot);
+    ctx.fill_rect(c.x, y, c.w, h);
+    let frac = if limit > 0 { (used as f64 / limit as f64).min(1.0) } else { 0.0 };
+    ctx.set_fill_style_str(theme.fg);
+    ctx.fill_rect(c.x, y, c.w * frac, h);
+    if limit <= 64 && c.w / limit.max(1) as f64 >= 3.0 {
+        // Slot dividers, so a pool reads as slots.
+        ctx.set_fill_style_str(theme.bg);
+        for i in 1..limit {
+            ctx.fill_rect(c.x + c.w * i as f64 / limit as f64, y, 1.0, h);
+        }
+    }
+    if used >= limit {
+        ctx.set_stroke_style_str(theme.full);
+        ctx.set_line_width(2.0);
+        ctx.stroke_rect(c.x, y, c.w, h);
+        ctx.set_line_width(1.0);
+    }
+    if label {
+        ctx.set_fill_style_str(theme.dim);
+        fit_first(ctx, &[&format!("{used}/{limit}"), &used.to_string()], c.x + 2.0, slot_label_y(c), c.w - 2.0);
+    }
+}
