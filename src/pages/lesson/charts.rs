@@ -79,8 +79,7 @@ pub(super) fn on_png(session: &SharedSession, chart: &NodeRef) -> Callback<Mouse
         };
         let t = crate::format::sim_time(s.clock().ns());
         let what = format!("blkviz · {} · {runs} · seed {} · t = {t}", s.a.lesson.title, s.a.seed);
-        let base = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
-        let link = format!("{}{}", base.split('#').next().unwrap_or(""), s.fragment());
+        let link = super::link::address_of(&s.fragment());
         let name =
             format!("blkviz-{}-{}-seed{}.png", s.a.lesson.id, s.a.variant.replace(|ch: char| !ch.is_ascii_alphanumeric(), "_"), s.a.seed);
         let dark = c.closest("[data-theme=dark]").ok().flatten().is_some();

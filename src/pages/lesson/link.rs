@@ -181,6 +181,12 @@ pub(super) fn use_back_forward(
     });
 }
 
+/// The whole address of a link fragment on this page (what a bug thread gets pasted).
+pub(super) fn address_of(fragment: &str) -> String {
+    let base = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+    format!("{}{fragment}", base.split('#').next().unwrap_or(""))
+}
+
 /// Copy link: this run's address at this simulated time, to the clipboard and into a bar under
 /// the header (until the state changes).
 /// `view`: the step shown, presenter mode and Large type, which the link keeps too.
@@ -211,8 +217,7 @@ pub(super) fn on_copy(
             ));
         }
         let Some(w) = web_sys::window() else { return };
-        let base = w.location().href().unwrap_or_default();
-        let url = format!("{}{frag}", base.split('#').next().unwrap_or(""));
+        let url = address_of(&frag);
         let _ = w.navigator().clipboard().write_text(&url);
         copied.set(Some((url, state_fragment(&session.borrow()))));
     })
