@@ -104,9 +104,7 @@ impl SimDriver {
                 self.last_tick_end = None;
                 self.interval_whole = false;
                 self.take_interval();
-                if self.notice.as_deref().is_some_and(|n| n.contains("past the run's end")) {
-                    self.notice = None;
-                }
+                self.withdraw_past_end_fault();
                 return Ok(format!("duration={value}: the run now ends at t = {value} s, and goes on to it (nothing in the run reads its end, so a link with it replays this run){dropped}"));
             }
             Ok(format!(

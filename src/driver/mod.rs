@@ -105,6 +105,12 @@ pub struct SimDriver {
     pub notice: Option<String>,
     /// The B variant a link asked for (the session opens the A/B view with it).
     pub link_b: Option<String>,
+    /// The link had no `v` and was read as this build's (said in the notice).
+    link_version_missing: bool,
+    /// The parts of the link that could not be used, as the notice names them.
+    link_faults: Vec<String>,
+    /// Which of `link_faults` is a `t` past the duration's end: a longer duration withdraws it.
+    link_fault_past_end: Option<usize>,
     /// A link's time point still to be reached (run without animation, a budget per frame).
     pub catch_up_to: Option<SimTime>,
     /// The time point the link asked for, until its catch-up ends (to say so if the jobs
@@ -196,6 +202,9 @@ impl SimDriver {
             occupancy,
             notice: None,
             link_b: None,
+            link_version_missing: false,
+            link_faults: Vec::new(),
+            link_fault_past_end: None,
             catch_up_to: None,
             link_t: None,
             log: VecDeque::new(),
@@ -211,6 +220,33 @@ impl SimDriver {
             timeline,
             catch_up_events: CATCH_UP_EVENTS_PER_FRAME,
             link_clean: None,
+        }
+    }
+
+    /// What the page says about the link it opened: the parts that could not be used (the
+    /// rest of it is applied), or, when all it lacked was its `v`, that it was read as this
+    /// build's.
+    fn link_notice(&self) -> Option<String> {
+        let version = format!("v: missing; read as v={}", blksim::link::LINK_VERSION);
+        match (self.link_faults.is_empty(), self.link_version_missing) {
+            (true, false) => None,
+            (true, true) => {
+                Some(format!("This link has no v=; it was read as v={}, the link format of this build.", blksim::link::LINK_VERSION))
+            }
+            (false, missing) => {
+                let parts: Vec<&str> =
+                    missing.then_some(version.as_str()).into_iter().chain(self.link_faults.iter().map(String::as_str)).collect();
+                Some(format!("Part of the link could not be used ({}); the rest of it is applied.", parts.join("; ")))
+            }
+        }
+    }
+
+    /// A longer `duration` makes a link's `t` past the old end reachable: the notice no
+    /// longer names it (and says nothing if nothing else was wrong).
+    pub(crate) fn withdraw_past_end_fault(&mut self) {
+        if let Some(i) = self.link_fault_past_end.take() {
+            self.link_faults.remove(i);
+            self.notice = self.link_notice();
         }
     }
 
@@ -255,28 +291,22 @@ impl SimDriver {
                     // Settings that act on nothing in this stack (in A's variant nor in B's) are
                     // dropped, as the knob panel drops them, and named with the link's other faults.
                     // (They change nothing in the run, so it stands as built.)
-                    let mut faults: Vec<String> = bad.map(|e| e.to_string()).into_iter().collect();
+                    let version_missing = bad.as_ref().is_some_and(|e| e.version_missing_only);
+                    let mut faults: Vec<String> = bad.filter(|e| !e.version_missing_only).map(|e| e.to_string()).into_iter().collect();
                     faults.extend(d.drop_idle(st.b.as_deref().as_slice()).iter().map(|e| e.to_string()));
                     // A time point past the run's end (its duration) opens at the end.
                     let mut st = st;
                     let end_s = d.end().as_secs_f64();
                     if let Some(t) = st.t.filter(|t| *t > end_s) {
+                        d.link_fault_past_end = Some(faults.len());
                         faults.push(format!("t: {t} s is past the run's end at {end_s} s (its duration; a duration setting runs longer), so it opens at the end"));
                         st.t = Some(end_s);
                     }
+                    d.link_version_missing = version_missing;
+                    d.link_faults = faults;
                     // Parts of the link were wrong: the rest of it stands, and the page says which.
-                    // A missing version alone is no fault of the run: said plainly.
-                    let version_only = faults.len() == 1 && faults[0] == format!("v: missing; read as v={}", blksim::link::LINK_VERSION);
-                    d.notice = if version_only {
-                        Some(format!(
-                            "This link has no v=; it was read as v={}, the link format of this build.",
-                            blksim::link::LINK_VERSION
-                        ))
-                    } else {
-                        (!faults.is_empty())
-                            .then(|| format!("Part of the link could not be used ({}); the rest of it is applied.", faults.join("; ")))
-                    };
-                    if !faults.is_empty() {
+                    d.notice = d.link_notice();
+                    if version_missing || !d.link_faults.is_empty() {
                         d.link_clean = Some(LinkState { overrides: d.overrides.clone(), ..st.clone() }.encode());
                     }
                     if let Some(sp) = st.speed {

@@ -218,6 +218,15 @@ mod tests {
         settle(&mut d, 0.0);
         assert_eq!(d.sim.now(), SimTime(500_000_000));
         assert!(d.is_done() && d.interval_whole);
+        // A longer duration makes that t reachable: the notice withdraws it.
+        d.apply_knob("duration", "8", &[]).unwrap();
+        assert_eq!(d.notice, None);
+        // With another fault, only the t is withdrawn.
+        let mut d = SimDriver::from_fragment("#/lesson/nr-requests?v=1&variant=regressed&duration=0.5&queue.depth=abc&t=7", "nr-requests");
+        assert!(d.notice.as_deref().is_some_and(|n| n.contains("queue.depth") && n.contains("t: 7 s")), "{:?}", d.notice);
+        d.apply_knob("duration", "8", &[]).unwrap();
+        let n = d.notice.clone().unwrap_or_default();
+        assert!(n.contains("queue.depth") && !n.contains("t: 7 s"), "{n}");
     }
 
     #[test]

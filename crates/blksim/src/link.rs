@@ -58,6 +58,9 @@ pub struct LinkError {
     /// The part of the link that is wrong (`seed`, `queue.depth`, `lesson`, `fragment`).
     pub field: String,
     pub message: String,
+    /// All the error says is that the link had no `v` and was read as this build's: nothing
+    /// of the run it names was dropped (the page says so plainly, not as a fault).
+    pub version_missing_only: bool,
 }
 
 impl fmt::Display for LinkError {
@@ -67,7 +70,7 @@ impl fmt::Display for LinkError {
 }
 
 fn err(field: &str, message: impl Into<String>) -> LinkError {
-    LinkError { field: field.to_string(), message: message.into() }
+    LinkError { field: field.to_string(), message: message.into(), version_missing_only: false }
 }
 
 /// Percent-encodes everything but RFC 3986 unreserved characters.
@@ -219,7 +222,8 @@ impl LinkState {
                 st.b = None;
             }
         }
-        Ok((st, (!errors.is_empty()).then(|| joined(errors))))
+        let version_missing_only = version.is_none() && errors.len() == 1;
+        Ok((st, (!errors.is_empty()).then(|| LinkError { version_missing_only, ..joined(errors) })))
     }
 
     /// One `key=value` of a link, into `st`.
@@ -418,7 +422,11 @@ mod tests {
         let (st, e) = LinkState::decode_lenient("#/lesson/scsi-starved?variant=regressed&seed=7").unwrap();
         assert_eq!((st.variant.as_deref(), st.seed), (Some("regressed"), 7));
         let e = e.unwrap();
-        assert_eq!((e.field.as_str(), e.message.as_str()), ("v", "missing; read as v=1"));
+        assert_eq!((e.field.as_str(), e.message.as_str(), e.version_missing_only), ("v", "missing; read as v=1", true));
         assert_eq!(st.encode(), "#/lesson/scsi-starved?v=1&variant=regressed&seed=7");
+        // Missing with something else wrong: a fault like the others.
+        let (_, e) = LinkState::decode_lenient("#/lesson/scsi-starved?variant=regressed&seed=x").unwrap();
+        let e = e.unwrap();
+        assert!(!e.version_missing_only && e.message.contains("read as v=1") && e.message.contains("seed"), "{e}");
     }
 }
