@@ -246,6 +246,12 @@ test('a reveal never marks right what the run contradicts: scsi-starved shows th
   assert.doesNotMatch(reveal, /^Right\./, 'the model does not show 4x the context switches');
   assert.match(reveal, /^That is what the report saw\./);
   assert.match(await page.textContent('[data-testid=reveal-rows]'), /context switches.*this model shows [0-9]*\.?[0-9]+ ×.*the report: 4 ×/);
+  // Run to the end: the counters (A's and B's) then show the whole runs, as the figures are.
+  await page.click('[data-testid=reveal-to-end]');
+  await page.waitForFunction(() => {
+    const ivs = [...document.querySelectorAll('.interval')].map(e => e.textContent);
+    return ivs.length > 0 && ivs.every(t => /the whole run, to its end at 10\.000 s/.test(t));
+  }, null, { timeout: 60000 });
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -250,6 +250,17 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                 <label class="option"><input type="radio" name="predict" value={i.to_string()} checked={**predicted == Some(i)} {onchange} />{ o }</label>
             }
         });
+        // The reveal's figures are whole runs; the counters show one second until a run ends.
+        let on_to_end = {
+            let (session, refresh) = (session.clone(), refresh.clone());
+            Callback::from(move |_: MouseEvent| {
+                let mut s = session.borrow_mut();
+                let end = s.b.as_ref().map_or(s.a.end(), |b| b.end().max(s.a.end()));
+                s.open_at(end);
+                drop(s);
+                refresh.force_update();
+            })
+        };
         let on_reveal = {
             let revealed = revealed.clone();
             Callback::from(move |_: MouseEvent| {
@@ -312,7 +323,12 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                                 } else {
                                     "These figures are each over a whole run at seed 1, as blksim run measures it (the fidelity page says how each was run): a run of the same setup at seed 1 shows them in its counters once it reaches its end; before that, the counters show one second at a time."
                                 }
-                            }</p>
+                            }
+                            if seeds.is_none() {
+                                { " " }
+                                <button class="reveal-to-end" data-testid="reveal-to-end" onclick={on_to_end}>{ "Run to the end" }</button>
+                            }
+                            </p>
                         }
                         if !shown {
                             <p class="dim" data-testid="reveal-uncal">{ "The run on screen shows the model, not the report: \"Status in blkviz\" in the lesson text says which figures differ and why." }</p>
