@@ -113,6 +113,12 @@ pub(super) fn slot_bar(ctx: &CanvasRenderingContext2d, theme: &Theme, c: Rect, u
     }
     if label {
         ctx.set_fill_style_str(theme.dim);
-        fit_first(ctx, &[&format!("{used}/{limit}"), &used.to_string()], c.x + 2.0, slot_label_y(c), c.w - 2.0);
+        // The form is chosen by the widest count the pool can show ("128/128"), not the one it
+        // shows now: so every bar of a row reads alike ("64" beside "0/128" read as two kinds
+        // of figure), and a label does not change form as its count gains a digit.
+        let max_w = c.w - 2.0;
+        let full_fits = ctx.measure_text(&format!("{limit}/{limit}")).is_ok_and(|m| m.width() <= max_w);
+        let text = if full_fits { format!("{used}/{limit}") } else { used.to_string() };
+        fit_first(ctx, &[&text], c.x + 2.0, slot_label_y(c), max_w);
     }
 }
