@@ -40,6 +40,14 @@ impl Sim {
             let req = *self.cores[ci].softirq.front().expect("checked non-empty");
             let cost = self.softirq_cost(req);
             self.scsi_device_unbusy(req);
+            // top shows it under the task it interrupted: the tick that lands in softirq adds
+            // to `current`'s stime (`account_system_time`; its index only picks /proc/stat's
+            // column), and 2.6.x's `task_times` scales utime + stime to sum_exec_runtime,
+            // which the irq ran inside. On an idle CPU it is no task's. (With
+            // CONFIG_IRQ_TIME_ACCOUNTING, 2.6.39 on and off by default, it would not be.)
+            if let Some(t) = self.cores[ci].current.filter(|t| self.threads[t.idx()].state == crate::kernel::sched::ThreadState::Running) {
+                self.threads[t.idx()].cpu_ns += cost;
+            }
             let core = &mut self.cores[ci];
             core.softirq_burst_ns += cost;
             core.busy = true;
@@ -64,5 +72,45 @@ impl Sim {
         } else {
             Next::Continue(Step::Softirq)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::ids::*;
+    use crate::engine::Sim;
+    use crate::kernel::sched::{Step, ThreadKind, ThreadState};
+    use crate::scenario::{set_knob, Scenario};
+
+    /// One CPU with a completion's softirq pending, stopped just before `irq_exit` runs it on
+    /// top of the job's thread in `state`: the CPU time top then shows for that thread.
+    fn irq_exit_over(state: ThreadState) -> (u64, u64) {
+        let mut s = Scenario::default();
+        set_knob(&mut s, "cpu.cores", "1").unwrap();
+        let mut sim = Sim::new(&s.validate().unwrap(), 1);
+        while sim.cores[0].softirq.is_empty() || !sim.cores[0].busy {
+            assert!(sim.step(), "the run ended with no completion pending");
+        }
+        let user = sim.threads.iter().position(|t| matches!(t.kind, ThreadKind::User(_))).map(|i| ThreadId(i as u32)).unwrap();
+        let t = &mut sim.threads[user.idx()];
+        t.state = state;
+        t.next = (state == ThreadState::Running).then_some(Step::Next);
+        let before = t.cpu_ns;
+        sim.cores[0].current = Some(user);
+        sim.cores[0].busy = false;
+        sim.cores[0].softirq_deferred = false;
+        sim.cores[0].softirq_burst_ns = 0;
+        let cost = sim.softirq_cost(*sim.cores[0].softirq.front().unwrap());
+        assert!(sim.do_softirq(CoreId(0)) && sim.cores[0].in_irq_softirq);
+        (sim.threads[user.idx()].cpu_ns - before, cost)
+    }
+
+    #[test]
+    fn softirq_at_irq_exit_shows_in_top_under_the_task_it_interrupted_and_under_none_on_an_idle_cpu() {
+        let (charged, cost) = irq_exit_over(ThreadState::Running);
+        assert!(cost > 0);
+        assert_eq!(charged, cost, "the interrupted task's stime takes the softirq's time");
+        // A thread that went to sleep left the CPU to the idle task: the time is no task's.
+        assert_eq!(irq_exit_over(ThreadState::Sleeping).0, 0);
     }
 }
