@@ -163,6 +163,23 @@ pub fn perfetto_json(records: &[TraceRecord], n: &Names) -> String {
     serde_json::json!({"traceEvents": events, "displayTimeUnit": "ns"}).to_string()
 }
 
+/// The records (in time order) with blkparse's sequence numbers: counted per device and CPU,
+/// as the kernel counts each relay stream, from the first exported one (as `blksim trace`
+/// numbers its span). The page's own log keeps the run-wide number, which does not change as
+/// its window moves.
+pub fn per_stream_numbers(records: &[&TraceRecord]) -> Vec<TraceRecord> {
+    let mut next: std::collections::BTreeMap<(u16, u16), u64> = std::collections::BTreeMap::new();
+    records
+        .iter()
+        .map(|r| {
+            let n = next.entry((r.dev.0, r.cpu)).or_default();
+            let numbered = TraceRecord { seq: *n, ..**r };
+            *n += 1;
+            numbered
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,6 +208,20 @@ mod tests {
             related: 0,
             from: None,
         }
+    }
+
+    #[test]
+    fn an_export_numbers_each_device_and_cpu_from_1_as_blkparse_does() {
+        let mut rs = [rec(Action::Q, 1), rec(Action::Q, 2), rec(Action::Q, 3), rec(Action::Q, 4)];
+        rs[1].dev = DevId(1);
+        rs[2].cpu = 0;
+        for (i, r) in rs.iter_mut().enumerate() {
+            r.seq = 100 + i as u64;
+        }
+        let refs: Vec<&TraceRecord> = rs.iter().collect();
+        let seqs: Vec<u64> = per_stream_numbers(&refs).iter().map(|r| r.seq).collect();
+        // (dev 0, cpu 3) twice, (dev 1, cpu 3) once, (dev 0, cpu 0) once.
+        assert_eq!(seqs, [0, 0, 0, 1]);
     }
 
     #[test]

@@ -117,7 +117,8 @@ pub fn EventLog(p: &EventLogProps) -> Html {
             let n = Names { devices: &devices, threads: &lookup };
             let mut sorted: Vec<&TraceRecord> = records.iter().collect();
             sorted.sort_by_key(|r| (r.time, r.seq));
-            let text = blkparse_text(&sorted, None, &gaps, &n);
+            let numbered = crate::export::per_stream_numbers(&sorted);
+            let text = blkparse_text(&numbered.iter().collect::<Vec<_>>(), None, &gaps, &n);
             let _ = download_text("blkviz.blkparse.txt", "text/plain", &text);
         })
     };

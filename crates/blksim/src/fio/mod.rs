@@ -183,8 +183,10 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
     let mut skipping = false;
     let mut skipped_jobs: Vec<String> = Vec::new();
     for (n, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with(';') || line.starts_with('#') {
+        // fio's `strip_blank_end` ends every line at its first ';' or '#': a comment, whole-line
+        // or after an option (`numjobs=4 ; 4 threads`, tiobench-example.fio).
+        let line = raw.split([';', '#']).next().unwrap_or("").trim();
+        if line.is_empty() {
             continue;
         }
         if line.starts_with('[') && !line.ends_with(']') {
@@ -414,5 +416,16 @@ mod tests {
         // As fio's own examples write them: inline comments, ${VAR}, lists, offsets, days.
         parse("[a]\nnumjobs=1 # one\nbs=${FIO_BS}\nblocksize=512,512,16384\nrw=read:-8k\nsize=102404k;100Mb+4k\nruntime=365d\n").unwrap();
         parse("[a]\nruntime=60sec\nruntime=5min\nruntime=90S\nbs=0x1000\nbs=4K\nrw=randtrimwrite\n").unwrap();
+    }
+
+    #[test]
+    fn an_inline_comment_ends_the_value_as_fio_s_strip_blank_end_ends_it() {
+        // tiobench-example.fio: `numjobs=4\t; 4 simultaneous threads for each job`.
+        let job = parse("[j]\nrw=read\nnumjobs=4\t; 4 simultaneous threads\nsize=102404k ; 100Mb+4k\niodepth=8 # eight\n").unwrap();
+        let knob = |k: &str| job.knobs.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+        assert_eq!(knob("workload.numjobs").as_deref(), Some("4"));
+        assert_eq!(knob("workload.iodepth").as_deref(), Some("8"));
+        assert!(knob("workload.size").is_some_and(|v| v.starts_with("102404")), "{:?}", knob("workload.size"));
+        assert_eq!(job.notes(), None, "nothing refused or dropped");
     }
 }
