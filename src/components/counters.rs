@@ -254,7 +254,7 @@ pub fn Counters(p: &CountersProps) -> Html {
             }
             <table class="vmstat" aria-label="vmstat">
                 <caption>{ "vmstat" }</caption>
-                <thead><tr><th class="l">{ if ab { "run" } else { "" } }</th><th title="runnable">{"r"}</th><th title="in uninterruptible sleep">{"b"}</th><th title="KiB/s read through submit_bio (pgpgin)">{"bi"}</th><th title="KiB/s written through submit_bio (pgpgout)">{"bo"}</th><th title="HBA interrupts/s (timer ticks are not modelled)">{"in"}</th><th title="context switches/s">{"cs"}</th><th>{"us"}</th><th title="system, with irq and softirq time, as vmstat counts it">{"sy"}</th><th>{"id"}</th><th>{"wa"}</th></tr></thead>
+                <thead><tr><th class="l">{ if ab { "run" } else { "" } }</th><th title="runnable, at the moment shown: vmstat samples r and b, it does not average them (blksim run's vmstat r is the mean of its per-second samples)">{"r"}</th><th title="in uninterruptible sleep, at the moment shown: sampled, as r is">{"b"}</th><th title="KiB/s read through submit_bio (pgpgin)">{"bi"}</th><th title="KiB/s written through submit_bio (pgpgout)">{"bo"}</th><th title="HBA interrupts/s (timer ticks are not modelled)">{"in"}</th><th title="context switches/s">{"cs"}</th><th>{"us"}</th><th title="system, with irq and softirq time, as vmstat counts it">{"sy"}</th><th>{"id"}</th><th>{"wa"}</th></tr></thead>
                 <tbody>
                     { vmstat_row(if ab { "A" } else { "" }, iv) }
                     if let Some(b) = b { { vmstat_row("B", b) } }
