@@ -210,6 +210,9 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                     }) }
                 </tbody>
             </table>
+            if p.records.iter().any(|r| r.action == blksim::tools::trace::Action::X) {
+                <p class="dim btt-note" data-testid="btt-splits">{ "This run splits bios (X): the real btt, given its export, does not follow a split bio to its pieces' requests, so its Q2G, G2I, I2D and D2C differ from these, which match each piece by its start sector (blksim replay and the trace page do the same)." }</p>
+            }
             if no_btt {
                 <p class="dim btt-note">{ "None yet: a request counts once its bio's Q, then its G, I, D and C are all in the log. A skip or a link's replay traces only its last half second, so requests queued before that are not seen whole, nor are request-based dm's clones (A, I, D, C: no bio of their own is queued)." }</p>
             }

@@ -48,6 +48,8 @@ struct Loaded {
     /// The completions by D2C over time (`btt::d2c_columns`), in columns of `d2c_span_ns`.
     d2c: HeatColumns,
     d2c_span_ns: u64,
+    /// The latest record's time (from the first record): the span iostat averages over.
+    last_ns: u64,
 }
 
 fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
@@ -66,8 +68,10 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
     }
     blkparse_input::merge(&mut records, &file_ends);
     let devices = btt::btt(&records);
-    let span = btt::d2c_span_ns(records.iter().map(|r| r.time_ns).max().unwrap_or(0));
+    let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
+    let span = btt::d2c_span_ns(last_ns);
     Ok(Loaded {
+        last_ns,
         names: files.into_iter().map(|(n, _)| n).collect(),
         skipped: notes.skipped,
         all: btt::all_devices(&devices),
@@ -280,11 +284,15 @@ fn column(l: &Loaded, (chart, heat): &(NodeRef, NodeRef), id: &str, title: Optio
     let dev = |d: (u32, u32)| format!("{},{}", d.0, d.1);
     let tid = |what: &str| format!("{id}-{what}");
     let source = title.cloned().unwrap_or_else(|| l.names.join(", "));
+    let splits = l.records.iter().filter(|r| r.action == "X").count();
     html! {
         <>
             if let Some(h) = heading { <h2 class="col-title">{ h }</h2> }
             <p data-testid={tid("summary")}>{ format!("{} records from {source} over {:.6} s", l.records.len(), span as f64 / 1e9) }
                 { if l.skipped > 0 { format!(" ({} of kinds not shown)", l.skipped) } else { String::new() } }</p>
+            if splits > 0 {
+                <p class="dim" data-testid={tid("splits")}>{ btt::SPLITS_DIFFER.replace("{n}", &splits.to_string()) }</p>
+            }
             <h2>{ "btt: the phases per I/O (All Devices)" }</h2>
             <table class="btt" data-testid={tid("btt")}>
                 <thead><tr><th>{ "ALL" }</th><th>{ "MIN" }</th><th>{ "AVG" }</th><th>{ "MAX" }</th><th>{ "N" }</th></tr></thead>
@@ -292,14 +300,14 @@ fn column(l: &Loaded, (chart, heat): &(NodeRef, NodeRef), id: &str, title: Optio
                     <tr><td>{ *name }</td><td>{ secs(p.min_ns) }</td><td>{ format!("{:.9}", p.avg_s()) }</td><td>{ secs(p.max_ns) }</td><td>{ p.n }</td></tr>
                 }) }</tbody>
             </table>
-            <h2>{ "iostat -x: per device, mean over the trace's seconds" }</h2>
+            <h2>{ "iostat -x: per device, over the trace (as iostat's first report)" }</h2>
             <div class="table-scroll">
             <table class="iostat" data-testid={tid("iostat")}>
                 <thead><tr><th>{ "Device" }</th><th>{ "r/s" }</th><th>{ "w/s" }</th><th>{ "rkB/s" }</th><th>{ "wkB/s" }</th><th>{ "rrqm/s" }</th><th>{ "wrqm/s" }</th><th>{ "%util" }</th><th>{ "#Q" }</th><th>{ "#D" }</th></tr></thead>
                 <tbody>{ for l.devices.iter().map(|d| {
                     let v = l.iostat.get(&(d.major, d.minor)).cloned().unwrap_or_default();
-                    let n = v.len().max(1) as f64;
-                    let mean = |f: fn(&IostatSecond) -> f64| format!("{:.1}", v.iter().map(f).sum::<f64>() / n);
+                    let m = btt::iostat_over_trace(&v, l.last_ns);
+                    let mean = |f: fn(&IostatSecond) -> f64| format!("{:.1}", f(&m));
                     html! { <tr><td>{ dev((d.major, d.minor)) }</td><td>{ mean(|x| x.r_s) }</td><td>{ mean(|x| x.w_s) }</td><td>{ mean(|x| x.rkb_s) }</td>
                         <td>{ mean(|x| x.wkb_s) }</td><td>{ mean(|x| x.rrqm_s) }</td><td>{ mean(|x| x.wrqm_s) }</td><td>{ mean(|x| x.util_pct) }</td>
                         <td>{ d.queued }</td><td>{ d.issued }</td></tr> }

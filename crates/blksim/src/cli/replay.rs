@@ -74,6 +74,7 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
     let all = btt::all_devices(&devs);
     let iostat = btt::iostat(&records);
     let span_s = records.last().map_or(0.0, |r| r.time_ns as f64 / 1e9);
+    let splits = records.iter().filter(|r| r.action == "X").count();
     let phase_json = |p: &btt::Phase| json!({"n": p.n, "min_s": p.min_ns as f64 / 1e9, "avg_s": p.avg_s(), "max_s": p.max_ns as f64 / 1e9});
     if a.json {
         let offsets = btt::offsets(&records, 2000);
@@ -91,7 +92,7 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
             .collect();
         let all_json: serde_json::Map<String, serde_json::Value> =
             ALL_PHASES.iter().zip(&all).filter(|(_, p)| p.n > 0).map(|(n, p)| (n.to_string(), phase_json(p))).collect();
-        let mut v = json!({"files": nfiles, "records": records.len(), "skipped": notes.skipped, "span_s": span_s,
+        let mut v = json!({"files": nfiles, "records": records.len(), "skipped": notes.skipped, "span_s": span_s, "splits": splits,
                            "all_devices": all_json, "devices": devices});
         if a.log {
             v["log"] = records.iter().map(blkparse_input::blkparse_line).collect::<Vec<_>>().into();
@@ -114,6 +115,9 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
         plural(nfiles, "file", "files"),
         notes.skipped
     );
+    if splits > 0 {
+        let _ = writeln!(s, "{}", btt::SPLITS_DIFFER.replace("{n}", &splits.to_string()));
+    }
     // btt's "All Devices" section as its output.c prints it (`output_section_hdr`,
     // `output_hdr`, `__output_avg`): the dm lines, a blank line, the rest, a blank line.
     let _ = writeln!(s, "\n==================== All Devices ====================\n");
@@ -130,23 +134,23 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
     }
     let _ = writeln!(
         s,
-        "\n{:>9} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8} {:>7}   (iostat -x, mean over the seconds)",
+        "\n{:>9} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8} {:>7}   (iostat -x over the trace, as its first report)",
         "DEV", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", "%util"
     );
+    let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
     for (dev, v) in &iostat {
-        let n = v.len().max(1) as f64;
-        let mean = |f: &dyn Fn(&btt::IostatSecond) -> f64| v.iter().map(f).sum::<f64>() / n;
+        let m = btt::iostat_over_trace(v, last_ns);
         let _ = writeln!(
             s,
             "{:>9} {:>8.1} {:>8.1} {:>9.1} {:>9.1} {:>8.1} {:>8.1} {:>7.1}",
             dev_name(*dev),
-            mean(&|x| x.r_s),
-            mean(&|x| x.w_s),
-            mean(&|x| x.rkb_s),
-            mean(&|x| x.wkb_s),
-            mean(&|x| x.rrqm_s),
-            mean(&|x| x.wrqm_s),
-            mean(&|x| x.util_pct)
+            m.r_s,
+            m.w_s,
+            m.rkb_s,
+            m.wkb_s,
+            m.rrqm_s,
+            m.wrqm_s,
+            m.util_pct
         );
     }
     Ok(s)
