@@ -329,10 +329,11 @@ impl LinkState {
     }
 }
 
+/// A time point: from 0 (the start, paused there as any link with `t` opens) to `max`.
 fn parse_secs(v: &str, field: &str, max: f64) -> Result<f64, LinkError> {
     match v.parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 && x <= max => Ok(x),
-        _ => Err(err(field, format!("'{}' is not allowed; expected seconds greater than 0 and at most {max}", clip(v)))),
+        Ok(x) if x.is_finite() && (0.0..=max).contains(&x) => Ok(x),
+        _ => Err(err(field, format!("'{}' is not allowed; expected seconds from 0 to {max}", clip(v)))),
     }
 }
 
@@ -407,6 +408,9 @@ mod tests {
         let speed = LinkState::decode("#/lesson/scsi-starved?v=1&speed=0").unwrap_err();
         assert!(speed.message.contains("simulated seconds per second"), "{speed}");
         assert_eq!(LinkState::decode("#/lesson/anatomy-of-a-request?v=1&t=603").unwrap().t, Some(603.0));
+        // t=0 is the start; below it is not a time point.
+        assert_eq!(LinkState::decode("#/lesson/anatomy-of-a-request?v=1&t=0").unwrap().t, Some(0.0));
+        assert!(LinkState::decode("#/lesson/anatomy-of-a-request?v=1&t=-1").unwrap_err().message.contains("from 0 to"));
         // Every wrong part is named in the one message, in the link's order.
         let many = LinkState::decode("#/lesson/scsi-starved?v=1&queue.depth=abc&t=zz&variant=nope").unwrap_err();
         let text = many.to_string();

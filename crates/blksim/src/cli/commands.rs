@@ -7,7 +7,7 @@ use crate::engine::time::SimTime;
 use crate::engine::Sim;
 use crate::lessons::{self, Lesson};
 use crate::link::LinkState;
-use crate::scenario::{check_user_knobs, clip, Config, KNOBS};
+use crate::scenario::{check_user_knobs, Config, KNOBS};
 use crate::tools::report::RunReport;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -168,11 +168,17 @@ fn cmd_knobs(a: &Args) -> String {
 /// `--job-file FILE`: the file's workload knobs, put before the `--set`s (which win), and its
 /// notes (what it asked for that the model does not do), said on stderr.
 fn job_file(path: &str, l: &Lesson, variant: &str) -> Result<crate::fio::FioJob, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("--job-file: cannot read '{}': {e}", clip(path))))?;
-    let mut job = crate::fio::parse(&text).map_err(|e| bad(format!("--job-file {}: {}", clip(path), e.message)))?;
+    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("--job-file: cannot read '{}': {e}", whole_path(path))))?;
+    let mut job = crate::fio::parse(&text).map_err(|e| bad(format!("--job-file {}: {}", whole_path(path), e.message)))?;
     let base = l.config(variant, &[]).map_err(|e| bad(e.to_string()))?;
     job.fit_devices(&base.scenario);
     Ok(job)
+}
+
+/// A path the user gave, whole (so it can be copied back), with control characters escaped;
+/// at most PATH_MAX (4096) characters.
+fn whole_path(path: &str) -> String {
+    path.chars().take(4096).map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 fn cmd_run(a: &Args) -> Result<String, CliError> {
@@ -185,7 +191,7 @@ fn cmd_run(a: &Args) -> Result<String, CliError> {
             let variant = a.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
             let job = job_file(path, &l, &variant)?;
             if let Some(n) = job.notes() {
-                eprintln!("blksim: job file {}: {n}", clip(path));
+                eprintln!("blksim: job file {}: {n}", whole_path(path));
             }
             let sets = job.knobs.into_iter().chain(a.sets.iter().cloned()).collect();
             owned = Args { sets, lesson: Some(lesson), ..a.clone() };

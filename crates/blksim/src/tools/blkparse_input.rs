@@ -127,7 +127,8 @@ pub fn read_binary(name: &str, b: &[u8], out: &mut Vec<RealRecord>, notes: &mut 
         let magic = u32_at(at);
         if magic & 0xffff_ff00 != BLK_IO_TRACE_MAGIC {
             return Err(TraceError(format!(
-                "{name}: at byte {here}: expected blktrace's magic 0x{BLK_IO_TRACE_MAGIC:08x}, found 0x{magic:08x}"
+                "{name}: at byte {here}: expected blktrace's magic 0x{:08x}, found 0x{magic:08x}",
+                BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION
             )));
         }
         if magic & 0xff != BLK_IO_TRACE_VERSION {
