@@ -322,7 +322,9 @@ impl LinkState {
                 // The value alone, here, so that every bad one is named; how the knobs go
                 // together is checked once they are all read.
                 crate::scenario::set_knob(&mut lesson.scenario.clone(), key, &v).map_err(|e| err(&e.field, e.message))?;
-                st.overrides.push((key.to_string(), v));
+                // As the knob read it (`%20512` is 512): the state, and a link made from it, say
+                // the value once.
+                st.overrides.push((key.to_string(), v.trim().to_string()));
             }
         }
         Ok(())
