@@ -41,6 +41,8 @@ struct Loaded {
     names: Vec<String>,
     records: Vec<RealRecord>,
     skipped: u64,
+    /// Files that end inside a record: read up to the cut (`ReadNotes::cut`).
+    cut: Vec<String>,
     all: [Phase; 13],
     devices: Vec<DeviceBtt>,
     iostat: BTreeMap<(u32, u32), Vec<IostatSecond>>,
@@ -63,6 +65,9 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
         blkparse_input::read_any(name, bytes, &mut records, &mut notes).map_err(|e| e.to_string())?;
         file_ends.push(records.len());
     }
+    if records.is_empty() && !notes.cut.is_empty() {
+        return Err(format!("no records before the cut: {}", notes.cut.join("; ")));
+    }
     if records.is_empty() {
         return Err("no records in these files: expected blktrace's binary records or blkparse's text".into());
     }
@@ -74,6 +79,7 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
         last_ns,
         names: files.into_iter().map(|(n, _)| n).collect(),
         skipped: notes.skipped,
+        cut: notes.cut,
         all: btt::all_devices(&devices),
         iostat: btt::iostat(&records),
         offsets: btt::offsets(&records, 4000),
@@ -290,6 +296,7 @@ fn column(l: &Loaded, (chart, heat): &(NodeRef, NodeRef), id: &str, title: Optio
             if let Some(h) = heading { <h2 class="col-title">{ h }</h2> }
             <p data-testid={tid("summary")}>{ format!("{} records from {source} over {:.6} s", l.records.len(), span as f64 / 1e9) }
                 { if l.skipped > 0 { format!(" ({} of kinds not shown)", l.skipped) } else { String::new() } }</p>
+            { for l.cut.iter().map(|c| html! { <p class="dim" data-testid={tid("cut")}>{ c }</p> }) }
             if splits > 0 {
                 <p class="dim" data-testid={tid("splits")}>{ btt::SPLITS_DIFFER.replace("{n}", &splits.to_string()) }</p>
             }

@@ -64,6 +64,9 @@ fn dev_name(d: (u32, u32)) -> String {
 
 pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
     let (records, notes, nfiles) = read(&a.files)?;
+    if records.is_empty() && !notes.cut.is_empty() {
+        return Err(bad(format!("replay: no records before the cut: {}", notes.cut.join("; "))));
+    }
     if records.is_empty() {
         return Err(bad(format!(
             "replay: no records in {}: expected blktrace's binary records (DEV.blktrace.N), a `blkparse -d` dump or blkparse's text",
@@ -92,7 +95,7 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
             .collect();
         let all_json: serde_json::Map<String, serde_json::Value> =
             ALL_PHASES.iter().zip(&all).filter(|(_, p)| p.n > 0).map(|(n, p)| (n.to_string(), phase_json(p))).collect();
-        let mut v = json!({"files": nfiles, "records": records.len(), "skipped": notes.skipped, "span_s": span_s, "splits": splits,
+        let mut v = json!({"files": nfiles, "records": records.len(), "skipped": notes.skipped, "cut": notes.cut, "span_s": span_s, "splits": splits,
                            "all_devices": all_json, "devices": devices});
         if a.log {
             v["log"] = records.iter().map(blkparse_input::blkparse_line).collect::<Vec<_>>().into();
@@ -115,6 +118,9 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
         plural(nfiles, "file", "files"),
         notes.skipped
     );
+    for c in &notes.cut {
+        let _ = writeln!(s, "{c}");
+    }
     if splits > 0 {
         let _ = writeln!(s, "{}", btt::SPLITS_DIFFER.replace("{n}", &splits.to_string()));
     }

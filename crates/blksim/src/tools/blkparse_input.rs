@@ -47,6 +47,10 @@ impl std::fmt::Display for TraceError {
 pub struct ReadNotes {
     /// Records of kinds blkviz does not show (requeue, bounce, abort, driver data, messages).
     pub skipped: u64,
+    /// Binary files that end inside a record (a trace written until the disk filled): where,
+    /// in one line each. Their records before it are read, as blkparse's `read_data` stops at
+    /// end of file.
+    pub cut: Vec<String>,
 }
 
 /// blkparse's action codes by `__BLK_TA_*` number (`blktrace_api.h`).
@@ -119,10 +123,11 @@ pub fn read_binary(name: &str, b: &[u8], out: &mut Vec<RealRecord>, notes: &mut 
     while at < b.len() {
         let here = at as u64;
         if b.len() - at < HEADER_BYTES {
-            return Err(TraceError(format!(
-                "{name}: at byte {here}: expected a {HEADER_BYTES}-byte blk_io_trace header, the file ends after {} byte(s) (cut short?)",
+            notes.cut.push(format!(
+                "{name}: cut short at byte {here} (a {HEADER_BYTES}-byte blk_io_trace header, {} byte(s) left): read up to it, as blkparse does",
                 b.len() - at
-            )));
+            ));
+            break;
         }
         let magic = u32_at(at);
         if magic & 0xffff_ff00 != BLK_IO_TRACE_MAGIC {
@@ -140,11 +145,11 @@ pub fn read_binary(name: &str, b: &[u8], out: &mut Vec<RealRecord>, notes: &mut 
         let pdu_len = usize::from(u16_at(at + 46));
         let pdu_at = at + HEADER_BYTES;
         if b.len() - pdu_at < pdu_len {
-            return Err(TraceError(format!(
-                "{name}: at byte {}: expected a {pdu_len}-byte payload, the file ends after {} byte(s) (cut short?)",
-                pdu_at,
+            notes.cut.push(format!(
+                "{name}: cut short at byte {pdu_at} (a {pdu_len}-byte payload, {} byte(s) left): read up to it, as blkparse does",
                 b.len() - pdu_at
-            )));
+            ));
+            break;
         }
         let pdu = &b[pdu_at..pdu_at + pdu_len];
         let o = at;

@@ -51,6 +51,27 @@ fn a_run_encoded_as_blktrace_reads_back_to_the_same_records() {
     assert_eq!(ours, theirs);
 }
 
+#[test]
+fn a_file_cut_inside_a_record_is_read_up_to_the_cut_as_blkparse_reads_it() {
+    let (_, files) = traced("scsi-starved", "regressed", 20);
+    let (name, bytes) = files.into_iter().max_by_key(|(_, b)| b.len()).unwrap();
+    let mut whole = Vec::new();
+    read_binary(&name, &bytes, &mut whole, &mut ReadNotes::default()).unwrap();
+    // Cut 20 bytes before the end, inside the last record: every record before it is read.
+    let mut cut = Vec::new();
+    let mut notes = ReadNotes::default();
+    let at = bytes.len() - 20;
+    read_binary(&name, &bytes[..at], &mut cut, &mut notes).unwrap();
+    assert_eq!(notes.cut.len(), 1, "{:?}", notes.cut);
+    assert!(
+        notes.cut[0].starts_with(&format!("{name}: cut short at byte ")) && notes.cut[0].ends_with("read up to it, as blkparse does"),
+        "{}",
+        notes.cut[0]
+    );
+    assert_eq!(cut.len(), whole.len() - 1, "all but the cut record");
+    assert_eq!(cut[..], whole[..cut.len()]);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
 
