@@ -1,7 +1,9 @@
 //! The stack diagram: a canvas drawn each frame from the driver's tokens (the trace) and pool
 //! occupancy (the counters). Nothing here knows the model; it draws what the trace says.
 
-use super::diagram_pools::{bar_hit, hw_queues, hw_queues_of, lane_fits, lane_per_row, slot_bar, slot_label_y, split};
+use super::diagram_pools::{
+    bar_hit, hw_queues, hw_queues_of, lane_fits, lane_per_row, row_label_full, slot_bar, slot_label, slot_label_y, split,
+};
 use super::diagram_text::{draw_column_names, fit_first, fit_text, group_names, ColumnName};
 use crate::driver::{Hit, HitKind, SimDriver, Token, TokenStage};
 use crate::layout::{columns, zoom, Rect, StackLayout, Stage, LARGE_TYPE};
@@ -263,6 +265,16 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
     let roomy = |stage: Stage| l.row(stage).h >= if large { 44.0 } else { 30.0 };
     let mut disk_names = Vec::new();
     let any_group = l.cols.iter().any(|c| c.count > 1);
+    // One label form per row (`row_label_full`), from every column's bar width and limit.
+    let col_sum = |col: &crate::layout::Column, f: &dyn Fn(usize) -> u32| (col.first..col.first + col.count).map(f).sum::<u32>();
+    let pool_full = row_label_full(
+        &ctx,
+        l.cols.iter().enumerate().map(|(ci, col)| (l.cell(Stage::RequestPool, ci).w, col_sum(col, &|i| d.topology.devices[i].nr_requests))),
+    );
+    let tag_full = row_label_full(
+        &ctx,
+        l.cols.iter().enumerate().map(|(ci, col)| (l.cell(Stage::TagMap, ci).w, col_sum(col, &|i| d.topology.devices[i].queue_depth))),
+    );
     for (ci, col) in l.cols.iter().enumerate() {
         let devs = col.first..col.first + col.count;
         let sum = |f: &dyn Fn(usize) -> u32| devs.clone().map(f).sum::<u32>();
@@ -272,7 +284,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         // counts: `slot_bar` falls back from "used/limit" to "used" where the pair does not fit.
         let counts_fit = |stage: Stage| (l.dev_labels || l.cell(stage, ci).w >= 24.0) && roomy(stage);
         let pool_labels = counts_fit(Stage::RequestPool);
-        slot_bar(&ctx, theme, l.cell(Stage::RequestPool, ci), used, limit, pool_labels);
+        slot_bar(&ctx, theme, l.cell(Stage::RequestPool, ci), used, limit, pool_labels.then_some(pool_full));
         hits.push(bar_hit(l.cell(Stage::RequestPool, ci), HitKind::Pool { first: col.first, count: col.count, limit }));
         // On the line of the bar's used/limit label, after it: who sleeps for a request, and
         // why the count can pass nr_requests (get_request lets a batcher go up to the queue's
@@ -280,8 +292,12 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         // drawn over the bar or into the next row.
         let c = l.cell(Stage::RequestPool, ci);
         let label_y = slot_label_y(c);
-        let mut x =
-            c.x + if pool_labels { 2.0 + ctx.measure_text(&format!("{used}/{limit}")).map_or(40.0, |m| m.width()) + 10.0 } else { 2.0 };
+        let mut x = c.x
+            + if pool_labels {
+                2.0 + ctx.measure_text(&slot_label(used, limit, pool_full)).map_or(40.0, |m| m.width()) + 10.0
+            } else {
+                2.0
+            };
         let sleepers = sum(&|i| occ[i].sleepers.len() as u32);
         ctx.set_fill_style_str(theme.full);
         // A row with no line for text (A/B in presenter mode) shows the full bar alone.
@@ -305,7 +321,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
                 hits.push(bar_hit(r, HitKind::Hctx { dev: col.first, hctx: h }));
             }
         } else {
-            slot_bar(&ctx, theme, l.cell(Stage::TagMap, ci), sum(&|i| occ[i].tags), depth, tag_labels);
+            slot_bar(&ctx, theme, l.cell(Stage::TagMap, ci), sum(&|i| occ[i].tags), depth, tag_labels.then_some(tag_full));
             hits.push(bar_hit(l.cell(Stage::TagMap, ci), HitKind::Tags { first: col.first, count: col.count, limit: depth }));
         }
         let waiting = sum(&|i| occ[i].elevator);
@@ -358,7 +374,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             // An SSD (or a RAM LUN): its channels as slots, filled by the commands it holds.
             let per_dev = if d.topology.disk_kind == "ssd" { blksim::calib::SSD_CHANNELS } else { blksim::calib::RAMLUN_SLOTS };
             let channels = per_dev * col.count as u32;
-            slot_bar(&ctx, theme, Rect { x: c.x, y: c.y + c.h * 0.3, w: c.w, h: c.h * 0.4 }, in_drive.min(channels), channels, false);
+            slot_bar(&ctx, theme, Rect { x: c.x, y: c.y + c.h * 0.3, w: c.w, h: c.h * 0.4 }, in_drive.min(channels), channels, None);
             if l.dev_labels || col.count > 1 {
                 ctx.set_fill_style_str(theme.fg);
                 fit_text(&ctx, &d.topology.devices[col.first].name, c.x + 2.0, c.y + 8.0, c.w - 4.0);
@@ -433,7 +449,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             w: (cell.w * 0.5).max(40.0),
             h: (cell.y + cell.h - 3.0 - (title_y + px / 2.0 + 2.0)).max(4.0),
         };
-        slot_bar(&ctx, theme, bar, o.stripes_active, o.stripes_max, false);
+        slot_bar(&ctx, theme, bar, o.stripes_active, o.stripes_max, None);
         ctx.set_fill_style_str(theme.dim);
         let count_x = bar.x + bar.w + 8.0;
         fit_first(
@@ -474,7 +490,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
                 cell.w - 4.0,
             );
         }
-        slot_bar(&ctx, theme, Rect { y: cell.y + cell.h * 0.3, h: cell.h * 0.4, ..cell }, *used, *limit, false);
+        slot_bar(&ctx, theme, Rect { y: cell.y + cell.h * 0.3, h: cell.h * 0.4, ..cell }, *used, *limit, None);
     }
     draw_column_names(&ctx, theme, &dm_names);
 
@@ -488,7 +504,8 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         let x1 = l.dev_cols[last].0 + l.dev_cols[last].1;
         let cell = Rect { x: x0, y: r.y + 3.0, w: x1 - x0, h: r.h - 6.0 };
         let busy = hosts.get(hi).map_or(0, |o| o.busy);
-        slot_bar(&ctx, theme, Rect { h: cell.h * 0.55, ..cell }, busy, h.can_queue, roomy(Stage::Host));
+        let host_full = row_label_full(&ctx, std::iter::once((cell.w, h.can_queue)));
+        slot_bar(&ctx, theme, Rect { h: cell.h * 0.55, ..cell }, busy, h.can_queue, roomy(Stage::Host).then_some(host_full));
         hits.push(bar_hit(Rect { h: cell.h * 0.55, ..cell }, HitKind::Host(hi)));
         if let Some(o) = hosts.get(hi) {
             if !o.starved.is_empty() {

@@ -60,7 +60,7 @@ pub(super) fn hw_queues(
     text: bool,
 ) {
     for ((h, o), (t, e)) in hctx.iter().enumerate().zip(split(tags, hctx.len()).into_iter().zip(split(elv, hctx.len()))) {
-        slot_bar(ctx, theme, t, o.tags, o.depth, false);
+        slot_bar(ctx, theme, t, o.tags, o.depth, None);
         if labels {
             ctx.set_fill_style_str(theme.dim);
             let zz = if o.sleepers.is_empty() { String::new() } else { format!(" zz {}", o.sleepers.len()) };
@@ -90,7 +90,28 @@ pub(super) fn hw_queues(
 }
 
 /// A pool as a row of slots, `used/limit`, with a red edge when full.
-pub(super) fn slot_bar(ctx: &CanvasRenderingContext2d, theme: &Theme, c: Rect, used: u32, limit: u32, label: bool) {
+/// A pool bar's count: "used/limit", or "used" alone where a row is too narrow for the pair.
+pub(super) fn slot_label(used: u32, limit: u32, full: bool) -> String {
+    if full {
+        format!("{used}/{limit}")
+    } else {
+        used.to_string()
+    }
+}
+
+/// One form for a whole row of pool bars, given each bar's width and limit: "used/limit" when
+/// the widest such label the row can show ("256/256") fits its narrowest bar, else "used".
+/// Chosen per row, not per bar or per count: a row mixing "16" with "2/32" (a group of 8 disks
+/// beside single ones) reads as two kinds of figure, and a label must not change form as its
+/// count gains a digit.
+pub(super) fn row_label_full(ctx: &CanvasRenderingContext2d, bars: impl Iterator<Item = (f64, u32)>) -> bool {
+    let (w_min, limit_max) = bars.fold((f64::INFINITY, 0u32), |(w, l), (bw, bl)| (w.min(bw), l.max(bl)));
+    w_min.is_finite() && ctx.measure_text(&format!("{limit_max}/{limit_max}")).is_ok_and(|m| m.width() <= w_min - 2.0)
+}
+
+/// A pool's bar, its slots, a red edge when full, and its count in the row's form (`label`:
+/// `Some(full)`), or none.
+pub(super) fn slot_bar(ctx: &CanvasRenderingContext2d, theme: &Theme, c: Rect, used: u32, limit: u32, label: Option<bool>) {
     let h = (c.h * 0.45).clamp(4.0, 16.0);
     let y = c.y + (c.h - h) / 2.0;
     ctx.set_fill_style_str(theme.slot);
@@ -111,14 +132,8 @@ pub(super) fn slot_bar(ctx: &CanvasRenderingContext2d, theme: &Theme, c: Rect, u
         ctx.stroke_rect(c.x, y, c.w, h);
         ctx.set_line_width(1.0);
     }
-    if label {
+    if let Some(full) = label {
         ctx.set_fill_style_str(theme.dim);
-        // The form is chosen by the widest count the pool can show ("128/128"), not the one it
-        // shows now: so every bar of a row reads alike ("64" beside "0/128" read as two kinds
-        // of figure), and a label does not change form as its count gains a digit.
-        let max_w = c.w - 2.0;
-        let full_fits = ctx.measure_text(&format!("{limit}/{limit}")).is_ok_and(|m| m.width() <= max_w);
-        let text = if full_fits { format!("{used}/{limit}") } else { used.to_string() };
-        fit_first(ctx, &[&text], c.x + 2.0, slot_label_y(c), max_w);
+        fit_first(ctx, &[&slot_label(used, limit, full)], c.x + 2.0, slot_label_y(c), c.w - 2.0);
     }
 }

@@ -32,7 +32,12 @@ fn live_line(d: &SimDriver, dt: f64, other: Option<(&str, &SimDriver)>) -> Strin
     } else {
         String::new()
     };
-    format!("t = {}   events {}   requests completed {}   {status}", format::sim_time(d.sim.now().ns()), t.events, t.requests_completed)
+    let now = format::sim_time(d.sim.now().ns());
+    if d.is_done() {
+        // The end first: where the line is cut (A/B in Large type), it is what stays.
+        return format!("t = {now}   {status}   events {}   requests completed {}", t.events, t.requests_completed);
+    }
+    format!("t = {now}   events {}   requests completed {}   {status}", t.events, t.requests_completed)
 }
 
 /// Where each frame draws: the diagrams' canvases and live lines (A's, and B's in the A/B view),

@@ -259,6 +259,14 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                 s.open_at(end);
                 drop(s);
                 refresh.force_update();
+                // The counters that now show the whole runs sit above the reveal (below the
+                // fold on a 720 px projector): bring their label, and the numbers above it, in.
+                gloo::timers::callback::Timeout::new(50, || {
+                    if let Some(el) = gloo::utils::document().query_selector("[data-testid=interval]").ok().flatten() {
+                        el.scroll_into_view_with_bool(false);
+                    }
+                })
+                .forget();
             })
         };
         let on_reveal = {
@@ -323,6 +331,9 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                                 } else {
                                     "These figures are each over a whole run at seed 1, as blksim run measures it (the fidelity page says how each was run): a run of the same setup at seed 1 shows them in its counters once it reaches its end; before that, the counters show one second at a time."
                                 }
+                            }
+                            if seeds.is_none() && d.seed != 1 {
+                                { format!(" These runs are at seed {}: their whole runs differ from these figures (the seed box sets 1).", d.seed) }
                             }
                             if seeds.is_none() {
                                 { " " }
