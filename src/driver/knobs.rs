@@ -104,7 +104,7 @@ impl SimDriver {
                 self.last_tick_end = None;
                 self.interval_whole = false;
                 self.take_interval();
-                self.withdraw_past_end_fault();
+                self.on_longer_duration();
                 return Ok(format!("duration={value}: the run now ends at t = {value} s, and goes on to it (nothing in the run reads its end, so a link with it replays this run){dropped}"));
             }
             Ok(format!(

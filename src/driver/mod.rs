@@ -109,8 +109,9 @@ pub struct SimDriver {
     link_version_missing: bool,
     /// The parts of the link that could not be used, as the notice names them.
     link_faults: Vec<String>,
-    /// Which of `link_faults` is a `t` past the duration's end: a longer duration withdraws it.
-    link_fault_past_end: Option<usize>,
+    /// Which of `link_faults` is a `t` past the duration's end, and that `t`: a duration that
+    /// reaches it withdraws the fault, and the run goes on to it.
+    link_fault_past_end: Option<(usize, f64)>,
     /// A link's time point still to be reached (run without animation, a budget per frame).
     pub catch_up_to: Option<SimTime>,
     /// The time point the link asked for, until its catch-up ends (to say so if the jobs
@@ -241,13 +242,24 @@ impl SimDriver {
         }
     }
 
-    /// A longer `duration` makes a link's `t` past the old end reachable: the notice no
-    /// longer names it (and says nothing if nothing else was wrong).
-    pub(crate) fn withdraw_past_end_fault(&mut self) {
-        if let Some(i) = self.link_fault_past_end.take() {
+    /// A longer `duration`: a link's `t` past the old end that the new end reaches is no longer
+    /// a fault (the notice drops it, and says nothing if nothing else was wrong), and the run
+    /// goes on to it and pauses there, as the link asked; one still past the end is named
+    /// with the new end.
+    pub(crate) fn on_longer_duration(&mut self) {
+        let Some((i, t)) = self.link_fault_past_end else { return };
+        let end_s = self.end().as_secs_f64();
+        if t > end_s {
+            self.link_faults[i] = past_end_fault(t, end_s);
+        } else {
+            self.link_fault_past_end = None;
             self.link_faults.remove(i);
-            self.notice = self.link_notice();
+            let to = SimTime::from_secs_f64(t);
+            self.catch_up_to = Some(to);
+            self.link_t = Some(to);
+            self.playing = false;
         }
+        self.notice = self.link_notice();
     }
 
     /// From a link fragment; a bad link falls back to the default lesson with a notice that
@@ -298,8 +310,8 @@ impl SimDriver {
                     let mut st = st;
                     let end_s = d.end().as_secs_f64();
                     if let Some(t) = st.t.filter(|t| *t > end_s) {
-                        d.link_fault_past_end = Some(faults.len());
-                        faults.push(format!("t: {t} s is past the run's end at {end_s} s (its duration; a duration setting runs longer), so it opens at the end"));
+                        d.link_fault_past_end = Some((faults.len(), t));
+                        faults.push(past_end_fault(t, end_s));
                         st.t = Some(end_s);
                     }
                     d.link_version_missing = version_missing;
@@ -613,4 +625,9 @@ impl SimDriver {
     fn pid_of(&self, thread: u32) -> u32 {
         self.last_threads.get(thread as usize).map_or(0, |t| t.pid)
     }
+}
+
+/// The notice's words for a link's `t` past the run's end (`end_s`, its duration).
+fn past_end_fault(t: f64, end_s: f64) -> String {
+    format!("t: {t} s is past the run's end at {end_s} s (its duration; a duration setting runs longer), so it opens at the end")
 }

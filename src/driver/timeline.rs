@@ -218,9 +218,15 @@ mod tests {
         settle(&mut d, 0.0);
         assert_eq!(d.sim.now(), SimTime(500_000_000));
         assert!(d.is_done() && d.interval_whole);
-        // A longer duration makes that t reachable: the notice withdraws it.
+        // A longer duration that still ends before t: the notice names the new end.
+        d.apply_knob("duration", "5", &[]).unwrap();
+        assert!(d.notice.as_deref().is_some_and(|n| n.contains("t: 7 s is past the run's end at 5 s")), "{:?}", d.notice);
+        // One that reaches t: the notice withdraws it, and the run goes on to t, paused there.
         d.apply_knob("duration", "8", &[]).unwrap();
         assert_eq!(d.notice, None);
+        settle(&mut d, 0.0);
+        assert_eq!(d.sim.now(), SimTime(7_000_000_000));
+        assert!(!d.playing && !d.is_done());
         // With another fault, only the t is withdrawn.
         let mut d = SimDriver::from_fragment("#/lesson/nr-requests?v=1&variant=regressed&duration=0.5&queue.depth=abc&t=7", "nr-requests");
         assert!(d.notice.as_deref().is_some_and(|n| n.contains("queue.depth") && n.contains("t: 7 s")), "{:?}", d.notice);
