@@ -240,6 +240,11 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
     let rows = cues.map(|c| c.predict).unwrap_or_default();
     // A prediction about seeds reveals once its sweep is done (its figures are the answer).
     let sweeping = seeds.is_some() && session.borrow().sweep.as_ref().is_some_and(|sw| !sw.is_done());
+    // Both runs at their end already: nothing left for "Run to the end" to run.
+    let at_end = {
+        let s = session.borrow();
+        s.a.is_done() && s.b.as_ref().is_none_or(|b| b.is_done())
+    };
     d.lesson.predict.as_ref().map(|pr| {
         let options = pr.options.iter().enumerate().map(|(i, o)| {
             let onchange = {
@@ -337,7 +342,7 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                             }
                             if seeds.is_none() {
                                 { " " }
-                                <button class="reveal-to-end" data-testid="reveal-to-end" onclick={on_to_end}>{ "Run to the end" }</button>
+                                <button class="reveal-to-end" data-testid="reveal-to-end" disabled={at_end} onclick={on_to_end}>{ "Run to the end" }</button>
                             }
                             </p>
                         }
