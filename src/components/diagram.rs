@@ -265,21 +265,23 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
     let roomy = |stage: Stage| l.row(stage).h >= if large { 44.0 } else { 30.0 };
     let mut disk_names = Vec::new();
     let any_group = l.cols.iter().any(|c| c.count > 1);
-    // One label form per row (`row_label_full`), from every column's bar width and limit.
-    let col_sum = |col: &crate::layout::Column, f: &dyn Fn(usize) -> u32| (col.first..col.first + col.count).map(f).sum::<u32>();
-    let pool_full = row_label_full(
-        &ctx,
-        l.cols.iter().enumerate().map(|(ci, col)| (l.cell(Stage::RequestPool, ci).w, col_sum(col, &|i| d.topology.devices[i].nr_requests))),
-    );
-    let tag_full = row_label_full(
-        &ctx,
-        l.cols.iter().enumerate().map(|(ci, col)| (l.cell(Stage::TagMap, ci).w, col_sum(col, &|i| d.topology.devices[i].queue_depth))),
-    );
+    // Each column's request-pool and tag-map limits (a group's summed), and from them and the
+    // bars' widths one label form per row (`row_label_full`).
+    let limits: Vec<(u32, u32)> = l
+        .cols
+        .iter()
+        .map(|col| {
+            let devs = &d.topology.devices[col.first..col.first + col.count];
+            (devs.iter().map(|t| t.nr_requests).sum(), devs.iter().map(|t| t.queue_depth).sum())
+        })
+        .collect();
+    let pool_full = row_label_full(&ctx, limits.iter().enumerate().map(|(ci, lim)| (l.cell(Stage::RequestPool, ci).w, lim.0)));
+    let tag_full = row_label_full(&ctx, limits.iter().enumerate().map(|(ci, lim)| (l.cell(Stage::TagMap, ci).w, lim.1)));
     for (ci, col) in l.cols.iter().enumerate() {
         let devs = col.first..col.first + col.count;
         let sum = |f: &dyn Fn(usize) -> u32| devs.clone().map(f).sum::<u32>();
         let used = sum(&|i| occ[i].pool[0].max(occ[i].pool[1]));
-        let limit = sum(&|i| d.topology.devices[i].nr_requests);
+        let (limit, depth) = limits[ci];
         // A column too narrow for device names (Large type on a projector) still shows its
         // counts: `slot_bar` falls back from "used/limit" to "used" where the pair does not fit.
         let counts_fit = |stage: Stage| (l.dev_labels || l.cell(stage, ci).w >= 24.0) && roomy(stage);
@@ -311,7 +313,6 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             fit_text(&ctx, &text, x, label_y, c.x + c.w - x);
         }
         let tag_labels = counts_fit(Stage::TagMap);
-        let depth = sum(&|i| d.topology.devices[i].queue_depth);
         let e = l.cell(Stage::Elevator, ci);
         // A blk-mq device with several hardware queues: each its own tag map and dispatch list.
         let hctx = hw_queues_of(col, occ);

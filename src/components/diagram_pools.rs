@@ -89,7 +89,6 @@ pub(super) fn hw_queues(
     }
 }
 
-/// A pool as a row of slots, `used/limit`, with a red edge when full.
 /// A pool bar's count: "used/limit", or "used" alone where a row is too narrow for the pair.
 pub(super) fn slot_label(used: u32, limit: u32, full: bool) -> String {
     if full {

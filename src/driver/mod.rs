@@ -105,7 +105,8 @@ pub struct SimDriver {
     pub notice: Option<String>,
     /// The B variant a link asked for (the session opens the A/B view with it).
     pub link_b: Option<String>,
-    /// The link had no `v` and was read as this build's (said in the notice).
+    /// All that was wrong with the link is its missing `v` (the one fault, `link_faults[0]`,
+    /// says it was read as this build's): the notice says so plainly.
     link_version_missing: bool,
     /// The parts of the link that could not be used, as the notice names them.
     link_faults: Vec<String>,
@@ -228,18 +229,11 @@ impl SimDriver {
     /// rest of it is applied), or, when all it lacked was its `v`, that it was read as this
     /// build's.
     fn link_notice(&self) -> Option<String> {
-        let version = format!("v: missing; read as v={}", blksim::link::LINK_VERSION);
-        match (self.link_faults.is_empty(), self.link_version_missing) {
-            (true, false) => None,
-            (true, true) => {
-                Some(format!("This link has no v=; it was read as v={}, the link format of this build.", blksim::link::LINK_VERSION))
-            }
-            (false, missing) => {
-                let parts: Vec<&str> =
-                    missing.then_some(version.as_str()).into_iter().chain(self.link_faults.iter().map(String::as_str)).collect();
-                Some(format!("Part of the link could not be used ({}); the rest of it is applied.", parts.join("; ")))
-            }
+        if self.link_version_missing && self.link_faults.len() == 1 {
+            return Some(format!("This link has no v=; it was read as v={}, the link format of this build.", blksim::link::LINK_VERSION));
         }
+        (!self.link_faults.is_empty())
+            .then(|| format!("Part of the link could not be used ({}); the rest of it is applied.", self.link_faults.join("; ")))
     }
 
     /// A longer `duration`: a link's `t` past the old end that the new end reaches is no longer
@@ -304,7 +298,7 @@ impl SimDriver {
                     // dropped, as the knob panel drops them, and named with the link's other faults.
                     // (They change nothing in the run, so it stands as built.)
                     let version_missing = bad.as_ref().is_some_and(|e| e.version_missing_only);
-                    let mut faults: Vec<String> = bad.filter(|e| !e.version_missing_only).map(|e| e.to_string()).into_iter().collect();
+                    let mut faults: Vec<String> = bad.map(|e| e.to_string()).into_iter().collect();
                     faults.extend(d.drop_idle(st.b.as_deref().as_slice()).iter().map(|e| e.to_string()));
                     // A time point past the run's end (its duration) opens at the end.
                     let mut st = st;
@@ -318,7 +312,7 @@ impl SimDriver {
                     d.link_faults = faults;
                     // Parts of the link were wrong: the rest of it stands, and the page says which.
                     d.notice = d.link_notice();
-                    if version_missing || !d.link_faults.is_empty() {
+                    if !d.link_faults.is_empty() {
                         d.link_clean = Some(LinkState { overrides: d.overrides.clone(), ..st.clone() }.encode());
                     }
                     if let Some(sp) = st.speed {

@@ -175,10 +175,10 @@ fn job_file(path: &str, l: &Lesson, variant: &str) -> Result<crate::fio::FioJob,
     Ok(job)
 }
 
-/// A path the user gave, whole (so it can be copied back), with control characters escaped;
-/// at most PATH_MAX (4096) characters.
+/// A path the user gave, whole (so it can be copied back), as `clip` quotes input: up to
+/// PATH_MAX characters.
 fn whole_path(path: &str) -> String {
-    path.chars().take(4096).map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+    crate::scenario::clip_max(path, 4096)
 }
 
 fn cmd_run(a: &Args) -> Result<String, CliError> {

@@ -5,7 +5,7 @@ use crate::calib::*;
 use crate::engine::event::Event;
 use crate::engine::ids::*;
 use crate::engine::{Next, Sim};
-use crate::kernel::sched::{AcctState, Step, ThreadKind};
+use crate::kernel::sched::{AcctState, Step, ThreadKind, ThreadState};
 
 impl Sim {
     /// Raises an interrupt on `c` whose softirq work completes `req`.
@@ -45,7 +45,7 @@ impl Sim {
             // column), and 2.6.x's `task_times` scales utime + stime to sum_exec_runtime,
             // which the irq ran inside. On an idle CPU it is no task's. (With
             // CONFIG_IRQ_TIME_ACCOUNTING, 2.6.39 on and off by default, it would not be.)
-            if let Some(t) = self.cores[ci].current.filter(|t| self.threads[t.idx()].state == crate::kernel::sched::ThreadState::Running) {
+            if let Some(t) = self.cores[ci].current.filter(|t| self.threads[t.idx()].state == ThreadState::Running) {
                 self.threads[t.idx()].cpu_ns += cost;
             }
             let core = &mut self.cores[ci];

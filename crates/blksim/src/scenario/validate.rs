@@ -31,15 +31,21 @@ impl std::error::Error for ScenarioError {}
 /// (`\n`, `\u{1b}`), so that the message stays one line however the input was garbled (a
 /// fuzzed link with a newline in a knob's value printed two lines: found by `scripts/soak`).
 pub fn clip(s: &str) -> String {
+    clip_max(s, 40)
+}
+
+/// As `clip`, at most `max` characters (a path given on the command line is quoted whole, up
+/// to PATH_MAX, so it can be copied back).
+pub fn clip_max(s: &str, max: usize) -> String {
     let mut out = String::new();
-    for c in s.chars().take(40) {
+    for c in s.chars().take(max) {
         if c.is_control() {
             out.extend(c.escape_default());
         } else {
             out.push(c);
         }
     }
-    if s.chars().count() > 40 {
+    if s.chars().count() > max {
         out.push('…');
     }
     out

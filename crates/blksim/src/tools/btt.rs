@@ -439,6 +439,7 @@ pub fn d2c_span_ns(duration_ns: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn iostat_over_a_trace_is_each_columns_total_over_its_span() {
@@ -450,7 +451,6 @@ mod tests {
         assert!((m.wrqm_s - 2.0).abs() < 1e-9, "{m:?}");
         assert!((m.util_pct - 100.0).abs() < 1e-9);
     }
-    use super::*;
 
     #[test]
     fn d2c_columns_count_each_completion_in_its_span_by_its_issue_to_completion_time() {
