@@ -179,7 +179,7 @@ fn knob_value(g: &mut Gen, spec: &KnobSpec, valid: bool) -> String {
                     (if g.chance(50) || min == 0 { max.saturating_add(g.range(1, 1000)) } else { min - 1 }).to_string()
                 }
                 KnobKind::Size { max, .. } => size_text(max + 512 * g.range(1, 8)),
-                KnobKind::Seconds { max } => format!("{}", max + 1.0),
+                KnobKind::Seconds { max, .. } => format!("{}", max + 1.0),
                 _ => g.pick(GARBAGE).to_string(),
             },
             _ => g.pick(GARBAGE).to_string(),
@@ -190,7 +190,7 @@ fn knob_value(g: &mut Gen, spec: &KnobSpec, valid: bool) -> String {
         KnobKind::Size { min, max } => size_text(512 * g.edgy(min.div_ceil(512), max / 512)),
         KnobKind::Bool => g.pick(&["true", "false", "1", "0", "on", "off", "yes", "no"]).to_string(),
         KnobKind::Enum(names) => g.pick(names).to_string(),
-        KnobKind::Seconds { max } => format!("{}", g.range(1, (max * 1000.0) as u64) as f64 / 1000.0),
+        KnobKind::Seconds { max, .. } => format!("{}", g.range(1, (max * 1000.0) as u64) as f64 / 1000.0),
         KnobKind::Name { max_len } => (0..g.range(1, max_len as u64)).map(|_| (g.range(0x21, 0x7e) as u8) as char).collect(),
         KnobKind::Devices => {
             let n = g.range(0, 3);

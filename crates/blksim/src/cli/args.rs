@@ -68,6 +68,10 @@ enum Cmd {
         /// not have are named on stderr and ignored
         #[arg(long, value_name = "FILE")]
         job_file: Option<String>,
+        /// With --job-file: refuse (exit 2) a file that asks for what the model does not do (an
+        /// unknown option, a value out of its range, a second job) instead of running without it
+        #[arg(long, requires = "job_file")]
+        strict: bool,
     },
     /// Run every variant of a lesson with the same seed, side by side
     #[command(after_help = "Examples:\n  blksim compare nr-requests\n  blksim compare scsi-starved --seed 3 --json")]
@@ -206,6 +210,7 @@ struct Raw {
     check: bool,
     out: Option<String>,
     job_file: Option<String>,
+    strict: bool,
     files: Vec<String>,
     log: bool,
     cues: bool,
@@ -250,15 +255,11 @@ impl Args {
         let duration = match &raw.duration {
             None => None,
             Some(v) => match v.parse::<f64>() {
-                // At least a microsecond: the simulation counts whole nanoseconds, and a span
-                // shorter than that would run nothing.
-                Ok(d) if (1e-6..=limits::DURATION_S_MAX).contains(&d) => Some(d),
+                // The same bounds as the page's duration knob, in the same words.
+                Ok(d) if (limits::DURATION_S_MIN..=limits::DURATION_S_MAX).contains(&d) => Some(d),
                 _ => {
-                    return Err(bad(format!(
-                        "--duration: '{}' is not allowed; expected seconds from 0.000001 to {}",
-                        clip(v),
-                        limits::DURATION_S_MAX
-                    )))
+                    let allowed = crate::scenario::knob_spec("duration").map(|k| k.kind.allowed()).unwrap_or_default();
+                    return Err(bad(format!("--duration: '{}' is not allowed; expected {allowed}", clip(v))));
                 }
             },
         };
@@ -274,6 +275,7 @@ impl Args {
             check: raw.check,
             out: raw.out,
             job_file: raw.job_file,
+            strict: raw.strict,
             files: raw.files,
             log: raw.log,
             cues: raw.cues,
@@ -302,7 +304,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, CliError> {
     let (name, raw) = match cli.cmd {
         Cmd::Lessons { json } => ("lessons", Raw { json, ..Raw::default() }),
         Cmd::Knobs { json } => ("knobs", Raw { json, ..Raw::default() }),
-        Cmd::Run { run, job_file } => ("run", Raw { job_file, ..Raw::run(run) }),
+        Cmd::Run { run, job_file, strict } => ("run", Raw { job_file, strict, ..Raw::run(run) }),
         Cmd::Compare { common, json } => ("compare", Raw { json, ..Raw::common(common) }),
         Cmd::Sweep { lesson, variant, sets, seeds, duration, json } => {
             ("sweep", Raw { lesson, variant, sets, seeds, duration, json, ..Raw::default() })
@@ -325,7 +327,13 @@ fn one_line(e: &clap::Error, args: &[String]) -> Result<Parsed, CliError> {
         _ => {}
     }
     let rendered = e.render().to_string();
-    let mut first = rendered.lines().next().unwrap_or("bad arguments").trim_start_matches("error: ").to_string();
+    let mut lines = rendered.lines();
+    let mut first = lines.next().unwrap_or("bad arguments").trim_start_matches("error: ").to_string();
+    // "the following required arguments were not provided:" names them on the lines after.
+    if first.ends_with(':') {
+        let named: Vec<&str> = lines.map(str::trim).take_while(|l| !l.is_empty()).collect();
+        first = format!("{first} {}", named.join(", "));
+    }
     if let Some(clap::error::ContextValue::String(s)) = e.get(clap::error::ContextKind::SuggestedArg) {
         first.push_str(&format!(" (did you mean '{s}'?)"));
     }

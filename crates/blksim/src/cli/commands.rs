@@ -59,6 +59,8 @@ pub struct Args {
     pub(super) out: Option<String>,
     /// `run --job-file FILE`: an fio job file for the workload.
     pub(super) job_file: Option<String>,
+    /// `run --job-file FILE --strict`: refuse a job file that asks for what the model does not do.
+    pub(super) strict: bool,
     /// `replay FILE...`: trace files or directories.
     pub(super) files: Vec<String>,
     /// `replay --log`: print the records.
@@ -190,6 +192,14 @@ fn cmd_run(a: &Args) -> Result<String, CliError> {
             let l = lessons::find(&lesson).map_err(|e| bad(e.message))?;
             let variant = a.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
             let job = job_file(path, &l, &variant)?;
+            // A script that compares the model with a real run wants to know, not to read stderr.
+            if a.strict && !job.not_modelled.is_empty() {
+                return Err(bad(format!(
+                    "--job-file {}: not modelled (refused with --strict): {}; without --strict these are ignored and the job runs",
+                    whole_path(path),
+                    job.not_modelled.join(", ")
+                )));
+            }
             if let Some(n) = job.notes() {
                 eprintln!("blksim: job file {}: {n}", whole_path(path));
             }

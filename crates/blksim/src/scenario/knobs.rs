@@ -20,6 +20,7 @@ pub enum KnobKind {
     Enum(&'static [&'static str]),
     /// Seconds, as a decimal number.
     Seconds {
+        min: f64,
         max: f64,
     },
     /// A process name (a kernel comm): printable ASCII without spaces.
@@ -45,8 +46,8 @@ impl KnobKind {
             }
             KnobKind::Bool => "true or false".into(),
             KnobKind::Enum(names) => format!("one of {}", names.join(", ")),
-            KnobKind::Seconds { max } => {
-                format!("a number of seconds greater than 0 and at most {max}")
+            KnobKind::Seconds { min, max } => {
+                format!("seconds from {min} to {max}")
             }
             KnobKind::Name { max_len } => format!("1 to {max_len} printable ASCII characters without spaces"),
             KnobKind::Devices => "empty (every device in turn) or device names joined by ':', as fio's filename (sda:sdc)".into(),
@@ -452,7 +453,7 @@ pub const KNOBS: &[KnobSpec] = &[
         help: "which CPU a woken thread takes as idle (select_idle_sibling): no-work: one running nothing, interrupt and softirq work included (blkviz's first rule, no kernel's; the lessons keep it and their scoreboard caveats say what rests on it); idle_cpu: the kernel's idle_cpu() (the idle task current, none queued), so a CPU reaping completions on its idle task is idle and the woken thread stays there",
         live: false,
     },
-    KnobSpec { key: "duration", kind: KnobKind::Seconds { max: limits::DURATION_S_MAX }, help: "simulated seconds to run: the run stops there, in the page as in blksim run (fio's runtime); in the page, an end past the clock applies live, one before it restarts the run", live: true },
+    KnobSpec { key: "duration", kind: KnobKind::Seconds { min: limits::DURATION_S_MIN, max: limits::DURATION_S_MAX }, help: "simulated seconds to run: the run stops there, in the page as in blksim run (fio's runtime); in the page, an end past the clock applies live, one before it restarts the run", live: true },
 ];
 
 pub fn knob_spec(key: &str) -> Option<&'static KnobSpec> {
@@ -728,7 +729,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         "cpu.wake_idle" => s.cpu.wake_idle = enumerated(value, bad)?,
         "duration" => {
             let v: f64 = value.trim().parse().map_err(|_| bad())?;
-            if !(v > 0.0 && v <= limits::DURATION_S_MAX) {
+            if !(limits::DURATION_S_MIN..=limits::DURATION_S_MAX).contains(&v) {
                 return Err(bad());
             }
             s.duration_s = v;

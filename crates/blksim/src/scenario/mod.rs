@@ -15,6 +15,8 @@ pub mod limits {
     pub const HBAS_MAX: u32 = 16;
     pub const JOBS_MAX: u32 = 1024;
     pub const CORES_MAX: u32 = 256;
+    /// A microsecond: the simulation counts whole nanoseconds, and a shorter span runs nothing.
+    pub const DURATION_S_MIN: f64 = 1e-6;
     pub const DURATION_S_MAX: f64 = 3600.0;
     pub const NR_REQUESTS_MAX: u32 = 16384;
     pub const QUEUE_DEPTH_MAX: u32 = 1024;

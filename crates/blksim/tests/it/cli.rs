@@ -46,6 +46,8 @@ fn bad_input_exits_2_with_one_line_naming_the_problem() {
         (&["sweep", "scsi-starved", "--seeds", "-5"], "--seeds"),
         // Too short to run a nanosecond.
         (&["run", "scsi-starved", "--duration", "1e-300"], "expected seconds from 0.000001"),
+        // The duration knob has the same bounds, in the same words.
+        (&["run", "scsi-starved", "--set", "duration=1e-9"], "duration: '1e-9' is not allowed; expected seconds from 0.000001 to 3600"),
     ] {
         assert_bad(args, names);
     }
@@ -356,8 +358,17 @@ fn run_takes_an_fio_job_file_and_names_what_it_does_not_model() {
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v["write_mb_s"].as_f64().unwrap() > 0.0 && v["read_mb_s"].as_f64().unwrap() == 0.0);
+    // --strict refuses it instead, naming what it does not model; a file it all applies to runs.
+    let (code, out, err) = blksim(&["run", "--job-file", path.to_str().unwrap(), "--strict", "--duration", "0.2"]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.contains("not modelled (refused with --strict): verify=crc32c"), "{err}");
+    std::fs::write(&path, "[randreads]\nrw=randread\nbs=4k\ndirect=1\n").unwrap();
+    let (code, _, err) = blksim(&["run", "--job-file", path.to_str().unwrap(), "--strict", "--duration", "0.2"]);
+    assert_eq!((code, err.as_str()), (0, ""));
     std::fs::remove_file(&path).unwrap();
     assert_bad(&["run", "--job-file", "/nonexistent/job.fio"], "--job-file");
+    // --strict is about a job file: without one it names what it needs.
+    assert_bad(&["run", "scsi-starved", "--strict"], "not provided: --job-file <FILE>");
 }
 
 /// A buffered random read reads its own pages and nothing else: the kernel's readahead leaves
