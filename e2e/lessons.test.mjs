@@ -58,9 +58,12 @@ test('predict, run, then reveal', async () => {
   await page.locator('.predict input[type=radio]').nth(1).check();
   await page.click('.predict-run');
   assert.equal(await page.getAttribute('.app', 'data-ab'), 'true', 'Run opens the A/B view');
+  assert.equal((await page.textContent('.predict-run')).trim(), 'Run it again (A/B)', 'once run, the button says it runs again');
   await page.click('.predict-reveal');
   const reveal = await page.textContent('[data-testid=reveal]');
   assert.match(reveal, /^Right\./);
+  assert.equal(await page.isDisabled('.predict-reveal'), true, 'nothing more to reveal');
+  assert.equal((await page.textContent('.predict-reveal')).trim(), 'Revealed');
   assert.match(reveal, /merge/);
   assert.deepEqual(errors, []);
   await ctx.close();

@@ -301,8 +301,10 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                 } else {
                     <div class="options" role="radiogroup">{ for options }</div>
                 }
-                <button class="predict-run" disabled={predicted.is_none()} onclick={on_predict_run.clone()}>{ seeds.map_or("Run it (A/B)".to_string(), |n| format!("Run it ({n} seeds of each variant)")) }</button>
-                <button class="predict-reveal" disabled={!**predict_ran || sweeping} onclick={on_reveal}>{ "Reveal" }</button>
+                // Once run, the button says it runs again (from the start, both runs); once revealed,
+                // Reveal has nothing more to show.
+                <button class="predict-run" disabled={predicted.is_none()} onclick={on_predict_run.clone()}>{ format!("{} {}", if **predict_ran { "Run it again" } else { "Run it" }, seeds.map_or("(A/B)".to_string(), |n| format!("({n} seeds of each variant)"))) }</button>
+                <button class="predict-reveal" disabled={!**predict_ran || sweeping || **revealed} onclick={on_reveal}>{ if **revealed { "Revealed" } else { "Reveal" } }</button>
                 if !**revealed {
                     <span class="hint dim" data-testid="predict-hint">{
                         if predicted.is_none() { "Pick an answer, then run it." } else if !**predict_ran { "Run it, then reveal." } else if sweeping { "Reveal once the seeds have run." } else { "" }
