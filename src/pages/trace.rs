@@ -43,6 +43,8 @@ struct Loaded {
     skipped: u64,
     /// Files that end inside a record: read up to the cut (`ReadNotes::cut`).
     cut: Vec<String>,
+    /// What btt's own figures would differ in, if the trace has splits (`btt::splits_note`).
+    splits_note: Option<String>,
     all: [Phase; 13],
     devices: Vec<DeviceBtt>,
     iostat: BTreeMap<(u32, u32), Vec<IostatSecond>>,
@@ -65,11 +67,8 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
         blkparse_input::read_any(name, bytes, &mut records, &mut notes).map_err(|e| e.to_string())?;
         file_ends.push(records.len());
     }
-    if records.is_empty() && !notes.cut.is_empty() {
-        return Err(format!("no records before the cut: {}", notes.cut.join("; ")));
-    }
-    if records.is_empty() {
-        return Err("no records in these files: expected blktrace's binary records or blkparse's text".into());
+    if let Some(e) = blkparse_input::no_records(&records, &notes, files.len()) {
+        return Err(e);
     }
     blkparse_input::merge(&mut records, &file_ends);
     let devices = btt::btt(&records);
@@ -80,6 +79,7 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
         names: files.into_iter().map(|(n, _)| n).collect(),
         skipped: notes.skipped,
         cut: notes.cut,
+        splits_note: btt::splits_note(&records).1,
         all: btt::all_devices(&devices),
         iostat: btt::iostat(&records),
         offsets: btt::offsets(&records, 4000),
@@ -286,19 +286,18 @@ pub fn TracePage() -> Html {
 /// One trace's figures: its summary, btt, iostat and offsets. `id` prefixes the test ids
 /// ("trace" for the file opened, "run" for the lesson's run beside it).
 fn column(l: &Loaded, (chart, heat): &(NodeRef, NodeRef), id: &str, title: Option<&String>, heading: Option<&str>) -> Html {
-    let span = l.records.last().map_or(0, |r| r.time_ns);
+    let span = l.last_ns;
     let dev = |d: (u32, u32)| format!("{},{}", d.0, d.1);
     let tid = |what: &str| format!("{id}-{what}");
     let source = title.cloned().unwrap_or_else(|| l.names.join(", "));
-    let splits = l.records.iter().filter(|r| r.action == "X").count();
     html! {
         <>
             if let Some(h) = heading { <h2 class="col-title">{ h }</h2> }
             <p data-testid={tid("summary")}>{ format!("{} records from {source} over {:.6} s", l.records.len(), span as f64 / 1e9) }
                 { if l.skipped > 0 { format!(" ({} of kinds not shown)", l.skipped) } else { String::new() } }</p>
             { for l.cut.iter().map(|c| html! { <p class="dim" data-testid={tid("cut")}>{ c }</p> }) }
-            if splits > 0 {
-                <p class="dim" data-testid={tid("splits")}>{ btt::SPLITS_DIFFER.replace("{n}", &splits.to_string()) }</p>
+            if let Some(note) = &l.splits_note {
+                <p class="dim" data-testid={tid("splits")}>{ note }</p>
             }
             <h2>{ "btt: the phases per I/O (All Devices)" }</h2>
             <table class="btt" data-testid={tid("btt")}>

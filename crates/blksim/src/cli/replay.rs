@@ -64,20 +64,16 @@ fn dev_name(d: (u32, u32)) -> String {
 
 pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
     let (records, notes, nfiles) = read(&a.files)?;
-    if records.is_empty() && !notes.cut.is_empty() {
-        return Err(bad(format!("replay: no records before the cut: {}", notes.cut.join("; "))));
-    }
-    if records.is_empty() {
-        return Err(bad(format!(
-            "replay: no records in {}: expected blktrace's binary records (DEV.blktrace.N), a `blkparse -d` dump or blkparse's text",
-            if nfiles == 1 { "this file" } else { "these files" }
-        )));
+    if let Some(e) = blkparse_input::no_records(&records, &notes, nfiles) {
+        return Err(bad(format!("replay: {e}")));
     }
     let devs = btt::btt(&records);
     let all = btt::all_devices(&devs);
     let iostat = btt::iostat(&records);
-    let span_s = records.last().map_or(0.0, |r| r.time_ns as f64 / 1e9);
-    let splits = records.iter().filter(|r| r.action == "X").count();
+    // The latest record: the span the text, the JSON and iostat's averages all use.
+    let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
+    let span_s = last_ns as f64 / 1e9;
+    let (splits, splits_note) = btt::splits_note(&records);
     let phase_json = |p: &btt::Phase| json!({"n": p.n, "min_s": p.min_ns as f64 / 1e9, "avg_s": p.avg_s(), "max_s": p.max_ns as f64 / 1e9});
     if a.json {
         let offsets = btt::offsets(&records, 2000);
@@ -121,8 +117,8 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
     for c in &notes.cut {
         let _ = writeln!(s, "{c}");
     }
-    if splits > 0 {
-        let _ = writeln!(s, "{}", btt::SPLITS_DIFFER.replace("{n}", &splits.to_string()));
+    if let Some(note) = &splits_note {
+        let _ = writeln!(s, "{note}");
     }
     // btt's "All Devices" section as its output.c prints it (`output_section_hdr`,
     // `output_hdr`, `__output_avg`): the dm lines, a blank line, the rest, a blank line.
@@ -143,7 +139,6 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
         "\n{:>9} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8} {:>7}   (iostat -x over the trace, as its first report)",
         "DEV", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", "%util"
     );
-    let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
     for (dev, v) in &iostat {
         let m = btt::iostat_over_trace(v, last_ns);
         let _ = writeln!(

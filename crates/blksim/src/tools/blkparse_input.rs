@@ -282,6 +282,22 @@ pub fn file_sort_key(name: &str) -> (String, u64, String) {
     }
 }
 
+/// What replay and the page say when the files held no record: cut before the first one, or
+/// not a trace at all (`files`: how many were read).
+pub fn no_records(records: &[RealRecord], notes: &ReadNotes, files: usize) -> Option<String> {
+    if !records.is_empty() {
+        return None;
+    }
+    Some(if notes.cut.is_empty() {
+        format!(
+            "no records in {}: expected blktrace's binary records (DEV.blktrace.N), a `blkparse -d` dump or blkparse's text",
+            if files == 1 { "this file" } else { "these files" }
+        )
+    } else {
+        format!("no records before the cut: {}", notes.cut.join("; "))
+    })
+}
+
 /// Puts records in the order blkparse prints them and makes times relative to the first
 /// record, as blkparse does. `file_ends[i]` is where file i's records end in `records` (read
 /// file by file, in `file_sort_key` order). One file (a `blkparse -d` dump, blkparse's text,

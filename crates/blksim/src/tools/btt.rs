@@ -350,7 +350,14 @@ pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), Vec<IostatSecond>>
 
 /// What replay and the page say of a trace with splits ({n}: how many X records): btt's own
 /// figures differ there, and a reader checking one against the other should know why.
-pub const SPLITS_DIFFER: &str = "{n} splits (X) in this trace: btt does not follow a split bio to its pieces' requests (it prints no D2C for them) and pairs their Q, G and S otherwise, so its Q2G, S2G, G2I, I2D, D2C and Q2C differ from these, which match each piece by its start sector.";
+const SPLITS_DIFFER: &str = "{n} splits (X) in this trace: btt does not follow a split bio to its pieces' requests (it prints no D2C for them) and pairs their Q, G and S otherwise, so its Q2G, S2G, G2I, I2D, D2C and Q2C differ from these, which match each piece by its start sector.";
+
+/// The splits (X records) in a trace, and what replay and the page say of them (`SPLITS_DIFFER`)
+/// when there are any.
+pub fn splits_note(records: &[RealRecord]) -> (u64, Option<String>) {
+    let n = records.iter().filter(|r| r.action == "X").count() as u64;
+    (n, (n > 0).then(|| SPLITS_DIFFER.replace("{n}", &n.to_string())))
+}
 
 /// iostat -x over the whole trace, as its first report averages since boot: each column's total
 /// over the trace's span (`last_ns`, from its first record). The seconds' rates weighted by
