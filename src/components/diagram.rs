@@ -265,6 +265,19 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
     let roomy = |stage: Stage| l.row(stage).h >= if large { 44.0 } else { 30.0 };
     let mut disk_names = Vec::new();
     let any_group = l.cols.iter().any(|c| c.count > 1);
+    // The widest of the groups' shortest names ("by–cb" of sdby–sdcb; the count form aside):
+    // in a row too short for a name above the platter, the platter makes room for it beside,
+    // so that each column keeps its own name instead of one caption over the row's platters.
+    let group_name_w = l
+        .cols
+        .iter()
+        .filter(|c| c.count > 1)
+        .filter_map(|c| {
+            let names = group_names(&d.topology.devices[c.first].name, &d.topology.devices[c.first + c.count - 1].name, c.count);
+            let shortest = names.len().checked_sub(2).map(|i| names[i].clone())?;
+            ctx.measure_text(&shortest).ok().map(|m| m.width())
+        })
+        .fold(0.0_f64, f64::max);
     // Each column's request-pool and tag-map limits (a group's summed), and from them and the
     // bars' widths one label form per row (`row_label_full`).
     let limits: Vec<(u32, u32)> = l
@@ -364,8 +377,12 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         }
         if labelled && rad < 6.0 {
             rad = (c.h / 2.0 - 3.0).min(c.w * 0.2);
+            // Smaller, down to 4 px, where that lets the groups' names fit beside it.
+            if col.count > 1 || any_group {
+                rad = rad.min(((c.w - 10.0 - group_name_w) / 2.0).max(4.0));
+            }
             cx = c.x + c.w - rad - 5.0;
-            text_w = c.w - 2.0 * rad - 12.0;
+            text_w = c.w - 2.0 * rad - 10.0;
         }
         let rad = rad.max(3.0);
         let in_drive = sum(&|i| occ[i].in_drive);
