@@ -311,7 +311,15 @@ test('tampered links show a message naming the bad part, with no page error and 
   await idle.waitForSelector('.notice');
   assert.match(await idle.textContent('.notice'), /md\.chunk_kb/);
   await idle.waitForFunction(() => location.hash === '#/lesson/scsi-starved?v=1&variant=regressed&seed=7&speed=0.5');
-  assert.deepEqual([...errors, ...idleErrors], []);
+  // Wrong in several parts: one item each under one line, not one run of nested brackets.
+  const { page: many, errors: manyErrors } = await open(ctx, '#/lesson/scsi-starved?v=1&variant=regressed&bogus=1&md.chunk_kb=64&t=3601');
+  await many.waitForSelector('.notice li');
+  assert.equal(await many.textContent('.notice p'), 'Parts of the link could not be used; the rest of it is applied:');
+  const items = await many.locator('.notice li').allTextContents();
+  assert.equal(items.length, 3, items.join(' | '));
+  assert.match(items.join(' | '), /^bogus: not a link parameter.* \| t: '3601' is not allowed.* \| md\.chunk_kb=64: changes nothing here/);
+  assert.equal(await many.getAttribute('.app', 'data-variant'), 'regressed');
+  assert.deepEqual([...errors, ...idleErrors, ...manyErrors], []);
   await ctx.close();
 });
 

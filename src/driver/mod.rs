@@ -232,8 +232,12 @@ impl SimDriver {
         if self.link_version_missing && self.link_faults.len() == 1 {
             return Some(format!("This link has no v=; it was read as v={}, the link format of this build.", blksim::link::LINK_VERSION));
         }
-        (!self.link_faults.is_empty())
-            .then(|| format!("Part of the link could not be used ({}); the rest of it is applied.", self.link_faults.join("; ")))
+        match self.link_faults.as_slice() {
+            [] => None,
+            [one] => Some(format!("Part of the link could not be used ({one}); the rest of it is applied.")),
+            // Several: one line each (the page lists them), not one run of nested brackets.
+            many => Some(format!("Parts of the link could not be used; the rest of it is applied:\n{}", many.join("\n"))),
+        }
     }
 
     /// A longer `duration`: a link's `t` past the old end that the new end reaches is no longer
@@ -298,7 +302,7 @@ impl SimDriver {
                     // dropped, as the knob panel drops them, and named with the link's other faults.
                     // (They change nothing in the run, so it stands as built.)
                     let version_missing = bad.as_ref().is_some_and(|e| e.version_missing_only);
-                    let mut faults: Vec<String> = bad.map(|e| e.to_string()).into_iter().collect();
+                    let mut faults: Vec<String> = bad.map(|e| e.parts()).unwrap_or_default();
                     faults.extend(d.drop_idle(st.b.as_deref().as_slice()).iter().map(|e| e.to_string()));
                     // A time point past the run's end (its duration) opens at the end.
                     let mut st = st;

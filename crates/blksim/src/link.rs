@@ -61,6 +61,20 @@ pub struct LinkError {
     /// All the error says is that the link had no `v` and was read as this build's: nothing
     /// of the run it names was dropped (the page says so plainly, not as a fault).
     pub version_missing_only: bool,
+    /// Each wrong part on its own (`field: message`), when the link had several: the page lists
+    /// them one per line; `message` joins them for one line of text.
+    pub parts: Vec<String>,
+}
+
+impl LinkError {
+    /// The wrong parts one by one (one, if the error names a single part).
+    pub fn parts(&self) -> Vec<String> {
+        if self.parts.is_empty() {
+            vec![self.to_string()]
+        } else {
+            self.parts.clone()
+        }
+    }
 }
 
 impl fmt::Display for LinkError {
@@ -70,7 +84,7 @@ impl fmt::Display for LinkError {
 }
 
 fn err(field: &str, message: impl Into<String>) -> LinkError {
-    LinkError { field: field.to_string(), message: message.into(), version_missing_only: false }
+    LinkError { field: field.to_string(), message: message.into(), version_missing_only: false, parts: Vec::new() }
 }
 
 /// Percent-encodes everything but RFC 3986 unreserved characters.
@@ -190,11 +204,12 @@ impl LinkState {
             }
         }
         let joined = |mut errors: Vec<LinkError>| {
+            let parts = if errors.len() > 1 { errors.iter().map(|e| e.to_string()).collect() } else { Vec::new() };
             let mut first = errors.remove(0);
             for e in errors {
                 first.message.push_str(&format!("; {e}"));
             }
-            first
+            LinkError { parts, ..first }
         };
         match version {
             Some(LINK_VERSION) => {}

@@ -210,7 +210,13 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             </header>
             { shortcuts::shortcuts_dialog(&shortcuts_open) }
             if let Some(n) = &d.notice {
-                <p class="notice" role="alert">{ n }</p>
+                // A notice of several parts (a link wrong in several places): its first line,
+                // then one item per part.
+                if let Some((head, parts)) = n.split_once('\n') {
+                    <div class="notice" role="alert"><p>{ head }</p><ul>{ for parts.lines().map(|p| html! { <li>{ p }</li> }) }</ul></div>
+                } else {
+                    <p class="notice" role="alert">{ n }</p>
+                }
             }
             if let Some((url, _)) = (*copied).as_ref().filter(|(_, state)| *state == state_fragment(&s)) {
                 <p class="copied">{ "Link: " }<input class="copied-url" readonly=true value={url.clone()} aria-label="Link to this run" size="80" /></p>
