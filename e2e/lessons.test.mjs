@@ -58,7 +58,7 @@ test('predict, run, then reveal', async () => {
   await page.locator('.predict input[type=radio]').nth(1).check();
   await page.click('.predict-run');
   assert.equal(await page.getAttribute('.app', 'data-ab'), 'true', 'Run opens the A/B view');
-  assert.equal((await page.textContent('.predict-run')).trim(), 'Run it again (A/B)', 'once run, the button says it runs again');
+  assert.equal((await page.textContent('.predict-run')).trim(), 'Restart (A/B)', 'while the runs are under way, the button restarts them');
   await page.click('.predict-reveal');
   const reveal = await page.textContent('[data-testid=reveal]');
   assert.match(reveal, /^Right\./);
@@ -159,6 +159,10 @@ test('presenter mode: PageDown moves through the steps, and the notes window fol
   await page.keyboard.press('PageDown');
   assert.match(await page.textContent('[data-testid=step-bar]'), /3\/4\s*Before and after c21e6beb/);
   assert.equal(await page.getAttribute('.app', 'data-ab'), 'true', 'this step opens the A/B view');
+  // The address keeps presenter mode with the step: copied from the bar to the projector's
+  // machine, it opens as it shows here.
+  await page.waitForFunction(() => /[?&]step=3&presenter=1(&|$)/.test(location.hash), null, { timeout: 5000 })
+    .catch(async () => assert.fail(`the address is ${await page.evaluate(() => location.hash)}`));
   await notes.waitForFunction(() => document.querySelector('.notes-page').dataset.step === '2', null, { timeout: 5000 });
   assert.match(await notes.textContent('[data-testid=notes-text]'), /4x the context switches/);
   await page.keyboard.press('PageUp');
@@ -170,6 +174,7 @@ test('presenter mode: PageDown moves through the steps, and the notes window fol
   assert.equal(await page.getAttribute('.app', 'data-presenter'), 'true');
   await page.keyboard.press('Escape');
   assert.equal(await page.getAttribute('.app', 'data-presenter'), 'false');
+  await page.waitForFunction(() => !location.hash.includes('presenter='), null, { timeout: 5000 });
   assert.deepEqual(errors, []);
   await ctx.close();
 });
@@ -319,6 +324,9 @@ test('tampered links show a message naming the bad part, with no page error and 
   assert.equal(items.length, 3, items.join(' | '));
   assert.match(items.join(' | '), /^bogus: not a link parameter.* \| t: '3601' is not allowed.* \| md\.chunk_kb=64: changes nothing here/);
   assert.equal(await many.getAttribute('.app', 'data-variant'), 'regressed');
+  // Read, it closes: on a projector it takes rows the diagram needs.
+  await many.click('.notice-close');
+  assert.equal(await many.locator('.notice').count(), 0);
   assert.deepEqual([...errors, ...idleErrors, ...manyErrors], []);
   await ctx.close();
 });

@@ -218,11 +218,13 @@ test('on a 1280 x 720 projector the revealed answer scrolls into view', async ()
   }, null, { timeout: 5000 });
   // The question stays in view above them (sticky at the top of the scrolling column), not
   // covering them.
-  const [q, rows] = await page.evaluate(() => ['.predict-q', '[data-testid=reveal-rows]'].map(sel => {
+  const [q, picked, rows] = await page.evaluate(() => ['.predict-q', '[data-testid=picked]', '[data-testid=reveal-rows]'].map(sel => {
     const r = document.querySelector(sel).getBoundingClientRect();
     return { top: r.top, bottom: r.bottom };
   }));
   assert.ok(q.top >= 0 && q.bottom <= rows.top, `question ${JSON.stringify(q)} above the rows ${JSON.stringify(rows)}`);
+  // And the answer picked with it, so the room sees what it was.
+  assert.ok(picked.top >= q.bottom - 1 && picked.bottom <= rows.top, `picked ${JSON.stringify(picked)} between the question and the rows`);
   assert.match(await panel.locator('.predict-q').textContent(), /^Punting starved devices' queue runs to kblockd/);
   assert.deepEqual(errors, []);
   await ctx.close();
@@ -252,6 +254,11 @@ test('a reveal never marks right what the run contradicts: scsi-starved shows th
     const ivs = [...document.querySelectorAll('.interval')].map(e => e.textContent);
     return ivs.length > 0 && ivs.every(t => /the whole run, to its end at 10\.000 s/.test(t));
   }, null, { timeout: 60000 });
+  // Both runs done: the buttons say so.
+  await page.waitForFunction(() => document.querySelector('[data-testid=reveal-to-end]').textContent.trim() === 'At the end', null, { timeout: 10000 })
+    .catch(async () => assert.fail(`the button reads ${await page.textContent('[data-testid=reveal-to-end]')}`));
+  assert.equal(await page.isDisabled('[data-testid=reveal-to-end]'), true);
+  assert.equal((await panel.locator('.predict-run').textContent()).trim(), 'Run it again (A/B)');
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -67,7 +67,8 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
         blkparse_input::read_any(name, bytes, &mut records, &mut notes).map_err(|e| e.to_string())?;
         file_ends.push(records.len());
     }
-    if let Some(e) = blkparse_input::no_records(&records, &notes, files.len()) {
+    let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
+    if let Some(e) = blkparse_input::no_records(&records, &notes, &names) {
         return Err(e);
     }
     blkparse_input::merge(&mut records, &file_ends);
@@ -76,7 +77,7 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
     let span = btt::d2c_span_ns(last_ns);
     Ok(Loaded {
         last_ns,
-        names: files.into_iter().map(|(n, _)| n).collect(),
+        names,
         skipped: notes.skipped,
         cut: notes.cut,
         splits_note: btt::splits_note(&records).1,

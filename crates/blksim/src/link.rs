@@ -225,9 +225,17 @@ impl LinkState {
             errors.insert(0, err("v", format!("missing; read as v={LINK_VERSION}")));
         }
         let variant = st.variant.clone().unwrap_or_else(|| lesson.first_variant().name.clone());
-        if let Err(e) = lesson.config(&variant, &st.overrides) {
+        // Settings that do not go together with the run (2 dm paths on a stack without dm): the
+        // one the check names is dropped and named, and the rest is tried again, so one such
+        // setting does not cost the link its t, seed and other settings. Only when the check
+        // names no setting of the link is the link refused.
+        while let Err(e) = lesson.config(&variant, &st.overrides) {
+            let before = st.overrides.len();
+            st.overrides.retain(|(k, _)| *k != e.field);
             errors.push(err(&e.field, e.message));
-            return Err(joined(errors));
+            if st.overrides.len() == before {
+                return Err(joined(errors));
+            }
         }
         // B runs with the same knobs: if they do not go with B's variant, the link opens A
         // alone and names why (a fuzzed link's B failed only when the page built it: scripts/soak).
@@ -376,6 +384,22 @@ mod tests {
             assert_eq!(e.field, field, "{bad}");
             assert!(e.message.contains(says), "{bad}: {}", e.message);
         }
+    }
+
+    #[test]
+    fn a_setting_that_does_not_go_with_the_run_is_dropped_and_the_rest_kept() {
+        // 2 dm paths on scsi-starved's direct stack: dm.paths goes, t and queue.depth stay.
+        let (st, e) = LinkState::decode_lenient("#/lesson/scsi-starved?v=1&dm.paths=2&t=2&queue.depth=8").unwrap();
+        let e = e.expect("the dropped setting is named");
+        assert_eq!(e.field, "dm.paths", "{e}");
+        assert!(e.message.contains("need stack=dm"), "{e}");
+        assert_eq!((st.t, st.overrides.clone()), (Some(2.0), vec![("queue.depth".to_string(), "8".to_string())]));
+        // With other faults, each is its own part.
+        let (st, e) = LinkState::decode_lenient("#/lesson/scsi-starved?v=1&variant=nope&dm.paths=2&seed=7").unwrap();
+        let parts = e.expect("faults").parts();
+        assert_eq!(parts.len(), 2, "{parts:?}");
+        assert!(parts[0].starts_with("variant: ") && parts[1].starts_with("dm.paths: "), "{parts:?}");
+        assert_eq!(st.seed, 7);
     }
 
     #[test]

@@ -110,6 +110,12 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         });
     }
     prefs::use_stored_prefs(*presenter, *large, *theme);
+    // Presenter mode and Large type go into the address while on (a copy of the address bar
+    // opens as this shows).
+    {
+        let session = session.clone();
+        use_effect_with((*presenter, *large), move |modes| link::note_view_modes(&mut session.borrow_mut(), *modes));
+    }
     // A link with parts the page could not use: the address shows the link as applied.
     {
         let session = session.clone();
@@ -211,12 +217,22 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
             { shortcuts::shortcuts_dialog(&shortcuts_open) }
             if let Some(n) = &d.notice {
                 // A notice of several parts (a link wrong in several places): its first line,
-                // then one item per part.
-                if let Some((head, parts)) = n.split_once('\n') {
-                    <div class="notice" role="alert"><p>{ head }</p><ul>{ for parts.lines().map(|p| html! { <li>{ p }</li> }) }</ul></div>
-                } else {
-                    <p class="notice" role="alert">{ n }</p>
-                }
+                // then one item per part. Read, it can be closed: on a 720 px projector it
+                // takes rows the diagram needs.
+                <div class="notice" role="alert">
+                    <button class="notice-close" title="Close this message" aria-label="Close this message" onclick={{
+                        let (session, refresh) = (session.clone(), refresh.clone());
+                        Callback::from(move |_: MouseEvent| {
+                            session.borrow_mut().a.notice = None;
+                            refresh.force_update();
+                        })
+                    }}>{ "×" }</button>
+                    if let Some((head, parts)) = n.split_once('\n') {
+                        <p>{ head }</p><ul>{ for parts.lines().map(|p| html! { <li>{ p }</li> }) }</ul>
+                    } else {
+                        <p>{ n }</p>
+                    }
+                </div>
             }
             if let Some((url, _)) = (*copied).as_ref().filter(|(_, state)| *state == state_fragment(&s)) {
                 <p class="copied">{ "Link: " }<input class="copied-url" readonly=true value={url.clone()} aria-label="Link to this run" size="80" /></p>

@@ -279,10 +279,15 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
             Callback::from(move |_: MouseEvent| {
                 revealed.set(true);
                 // Once drawn, the answer scrolls into view: on a 720 px projector it ran past
-                // the bottom, out of a clicker's reach.
+                // the bottom, out of a clicker's reach. Its top goes just under the question and
+                // the answer picked (sticky above it), so the verdict reads first; what is
+                // below it then scrolls.
                 gloo::timers::callback::Timeout::new(50, || {
-                    if let Some(el) = gloo::utils::document().query_selector("[data-testid=reveal]").ok().flatten() {
-                        el.scroll_into_view_with_bool(false);
+                    let doc = gloo::utils::document();
+                    if let Some(el) = doc.query_selector("[data-testid=reveal]").ok().flatten() {
+                        let head_px = doc.query_selector(".predict-head").ok().flatten().map_or(0.0, |h| h.get_bounding_client_rect().height());
+                        let _ = el.set_attribute("style", &format!("scroll-margin-top: {:.0}px", head_px + 8.0));
+                        el.scroll_into_view_with_bool(true);
                     }
                 })
                 .forget();
@@ -291,19 +296,27 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
         html! {
             <section class="predict" aria-label="Predict, then reveal">
                 <h3>{ "Predict" }</h3>
-                // Once revealed, the question stays in view above the answer (sticky in the
-                // scrolling column): on a 720 px projector the answer is taller than the screen.
-                <p class="predict-q" data-revealed={revealed.to_string()}>{ &pr.question }</p>
-                // Once revealed, the options give way to the one picked: on a 720 px projector
-                // the question and the answer then fit together.
-                if **revealed {
-                    <p class="picked" data-testid="picked">{ "Your answer: " }{ predicted.map(|i| pr.options[i].clone()).unwrap_or_default() }</p>
-                } else {
+                // Once revealed, the question and the answer picked stay in view above the
+                // report's answer (sticky in the scrolling column): on a 720 px projector the
+                // answer is taller than the screen, and the room should see what was picked.
+                // The options give way to the one picked, so the two fit together.
+                <div class="predict-head" data-revealed={revealed.to_string()}>
+                    <p class="predict-q">{ &pr.question }</p>
+                    if **revealed {
+                        <p class="picked" data-testid="picked">{ "Your answer: " }{ predicted.map(|i| pr.options[i].clone()).unwrap_or_default() }</p>
+                    }
+                </div>
+                if !**revealed {
                     <div class="options" role="radiogroup">{ for options }</div>
                 }
-                // Once run, the button says it runs again (from the start, both runs); once revealed,
-                // Reveal has nothing more to show.
-                <button class="predict-run" disabled={predicted.is_none()} onclick={on_predict_run.clone()}>{ format!("{} {}", if **predict_ran { "Run it again" } else { "Run it" }, seeds.map_or("(A/B)".to_string(), |n| format!("({n} seeds of each variant)"))) }</button>
+                // Once run, the button says what a click does now: restart the runs still under
+                // way, or run them again once they are done; once revealed, Reveal has nothing
+                // more to show.
+                <button class="predict-run" disabled={predicted.is_none()} onclick={on_predict_run.clone()}>{ format!("{} {}", match (**predict_ran, sweeping || (seeds.is_none() && !at_end)) {
+                    (false, _) => "Run it",
+                    (true, true) => "Restart",
+                    (true, false) => "Run it again",
+                }, seeds.map_or("(A/B)".to_string(), |n| format!("({n} seeds of each variant)"))) }</button>
                 <button class="predict-reveal" disabled={!**predict_ran || sweeping || **revealed} onclick={on_reveal}>{ if **revealed { "Revealed" } else { "Reveal" } }</button>
                 if !**revealed {
                     <span class="hint dim" data-testid="predict-hint">{
@@ -344,7 +357,7 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                             }
                             if seeds.is_none() {
                                 { " " }
-                                <button class="reveal-to-end" data-testid="reveal-to-end" disabled={at_end} onclick={on_to_end}>{ "Run to the end" }</button>
+                                <button class="reveal-to-end" data-testid="reveal-to-end" disabled={at_end} onclick={on_to_end}>{ if at_end { "At the end" } else { "Run to the end" } }</button>
                             }
                             </p>
                         }

@@ -236,6 +236,11 @@ impl Args {
             sets.retain(|(key, _): &(String, String)| key != k);
             sets.push((k.to_string(), v.to_string()));
         }
+        // Two ends for one run: which did the user mean? (A job file's runtime is a --set the
+        // command line's --duration may override; that is not this.)
+        if raw.duration.is_some() && sets.iter().any(|(k, _)| k == "duration") {
+            return Err(bad("--duration and --set duration= both given; expected one of them (they set the same end of the run)"));
+        }
         let seed = match &raw.seed {
             None => None,
             Some(v) => Some(

@@ -39,7 +39,7 @@ fn inputs(files: &[String]) -> Result<Vec<std::path::PathBuf>, CliError> {
 }
 
 /// Reads every input into one time-ordered list of records.
-pub fn read(files: &[String]) -> Result<(Vec<RealRecord>, ReadNotes, usize), CliError> {
+pub fn read(files: &[String]) -> Result<(Vec<RealRecord>, ReadNotes, Vec<String>), CliError> {
     let paths = inputs(files)?;
     let mut records = Vec::new();
     let mut notes = ReadNotes::default();
@@ -55,7 +55,7 @@ pub fn read(files: &[String]) -> Result<(Vec<RealRecord>, ReadNotes, usize), Cli
         file_ends.push(records.len());
     }
     blkparse_input::merge(&mut records, &file_ends);
-    Ok((records, notes, paths.len()))
+    Ok((records, notes, paths.iter().map(|p| p.display().to_string()).collect()))
 }
 
 fn dev_name(d: (u32, u32)) -> String {
@@ -63,8 +63,9 @@ fn dev_name(d: (u32, u32)) -> String {
 }
 
 pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
-    let (records, notes, nfiles) = read(&a.files)?;
-    if let Some(e) = blkparse_input::no_records(&records, &notes, nfiles) {
+    let (records, notes, names) = read(&a.files)?;
+    let nfiles = names.len();
+    if let Some(e) = blkparse_input::no_records(&records, &notes, &names) {
         return Err(bad(format!("replay: {e}")));
     }
     let devs = btt::btt(&records);
@@ -107,13 +108,10 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
         s.push('\n');
     }
     let plural = |n: usize, one: &str, many: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {many}") };
-    let _ = writeln!(
-        s,
-        "{} from {} over {span_s:.6} s ({} of kinds btt does not show skipped)",
-        plural(records.len(), "record", "records"),
-        plural(nfiles, "file", "files"),
-        notes.skipped
-    );
+    // Records of kinds btt does not show (requeue, bounce, messages) are named only if any.
+    let skipped = if notes.skipped > 0 { format!("; {} skipped, of kinds btt does not show", notes.skipped) } else { String::new() };
+    let _ =
+        writeln!(s, "{} from {} over {span_s:.6} s{skipped}", plural(records.len(), "record", "records"), plural(nfiles, "file", "files"),);
     for c in &notes.cut {
         let _ = writeln!(s, "{c}");
     }

@@ -182,6 +182,8 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
     // Lines of a second and later job section are that job's: blkviz runs the first one.
     let mut skipping = false;
     let mut skipped_jobs: Vec<String> = Vec::new();
+    // Values the model cannot take: (their note's index, the option, its knob).
+    let mut instead: Vec<(usize, String, &str)> = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         // fio's `strip_blank_end` ends every line at its first ';' or '#': a comment, whole-line
         // or after an option (`numjobs=4 ; 4 threads`, tiobench-example.fio).
@@ -269,11 +271,24 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
         };
         match crate::scenario::set_knob(&mut check.clone(), knob, &value) {
             Ok(()) => job.set(knob, value),
-            Err(e) => job.not_modelled(format!("{}={} ({})", clip(key), clip(value.as_str()), e.message)),
+            Err(e) => {
+                let before = job.not_modelled.len();
+                job.not_modelled(format!("{}={} ({}", clip(key), clip(value.as_str()), e.message));
+                if job.not_modelled.len() > before {
+                    instead.push((before, key.to_string(), knob));
+                }
+            }
         }
     }
     if jobs == 0 {
         return Err(ScenarioError::new("fio", "no job section; expected a [name] section after [global]"));
+    }
+    // A value the model cannot take says what runs in its place: the knob's value once the
+    // file is read (fio's default, or a later line's).
+    for (i, key, knob) in instead {
+        let runs = job.knobs.iter().find(|(k, _)| k == knob).map_or("", |(_, v)| v.as_str());
+        let runs = if runs.is_empty() { "(none)".to_string() } else { runs.to_string() };
+        job.not_modelled[i].push_str(&format!("; runs {}={runs} instead)", clip(&key)));
     }
     if !skipped_jobs.is_empty() {
         job.not_modelled(format!(
@@ -387,6 +402,10 @@ mod tests {
         let notes = job.notes().unwrap();
         assert!(notes.contains("verify=md5"), "{notes}");
         assert!(notes.contains("ioengine=io_uring") && notes.contains("libaio"), "{notes}");
+        // ... and with what runs in its place: fio's default, or a later line's value.
+        assert!(notes.contains("expected one of sync, libaio; runs ioengine=sync instead)"), "{notes}");
+        let later = parse("[a]\nrw=randrw\nrw=randwrite\n").unwrap().notes().unwrap();
+        assert!(later.contains("rw=randrw (") && later.ends_with("runs rw=randwrite instead)"), "{later}");
         assert!(notes.contains("[b]") && notes.contains("one job section"), "{notes}");
         assert!(parse("rw=read\n").unwrap_err().to_string().contains("no job section"));
         assert_eq!(parse("[a]\nrw=read\n").unwrap().notes(), None);

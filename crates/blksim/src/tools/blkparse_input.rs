@@ -283,16 +283,17 @@ pub fn file_sort_key(name: &str) -> (String, u64, String) {
 }
 
 /// What replay and the page say when the files held no record: cut before the first one, or
-/// not a trace at all (`files`: how many were read).
-pub fn no_records(records: &[RealRecord], notes: &ReadNotes, files: usize) -> Option<String> {
+/// not a trace at all (`names`: the files read, named when there is one).
+pub fn no_records(records: &[RealRecord], notes: &ReadNotes, names: &[String]) -> Option<String> {
     if !records.is_empty() {
         return None;
     }
     Some(if notes.cut.is_empty() {
-        format!(
-            "no records in {}: expected blktrace's binary records (DEV.blktrace.N), a `blkparse -d` dump or blkparse's text",
-            if files == 1 { "this file" } else { "these files" }
-        )
+        let which = match names {
+            [one] => format!("'{}'", crate::scenario::clip_max(one, 4096)),
+            many => format!("these {} files", many.len()),
+        };
+        format!("no records in {which}: expected blktrace's binary records (DEV.blktrace.N), a `blkparse -d` dump or blkparse's text")
     } else {
         format!("no records before the cut: {}", notes.cut.join("; "))
     })

@@ -48,6 +48,8 @@ fn bad_input_exits_2_with_one_line_naming_the_problem() {
         (&["run", "scsi-starved", "--duration", "1e-300"], "expected seconds from 0.000001"),
         // The duration knob has the same bounds, in the same words.
         (&["run", "scsi-starved", "--set", "duration=1e-9"], "duration: '1e-9' is not allowed; expected seconds from 0.000001 to 3600"),
+        // Both ends given: one of them, please.
+        (&["run", "scsi-starved", "--set", "duration=2", "--duration", "3"], "--duration and --set duration= both given"),
     ] {
         assert_bad(args, names);
     }
