@@ -336,7 +336,7 @@ impl LinkState {
                 if knob_spec(key).is_none() {
                     return Err(err(
                         &name,
-                        "not a link parameter or a knob; a link takes v, variant, b, seed, t, speed, step, presenter, large and knob keys such as queue.depth (the Knobs tab lists them all)",
+                        format!("not a link parameter or a knob{}; a link takes v, variant, b, seed, t, speed, step, presenter, large and knob keys such as queue.depth (the Knobs tab lists them all)", crate::scenario::did_you_mean(key)),
                     ));
                 }
                 if st.overrides.len() == OVERRIDES_MAX {
@@ -400,6 +400,23 @@ mod tests {
         assert_eq!(parts.len(), 2, "{parts:?}");
         assert!(parts[0].starts_with("variant: ") && parts[1].starts_with("dm.paths: "), "{parts:?}");
         assert_eq!(st.seed, 7);
+    }
+
+    #[test]
+    fn a_kernel_or_fio_name_for_a_knob_is_pointed_to_blkvizs() {
+        for (typed, meant) in [
+            ("nr_requests", "queue.nr_requests"),
+            ("queue_depth", "queue.depth"),
+            ("raid.chunk", "md.chunk_kb"),
+            ("iodepth", "workload.iodepth"),
+        ] {
+            let e = LinkState::decode(&format!("#/lesson/scsi-starved?v=1&{typed}=64")).unwrap_err();
+            assert!(e.message.contains(&format!("(did you mean {meant}?)")), "{typed}: {e}");
+        }
+        // Nothing near: no guess.
+        let e = LinkState::decode("#/lesson/scsi-starved?v=1&colour=red").unwrap_err();
+        assert!(!e.message.contains("did you mean"), "{e}");
+        assert_eq!(crate::scenario::did_you_mean("max_sectors_kb"), " (did you mean dm.max_sectors_kb or disk.max_sectors_kb?)");
     }
 
     #[test]

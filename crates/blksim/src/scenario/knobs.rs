@@ -581,6 +581,32 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
     })
 }
 
+/// Knobs a mistyped key may have meant, as " (did you mean queue.nr_requests?)", or "": the
+/// kernel's and fio's own names (`nr_requests`, `queue_depth`, `read_ahead_kb`, `iodepth`)
+/// and near spellings (`raid.chunk`) lead to blkviz's, compared without case, '.', '_' or '-'.
+pub fn did_you_mean(key: &str) -> String {
+    let norm = |s: &str| s.chars().filter(|c| !matches!(c, '.' | '_' | '-')).flat_map(char::to_lowercase).collect::<String>();
+    let last = |s: &str| s.rsplit('.').next().unwrap_or(s).to_string();
+    let (whole, tail) = (norm(key), norm(&last(key)));
+    if tail.len() < 2 {
+        return String::new();
+    }
+    let find = |hit: &dyn Fn(&str, &str) -> bool| -> Vec<&'static str> {
+        KNOBS.iter().filter(|k| hit(&norm(k.key), &norm(&last(k.key)))).map(|k| k.key).take(3).collect()
+    };
+    // The same name first (rw, nr_requests, queue_depth); only without one, a name that holds
+    // the other (raid.chunk, chunk).
+    let mut hits = find(&|kw, kt| kw == whole || kt == tail);
+    if hits.is_empty() && tail.len() >= 4 {
+        hits = find(&|kw, kt| kw.ends_with(&whole) || kt.contains(&tail) || (kt.len() >= 5 && tail.contains(kt)));
+    }
+    if hits.is_empty() {
+        String::new()
+    } else {
+        format!(" (did you mean {}?)", hits.join(" or "))
+    }
+}
+
 /// Sets one knob from its text form, checking the value against the knob's allowed range.
 pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), ScenarioError> {
     let spec = knob_spec(key).ok_or_else(|| {
@@ -589,7 +615,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         // are, and an empty one shown as '' so that the message still names it.
         let (field, what) =
             if key.trim().is_empty() { (format!("'{}'", clip(key)), "an empty knob name") } else { (clip(key), "unknown knob") };
-        ScenarioError::new(field, format!("{what}; allowed knobs are {}", keys.join(", ")))
+        ScenarioError::new(field, format!("{what}{}; allowed knobs are {}", did_you_mean(key), keys.join(", ")))
     })?;
     let bad = || ScenarioError::new(key, format!("'{}' is not allowed; expected {}", clip(value), spec.kind.allowed()));
     let int = || -> Result<u64, ScenarioError> {
