@@ -40,6 +40,9 @@ pub struct CountersProps {
     /// Which devices the step is about: the busiest, or the busiest and the least served.
     #[prop_or_default]
     pub iostat_rows: IostatRows,
+    /// A jump under way (a link's t, a step's, the timeline's): where the runs are going.
+    #[prop_or_default]
+    pub jumping_to_s: Option<f64>,
 }
 
 /// What span of simulated time a run's numbers cover.
@@ -197,7 +200,11 @@ pub fn Counters(p: &CountersProps) -> Html {
     let Some(iv) = &p.interval else {
         return html! {
             <section class="counters">
-                <p class="waiting">{ "The first simulated second has not passed yet: iostat and vmstat report once per second." }</p>
+                <p class="waiting">{ match p.jumping_to_s {
+                    // The numbers wait for the jump (in the A/B view B may be there already, A on its way).
+                    Some(t) => format!("Running to t = {} without animating: the numbers show when the run gets there.", format::sim_time((t * 1e9).round() as u64)),
+                    None => "The first simulated second has not passed yet: iostat and vmstat report once per second.".to_string(),
+                } }</p>
             </section>
         };
     };

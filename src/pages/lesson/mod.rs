@@ -265,6 +265,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         b={s.b.as_ref().and_then(|b| b.interval.clone())} b_top={s.b.as_ref().map(|b| b.top.clone()).unwrap_or_default()}
                         b_partial={s.b.as_ref().is_some_and(|b| b.interval_partial)} b_whole={s.b.as_ref().is_some_and(|b| b.interval_whole)}
                         warmup_s={lesson.warmup_s}
+                        jumping_to_s={d.catch_up_to.map(|t| t.as_secs_f64())}
                         iostat_rows={cur_step.as_ref().map(|(_, st)| st.iostat_rows).unwrap_or_default()}
                         max_devices={if *presenter { 4 } else { 12 }}
                         page_cache={!d.sim.config().scenario.workload.direct || s.b.as_ref().is_some_and(|b| !b.sim.config().scenario.workload.direct)} />
