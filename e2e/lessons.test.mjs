@@ -159,10 +159,6 @@ test('presenter mode: PageDown moves through the steps, and the notes window fol
   await page.keyboard.press('PageDown');
   assert.match(await page.textContent('[data-testid=step-bar]'), /3\/4\s*Before and after c21e6beb/);
   assert.equal(await page.getAttribute('.app', 'data-ab'), 'true', 'this step opens the A/B view');
-  // The address keeps presenter mode with the step: copied from the bar to the projector's
-  // machine, it opens as it shows here.
-  await page.waitForFunction(() => /[?&]step=3&presenter=1(&|$)/.test(location.hash), null, { timeout: 5000 })
-    .catch(async () => assert.fail(`the address is ${await page.evaluate(() => location.hash)}`));
   await notes.waitForFunction(() => document.querySelector('.notes-page').dataset.step === '2', null, { timeout: 5000 });
   assert.match(await notes.textContent('[data-testid=notes-text]'), /4x the context switches/);
   await page.keyboard.press('PageUp');
@@ -174,7 +170,6 @@ test('presenter mode: PageDown moves through the steps, and the notes window fol
   assert.equal(await page.getAttribute('.app', 'data-presenter'), 'true');
   await page.keyboard.press('Escape');
   assert.equal(await page.getAttribute('.app', 'data-presenter'), 'false');
-  await page.waitForFunction(() => !location.hash.includes('presenter='), null, { timeout: 5000 });
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -26,9 +26,6 @@ pub struct Session {
     /// The lesson's stop on show (`Lesson::stop`, 0-based), if the steps have begun: the
     /// address carries it, so a reload or a bookmark returns to it.
     pub stop: Option<usize>,
-    /// Presenter mode and Large type, while on: the address carries them with the stop, so an
-    /// address copied from the bar to the projector's machine opens as it shows here.
-    pub view_modes: (bool, bool),
     /// The latency chart shows each second's latencies (a heat map) rather than the run's
     /// histogram.
     pub latency_over_time: bool,
@@ -46,7 +43,6 @@ impl Session {
             sweep_events: SWEEP_EVENTS_PER_FRAME,
             seed_before_step: None,
             stop: None,
-            view_modes: (false, false),
             latency_over_time: false,
         }
     }

@@ -173,7 +173,8 @@ impl LinkState {
     /// range, an unknown variant) keeps its good parts: the state without the bad ones, and
     /// the one error that names them all (a link without `v` is read as this build's, and
     /// that is named too). A link that is not a link of this build (another `v`, an unknown
-    /// lesson, too long), or whose good parts do not go together, is an error.
+    /// lesson, too long), or whose good parts do not go together where the check names none
+    /// of its settings, is an error.
     pub fn decode_lenient(fragment: &str) -> Result<(LinkState, Option<LinkError>), LinkError> {
         if fragment.len() > FRAGMENT_LEN_MAX {
             return Err(err("fragment", format!("{} characters; at most {FRAGMENT_LEN_MAX} are allowed", fragment.len())));
@@ -232,7 +233,11 @@ impl LinkState {
         while let Err(e) = lesson.config(&variant, &st.overrides) {
             let before = st.overrides.len();
             st.overrides.retain(|(k, _)| *k != e.field);
-            errors.push(err(&e.field, e.message));
+            // Named once, if dropping it did not help (the lesson's own setting fails too).
+            let fault = err(&e.field, e.message);
+            if !errors.contains(&fault) {
+                errors.push(fault);
+            }
             if st.overrides.len() == before {
                 return Err(joined(errors));
             }

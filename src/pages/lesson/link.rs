@@ -68,17 +68,14 @@ fn replace_address(f: &str) {
 /// The address of what shows: the lesson, A's variant, knobs and seed, B if the A/B view is
 /// open, and the lesson's stop (without t and speed, which Copy link adds).
 pub(super) fn state_fragment(s: &Session) -> String {
-    with_view(&s.a.state_fragment(s.b.as_ref().map(|b| b.variant.as_str())), s.stop, s.view_modes)
+    with_stop(&s.a.state_fragment(s.b.as_ref().map(|b| b.variant.as_str())), s.stop)
 }
 
-/// A fragment with its `step` set to `stop` (1-based in the link), or without one, and
-/// presenter mode and Large type where on (`modes`).
-fn with_view(fragment: &str, stop: Option<usize>, (presenter, large): (bool, bool)) -> String {
+/// A fragment with its `step` set to `stop` (1-based in the link), or without one.
+fn with_stop(fragment: &str, stop: Option<usize>) -> String {
     match blksim::link::LinkState::decode(fragment) {
         Ok(mut st) => {
             st.step = stop.map(|i| i as u32 + 1);
-            st.presenter = presenter.then_some(true);
-            st.large = large.then_some(true);
             st.encode()
         }
         Err(_) => fragment.to_string(),
@@ -91,24 +88,9 @@ fn with_view(fragment: &str, stop: Option<usize>, (presenter, large): (bool, boo
 /// holds (a pasted link's time point too).
 pub(super) fn note_stop(s: &mut Session, stop: Option<usize>) {
     s.stop = stop;
-    note_view(s);
-}
-
-/// Presenter mode or Large type turned on or off: the session and the address take it, as
-/// `note_stop` does the stop.
-pub(super) fn note_view_modes(s: &mut Session, modes: (bool, bool)) {
-    s.view_modes = modes;
-    note_view(s);
-}
-
-/// The address with the session's stop and view modes, everything else it holds kept.
-fn note_view(s: &Session) {
     let hash = current_hash();
-    let want = |st: &blksim::link::LinkState| {
-        (st.step, st.presenter, st.large) == (s.stop.map(|i| i as u32 + 1), s.view_modes.0.then_some(true), s.view_modes.1.then_some(true))
-    };
-    if blksim::link::LinkState::decode(&hash).is_ok_and(|st| !want(&st)) {
-        replace_address(&with_view(&hash, s.stop, s.view_modes));
+    if blksim::link::LinkState::decode(&hash).is_ok_and(|st| st.step != stop.map(|i| i as u32 + 1)) {
+        replace_address(&with_stop(&hash, stop));
     }
 }
 

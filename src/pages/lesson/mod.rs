@@ -110,12 +110,6 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         });
     }
     prefs::use_stored_prefs(*presenter, *large, *theme);
-    // Presenter mode and Large type go into the address while on (a copy of the address bar
-    // opens as this shows).
-    {
-        let session = session.clone();
-        use_effect_with((*presenter, *large), move |modes| link::note_view_modes(&mut session.borrow_mut(), *modes));
-    }
     // A link with parts the page could not use: the address shows the link as applied.
     {
         let session = session.clone();

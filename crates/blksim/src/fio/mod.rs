@@ -286,9 +286,14 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
     // A value the model cannot take says what runs in its place: the knob's value once the
     // file is read (fio's default, or a later line's).
     for (i, key, knob) in instead {
-        let runs = job.knobs.iter().find(|(k, _)| k == knob).map_or("", |(_, v)| v.as_str());
-        let runs = if runs.is_empty() { "(none)".to_string() } else { runs.to_string() };
-        job.not_modelled[i].push_str(&format!("; runs {}={runs} instead)", clip(&key)));
+        let runs = match job.knobs.iter().find(|(k, _)| k == knob) {
+            Some((_, v)) if !v.is_empty() => format!("; runs {}={v} instead)", clip(&key)),
+            // runtime has no fio default here: the run keeps the end it had (--duration's, the
+            // lesson's or the sandbox's).
+            None if knob == "duration" => "; the run keeps its own duration)".to_string(),
+            _ => ")".to_string(),
+        };
+        job.not_modelled[i].push_str(&runs);
     }
     if !skipped_jobs.is_empty() {
         job.not_modelled(format!(
@@ -406,6 +411,8 @@ mod tests {
         assert!(notes.contains("expected one of sync, libaio; runs ioengine=sync instead)"), "{notes}");
         let later = parse("[a]\nrw=randrw\nrw=randwrite\n").unwrap().notes().unwrap();
         assert!(later.contains("rw=randrw (") && later.ends_with("runs rw=randwrite instead)"), "{later}");
+        let long = parse("[a]\nruntime=2h\n").unwrap().notes().unwrap();
+        assert!(long.ends_with("to 3600; the run keeps its own duration)"), "{long}");
         assert!(notes.contains("[b]") && notes.contains("one job section"), "{notes}");
         assert!(parse("rw=read\n").unwrap_err().to_string().contains("no job section"));
         assert_eq!(parse("[a]\nrw=read\n").unwrap().notes(), None);

@@ -598,7 +598,7 @@ pub fn did_you_mean(key: &str) -> String {
     // the other (raid.chunk, chunk).
     let mut hits = find(&|kw, kt| kw == whole || kt == tail);
     if hits.is_empty() && tail.len() >= 4 {
-        hits = find(&|kw, kt| kw.ends_with(&whole) || kt.contains(&tail) || (kt.len() >= 5 && tail.contains(kt)));
+        hits = find(&|kw, kt| (whole.len() >= 6 && kw.ends_with(&whole)) || kt.starts_with(&tail) || (kt.len() >= 5 && tail.contains(kt)));
     }
     if hits.is_empty() {
         String::new()
