@@ -60,6 +60,7 @@ async fn the_counters_render_iostat_and_vmstat_as_tables() {
         warmup_s: None,
         page_cache: true,
         iostat_rows: Default::default(),
+        jumping_to_s: None,
     };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
@@ -94,6 +95,7 @@ async fn a_spread_step_keeps_the_least_served_disks_in_iostat() {
         warmup_s: None,
         page_cache: false,
         iostat_rows: blksim::lessons::IostatRows::Spread,
+        jumping_to_s: None,
     };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
@@ -128,6 +130,7 @@ async fn a_finished_run_shows_whole_run_numbers_and_says_so() {
         warmup_s: None,
         page_cache: false,
         iostat_rows: Default::default(),
+        jumping_to_s: None,
     };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
@@ -156,11 +159,38 @@ async fn before_the_first_second_the_counters_say_so() {
             warmup_s: None,
             page_cache: false,
             iostat_rows: Default::default(),
+            jumping_to_s: None,
         },
     )
     .render();
     yew::scheduler::flush().await;
     assert!(root.text_content().unwrap().contains("first simulated second"));
+    handle.destroy();
+    // During a jump they say where the run is going instead.
+    let root = doc.create_element("div").unwrap();
+    doc.body().unwrap().append_child(&root).unwrap();
+    let handle = yew::Renderer::<Counters>::with_root_and_props(
+        root.clone(),
+        CountersProps {
+            interval: None,
+            partial: false,
+            top: vec![],
+            max_devices: 12,
+            b: None,
+            b_top: vec![],
+            whole: false,
+            b_partial: false,
+            b_whole: false,
+            warmup_s: None,
+            page_cache: false,
+            iostat_rows: Default::default(),
+            jumping_to_s: Some(9.0),
+        },
+    )
+    .render();
+    yew::scheduler::flush().await;
+    let text = root.text_content().unwrap();
+    assert!(text.contains("Running to t = 9.000 s without animating") && !text.contains("first simulated second"), "{text}");
     handle.destroy();
 }
 
