@@ -103,13 +103,21 @@ pub const JOB_FILE_MAX: usize = 16384;
 /// Distinct not-modelled items named at most (the rest are counted in the last one).
 const NOT_MODELLED_MAX: usize = 24;
 
-/// fio's time value (runtime=60, 90s, 2m, 1h; plain numbers are seconds), in seconds.
+/// fio's time value (runtime=60, 500ms, 90s, 2m, 1h, 1d; plain numbers are seconds), in seconds.
 fn fio_seconds(v: &str) -> Option<f64> {
-    let (num, mult) = match v.as_bytes().last()? {
-        b's' => (&v[..v.len() - 1], 1.0),
-        b'm' => (&v[..v.len() - 1], 60.0),
-        b'h' => (&v[..v.len() - 1], 3600.0),
-        _ => (v, 1.0),
+    // fio's time suffixes (parse.c `time_mult`, any case): us, ms, s, m, h, d and their long
+    // forms; a bare number is seconds for runtime.
+    let v = v.trim().to_ascii_lowercase();
+    let split = v.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let mult = match unit {
+        "" | "s" | "sec" => 1.0,
+        "us" | "usec" => 1e-6,
+        "ms" | "msec" => 1e-3,
+        "m" | "min" => 60.0,
+        "h" | "hour" => 3600.0,
+        "d" | "day" => 86400.0,
+        _ => return None,
     };
     num.parse::<f64>().ok().filter(|x| x.is_finite()).map(|x| x * mult)
 }
@@ -411,6 +419,12 @@ mod tests {
         assert!(notes.contains("expected one of sync, libaio; runs ioengine=sync instead)"), "{notes}");
         let later = parse("[a]\nrw=randrw\nrw=randwrite\n").unwrap().notes().unwrap();
         assert!(later.contains("rw=randrw (") && later.ends_with("runs rw=randwrite instead)"), "{later}");
+        // fio's time units, as fio reads them.
+        for (runtime, secs) in [("500ms", "0.5"), ("90s", "90"), ("2m", "120"), ("1H", "3600"), ("250000us", "0.25")] {
+            let job = parse(&format!("[a]\nruntime={runtime}\n")).unwrap();
+            let d = job.knobs.iter().find(|(k, _)| k == "duration").map(|(_, v)| v.as_str());
+            assert_eq!((d, job.notes()), (Some(secs), None), "runtime={runtime}");
+        }
         let long = parse("[a]\nruntime=2h\n").unwrap().notes().unwrap();
         assert!(long.ends_with("to 3600; the run keeps its own duration)"), "{long}");
         assert!(notes.contains("[b]") && notes.contains("one job section"), "{notes}");
