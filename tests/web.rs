@@ -41,6 +41,25 @@ fn interval() -> IntervalReport {
     IntervalReport::between(&sim, &blksim::Interval::zero_for(&cur), &cur)
 }
 
+/// The counters' props with nothing to show: each test sets what it is about.
+fn counters_props() -> CountersProps {
+    CountersProps {
+        interval: None,
+        partial: false,
+        top: vec![],
+        max_devices: 12,
+        b: None,
+        b_top: vec![],
+        whole: false,
+        b_partial: false,
+        b_whole: false,
+        warmup_s: None,
+        page_cache: false,
+        iostat_rows: Default::default(),
+        jumping_to_s: None,
+    }
+}
+
 #[wasm_bindgen_test]
 async fn the_counters_render_iostat_and_vmstat_as_tables() {
     let doc = gloo::utils::document();
@@ -49,18 +68,10 @@ async fn the_counters_render_iostat_and_vmstat_as_tables() {
     let iv = interval();
     let props = CountersProps {
         interval: Some(iv.clone()),
-        partial: false,
         top: vec![("fio".into(), 1000, 1.5, 'D')],
         max_devices: 8,
-        b: None,
-        b_top: vec![],
-        whole: false,
-        b_partial: false,
-        b_whole: false,
-        warmup_s: None,
         page_cache: true,
-        iostat_rows: Default::default(),
-        jumping_to_s: None,
+        ..counters_props()
     };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
@@ -82,21 +93,8 @@ async fn a_spread_step_keeps_the_least_served_disks_in_iostat() {
     let doc = gloo::utils::document();
     let root = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&root).unwrap();
-    let props = CountersProps {
-        interval: Some(interval()),
-        partial: false,
-        top: vec![],
-        max_devices: 4,
-        b: None,
-        b_top: vec![],
-        whole: false,
-        b_partial: false,
-        b_whole: false,
-        warmup_s: None,
-        page_cache: false,
-        iostat_rows: blksim::lessons::IostatRows::Spread,
-        jumping_to_s: None,
-    };
+    let props =
+        CountersProps { interval: Some(interval()), max_devices: 4, iostat_rows: blksim::lessons::IostatRows::Spread, ..counters_props() };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
     let rows = root.query_selector_all("table.iostat[data-rows=spread] tbody tr").unwrap();
@@ -117,21 +115,7 @@ async fn a_finished_run_shows_whole_run_numbers_and_says_so() {
     let doc = gloo::utils::document();
     let root = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&root).unwrap();
-    let props = CountersProps {
-        interval: Some(interval()),
-        partial: false,
-        top: vec![],
-        max_devices: 12,
-        b: None,
-        b_top: vec![],
-        whole: true,
-        b_partial: false,
-        b_whole: false,
-        warmup_s: None,
-        page_cache: false,
-        iostat_rows: Default::default(),
-        jumping_to_s: None,
-    };
+    let props = CountersProps { interval: Some(interval()), whole: true, ..counters_props() };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
     let label = root.query_selector("[data-testid=interval]").unwrap().unwrap().text_content().unwrap();
@@ -142,56 +126,19 @@ async fn a_finished_run_shows_whole_run_numbers_and_says_so() {
 #[wasm_bindgen_test]
 async fn before_the_first_second_the_counters_say_so() {
     let doc = gloo::utils::document();
-    let root = doc.create_element("div").unwrap();
-    doc.body().unwrap().append_child(&root).unwrap();
-    let handle = yew::Renderer::<Counters>::with_root_and_props(
-        root.clone(),
-        CountersProps {
-            interval: None,
-            partial: false,
-            top: vec![],
-            max_devices: 12,
-            b: None,
-            b_top: vec![],
-            whole: false,
-            b_partial: false,
-            b_whole: false,
-            warmup_s: None,
-            page_cache: false,
-            iostat_rows: Default::default(),
-            jumping_to_s: None,
-        },
-    )
-    .render();
-    yew::scheduler::flush().await;
-    assert!(root.text_content().unwrap().contains("first simulated second"));
-    handle.destroy();
-    // During a jump they say where the run is going instead.
-    let root = doc.create_element("div").unwrap();
-    doc.body().unwrap().append_child(&root).unwrap();
-    let handle = yew::Renderer::<Counters>::with_root_and_props(
-        root.clone(),
-        CountersProps {
-            interval: None,
-            partial: false,
-            top: vec![],
-            max_devices: 12,
-            b: None,
-            b_top: vec![],
-            whole: false,
-            b_partial: false,
-            b_whole: false,
-            warmup_s: None,
-            page_cache: false,
-            iostat_rows: Default::default(),
-            jumping_to_s: Some(9.0),
-        },
-    )
-    .render();
-    yew::scheduler::flush().await;
-    let text = root.text_content().unwrap();
-    assert!(text.contains("Running to t = 9.000 s without animating") && !text.contains("first simulated second"), "{text}");
-    handle.destroy();
+    // With no second yet: that no second has passed; during a jump, where the run is going.
+    for (jumping_to_s, says, not) in
+        [(None, "first simulated second", "Running to"), (Some(9.0), "Running to t = 9.000 s without animating", "first simulated second")]
+    {
+        let root = doc.create_element("div").unwrap();
+        doc.body().unwrap().append_child(&root).unwrap();
+        let handle =
+            yew::Renderer::<Counters>::with_root_and_props(root.clone(), CountersProps { jumping_to_s, ..counters_props() }).render();
+        yew::scheduler::flush().await;
+        let text = root.text_content().unwrap();
+        assert!(text.contains(says) && !text.contains(not), "{jumping_to_s:?}: {text}");
+        handle.destroy();
+    }
 }
 
 #[wasm_bindgen_test]

@@ -615,13 +615,12 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             let c = l.cell(Stage::Layer, di);
             let per_row = lane_per_row(c);
             // Above the cell's bottom line ("N waiting"), which tokens must not hide.
-            let issued_y = (c.y + c.h * 0.72).min(c.y + c.h - 16.0);
-            let y =
-                if stage == TokenStage::Device || stage == TokenStage::Done { issued_y } else { (c.y + c.h * 0.45).min(issued_y - 6.0) };
-            // A row too short for three lines (A/B in presenter mode): on the pool's bar, not
-            // over the columns' names on the top line.
-            // Waiting ones a little above the middle, issued ones a little below.
             let issued = stage == TokenStage::Device || stage == TokenStage::Done;
+            let issued_y = (c.y + c.h * 0.72).min(c.y + c.h - 16.0);
+            let y = if issued { issued_y } else { (c.y + c.h * 0.45).min(issued_y - 6.0) };
+            // A row too short for three lines (A/B in presenter mode): on the pool's bar, not
+            // over the columns' names on the top line, waiting ones a little above its middle
+            // and issued ones a little below.
             let y = if y < c.y + 16.0 { c.y + c.h / 2.0 + if issued { 3.0 } else { -3.0 } } else { y };
             return (c.x + 4.0 + (slot % per_row) as f64 * 28.0, y);
         }

@@ -170,17 +170,12 @@ fn cmd_knobs(a: &Args) -> String {
 /// `--job-file FILE`: the file's workload knobs, put before the `--set`s (which win), and its
 /// notes (what it asked for that the model does not do), said on stderr.
 fn job_file(path: &str, l: &Lesson, variant: &str) -> Result<crate::fio::FioJob, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("--job-file: cannot read '{}': {e}", whole_path(path))))?;
-    let mut job = crate::fio::parse(&text).map_err(|e| bad(format!("--job-file {}: {}", whole_path(path), e.message)))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| bad(format!("--job-file: cannot read '{}': {e}", crate::scenario::clip_path(path))))?;
+    let mut job = crate::fio::parse(&text).map_err(|e| bad(format!("--job-file {}: {}", crate::scenario::clip_path(path), e.message)))?;
     let base = l.config(variant, &[]).map_err(|e| bad(e.to_string()))?;
     job.fit_devices(&base.scenario);
     Ok(job)
-}
-
-/// A path the user gave, whole (so it can be copied back), as `clip` quotes input: up to
-/// PATH_MAX characters.
-fn whole_path(path: &str) -> String {
-    crate::scenario::clip_max(path, 4096)
 }
 
 fn cmd_run(a: &Args) -> Result<String, CliError> {
@@ -196,12 +191,12 @@ fn cmd_run(a: &Args) -> Result<String, CliError> {
             if a.strict && !job.not_modelled.is_empty() {
                 return Err(bad(format!(
                     "--job-file {}: not modelled (refused with --strict): {}; without --strict these are ignored and the job runs",
-                    whole_path(path),
+                    crate::scenario::clip_path(path),
                     job.not_modelled.join(", ")
                 )));
             }
             if let Some(n) = job.notes() {
-                eprintln!("blksim: job file {}: {n}", whole_path(path));
+                eprintln!("blksim: job file {}: {n}", crate::scenario::clip_path(path));
             }
             let sets = job.knobs.into_iter().chain(a.sets.iter().cloned()).collect();
             owned = Args { sets, lesson: Some(lesson), ..a.clone() };

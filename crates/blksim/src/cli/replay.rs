@@ -111,7 +111,7 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
     // Records of kinds btt does not show (requeue, bounce, messages) are named only if any.
     let skipped = if notes.skipped > 0 { format!("; {} skipped, of kinds btt does not show", notes.skipped) } else { String::new() };
     let _ =
-        writeln!(s, "{} from {} over {span_s:.6} s{skipped}", plural(records.len(), "record", "records"), plural(nfiles, "file", "files"),);
+        writeln!(s, "{} from {} over {span_s:.6} s{skipped}", plural(records.len(), "record", "records"), plural(nfiles, "file", "files"));
     for c in &notes.cut {
         let _ = writeln!(s, "{c}");
     }

@@ -34,9 +34,15 @@ pub fn clip(s: &str) -> String {
     clip_max(s, 40)
 }
 
+/// A path the user gave, whole (so it can be copied back), as `clip` quotes input: up to
+/// PATH_MAX (4096) characters.
+pub fn clip_path(path: &str) -> String {
+    clip_max(path, 4096)
+}
+
 /// As `clip`, at most `max` characters (a path given on the command line is quoted whole, up
 /// to PATH_MAX, so it can be copied back).
-pub fn clip_max(s: &str, max: usize) -> String {
+fn clip_max(s: &str, max: usize) -> String {
     let mut out = String::new();
     for c in s.chars().take(max) {
         if c.is_control() {

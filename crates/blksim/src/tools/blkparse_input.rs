@@ -290,7 +290,7 @@ pub fn no_records(records: &[RealRecord], notes: &ReadNotes, names: &[String]) -
     }
     Some(if notes.cut.is_empty() {
         let which = match names {
-            [one] => format!("'{}'", crate::scenario::clip_max(one, 4096)),
+            [one] => format!("'{}'", crate::scenario::clip_path(one)),
             many => format!("these {} files", many.len()),
         };
         format!("no records in {which}: expected blktrace's binary records (DEV.blktrace.N), a `blkparse -d` dump or blkparse's text")
