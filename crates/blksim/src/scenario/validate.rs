@@ -94,7 +94,14 @@ impl Scenario {
         if !self.cpu.irq_cpus.is_empty() && self.cpu.irq_cpus.len() != self.hbas as usize {
             return Err(ScenarioError::new(
                 "cpu.irq_cpus",
-                format!("expected one CPU per HBA ({}), got {}", self.hbas, self.cpu.irq_cpus.len()),
+                format!(
+                    "{} CPU{} ({}) for {} HBA{}; expected one CPU per HBA joined by ',', or empty (HBA n interrupts CPU n mod cores)",
+                    self.cpu.irq_cpus.len(),
+                    if self.cpu.irq_cpus.len() == 1 { "" } else { "s" },
+                    self.cpu.irq_cpus.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(","),
+                    self.hbas,
+                    if self.hbas == 1 { "" } else { "s" },
+                ),
             ));
         }
         // (Checks of a knob that acts on nothing here would leave no way out: the knob's own
@@ -392,6 +399,13 @@ mod tests {
         assert!(with(&[("stack", "dm"), ("dm.paths", "2"), ("hbas", "2")]).validate().is_ok());
         let e = with(&[("stack", "dm"), ("dm.paths", "2"), ("hbas", "3")]).validate().unwrap_err();
         assert!(e.message.contains("3 HBAs for 2 sd devices (1 disk × 2 paths)"), "{e}");
+        // A lesson that pins its HBA's interrupt CPU, with HBAs added: the message shows what
+        // is set and both ways out.
+        let e = with(&[("disks", "4"), ("cpu.irq_cpus", "0"), ("hbas", "2")]).validate().unwrap_err();
+        assert_eq!(e.field, "cpu.irq_cpus");
+        assert!(e.message.starts_with("1 CPU (0) for 2 HBAs; expected one CPU per HBA joined by ','"), "{e}");
+        assert!(e.message.contains("or empty"), "{e}");
+        assert!(with(&[("disks", "4"), ("cpu.irq_cpus", "0,1"), ("hbas", "2")]).validate().is_ok());
     }
 
     #[test]
