@@ -523,8 +523,25 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         let cell = Rect { x: x0, y: r.y + 3.0, w: x1 - x0, h: r.h - 6.0 };
         let busy = hosts.get(hi).map_or(0, |o| o.busy);
         let host_full = row_label_full(&ctx, std::iter::once((cell.w, h.can_queue)));
-        slot_bar(&ctx, theme, Rect { h: cell.h * 0.55, ..cell }, busy, h.can_queue, roomy(Stage::Host).then_some(host_full));
-        hits.push(bar_hit(Rect { h: cell.h * 0.55, ..cell }, HitKind::Host(hi)));
+        let bar = Rect { h: cell.h * 0.55, ..cell };
+        if roomy(Stage::Host) {
+            slot_bar(&ctx, theme, bar, busy, h.can_queue, Some(host_full));
+        } else {
+            // A row with no line under the bar (A/B in presenter mode): the host's busy/can_queue
+            // on the bar's own line, at its right, as the stripe cache's count is. An HBA spans
+            // its disks' columns, so it has the width that a column's pool does not.
+            let text = slot_label(busy, h.can_queue, true);
+            let text_w = ctx.measure_text(&text).map_or(60.0, |m| m.width());
+            let bar_w = cell.w - text_w - 8.0;
+            if bar_w >= 40.0 {
+                slot_bar(&ctx, theme, Rect { w: bar_w, ..bar }, busy, h.can_queue, None);
+                ctx.set_fill_style_str(theme.dim);
+                let _ = ctx.fill_text(&text, cell.x + bar_w + 6.0, bar.y + bar.h / 2.0);
+            } else {
+                slot_bar(&ctx, theme, bar, busy, h.can_queue, None);
+            }
+        }
+        hits.push(bar_hit(bar, HitKind::Host(hi)));
         if let Some(o) = hosts.get(hi) {
             if !o.starved.is_empty() {
                 ctx.set_fill_style_str(theme.full);
