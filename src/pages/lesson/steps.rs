@@ -347,9 +347,9 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                             // know why they differ while the run plays.
                             <p class="dim" data-testid="reveal-window">{
                                 if seeds.is_some() {
-                                    "These figures are each over seeds 1 and up of whole runs, as blksim sweep measures them (the fidelity page says how each was run)."
+                                    "Each figure is over whole runs at seeds 1 and up, as blksim sweep measures it (the fidelity page says how)."
                                 } else {
-                                    "These figures are each over a whole run at seed 1, as blksim run measures it (the fidelity page says how each was run): a run of the same setup at seed 1 shows them in its counters once it reaches its end; before that, the counters show one second at a time."
+                                    "Each figure is over a whole run at seed 1, as blksim run measures it (the fidelity page says how). The counters show one second at a time, and these figures once the run reaches its end."
                                 }
                             }
                             if seeds.is_none() && d.seed != 1 {
