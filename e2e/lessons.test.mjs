@@ -552,3 +552,23 @@ test('with reduced motion the run starts paused and the Motion toggle overrides 
   assert.equal(await p2.page.getAttribute('.app', 'data-playing'), 'true');
   await ctx2.close();
 });
+
+test('leaving presenter mode while paused draws the charts again at their size (they were drawn hidden in it)', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await openPage(h, ctx, '#/lesson/nr-requests?v=1', { width: 1280, height: 720 });
+  await page.waitForSelector('canvas.diagram');
+  const sized = () => page.$$eval('canvas.chart, canvas.latency', (cs) => cs.map((c) => [c.width, c.clientWidth]));
+  await page.click('.presenter-toggle');
+  assert.equal(await page.getAttribute('.app', 'data-presenter'), 'true');
+  // New seconds while the charts are hidden: they are drawn then, at no width.
+  await page.getByRole('button', { name: /^Skip/ }).first().click();
+  await page.waitForFunction(() => /^t = [5-9]\.\d+ s/.test(document.querySelector('[data-testid=live]')?.textContent || ''), null, { timeout: 60000 });
+  await page.getByRole('button', { name: /Pause/ }).first().click();
+  await page.click('.presenter-toggle');
+  assert.equal(await page.getAttribute('.app', 'data-presenter'), 'false');
+  // Paused: no new second would redraw them.
+  await page.waitForFunction(() => [...document.querySelectorAll('canvas.chart, canvas.latency')].every((c) => c.clientWidth > 0 && c.width === Math.max(200, c.clientWidth)), null, { timeout: 5000 })
+    .catch(async () => assert.fail(`canvas widths [drawn, shown]: ${JSON.stringify(await sized())}`));
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

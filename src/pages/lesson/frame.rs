@@ -99,6 +99,14 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
         if s.a.catch_up_to.is_none() && s.b.as_ref().is_none_or(|b| b.catch_up_to.is_none()) {
             super::timeline::follow_clock(s.clock(), s.reached());
         }
+        // A chart drawn while hidden (presenter mode) or before a resize keeps its old pixel
+        // size, stretched: draw it again at its new size, paused or not.
+        let resized = |r: &NodeRef| {
+            r.cast::<HtmlCanvasElement>().is_some_and(|c| c.client_width() > 0 && c.width() != c.client_width().max(200) as u32)
+        };
+        if resized(&chart) || resized(&latency) {
+            s.charts_dirty = true;
+        }
         if s.charts_dirty {
             s.charts_dirty = false;
             let dark = canvas_a.cast::<HtmlElement>().and_then(|c| c.closest("[data-theme=dark]").ok().flatten()).is_some();
