@@ -222,3 +222,36 @@ test('where no Web Worker can start, the page runs the sweep itself and gets the
   assert.deepEqual(figures[1], figures[0]);
   await ctx.close();
 });
+
+test('a seed count the sweep cannot take disables Run and says why, instead of running the last good count', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await openPage(h, ctx, '#/lesson/mq-clone-stall?v=1', { width: 1280, height: 720 });
+  await page.waitForSelector('canvas.diagram');
+  await page.click('details.sweep summary');
+  const run = page.locator('[data-testid=run-seeds]');
+  for (const bad of ['5000', '0', '2.5', '']) {
+    await page.fill('input[aria-label=Seeds]', bad);
+    assert.equal(await run.isDisabled(), true, `'${bad}' leaves Run enabled`);
+    assert.equal(await run.textContent(), 'Run seeds');
+    assert.match(await page.textContent('.sweep-controls [role=alert]'), /expected a whole number from 1 to 1000/);
+  }
+  await page.fill('input[aria-label=Seeds]', '20');
+  assert.equal(await run.isDisabled(), false);
+  assert.equal(await run.textContent(), 'Run 20 seeds');
+  assert.equal(await page.locator('.sweep-controls [role=alert]').count(), 0);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('a finished sweep says so when the runs on screen are no longer the ones it ran', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await openPage(h, ctx, '#/lesson/mq-clone-stall?v=1&variant=regressed', { width: 1280, height: 720 });
+  await startSweep(page, 2);
+  await page.waitForSelector('table.sweep-table', { timeout: 120000 });
+  assert.equal(await page.locator('[data-testid=sweep-stale]').count(), 0, 'fresh results carry no note');
+  await page.getByRole('group', { name: 'Variant' }).getByRole('button', { name: 'direct', exact: true }).click();
+  await page.waitForSelector('[data-testid=sweep-stale]');
+  assert.match(await page.textContent('[data-testid=sweep-stale]'), /Not the runs on screen: the runs on screen are of direct, which this sweep did not run/);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

@@ -129,6 +129,17 @@ impl Sweep {
         self.variants.iter().map(|(v, _)| v.clone()).collect()
     }
 
+    /// Why these runs are not of what is on screen (`on_screen`: A's variant, and B's, with A's
+    /// knob settings `overrides`), or None when they are: a variant on screen the sweep did not
+    /// run, or other knob settings. A lesson step's sweep may run more variants than are shown.
+    pub fn stale_for(&self, on_screen: &[String], overrides: &[(String, String)]) -> Option<String> {
+        let missing: Vec<&str> = on_screen.iter().filter(|v| !self.variants.iter().any(|(s, _)| s == *v)).map(String::as_str).collect();
+        if !missing.is_empty() {
+            return Some(format!("the runs on screen are of {}, which this sweep did not run", missing.join(" and ")));
+        }
+        (self.overrides.as_slice() != overrides).then(|| "the knobs have changed since these seeds ran".to_string())
+    }
+
     /// `variant`'s run of `seed`, if it has ended.
     pub fn run(&self, variant: &str, seed: u64) -> Option<&SeedRun> {
         self.runs.iter().find(|r| r.variant == variant && r.seed == seed)
@@ -220,6 +231,19 @@ pub fn quantile(sorted: &[(f64, u64)], q: f64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sweep_says_when_it_is_not_of_the_runs_on_screen() {
+        let l = blksim::lessons::find("mq-clone-stall").unwrap();
+        let variants = ["regressed".to_string(), "fixed".to_string()];
+        let s = Sweep::new(&l, &variants, &[], 2).unwrap();
+        assert_eq!(s.stale_for(&variants[..1], &[]), None, "a step's sweep may run more than is on screen");
+        assert_eq!(s.stale_for(&variants, &[]), None);
+        let direct = s.stale_for(&["direct".to_string()], &[]).unwrap();
+        assert!(direct.contains("of direct, which this sweep did not run"), "{direct}");
+        let knobs = s.stale_for(&variants[..1], &[("host.nr_hw_queues".to_string(), "2".to_string())]).unwrap();
+        assert!(knobs.contains("knobs have changed"), "{knobs}");
+    }
 
     #[test]
     fn a_sweep_in_slices_gives_what_the_cli_gives_seed_by_seed() {

@@ -20,14 +20,14 @@ fn stall_words(r: &SeedRun) -> String {
 pub(super) fn sweep_panel(
     session: &SharedSession,
     refresh: &UseForceUpdateHandle,
-    seeds: &UseStateHandle<u64>,
+    seeds: &UseStateHandle<(u64, bool)>,
     msg: &UseStateHandle<Option<String>>,
 ) -> Html {
     let s = session.borrow();
     let start = {
         let (session, refresh, seeds, msg) = (session.clone(), refresh.clone(), seeds.clone(), msg.clone());
         Callback::from(move |_: MouseEvent| {
-            let r = session.borrow_mut().start_sweep(*seeds);
+            let r = session.borrow_mut().start_sweep(seeds.0);
             msg.set(r.err());
             refresh.force_update();
         })
@@ -45,10 +45,15 @@ pub(super) fn sweep_panel(
             let input: HtmlInputElement = e.target_unchecked_into();
             match input.value().trim().parse::<u64>() {
                 Ok(n) if (1..=SWEEP_SEEDS_MAX).contains(&n) => {
-                    seeds.set(n);
+                    seeds.set((n, true));
                     msg.set(None);
                 }
-                _ => msg.set(Some(format!("'{}' is not allowed; expected a whole number from 1 to {SWEEP_SEEDS_MAX}", input.value()))),
+                _ => {
+                    // The button cannot run until the box holds a count: a click would run the
+                    // last good one, with the box showing another.
+                    seeds.set((seeds.0, false));
+                    msg.set(Some(format!("'{}' is not allowed; expected a whole number from 1 to {SWEEP_SEEDS_MAX}", input.value())));
+                }
             }
         })
     };
@@ -113,8 +118,14 @@ pub(super) fn sweep_panel(
             } else {
                 captions.iter().map(|(v, c)| format!("{v}: {c}")).collect::<Vec<_>>().join("; ")
             };
+            let mut on_screen = vec![s.a.variant.clone()];
+            on_screen.extend(s.b.as_ref().map(|b| b.variant.clone()));
+            let stale = sw.stale_for(&on_screen, &s.a.overrides);
             html! {
                 <>
+                if let Some(why) = stale {
+                    <p class="warn" data-testid="sweep-stale">{ format!("Not the runs on screen: {why}. Run the seeds again for them.") }</p>
+                }
                 <canvas class="sweep-chart" role="img" aria-label={format!("The distribution over {} seeds of each variant's figure", sw.seeds)}></canvas>
                 <table class="sweep-table" aria-label="Seed sweep">
                     <caption>{ caption }</caption>
@@ -133,11 +144,11 @@ pub(super) fn sweep_panel(
             <summary>{ "Run many seeds" }</summary>
             <p class="dim">{ "The same run with other seeds (the CLI's blksim sweep): what varies is chance (rotational phase, which CPU a thread starts on, timer phases). A's variant, and B's in the A/B view; the runs on screen pause meanwhile." }</p>
             <div class="sweep-controls">
-                <label>{ "Seeds " }<input type="number" min="1" max={SWEEP_SEEDS_MAX.to_string()} value={seeds.to_string()} aria-label="Seeds" {oninput} disabled={running} /></label>
+                <label>{ "Seeds " }<input type="number" min="1" max={SWEEP_SEEDS_MAX.to_string()} value={seeds.0.to_string()} aria-label="Seeds" {oninput} disabled={running} /></label>
                 if running {
                     <button onclick={cancel}>{ "Cancel" }</button>
                 } else {
-                    <button onclick={start} data-testid="run-seeds">{ format!("Run {} seeds", **seeds) }</button>
+                    <button onclick={start} data-testid="run-seeds" disabled={!seeds.1}>{ if seeds.1 { format!("Run {} seeds", seeds.0) } else { "Run seeds".to_string() } }</button>
                 }
                 if let Some(m) = &**msg { <span class="error" role="alert">{ m }</span> }
             </div>
