@@ -192,6 +192,7 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
     let mut skipped_jobs: Vec<String> = Vec::new();
     // Values the model cannot take: (their note's index, the option, its knob).
     let mut instead: Vec<(usize, String, &str)> = Vec::new();
+    let mut time_based = false;
     for (n, raw) in text.lines().enumerate() {
         // fio's `strip_blank_end` ends every line at its first ';' or '#': a comment, whole-line
         // or after an option (`numjobs=4 ; 4 threads`, tiobench-example.fio).
@@ -263,11 +264,11 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
         let (knob, value) = match (knob, value) {
             // fio spells these as 0/1; the knobs take true/false.
             ("workload.direct" | "workload.fsync", v) => (knob, on(v).to_string()),
+            // Applied once the file is read: fio takes its options in any order, and a size=
+            // after time_based (or a job's under [global]'s time_based) must not undo it.
             ("workload.size", v) if key == "time_based" => {
-                if v == "0" {
-                    continue;
-                }
-                (knob, "0".to_string())
+                time_based = !matches!(v, "0" | "false");
+                continue;
             }
             ("duration", v) => (knob, fio_seconds(v).map_or_else(|| v.to_string(), |s| s.to_string())),
             ("workload.buffered", v) => ("workload.direct", (!on(v)).to_string()),
@@ -290,6 +291,9 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
     }
     if jobs == 0 {
         return Err(ScenarioError::new("fio", "no job section; expected a [name] section after [global]"));
+    }
+    if time_based {
+        job.set("workload.size", "0".to_string());
     }
     // A value the model cannot take says what runs in its place: the knob's value once the
     // file is read (fio's default, or a later line's).
@@ -374,6 +378,11 @@ mod tests {
         let timed = parse("[t]\nsize=1g\ntime_based\nruntime=2m\n").unwrap();
         let get = |k: &str| timed.knobs.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
         assert_eq!((get("duration"), get("workload.size")), (Some("120".into()), Some("0".into())));
+        // In any order, and from [global] over a job's size= (fio-seq-read.fio's layout).
+        for text in ["[t]\ntime_based\nsize=1g\n", "[global]\ntime_based\nruntime=900\n[t]\nsize=1g\n"] {
+            let j = parse(text).unwrap();
+            assert_eq!(j.knobs.iter().find(|(key, _)| key == "workload.size").map(|(_, v)| v.as_str()), Some("0"), "{text}");
+        }
         let off = parse("[t]\nsize=1g\ntime_based=0\n").unwrap();
         assert_eq!(off.knobs.iter().find(|(key, _)| key == "workload.size").map(|(_, v)| v.as_str()), Some("1g"));
         // What the model cannot run is named, and the job runs without it.
