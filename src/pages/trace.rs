@@ -41,7 +41,8 @@ struct Loaded {
     names: Vec<String>,
     records: Vec<RealRecord>,
     skipped: u64,
-    /// Files that end inside a record: read up to the cut (`ReadNotes::cut`).
+    /// Files that end inside a record, read up to the cut (`ReadNotes::cut`), and text files
+    /// with lines passed over (`ReadNotes::stray`): one line each.
     cut: Vec<String>,
     /// What btt's own figures would differ in, if the trace has splits (`btt::splits_note`).
     splits_note: Option<String>,
@@ -79,7 +80,7 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
         last_ns,
         names,
         skipped: notes.skipped,
-        cut: notes.cut,
+        cut: notes.cut.into_iter().chain(notes.stray).collect(),
         splits_note: btt::splits_note(&records).1,
         all: btt::all_devices(&devices),
         iostat: btt::iostat(&records),

@@ -529,6 +529,23 @@ fn cmd_trace(a: &Args) -> Result<String, CliError> {
     let write = |name: &str, bytes: &[u8]| {
         std::fs::write(std::path::Path::new(dir).join(name), bytes).map_err(|e| bad(format!("trace: cannot write {dir}/{name}: {e}")))
     };
+    // Another run's files left beside these would be read with them (blkparse -i, replay DIR),
+    // as devices this run does not have or CPUs it did not use: refuse, before writing any.
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        let mut stale: Vec<String> = entries
+            .filter_map(|e| e.ok().and_then(|e| e.file_name().into_string().ok()))
+            .filter(|n| n.contains(".blktrace.") && !files.iter().any(|(name, _)| name == n))
+            .collect();
+        if !stale.is_empty() {
+            stale.sort();
+            let shown = stale.iter().take(4).map(String::as_str).collect::<Vec<_>>().join(", ");
+            let more = if stale.len() > 4 { format!(" and {} more", stale.len() - 4) } else { String::new() };
+            return Err(bad(format!(
+                "trace: {} already holds blktrace files this run does not write ({shown}{more}); blkparse and replay would read them with this run's; expected an empty directory, or remove them",
+                crate::scenario::clip_path(dir)
+            )));
+        }
+    }
     std::fs::create_dir_all(dir).map_err(|e| bad(format!("trace: cannot create {dir}: {e}")))?;
     let mut traced: Vec<&str> = Vec::new();
     for (name, bytes) in &files {

@@ -13,13 +13,25 @@ use std::fmt::Write as _;
 pub const REPLAY_FILE_BYTES_MAX: u64 = 512 << 20;
 
 /// The files to read: each FILE, or the `*.blktrace.N` files of a directory.
-fn inputs(files: &[String]) -> Result<Vec<std::path::PathBuf>, CliError> {
+fn inputs<'a>(files: &'a [String]) -> Result<Vec<std::path::PathBuf>, CliError> {
     if files.is_empty() {
         return Err(bad(
             "replay: missing FILE; expected blktrace files (DEV.blktrace.N), a directory of them, a `blkparse -d` dump or blkparse's text",
         ));
     }
-    let mut out = Vec::new();
+    let mut out: Vec<std::path::PathBuf> = Vec::new();
+    // Each file once: read twice, its records would count twice (a directory and a file in it,
+    // or one argument repeated), and btt's phases would not agree with each other.
+    let mut seen: Vec<(std::path::PathBuf, &String)> = Vec::new();
+    let mut once = |p: &std::path::Path, given: &'a String| -> Result<(), CliError> {
+        let key = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
+            let via = if *first == given { format!("'{}' twice", clip(given)) } else { format!("'{}' and '{}'", clip(first), clip(given)) };
+            return Err(bad(format!("replay: '{}' is given twice (by {via}); expected each file once", clip(&p.display().to_string()))));
+        }
+        seen.push((key, given));
+        Ok(())
+    };
     for f in files {
         let p = std::path::Path::new(f);
         if p.is_dir() {
@@ -30,8 +42,12 @@ fn inputs(files: &[String]) -> Result<Vec<std::path::PathBuf>, CliError> {
             if found.is_empty() {
                 return Err(bad(format!("replay: '{}' holds no DEV.blktrace.N files", clip(f))));
             }
+            for q in &found {
+                once(q, f)?;
+            }
             out.extend(found);
         } else {
+            once(p, f)?;
             out.push(p.to_path_buf());
         }
     }
@@ -92,7 +108,7 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
             .collect();
         let all_json: serde_json::Map<String, serde_json::Value> =
             ALL_PHASES.iter().zip(&all).filter(|(_, p)| p.n > 0).map(|(n, p)| (n.to_string(), phase_json(p))).collect();
-        let mut v = json!({"files": nfiles, "records": records.len(), "skipped": notes.skipped, "cut": notes.cut, "span_s": span_s, "splits": splits,
+        let mut v = json!({"files": nfiles, "records": records.len(), "skipped": notes.skipped, "cut": notes.cut, "stray": notes.stray, "span_s": span_s, "splits": splits,
                            "all_devices": all_json, "devices": devices});
         if a.log {
             v["log"] = records.iter().map(blkparse_input::blkparse_line).collect::<Vec<_>>().into();
@@ -112,7 +128,7 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
     let skipped = if notes.skipped > 0 { format!("; {} skipped, of kinds btt does not show", notes.skipped) } else { String::new() };
     let _ =
         writeln!(s, "{} from {} over {span_s:.6} s{skipped}", plural(records.len(), "record", "records"), plural(nfiles, "file", "files"));
-    for c in &notes.cut {
+    for c in notes.cut.iter().chain(&notes.stray) {
         let _ = writeln!(s, "{c}");
     }
     if let Some(note) = &splits_note {

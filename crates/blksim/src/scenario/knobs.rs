@@ -186,7 +186,7 @@ pub const KNOBS: &[KnobSpec] = &[
     KnobSpec {
         key: "queue.scheduler",
         kind: KnobKind::Enum(&["noop", "deadline", "cfq", "none", "mq-deadline"]),
-        help: "the elevator",
+        help: "the elevator, and with it the disks' queue type: noop, deadline and cfq run a legacy request queue (scsi_request_fn); none and mq-deadline make the disks blk-mq as 4.0 has it, with no elevator on them (mq-deadline, 4.11+, sorts only on request-based dm's own queue)",
         live: true,
     },
     KnobSpec {

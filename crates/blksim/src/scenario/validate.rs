@@ -85,7 +85,7 @@ impl Scenario {
         let sd_devices = self.disks * if self.stack == StackKind::Dm { self.dm.paths } else { 1 };
         if self.hbas > sd_devices {
             let what = if sd_devices == self.disks {
-                format!("{} disks", self.disks)
+                format!("{} disk{}", self.disks, if self.disks == 1 { "" } else { "s" })
             } else {
                 format!("{sd_devices} sd devices ({} disk{} × {} paths)", self.disks, if self.disks == 1 { "" } else { "s" }, self.dm.paths)
             };
@@ -134,7 +134,10 @@ impl Scenario {
             ));
         }
         if self.stack == StackKind::Md && self.disks < 3 {
-            return Err(ScenarioError::new("disks", format!("{} disks for stack=md; RAID5 needs at least 3", self.disks)));
+            return Err(ScenarioError::new(
+                "disks",
+                format!("{} disk{} for stack=md; RAID5 needs at least 3", self.disks, if self.disks == 1 { "" } else { "s" }),
+            ));
         }
         let md = self.stack == StackKind::Md;
         if md && !self.md.chunk_kb.is_power_of_two() {
@@ -173,6 +176,17 @@ impl Scenario {
                     ),
                 ));
             }
+        }
+        // mdadm -z rounds each member's share down to whole chunks: less than one leaves md0
+        // empty, which is the setting's fault, not the job's block size.
+        if self.stack == StackKind::Md && self.md.component_size_kb != 0 && self.md.component_size_kb < u64::from(self.md.chunk_kb) {
+            return Err(ScenarioError::new(
+                "md.component_size_kb",
+                format!(
+                    "{} KiB per member holds no whole chunk of {} KiB (md.chunk_kb), so md0 would be empty; expected 0 (the whole member) or at least {}",
+                    self.md.component_size_kb, self.md.chunk_kb, self.md.chunk_kb
+                ),
+            ));
         }
         // A job's block must fit its device (jobs that share a device too small for a block
         // each overlap, as fio's numjobs clones of one job do).
@@ -401,6 +415,9 @@ mod tests {
         assert!(e.message.contains("3 HBAs for 2 sd devices (1 disk × 2 paths)"), "{e}");
         // A lesson that pins its HBA's interrupt CPU, with HBAs added: the message shows what
         // is set and both ways out.
+        let e = with(&[("stack", "md"), ("disks", "8"), ("md.chunk_kb", "128"), ("md.component_size_kb", "4")]).validate().unwrap_err();
+        assert_eq!(e.field, "md.component_size_kb", "{e}");
+        assert!(e.message.contains("holds no whole chunk of 128 KiB") && e.message.contains("at least 128"), "{e}");
         let e = with(&[("disks", "4"), ("cpu.irq_cpus", "0"), ("hbas", "2")]).validate().unwrap_err();
         assert_eq!(e.field, "cpu.irq_cpus");
         assert!(e.message.starts_with("1 CPU (0) for 2 HBAs; expected one CPU per HBA joined by ','"), "{e}");

@@ -51,6 +51,10 @@ pub struct ReadNotes {
     /// in one line each. Their records before it are read, as blkparse's `read_data` stops at
     /// end of file.
     pub cut: Vec<String>,
+    /// Text files with lines that are neither records nor blkparse's closing summary: how
+    /// many, and the first, in one line each (they are passed over, as blkparse's own output
+    /// has none).
+    pub stray: Vec<String>,
 }
 
 /// blkparse's action codes by `__BLK_TA_*` number (`blktrace_api.h`).
@@ -207,8 +211,24 @@ pub fn read_binary(name: &str, b: &[u8], out: &mut Vec<RealRecord>, notes: &mut 
 /// does not read as a record is an error naming the line.
 pub fn read_text(name: &str, text: &str, out: &mut Vec<RealRecord>, notes: &mut ReadNotes) -> Result<(), TraceError> {
     let before = out.len();
+    // blkparse's summary starts at its first "CPU0 (8,0):" or "Total (8,0):" line; any other
+    // line that is not a record is named (a file edited by hand, or two outputs pasted together).
+    let mut summary = false;
+    let (mut stray, mut first_stray) = (0u64, None::<(usize, &str)>);
     for (i, line) in text.lines().enumerate() {
         let w: Vec<&str> = line.split_whitespace().collect();
+        let record_like =
+            w.first().and_then(|d| d.split_once(',')).is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok());
+        if !record_like {
+            let head = w.first().copied().unwrap_or("");
+            summary |= (head.starts_with("CPU") && head[3..].parse::<u32>().is_ok() || head == "Total")
+                && w.get(1).is_some_and(|x| x.starts_with('('));
+            if !summary && !w.is_empty() {
+                stray += 1;
+                first_stray.get_or_insert((i + 1, line));
+            }
+            continue;
+        }
         let Some((maj, min)) = w.first().and_then(|d| d.split_once(',')) else { continue };
         let (Ok(major), Ok(minor)) = (maj.parse::<u32>(), min.parse::<u32>()) else { continue };
         let bad = |what: &str| {
@@ -252,6 +272,13 @@ pub fn read_text(name: &str, text: &str, out: &mut Vec<RealRecord>, notes: &mut 
             return Err(TraceError(format!("{name}: line {}: more than {REPLAY_RECORDS_MAX} records; trace a shorter stretch", i + 1)));
         }
         out.push(RealRecord { time_ns, major, minor, cpu, seq, action: code, write: rwbs.contains('W'), sector, sectors, pid, comm, from });
+    }
+    if let Some((n, line)) = first_stray.filter(|_| out.len() > before) {
+        notes.stray.push(format!(
+            "{name}: {stray} line{} neither a record nor blkparse's summary, passed over (the first, line {n}: '{}')",
+            if stray == 1 { "" } else { "s" },
+            crate::scenario::clip(line)
+        ));
     }
     if out.len() == before && notes.skipped == 0 {
         return Err(TraceError(format!(

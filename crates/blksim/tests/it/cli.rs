@@ -413,6 +413,24 @@ fn trace_says_in_json_what_it_wrote() {
         assert!(dir.join(f.as_str().unwrap()).exists(), "{f} was written");
     }
     assert!(v["blkparse"].as_str().unwrap().starts_with("blkparse -i sd"), "{v}");
+    // The same run again into the same directory replaces its own files.
+    let (code, _, err) = blksim(&["trace", "scsi-starved", "--duration", "0.1", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    // Another run's files would be read with this one's (replay DIR, blkparse -i): refused,
+    // and nothing written.
+    let before = std::fs::read(dir.join("blkparse.txt")).unwrap();
+    let (code, _, err) = blksim(&["trace", "nr-requests", "--duration", "0.1", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("already holds blktrace files this run does not write (sda.blktrace.0"), "{err}");
+    assert!(err.contains("expected an empty directory"), "{err}");
+    assert_eq!(std::fs::read(dir.join("blkparse.txt")).unwrap(), before, "nothing written");
+    // replay reads each file once: the directory twice, or it and a file in it, is refused.
+    let d = dir.to_str().unwrap();
+    let (code, _, err) = blksim(&["replay", d, d]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is given twice") && err.contains("expected each file once"), "{err}");
+    let one = dir.join("sda.blktrace.0");
+    assert_bad(&["replay", d, one.to_str().unwrap()], "is given twice");
     std::fs::remove_dir_all(&dir).unwrap();
     assert_bad(&["trace", "scsi-starved", "--out", ""], "--out");
 }

@@ -220,3 +220,23 @@ fn records_carry_the_time_their_work_happened_within_a_step() {
     }
     assert!(out_of_order > 0, "no step's records carried times within it");
 }
+
+/// blkparse's text with its closing summary reads without a word; a line that is neither a
+/// record nor that summary is passed over and named, with its line number.
+#[test]
+fn a_stray_line_in_blkparse_text_is_named_and_the_summary_is_not() {
+    let rec = "  8,0    3        1     0.000012000   697  Q   R 223490 + 8 [dd]\n  8,0    3        2     0.000020000   697  C   R 223490 + 8 [0]\n";
+    let summary = "CPU3 (8,0):\n Reads Queued:           1,        4KiB  Writes Queued:           0,        0KiB\nTotal (8,0):\n Reads Queued:           1,        4KiB\n\nThroughput (R/W): 4KiB/s / 0KiB/s\nEvents (8,0): 2 entries\n";
+    let mut out = Vec::new();
+    let mut notes = ReadNotes::default();
+    read_any("clean.txt", format!("{rec}{summary}").as_bytes(), &mut out, &mut notes).unwrap();
+    assert_eq!((out.len(), notes.stray.len()), (2, 0), "{:?}", notes.stray);
+    let mut out = Vec::new();
+    let mut notes = ReadNotes::default();
+    read_any("junk.txt", format!("{rec}hello there\n\nmore junk\n{summary}").as_bytes(), &mut out, &mut notes).unwrap();
+    assert_eq!(out.len(), 2);
+    assert_eq!(
+        notes.stray,
+        vec!["junk.txt: 2 lines neither a record nor blkparse's summary, passed over (the first, line 3: 'hello there')".to_string()]
+    );
+}
