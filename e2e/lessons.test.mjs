@@ -510,9 +510,12 @@ test('"?" opens the keyboard shortcuts sheet, listing every key; Escape and Clos
   await sheet.waitFor();
   const text = await sheet.textContent();
   for (const key of ['Space', 'Shift+→', 'PageDown', 'P', 'Escape', '?']) assert.ok(text.includes(key), `${key} missing from the sheet`);
+  // The keyboard's focus goes into the sheet, and back to the "?" button when it closes.
+  await page.waitForFunction(() => document.activeElement?.classList.contains('shortcuts-close'));
   // Escape closes the sheet and leaves presenter mode alone.
   await page.keyboard.press('Escape');
   assert.equal(await page.locator('[data-testid=shortcuts]').count(), 0);
+  await page.waitForFunction(() => document.activeElement?.classList.contains('shortcuts-button'));
   assert.equal(await page.getAttribute('.app', 'data-presenter'), 'false');
   // The button beside the display toggles opens it too, and Close closes it.
   await page.click('.shortcuts-button');

@@ -150,6 +150,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     );
     controls::use_blur_after_mouse_click();
     let shortcuts_open = use_state(|| false);
+    shortcuts::use_sheet_focus(*shortcuts_open);
     // The legend shows by itself where a reader meets the diagram first: the sandbox and the
     // primers (not in presenter mode, where it lies over the diagrams); elsewhere the Legend
     // toggle opens it.

@@ -48,3 +48,25 @@ pub(super) fn shortcuts_dialog(open: &UseStateHandle<bool>) -> Html {
         </div>
     }
 }
+
+/// Keyboard focus follows the sheet: into it (its Close button) when it opens, so that Tab and
+/// Enter act in it, and back to the "?" button when it closes, where the reader was.
+#[hook]
+pub(super) fn use_sheet_focus(open: bool) {
+    let was_open = use_mut_ref(|| false);
+    use_effect_with(open, move |&open| {
+        let target = match (open, *was_open.borrow()) {
+            (true, false) => Some(".shortcuts-close"),
+            (false, true) => Some(".shortcuts-button"),
+            _ => None,
+        };
+        *was_open.borrow_mut() = open;
+        if let Some(sel) = target {
+            use wasm_bindgen::JsCast;
+            let el = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector(sel).ok().flatten());
+            if let Some(el) = el.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+                let _ = el.focus();
+            }
+        }
+    });
+}
