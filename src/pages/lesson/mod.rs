@@ -78,6 +78,13 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let presenter =
         use_state(|| view.as_ref().as_ref().and_then(|v| v.presenter).unwrap_or_else(|| prefs::pref("presenter").as_deref() == Some("1")));
     let step = use_state(|| view.as_ref().as_ref().and_then(|v| v.step).map(|n| n as usize - 1));
+    // A new stop opens at its top: in presenter mode the numbers column scrolls on its own, and
+    // a revealed answer left it scrolled down, the next step's title out of view.
+    use_effect_with(*step, |_| {
+        if let Some(el) = gloo::utils::document().query_selector(".numbers").ok().flatten() {
+            el.set_scroll_top(0);
+        }
+    });
     let prediction = steps::use_prediction();
     // The stop shown goes into the address (a reload or a bookmark returns to it).
     {
