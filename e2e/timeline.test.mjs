@@ -233,6 +233,7 @@ test('a seed count the sweep cannot take disables Run and says why, instead of r
     await page.fill('input[aria-label=Seeds]', bad);
     assert.equal(await run.isDisabled(), true, `'${bad}' leaves Run enabled`);
     assert.equal(await run.textContent(), 'Run seeds');
+    assert.equal(await page.inputValue('input[aria-label=Seeds]'), bad, 'the box keeps what was typed');
     assert.match(await page.textContent('.sweep-controls [role=alert]'), /expected a whole number from 1 to 1000/);
   }
   await page.fill('input[aria-label=Seeds]', '20');

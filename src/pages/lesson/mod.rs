@@ -137,9 +137,9 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     // The last knob change: its key, and what it did or why it was refused.
     let knob_msg = use_state(|| None::<(String, String)>);
     let knob_rejected = use_state(|| None::<(String, String)>);
-    // "Run many seeds": how many (the last good count, and whether the box still holds it),
+    // "Run many seeds": the box's text and the count it holds (None: not one the sweep takes),
     // and why a count was refused.
-    let sweep_seeds = use_state(|| (50u64, true));
+    let sweep_seeds = use_state(|| ("50".to_string(), Some(50u64)));
     let sweep_msg = use_state(|| None::<String>);
 
     frame::use_frame_loop(

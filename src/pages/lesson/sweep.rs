@@ -20,14 +20,15 @@ fn stall_words(r: &SeedRun) -> String {
 pub(super) fn sweep_panel(
     session: &SharedSession,
     refresh: &UseForceUpdateHandle,
-    seeds: &UseStateHandle<(u64, bool)>,
+    seeds: &UseStateHandle<(String, Option<u64>)>,
     msg: &UseStateHandle<Option<String>>,
 ) -> Html {
     let s = session.borrow();
     let start = {
         let (session, refresh, seeds, msg) = (session.clone(), refresh.clone(), seeds.clone(), msg.clone());
         Callback::from(move |_: MouseEvent| {
-            let r = session.borrow_mut().start_sweep(seeds.0);
+            let Some(n) = seeds.1 else { return };
+            let r = session.borrow_mut().start_sweep(n);
             msg.set(r.err());
             refresh.force_update();
         })
@@ -45,13 +46,13 @@ pub(super) fn sweep_panel(
             let input: HtmlInputElement = e.target_unchecked_into();
             match input.value().trim().parse::<u64>() {
                 Ok(n) if (1..=SWEEP_SEEDS_MAX).contains(&n) => {
-                    seeds.set((n, true));
+                    seeds.set((input.value(), Some(n)));
                     msg.set(None);
                 }
                 _ => {
-                    // The button cannot run until the box holds a count: a click would run the
-                    // last good one, with the box showing another.
-                    seeds.set((seeds.0, false));
+                    // The box keeps what was typed, and Run waits for a count it can take: a
+                    // click used to run the last good count, with the box showing another.
+                    seeds.set((input.value(), None));
                     msg.set(Some(format!("'{}' is not allowed; expected a whole number from 1 to {SWEEP_SEEDS_MAX}", input.value())));
                 }
             }
@@ -144,11 +145,11 @@ pub(super) fn sweep_panel(
             <summary>{ "Run many seeds" }</summary>
             <p class="dim">{ "The same run with other seeds (the CLI's blksim sweep): what varies is chance (rotational phase, which CPU a thread starts on, timer phases). A's variant, and B's in the A/B view; the runs on screen pause meanwhile." }</p>
             <div class="sweep-controls">
-                <label>{ "Seeds " }<input type="number" min="1" max={SWEEP_SEEDS_MAX.to_string()} value={seeds.0.to_string()} aria-label="Seeds" {oninput} disabled={running} /></label>
+                <label>{ "Seeds " }<input type="number" min="1" max={SWEEP_SEEDS_MAX.to_string()} value={seeds.0.clone()} aria-label="Seeds" {oninput} disabled={running} /></label>
                 if running {
                     <button onclick={cancel}>{ "Cancel" }</button>
                 } else {
-                    <button onclick={start} data-testid="run-seeds" disabled={!seeds.1}>{ if seeds.1 { format!("Run {} seeds", seeds.0) } else { "Run seeds".to_string() } }</button>
+                    <button onclick={start} data-testid="run-seeds" disabled={seeds.1.is_none()}>{ seeds.1.map_or_else(|| "Run seeds".to_string(), |n| format!("Run {n} seeds")) }</button>
                 }
                 if let Some(m) = &**msg { <span class="error" role="alert">{ m }</span> }
             </div>
