@@ -631,7 +631,8 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         }
     };
     let boolean = || -> Result<bool, ScenarioError> {
-        match value.trim() {
+        // Any case, as sysfs-minded users type it (TRUE, On).
+        match value.trim().to_ascii_lowercase().as_str() {
             "true" | "1" | "on" | "yes" => Ok(true),
             "false" | "0" | "off" | "no" => Ok(false),
             _ => Err(bad()),

@@ -649,6 +649,17 @@ mod tests {
     }
 
     #[test]
+    fn booleans_read_in_any_case_and_say_what_they_take() {
+        for (v, want) in [("TRUE", "true"), ("On", "true"), ("yes", "true"), ("False", "false"), ("0", "false")] {
+            let mut s = Scenario::default();
+            set_knob(&mut s, "disk.write_cache", v).unwrap_or_else(|e| panic!("{v}: {e}"));
+            assert_eq!(get_knob(&s, "disk.write_cache").unwrap(), want, "{v}");
+        }
+        let e = set_knob(&mut Scenario::default(), "disk.write_cache", "maybe").unwrap_err();
+        assert!(e.message.contains("true or false"), "{e}");
+    }
+
+    #[test]
     fn sizes_parse_like_fio() {
         assert_eq!(parse_size("4k"), Some(4096));
         assert_eq!(parse_size("1M"), Some(1 << 20));
