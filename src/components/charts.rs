@@ -138,9 +138,18 @@ pub(crate) fn tidy(v: f64) -> String {
 
 pub(crate) type Area = DrawingArea<CanvasBackend, plotters::coord::Shift>;
 
+/// The narrowest a chart is drawn, whatever its box.
+const CHART_W_MIN: i32 = 200;
+
+/// Whether a chart's bitmap is not the width `prepare` would give it now (it was drawn while
+/// hidden, or before a resize): the browser stretches it until it is drawn again.
+pub(crate) fn drawn_at_another_width(canvas: &HtmlCanvasElement) -> bool {
+    canvas.client_width() > 0 && canvas.width() != canvas.client_width().max(CHART_W_MIN) as u32
+}
+
 /// Sizes the canvas to its box, and clears it in the theme's background.
 pub(crate) fn prepare(canvas: &HtmlCanvasElement, dark: bool, min_h: i32) -> Result<(Area, RGBColor, RGBColor), String> {
-    let w = canvas.client_width().max(200) as u32;
+    let w = canvas.client_width().max(CHART_W_MIN) as u32;
     let h = canvas.client_height().max(min_h) as u32;
     if canvas.width() != w || canvas.height() != h {
         canvas.set_width(w);

@@ -101,9 +101,7 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
         }
         // A chart drawn while hidden (presenter mode) or before a resize keeps its old pixel
         // size, stretched: draw it again at its new size, paused or not.
-        let resized = |r: &NodeRef| {
-            r.cast::<HtmlCanvasElement>().is_some_and(|c| c.client_width() > 0 && c.width() != c.client_width().max(200) as u32)
-        };
+        let resized = |r: &NodeRef| r.cast::<HtmlCanvasElement>().is_some_and(|c| crate::components::charts::drawn_at_another_width(&c));
         if resized(&chart) || resized(&latency) {
             s.charts_dirty = true;
         }

@@ -217,9 +217,8 @@ pub fn read_text(name: &str, text: &str, out: &mut Vec<RealRecord>, notes: &mut 
     let (mut stray, mut first_stray) = (0u64, None::<(usize, &str)>);
     for (i, line) in text.lines().enumerate() {
         let w: Vec<&str> = line.split_whitespace().collect();
-        let record_like =
-            w.first().and_then(|d| d.split_once(',')).is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok());
-        if !record_like {
+        let dev = w.first().and_then(|d| d.split_once(',')).and_then(|(a, b)| Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?)));
+        let Some((major, minor)) = dev else {
             let head = w.first().copied().unwrap_or("");
             summary |= (head.starts_with("CPU") && head[3..].parse::<u32>().is_ok() || head == "Total")
                 && w.get(1).is_some_and(|x| x.starts_with('('));
@@ -228,9 +227,7 @@ pub fn read_text(name: &str, text: &str, out: &mut Vec<RealRecord>, notes: &mut 
                 first_stray.get_or_insert((i + 1, line));
             }
             continue;
-        }
-        let Some((maj, min)) = w.first().and_then(|d| d.split_once(',')) else { continue };
-        let (Ok(major), Ok(minor)) = (maj.parse::<u32>(), min.parse::<u32>()) else { continue };
+        };
         let bad = |what: &str| {
             TraceError(format!("{name}: line {}: expected {what} in a blkparse record: '{}'", i + 1, crate::scenario::clip(line)))
         };
