@@ -278,8 +278,12 @@ pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), Vec<IostatSecond>>
     // `add_request` -> `drive_stat_acct` raises `in_flight`) to its completion, so time
     // waiting in the elevator counts; a request issued with no I (blk-mq straight to the
     // driver) counts from its D, a requeued one once. btt's own `-I` counts from D. A merge
-    // adds no request.
+    // adds no request. A device with no I and no D in the whole trace is bio-based (dm-linear,
+    // md): it has no requests, and its bios count from their Q to their C, as bio-based dm's
+    // `start_io_acct`/`end_io_acct` do (2.6.16 on) and as `blksim run` counts md0 and dm-0.
     let mut busy: BTreeMap<(u32, u32), (std::collections::BTreeSet<u64>, u64)> = BTreeMap::new();
+    let request_based: std::collections::BTreeSet<(u32, u32)> =
+        records.iter().filter(|r| matches!(r.action, "I" | "D")).map(|r| (r.major, r.minor)).collect();
     fn add_busy(v: &mut [[u64; 7]], from: u64, to: u64) {
         let mut t = from;
         while t < to {
@@ -302,8 +306,9 @@ pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), Vec<IostatSecond>>
             _ => {}
         }
         let (out, since) = busy.entry(dev).or_default();
+        let opens = if request_based.contains(&dev) { matches!(r.action, "I" | "D") } else { r.action == "Q" };
         match r.action {
-            "I" | "D" if out.len() < OPEN_MAX => {
+            _ if opens && out.len() < OPEN_MAX => {
                 if out.is_empty() {
                     *since = r.time_ns;
                 }
@@ -503,6 +508,26 @@ mod tests {
             comm: String::new(),
             from: None,
         }
+    }
+
+    /// A bio-based device (no I or D anywhere in the trace: dm-linear, md) is busy from each
+    /// bio's Q to its C, as bio-based dm's `start_io_acct`/`end_io_acct` count; on a device with
+    /// requests a Q alone opens nothing.
+    #[test]
+    fn util_counts_a_bio_based_device_from_q_to_c() {
+        let ms = 1_000_000;
+        // Two bios overlapping: 100-400 and 300-600 ms, busy 100-600 of 1 s: 50%.
+        let bio_based =
+            [rec(100 * ms, "Q", 8), rec(300 * ms, "Q", 16), rec(400 * ms, "C", 8), rec(600 * ms, "C", 16), rec(1000 * ms, "C", 99)];
+        let got = iostat(&bio_based)[&(8, 0)][0].util_pct;
+        assert!((got - 50.0).abs() < 1e-9, "bio-based: 50% expected, {got}%");
+        // The same with one request (I, D) on the device: only it counts, 700-800 ms: 10%.
+        let mut with_request = bio_based.to_vec();
+        with_request.insert(4, rec(700 * ms, "I", 32));
+        with_request.insert(5, rec(700 * ms, "D", 32));
+        with_request.insert(6, rec(800 * ms, "C", 32));
+        let got = iostat(&with_request)[&(8, 0)][0].util_pct;
+        assert!((got - 10.0).abs() < 1e-9, "request-based: 10% expected, {got}%");
     }
 
     /// %util as io_ticks: busy from I (or D, where a request has no I, as blk-mq's direct
