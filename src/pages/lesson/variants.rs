@@ -88,7 +88,7 @@ pub(super) fn variant_controls(session: &SharedSession, refresh: &UseForceUpdate
                 // The variant plus knobs set by hand: say so, since the buttons alone look
                 // like the lesson's preset.
                 <span class="modified" data-testid="modified" title={d.overrides.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("\n")}>
-                    { format!("+{} knob{}", d.overrides.len(), if d.overrides.len() == 1 { "" } else { "s" }) }
+                    { format!("+{}", blksim::scenario::counted(d.overrides.len() as u64, "knob")) }
                 </span>
             }
             // A/B needs a second variant: the sandbox has one ("custom").

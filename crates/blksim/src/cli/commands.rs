@@ -7,7 +7,7 @@ use crate::engine::time::SimTime;
 use crate::engine::Sim;
 use crate::lessons::{self, Lesson};
 use crate::link::LinkState;
-use crate::scenario::{check_user_knobs, Config, KNOBS};
+use crate::scenario::{check_user_knobs, counted, Config, KNOBS};
 use crate::tools::report::RunReport;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -583,14 +583,12 @@ fn cmd_trace(a: &Args) -> Result<String, CliError> {
     // devices are not all in time order in the ring).
     let span_s = records.iter().map(|r| r.time.ns()).max().map_or(0.0, |m| SimTime(m - t0).as_secs_f64());
     let mut s = format!(
-        "{} / {variant}: {} records over {:.3} s to {dir}/ ({} file{} for {} device{}, and blkparse.txt)\n",
+        "{} / {variant}: {} records over {:.3} s to {dir}/ ({} for {}, and blkparse.txt)\n",
         l.id,
         records.len(),
         span_s,
-        files.len(),
-        if files.len() == 1 { "" } else { "s" },
-        traced.len(),
-        if traced.len() == 1 { "" } else { "s" }
+        counted(files.len() as u64, "file"),
+        counted(traced.len() as u64, "device"),
     );
     if cut {
         let _ = writeln!(s, "cut short at {TRACE_RECORDS_MAX} records: ask for a shorter --duration");

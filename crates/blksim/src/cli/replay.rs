@@ -2,7 +2,7 @@
 //! and what btt and iostat would say of it (`tools::btt`). The same readers serve the page.
 
 use super::commands::{bad, Args, CliError};
-use crate::scenario::clip;
+use crate::scenario::{clip, counted};
 use crate::tools::blkparse_input::{self, ReadNotes, RealRecord};
 use crate::tools::btt::{self, ALL_PHASES, PHASES};
 use serde_json::json;
@@ -123,11 +123,10 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
         }
         s.push('\n');
     }
-    let plural = |n: usize, one: &str, many: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {many}") };
+
     // Records of kinds btt does not show (requeue, bounce, messages) are named only if any.
     let skipped = if notes.skipped > 0 { format!("; {} skipped, of kinds btt does not show", notes.skipped) } else { String::new() };
-    let _ =
-        writeln!(s, "{} from {} over {span_s:.6} s{skipped}", plural(records.len(), "record", "records"), plural(nfiles, "file", "files"));
+    let _ = writeln!(s, "{} from {} over {span_s:.6} s{skipped}", counted(records.len() as u64, "record"), counted(nfiles as u64, "file"));
     for c in notes.cut.iter().chain(&notes.stray) {
         let _ = writeln!(s, "{c}");
     }

@@ -27,6 +27,13 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
+/// A count with its noun as a message says it: "1 disk", "3 disks" (every noun the messages
+/// count takes an "s").
+pub fn counted(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 /// Quotes at most 40 characters of user input back in a message, control characters escaped
 /// (`\n`, `\u{1b}`), so that the message stays one line however the input was garbled (a
 /// fuzzed link with a newline in a knob's value printed two lines: found by `scripts/soak`).
@@ -85,9 +92,9 @@ impl Scenario {
         let sd_devices = self.disks * if self.stack == StackKind::Dm { self.dm.paths } else { 1 };
         if self.hbas > sd_devices {
             let what = if sd_devices == self.disks {
-                format!("{} disk{}", self.disks, if self.disks == 1 { "" } else { "s" })
+                counted(self.disks, "disk")
             } else {
-                format!("{sd_devices} sd devices ({} disk{} × {} paths)", self.disks, if self.disks == 1 { "" } else { "s" }, self.dm.paths)
+                format!("{sd_devices} sd devices ({} × {} paths)", counted(self.disks, "disk"), self.dm.paths)
             };
             return Err(ScenarioError::new("hbas", format!("{} HBAs for {what}; expected at most one HBA per sd device", self.hbas)));
         }
@@ -95,12 +102,10 @@ impl Scenario {
             return Err(ScenarioError::new(
                 "cpu.irq_cpus",
                 format!(
-                    "{} CPU{} ({}) for {} HBA{}; expected one CPU per HBA joined by ',', or empty (HBA n interrupts CPU n mod cores)",
-                    self.cpu.irq_cpus.len(),
-                    if self.cpu.irq_cpus.len() == 1 { "" } else { "s" },
+                    "{} ({}) for {}; expected one CPU per HBA joined by ',', or empty (HBA n interrupts CPU n mod cores)",
+                    counted(self.cpu.irq_cpus.len() as u64, "CPU"),
                     self.cpu.irq_cpus.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(","),
-                    self.hbas,
-                    if self.hbas == 1 { "" } else { "s" },
+                    counted(self.hbas, "HBA"),
                 ),
             ));
         }
@@ -134,10 +139,7 @@ impl Scenario {
             ));
         }
         if self.stack == StackKind::Md && self.disks < 3 {
-            return Err(ScenarioError::new(
-                "disks",
-                format!("{} disk{} for stack=md; RAID5 needs at least 3", self.disks, if self.disks == 1 { "" } else { "s" }),
-            ));
+            return Err(ScenarioError::new("disks", format!("{} for stack=md; RAID5 needs at least 3", counted(self.disks, "disk"))));
         }
         let md = self.stack == StackKind::Md;
         if md && !self.md.chunk_kb.is_power_of_two() {

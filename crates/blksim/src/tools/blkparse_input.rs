@@ -272,8 +272,8 @@ pub fn read_text(name: &str, text: &str, out: &mut Vec<RealRecord>, notes: &mut 
     }
     if let Some((n, line)) = first_stray.filter(|_| out.len() > before) {
         notes.stray.push(format!(
-            "{name}: {stray} line{} neither a record nor blkparse's summary, passed over (the first, line {n}: '{}')",
-            if stray == 1 { "" } else { "s" },
+            "{name}: {} neither a record nor blkparse's summary, passed over (the first, line {n}: '{}')",
+            crate::scenario::counted(stray, "line"),
             crate::scenario::clip(line)
         ));
     }
