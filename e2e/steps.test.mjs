@@ -123,6 +123,27 @@ test('the address carries the stop shown: a reload returns to it, with its runs 
   await ctx.close();
 });
 
+test('PageUp back to the prediction runs at the pace the step before it set, not the next step\'s', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1');
+  await page.waitForSelector('canvas.diagram');
+  const slider = () => page.$eval('input[aria-label^="Speed"]', e => e.value);
+  await page.keyboard.press('PageDown');
+  await atStep(page, 1);
+  const stepOnePace = await slider();
+  await page.keyboard.press('PageDown');
+  await atStep(page, 2);
+  assert.equal(await slider(), stepOnePace, 'PageDown into the prediction keeps step 1\'s pace');
+  await page.keyboard.press('PageDown');
+  await atStep(page, 3);
+  assert.notEqual(await slider(), stepOnePace, 'step 3 sets a pace of its own');
+  await page.keyboard.press('PageUp');
+  await atStep(page, 2);
+  assert.equal(await slider(), stepOnePace, 'PageUp back to the prediction: step 1\'s pace again');
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 test('a hand-written link to a step sets that step up, as PageDown would', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&step=3', { width: 1400, height: 900 });

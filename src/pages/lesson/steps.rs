@@ -53,12 +53,17 @@ pub(super) fn apply_step(s: &mut Session, i: usize) {
 /// At the prediction: the run the question starts from (the lesson's first variant, the
 /// reader's seed) alone, as it was or afresh; a previous step's A/B would put another
 /// comparison's ratios beside the question. Its Run it sets up the comparison once the room
-/// has answered.
+/// has answered. Its speed is the one the steps before it left (PageUp back from the step
+/// after it would otherwise keep that step's, a demonstration's pace, under the question).
 fn show_baseline(s: &mut Session) {
     let v0 = s.a.lesson.first_variant().name.clone();
     let seed = s.seed_before_step.take().unwrap_or(s.a.seed);
     if s.a.variant != v0 || s.a.seed != seed || s.a.is_done() {
         s.a.notice = s.a.restart(&v0, seed).err();
+    }
+    let before = s.a.lesson.predict_stop().unwrap_or(0);
+    if let Some(sp) = s.a.lesson.steps[..before].iter().rev().find_map(|st| st.speed) {
+        s.a.speed = sp.clamp(SPEED_MIN, SPEED_MAX);
     }
     s.close_b();
     s.a.playing = true;

@@ -97,7 +97,14 @@ pub(super) fn sweep_panel(
                             }
                             _ => "Opens the run from its start".to_string(),
                         };
-                        html! { <a href={link(&v, seed, t)} data-testid={testid} {title}>{ format!("seed {seed} ({})", num(Some(x))) }</a> }
+                        // The run opens in the diagram at the top of the page; the table is
+                        // below the charts, so take the reader there.
+                        let onclick = Callback::from(|_: MouseEvent| {
+                            if let Some(el) = gloo::utils::document().query_selector("section.stack").ok().flatten() {
+                                el.scroll_into_view_with_bool(true);
+                            }
+                        });
+                        html! { <a href={link(&v, seed, t)} data-testid={testid} {title} {onclick}>{ format!("seed {seed} ({})", num(Some(x))) }</a> }
                     };
                     if let Some(r) = slow.and_then(|(_, seed)| sw.run(&v, seed)) {
                         if let Some(t) = r.stall_t() {
