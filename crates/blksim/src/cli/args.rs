@@ -87,7 +87,8 @@ enum Cmd {
         after_help = "Examples:\n  blksim sweep mq-clone-stall --variant regressed --seeds 200\n  blksim sweep raid5-chunk --seeds 10 --json"
     )]
     Sweep {
-        /// The lesson (see `blksim lessons`)
+        /// The lesson (see `blksim lessons`), or a link the app copied (its lesson, variant and
+        /// knobs; --variant and --set given here come after it)
         lesson: Option<String>,
         /// The variant (default: the lesson's first)
         #[arg(long, value_name = "NAME")]
@@ -109,7 +110,8 @@ enum Cmd {
         after_help = "Examples:\n  blksim link dm-sg-lists --variant workaround --set dm.max_sectors_kb=96 --seed 9\n  blksim link scsi-starved --variant regressed --b fixed"
     )]
     Link {
-        /// The lesson (see `blksim lessons`)
+        /// The lesson (see `blksim lessons`), or a link to rewrite in this build's form (its
+        /// lesson, variant, B, knobs and seed; what is given here comes after it)
         lesson: Option<String>,
         /// The variant (default: the lesson's first)
         #[arg(long, value_name = "NAME")]
@@ -172,7 +174,8 @@ enum Cmd {
 
 #[derive(clap::Args)]
 struct CommonArgs {
-    /// The lesson (see `blksim lessons`)
+    /// The lesson (see `blksim lessons`), or a link the app copied (its lesson, variant, knobs
+    /// and seed; --variant, --set and --seed given here come after it)
     lesson: Option<String>,
     #[arg(long = "set", value_name = "KEY=VALUE", long_help = set_help())]
     sets: Vec<String>,
@@ -228,8 +231,16 @@ impl Raw {
 
 impl Args {
     /// Checks the values: each wrong one is named with what is allowed.
-    fn checked(raw: Raw) -> Result<Args, CliError> {
+    fn checked(mut raw: Raw) -> Result<Args, CliError> {
         let mut sets = Vec::with_capacity(raw.sets.len());
+        // A link pasted where the lesson goes: its scenario first, the command line's words after.
+        if let Some(st) = raw.lesson.as_deref().map(link_in_lesson_word).transpose()?.flatten() {
+            raw.lesson = Some(st.lesson);
+            raw.variant = raw.variant.or(st.variant);
+            raw.b = raw.b.or(st.b);
+            raw.seed = raw.seed.or(Some(st.seed.to_string()));
+            sets.extend(st.overrides);
+        }
         for kv in &raw.sets {
             let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("--set: '{}' is not KEY=VALUE", clip(kv))))?;
             // The last --set of a key is the one that runs; a link carries it once.
@@ -285,6 +296,23 @@ impl Args {
             log: raw.log,
             cues: raw.cues,
         })
+    }
+}
+
+/// The lesson word as a link the app copied (a whole address, or its fragment from `#/lesson/`
+/// or `#/sandbox`): its state, checked as the page checks it, or None for a lesson's id. A link
+/// with any part wrong is refused, naming the parts: the command line reproduces a run exactly
+/// or not at all. A link without its version (`v=1`) is read as this build's.
+fn link_in_lesson_word(word: &str) -> Result<Option<crate::link::LinkState>, CliError> {
+    let fragment = match word.split_once('#') {
+        Some((_, f)) => f,
+        None if word.starts_with("/lesson/") || word.starts_with("/sandbox") => word,
+        None => return Ok(None),
+    };
+    match crate::link::LinkState::decode_lenient(fragment) {
+        Ok((st, None)) => Ok(Some(st)),
+        Ok((st, Some(e))) if e.version_missing_only => Ok(Some(st)),
+        Ok((_, Some(e))) | Err(e) => Err(bad(format!("the link: {e}"))),
     }
 }
 

@@ -274,6 +274,35 @@ fn compare_runs_every_variant_and_link_prints_the_fragment() {
     );
 }
 
+/// A link pasted where the lesson goes (a whole address or its fragment) runs the run the page
+/// opens: the same report as the same words given one by one; words after it win; a link wrong
+/// in any part is refused in one line naming the parts, not run without them.
+#[test]
+fn a_link_the_app_copied_runs_as_its_words_would() {
+    let words =
+        ["run", "dm-sg-lists", "--variant", "workaround", "--set", "dm.max_sectors_kb=96", "--seed", "9", "--duration", "0.2", "--json"];
+    let (code, by_words, err) = blksim(&words);
+    assert_eq!(code, 0, "{err}");
+    let url = "https://blkviz.example/#/lesson/dm-sg-lists?v=1&variant=workaround&dm.max_sectors_kb=96&seed=9&t=1.5&step=2";
+    let (code, by_link, err) = blksim(&["run", url, "--duration", "0.2", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(by_link, by_words, "the link's run is the words' run");
+    // The command line's words come after the link's.
+    let (code, out, err) =
+        blksim(&["run", "#/lesson/dm-sg-lists?v=1&variant=workaround&seed=9", "--seed", "3", "--duration", "0.1", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((v["variant"].as_str(), v["seed"].as_u64()), (Some("workaround"), Some(3)));
+    // `link` rewrites a link in this build's form, B and knobs kept, a hand-written one too.
+    let (code, out, err) = blksim(&["link", "#/lesson/scsi-starved?b=fixed&variant=regressed&queue.depth=32", "--set", "queue.depth=64"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "#/lesson/scsi-starved?v=1&variant=regressed&b=fixed&queue.depth=64&seed=1");
+    assert_bad(&["run", "#/lesson/raid5-chunk?v=1&variant=nope&queue.depth=0"], "the link: variant: unknown variant 'nope'");
+    assert_bad(&["run", "#/lesson/raid5-chunk?v=1&variant=nope&queue.depth=0"], "queue.depth: '0' is not allowed");
+    assert_bad(&["run", "#/lesson/no-such-lesson?v=1"], "no-such-lesson");
+    assert_bad(&["run", "#/lesson/raid5-chunk?v=7"], "link version 7");
+}
+
 #[test]
 fn sweep_reports_the_completion_distribution() {
     let (code, out, err) = blksim(&["sweep", "nr-requests", "--seeds", "3", "--set", "workload.size=8m", "--json"]);
