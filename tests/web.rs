@@ -177,3 +177,29 @@ fn btt_of_a_bio_based_device_is_q2c_only_and_covers_the_disk_below() {
     assert_eq!((dm.q2g_ns, dm.g2i_ns, dm.i2d_ns, dm.d2c_ns), (0, 0, 0, 0));
     assert!(dm.avg_ms(dm.q2c_ns) >= sda.avg_ms(sda.q2c_ns), "dm-0 Q2C {} < sda Q2C {}", dm.avg_ms(dm.q2c_ns), sda.avg_ms(sda.q2c_ns));
 }
+
+/// A seed sweep's tail stays visible: one stalled seed among 199 fast ones is a bar of a few
+/// pixels at the right of the histogram (with its count above it), not a sliver under one
+/// pixel. Read back from the canvas: some column in the chart's lower right holds at least 3
+/// pixels of the bar's colour (the legend's swatch is in the upper right).
+#[wasm_bindgen_test]
+fn a_sweep_histogram_shows_a_single_outlier() {
+    let doc = gloo::utils::document();
+    let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas").unwrap().dyn_into().unwrap();
+    canvas.set_attribute("style", "width: 480px; height: 160px; display: block").unwrap();
+    doc.body().unwrap().append_child(&canvas).unwrap();
+    let mut values = vec![0.044; 199];
+    values.push(192.0);
+    blkviz::components::sweep_chart::draw_sweep(&canvas, "completion time", "s", &[("regressed".into(), values)], false).unwrap();
+    let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let (w, h) = (canvas.width(), canvas.height());
+    let img = ctx.get_image_data(0.0, 0.0, f64::from(w), f64::from(h)).unwrap().data();
+    // The bars are COLOUR_A (0, 0x72, 0xB2) at 85% over white: about (38, 135, 189).
+    let bar_coloured = |x: u32, y: u32| {
+        let i = ((y * w + x) * 4) as usize;
+        img[i] < 80 && img[i + 2] > 150 && img[i + 1] > 90
+    };
+    let tallest_in_right_half = (w / 2..w).map(|x| (h / 2..h).filter(|&y| bar_coloured(x, y)).count()).max().unwrap();
+    assert!(tallest_in_right_half >= 3, "the outlier's bar is {tallest_in_right_half} px tall");
+    canvas.remove();
+}

@@ -5,12 +5,17 @@
 use super::charts::{prepare, tidy, COLOUR_A, COLOUR_B};
 use crate::format::axis_tick;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use web_sys::HtmlCanvasElement;
 
 /// Bins of the histogram.
 const BINS: usize = 24;
 /// Most labels on the x axis.
 const X_LABELS: usize = 8;
+/// The least height of a bar with runs in it, in pixels (one run of 200 would be under one).
+const BAR_PX_MIN: f64 = 3.0;
+/// A bar shorter than this, in pixels, has its count written above it.
+const COUNT_SHOWN_UNDER_PX: f64 = 12.0;
 
 /// Draws `runs` (variant name, its sorted values) as histograms of `what` in `unit`.
 pub fn draw_sweep(canvas: &HtmlCanvasElement, what: &str, unit: &str, runs: &[(String, Vec<f64>)], dark: bool) -> Result<(), String> {
@@ -69,12 +74,28 @@ pub fn draw_sweep(canvas: &HtmlCanvasElement, what: &str, unit: &str, runs: &[(S
         .draw()
         .map_err(|e| e.to_string())?;
     let n = counts.len().max(1) as f64;
+    // A tail is the point of a sweep (a few stalled seeds among 200 fast ones), so a bin with
+    // runs in it never draws thinner than BAR_PX_MIN, and one too short to read against the y
+    // axis carries its count above it.
+    let plot_h_px = f64::from(chart.plotting_area().get_pixel_range().1.len() as u32).max(1.0);
+    let runs_per_px = y_max / plot_h_px;
     for (i, (c, (name, _))) in counts.iter().zip(runs).enumerate() {
         let colour = if i == 0 { COLOUR_A } else { COLOUR_B };
-        let bars = (0..BINS).filter(|&k| c[k] > 0).map(move |k| {
+        let bar = move |k: usize| {
             let x0 = a + width * (k as f64 + i as f64 / n);
-            Rectangle::new([(x0, 0.0), (x0 + width / n * 0.9, c[k] as f64)], colour.mix(0.85).filled())
+            let top = (c[k] as f64).max(BAR_PX_MIN * runs_per_px);
+            (x0, x0 + width / n * 0.9, top)
+        };
+        let bars = (0..BINS).filter(|&k| c[k] > 0).map(move |k| {
+            let (x0, x1, top) = bar(k);
+            Rectangle::new([(x0, 0.0), (x1, top)], colour.mix(0.85).filled())
         });
+        let font = ("sans-serif", 10).into_font().color(&colour).pos(Pos::new(HPos::Center, VPos::Bottom));
+        let counts_above = (0..BINS).filter(|&k| c[k] > 0 && (c[k] as f64) < COUNT_SHOWN_UNDER_PX * runs_per_px).map(move |k| {
+            let (x0, x1, top) = bar(k);
+            Text::new(c[k].to_string(), ((x0 + x1) / 2.0, top + runs_per_px), font.clone())
+        });
+        chart.draw_series(counts_above).map_err(|e| e.to_string())?;
         chart
             .draw_series(bars)
             .map_err(|e| e.to_string())?
