@@ -1,9 +1,10 @@
-//! A seed sweep's distribution (plotters): one histogram per variant, over log-spaced bins
-//! when the values spread over more than a factor of 20 (a stall among fast runs), else over
-//! linear bins.
+//! A seed sweep's distribution (plotters): one histogram per variant, binned as `blksim sweep`
+//! bins it (`SweepBins`: log-spaced when the values spread over more than a factor of 20, a
+//! stall among fast runs, else linear).
 
 use super::charts::{prepare, tidy, COLOUR_A, COLOUR_B};
 use crate::format::axis_tick;
+use blksim::tools::stats::SweepBins;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use web_sys::HtmlCanvasElement;
@@ -20,26 +21,11 @@ const COUNT_SHOWN_UNDER_PX: f64 = 12.0;
 /// Draws `runs` (variant name, its sorted values) as histograms of `what` in `unit`.
 pub fn draw_sweep(canvas: &HtmlCanvasElement, what: &str, unit: &str, runs: &[(String, Vec<f64>)], dark: bool) -> Result<(), String> {
     let (root, _, fg) = prepare(canvas, dark, 160)?;
-    let all: Vec<f64> = runs.iter().flat_map(|(_, v)| v.iter().copied()).filter(|x| x.is_finite()).collect();
-    let (Some(lo), Some(hi)) = (all.iter().copied().reduce(f64::min), all.iter().copied().reduce(f64::max)) else {
+    let Some(bins) = SweepBins::over(runs.iter().flat_map(|(_, v)| v.iter().copied()), BINS as u32) else {
         return root.present().map_err(|e| e.to_string());
     };
-    let log = lo > 0.0 && hi / lo > 20.0;
-    // Bin edges in the axis's own units (log10 of the value on a log axis).
-    let (a, b) = if log { (lo.log10(), hi.log10()) } else { (lo, hi) };
-    let (a, b) = if b > a { (a, b) } else { (a - 0.5, b + 0.5) };
-    let width = (b - a) / BINS as f64;
-    let bin = |x: f64| (((if log { x.log10() } else { x }) - a) / width).floor().clamp(0.0, (BINS - 1) as f64) as usize;
-    let counts: Vec<[u32; BINS]> = runs
-        .iter()
-        .map(|(_, v)| {
-            let mut c = [0u32; BINS];
-            for &x in v {
-                c[bin(x)] += 1;
-            }
-            c
-        })
-        .collect();
+    let (log, a, b, width) = (bins.log, bins.lo, bins.hi, bins.width());
+    let counts: Vec<Vec<u32>> = runs.iter().map(|(_, v)| bins.count(v)).collect();
     // Headroom above the tallest bar for the legend (upper right): a line per variant.
     let y_max = counts.iter().flat_map(|c| c.iter().copied()).max().unwrap_or(1).max(1) as f64 * (1.15 + 0.2 * runs.len() as f64);
     let caption = format!("{what} over {} seeds ({unit}{})", runs.first().map_or(0, |r| r.1.len()), if log { ", log scale" } else { "" });

@@ -9,6 +9,7 @@ use crate::lessons::{self, Lesson};
 use crate::link::LinkState;
 use crate::scenario::{check_user_knobs, counted, Config, KNOBS};
 use crate::tools::report::RunReport;
+use crate::tools::stats::SweepBins;
 use serde_json::json;
 use std::fmt::Write as _;
 use std::io::Write;
@@ -301,8 +302,17 @@ fn cmd_sweep(a: &Args) -> Result<String, CliError> {
             serde_json::Value::Null
         }
     };
+    // The distribution of the figure the page's sweep draws: completion time when every run
+    // finished, else throughput; binned as the page bins it.
+    let (hist_of, hist_values) = if all_done { ("completion_s", &completions) } else { ("throughput_mb_s", &tputs) };
+    let hist = SweepBins::over(hist_values.iter().copied(), SWEEP_TEXT_BINS).map(|b| (b, b.count(hist_values)));
+    let hist_json = hist.as_ref().map(|(b, counts)| {
+        let bins: Vec<_> = (0..b.bins).map(|k| json!({"from": b.edge(k), "to": b.edge(k + 1), "runs": counts[k as usize]})).collect();
+        json!({"of": hist_of, "log": b.log, "bins": bins})
+    });
     let v = json!({
         "lesson": l.id, "variant": variant, "runs": n, "completed_runs": completions.len(),
+        "histogram": hist_json,
         "completion_s": {"p50": c(0.5), "p90": c(0.9), "p99": c(0.99), "max": c(1.0)},
         "throughput_mb_s": {"p50": quantile(&tputs, 0.5), "min": tputs[0], "max": tputs[tputs.len() - 1]},
         "slowest": {
@@ -331,7 +341,51 @@ fn cmd_sweep(a: &Args) -> Result<String, CliError> {
         "slowest       seed {}: longest stall {:.4} s from {:.4} s; opened there: {}",
         slowest.seed, slowest.longest_stall_s, slowest.longest_stall_from_s, slowest_link
     );
+    if let Some((b, counts)) = hist {
+        let (lo, hi) = (hist_values[0], hist_values[hist_values.len() - 1]);
+        s.push_str(&if lo == hi { format!("{hist_of}: every run {}\n", fmt_num(lo)) } else { histogram_text(hist_of, &b, &counts) });
+    }
     Ok(s)
+}
+
+/// Bins of `sweep`'s text histogram (the page draws 24 on a canvas).
+const SWEEP_TEXT_BINS: u32 = 12;
+/// The widest bar of the text histogram, in characters.
+const SWEEP_TEXT_BAR_MAX: u32 = 40;
+
+/// A sweep's distribution as text: one line per bin, empty bins included (the gap between
+/// the fast runs and a stall is the point), and a bin with runs in it never under one `#`.
+fn histogram_text(of: &str, b: &SweepBins, counts: &[u32]) -> String {
+    let total: u32 = counts.iter().sum();
+    let most = counts.iter().copied().max().unwrap_or(0).max(1);
+    if most == total {
+        // Every run in one bin (often one value): a line says so, not twelve mostly empty.
+        let k = counts.iter().position(|&c| c == most).unwrap_or(0) as u32;
+        return format!("{of}: every run from {} to {}\n", edge_text(b, b.edge(k)), edge_text(b, b.edge(k + 1)));
+    }
+    let mut s = format!("{of} histogram ({}):\n", if b.log { "log-spaced bins" } else { "linear bins" });
+    for (k, &c) in (0..b.bins).zip(counts) {
+        let bar = if c == 0 { 0 } else { (c * SWEEP_TEXT_BAR_MAX).div_ceil(most) };
+        let hashes = "#".repeat(bar as usize);
+        let _ = writeln!(s, "  {:>10} - {:<10} {:>6}  {hashes}", edge_text(b, b.edge(k)), edge_text(b, b.edge(k + 1)), c);
+    }
+    s
+}
+
+/// A bin edge: to 4 significant figures on log bins (0.04439, 13.06, 192.2), to a tenth of a
+/// bin's width on linear ones (so neighbouring edges differ), never with an exponent.
+fn edge_text(b: &SweepBins, x: f64) -> String {
+    let digits = if b.log {
+        if x == 0.0 {
+            3
+        } else {
+            3 - x.abs().log10().floor() as i32
+        }
+    } else {
+        (-b.width().log10()).ceil() as i32 + 1
+    };
+    let digits = digits.clamp(0, 9) as usize;
+    format!("{x:.digits$}")
 }
 
 /// The page's link to a run, opened where its longest stall begins (the page runs there

@@ -251,8 +251,88 @@ pub fn jain_fairness(xs: &[f64]) -> f64 {
     }
 }
 
+/// How a seed sweep's values are binned, the same in the page's histogram and `blksim sweep`:
+/// over log-spaced bins when they spread over more than a factor of 20 (a stall among fast
+/// runs, which a linear axis would squeeze into its first bin), else over linear ones.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SweepBins {
+    /// Whether the bins are log-spaced (edges in log10 of the value).
+    pub log: bool,
+    /// The first bin's lower edge and the last bin's upper edge, in the axis's units (log10
+    /// of the value on a log axis).
+    pub lo: f64,
+    pub hi: f64,
+    pub bins: u32,
+}
+
+impl SweepBins {
+    /// Bins spanning the finite values (None when there are none).
+    pub fn over(values: impl IntoIterator<Item = f64>, bins: u32) -> Option<Self> {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for x in values.into_iter().filter(|x| x.is_finite()) {
+            lo = lo.min(x);
+            hi = hi.max(x);
+        }
+        if lo > hi {
+            return None;
+        }
+        let log = lo > 0.0 && hi / lo > 20.0;
+        let (a, b) = if log { (lo.log10(), hi.log10()) } else { (lo, hi) };
+        // One value (or all equal) gets a bin around it.
+        let (a, b) = if b > a { (a, b) } else { (a - 0.5, b + 0.5) };
+        Some(SweepBins { log, lo: a, hi: b, bins: bins.max(1) })
+    }
+
+    /// A bin's width in the axis's units.
+    pub fn width(&self) -> f64 {
+        (self.hi - self.lo) / f64::from(self.bins)
+    }
+
+    /// The bin holding `x` (the largest value falls in the last bin).
+    pub fn index(&self, x: f64) -> u32 {
+        let at = if self.log { x.log10() } else { x };
+        ((at - self.lo) / self.width()).floor().clamp(0.0, f64::from(self.bins - 1)) as u32
+    }
+
+    /// Bin `k`'s lower edge as a value (its upper edge is `edge(k + 1)`).
+    pub fn edge(&self, k: u32) -> f64 {
+        let at = self.lo + self.width() * f64::from(k);
+        if self.log {
+            10f64.powf(at)
+        } else {
+            at
+        }
+    }
+
+    /// How many of `values` fall in each bin.
+    pub fn count(&self, values: &[f64]) -> Vec<u32> {
+        let mut c = vec![0u32; self.bins as usize];
+        for &x in values.iter().filter(|x| x.is_finite()) {
+            c[self.index(x) as usize] += 1;
+        }
+        c
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sweep_bins_go_log_for_a_stall_among_fast_runs_and_keep_its_seed() {
+        let mut v = vec![0.044; 199];
+        v.push(192.0);
+        let b = SweepBins::over(v.iter().copied(), 12).unwrap();
+        assert!(b.log);
+        let c = b.count(&v);
+        assert_eq!((c[0], c[11], c.iter().sum::<u32>()), (199, 1, 200));
+        assert!((b.edge(0) - 0.044).abs() < 1e-12 && (b.edge(12) - 192.0).abs() < 1e-9);
+        // Within a factor of 20: linear bins; one value alone: a bin around it.
+        let lin = SweepBins::over([1.0, 2.0, 3.0], 4).unwrap();
+        assert!(!lin.log);
+        assert_eq!(lin.count(&[1.0, 2.0, 3.0]), vec![1, 0, 1, 1]);
+        assert_eq!(SweepBins::over([5.0], 3).unwrap().count(&[5.0]), vec![0, 1, 0]);
+        assert_eq!(SweepBins::over([f64::NAN], 3), None);
+    }
+
     #[test]
     fn log2_counts_sum_the_fine_buckets_per_power_of_two() {
         let mut h = LatencyHist::default();

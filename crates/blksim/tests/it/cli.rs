@@ -314,6 +314,8 @@ fn sweep_reports_the_completion_distribution() {
     let max = v["completion_s"]["max"].as_f64().unwrap();
     assert!(p50 > 0.0 && max >= p50);
     assert_eq!(v["slowest"]["completion_s"].as_f64(), Some(max), "the slowest run is the max");
+    let bins = v["histogram"]["bins"].as_array().unwrap();
+    assert_eq!(bins.iter().map(|b| b["runs"].as_u64().unwrap()).sum::<u64>(), 3);
 }
 
 /// `sweep` names its slowest run and links to it where its longest stall begins: in
@@ -331,6 +333,19 @@ fn sweep_names_its_slowest_run_and_links_to_its_stall() {
     assert_eq!(link, format!("#/lesson/mq-clone-stall?v=1&variant=regressed&seed=5&t={from}"));
     let (_, text, _) = blksim(&["sweep", "mq-clone-stall", "--variant", "regressed", "--seeds", "6"]);
     assert!(text.contains(&format!("slowest       seed 5: longest stall {stall:.4} s from {from:.4} s; opened there: {link}")), "{text}");
+    // The distribution, binned as the page bins it: five fast runs in the first log-spaced
+    // bin, the stalled one alone in the last, and the empty bins between them printed.
+    let h = &v["histogram"];
+    assert_eq!((h["of"].as_str(), h["log"].as_bool()), (Some("completion_s"), Some(true)));
+    let bins = h["bins"].as_array().unwrap();
+    let runs: Vec<u64> = bins.iter().map(|b| b["runs"].as_u64().unwrap()).collect();
+    assert_eq!((runs[0], runs[runs.len() - 1], runs.iter().sum::<u64>()), (5, 1, 6), "{runs:?}");
+    let max = v["completion_s"]["max"].as_f64().unwrap();
+    assert!((bins[bins.len() - 1]["to"].as_f64().unwrap() - max).abs() < 1e-9);
+    let lines: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("completion_s histogram (log-spaced bins)")).skip(1).collect();
+    assert_eq!(lines.len(), bins.len(), "{text}");
+    assert!(lines[0].ends_with(&format!("{:>6}  {}", 5, "#".repeat(40))), "{text}");
+    assert!(lines[lines.len() - 1].ends_with(&format!("{:>6}  {}", 1, "#".repeat(8))), "{text}");
 }
 
 #[test]
