@@ -678,7 +678,9 @@ fn gaps_note(s: &mut String, gaps: &[String]) {
 /// The human form of a run: the headline numbers, then vmstat, top and iostat -x style tables.
 fn human(r: &RunReport) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "{} / {}  seed {}  {:.3} s simulated, {} events", r.lesson, r.variant, r.seed, r.sim_seconds, r.events);
+    // To the ms, or to the µs for a run shorter than a millisecond (`--duration 0.0001`).
+    let digits = if r.sim_seconds < 1e-3 { 6 } else { 3 };
+    let _ = writeln!(s, "{} / {}  seed {}  {:.digits$} s simulated, {} events", r.lesson, r.variant, r.seed, r.sim_seconds, r.events);
     let _ = writeln!(
         s,
         "throughput {:.1} MB/s (read {:.1}, write {:.1})  {:.0} IOPS  cs {:.0}/s  in {:.0}/s  fairness {:.3}",
