@@ -13,6 +13,8 @@ mod commands;
 #[cfg(feature = "cli")]
 mod replay;
 #[cfg(feature = "cli")]
+mod sweep;
+#[cfg(feature = "cli")]
 pub use commands::{main, CliError, FIDELITY_MISSES, TRACE_RECORDS_MAX};
 
 /// The most seeds `blksim sweep --seeds` (and a fidelity row's `seeds`) may ask for.

@@ -346,6 +346,12 @@ fn sweep_names_its_slowest_run_and_links_to_its_stall() {
     assert_eq!(lines.len(), bins.len(), "{text}");
     assert!(lines[0].ends_with(&format!("{:>6}  {}", 5, "#".repeat(40))), "{text}");
     assert!(lines[lines.len() - 1].ends_with(&format!("{:>6}  {}", 1, "#".repeat(8))), "{text}");
+    // Each seed's figures, in seed order; the text names the slowest few, slowest first.
+    let per_seed = v["per_seed"].as_array().unwrap();
+    assert_eq!(per_seed.iter().map(|r| r["seed"].as_u64().unwrap()).collect::<Vec<_>>(), (1..=6).collect::<Vec<u64>>());
+    assert_eq!(per_seed[4]["completion_s"].as_f64(), Some(max));
+    assert_eq!(per_seed[4]["longest_stall_s"].as_f64(), Some(stall));
+    assert!(text.contains(&format!("slowest seeds 5 ({max:.4} s), ")), "{text}");
 }
 
 #[test]

@@ -1,0 +1,184 @@
+//! `blksim sweep`: one variant over seeds 1..=N, its figures' distribution (binned as the
+//! page's histogram bins it), its slowest run with a link to where its longest stall begins,
+//! and each seed's figures.
+
+use super::commands::{bad, config_of, lesson_of, Args, CliError};
+use super::{fmt_num, run_one};
+use crate::link::LinkState;
+use crate::tools::report::RunReport;
+use crate::tools::stats::SweepBins;
+use serde_json::json;
+use std::fmt::Write as _;
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
+    sorted[i]
+}
+
+pub(super) fn cmd_sweep(a: &Args) -> Result<String, CliError> {
+    let l = lesson_of(a, "sweep")?;
+    let n = a.seeds.ok_or_else(|| bad("sweep: missing --seeds N; expected a whole number from 1 to 10000"))?;
+    let variant = a.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
+    let cfg = config_of(&l, &variant, a)?;
+    let mut completions = Vec::new();
+    let mut tputs = Vec::new();
+    // The slowest run (the latest to complete; while some never do, the least throughput),
+    // first seed on ties: where a kernel engineer looks next, with where its longest stall began.
+    let mut slowest: Option<(f64, RunReport)> = None;
+    // Each seed's figures (seed, completion, throughput, longest stall), for the JSON's
+    // `per_seed` and the slowest few named in the text.
+    let mut per_seed: Vec<(u64, Option<f64>, f64, f64)> = Vec::new();
+    for seed in 1..=n {
+        let mut sim = run_one(&cfg, seed, a.duration);
+        let r = RunReport::from_sim(&mut sim, &l.id, &variant);
+        per_seed.push((seed, r.completion_s, r.throughput_mb_s, r.longest_stall_s));
+        if let Some(c) = r.completion_s {
+            completions.push(c);
+        }
+        tputs.push(r.throughput_mb_s);
+        let slowness = r.completion_s.unwrap_or(f64::INFINITY);
+        let worse = match &slowest {
+            None => true,
+            Some((s, best)) => slowness > *s || (slowness == *s && slowness.is_infinite() && r.throughput_mb_s < best.throughput_mb_s),
+        };
+        if worse {
+            slowest = Some((slowness, r));
+        }
+    }
+    let slowest = slowest.expect("at least one seed").1;
+    let slowest_link = stall_link(&l.id, &variant, &a.sets, &slowest);
+    completions.sort_by(f64::total_cmp);
+    tputs.sort_by(f64::total_cmp);
+    let all_done = completions.len() as u64 == n;
+    let c = |q: f64| {
+        if all_done {
+            json!(quantile(&completions, q))
+        } else {
+            serde_json::Value::Null
+        }
+    };
+    // The distribution of the figure the page's sweep draws: completion time when every run
+    // finished, else throughput; binned as the page bins it.
+    let (hist_of, hist_values) = if all_done { ("completion_s", &completions) } else { ("throughput_mb_s", &tputs) };
+    let hist = SweepBins::over(hist_values.iter().copied(), SWEEP_TEXT_BINS).map(|b| (b, b.count(hist_values)));
+    let hist_json = hist.as_ref().map(|(b, counts)| {
+        let bins: Vec<_> = (0..b.bins).map(|k| json!({"from": b.edge(k), "to": b.edge(k + 1), "runs": counts[k as usize]})).collect();
+        json!({"of": hist_of, "log": b.log, "bins": bins})
+    });
+    let v = json!({
+        "lesson": l.id, "variant": variant, "runs": n, "completed_runs": completions.len(),
+        "histogram": hist_json,
+        "completion_s": {"p50": c(0.5), "p90": c(0.9), "p99": c(0.99), "max": c(1.0)},
+        "throughput_mb_s": {"p50": quantile(&tputs, 0.5), "min": tputs[0], "max": tputs[tputs.len() - 1]},
+        "slowest": {
+            "seed": slowest.seed, "completion_s": slowest.completion_s, "throughput_mb_s": slowest.throughput_mb_s,
+            "longest_stall_s": slowest.longest_stall_s, "longest_stall_from_s": slowest.longest_stall_from_s,
+            "link": slowest_link,
+        },
+        "per_seed": per_seed.iter().map(|&(seed, c, t, stall)| json!({
+            "seed": seed, "completion_s": c, "throughput_mb_s": t, "longest_stall_s": stall,
+        })).collect::<Vec<_>>(),
+    });
+    if a.json {
+        return Ok(serde_json::to_string_pretty(&v).expect("json") + "\n");
+    }
+    let mut s = format!("{} {variant}: {n} runs, {} completed\n", l.id, completions.len());
+    if all_done {
+        let _ = writeln!(
+            s,
+            "completion_s  p50 {:.4}  p90 {:.4}  p99 {:.4}  max {:.4}",
+            quantile(&completions, 0.5),
+            quantile(&completions, 0.9),
+            quantile(&completions, 0.99),
+            quantile(&completions, 1.0)
+        );
+    }
+    let _ = writeln!(s, "MB/s          p50 {:.1}  min {:.1}  max {:.1}", quantile(&tputs, 0.5), tputs[0], tputs[tputs.len() - 1]);
+    let _ = writeln!(
+        s,
+        "slowest       seed {}: longest stall {:.4} s from {:.4} s; opened there: {}",
+        slowest.seed, slowest.longest_stall_s, slowest.longest_stall_from_s, slowest_link
+    );
+    if n > 1 {
+        // Slowest first, as `slowest` is chosen: the latest to complete, then (never completed)
+        // the least throughput, then the first seed.
+        let mut order = per_seed.clone();
+        order.sort_by(|x, y| {
+            let (sx, sy) = (x.1.unwrap_or(f64::INFINITY), y.1.unwrap_or(f64::INFINITY));
+            sy.total_cmp(&sx).then(x.2.total_cmp(&y.2)).then(x.0.cmp(&y.0))
+        });
+        let named: Vec<String> = order
+            .iter()
+            .take(SWEEP_SLOWEST_NAMED as usize)
+            .map(|&(seed, c, t, _)| match c {
+                Some(c) => format!("{seed} ({c:.4} s)"),
+                None => format!("{seed} ({} MB/s)", fmt_num(t)),
+            })
+            .collect();
+        let _ = writeln!(s, "slowest seeds {}", named.join(", "));
+    }
+    if let Some((b, counts)) = hist {
+        let (lo, hi) = (hist_values[0], hist_values[hist_values.len() - 1]);
+        s.push_str(&if lo == hi { format!("{hist_of}: every run {}\n", fmt_num(lo)) } else { histogram_text(hist_of, &b, &counts) });
+    }
+    Ok(s)
+}
+
+/// How many of the slowest seeds the text names (`--json`'s `per_seed` has them all).
+const SWEEP_SLOWEST_NAMED: u32 = 5;
+/// Bins of `sweep`'s text histogram (the page draws 24 on a canvas).
+const SWEEP_TEXT_BINS: u32 = 12;
+/// The widest bar of the text histogram, in characters.
+const SWEEP_TEXT_BAR_MAX: u32 = 40;
+
+/// A sweep's distribution as text: one line per bin, empty bins included (the gap between
+/// the fast runs and a stall is the point), and a bin with runs in it never under one `#`.
+fn histogram_text(of: &str, b: &SweepBins, counts: &[u32]) -> String {
+    let total: u32 = counts.iter().sum();
+    let most = counts.iter().copied().max().unwrap_or(0).max(1);
+    if most == total {
+        // Every run in one bin (often one value): a line says so, not twelve mostly empty.
+        let k = counts.iter().position(|&c| c == most).unwrap_or(0) as u32;
+        return format!("{of}: every run from {} to {}\n", edge_text(b, b.edge(k)), edge_text(b, b.edge(k + 1)));
+    }
+    let mut s = format!("{of} histogram ({}):\n", if b.log { "log-spaced bins" } else { "linear bins" });
+    for (k, &c) in (0..b.bins).zip(counts) {
+        let bar = if c == 0 { 0 } else { (c * SWEEP_TEXT_BAR_MAX).div_ceil(most) };
+        let hashes = "#".repeat(bar as usize);
+        let _ = writeln!(s, "  {:>10} - {:<10} {:>6}  {hashes}", edge_text(b, b.edge(k)), edge_text(b, b.edge(k + 1)), c);
+    }
+    s
+}
+
+/// A bin edge: to 4 significant figures on log bins (0.04439, 13.06, 192.2), to a tenth of a
+/// bin's width on linear ones (so neighbouring edges differ), never with an exponent.
+fn edge_text(b: &SweepBins, x: f64) -> String {
+    let digits = if b.log {
+        if x == 0.0 {
+            3
+        } else {
+            3 - x.abs().log10().floor() as i32
+        }
+    } else {
+        (-b.width().log10()).ceil() as i32 + 1
+    };
+    let digits = digits.clamp(0, 9) as usize;
+    format!("{x:.digits$}")
+}
+
+/// The page's link to a run, opened where its longest stall begins (the page runs there
+/// without animating, tracing the last half second, and pauses).
+fn stall_link(lesson: &str, variant: &str, sets: &[(String, String)], r: &RunReport) -> String {
+    LinkState {
+        lesson: lesson.to_string(),
+        variant: Some(variant.to_string()),
+        overrides: sets.to_vec(),
+        seed: r.seed,
+        t: Some(r.longest_stall_from_s),
+        ..LinkState::default()
+    }
+    .encode()
+}
