@@ -302,7 +302,12 @@ pub fn find(id: &str) -> Result<Lesson, ScenarioError> {
 impl Lesson {
     pub fn variant(&self, name: &str) -> Result<&Variant, ScenarioError> {
         self.variants.iter().find(|v| v.name == name).ok_or_else(|| {
-            let names: Vec<&str> = self.variants.iter().map(|v| v.name.as_str()).collect();
+            // A name with a space or a comma is quoted, as `blksim lessons` lists it.
+            let names: Vec<String> = self
+                .variants
+                .iter()
+                .map(|v| if v.name.contains([' ', ',']) { format!("\"{}\"", v.name) } else { v.name.clone() })
+                .collect();
             ScenarioError::new(
                 "variant",
                 format!("unknown variant '{}' of {}; expected one of {}", crate::scenario::clip(name), self.id, names.join(", ")),

@@ -341,7 +341,7 @@ impl LinkState {
                 if knob_spec(key).is_none() {
                     return Err(err(
                         &name,
-                        format!("not a link parameter or a knob{}; a link takes v, variant, b, seed, t, speed, step, presenter, large and knob keys such as queue.depth (the Knobs tab lists them all)", crate::scenario::did_you_mean(key)),
+                        format!("not a link parameter or a knob{}; a link takes v, variant, b, seed, t, speed, step, presenter, large and knob keys such as queue.depth (the sandbox's Knobs tab and `blksim knobs` list them all)", crate::scenario::did_you_mean(key)),
                     ));
                 }
                 if st.overrides.len() == OVERRIDES_MAX {

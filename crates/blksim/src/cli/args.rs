@@ -20,7 +20,10 @@ const EXAMPLES: &str = "Examples:
   blksim trace nr-requests --out /tmp/t           binary blktrace files for blkparse and btt
   blksim run --job-file /usr/share/doc/fio/examples/fsx.fio
   blksim replay /tmp/t --json                     btt and iostat of a real trace
-  blksim knobs                                    every --set KEY with what it allows";
+  blksim knobs                                    every --set KEY with what it allows
+  blksim run 'https://host/#/lesson/nr-requests?v=1&variant=fixed&seed=3'
+                                                  a link the app copied, where LESSON goes (in
+                                                  quotes: # and & mean something to the shell)";
 
 #[derive(Parser)]
 #[command(name = "blksim", version, about = ABOUT, after_help = EXAMPLES, disable_help_subcommand = true)]
@@ -231,15 +234,50 @@ impl Raw {
 
 impl Args {
     /// Checks the values: each wrong one is named with what is allowed.
-    fn checked(mut raw: Raw) -> Result<Args, CliError> {
+    fn checked(cmd: &str, mut raw: Raw) -> Result<Args, CliError> {
         let mut sets = Vec::with_capacity(raw.sets.len());
+        let mut link_t = None;
         // A link pasted where the lesson goes: its scenario first, the command line's words after.
         if let Some(st) = raw.lesson.as_deref().map(link_in_lesson_word).transpose()?.flatten() {
+            if cmd == "fidelity" {
+                return Err(bad(
+                    "fidelity: expected a lesson's id, not a link (its rows are measured on the lesson's own variants and knobs)",
+                ));
+            }
+            // What of the link this command does not use is said on stderr, not dropped unsaid.
+            let mut unused = Vec::new();
+            if let (Some(b), true) = (&st.b, cmd != "link") {
+                unused.push(format!("b={b} (the A/B view's second variant; `compare` runs every variant)"));
+            }
+            if let (Some(v), true) = (&st.variant, cmd == "compare") {
+                unused.push(format!("variant={v} (compare runs every variant)"));
+            }
+            if cmd == "sweep" && st.seed != 1 {
+                unused.push(format!("seed={} (sweep runs seeds 1 to --seeds)", st.seed));
+            }
+            if let (Some(t), true) = (st.t, cmd != "link") {
+                unused.push(format!("t={t} (the page's time; a run's end is --duration)"));
+            }
+            if !unused.is_empty() {
+                eprintln!("blksim: {cmd} does not use the link's {}", unused.join(", "));
+            }
+            // --variant naming the link's B: say where the B came from.
+            if let (Some(v), Some(b), "link") = (&raw.variant, &st.b, cmd) {
+                if v == b && raw.b.is_none() {
+                    return Err(bad(format!(
+                        "--variant: '{}' is the link's B (b={}); expected A and B to differ: give --b another variant",
+                        clip(v),
+                        clip(b)
+                    )));
+                }
+            }
             raw.lesson = Some(st.lesson);
             raw.variant = raw.variant.or(st.variant);
             raw.b = raw.b.or(st.b);
             raw.seed = raw.seed.or(Some(st.seed.to_string()));
-            sets.extend(st.overrides);
+            link_t = st.t;
+            // The command line's --duration comes after the link's `duration` knob, as --set does.
+            sets.extend(st.overrides.into_iter().filter(|(k, _)| !(k == "duration" && raw.duration.is_some())));
         }
         for kv in &raw.sets {
             let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("--set: '{}' is not KEY=VALUE", clip(kv))))?;
@@ -248,8 +286,8 @@ impl Args {
             sets.push((k.to_string(), v.to_string()));
         }
         // Two ends for one run: which did the user mean? (A job file's runtime is a --set the
-        // command line's --duration may override; that is not this.)
-        if raw.duration.is_some() && sets.iter().any(|(k, _)| k == "duration") {
+        // command line's --duration may override; that is not this, nor is a link's.)
+        if raw.duration.is_some() && raw.sets.iter().any(|kv| kv.split_once('=').is_some_and(|(k, _)| k == "duration")) {
             return Err(bad("--duration and --set duration= both given; expected one of them (they set the same end of the run)"));
         }
         let seed = match &raw.seed {
@@ -295,6 +333,7 @@ impl Args {
             files: raw.files,
             log: raw.log,
             cues: raw.cues,
+            link_t,
         })
     }
 }
@@ -304,6 +343,8 @@ impl Args {
 /// with any part wrong is refused, naming the parts: the command line reproduces a run exactly
 /// or not at all. A link without its version (`v=1`) is read as this build's.
 fn link_in_lesson_word(word: &str) -> Result<Option<crate::link::LinkState>, CliError> {
+    // A pasted link often brings a space or a newline with it.
+    let word = word.trim();
     let fragment = match word.split_once('#') {
         Some((_, f)) => f,
         None if word.starts_with("/lesson/") || word.starts_with("/sandbox") => word,
@@ -311,10 +352,27 @@ fn link_in_lesson_word(word: &str) -> Result<Option<crate::link::LinkState>, Cli
     };
     match crate::link::LinkState::decode_lenient(fragment) {
         Ok((st, None)) => Ok(Some(st)),
-        Ok((st, Some(e))) if e.version_missing_only => Ok(Some(st)),
-        Ok((_, Some(e))) | Err(e) => Err(bad(format!("the link: {e}"))),
+        Ok((st, Some(e))) => {
+            // A missing `v` is read as this build's, and the page's view (pace, step, presenter
+            // mode, type size) is not the run's: neither is a fault here.
+            let wrong: Vec<String> = e
+                .parts()
+                .into_iter()
+                .filter(|p| !p.starts_with("v: missing") && !LINK_VIEW_PARTS.iter().any(|v| p.starts_with(&format!("{v}: "))))
+                .collect();
+            if wrong.is_empty() {
+                Ok(Some(st))
+            } else {
+                Err(bad(format!("the link: {}", wrong.join("; "))))
+            }
+        }
+        Err(e) => Err(bad(format!("the link: {e}"))),
     }
 }
+
+/// A link's parameters that are the page's view of a run, not the run: the command line does
+/// not use them, so a value the page would refuse does not stop a command.
+const LINK_VIEW_PARTS: [&str; 4] = ["speed", "step", "presenter", "large"];
 
 /// What the binary does: a subcommand and its checked arguments, or text to print and exit 0
 /// (`--help`, `--version`).
@@ -347,7 +405,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, CliError> {
         Cmd::Trace { run, out } => ("trace", Raw { out, ..Raw::run(run) }),
         Cmd::Replay { files, json, log } => ("replay", Raw { files, json, log, ..Raw::default() }),
     };
-    Ok(Parsed::Command(name, Box::new(Args::checked(raw)?)))
+    Ok(Parsed::Command(name, Box::new(Args::checked(name, raw)?)))
 }
 
 /// A clap error as this CLI says it: help and version are text to print; anything else is one

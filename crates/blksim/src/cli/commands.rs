@@ -67,6 +67,8 @@ pub struct Args {
     pub(super) log: bool,
     /// `fidelity --cues`: the steps' and predictions' check rows instead of the scoreboard.
     pub(super) cues: bool,
+    /// The time of a link given as LESSON (`link` keeps it: the moment a bug thread points at).
+    pub(super) link_t: Option<f64>,
 }
 
 pub(super) fn bad(msg: impl Into<String>) -> CliError {
@@ -74,7 +76,13 @@ pub(super) fn bad(msg: impl Into<String>) -> CliError {
 }
 
 pub(super) fn lesson_of(a: &Args, cmd: &str) -> Result<Lesson, CliError> {
-    let id = a.lesson.as_deref().ok_or_else(|| bad(format!("{cmd}: missing LESSON; expected one of {}", lessons::ids().join(", "))))?;
+    let id = a.lesson.as_deref().ok_or_else(|| {
+        bad(format!(
+            "{cmd}: missing LESSON; expected one of {}, {} (knobs only), or a link the app copied, in quotes",
+            lessons::ids().join(", "),
+            crate::lessons::SANDBOX
+        ))
+    })?;
     lessons::find(id).map_err(|e| bad(e.message))
 }
 
@@ -272,7 +280,8 @@ fn cmd_link(a: &Args) -> Result<String, CliError> {
         b: a.b.clone(),
         overrides: a.sets.clone(),
         seed: a.seed.unwrap_or(1),
-        t: None,
+        // A link rewritten keeps its moment; the page's view (pace, step, presenter) it drops.
+        t: a.link_t,
         speed: None,
         step: None,
         presenter: None,

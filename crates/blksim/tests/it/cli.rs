@@ -301,6 +301,25 @@ fn a_link_the_app_copied_runs_as_its_words_would() {
     assert_bad(&["run", "#/lesson/raid5-chunk?v=1&variant=nope&queue.depth=0"], "queue.depth: '0' is not allowed");
     assert_bad(&["run", "#/lesson/no-such-lesson?v=1"], "no-such-lesson");
     assert_bad(&["run", "#/lesson/raid5-chunk?v=7"], "link version 7");
+    // Pasted with a newline; with the page's view in it (a pace the page would refuse too):
+    // the same run. What the command does not use of it is said on stderr.
+    let pasted = "https://blkviz.example/#/lesson/dm-sg-lists?variant=workaround&dm.max_sectors_kb=96&seed=9&speed=2&b=fixed\n";
+    let (code, out, err) = blksim(&["run", pasted, "--duration", "0.2", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, by_words);
+    assert_eq!(err.trim(), "blksim: run does not use the link's b=fixed (the A/B view's second variant; `compare` runs every variant)");
+    // A wrong part is named alone, not after the missing version the link is read without.
+    assert_bad(&["run", "#/lesson/raid5-chunk?seed=abc"], "the link: seed: 'abc' is not allowed");
+    // --duration comes after the link's duration knob, as --set would.
+    let (code, out, err) = blksim(&["run", "#/lesson/nr-requests?v=1&duration=2", "--duration", "0.1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("nr-requests / regressed  seed 1  0.100 s simulated"), "{out}");
+    // `link` keeps the link's moment and drops its view; the link's B is named as the link's.
+    let (code, out, err) = blksim(&["link", "#/lesson/scsi-starved?variant=regressed&b=fixed&t=1.5&speed=0.5&step=2"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "#/lesson/scsi-starved?v=1&variant=regressed&b=fixed&seed=1&t=1.5");
+    assert_bad(&["link", "#/lesson/scsi-starved?variant=regressed&b=fixed", "--variant", "fixed"], "the link's B (b=fixed)");
+    assert_bad(&["fidelity", "#/lesson/nr-requests?variant=fixed"], "not a link");
 }
 
 #[test]
