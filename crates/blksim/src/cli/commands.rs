@@ -218,7 +218,20 @@ fn cmd_run(a: &Args) -> Result<String, CliError> {
     let seed = a.seed.unwrap_or(1);
     let mut sim = run_one(&cfg, seed, a.duration);
     let r = RunReport::from_sim(&mut sim, &l.id, &variant);
-    Ok(if a.json { serde_json::to_string_pretty(&r).expect("json") + "\n" } else { human(&r) })
+    if a.json {
+        return Ok(serde_json::to_string_pretty(&r).expect("json") + "\n");
+    }
+    let mut text = human(&r);
+    // The knobs set on top of the variant's (by --set, a link or a job file), after the
+    // header line: which run this is should be readable from its output alone. (A job file's
+    // runtime that --duration overrode is not what ran.)
+    let knobs: Vec<String> =
+        a.sets.iter().filter(|(k, _)| !(k == "duration" && a.duration.is_some())).map(|(k, v)| format!("{k}={v}")).collect();
+    if !knobs.is_empty() {
+        let at = text.find('\n').map_or(text.len(), |i| i + 1);
+        text.insert_str(at, &format!("knobs set  {}\n", knobs.join(" ")));
+    }
+    Ok(text)
 }
 
 fn cmd_compare(a: &Args) -> Result<String, CliError> {

@@ -314,6 +314,10 @@ fn a_link_the_app_copied_runs_as_its_words_would() {
     let (code, out, err) = blksim(&["run", "#/lesson/nr-requests?v=1&duration=2", "--duration", "0.1"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("nr-requests / regressed  seed 1  0.100 s simulated"), "{out}");
+    // The text names the knobs set on top of the variant's, the link's and --set's alike.
+    let (code, out, err) = blksim(&["run", "#/lesson/dm-sg-lists?v=1&dm.max_sectors_kb=96", "--set", "cpu.cores=8", "--duration", "0.05"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().nth(1), Some("knobs set  dm.max_sectors_kb=96 cpu.cores=8"), "{out}");
     // `link` keeps the link's moment and drops its view; the link's B is named as the link's.
     let (code, out, err) = blksim(&["link", "#/lesson/scsi-starved?variant=regressed&b=fixed&t=1.5&speed=0.5&step=2"]);
     assert_eq!(code, 0, "{err}");
