@@ -186,6 +186,15 @@ fn job_file(path: &str, l: &Lesson, variant: &str) -> Result<crate::fio::FioJob,
     Ok(job)
 }
 
+/// The knobs set on top of the variant's (by --set, a link or a job file), for under a text
+/// header: which run this is should be readable from its output alone. (A job file's runtime
+/// that --duration overrode is not what ran.)
+pub(super) fn knobs_line(a: &Args) -> Option<String> {
+    let knobs: Vec<String> =
+        a.sets.iter().filter(|(k, _)| !(k == "duration" && a.duration.is_some())).map(|(k, v)| format!("{k}={v}")).collect();
+    (!knobs.is_empty()).then(|| format!("knobs set  {}\n", knobs.join(" ")))
+}
+
 fn cmd_run(a: &Args) -> Result<String, CliError> {
     let owned;
     let a = match &a.job_file {
@@ -222,14 +231,9 @@ fn cmd_run(a: &Args) -> Result<String, CliError> {
         return Ok(serde_json::to_string_pretty(&r).expect("json") + "\n");
     }
     let mut text = human(&r);
-    // The knobs set on top of the variant's (by --set, a link or a job file), after the
-    // header line: which run this is should be readable from its output alone. (A job file's
-    // runtime that --duration overrode is not what ran.)
-    let knobs: Vec<String> =
-        a.sets.iter().filter(|(k, _)| !(k == "duration" && a.duration.is_some())).map(|(k, v)| format!("{k}={v}")).collect();
-    if !knobs.is_empty() {
+    if let Some(k) = knobs_line(a) {
         let at = text.find('\n').map_or(text.len(), |i| i + 1);
-        text.insert_str(at, &format!("knobs set  {}\n", knobs.join(" ")));
+        text.insert_str(at, &k);
     }
     Ok(text)
 }
@@ -254,6 +258,7 @@ fn cmd_compare(a: &Args) -> Result<String, CliError> {
     let mut s = String::new();
     let base = &reports[0];
     let _ = writeln!(s, "{} (seed {seed}); ratios are against {}", l.id, base.variant);
+    s.push_str(&knobs_line(a).unwrap_or_default());
     // The first column as wide as the longest variant name (some are phrases), so the figures align.
     let w = reports.iter().map(|r| r.variant.chars().count()).max().unwrap_or(0).max(12);
     let _ = writeln!(s, "{:<w$} {:>10} {:>8} {:>10} {:>8} {:>9} {:>7}", "variant", "MB/s", "ratio", "cs/s", "ratio", "fairness", "done_s");

@@ -2,7 +2,7 @@
 //! page's histogram bins it), its slowest run with a link to where its longest stall begins,
 //! and each seed's figures.
 
-use super::commands::{bad, config_of, lesson_of, Args, CliError};
+use super::commands::{bad, config_of, knobs_line, lesson_of, Args, CliError};
 use super::{fmt_num, run_one};
 use crate::link::LinkState;
 use crate::tools::report::RunReport;
@@ -86,6 +86,7 @@ pub(super) fn cmd_sweep(a: &Args) -> Result<String, CliError> {
         return Ok(serde_json::to_string_pretty(&v).expect("json") + "\n");
     }
     let mut s = format!("{} {variant}: {n} runs, {} completed\n", l.id, completions.len());
+    s.push_str(&knobs_line(a).unwrap_or_default());
     if all_done {
         let _ = writeln!(
             s,
