@@ -144,6 +144,32 @@ test('PageUp back to the prediction runs at the pace the step before it set, not
   await ctx.close();
 });
 
+test('PageDown past the last step (a clicker pressed once too often) leaves the run on screen as it is', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1');
+  await page.waitForSelector('canvas.diagram');
+  const stops = Number((await page.textContent('.step-intro')).match(/^(\d+) steps and a prediction/)[1]) + 1;
+  for (let i = 1; i <= stops; i++) {
+    await page.keyboard.press('PageDown');
+    await atStep(page, i);
+  }
+  await caughtUp(page);
+  await page.waitForTimeout(800);
+  if ((await page.getAttribute('.app', 'data-playing')) === 'true') await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.querySelector('.app').dataset.playing === 'false');
+  const t = await page.inputValue('input[aria-label=Timeline]');
+  const hash = await page.evaluate(() => location.hash);
+  await page.keyboard.press('PageDown');
+  await page.keyboard.press('PageDown');
+  await page.waitForTimeout(500);
+  await atStep(page, stops);
+  assert.equal(await page.inputValue('input[aria-label=Timeline]'), t, 'the run stays where it was');
+  assert.equal(await page.getAttribute('[data-testid=live]', 'data-catching-up'), 'false', 'no jump starts');
+  assert.equal(await page.evaluate(() => location.hash), hash);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 test('a hand-written link to a step sets that step up, as PageDown would', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&step=3', { width: 1400, height: 900 });

@@ -93,7 +93,16 @@ pub(super) fn use_keyboard_shortcuts(
                 let next = match cur_step {
                     None if delta > 0 => 0,
                     None => return,
-                    Some(c) => (c as i64 + delta).clamp(0, nsteps as i64 - 1) as usize,
+                    Some(c) => {
+                        let n = (c as i64 + delta).clamp(0, nsteps as i64 - 1) as usize;
+                        // Past the last stop (or before the first) a key does nothing: a
+                        // clicker pressed once too often must not set the step up again and
+                        // take away the run on the projector.
+                        if n == c {
+                            return;
+                        }
+                        n
+                    }
                 };
                 let mut s = session.borrow_mut();
                 apply_step(&mut s, next);
