@@ -11,11 +11,34 @@ use blksim::lessons::{Lesson, Stop};
 use yew::prelude::*;
 
 /// One measured cue: "name: value unit".
-fn cue_figure(r: &RowResult) -> Html {
+/// How many seeds a figure was measured over, when a sweep (its `how` ends "over seeds 1..=N").
+fn sweep_seeds(r: &RowResult) -> Option<u32> {
+    r.how.rsplit_once("over seeds 1..=").and_then(|(_, n)| n.trim().parse().ok())
+}
+
+fn cue_figure(r: &RowResult, mixed: bool) -> Html {
+    // Where a step's figures come from runs of different kinds, a sweep's says so itself.
+    let over = match sweep_seeds(r) {
+        Some(n) if mixed => format!(" (seeds 1-{n})"),
+        _ => String::new(),
+    };
     html! {
         <li class={classes!("cue-figure", (!r.holds).then_some("misses"))} title={r.how.clone()}>
-            { format!("{}: {} {}", r.name, format::sig(r.measured), r.unit) }
+            { format!("{}: {} {}{over}", r.name, format::sig(r.measured), r.unit) }
         </li>
+    }
+}
+
+/// The summary over a step's figures: which runs they were measured on (seed 1's whole run,
+/// or a sweep's seeds), as the figures' own `how` says.
+fn figures_summary(figures: &[RowResult]) -> (String, bool) {
+    let sweeps: Vec<u32> = figures.iter().filter_map(sweep_seeds).collect();
+    if sweeps.is_empty() {
+        ("What the model measures for this (seed 1, the whole run)".into(), false)
+    } else if sweeps.len() == figures.len() && sweeps.iter().all(|&n| n == sweeps[0]) {
+        (format!("What the model measures for this (seeds 1-{}, their whole runs)", sweeps[0]), false)
+    } else {
+        ("What the model measures for this (seed 1, the whole run, unless a figure names its seeds)".into(), true)
     }
 }
 
@@ -64,6 +87,7 @@ pub(super) fn step_panel(lesson: &Lesson, step: Option<usize>, go: Callback<usiz
         Some((i, Some(Stop::Step(k)))) => {
             let st = &lesson.steps[k];
             let figures = blksim::cues::committed_for(&lesson.id).and_then(|c| c.steps.get(k).cloned()).unwrap_or_default();
+            let (summary, mixed) = figures_summary(&figures);
             html! {
                 <>
                     { bar(i, &st.title) }
@@ -73,8 +97,8 @@ pub(super) fn step_panel(lesson: &Lesson, step: Option<usize>, go: Callback<usiz
                     }
                     if !figures.is_empty() {
                         <details class="step-figures">
-                            <summary>{ "What the model measures for this (seed 1, the whole run)" }</summary>
-                            <ul>{ for figures.iter().map(cue_figure) }</ul>
+                            <summary>{ summary }</summary>
+                            <ul>{ for figures.iter().map(|r| cue_figure(r, mixed)) }</ul>
                         </details>
                     }
                     { nav(i) }
@@ -91,5 +115,25 @@ pub(super) fn step_panel(lesson: &Lesson, step: Option<usize>, go: Callback<usiz
     };
     html! {
         <section class="step-panel" role="region" aria-label="Step" data-testid="step-panel">{ body }</section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// mq-clone-stall's second step shows a figure over 200 seeds: its summary says so, where
+    /// it once said "seed 1" over a 200-seed ratio; its first step's figure is seed 1's.
+    #[test]
+    fn a_steps_figures_say_which_runs_they_come_from() {
+        let cues = blksim::cues::committed_for("mq-clone-stall").expect("committed cues");
+        assert_eq!(figures_summary(&cues.steps[0]), ("What the model measures for this (seed 1, the whole run)".to_string(), false));
+        assert_eq!(
+            figures_summary(&cues.steps[1]),
+            ("What the model measures for this (seeds 1-200, their whole runs)".to_string(), false)
+        );
+        let mut mixed = cues.steps[0].clone();
+        mixed.extend(cues.steps[1].iter().cloned());
+        assert!(figures_summary(&mixed).1, "a sweep's figure beside seed 1's names its seeds");
     }
 }
