@@ -221,7 +221,9 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
 
     // Processes.
     let n = d.topology.processes.len();
-    let sleepers: Vec<u32> = occ.iter().flat_map(|o| o.sleepers.iter().chain(o.stripe_sleepers.iter()).copied()).collect();
+    // Asleep: on a pool or the stripe cache (drawn there too), or in D waiting for its I/O.
+    let sleepers: Vec<u32> =
+        occ.iter().flat_map(|o| o.sleepers.iter().chain(o.stripe_sleepers.iter()).copied()).chain(d.sim.pids_in_d()).collect();
     let dot = l.process_radius(n);
     for (i, (_, pid)) in d.topology.processes.iter().enumerate() {
         let (x, y) = l.process_slot(i, n);

@@ -99,6 +99,15 @@ impl Sim {
         (0..self.threads.len()).map(|i| if self.has_exited(i) { b'X' } else { self.threads[i].top_state() as u8 }).collect()
     }
 
+    /// The pids of the threads in D now (asleep in `io_schedule`, waiting for I/O or a
+    /// request), for the diagram's `zz` by a process.
+    pub fn pids_in_d(&self) -> Vec<u32> {
+        (0..self.threads.len())
+            .filter(|&i| !self.has_exited(i) && self.threads[i].top_state() == 'D')
+            .map(|i| self.threads[i].pid)
+            .collect()
+    }
+
     /// Which thread each core runs now, by thread id (None: idle), for the CPU strips.
     pub fn core_threads(&self) -> Vec<Option<u32>> {
         self.cores.iter().map(|c| if c.busy { c.current.filter(|t| !self.has_exited(t.idx())).map(|t| t.0) } else { None }).collect()
@@ -262,5 +271,23 @@ impl Sim {
             .map(|h| HostOccupancy { busy: h.busy(), starved: h.starved().map(|d| self.devs[d.idx()].name.clone()).collect() })
             .collect();
         (devs, hosts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::time::SimTime;
+    use crate::engine::Sim;
+
+    /// The diagram's `zz` by a process: the threads top shows in D, by pid (anatomy's four
+    /// readers, asleep on their reads a second in).
+    #[test]
+    fn pids_in_d_are_the_threads_top_shows_in_d() {
+        let cfg = crate::lessons::find("anatomy-of-a-request").unwrap().config("small-pool", &[]).unwrap();
+        let mut sim = Sim::new(&cfg, 1);
+        sim.run_until(SimTime::from_secs_f64(1.0));
+        let in_d: Vec<u32> = sim.threads_view().iter().filter(|t| t.state == 'D').map(|t| t.pid).collect();
+        assert!(!in_d.is_empty());
+        assert_eq!(sim.pids_in_d(), in_d);
     }
 }
