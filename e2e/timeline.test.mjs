@@ -132,6 +132,8 @@ test('a 50-seed sweep on mq-clone-stall draws its distribution, and its slowest 
   // where its longest stall begins, and the panel says so.
   const t = Number(href.match(/[?&]t=([\d.]+)/)?.[1]);
   assert.ok(t > 0 && t < max / 2, `the slowest run's link opens at t = ${t} s (its figure: ${max} s)`);
+  // ...at the fastest pace: a stall of seconds to minutes, not at 50 ms/s.
+  assert.match(href, /[?&]speed=1(&|$)/);
   assert.match(await page.textContent('[data-testid=sweep-stalls]'), new RegExp(`seed ${seed} at ${t.toFixed(4).replace(/0+$/, '')}`));
   await page.click('[data-testid=slowest]');
   await page.waitForFunction((s) => location.hash.includes(`seed=${s}`), seed);

@@ -361,12 +361,12 @@ impl SimDriver {
 
     /// The state without the time point and speed: what a history entry records.
     pub fn state_fragment(&self, b: Option<&str>) -> String {
-        self.fragment_for(&self.variant, b, self.seed, None)
+        self.fragment_for(&self.variant, b, self.seed, None, None)
     }
 
     /// A link to this lesson with this run's knobs, as `variant` (and B) with `seed`, opened at
     /// `t` simulated seconds if given: what a seed sweep's best and worst runs link to.
-    pub fn fragment_for(&self, variant: &str, b: Option<&str>, seed: u64, t: Option<f64>) -> String {
+    pub fn fragment_for(&self, variant: &str, b: Option<&str>, seed: u64, t: Option<f64>, speed: Option<f64>) -> String {
         LinkState {
             lesson: self.lesson.id.clone(),
             variant: Some(variant.to_string()),
@@ -374,7 +374,7 @@ impl SimDriver {
             overrides: self.overrides.clone(),
             seed,
             t,
-            speed: None,
+            speed,
             step: None,
             presenter: None,
             large: None,

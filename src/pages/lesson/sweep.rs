@@ -4,7 +4,7 @@
 //! slowest seeds as links that open those runs.
 
 use super::SharedSession;
-use crate::driver::{best_and_worst, quantile, SeedRun, SWEEP_SEEDS_MAX};
+use crate::driver::{best_and_worst, quantile, SeedRun, SPEED_MAX, SWEEP_SEEDS_MAX};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -60,7 +60,9 @@ pub(super) fn sweep_panel(
     };
     let running = s.sweep.as_ref().is_some_and(|sw| !sw.is_done());
     // A run that stood still for most of it opens where its longest stall begins.
-    let link = |variant: &str, seed: u64, t: Option<f64>| s.a.fragment_for(variant, None, seed, t);
+    // A run opened at its stall plays at the fastest pace (1 s/s): at the default 50 ms/s, a
+    // stall of minutes would take an hour to watch.
+    let link = |variant: &str, seed: u64, t: Option<f64>| s.a.fragment_for(variant, None, seed, t, t.map(|_| SPEED_MAX));
     let body = match &s.sweep {
         None => html! {},
         Some(sw) if !sw.is_done() => html! {
@@ -93,7 +95,7 @@ pub(super) fn sweep_panel(
                         let t = run.and_then(|r| r.stall_t());
                         let title = match (run, t) {
                             (Some(r), Some(t)) => {
-                                format!("Opens at {} s, where its longest stall ({}) begins", num(Some(t)), stall_words(r))
+                                format!("Opens at {} s, where its longest stall ({}) begins, at 1 s/s", num(Some(t)), stall_words(r))
                             }
                             _ => "Opens the run from its start".to_string(),
                         };
