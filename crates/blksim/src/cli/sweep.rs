@@ -171,7 +171,7 @@ fn edge_text(b: &SweepBins, x: f64) -> String {
 }
 
 /// The page's link to a run, opened where its longest stall begins (the page runs there
-/// without animating, tracing the last half second, and pauses).
+/// without animating, tracing the last half second, and pauses), to play at 1 s/s.
 fn stall_link(lesson: &str, variant: &str, sets: &[(String, String)], r: &RunReport) -> String {
     LinkState {
         lesson: lesson.to_string(),
@@ -179,6 +179,8 @@ fn stall_link(lesson: &str, variant: &str, sets: &[(String, String)], r: &RunRep
         overrides: sets.to_vec(),
         seed: r.seed,
         t: Some(r.longest_stall_from_s),
+        // At the page's fastest pace, as the page's own sweep links it: a stall of seconds.
+        speed: Some(1.0),
         ..LinkState::default()
     }
     .encode()

@@ -353,7 +353,7 @@ fn sweep_names_its_slowest_run_and_links_to_its_stall() {
     let (from, stall) = (slow["longest_stall_from_s"].as_f64().unwrap(), slow["longest_stall_s"].as_f64().unwrap());
     assert!(stall > 60.0 && from < 0.1, "seed 5 stalls {stall} s from {from} s");
     let link = slow["link"].as_str().unwrap();
-    assert_eq!(link, format!("#/lesson/mq-clone-stall?v=1&variant=regressed&seed=5&t={from}"));
+    assert_eq!(link, format!("#/lesson/mq-clone-stall?v=1&variant=regressed&seed=5&t={from}&speed=1"));
     let (_, text, _) = blksim(&["sweep", "mq-clone-stall", "--variant", "regressed", "--seeds", "6"]);
     assert!(text.contains(&format!("slowest       seed 5: longest stall {stall:.4} s from {from:.4} s; opened there: {link}")), "{text}");
     // The distribution, binned as the page bins it: five fast runs in the first log-spaced
