@@ -60,6 +60,7 @@ pub(super) fn latency_view_buttons(session: &SharedSession, refresh: &UseForceUp
     };
     html! {
         <div class="latency-view" role="group" aria-label="Latency chart">
+            <span class="dim">{ "Latency" }</span>
             <button class="toggle" aria-pressed={(!over_time).to_string()} onclick={set(false)} title="How long the jobs' I/Os took, over the whole run">{ "Histogram" }</button>
             <button class="toggle" aria-pressed={over_time.to_string()} onclick={set(true)} title="Each second's latencies: when the slow I/Os happened (a heat map)">{ "Over time" }</button>
         </div>
