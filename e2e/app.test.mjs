@@ -251,6 +251,7 @@ test('a chart exports as PNG and its series as CSV', async () => {
   assert.equal(w, cw);
   assert.ok(hImg >= ch + 2 * 16, `image ${hImg} px tall, the chart ${ch}`);
   const [csv] = await Promise.all([page.waitForEvent('download'), page.click('text=Export CSV')]);
+  assert.equal(csv.suggestedFilename(), 'blkviz-scsi-starved-before-seed1.csv');
   const csvPath = path.join(artifacts, 'series.csv');
   await csv.saveAs(csvPath);
   const lines = fs.readFileSync(csvPath, 'utf8').trim().split('\n');
@@ -271,6 +272,7 @@ test('the event log shows blkparse lines, filters, pauses and exports', async ()
   const lines = (await page.textContent('[data-testid=blkparse]')).trim().split('\n');
   assert.ok(lines.length > 0 && lines.every((l) => / D +R /.test(l)), lines.slice(0, 3).join('\n'));
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click('text=Export Perfetto JSON')]);
+  assert.equal(dl.suggestedFilename(), 'blkviz-anatomy-of-a-request-small_pool-seed1.perfetto.json', 'named for its run');
   const p = path.join(artifacts, 'trace.perfetto.json');
   await dl.saveAs(p);
   const trace = JSON.parse(fs.readFileSync(p, 'utf8'));

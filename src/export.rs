@@ -6,6 +6,16 @@ pub use blksim::tools::blkparse::{blkparse_line, Names};
 use blksim::tools::trace::{Action, TraceRecord};
 use wasm_bindgen::JsCast;
 
+/// A download's file name without its extension, naming its run, so that exports in one
+/// downloads folder say which is which: `blkviz-scsi-starved-regressed-vs-fixed-seed1`.
+pub fn file_stem(lesson: &str, variant: &str, b: Option<&str>, seed: u64) -> String {
+    let safe = |v: &str| v.replace(|ch: char| !ch.is_ascii_alphanumeric(), "_");
+    match b {
+        Some(b) => format!("blkviz-{lesson}-{}-vs-{}-seed{seed}", safe(variant), safe(b)),
+        None => format!("blkviz-{lesson}-{}-seed{seed}", safe(variant)),
+    }
+}
+
 /// Starts a download of `text` as `filename`.
 pub fn download_text(filename: &str, mime: &str, text: &str) -> Result<(), String> {
     download_blob(filename, mime, &wasm_bindgen::JsValue::from_str(text))
@@ -182,6 +192,15 @@ pub fn per_stream_numbers(records: &[&TraceRecord]) -> Vec<TraceRecord> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_exports_name_says_which_run_it_is() {
+        assert_eq!(file_stem("scsi-starved", "before", None, 1), "blkviz-scsi-starved-before-seed1");
+        assert_eq!(
+            file_stem("dm-sg-lists", "2 sockets, rq_affinity 1", Some("fixed"), 7),
+            "blkviz-dm-sg-lists-2_sockets__rq_affinity_1-vs-fixed-seed7"
+        );
+    }
+
     use super::*;
     use blksim::ids::{DevId, ThreadId};
     use blksim::SimTime;

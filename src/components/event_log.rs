@@ -31,6 +31,9 @@ pub struct EventLogProps {
     /// In the A/B view: which run this log is (it traces run A only).
     #[prop_or_default]
     pub run: Option<AttrValue>,
+    /// The exports' file name without extension, naming the run (`export::file_stem`).
+    #[prop_or(AttrValue::from("blkviz"))]
+    pub file_stem: AttrValue,
 }
 
 /// blkparse lines, with a marker where a skip or a link's catch-up ran without the trace:
@@ -112,6 +115,7 @@ pub fn EventLog(p: &EventLogProps) -> Html {
     };
     let export_blkparse = {
         let (records, devices, threads, gaps) = (p.records.clone(), p.devices.clone(), p.threads.clone(), p.gaps.clone());
+        let stem = p.file_stem.clone();
         Callback::from(move |_| {
             let lookup = |t: u32| threads.get(t as usize).cloned().unwrap_or((0, "?".into()));
             let n = Names { devices: &devices, threads: &lookup };
@@ -119,24 +123,26 @@ pub fn EventLog(p: &EventLogProps) -> Html {
             sorted.sort_by_key(|r| (r.time, r.seq));
             let numbered = crate::export::per_stream_numbers(&sorted);
             let text = blkparse_text(&numbered.iter().collect::<Vec<_>>(), None, &gaps, &n);
-            let _ = download_text("blkviz.blkparse.txt", "text/plain", &text);
+            let _ = download_text(&format!("{stem}.blkparse.txt"), "text/plain", &text);
         })
     };
     let export_blktrace = {
         let (records, devices, threads) = (p.records.clone(), p.devices.clone(), p.threads.clone());
+        let stem = p.file_stem.clone();
         Callback::from(move |_| {
             let lookup = |t: u32| threads.get(t as usize).cloned().unwrap_or((0, "?".into()));
             let n = Names { devices: &devices, threads: &lookup };
             let bytes = blksim::tools::blktrace_api::encode_dump(&records, &n);
-            let _ = download_bytes("blkviz.blktrace.dump", "application/octet-stream", &bytes);
+            let _ = download_bytes(&format!("{stem}.blktrace.dump"), "application/octet-stream", &bytes);
         })
     };
     let export_perfetto = {
         let (records, devices, threads) = (p.records.clone(), p.devices.clone(), p.threads.clone());
+        let stem = p.file_stem.clone();
         Callback::from(move |_| {
             let lookup = |t: u32| threads.get(t as usize).cloned().unwrap_or((0, "?".into()));
             let n = Names { devices: &devices, threads: &lookup };
-            let _ = download_text("blkviz.perfetto.json", "application/json", &perfetto_json(&records, &n));
+            let _ = download_text(&format!("{stem}.perfetto.json"), "application/json", &perfetto_json(&records, &n));
         })
     };
     let on_pause = {

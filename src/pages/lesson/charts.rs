@@ -81,11 +81,15 @@ pub(super) fn on_png(session: &SharedSession, chart: &NodeRef) -> Callback<Mouse
         let t = crate::format::sim_time(s.clock().ns());
         let what = format!("blkviz · {} · {runs} · seed {} · t = {t}", s.a.lesson.title, s.a.seed);
         let link = super::link::address_of(&s.fragment());
-        let name =
-            format!("blkviz-{}-{}-seed{}.png", s.a.lesson.id, s.a.variant.replace(|ch: char| !ch.is_ascii_alphanumeric(), "_"), s.a.seed);
+        let name = format!("{}.png", stem_of(&s));
         let dark = c.closest("[data-theme=dark]").ok().flatten().is_some();
         let _ = download_canvas_png_captioned(&name, &c, &[what, link], dark);
     })
+}
+
+/// The exports' file name (without extension): the lesson, A's variant (and B's), A's seed.
+fn stem_of(s: &crate::session::Session) -> String {
+    crate::export::file_stem(&s.a.lesson.id, &s.a.variant, s.b.as_ref().map(|b| b.variant.as_str()), s.a.seed)
 }
 
 /// Export CSV: the charts' series of both runs.
@@ -99,6 +103,6 @@ pub(super) fn on_csv(session: &SharedSession) -> Callback<MouseEvent> {
         if let Some(b) = &s.b {
             csv += &series(b).to_csv(&format!("B:{}", b.variant));
         }
-        let _ = download_text("blkviz-series.csv", "text/csv", &csv);
+        let _ = download_text(&format!("{}.csv", stem_of(&s)), "text/csv", &csv);
     })
 }

@@ -96,7 +96,8 @@ pub(super) fn event_log(session: &SharedSession, refresh: &UseForceUpdateHandle,
     );
     html! {
         <EventLog records={log_records} devices={devices} threads={threads} btt={btt} gaps={Rc::new(d.trace_gaps.iter().map(|&(a, b, seq)| (a.ns(), b.ns(), seq)).collect::<Vec<_>>())} paused={d.log_paused} dropped={d.dropped} on_pause={on_log_pause}
-            run={ab.then(|| AttrValue::from(format!("run A · {}: the log and btt list run A's records", d.variant)))} />
+            run={ab.then(|| AttrValue::from(format!("run A · {}: the log and btt list run A's records", d.variant)))}
+            file_stem={AttrValue::from(crate::export::file_stem(&d.lesson.id, &d.variant, None, d.seed))} />
     }
 }
 
