@@ -353,6 +353,11 @@ test('the legend shows by itself in a primer and the sandbox, and the Legend tog
     if (!shown) {
       await page.click('.legend-toggle');
       assert.equal(await legend.count(), 1, `${frag}: the toggle opens it`);
+      // ...and brings it into view (it opens under the diagram, below the fold).
+      await page.waitForFunction(() => {
+        const r = document.querySelector('[data-testid=legend]').getBoundingClientRect();
+        return r.top < innerHeight && r.bottom > 0;
+      }, null, { timeout: 5000 });
     }
     assert.match(await legend.textContent(), /a request: the longer the bar, the more bytes/);
     assert.deepEqual(errors, [], frag);

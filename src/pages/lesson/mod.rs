@@ -165,6 +165,23 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         let (id, presenting) = (props.id.clone(), *presenter);
         use_state(move || !presenting && (id == blksim::lessons::SANDBOX || blksim::lessons::find(&id).is_ok_and(|l| l.kind == "primer")))
     };
+    // Opened by its toggle, the legend is brought into view: at 1280 x 720 it opens under the
+    // fold, and the toggle seemed to do nothing. (Not when it shows by itself on arrival.)
+    {
+        let arrived = use_mut_ref(|| true);
+        use_effect_with(*legend_open, move |open| {
+            if std::mem::replace(&mut *arrived.borrow_mut(), false) || !*open {
+                return;
+            }
+            if let Some(el) = gloo::utils::document().query_selector("[data-testid=legend]").ok().flatten() {
+                let below = el.get_bounding_client_rect().bottom()
+                    > gloo::utils::window().inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
+                if below {
+                    el.scroll_into_view_with_bool(false);
+                }
+            }
+        });
+    }
     controls::use_keyboard_shortcuts(session.clone(), refresh.clone(), presenter.clone(), step.clone(), shortcuts_open.clone());
     link::use_back_forward(session.clone(), refresh.clone(), props.id.clone(), (presenter.clone(), large.clone(), step.clone()));
     let on_seed = controls::use_seed_handler(session.clone(), refresh.clone());
