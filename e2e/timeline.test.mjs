@@ -135,6 +135,8 @@ test('a 50-seed sweep on mq-clone-stall draws its distribution, and its slowest 
   // ...at the fastest pace: a stall of seconds to minutes, not at 50 ms/s.
   assert.match(href, /[?&]speed=1(&|$)/);
   assert.match(await page.textContent('[data-testid=sweep-stalls]'), new RegExp(`seed ${seed} at ${t.toFixed(4).replace(/0+$/, '')}`));
+  // ...where the seed is the same link (on a phone the table's last column is off to the side).
+  assert.equal(await page.getAttribute('[data-testid=sweep-stalls] a', 'href'), href);
   await page.click('[data-testid=slowest]');
   await page.waitForFunction((s) => location.hash.includes(`seed=${s}`), seed);
   await page.waitForFunction(() => document.querySelector('.app').dataset.variant === 'regressed');

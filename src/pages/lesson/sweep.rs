@@ -78,7 +78,16 @@ pub(super) fn sweep_panel(
             </div>
         },
         Some(sw) => {
-            let mut stalls = Vec::new();
+            let mut stalls: Vec<Html> = Vec::new();
+            // A run opens in the diagram at the top of the page; the table is below the
+            // charts, so a link to a run takes the reader there.
+            let to_stack = || {
+                Callback::from(|_: MouseEvent| {
+                    if let Some(el) = gloo::utils::document().query_selector("section.stack").ok().flatten() {
+                        el.scroll_into_view_with_bool(true);
+                    }
+                })
+            };
             // What each variant's figure is (completion time, or throughput when some runs do
             // not complete), said once above the table rather than in a wide column.
             let mut captions: Vec<(String, String)> = Vec::new();
@@ -99,18 +108,17 @@ pub(super) fn sweep_panel(
                             }
                             _ => "Opens the run from its start".to_string(),
                         };
-                        // The run opens in the diagram at the top of the page; the table is
-                        // below the charts, so take the reader there.
-                        let onclick = Callback::from(|_: MouseEvent| {
-                            if let Some(el) = gloo::utils::document().query_selector("section.stack").ok().flatten() {
-                                el.scroll_into_view_with_bool(true);
-                            }
-                        });
-                        html! { <a href={link(&v, seed, t)} data-testid={testid} {title} {onclick}>{ format!("seed {seed} ({})", num(Some(x))) }</a> }
+                        html! { <a href={link(&v, seed, t)} data-testid={testid} {title} onclick={to_stack()}>{ format!("seed {seed} ({})", num(Some(x))) }</a> }
                     };
                     if let Some(r) = slow.and_then(|(_, seed)| sw.run(&v, seed)) {
                         if let Some(t) = r.stall_t() {
-                            stalls.push(format!("{v}'s seed {} at {} s ({})", r.seed, num(Some(t)), stall_words(r)));
+                            // The seed is a link here too: on a phone the table's last column
+                            // is off to the side.
+                            stalls.push(html! { <>
+                                { format!("{v}'s ") }
+                                <a href={link(&v, r.seed, Some(t))} onclick={to_stack()}>{ format!("seed {}", r.seed) }</a>
+                                { format!(" at {} s ({})", num(Some(t)), stall_words(r)) }
+                            </> });
                         }
                     }
                     html! {
@@ -143,7 +151,11 @@ pub(super) fn sweep_panel(
                     <tbody>{ rows }</tbody>
                 </table>
                 if !stalls.is_empty() {
-                    <p class="dim" data-testid="sweep-stalls">{ format!("The slowest runs open where their longest stall begins: {}.", stalls.join("; ")) }</p>
+                    <p class="dim" data-testid="sweep-stalls">
+                        { "The slowest runs open where their longest stall begins: " }
+                        { for stalls.into_iter().enumerate().map(|(i, h)| html! { <>{ if i > 0 { "; " } else { "" } }{ h }</> }) }
+                        { "." }
+                    </p>
                 }
                 </>
             }
