@@ -296,7 +296,17 @@ fn cmd_link(a: &Args) -> Result<String, CliError> {
         lesson: l.id.clone(),
         variant: a.variant.clone(),
         b: a.b.clone(),
-        overrides: a.sets.clone(),
+        // Each value as this build writes it (`yes` -> `true`, `4KiB` -> `4k`), so the link
+        // printed is the one the page's Copy link would give.
+        overrides: a
+            .sets
+            .iter()
+            .map(|(k, v)| {
+                let mut sc = crate::scenario::Scenario::default();
+                let canonical = crate::scenario::set_knob(&mut sc, k, v).ok().and_then(|_| crate::scenario::get_knob(&sc, k));
+                (k.clone(), canonical.unwrap_or_else(|| v.clone()))
+            })
+            .collect(),
         seed: a.seed.unwrap_or(1),
         // A link rewritten keeps its moment; the page's view (pace, step, presenter) it drops.
         t: a.link_t,

@@ -324,6 +324,11 @@ fn a_link_the_app_copied_runs_as_its_words_would() {
     assert_eq!(out.trim(), "#/lesson/scsi-starved?v=1&variant=regressed&b=fixed&seed=1&t=1.5");
     assert_bad(&["link", "#/lesson/scsi-starved?variant=regressed&b=fixed", "--variant", "fixed"], "the link's B (b=fixed)");
     assert_bad(&["fidelity", "#/lesson/nr-requests?variant=fixed"], "not a link");
+    // Values as this build writes them, as the page's Copy link would give them.
+    let (code, out, err) =
+        blksim(&["link", "sandbox", "--set", "disk.write_cache=yes", "--set", "workload.bs=4KiB", "--set", "duration=0.30"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "#/sandbox?v=1&disk.write_cache=true&workload.bs=4k&duration=0.3&seed=1");
 }
 
 #[test]
