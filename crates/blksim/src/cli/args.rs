@@ -127,6 +127,10 @@ enum Cmd {
         /// The seed (default 1)
         #[arg(long, value_name = "N", allow_negative_numbers = true)]
         seed: Option<String>,
+        /// The app's address to put before the link (https://host/path/), so that it opens
+        /// when clicked; given a whole link as LESSON, its own address is kept
+        #[arg(long, value_name = "URL")]
+        base: Option<String>,
     },
     /// Measure each lesson's fidelity rows against the bands from its report
     #[command(
@@ -220,6 +224,7 @@ struct Raw {
     files: Vec<String>,
     log: bool,
     cues: bool,
+    base: Option<String>,
 }
 
 impl Raw {
@@ -237,6 +242,23 @@ impl Args {
     fn checked(cmd: &str, mut raw: Raw) -> Result<Args, CliError> {
         let mut sets = Vec::with_capacity(raw.sets.len());
         let mut link_t = None;
+        // A whole link's address (before its `#`): `link` prints the rewritten link after it.
+        let mut base = raw.base.clone();
+        if let (Some(w), "link") = (raw.lesson.as_deref().map(str::trim), cmd) {
+            if let (Some((addr, _)), None) = (w.split_once('#'), &base) {
+                if addr.starts_with("http://") || addr.starts_with("https://") {
+                    base = Some(addr.to_string());
+                }
+            }
+        }
+        if let Some(b) = &base {
+            if !(b.starts_with("http://") || b.starts_with("https://")) || b.contains('#') || b.chars().any(char::is_whitespace) {
+                return Err(bad(format!(
+                    "--base: '{}' is not allowed; expected the app's address, http:// or https://, without a #",
+                    clip(b)
+                )));
+            }
+        }
         // A link pasted where the lesson goes: its scenario first, the command line's words after.
         if let Some(st) = raw.lesson.as_deref().map(link_in_lesson_word).transpose()?.flatten() {
             if cmd == "fidelity" {
@@ -334,6 +356,7 @@ impl Args {
             log: raw.log,
             cues: raw.cues,
             link_t,
+            base,
         })
     }
 }
@@ -400,7 +423,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, CliError> {
         Cmd::Sweep { lesson, variant, sets, seeds, duration, json } => {
             ("sweep", Raw { lesson, variant, sets, seeds, duration, json, ..Raw::default() })
         }
-        Cmd::Link { lesson, variant, b, sets, seed } => ("link", Raw { lesson, variant, b, sets, seed, ..Raw::default() }),
+        Cmd::Link { lesson, variant, b, sets, seed, base } => ("link", Raw { lesson, variant, b, sets, seed, base, ..Raw::default() }),
         Cmd::Fidelity { lesson, json, check, cues } => ("fidelity", Raw { lesson, json, check, cues, ..Raw::default() }),
         Cmd::Trace { run, out } => ("trace", Raw { out, ..Raw::run(run) }),
         Cmd::Replay { files, json, log } => ("replay", Raw { files, json, log, ..Raw::default() }),

@@ -69,6 +69,8 @@ pub struct Args {
     pub(super) cues: bool,
     /// The time of a link given as LESSON (`link` keeps it: the moment a bug thread points at).
     pub(super) link_t: Option<f64>,
+    /// `link --base` (or a whole link's own address): printed before the fragment.
+    pub(super) base: Option<String>,
 }
 
 pub(super) fn bad(msg: impl Into<String>) -> CliError {
@@ -322,7 +324,7 @@ fn cmd_link(a: &Args) -> Result<String, CliError> {
         "b" => bad(format!("--b: {}", e.message)),
         _ => bad(format!("link: the page would refuse this link ({e})")),
     })?;
-    Ok(link + "\n")
+    Ok(format!("{}{link}\n", a.base.as_deref().unwrap_or("")))
 }
 
 /// `blksim fidelity [LESSON]`: measures the lessons' fidelity rows. Returns the text and

@@ -329,6 +329,14 @@ fn a_link_the_app_copied_runs_as_its_words_would() {
         blksim(&["link", "sandbox", "--set", "disk.write_cache=yes", "--set", "workload.bs=4KiB", "--set", "duration=0.30"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.trim(), "#/sandbox?v=1&disk.write_cache=true&workload.bs=4k&duration=0.3&seed=1");
+    // A link to click: --base, or a whole link's own address, before the fragment.
+    let (code, out, err) = blksim(&["link", "nr-requests", "--base", "https://blkviz.example/app/", "--seed", "3"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "https://blkviz.example/app/#/lesson/nr-requests?v=1&seed=3");
+    let (code, out, err) = blksim(&["link", "https://h.example/x/#/lesson/nr-requests?variant=fixed"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "https://h.example/x/#/lesson/nr-requests?v=1&variant=fixed&seed=1");
+    assert_bad(&["link", "nr-requests", "--base", "ftp://x"], "--base: 'ftp://x' is not allowed");
 }
 
 #[test]
