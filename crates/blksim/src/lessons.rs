@@ -299,15 +299,22 @@ pub fn find(id: &str) -> Result<Lesson, ScenarioError> {
     })
 }
 
+impl Variant {
+    /// The name as a list shows it: quoted when it has a space or a comma, as `--variant` must
+    /// be given it (`blksim lessons`, and the errors that list a lesson's variants).
+    pub fn quoted_name(&self) -> String {
+        if self.name.contains([' ', ',']) {
+            format!("\"{}\"", self.name)
+        } else {
+            self.name.clone()
+        }
+    }
+}
+
 impl Lesson {
     pub fn variant(&self, name: &str) -> Result<&Variant, ScenarioError> {
         self.variants.iter().find(|v| v.name == name).ok_or_else(|| {
-            // A name with a space or a comma is quoted, as `blksim lessons` lists it.
-            let names: Vec<String> = self
-                .variants
-                .iter()
-                .map(|v| if v.name.contains([' ', ',']) { format!("\"{}\"", v.name) } else { v.name.clone() })
-                .collect();
+            let names: Vec<String> = self.variants.iter().map(Variant::quoted_name).collect();
             ScenarioError::new(
                 "variant",
                 format!("unknown variant '{}' of {}; expected one of {}", crate::scenario::clip(name), self.id, names.join(", ")),

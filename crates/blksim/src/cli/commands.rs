@@ -152,9 +152,7 @@ fn cmd_lessons(a: &Args) -> String {
     // The id column as wide as the longest id, so every title starts in the same place.
     let w = all.iter().map(|l| l.id.chars().count()).max().unwrap_or(0);
     for l in &all {
-        // A name with a space or a comma is quoted, as `--variant` must be given it.
-        let vars: Vec<String> =
-            l.variants.iter().map(|v| if v.name.contains([' ', ',']) { format!("\"{}\"", v.name) } else { v.name.clone() }).collect();
+        let vars: Vec<String> = l.variants.iter().map(crate::lessons::Variant::quoted_name).collect();
         let status = match crate::fidelity::committed_for(&l.id) {
             None => "primer".to_string(),
             Some(b) if b.reproduced => b.status(),
@@ -232,12 +230,7 @@ fn cmd_run(a: &Args) -> Result<String, CliError> {
     if a.json {
         return Ok(serde_json::to_string_pretty(&r).expect("json") + "\n");
     }
-    let mut text = human(&r);
-    if let Some(k) = knobs_line(a) {
-        let at = text.find('\n').map_or(text.len(), |i| i + 1);
-        text.insert_str(at, &k);
-    }
-    Ok(text)
+    Ok(human(&r, knobs_line(a).as_deref()))
 }
 
 fn cmd_compare(a: &Args) -> Result<String, CliError> {
@@ -567,12 +560,14 @@ fn gaps_note(s: &mut String, gaps: &[String]) {
     }
 }
 
-/// The human form of a run: the headline numbers, then vmstat, top and iostat -x style tables.
-fn human(r: &RunReport) -> String {
+/// The human form of a run: the headline numbers (under the header, the knobs set, if any),
+/// then vmstat, top and iostat -x style tables.
+fn human(r: &RunReport, knobs: Option<&str>) -> String {
     let mut s = String::new();
     // To the ms, or to the µs for a run shorter than a millisecond (`--duration 0.0001`).
     let digits = if r.sim_seconds < 1e-3 { 6 } else { 3 };
     let _ = writeln!(s, "{} / {}  seed {}  {:.digits$} s simulated, {} events", r.lesson, r.variant, r.seed, r.sim_seconds, r.events);
+    s.push_str(knobs.unwrap_or_default());
     let _ = writeln!(
         s,
         "throughput {:.1} MB/s (read {:.1}, write {:.1})  {:.0} IOPS  cs {:.0}/s  in {:.0}/s  fairness {:.3}",

@@ -8,7 +8,17 @@ use crate::link::LinkState;
 use crate::tools::report::RunReport;
 use crate::tools::stats::SweepBins;
 use serde_json::json;
+use std::cmp::Ordering::Equal;
 use std::fmt::Write as _;
+
+/// What a sweep keeps of each run.
+struct SeedFigures {
+    seed: u64,
+    completion_s: Option<f64>,
+    throughput_mb_s: f64,
+    longest_stall_s: f64,
+    longest_stall_from_s: f64,
+}
 
 fn quantile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
@@ -23,33 +33,34 @@ pub(super) fn cmd_sweep(a: &Args) -> Result<String, CliError> {
     let n = a.seeds.ok_or_else(|| bad("sweep: missing --seeds N; expected a whole number from 1 to 10000"))?;
     let variant = a.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
     let cfg = config_of(&l, &variant, a)?;
-    let mut completions = Vec::new();
-    let mut tputs = Vec::new();
-    // The slowest run (the latest to complete; while some never do, the least throughput),
-    // first seed on ties: where a kernel engineer looks next, with where its longest stall began.
-    let mut slowest: Option<(f64, RunReport)> = None;
-    // Each seed's figures (seed, completion, throughput, longest stall), for the JSON's
-    // `per_seed` and the slowest few named in the text.
-    let mut per_seed: Vec<(u64, Option<f64>, f64, f64)> = Vec::new();
-    for seed in 1..=n {
-        let mut sim = run_one(&cfg, seed, a.duration);
-        let r = RunReport::from_sim(&mut sim, &l.id, &variant);
-        per_seed.push((seed, r.completion_s, r.throughput_mb_s, r.longest_stall_s));
-        if let Some(c) = r.completion_s {
-            completions.push(c);
-        }
-        tputs.push(r.throughput_mb_s);
-        let slowness = r.completion_s.unwrap_or(f64::INFINITY);
-        let worse = match &slowest {
-            None => true,
-            Some((s, best)) => slowness > *s || (slowness == *s && slowness.is_infinite() && r.throughput_mb_s < best.throughput_mb_s),
-        };
-        if worse {
-            slowest = Some((slowness, r));
-        }
-    }
-    let slowest = slowest.expect("at least one seed").1;
-    let slowest_link = stall_link(&l.id, &variant, &a.sets, &slowest);
+    // Each seed's figures, in seed order: the JSON's `per_seed`, the percentiles, and the
+    // slowest runs.
+    let runs: Vec<SeedFigures> = (1..=n)
+        .map(|seed| {
+            let mut sim = run_one(&cfg, seed, a.duration);
+            let r = RunReport::from_sim(&mut sim, &l.id, &variant);
+            SeedFigures {
+                seed,
+                completion_s: r.completion_s,
+                throughput_mb_s: r.throughput_mb_s,
+                longest_stall_s: r.longest_stall_s,
+                longest_stall_from_s: r.longest_stall_from_s,
+            }
+        })
+        .collect();
+    let mut completions: Vec<f64> = runs.iter().filter_map(|r| r.completion_s).collect();
+    let mut tputs: Vec<f64> = runs.iter().map(|r| r.throughput_mb_s).collect();
+    // Slowest first: the latest to complete; among runs that never complete, the least
+    // throughput; then the first seed. The first is where a kernel engineer looks next, with
+    // where its longest stall began.
+    let mut slowest_first: Vec<&SeedFigures> = runs.iter().collect();
+    slowest_first.sort_by(|x, y| {
+        let (sx, sy) = (x.completion_s.unwrap_or(f64::INFINITY), y.completion_s.unwrap_or(f64::INFINITY));
+        let by_throughput = if sx.is_infinite() && sy.is_infinite() { x.throughput_mb_s.total_cmp(&y.throughput_mb_s) } else { Equal };
+        sy.total_cmp(&sx).then(by_throughput).then(x.seed.cmp(&y.seed))
+    });
+    let slowest = slowest_first[0];
+    let slowest_link = stall_link(&l.id, &variant, &a.sets, slowest);
     completions.sort_by(f64::total_cmp);
     tputs.sort_by(f64::total_cmp);
     let all_done = completions.len() as u64 == n;
@@ -78,8 +89,8 @@ pub(super) fn cmd_sweep(a: &Args) -> Result<String, CliError> {
             "longest_stall_s": slowest.longest_stall_s, "longest_stall_from_s": slowest.longest_stall_from_s,
             "link": slowest_link,
         },
-        "per_seed": per_seed.iter().map(|&(seed, c, t, stall)| json!({
-            "seed": seed, "completion_s": c, "throughput_mb_s": t, "longest_stall_s": stall,
+        "per_seed": runs.iter().map(|r| json!({
+            "seed": r.seed, "completion_s": r.completion_s, "throughput_mb_s": r.throughput_mb_s, "longest_stall_s": r.longest_stall_s,
         })).collect::<Vec<_>>(),
     });
     if a.json {
@@ -104,19 +115,12 @@ pub(super) fn cmd_sweep(a: &Args) -> Result<String, CliError> {
         slowest.seed, slowest.longest_stall_s, slowest.longest_stall_from_s, slowest_link
     );
     if n > 1 {
-        // Slowest first, as `slowest` is chosen: the latest to complete, then (never completed)
-        // the least throughput, then the first seed.
-        let mut order = per_seed.clone();
-        order.sort_by(|x, y| {
-            let (sx, sy) = (x.1.unwrap_or(f64::INFINITY), y.1.unwrap_or(f64::INFINITY));
-            sy.total_cmp(&sx).then(x.2.total_cmp(&y.2)).then(x.0.cmp(&y.0))
-        });
-        let named: Vec<String> = order
+        let named: Vec<String> = slowest_first
             .iter()
             .take(SWEEP_SLOWEST_NAMED as usize)
-            .map(|&(seed, c, t, _)| match c {
-                Some(c) => format!("{seed} ({c:.4} s)"),
-                None => format!("{seed} ({} MB/s)", fmt_num(t)),
+            .map(|r| match r.completion_s {
+                Some(c) => format!("{} ({c:.4} s)", r.seed),
+                None => format!("{} ({} MB/s)", r.seed, fmt_num(r.throughput_mb_s)),
             })
             .collect();
         let _ = writeln!(s, "slowest seeds {}", named.join(", "));
@@ -172,7 +176,7 @@ fn edge_text(b: &SweepBins, x: f64) -> String {
 
 /// The page's link to a run, opened where its longest stall begins (the page runs there
 /// without animating, tracing the last half second, and pauses), to play at 1 s/s.
-fn stall_link(lesson: &str, variant: &str, sets: &[(String, String)], r: &RunReport) -> String {
+fn stall_link(lesson: &str, variant: &str, sets: &[(String, String)], r: &SeedFigures) -> String {
     LinkState {
         lesson: lesson.to_string(),
         variant: Some(variant.to_string()),
