@@ -470,6 +470,9 @@ test('a prediction about a tail runs every variant over as many seeds as its ans
   await panel.locator('[data-testid=predict-sweep]').waitFor();
   await page.waitForFunction(() => document.querySelector('[data-testid=predict-sweep] ul')?.children.length === 3, null, { timeout: 120000 });
   const lines = await panel.locator('[data-testid=predict-sweep] li').allTextContents();
+  // The sweep panel's box and button say the count the prediction ran, not the box's default 50.
+  assert.equal(await page.locator('input[aria-label=Seeds]').inputValue(), '200');
+  assert.equal((await page.locator('[data-testid=run-seeds]').textContent()).trim(), 'Run 200 seeds');
   const ratio = (v) => Number(lines.find((l) => l.startsWith(`${v}:`)).match(/([\d.]+)× the median/)[1]);
   assert.ok(ratio('regressed') >= 100, `regressed has the tail: ${lines.join(' | ')}`);
   assert.ok(ratio('fixed') < 5 && ratio('direct') < 5, `fixed and direct do not: ${lines.join(' | ')}`);

@@ -117,6 +117,12 @@ test('a 50-seed sweep on mq-clone-stall draws its distribution, and its slowest 
   // The table fits its column (1280 px wide page): nothing to scroll to.
   const [scroll, client] = await page.$eval('table.sweep-table', (e) => [e.scrollWidth, e.clientWidth]);
   assert.ok(scroll <= client, `the sweep table is ${scroll} px wide in ${client} px`);
+  // ...and on a phone (390 px), where its run links and headings wrap between words.
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 844 });
+  const [phoneScroll, phoneClient] = await page.$eval('table.sweep-table', (e) => [e.scrollWidth, e.clientWidth]);
+  assert.ok(phoneScroll <= phoneClient, `on a phone the sweep table is ${phoneScroll} px wide in ${phoneClient} px`);
+  await page.setViewportSize(size);
   // The chart has bars (pixels other than the background).
   await page.waitForFunction(() => {
     const c = document.querySelector('canvas.sweep-chart');

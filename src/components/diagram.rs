@@ -4,7 +4,7 @@
 use super::diagram_pools::{
     bar_hit, hw_queues, hw_queues_of, lane_fits, lane_per_row, row_label_full, slot_bar, slot_label, slot_label_y, split,
 };
-use super::diagram_text::{draw_column_names, fit_first, fit_text, group_names, ColumnName};
+use super::diagram_text::{cpu_strip_text, draw_column_names, fit_first, fit_text, group_names, plated_text, ColumnName};
 use crate::driver::{Hit, HitKind, SimDriver, Token, TokenStage};
 use crate::layout::{columns, zoom, Rect, StackLayout, Stage, LARGE_TYPE};
 use crate::palette::{process_colour, thread_colour};
@@ -471,14 +471,20 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         };
         slot_bar(&ctx, theme, bar, o.stripes_active, o.stripes_max, None);
         ctx.set_fill_style_str(theme.dim);
-        let count_x = bar.x + bar.w + 8.0;
-        fit_first(
-            &ctx,
-            &[&format!("{}/{}", o.stripes_active, o.stripes_max), &o.stripes_active.to_string()],
-            count_x,
-            bar.y + bar.h / 2.0,
-            cell.x + cell.w - 4.0 - count_x,
-        );
+        let count = format!("{}/{}", o.stripes_active, o.stripes_max);
+        // Beside the bar; where the bar is too thin for the text to stay inside the box (A/B
+        // with Large type: "217/256" sat on the box's bottom line), at the right of the
+        // title's line instead.
+        let on_title_line = bar.y + bar.h / 2.0 + px / 2.0 > cell.y + cell.h - 1.0;
+        let mut line_end = cell.x + cell.w - 4.0;
+        if on_title_line {
+            let w = ctx.measure_text(&count).map_or(60.0, |m| m.width());
+            line_end -= w + 8.0;
+            let _ = ctx.fill_text(&count, line_end + 8.0, title_y);
+        } else {
+            let count_x = bar.x + bar.w + 8.0;
+            fit_first(&ctx, &[&count, &o.stripes_active.to_string()], count_x, bar.y + bar.h / 2.0, line_end - count_x);
+        }
         hits.push(bar_hit(bar, HitKind::Stripes(k)));
         if !o.stripe_sleepers.is_empty() {
             // On the title's line: the bios in flight cross the row at the bar's height, and
@@ -486,7 +492,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             let x = cell.x + 4.0 + ctx.measure_text(&title).map_or(0.0, |m| m.width()) + 12.0;
             ctx.set_fill_style_str(theme.full);
             let zz = o.stripe_sleepers.len();
-            fit_first(&ctx, &[&format!("zz {zz} on wait_for_stripe"), &format!("zz {zz}")], x, title_y, cell.x + cell.w - 4.0 - x);
+            fit_first(&ctx, &[&format!("zz {zz} on wait_for_stripe"), &format!("zz {zz}")], x, title_y, line_end - x);
         }
     }
     let mut dm_names = Vec::new();
@@ -515,6 +521,14 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
     draw_column_names(&ctx, theme, &dm_names);
 
     // Hosts: can_queue and the starved list.
+    let mut starved_notes: Vec<(String, f64, f64, f64)> = Vec::new();
+    let notes_font = ctx.font();
+    let draw_notes = |notes: &[(String, f64, f64, f64)]| {
+        ctx.set_font(&notes_font);
+        for (text, x, y, max_w) in notes {
+            plated_text(&ctx, theme.bg, theme.full, text, *x, *y, *max_w);
+        }
+    };
     for (hi, h) in d.topology.hosts.iter().enumerate() {
         let cols: Vec<usize> =
             d.topology.devices.iter().enumerate().filter(|(_, dv)| dv.host as usize == hi).map(|(i, _)| l.column_of(i)).collect();
@@ -554,7 +568,9 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
                     + (cell.h * 0.55 - (cell.h * 0.55 * 0.45).clamp(4.0, 16.0)) / 2.0
                     + (cell.h * 0.55 * 0.45).clamp(4.0, 16.0)
                     + 8.0;
-                fit_text(&ctx, &format!("starved: {}{more}", shown.join(" ")), cell.x + 80.0, y, cell.w - 84.0);
+                // Drawn after the tokens, on a plate of the background: the requests crossing
+                // from the tag map to the disks passed over it and hid the list.
+                starved_notes.push((format!("starved: {}{more}", shown.join(" ")), cell.x + 80.0, y, cell.w - 84.0));
             }
         }
     }
@@ -591,10 +607,9 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         if cell.w - 4.0 >= 10.0 {
             let width = |t: &str| ctx.measure_text(t).map_or(f64::MAX, |m| m.width());
             let max_w = cell.w - 4.0;
-            let fits = width(&label) <= max_w;
-            let text = if fits { &label } else { &short };
             // The thread's name in a smaller type (down to 70%) rather than cut: "ksoftirqd/4"
-            // is what the strip is there to show.
+            // is what the strip is there to show (else its stem: "flush", not "flus…").
+            let text = cpu_strip_text(&label, &short, max_w, width);
             let w = width(text);
             if w > max_w && w * 0.7 <= max_w {
                 ctx.set_font(&font(11.0 * max_w / w, "", "ui-monospace, monospace"));
@@ -608,6 +623,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
 
     // Tokens: bios (chips) and requests (bars), tweened between the stages the trace named.
     if d.density {
+        draw_notes(&starved_notes);
         if !counts_note {
             return;
         }
@@ -731,6 +747,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         hits.push(Hit { x: x - 2.5, y: y - 2.5, w: 5.0, h: 5.0, kind: HitKind::Bio(id) });
     }
     ctx.set_global_alpha(1.0);
+    draw_notes(&starved_notes);
     // Requests waiting in an elevator that have no token (they were inserted before a skip,
     // a link's catch-up or a restart of the animation): grey bars, so the lane agrees with its
     // "N waiting" count as far as bars fit.

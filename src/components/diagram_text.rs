@@ -27,6 +27,34 @@ pub(super) fn fit_text(ctx: &CanvasRenderingContext2d, text: &str, x: f64, y: f6
     }
 }
 
+/// `fit_text` on a plate of `bg` (a little wider than the text, as tall as the font), in
+/// `fg`: for a label that tokens in transit cross, drawn after them.
+pub(super) fn plated_text(ctx: &CanvasRenderingContext2d, bg: &str, fg: &str, text: &str, x: f64, y: f64, max_w: f64) {
+    if max_w < 10.0 {
+        return;
+    }
+    let m = ctx.measure_text(text).ok();
+    let w = m.as_ref().map_or(max_w, |m| m.width()).min(max_w);
+    let h = m.map_or(12.0, |m| m.font_bounding_box_ascent() + m.font_bounding_box_descent()).max(8.0);
+    ctx.set_fill_style_str(bg);
+    ctx.set_global_alpha(0.85);
+    ctx.fill_rect(x - 2.0, y - h / 2.0 - 1.0, w + 4.0, h + 2.0);
+    ctx.set_global_alpha(1.0);
+    ctx.set_fill_style_str(fg);
+    fit_text(ctx, text, x, y, max_w);
+}
+
+/// What a CPU strip says in `max_w`: "cpu3 flush-8:16" if it fits; else the thread's name if
+/// it fits in type shrunk to 70%; else the name's stem ("flush", "ksoftirqd"), which says more
+/// than a cut "flus…". (The caller shrinks or cuts what is still too wide.)
+pub(super) fn cpu_strip_text<'a>(label: &'a str, name: &'a str, max_w: f64, width: impl Fn(&str) -> f64) -> &'a str {
+    if width(label) <= max_w {
+        return label;
+    }
+    let stem = name.split(['-', '/']).next().filter(|s| !s.is_empty()).unwrap_or(name);
+    [name, stem].into_iter().find(|t| width(t) * 0.7 <= max_w).unwrap_or(stem)
+}
+
 /// A column's label, longest first, for `fit_first`: one device's name, or a group's range
 /// ("sdaa–sdah", then "sdaa–ah", "aa–ah", "×8"), so a narrow column (80 disks in Large type)
 /// still says which devices it holds instead of "sd…".
@@ -130,7 +158,19 @@ pub(super) fn fit_first(ctx: &CanvasRenderingContext2d, options: &[&str], x: f64
 
 #[cfg(test)]
 mod tests {
-    use super::group_names;
+    use super::{cpu_strip_text, group_names};
+
+    #[test]
+    fn a_narrow_cpu_strip_keeps_the_threads_name_or_its_stem() {
+        // 7 px a character, as a monospace font would measure.
+        let w = |t: &str| 7.0 * t.chars().count() as f64;
+        assert_eq!(cpu_strip_text("cpu3 flush-8:16", "flush-8:16", 120.0, w), "cpu3 flush-8:16");
+        assert_eq!(cpu_strip_text("cpu3 flush-8:16", "flush-8:16", 60.0, w), "flush-8:16");
+        assert_eq!(cpu_strip_text("cpu3 flush-8:16", "flush-8:16", 40.0, w), "flush");
+        assert_eq!(cpu_strip_text("cpu4 ksoftirqd/4", "ksoftirqd/4", 50.0, w), "ksoftirqd");
+        assert_eq!(cpu_strip_text("cpu0 37%", "37%", 20.0, w), "37%");
+        assert_eq!(cpu_strip_text("cpu0 -x", "-x", 10.0, w), "-x");
+    }
 
     #[test]
     fn a_group_label_shortens_without_cutting_a_number_or_a_disks_letters() {

@@ -141,6 +141,20 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     // and why a count was refused.
     let sweep_seeds = use_state(|| ("50".to_string(), Some(50u64)));
     let sweep_msg = use_state(|| None::<String>);
+    // A sweep started elsewhere (the prediction's, of as many seeds as its answer's rows) puts
+    // its count in the box: "Run 50 seeds" under a table of 200 read as the table's button.
+    {
+        let sweep_n = session.borrow().sweep.as_ref().map(|sw| sw.seeds);
+        let (seeds, msg) = (sweep_seeds.clone(), sweep_msg.clone());
+        use_effect_with(sweep_n, move |n| {
+            if let Some(n) = *n {
+                if seeds.1 != Some(n) {
+                    seeds.set((n.to_string(), Some(n)));
+                    msg.set(None);
+                }
+            }
+        });
+    }
 
     frame::use_frame_loop(
         session.clone(),

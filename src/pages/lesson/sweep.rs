@@ -108,7 +108,7 @@ pub(super) fn sweep_panel(
                             }
                             _ => "Opens the run from its start".to_string(),
                         };
-                        html! { <a href={link(&v, seed, t)} data-testid={testid} {title} onclick={to_stack()}>{ format!("seed {seed} ({})", num(Some(x))) }</a> }
+                        html! { <a href={link(&v, seed, t)} data-testid={testid} {title} onclick={to_stack()}>{ format!("seed\u{a0}{seed} ({})", num(Some(x))) }</a> }
                     };
                     if let Some(r) = slow.and_then(|(_, seed)| sw.run(&v, seed)) {
                         if let Some(t) = r.stall_t() {
@@ -125,8 +125,8 @@ pub(super) fn sweep_panel(
                         <tr data-variant={v.clone()}>
                             <td class="l" title={format!("{what} ({unit})")}>{ &v }</td>
                             <td>{ num(q(0.5)) }</td><td>{ num(q(0.9)) }</td><td>{ num(q(0.99)) }</td>
-                            <td>{ for fast.map(|x| run_link(&x, "fastest")) }</td>
-                            <td>{ for slow.map(|x| run_link(&x, "slowest")) }</td>
+                            <td class="run">{ for fast.map(|x| run_link(&x, "fastest")) }</td>
+                            <td class="run">{ for slow.map(|x| run_link(&x, "slowest")) }</td>
                         </tr>
                     }
                 })

@@ -237,6 +237,11 @@ impl Raw {
     }
 }
 
+/// An address a browser opens (`--base`, or a pasted link's part before its `#`).
+fn is_web_address(s: &str) -> bool {
+    s.starts_with("http://") || s.starts_with("https://")
+}
+
 impl Args {
     /// Checks the values: each wrong one is named with what is allowed.
     fn checked(cmd: &str, mut raw: Raw) -> Result<Args, CliError> {
@@ -246,13 +251,13 @@ impl Args {
         let mut base = raw.base.clone();
         if let (Some(w), "link") = (raw.lesson.as_deref().map(str::trim), cmd) {
             if let (Some((addr, _)), None) = (w.split_once('#'), &base) {
-                if addr.starts_with("http://") || addr.starts_with("https://") {
+                if is_web_address(addr) {
                     base = Some(addr.to_string());
                 }
             }
         }
         if let Some(b) = &base {
-            if !(b.starts_with("http://") || b.starts_with("https://")) || b.contains('#') || b.chars().any(char::is_whitespace) {
+            if !is_web_address(b) || b.contains('#') || b.chars().any(char::is_whitespace) {
                 return Err(bad(format!(
                     "--base: '{}' is not allowed; expected the app's address, http:// or https://, without a #",
                     clip(b)
