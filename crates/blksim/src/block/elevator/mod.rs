@@ -366,7 +366,15 @@ impl Elevator {
 
     /// A merge changed a waiting request's extent.
     pub fn remerged(&mut self, rq: ReqId, write: bool, old: (u64, u64), new: (u64, u64)) {
-        self.unindex(rq, write, old.0, old.1);
+        // Only a moved end is taken out of its index (a back merge keeps its start); an
+        // unmoved one is only put back if absent, which is what taking it out and `index`
+        // would leave, without shifting the map's tail twice.
+        if old.0 != new.0 {
+            self.by_start.remove_if(&(write, old.0), |&r| r == rq);
+        }
+        if old.1 != new.1 {
+            self.by_end.remove_if(&(write, old.1), |&r| r == rq);
+        }
         let e = self.entries.get_mut(&rq).expect("request not in the elevator");
         (e.start, e.end) = new;
         let owner = e.owner;

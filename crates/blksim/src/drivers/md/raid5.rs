@@ -640,11 +640,13 @@ impl Sim {
     /// back to the inactive list): the wait is not exclusive, so every thread on it that is
     /// asleep wakes, newest first, to check the condition again.
     pub(crate) fn wake_up_stripe_waiters(&mut self, r: usize) {
-        for i in 0..self.raid5[r].waiters.len() {
-            let w = self.raid5[r].waiters[i];
-            if self.threads[w.idx()].wait == Some(Wait::Stripe) {
-                self.wake(w, Step::RetryStripe);
-            }
+        // The sleepers first, then their wakeups: `wake` changes no other thread's wait nor
+        // the queue, so this is the walk the kernel does, without re-indexing the queue of
+        // ~100 (mostly running) waiters for each one (the herd was 13% of raid5-chunk's run).
+        let threads = &self.threads;
+        let asleep: Vec<ThreadId> = self.raid5[r].waiters.iter().copied().filter(|w| threads[w.idx()].wait == Some(Wait::Stripe)).collect();
+        for w in asleep {
+            self.wake(w, Step::RetryStripe);
         }
     }
 
