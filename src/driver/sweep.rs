@@ -221,11 +221,7 @@ pub fn run_seeds(lesson: &str, variant: &str, overrides: &[(String, String)], se
 
 /// The `q` quantile of sorted values (nearest rank), as `blksim sweep` reports them.
 pub fn quantile(sorted: &[(f64, u64)], q: f64) -> Option<f64> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let i = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
-    Some(sorted[i].0)
+    blksim::tools::stats::nearest_rank_index(sorted.len(), q).map(|i| sorted[i].0)
 }
 
 #[cfg(test)]

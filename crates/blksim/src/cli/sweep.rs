@@ -21,11 +21,7 @@ struct SeedFigures {
 }
 
 fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let i = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
-    sorted[i]
+    crate::tools::stats::nearest_rank_index(sorted.len(), q).map_or(f64::NAN, |i| sorted[i])
 }
 
 pub(super) fn cmd_sweep(a: &Args) -> Result<String, CliError> {

@@ -240,6 +240,13 @@ impl LatencyHist {
 }
 
 /// Jain's fairness index: (Σx)² / (n·Σx²); 1 when all are equal, 1/n when one gets everything.
+/// Where the `q` quantile of `n` sorted values is: the nearest rank, ⌈q·n⌉ counted from 1
+/// (so p50 of 4 values is the 2nd, p100 the largest). `blksim sweep` and the page's sweep
+/// table both read their percentiles here. None for no values.
+pub fn nearest_rank_index(n: usize, q: f64) -> Option<usize> {
+    (n > 0).then(|| ((q * n as f64).ceil() as usize).clamp(1, n) - 1)
+}
+
 pub fn jain_fairness(xs: &[f64]) -> f64 {
     let n = xs.len() as f64;
     let sum: f64 = xs.iter().sum();
@@ -316,6 +323,15 @@ impl SweepBins {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_nearest_rank_is_the_ceiling_of_q_n() {
+        use super::nearest_rank_index as at;
+        assert_eq!((at(0, 0.5), at(1, 0.0), at(1, 1.0)), (None, Some(0), Some(0)));
+        assert_eq!((at(4, 0.5), at(4, 0.51), at(4, 1.0)), (Some(1), Some(2), Some(3)));
+        // p99 of 200 seeds is the 198th value; p90 of 50, the 45th.
+        assert_eq!((at(200, 0.99), at(50, 0.9)), (Some(197), Some(44)));
+    }
+
     #[test]
     fn sweep_bins_go_log_for_a_stall_among_fast_runs_and_keep_its_seed() {
         let mut v = vec![0.044; 199];

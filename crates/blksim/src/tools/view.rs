@@ -87,30 +87,40 @@ impl Sim {
         self.threads
             .iter()
             .enumerate()
-            .map(|(i, t)| {
-                let state = if self.has_exited(i) { 'X' } else { t.top_state() };
-                ThreadView { name: t.name.clone(), pid: t.pid, state, cpu_ns: t.cpu_ns, home_cpu: t.home.0 }
+            .map(|(i, t)| ThreadView {
+                name: t.name.clone(),
+                pid: t.pid,
+                state: self.state_letter(i),
+                cpu_ns: t.cpu_ns,
+                home_cpu: t.home.0,
             })
             .collect()
     }
 
     /// Every thread's state letter as top shows it, in thread order (ASCII).
     pub(crate) fn top_states(&self) -> Vec<u8> {
-        (0..self.threads.len()).map(|i| if self.has_exited(i) { b'X' } else { self.threads[i].top_state() as u8 }).collect()
+        (0..self.threads.len()).map(|i| self.state_letter(i) as u8).collect()
     }
 
     /// The pids of the threads in D now (asleep in `io_schedule`, waiting for I/O or a
     /// request), for the diagram's `zz` by a process.
     pub fn pids_in_d(&self) -> Vec<u32> {
-        (0..self.threads.len())
-            .filter(|&i| !self.has_exited(i) && self.threads[i].top_state() == 'D')
-            .map(|i| self.threads[i].pid)
-            .collect()
+        (0..self.threads.len()).filter(|&i| self.state_letter(i) == 'D').map(|i| self.threads[i].pid).collect()
     }
 
     /// Which thread each core runs now, by thread id (None: idle), for the CPU strips.
     pub fn core_threads(&self) -> Vec<Option<u32>> {
         self.cores.iter().map(|c| if c.busy { c.current.filter(|t| !self.has_exited(t.idx())).map(|t| t.0) } else { None }).collect()
+    }
+
+    /// Thread `i`'s state as top shows it, X once it has exited (the one rule the thread list,
+    /// the state letters and the diagram's sleepers share).
+    fn state_letter(&self, i: usize) -> char {
+        if self.has_exited(i) {
+            'X'
+        } else {
+            self.threads[i].top_state()
+        }
     }
 
     /// A job's process has exited, or the run is over and its job was done: the run stops at
