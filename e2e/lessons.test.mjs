@@ -215,7 +215,13 @@ test('presenter mode at 1280x720: both runs of an A/B step fit on the screen', a
   const { page, errors } = await open(ctx, '#/lesson/dm-sg-lists?v=1');
   await page.setViewportSize({ width: 1280, height: 720 });
   await page.waitForSelector('canvas.diagram');
+  // Its six variants: the header takes three lines (about 120 px; four, 154 px, when the
+  // variants wrapped alone), and two in presenter mode (about 79 px; Legend wrapped alone).
+  const barHeight = () => page.$eval('.bar', (e) => e.getBoundingClientRect().height);
+  assert.ok((await barHeight()) < 135, `the header is ${await barHeight()} px tall`);
   await page.click('.presenter-toggle');
+  await page.waitForFunction(() => document.querySelector('.app').dataset.presenter === 'true');
+  assert.ok((await barHeight()) < 95, `in presenter mode the header is ${await barHeight()} px tall`);
   await page.click('h1', { position: { x: 1, y: 1 }, trial: true });
   await page.keyboard.press('PageDown');
   await page.keyboard.press('PageDown');
