@@ -524,10 +524,12 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
     let mut starved_notes: Vec<(String, f64, f64, f64)> = Vec::new();
     let notes_font = ctx.font();
     let draw_notes = |notes: &[(String, f64, f64, f64)]| {
+        let font_before = ctx.font();
         ctx.set_font(&notes_font);
         for (text, x, y, max_w) in notes {
             plated_text(&ctx, theme.bg, theme.full, text, *x, *y, *max_w);
         }
+        ctx.set_font(&font_before);
     };
     for (hi, h) in d.topology.hosts.iter().enumerate() {
         let cols: Vec<usize> =
