@@ -227,6 +227,8 @@ test('presenter mode at 1280x720: both runs of an A/B step fit on the screen', a
   await page.keyboard.press('PageDown');
   assert.equal(await page.getAttribute('.app', 'data-ab'), 'true', 'step 2 opens the A/B view');
   await page.waitForFunction(() => document.querySelectorAll('canvas.diagram').length === 2);
+  // The B menu joins the first line and the speed slider is shorter: still two lines.
+  assert.ok((await barHeight()) < 95, `in presenter mode's A/B view the header is ${await barHeight()} px tall`);
   const boxes = await page.$$eval('canvas.diagram', (cs) => cs.map((c) => c.getBoundingClientRect()).map((r) => ({ top: r.top, bottom: r.bottom, h: r.height })));
   for (const b of boxes) {
     assert.ok(b.bottom <= 720 && b.h >= 200, `a diagram at ${b.top.toFixed(0)}-${b.bottom.toFixed(0)} px of 720`);
