@@ -3,8 +3,8 @@
 // Usage: node e2e/bench.mjs [--json]
 // Builds the app first (trunk build --release, its progress on stderr) when dist/ is missing
 // or older than a source. With --json, stdout is one JSON object (bundle_gzip_kib,
-// first_contentful_paint_ms, frame_work_ms_p95, wasm_x_real_time by "lesson/variant") and the
-// human lines go to stderr.
+// first_contentful_paint_ms, frame_work_ms_p95, wasm_x_real_time and wasm_share_of_heap_yardstick
+// (percent) by "lesson/variant", and the seed sweep) and the human lines go to stderr.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -40,11 +40,13 @@ if (built < Math.max(...INPUTS.map((p) => newestMtime(path.join(root, p))))) {
 }
 // Runs per lesson for the wasm core's speed (after one to warm up).
 const RUNS = 5;
-const result = { bundle_gzip_kib: 0, first_contentful_paint_ms: 0, frame_work_ms_p95: 0, wasm_x_real_time: {} };
+const result = { bundle_gzip_kib: 0, first_contentful_paint_ms: 0, frame_work_ms_p95: 0, wasm_x_real_time: {}, wasm_share_of_heap_yardstick: {} };
 
 const server = await serve(dist);
 const base = `http://127.0.0.1:${server.address().port}/`;
 const browser = await launch();
+result.browser = `Chromium ${browser.version()}`;
+say(`browser: ${result.browser}`);
 
 const gz = (f) => zlib.gzipSync(fs.readFileSync(path.join(dist, f)), { level: 9 }).length;
 const files = fs.readdirSync(dist).filter((f) => f.endsWith('.wasm') || f.endsWith('.js'));
@@ -110,7 +112,15 @@ for (const [lesson, speed] of [['dm-sg-lists', 0.01], ['dm-sg-lists', 0.2], ['sc
       ? `${r.x_real_time.toFixed(0)}x real time (median of ${RUNS}; ${slow.x_real_time.toFixed(0)}-${fast.x_real_time.toFixed(0)}x), ${(r.events_per_s / 1e6).toFixed(2)} M events/s`
       : 'under the clock resolution';
     result.wasm_x_real_time[`${lesson}/${variant}`] = r.wall_ms >= 1 ? Number(r.x_real_time.toFixed(1)) : null;
-    say(`wasm ${lesson}/${variant}: ${r.events} events, ${r.sim_s.toFixed(2)} s simulated in ${r.wall_ms.toFixed(0)} ms = ${speed}`);
+    // The yardstick: a bare BinaryHeap at the engine's mean queue length, in the same page
+    // right after (the fastest of 3 runs of 1 M events). Browsers and hosts differ by 2.5x
+    // or more in WebAssembly speed where native speed does not, so the share of the
+    // yardstick is what compares across sessions.
+    const heap = Math.max(...await page.evaluate((p) => [0, 1, 2].map(() => window.wasmBindings.bench_heap(p, 1000000)), r.queue_len_mean));
+    const share = r.wall_ms >= 1 ? r.events_per_s / heap : null;
+    result.wasm_share_of_heap_yardstick[`${lesson}/${variant}`] = share === null ? null : Number((100 * share).toFixed(1));
+    const shareText = share === null ? '' : `; ${(100 * share).toFixed(1)}% of the bare heap at its mean queue length of ${r.queue_len_mean} (${(heap / 1e6).toFixed(2)} M events/s)`;
+    say(`wasm ${lesson}/${variant}: ${r.events} events, ${r.sim_s.toFixed(2)} s simulated in ${r.wall_ms.toFixed(0)} ms = ${speed}${shareText}`);
   }
   await page.close();
 }

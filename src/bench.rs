@@ -4,7 +4,8 @@
 use wasm_bindgen::prelude::*;
 
 /// Runs `lesson`/`variant` for `seconds` of simulated time with no trace and no drawing.
-/// Returns JSON: {"events", "sim_s", "wall_ms", "x_real_time", "events_per_s"}.
+/// Returns JSON: {"events", "sim_s", "wall_ms", "x_real_time", "events_per_s", "queue_len_mean"}
+/// (the engine's mean event-queue length, at which `bench_heap` runs its yardstick).
 #[wasm_bindgen]
 pub fn bench_sim(lesson: &str, variant: &str, seconds: f64) -> Result<String, JsValue> {
     let l = blksim::lessons::find(lesson).map_err(|e| JsValue::from_str(&e.to_string()))?;
@@ -14,12 +15,30 @@ pub fn bench_sim(lesson: &str, variant: &str, seconds: f64) -> Result<String, Js
     let sim = blksim::cli::run_one(&cfg, 1, Some(seconds));
     let wall_ms = perf.now() - t0;
     let sim_s = sim.now().as_secs_f64();
-    let events = sim.totals().events;
+    let t = sim.totals();
+    let events = t.events;
     Ok(serde_json::json!({
         "events": events, "sim_s": sim_s, "wall_ms": wall_ms,
-        "x_real_time": sim_s / (wall_ms / 1000.0), "events_per_s": events as f64 / (wall_ms / 1000.0)
+        "x_real_time": sim_s / (wall_ms / 1000.0), "events_per_s": events as f64 / (wall_ms / 1000.0),
+        "queue_len_mean": (t.events_pending_sum / events.max(1)).max(1)
     })
     .to_string())
+}
+
+/// The yardstick in WebAssembly: `events` pops and pushes of a bare `BinaryHeap` holding
+/// `population` events (`blksim::engine::event::heap_yardstick`, the loop `cargo bench` times
+/// natively). Returns the events per second, so a lesson's rate can be read as a share of
+/// what this host's browser does with a bare heap.
+#[wasm_bindgen]
+pub fn bench_heap(population: u32, events: u32) -> Result<f64, JsValue> {
+    let perf = web_sys::window().and_then(|w| w.performance()).ok_or("no performance clock")?;
+    let t0 = perf.now();
+    let len = blksim::engine::event::heap_yardstick(u64::from(events), u64::from(population));
+    let wall_ms = perf.now() - t0;
+    if len != u64::from(population) {
+        return Err(JsValue::from_str("the yardstick's heap lost events"));
+    }
+    Ok(f64::from(events) / (wall_ms.max(0.001) / 1000.0))
 }
 
 thread_local! {

@@ -3,11 +3,10 @@
 //! (divan's "items/s" column is events/s; simulated-seconds per wall-second is printed too).
 
 use blksim::cli::run_one;
+use blksim::engine::event::heap_yardstick;
 use blksim::lessons;
 use divan::counter::ItemsCount;
 use divan::Bencher;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 fn main() {
     // Each lesson runs its simulated seconds three times; the fastest run counts. Its events/s
@@ -39,7 +38,7 @@ fn main() {
         let heap_rate = (0..3)
             .map(|_| {
                 let t0 = std::time::Instant::now();
-                divan::black_box(heap_loop(HEAP_EVENTS, population));
+                divan::black_box(heap_yardstick(HEAP_EVENTS, population));
                 HEAP_EVENTS as f64 / t0.elapsed().as_secs_f64()
             })
             .fold(0.0, f64::max);
@@ -74,30 +73,14 @@ fn lesson_one_second(b: Bencher, (id, variant): (&str, &str)) {
     b.counter(ItemsCount::new(events)).bench(|| run_one(divan::black_box(&cfg), 1, Some(1.0)).totals().events);
 }
 
-/// The yardstick: a BinaryHeap of (time, seq) with one pop and one push per "event", at a
-/// steady population (the engine's queue holds about 10-20 events in the lessons).
+/// The yardstick (`heap_yardstick`): a BinaryHeap of (time, seq) with one pop and one push per
+/// "event", at a steady population (the engine's queue holds about 10-20 events in the lessons).
 #[divan::bench(args = [16, 512], sample_count = 10)]
 fn bare_binary_heap(b: Bencher, population: u64) {
-    b.counter(ItemsCount::new(HEAP_EVENTS)).bench(|| heap_loop(HEAP_EVENTS, population));
+    b.counter(ItemsCount::new(HEAP_EVENTS)).bench(|| heap_yardstick(HEAP_EVENTS, population));
 }
 
 const HEAP_EVENTS: u64 = 1_000_000;
-
-fn heap_loop(n: u64, population: u64) -> usize {
-    let mut heap = BinaryHeap::with_capacity(population as usize + 1);
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    for seq in 0..population {
-        heap.push(Reverse((seq * 1000, seq)));
-    }
-    for seq in population..n + population {
-        let Reverse((t, _)) = heap.pop().unwrap();
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        heap.push(Reverse((t + (x % 100_000), seq)));
-    }
-    heap.len()
-}
 
 /// The page's timeline copies the whole simulation (`Sim::checkpoint`) every second at first,
 /// then ever more rarely (at most 12 kept): what one copy costs, a simulated second into each

@@ -125,9 +125,37 @@ impl EventQueue {
     }
 }
 
+/// The speed benches' yardstick: a bare `BinaryHeap` of (time, seq) with one pop and one push
+/// per "event" at a steady `population`, for `n` events. The engine's events per second are
+/// set against it, run on the same host in the same session (natively in `cargo bench`, in
+/// WebAssembly by `e2e/bench.mjs`), so figures from hosts of different speeds compare.
+/// Returns the heap's final length (`population`), so the loop cannot be optimised away.
+pub fn heap_yardstick(n: u64, population: u64) -> u64 {
+    use std::cmp::Reverse;
+    let mut heap = BinaryHeap::with_capacity(population.min(1 << 16) as usize + 1);
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for seq in 0..population {
+        heap.push(Reverse((seq * 1000, seq)));
+    }
+    for seq in population..n + population {
+        let Some(Reverse((t, _))) = heap.pop() else { break };
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        heap.push(Reverse((t + (x % 100_000), seq)));
+    }
+    heap.len() as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_yardstick_keeps_its_population_and_stops_on_an_empty_heap() {
+        assert_eq!(heap_yardstick(10_000, 16), 16);
+        assert_eq!(heap_yardstick(10_000, 0), 0);
+    }
 
     #[test]
     fn ties_pop_in_insertion_order() {
