@@ -77,6 +77,11 @@ test('a file that is no trace gets one message naming it and what was expected; 
   await page.waitForSelector('[data-testid=trace-cut]');
   assert.match(await page.textContent('[data-testid=trace-cut]'), /^sda\.blktrace\.0: cut short at byte 1000 \(a 48-byte blk_io_trace header, 1 byte\(s\) left\): read up to it, as blkparse does/);
   assert.match(await page.textContent('[data-testid=trace-summary]'), /^\d+ records from sda\.blktrace\.0/);
+  // A whole directory picked (blksim trace writes blkparse's text beside the binary files):
+  // each record would count twice, so the page says which files hold the same records.
+  await page.setInputFiles('[data-testid=trace-files]', ['sda.blktrace.0', 'sda.blktrace.1', 'sda.blkparse.txt'].map((f) => path.join(fixtures, f)));
+  await page.waitForSelector('[data-testid=trace-error]');
+  assert.match(await page.textContent('[data-testid=trace-error]'), /^'sda\.blktrace\.0' and 'sda\.blkparse\.txt' both hold device 8,0 CPU 0's records \d+ to \d+: each would count twice/);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -72,6 +72,7 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
     if let Some(e) = blkparse_input::no_records(&records, &notes, &names) {
         return Err(e);
     }
+    blkparse_input::each_record_once(&names, &records, &file_ends).map_err(|e| e.to_string())?;
     blkparse_input::merge(&mut records, &file_ends);
     let devices = btt::btt(&records);
     let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);

@@ -70,8 +70,10 @@ pub fn read(files: &[String]) -> Result<(Vec<RealRecord>, ReadNotes, Vec<String>
         blkparse_input::read_any(&name, &bytes, &mut records, &mut notes).map_err(|e| bad(format!("replay: {e}")))?;
         file_ends.push(records.len());
     }
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    blkparse_input::each_record_once(&names, &records, &file_ends).map_err(|e| bad(format!("replay: {e}")))?;
     blkparse_input::merge(&mut records, &file_ends);
-    Ok((records, notes, paths.iter().map(|p| p.display().to_string()).collect()))
+    Ok((records, notes, names))
 }
 
 fn dev_name(d: (u32, u32)) -> String {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 mod knobs;
 mod validate;
 pub use knobs::*;
-pub use validate::{check_user_knobs, clip, clip_path, counted, knob_applies, Config, ScenarioError};
+pub use validate::{check_user_knobs, clip, clip_line, clip_path, counted, knob_applies, Config, ScenarioError};
 
 /// Hard limits so that no scenario or link can hang the page.
 pub mod limits {

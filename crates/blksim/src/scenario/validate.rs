@@ -41,6 +41,12 @@ pub fn clip(s: &str) -> String {
     clip_max(s, 40)
 }
 
+/// A line of a file the user gave, as an error quotes it: long enough to show a whole
+/// blkparse record (about 100 characters).
+pub fn clip_line(s: &str) -> String {
+    clip_max(s, 120)
+}
+
 /// A path the user gave, whole (so it can be copied back), as `clip` quotes input: up to
 /// PATH_MAX (4096) characters.
 pub fn clip_path(path: &str) -> String {

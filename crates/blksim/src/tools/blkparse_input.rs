@@ -229,7 +229,7 @@ pub fn read_text(name: &str, text: &str, out: &mut Vec<RealRecord>, notes: &mut 
             continue;
         };
         let bad = |what: &str| {
-            TraceError(format!("{name}: line {}: expected {what} in a blkparse record: '{}'", i + 1, crate::scenario::clip(line)))
+            TraceError(format!("{name}: line {}: expected {what} in a blkparse record: '{}'", i + 1, crate::scenario::clip_line(line)))
         };
         if w.len() < 6 {
             return Err(bad("CPU, sequence, time, pid and action"));
@@ -262,13 +262,22 @@ pub fn read_text(name: &str, text: &str, out: &mut Vec<RealRecord>, notes: &mut 
                 let (fm, fn_) = dev.and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))).ok_or_else(|| bad("(MAJ,MIN) after <-"))?;
                 (num(0, "a sector")?, num(2, "a size in sectors")? as u32, String::new(), Some((fm, fn_, num(5, "the remap's sector")?)))
             }
+            // A request with no data (an empty flush: blkparse prints `C FWS 0 [0]`) has no size.
+            "C" if rest.get(1).is_some_and(|s| s.starts_with('[')) => (num(0, "a sector")?, 0, String::new(), None),
             "C" => (num(0, "a sector")?, num(2, "a size in sectors")? as u32, String::new(), None),
+            // ... and no sector either where a process is named (`Q FWS [fsync]`).
+            _ if rest.first().is_some_and(|s| s.starts_with('[')) => {
+                (0, 0, rest.first().and_then(|s| comm_of(s)).unwrap_or_default(), None)
+            }
             _ => (num(0, "a sector")?, num(2, "a size in sectors")? as u32, rest.get(3).and_then(|s| comm_of(s)).unwrap_or_default(), None),
         };
         if out.len() as u64 >= REPLAY_RECORDS_MAX {
             return Err(TraceError(format!("{name}: line {}: more than {REPLAY_RECORDS_MAX} records; trace a shorter stretch", i + 1)));
         }
-        out.push(RealRecord { time_ns, major, minor, cpu, seq, action: code, write: rwbs.contains('W'), sector, sectors, pid, comm, from });
+        // blkparse's RWBS (`fill_rwbs`) prints a discard as D in place of W: the kernel traces it
+        // as a write (BLK_TC_WRITE), and blkparse's summary counts it among the writes.
+        let write = rwbs.contains('W') || rwbs.contains('D');
+        out.push(RealRecord { time_ns, major, minor, cpu, seq, action: code, write, sector, sectors, pid, comm, from });
     }
     if let Some((n, line)) = first_stray.filter(|_| out.len() > before) {
         notes.stray.push(format!(
@@ -321,6 +330,45 @@ pub fn no_records(records: &[RealRecord], notes: &ReadNotes, names: &[String]) -
     } else {
         format!("no records before the cut: {}", notes.cut.join("; "))
     })
+}
+
+/// Refuses records read twice: the same trace given both as blkparse's text and as blktrace's
+/// files (`blksim trace` writes both into one directory, so `replay DIR/*` reads each record
+/// twice), or a `blkparse -d` dump beside the per-CPU files it came from. The kernel numbers a
+/// device's records per CPU (blkparse's sequence column), so two files holding records of one
+/// device and CPU with overlapping sequence ranges hold the same records. `file_ends` as for
+/// `merge`, before it.
+pub fn each_record_once(names: &[String], records: &[RealRecord], file_ends: &[usize]) -> Result<(), TraceError> {
+    // (major, minor, cpu) -> (file, lowest and highest sequence) per file holding it.
+    type DevCpu = (u32, u32, u32);
+    let mut held: BTreeMap<DevCpu, Vec<(usize, u32, u32)>> = BTreeMap::new();
+    let mut start = 0;
+    for (f, &end) in file_ends.iter().enumerate() {
+        let mut ranges: BTreeMap<DevCpu, (u32, u32)> = BTreeMap::new();
+        for r in &records[start..end] {
+            let e = ranges.entry((r.major, r.minor, r.cpu)).or_insert((r.seq, r.seq));
+            *e = (e.0.min(r.seq), e.1.max(r.seq));
+        }
+        for (key, (lo, hi)) in ranges {
+            let files = held.entry(key).or_default();
+            if let Some(&(g, glo, ghi)) = files.iter().find(|&&(_, glo, ghi)| lo <= ghi && glo <= hi) {
+                let name = |i: usize| crate::scenario::clip_path(names.get(i).map_or("?", |n| n.as_str()));
+                return Err(TraceError(format!(
+                    "'{}' and '{}' both hold device {},{} CPU {}'s records {} to {}: each would count twice; expected each record once (one of a trace's blkparse text, `blkparse -d` dump or per-CPU files)",
+                    name(g),
+                    name(f),
+                    key.0,
+                    key.1,
+                    key.2,
+                    lo.max(glo),
+                    hi.min(ghi)
+                )));
+            }
+            files.push((f, lo, hi));
+        }
+        start = end;
+    }
+    Ok(())
 }
 
 /// Puts records in the order blkparse prints them and makes times relative to the first

@@ -266,3 +266,68 @@ fn replay_counts_util_as_iostat_does_for_the_same_run() {
     assert_eq!(compared, 9, "the eight members and md0");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// blktrace's binary records of one device, CPU 0: (sequence, ns, sector, bytes, action with
+/// its category bits), as `struct blk_io_trace` lays them out (little-endian, no payload).
+fn blk_io_trace(records: &[(u32, u64, u64, u32, u32)]) -> Vec<u8> {
+    let mut b = Vec::new();
+    for &(seq, ns, sector, bytes, action) in records {
+        b.extend_from_slice(&0x6561_7407u32.to_le_bytes());
+        b.extend_from_slice(&seq.to_le_bytes());
+        b.extend_from_slice(&ns.to_le_bytes());
+        b.extend_from_slice(&sector.to_le_bytes());
+        b.extend_from_slice(&bytes.to_le_bytes());
+        b.extend_from_slice(&action.to_le_bytes());
+        b.extend_from_slice(&4321u32.to_le_bytes()); // pid
+        b.extend_from_slice(&(8u32 << 20).to_le_bytes()); // 8,0
+        b.extend_from_slice(&0u32.to_le_bytes()); // cpu
+        b.extend_from_slice(&[0, 0, 0, 0]); // error, pdu_len
+    }
+    b
+}
+
+/// An empty flush (no sector, no size: real blkparse prints `Q FWS [..]` and `C FWS 0 [0]`)
+/// and a discard (RWBS `D`, traced as a write) read the same from blkparse's text as from the
+/// binary records it printed them from; and the two given together are refused, since each
+/// record would count twice (`blksim trace` writes both into one directory: `replay DIR/*`).
+#[test]
+fn replay_reads_empty_flushes_and_discards_from_text_as_from_binary_and_each_record_once() {
+    let dir = trace_dir("flush");
+    std::fs::create_dir_all(&dir).unwrap();
+    // BLK_TC_WRITE 1<<1, FLUSH 1<<2, SYNC 1<<3, DISCARD 1<<13, in the action's high 16 bits.
+    let (fws, d) = (((1 << 1) | (1 << 2) | (1 << 3)) << 16, ((1 << 1) | (1 << 13)) << 16);
+    let (q, g, dd, c) = (1, 4, 7, 8);
+    let bin = blk_io_trace(&[
+        (1, 1000, 0, 0, q | fws),
+        (2, 2000, 0, 0, g | fws),
+        (3, 3000, 0, 0, dd | fws),
+        (4, 4000, 0, 0, c | fws),
+        (5, 5000, 4096, 1 << 20, q | d),
+        (6, 5500, 4096, 1 << 20, g | d),
+        (7, 5800, 4096, 1 << 20, dd | d),
+        (8, 9000, 4096, 1 << 20, c | d),
+    ]);
+    std::fs::write(dir.join("sda.blktrace.0"), bin).unwrap();
+    let parsed = blkparse_in(&dir, &["sda".to_string()]).args(["-o", "sda.txt"]).output().expect("blkparse (scripts/setup test)");
+    assert!(parsed.status.success(), "{}", String::from_utf8_lossy(&parsed.stderr));
+    let text = std::fs::read_to_string(dir.join("sda.txt")).unwrap();
+    assert!(text.contains(" Q FWS [") && text.contains(" C FWS 0 [0]") && text.contains(" C   D 4096 + 2048 [0]"), "{text}");
+    let replay = |files: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_blksim")).arg("replay").arg("--json").args(files).current_dir(&dir).output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let iostat = |json: &str| {
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        v["devices"][0]["iostat"].clone()
+    };
+    let (code_t, from_text, err_t) = replay(&["sda.txt"]);
+    let (code_b, from_bin, err_b) = replay(&["sda.blktrace.0"]);
+    assert_eq!((code_t, code_b), (Some(0), Some(0)), "{err_t}{err_b}");
+    assert_eq!(iostat(&from_text), iostat(&from_bin), "text and binary read alike");
+    let io = &iostat(&from_text)[0];
+    assert_eq!((io["rkB_s"].as_f64(), io["wkB_s"].as_f64().map(|w| w > 0.0)), (Some(0.0), Some(true)), "the discard is a write: {io}");
+    let (code, _, err) = replay(&["sda.txt", "sda.blktrace.0"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("both hold device 8,0 CPU 0's records 1 to 8") && err.lines().count() == 1, "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
