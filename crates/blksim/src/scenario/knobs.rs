@@ -122,7 +122,7 @@ pub const KNOBS: &[KnobSpec] = &[
         help: "failover: all I/O on one path; multibus: round-robin over all paths",
         live: false,
     },
-    KnobSpec { key: "md.chunk_kb", kind: KnobKind::Int { min: 4, max: 65536, unit: "KiB" }, help: "RAID5 chunk size", live: false },
+    KnobSpec { key: "md.chunk_kb", kind: KnobKind::Int { min: 4, max: 65536, unit: "KiB, a power of two" }, help: "RAID5 chunk size", live: false },
     KnobSpec {
         key: "md.stripe_cache_size",
         kind: KnobKind::Int { min: 17, max: 32768, unit: "stripe heads" },

@@ -337,6 +337,12 @@ fn a_link_the_app_copied_runs_as_its_words_would() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.trim(), "https://h.example/x/#/lesson/nr-requests?v=1&variant=fixed&seed=1");
     assert_bad(&["link", "nr-requests", "--base", "ftp://x"], "--base: 'ftp://x' is not allowed");
+    // As mail and bug trackers pass links on: in <...>, with &amp; for &; and an address
+    // without the app's fragment is named as such, not as an unknown lesson.
+    let (code, out, err) = blksim(&["link", "<https://h.example/x/#/lesson/nr-requests?variant=fixed&amp;seed=2>"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "https://h.example/x/#/lesson/nr-requests?v=1&variant=fixed&seed=2");
+    assert_bad(&["run", "https://h.example/x/"], "has no #/lesson/");
 }
 
 #[test]
