@@ -28,6 +28,17 @@ const offScreen = (page, sel) => page.$$eval(sel, (els) => els.filter((el) => {
   const r = el.getBoundingClientRect();
   return !(r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth);
 }).map((el) => el.getAttribute('aria-label') || el.className));
+// As offScreen, once the page has settled: a table can stand below the fold for a frame while
+// the step's run catches up (the numbers column reflows as its figures arrive; seen once under
+// a loaded machine's full suite), so it is asked again for up to 3 s before it counts.
+async function offScreenSettled(page, sel) {
+  let off = await offScreen(page, sel);
+  for (let k = 0; off.length > 0 && k < 30; k++) {
+    await page.waitForTimeout(100);
+    off = await offScreen(page, sel);
+  }
+  return off;
+}
 
 for (const [size, large] of [[{ width: 1280, height: 720 }, false], [{ width: 1280, height: 720 }, true], [{ width: 1920, height: 1080 }, false]]) {
   test(`presenter mode at ${size.width}x${size.height}${large ? ' in Large type' : ''}: each step's text and the tables it names are on screen, and PageDown meets the prediction before the step that answers it`, async () => {
@@ -64,7 +75,7 @@ for (const [size, large] of [[{ width: 1280, height: 720 }, false], [{ width: 12
           const sel = TABLE[t];
           assert.ok(sel, `${id} step ${i}: unknown table ${t}`);
           assert.ok(await page.$(`.numbers ${sel}`), `${id} step ${i}: ${t} is shown`);
-          assert.deepEqual(await offScreen(page, `.numbers ${sel}`), [], `${id} step ${i}: every ${t} table is on screen`);
+          assert.deepEqual(await offScreenSettled(page, `.numbers ${sel}`), [], `${id} step ${i}: every ${t} table is on screen`);
         }
       }
       assert.ok(predictAt > 0 && predictAt <= steps, `${id}: the prediction is asked before the last step (at ${predictAt} of ${steps + 1})`);
