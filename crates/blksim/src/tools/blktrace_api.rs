@@ -73,8 +73,10 @@ pub fn dev_t(major: u32, minor: u32) -> u32 {
     (major << 20) | (minor & 0xf_ffff)
 }
 
+/// Appends one `struct blk_io_trace` header (little-endian, error 0), its `pdu_len` bytes of
+/// payload to follow. Public for the tests that hand-build records for the real blkparse.
 #[allow(clippy::too_many_arguments)]
-fn header(
+pub fn header(
     out: &mut Vec<u8>,
     sequence: u32,
     time_ns: u64,

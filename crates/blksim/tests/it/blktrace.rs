@@ -267,21 +267,12 @@ fn replay_counts_util_as_iostat_does_for_the_same_run() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// blktrace's binary records of one device, CPU 0: (sequence, ns, sector, bytes, action with
-/// its category bits), as `struct blk_io_trace` lays them out (little-endian, no payload).
+/// blktrace's binary records of one device (8,0), CPU 0, pid 4321, no payload: (sequence, ns,
+/// sector, bytes, action with its category bits), written as `blksim trace` writes headers.
 fn blk_io_trace(records: &[(u32, u64, u64, u32, u32)]) -> Vec<u8> {
     let mut b = Vec::new();
     for &(seq, ns, sector, bytes, action) in records {
-        b.extend_from_slice(&0x6561_7407u32.to_le_bytes());
-        b.extend_from_slice(&seq.to_le_bytes());
-        b.extend_from_slice(&ns.to_le_bytes());
-        b.extend_from_slice(&sector.to_le_bytes());
-        b.extend_from_slice(&bytes.to_le_bytes());
-        b.extend_from_slice(&action.to_le_bytes());
-        b.extend_from_slice(&4321u32.to_le_bytes()); // pid
-        b.extend_from_slice(&(8u32 << 20).to_le_bytes()); // 8,0
-        b.extend_from_slice(&0u32.to_le_bytes()); // cpu
-        b.extend_from_slice(&[0, 0, 0, 0]); // error, pdu_len
+        blksim::tools::blktrace_api::header(&mut b, seq, ns, sector, bytes, action, 4321, blksim::tools::blktrace_api::dev_t(8, 0), 0, 0);
     }
     b
 }
