@@ -249,7 +249,7 @@ impl Args {
         let mut link_t = None;
         // A whole link's address (before its `#`): `link` prints the rewritten link after it.
         let mut base = raw.base.clone();
-        if let (Some(w), "link") = (raw.lesson.as_deref().map(str::trim).map(|w| w.strip_prefix('<').unwrap_or(w)), cmd) {
+        if let (Some(w), "link") = (raw.lesson.as_deref().map(as_pasted), cmd) {
             if let (Some((addr, _)), None) = (w.split_once('#'), &base) {
                 if is_web_address(addr) {
                     base = Some(addr.to_string());
@@ -366,17 +366,21 @@ impl Args {
     }
 }
 
+/// A link as it was pasted, made whole again: a pasted link often brings a space or a newline
+/// with it, and mail and bug trackers wrap it in <...> or write its & as &amp; (HTML copied as
+/// text).
+fn as_pasted(word: &str) -> String {
+    let word = word.trim();
+    word.strip_prefix('<').and_then(|w| w.strip_suffix('>')).unwrap_or(word).replace("&amp;", "&")
+}
+
 /// The lesson word as a link the app copied (a whole address, or its fragment from `#/lesson/`
 /// or `#/sandbox`): its state, checked as the page checks it, or None for a lesson's id. A link
 /// with any part wrong is refused, naming the parts: the command line reproduces a run exactly
 /// or not at all. A link without its version (`v=1`) is read as this build's.
 fn link_in_lesson_word(word: &str) -> Result<Option<crate::link::LinkState>, CliError> {
-    // A pasted link often brings a space or a newline with it, and mail and bug trackers wrap
-    // it in <...> or write its & as &amp; (HTML copied as text).
-    let word = word.trim();
-    let word = word.strip_prefix('<').and_then(|w| w.strip_suffix('>')).unwrap_or(word);
-    let unescaped = word.replace("&amp;", "&");
-    let word = unescaped.as_str();
+    let pasted = as_pasted(word);
+    let word = pasted.as_str();
     let fragment = match word.split_once('#') {
         Some((_, f)) => f,
         None if word.starts_with("/lesson/") || word.starts_with("/sandbox") => word,
