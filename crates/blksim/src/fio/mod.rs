@@ -14,7 +14,6 @@ const IGNORED: &[&str] = &[
     "group_reporting",
     "ramp_time",
     "randrepeat",
-    "norandommap",
     "thread",
     "invalidate",
     "overwrite",
@@ -243,6 +242,11 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
             // time_based: the job keeps going until runtime, whatever its size (blkviz's size
             // 0 runs for the whole duration).
             "time_based" => "workload.size",
+            // The model keeps fio's default random map (each block once per pass).
+            "norandommap" => {
+                job.not_modelled("norandommap (blkviz keeps fio's random map: each block once per pass)".to_string());
+                continue;
+            }
             k if IGNORED.contains(&k) => {
                 if !job.ignored.iter().any(|i| i == k) {
                     job.ignored.push(k.to_string());
