@@ -52,6 +52,12 @@ for (const [size, large] of [[{ width: 1280, height: 720 }, false], [{ width: 12
       assert.ok(large ? px >= 21 : px === 20, `${id}: presenter type ${px}px`);
       const steps = Number((await page.textContent('.step-intro')).match(/^(\d+) steps and a prediction/)[1]);
       await page.click('h1', { position: { x: 1, y: 1 }, trial: true });
+      // The opening view, before the first step: the throughput, vmstat and iostat -x on screen.
+      await page.waitForFunction(() => document.querySelector('table.iostat'), null, { timeout: 60000 });
+      assert.equal(await page.getAttribute('.numbers', 'data-tables'), 'numbers vmstat iostat', `${id}: the opening view's tables`);
+      for (const t of ['numbers', 'vmstat', 'iostat']) {
+        assert.deepEqual(await offScreenSettled(page, `.numbers ${TABLE[t]}`), [], `${id} opening view: every ${t} table is on screen`);
+      }
       let predictAt = 0;
       for (let i = 1; i <= steps + 1; i++) {
         await page.keyboard.press('PageDown');

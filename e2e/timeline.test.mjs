@@ -149,6 +149,9 @@ test('a 50-seed sweep on mq-clone-stall draws its distribution, and its slowest 
   assert.equal(Number(await page.inputValue('input[aria-label=Seed], .seed input')), seed);
   await settled(page);
   assert.match(await page.textContent('[data-testid=live]'), new RegExp(`^t = ${(t * 1000).toFixed(3)} ms`));
+  // ...at the pace the link names (1 s/s), as a fresh load of it does: clicked in the page, it
+  // once kept the 50 ms/s the page had.
+  assert.equal(await page.textContent('label.speed output'), '1 s/s');
   // The run it opened shows in the diagram at the top of the page, scrolled to from the table.
   const top = await page.$eval('section.stack', (e) => e.getBoundingClientRect().top);
   assert.ok(Math.abs(top) < 50, `the diagram's section is at the top of the window (its top at ${top} px)`);

@@ -333,6 +333,16 @@ fn draw_legend(
     Ok(())
 }
 
+/// A chart's title: `full` where it fits the area's width, else `short` (on a phone the full
+/// title, centred, ran off both edges).
+pub(crate) fn fitted_caption<'a>(area: &Area, full: &'a str, short: &'a str) -> &'a str {
+    let room = area.dim_in_pixel().0 as i64 - 12;
+    match area.estimate_text_size(full, &("sans-serif", 13).into_font().into()) {
+        Ok((w, _)) if (w as i64) <= room => full,
+        _ => short,
+    }
+}
+
 /// A latency histogram on a log2 time axis: counts per power-of-two bucket of I/O latency.
 pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)], dark: bool) -> Result<(), String> {
     let (root, _, fg) = prepare(canvas, dark, 100)?;
@@ -353,7 +363,10 @@ pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)]
         .margin(6)
         // Room for the last tick's label ("4194ms") centred on the right edge.
         .margin_right(30)
-        .caption("the jobs' I/O latency, each read/write/io as fio's clat (log2 µs)", ("sans-serif", 13).into_font().color(&fg))
+        .caption(
+            fitted_caption(&root, "the jobs' I/O latency, each read/write/io as fio's clat (log2 µs)", "I/O latency, fio clat (log2 µs)"),
+            ("sans-serif", 13).into_font().color(&fg),
+        )
         .x_label_area_size(20)
         .y_label_area_size(52)
         .build_cartesian_2d(lo as f64..(hi + 1) as f64, 0.0..y_max)

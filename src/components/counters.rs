@@ -43,6 +43,10 @@ pub struct CountersProps {
     /// A jump under way (a link's t, a step's, the timeline's): where the runs are going.
     #[prop_or_default]
     pub jumping_to_s: Option<f64>,
+    /// Takes the runs to the end of the warm-up without animating (the banner's button): at a
+    /// teaching speed of 10 ms/s, raid5-chunk's 8 s of warm-up would take 13 minutes to watch.
+    #[prop_or_default]
+    pub on_skip_warmup: Option<Callback<MouseEvent>>,
 }
 
 /// What span of simulated time a run's numbers cover.
@@ -257,7 +261,13 @@ pub fn Counters(p: &CountersProps) -> Html {
                 }
             }</p>
             if let Some(w) = p.warmup_s.filter(|w| iv.end_s < *w && !p.whole) {
-                <p class="warming" data-testid="warming">{ format!("Warming up until t = {w} s: the caches and the page cache have not reached their steady state, so these numbers are not yet the ones to compare.") }</p>
+                <p class="warming" data-testid="warming">
+                    { format!("Warming up until t = {w} s: the caches and the page cache have not reached their steady state, so these numbers are not yet the ones to compare.") }
+                    if let (Some(cb), None) = (p.on_skip_warmup.clone(), p.jumping_to_s) {
+                        { " " }
+                        <button class="skip-warmup" data-testid="skip-warmup" title="Runs to the end of the warm-up without animating, then goes on as before" onclick={cb}>{ format!("Skip to t = {w} s ⇥") }</button>
+                    }
+                </p>
             }
             <table class="vmstat" aria-label="vmstat">
                 <caption>{ "vmstat" }</caption>

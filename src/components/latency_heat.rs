@@ -88,7 +88,7 @@ pub fn draw_latency_heat(
         let mut chart = ChartBuilder::on(panel)
             .margin(6)
             .margin_right(18)
-            .caption(caption, ("sans-serif", 13).into_font().color(&fg))
+            .caption(super::charts::fitted_caption(panel, &caption, &format!("{name}: {what}")), ("sans-serif", 13).into_font().color(&fg))
             .x_label_area_size(20)
             .y_label_area_size(52)
             .build_cartesian_2d(0.0..t_max, lo as f64..(hi + 1) as f64)

@@ -255,6 +255,15 @@ pub(super) fn run_controls(
     }
 }
 
+/// A button's handler that acts on the session and redraws.
+pub(super) fn act_on(session: &SharedSession, refresh: &UseForceUpdateHandle, f: impl Fn(&mut Session) + 'static) -> Callback<MouseEvent> {
+    let (session, refresh) = (session.clone(), refresh.clone());
+    Callback::from(move |_: MouseEvent| {
+        f(&mut session.borrow_mut());
+        refresh.force_update();
+    })
+}
+
 /// The seed field's handler, memoized: `SeedInput`'s props then stay equal across the page's
 /// refreshes, and it keeps what the user is typing.
 #[hook]

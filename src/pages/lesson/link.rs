@@ -161,15 +161,24 @@ pub(super) fn use_back_forward(
                     if let Some(t) = st.t {
                         s.open_at(blksim::SimTime::from_secs_f64(t));
                     }
+                    // A link that names its pace (the sweep's slowest-seed links ask 1 s/s) plays
+                    // at it, as a fresh load of the link does.
+                    if let Some(sp) = st.speed {
+                        s.a.speed = sp.clamp(crate::driver::SPEED_MIN, crate::driver::SPEED_MAX);
+                    }
                     apply_view(&st, &mut s, &view);
                     drop(s);
                     refresh.force_update();
                     return;
                 }
             }
+            // A new run keeps the pace the reader chose, unless the link names its own.
             let speed = s.a.speed;
             *s = Session::from_fragment(&hash, &id);
-            s.a.speed = speed;
+            let linked_speed = blksim::link::LinkState::decode_lenient(&hash).ok().and_then(|(st, _)| st.speed);
+            if linked_speed.is_none() {
+                s.a.speed = speed;
+            }
             replace_address_with_clean_link(&mut s);
             if let Ok((st, _)) = blksim::link::LinkState::decode_lenient(&hash) {
                 apply_view(&st, &mut s, &view);
