@@ -195,6 +195,17 @@ pub(super) fn knobs_line(a: &Args) -> Option<String> {
     (!knobs.is_empty()).then(|| format!("knobs set  {}\n", knobs.join(" ")))
 }
 
+/// The knobs set on top of the lesson's variant (`--set`, a job file's, a link's), as the
+/// text output's "knobs set" line lists them, for `run --json` and `compare --json`: a script
+/// that reads the figures knows the settings they came from. A later setting of a knob wins.
+fn knobs_json(a: &Args) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    for (k, v) in a.sets.iter().filter(|(k, _)| !(k == "duration" && a.duration.is_some())) {
+        m.insert(k.clone(), serde_json::Value::String(v.clone()));
+    }
+    serde_json::Value::Object(m)
+}
+
 fn cmd_run(a: &Args) -> Result<String, CliError> {
     let owned;
     let a = match &a.job_file {
@@ -228,7 +239,9 @@ fn cmd_run(a: &Args) -> Result<String, CliError> {
     let mut sim = run_one(&cfg, seed, a.duration);
     let r = RunReport::from_sim(&mut sim, &l.id, &variant);
     if a.json {
-        return Ok(serde_json::to_string_pretty(&r).expect("json") + "\n");
+        let mut v = serde_json::to_value(&r).expect("json");
+        v["knobs_set"] = knobs_json(a);
+        return Ok(serde_json::to_string_pretty(&v).expect("json") + "\n");
     }
     Ok(human(&r, knobs_line(a).as_deref()))
 }
@@ -247,7 +260,7 @@ fn cmd_compare(a: &Args) -> Result<String, CliError> {
         for r in &reports {
             m.insert(r.variant.clone(), serde_json::to_value(r).expect("json"));
         }
-        let v = json!({"lesson": l.id, "seed": seed, "variants": m});
+        let v = json!({"lesson": l.id, "seed": seed, "knobs_set": knobs_json(a), "variants": m});
         return Ok(serde_json::to_string_pretty(&v).expect("json") + "\n");
     }
     let mut s = String::new();

@@ -316,7 +316,7 @@ fn replay_reads_empty_flushes_and_discards_from_text_as_from_binary_and_each_rec
     assert_eq!((code_t, code_b), (Some(0), Some(0)), "{err_t}{err_b}");
     assert_eq!(iostat(&from_text), iostat(&from_bin), "text and binary read alike");
     let io = &iostat(&from_text)[0];
-    assert_eq!((io["rkB_s"].as_f64(), io["wkB_s"].as_f64().map(|w| w > 0.0)), (Some(0.0), Some(true)), "the discard is a write: {io}");
+    assert_eq!((io["rkb_s"].as_f64(), io["wkb_s"].as_f64().map(|w| w > 0.0)), (Some(0.0), Some(true)), "the discard is a write: {io}");
     let (code, _, err) = replay(&["sda.txt", "sda.blktrace.0"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("both hold device 8,0 CPU 0's records 1 to 8") && err.lines().count() == 1, "{err}");

@@ -235,6 +235,7 @@ fn compare_runs_every_variant_and_link_prints_the_fragment() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let names: Vec<&String> = v["variants"].as_object().unwrap().keys().collect();
     assert_eq!(names.len(), 3);
+    assert_eq!(v["knobs_set"], serde_json::json!({}), "no --set: none listed");
     // The table: variant names that are phrases ("2 sockets, rq_affinity 1") widen the first
     // column, so every row's figures end where the header's do.
     let (code, out, err) = blksim(&["compare", "dm-sg-lists", "--duration", "0.02"]);
@@ -287,6 +288,9 @@ fn a_link_the_app_copied_runs_as_its_words_would() {
     let (code, by_link, err) = blksim(&["run", url, "--duration", "0.2", "--json"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(by_link, by_words, "the link's run is the words' run");
+    // The JSON says which knobs its figures came from.
+    let v: serde_json::Value = serde_json::from_str(&by_words).unwrap();
+    assert_eq!(v["knobs_set"], serde_json::json!({"dm.max_sectors_kb": "96"}), "{by_words}");
     // The command line's words come after the link's.
     let (code, out, err) =
         blksim(&["run", "#/lesson/dm-sg-lists?v=1&variant=workaround&seed=9", "--seed", "3", "--duration", "0.1", "--json"]);
