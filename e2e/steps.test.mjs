@@ -332,6 +332,10 @@ test('before a lesson\'s warm-up ends the numbers say so; a step that compares r
   const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&speed=1', { width: 1400, height: 900 });
   await page.waitForSelector('[data-testid=warming]', { timeout: 20000 });
   assert.match(await page.textContent('[data-testid=warming]'), /Warming up until t = 6 s/);
+  // Its button takes the run past the warm-up without animating (at a teaching speed the warm-up
+  // would take minutes to watch), and the banner goes.
+  await page.click('[data-testid=skip-warmup]');
+  await page.waitForFunction(() => !document.querySelector('[data-testid=warming]') && /ending at ([6-9]|\d\d)/.test(document.querySelector('.interval')?.textContent ?? ''), null, { timeout: 60000 });
   await page.getByRole('region', { name: 'Step' }).locator('button.step-next').click();
   // Past the prediction, to the step that compares the runs.
   await page.keyboard.press('PageDown');
@@ -356,6 +360,31 @@ test('in presenter mode the legend lies over the diagrams instead of squashing a
   assert.equal(await legend.count(), 1);
   assert.deepEqual(await heights(), before, 'the diagrams keep their height');
   assert.ok(before.every((x) => x >= 200), `diagrams ${before} px high`);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('a primer opened with its legend closes it when Presenter is switched on from the page', async () => {
+  const ctx = await h.browser.newContext();
+  // Presenter off for this browser tab, whatever a test before set.
+  const { page, errors } = await open(ctx, '#/lesson/anatomy-of-a-request?v=1&presenter=0&step=5', { width: 1280, height: 720 });
+  await page.waitForSelector('canvas.diagram');
+  const legend = page.getByRole('region', { name: 'Legend' });
+  assert.equal(await legend.count(), 1, 'a primer opens with its legend');
+  await page.click('button:has-text("Presenter")');
+  await page.waitForFunction(() => document.querySelector('.app').dataset.presenter === 'true');
+  assert.equal(await legend.count(), 0, 'the legend would lie over the A/B pair');
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('a burst that finishes shows its completion time first among the big numbers, with B\'s and the ratio', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1&step=4&t=0.2', { width: 1400, height: 900 });
+  await page.waitForSelector('[data-counter=completion] .v.b', { timeout: 60000 });
+  const text = await page.textContent('[data-counter=completion]');
+  assert.match(text, /^\d+\.\d{3} ms\d+\.\d{3} msB\/A ×[\d.]+the jobs' completion time$/, text);
+  assert.equal(await page.$eval('.big .big-num', (e) => e.dataset.counter), 'completion');
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -43,6 +43,12 @@ pub struct CountersProps {
     /// A jump under way (a link's t, a step's, the timeline's): where the runs are going.
     #[prop_or_default]
     pub jumping_to_s: Option<f64>,
+    /// When the jobs all finished (s), for A and B: a burst (mq-clone-stall's mkfs) is about its
+    /// completion time, which then stands first among the big numbers.
+    #[prop_or_default]
+    pub done_s: Option<f64>,
+    #[prop_or_default]
+    pub b_done_s: Option<f64>,
     /// Takes the runs to the end of the warm-up without animating (the banner's button): at a
     /// teaching speed of 10 ms/s, raid5-chunk's 8 s of warm-up would take 13 minutes to watch.
     #[prop_or_default]
@@ -237,6 +243,18 @@ pub fn Counters(p: &CountersProps) -> Html {
     html! {
         <section class="counters">
             <div class="big">
+                if let Some(done) = p.done_s.filter(|_| p.whole) {
+                    { big(
+                        "completion",
+                        "the jobs' completion time",
+                        done,
+                        b.map(|_| match p.b_done_s.filter(|_| p.b_whole) {
+                            Some(x) => (x, None),
+                            None => (f64::NAN, Some("B: still running")),
+                        }),
+                        |s| if s.is_nan() { "–".to_string() } else { format::sim_time((s * 1e9).round() as u64) },
+                    ) }
+                }
                 { big("throughput", "throughput (the jobs')", iv.throughput_mb_s, b.map(|b| (b.throughput_mb_s, cmp)), format::throughput) }
                 // Buffered I/O: what the jobs see and what reaches the disks differ (page cache,
                 // readahead, writeback after the last write()); show both when they do.

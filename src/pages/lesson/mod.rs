@@ -314,6 +314,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         b={s.b.as_ref().and_then(|b| b.interval.clone())} b_top={s.b.as_ref().map(|b| b.top.clone()).unwrap_or_default()}
                         b_partial={s.b.as_ref().is_some_and(|b| b.interval_partial)} b_whole={s.b.as_ref().is_some_and(|b| b.interval_whole)}
                         warmup_s={lesson.warmup_s}
+                        done_s={d.sim.finished_at().map(|t| t.as_secs_f64())}
+                        b_done_s={s.b.as_ref().and_then(|b| b.sim.finished_at()).map(|t| t.as_secs_f64())}
                         jumping_to_s={d.catch_up_to.map(|t| t.as_secs_f64())}
                         on_skip_warmup={lesson.warmup_s.map(|w| controls::act_on(&session, &refresh, move |s| s.jump_to(blksim::SimTime::from_secs_f64(w))))}
                         iostat_rows={cur_step.as_ref().map(|(_, st)| st.iostat_rows).unwrap_or_default()}

@@ -94,6 +94,11 @@ impl Scenario {
             let mut probe = Scenario::default();
             set_knob(&mut probe, spec.key, &v)?;
         }
+        // The stack's own need first: `disks=1` on a RAID5 lesson is refused for RAID5, not
+        // for the lesson's 8 HBAs that follow from it.
+        if self.stack == StackKind::Md && self.disks < 3 {
+            return Err(ScenarioError::new("disks", format!("{} for stack=md; RAID5 needs at least 3", counted(self.disks, "disk"))));
+        }
         // Each path to a disk is its own sd device, on the next HBA along.
         let sd_devices = self.disks * if self.stack == StackKind::Dm { self.dm.paths } else { 1 };
         if self.hbas > sd_devices {
@@ -102,7 +107,10 @@ impl Scenario {
             } else {
                 format!("{sd_devices} sd devices ({} × {} paths)", counted(self.disks, "disk"), self.dm.paths)
             };
-            return Err(ScenarioError::new("hbas", format!("{} HBAs for {what}; expected at most one HBA per sd device", self.hbas)));
+            return Err(ScenarioError::new(
+                "hbas",
+                format!("{} HBAs for {what}; expected at most one HBA per sd device (fewer hbas, or more disks)", self.hbas),
+            ));
         }
         if !self.cpu.irq_cpus.is_empty() && self.cpu.irq_cpus.len() != self.hbas as usize {
             return Err(ScenarioError::new(
@@ -143,9 +151,6 @@ impl Scenario {
                 "dm.paths",
                 format!("{} disks × {} paths is over {} sd devices", self.disks, self.dm.paths, limits::DISKS_MAX),
             ));
-        }
-        if self.stack == StackKind::Md && self.disks < 3 {
-            return Err(ScenarioError::new("disks", format!("{} for stack=md; RAID5 needs at least 3", counted(self.disks, "disk"))));
         }
         let md = self.stack == StackKind::Md;
         if md && !self.md.chunk_kb.is_power_of_two() {

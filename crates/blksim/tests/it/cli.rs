@@ -302,6 +302,8 @@ fn a_link_the_app_copied_runs_as_its_words_would() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.trim(), "#/lesson/scsi-starved?v=1&variant=regressed&b=fixed&queue.depth=64&seed=1");
     assert_bad(&["run", "#/lesson/raid5-chunk?v=1&variant=nope&queue.depth=0"], "the link: variant: unknown variant 'nope'");
+    // The knob a reader changed is the one named: RAID5's need, not the lesson's 8 HBAs.
+    assert_bad(&["run", "raid5-chunk", "--set", "disks=1"], "disks: 1 disk for stack=md; RAID5 needs at least 3");
     assert_bad(&["run", "#/lesson/raid5-chunk?v=1&variant=nope&queue.depth=0"], "queue.depth: '0' is not allowed");
     assert_bad(&["run", "#/lesson/no-such-lesson?v=1"], "no-such-lesson");
     assert_bad(&["run", "#/lesson/raid5-chunk?v=7"], "link version 7");
