@@ -32,11 +32,29 @@ pub struct Bio {
     /// piece's start to the I/O's end, what `generic_make_request` takes before
     /// `blk_queue_split` cuts this piece off (traced as its Q, then X). 0: not cut.
     pub split_rest: u32,
+    /// A run's rest, split off after its first bios (`Sim::split_run`): its first bio's
+    /// submission is still to be charged, as one-by-one submission charges each bio's just
+    /// before its `__make_request`.
+    pub charge_first: bool,
 }
 
 impl Bio {
     pub fn new(io: IoId, dev: DevId, sector: u64, bytes: u32, write: bool, now: SimTime) -> Bio {
-        Bio { io, dev, sector, bytes, write, parent: None, remaining: 0, mapped: 0, started: now, pages: 1, queued: false, split_rest: 0 }
+        Bio {
+            io,
+            dev,
+            sector,
+            bytes,
+            write,
+            parent: None,
+            remaining: 0,
+            mapped: 0,
+            started: now,
+            pages: 1,
+            queued: false,
+            split_rest: 0,
+            charge_first: false,
+        }
     }
 
     /// The size of each bio it stands for.
@@ -93,10 +111,10 @@ impl Sim {
             return self.bio_piece_done(parent);
         }
         if self.devs[bio.dev.idx()].is_bio_based() {
-            let now = self.now();
             let ctx = self.context();
             self.emit(bio.dev, Action::C, bio.write, bio.sector, bio.bytes, ctx, bio_id.0, 0);
-            self.devs[bio.dev.idx()].stats.done(now, bio.write, bio.bytes as u64 / 512, now - bio.started);
+            let at = self.stamp_now(bio.dev);
+            self.devs[bio.dev.idx()].stats.done(at, bio.write, bio.bytes as u64 / 512, at - bio.started);
         }
         if let crate::fio::job::IoOwner::Readahead(j) = self.ios.get(bio.io.0).owner {
             if self.cfg.scenario.vm.readahead == crate::scenario::Readahead::V2_6_20 {

@@ -31,19 +31,25 @@ impl Sim {
         while let Some(bio) = self.threads[tid.idx()].pending.pop_front() {
             // Q is traced when generic_make_request takes the bio (once, though it may sleep
             // and come back), so each bio's Q comes just before its G or M, as in blkparse.
+            // A run of page bios is charged bio by bio where one-by-one submission would
+            // charge them: its first here, the others as they merge (`merge_bios`) or, split
+            // off, when they come up next (`charge_first`).
             let b = self.bios.get_mut(bio.0);
-            if !b.queued {
+            if b.charge_first {
+                b.charge_first = false;
+                self.charge(BIO_ALLOC_SUBMIT_NS + ELV_MERGE_NS);
+            } else if !b.queued {
                 b.queued = true;
                 let b = *b;
-                self.charge(BIO_ALLOC_SUBMIT_NS * b.pages as u64);
+                self.charge(BIO_ALLOC_SUBMIT_NS);
                 self.emit(b.dev, Action::Q, b.write, b.sector, b.split_rest.max(b.bytes), tid, bio.0, 0);
                 if b.split_rest > b.bytes {
                     // blkparse's `X R 0 / 256`: where the bio was, and where the rest now starts.
                     let rest_at = Some((b.dev, b.sector + b.bytes as u64 / 512));
                     self.emit_from(b.dev, Action::X, b.write, b.sector, b.bytes, tid, bio.0, 0, rest_at);
                 }
-                // __make_request's look for a merge, per page bio of a run.
-                self.charge(ELV_MERGE_NS * b.pages as u64);
+                // __make_request's look for a merge.
+                self.charge(ELV_MERGE_NS);
             }
             if let Err(wait) = self.make_request(bio, tid) {
                 self.threads[tid.idx()].pending.push_front(bio);
@@ -129,6 +135,7 @@ impl Sim {
         let mut bios = self.bio_lists.pop().unwrap_or_default();
         bios.reserve((max / bio.bytes.max(512) as u64).clamp(1, 256) as usize);
         bios.push(bio_id);
+        let at = self.stamp_now(dev);
         let rq = ReqId(self.reqs.insert(Request {
             dev,
             write: bio.write,
@@ -136,7 +143,7 @@ impl Sim {
             bytes: bio.bytes as u64,
             bios,
             nr_bios: 1,
-            alloc_at: now,
+            alloc_at: at,
             tag,
             hctx,
             submitter: tid,
@@ -146,7 +153,7 @@ impl Sim {
             host_freed: false,
             cpu: Some(CoreId(self.cur_cpu)),
         }));
-        self.devs[di].stats.start(now);
+        self.devs[di].stats.start(at);
         self.charge(GET_REQUEST_NS);
         self.emit(dev, Action::G, bio.write, bio.sector, bio.bytes, tid, rq.0, bio_id.0);
         // init_request_from_bio, and add_request's insert (or the plug's list).

@@ -1,6 +1,7 @@
 //! `block/blk-merge.c`: a bio joins a waiting request at its back or front, and a run of
 //! readahead page bios is cut where one-by-one submission would part it.
 
+use crate::calib::{BIO_ALLOC_SUBMIT_NS, ELV_MERGE_NS};
 use crate::engine::ids::*;
 use crate::engine::Sim;
 use crate::tools::trace::Action;
@@ -10,6 +11,10 @@ impl Sim {
     /// back (M), or, one bio, at its front (F).
     pub(crate) fn merge_bios(&mut self, rq: ReqId, bio_id: BioId, n: u32, front: bool, tid: ThreadId) {
         self.split_run(bio_id, n, tid);
+        // The run's other bios are submitted and merged here, each as one by one would be
+        // (its first was charged by `submit_bios`): charged before the merge's trace, so that
+        // every stamp after it (a request's G, diskstats' start) is one-by-one's.
+        self.charge((BIO_ALLOC_SUBMIT_NS + ELV_MERGE_NS) * (n.max(1) as u64 - 1));
         self.merge(rq, bio_id, front);
         let b = *self.bios.get(bio_id.0);
         self.emit(b.dev, if front { Action::F } else { Action::M }, b.write, b.sector, b.bytes, tid, bio_id.0, rq.0);
@@ -95,6 +100,7 @@ impl Sim {
         rest.pages -= keep;
         rest.bytes = rest.pages * page;
         rest.sector += (keep * page / 512) as u64;
+        rest.charge_first = true;
         let id = BioId(self.bios.insert(rest));
         self.threads[tid.idx()].pending.push_front(id);
     }

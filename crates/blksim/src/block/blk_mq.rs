@@ -316,13 +316,13 @@ impl Sim {
         for &rq in left.iter().rev() {
             q.dispatch.push_front(rq);
         }
-        if self.trace.enabled() {
-            for &rq in &left {
-                let r = self.reqs.get(rq.0);
-                let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
-                // blk_add_trace_rq_requeue (`__blk_mq_requeue_request`): shown as an insert back.
-                self.emit(dev, Action::I, write, sector, bytes, self.context(), rq.0, 0);
-            }
+        // Stamped whether the trace is on or not, as every record is (the device's clock
+        // moves with it, and diskstats reads that clock).
+        for &rq in &left {
+            let r = self.reqs.get(rq.0);
+            let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
+            // blk_add_trace_rq_requeue (`__blk_mq_requeue_request`): shown as an insert back.
+            self.emit(dev, Action::I, write, sector, bytes, self.context(), rq.0, 0);
         }
         if self.cfg.scenario.blk_mq.rerun_after_splice {
             let saved = self.cur_cpu;

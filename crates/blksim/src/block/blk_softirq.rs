@@ -85,7 +85,8 @@ impl Sim {
             let (_, h) = self.devs[di].sd();
             self.hosts[h.idx()].put();
         }
-        self.devs[di].stats.done(now, r.write, r.bytes / 512, now - r.alloc_at);
+        let at = self.stamp_now(dev);
+        self.devs[di].stats.done(at, r.write, r.bytes / 512, at - r.alloc_at);
         self.totals.requests_completed += 1;
         let owner = Self::owner_of(&r);
         self.devs[di].queue.elevator.completed(owner, now);
@@ -101,7 +102,10 @@ impl Sim {
             return;
         }
         for &bio in &r.bios {
-            self.charge(SOFTIRQ_BIO_NS);
+            // Per page bio, a run's too (one by one, each is charged before it ends; ending
+            // stamps nothing on a request-based queue), so that what this softirq stamps next
+            // (a dispatch's D, diskstats) is the same with runs and without.
+            self.charge(SOFTIRQ_BIO_NS * self.bios.get(bio.0).pages as u64);
             self.end_bio(bio);
         }
         self.recycle_bio_list(r.bios);

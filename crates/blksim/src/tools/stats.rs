@@ -22,14 +22,17 @@ pub struct DiskStats {
 }
 
 impl DiskStats {
-    /// `part_round_stats`: bring the time integrals up to `now`.
+    /// `part_round_stats`: bring the time integrals up to `now`. A request's start and end are
+    /// accounted at the time its work item had reached (`Sim::stamp_now`), which can lie a
+    /// little before a per-second report already rounded to (the item began before the second
+    /// ended and was applied after it): that change counts from the report's time.
     pub fn round(&mut self, now: SimTime) {
-        let dt = now - self.last_update;
+        let dt = now.ns().saturating_sub(self.last_update.ns());
         if self.in_flight > 0 {
             self.io_ticks_ns += dt;
             self.time_in_queue_ns += self.in_flight * dt;
         }
-        self.last_update = now;
+        self.last_update = self.last_update.max(now);
     }
 
     pub fn start(&mut self, now: SimTime) {

@@ -62,6 +62,7 @@ impl Sim {
         // rq_affinity places the original's submitter. Over blk-mq (4.0) the completion CPU is
         // the clone's software queue's, not this.
         let cpu = if self.devs[path.idx()].queue.mq.is_some() { None } else { r.cpu };
+        let at = self.stamp_now(path);
         let clone = ReqId(self.reqs.insert(Request {
             dev: path,
             write,
@@ -69,7 +70,7 @@ impl Sim {
             bytes,
             bios: Vec::new(),
             nr_bios: 0,
-            alloc_at: now,
+            alloc_at: at,
             tag,
             hctx,
             submitter,
@@ -81,7 +82,7 @@ impl Sim {
         }));
         self.totals.clones_made += 1;
         self.totals.clone_bios_made += nbios as u64;
-        self.devs[path.idx()].stats.start(now);
+        self.devs[path.idx()].stats.start(at);
         let from = Some((self.reqs.get(rq.0).dev, sector));
         // blk_rq_prep_clone: a clone bio per bio.
         self.charge(BIO_CLONE_NS * nbios as u64);
@@ -104,7 +105,8 @@ impl Sim {
         let dev = r.dev;
         let ctx = self.context();
         self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, ctx, rq.0, 0);
-        self.devs[dev.idx()].stats.done(now, r.write, r.bytes / 512, now - r.alloc_at);
+        let at = self.stamp_now(dev);
+        self.devs[dev.idx()].stats.done(at, r.write, r.bytes / 512, at - r.alloc_at);
         self.totals.requests_completed += 1;
         let owner = Self::owner_of(&r);
         self.devs[dev.idx()].queue.elevator.completed(owner, now);

@@ -11,12 +11,12 @@ impl Sim {
     /// the physical volume's metadata, in this submitter's context (it may sleep there in
     /// `get_request_wait`).
     pub(crate) fn dm_linear_map(&mut self, bio_id: BioId, lower: DevId, tid: ThreadId) -> Result<(), Wait> {
-        let now = self.now();
         let bio = *self.bios.get(bio_id.0);
-        self.devs[bio.dev.idx()].stats.start(now);
+        let at = self.stamp_now(bio.dev);
+        self.devs[bio.dev.idx()].stats.start(at);
         let b = self.bios.get_mut(bio_id.0);
         b.mapped = bio.bytes;
-        b.started = now;
+        b.started = at;
         let id = self.child_bio(bio_id, lower, bio.sector + LVM_PE_START_SECTORS, bio.bytes, tid, false, bio.sector);
         self.threads[tid.idx()].pending.push_front(id);
         Ok(())

@@ -54,6 +54,7 @@ impl Sim {
             tag = self.mq_mut(dev).hctx[h as usize].tags.get();
         }
         if let Some(tag) = tag {
+            let at = self.stamp_now(dev);
             let rq = ReqId(self.reqs.insert(Request {
                 dev,
                 write: false,
@@ -61,7 +62,7 @@ impl Sim {
                 bytes: 4096,
                 bios: Vec::new(),
                 nr_bios: 0,
-                alloc_at: now,
+                alloc_at: at,
                 tag: Some(tag),
                 hctx: h,
                 submitter: tid,
@@ -72,7 +73,7 @@ impl Sim {
                 // multipathd's read is made on the CPU it runs on (req->cpu).
                 cpu: Some(cpu),
             }));
-            self.devs[dev.idx()].stats.start(now);
+            self.devs[dev.idx()].stats.start(at);
             self.totals.path_check_bytes += 4096;
             self.emit(dev, Action::G, false, 0, 4096, tid, rq.0, 0);
             self.blk_mq_insert(dev, rq);

@@ -371,19 +371,19 @@ impl Sim {
     /// remembers how far it got. Writes go through the stripe cache by raid5d
     /// (read-modify-write, reconstruct-write or full-stripe writes, see `Raid5::handle_stripe`).
     pub(crate) fn md_make_request(&mut self, bio_id: BioId, tid: ThreadId) -> Result<(), Wait> {
-        let now = self.now();
         let r = self.raid5_of(self.bios.get(bio_id.0).dev);
         let bio = *self.bios.get(bio_id.0);
         let chunk = self.raid5[r].chunk_sectors;
         let member_max = self.devs[self.raid5[r].members[0].idx()].queue.max_request_bytes();
         if bio.mapped == 0 && bio.remaining == 0 {
-            self.devs[bio.dev.idx()].stats.start(now);
+            let at = self.stamp_now(bio.dev);
+            self.devs[bio.dev.idx()].stats.start(at);
             // The bias that keeps the bio alive while it is being mapped (bi_phys_segments = 1).
             // Its await counts from here, where it became in flight, so that iostat's
             // avgqu-sz = (r/s + w/s) × await holds on md as on every other device.
             let b = self.bios.get_mut(bio_id.0);
             b.remaining = 1;
-            b.started = now;
+            b.started = at;
         }
         let aligned = in_chunk_boundary(bio.sector, bio.bytes as u64, chunk);
         let mut pending = Vec::new();
