@@ -523,13 +523,17 @@ fn cmd_trace(a: &Args) -> Result<String, CliError> {
     }
     // Devices by name (the `-i` order below, and the order `replay` reads a directory in), CPUs
     // ascending.
+    let keys: Vec<(&str, u16)> = streams.keys().copied().collect();
     let streams: Vec<Vec<crate::tools::trace::TraceRecord>> = streams.into_values().collect();
     let times: Vec<Vec<u64>> = streams.iter().map(|st| st.iter().map(|r| r.time.ns()).collect()).collect();
+    let order = crate::tools::blkparse::file_order(&times);
     let mut text = String::new();
-    for (st, i) in crate::tools::blkparse::file_order(&times) {
+    for &(st, i) in &order {
         text.push_str(&crate::tools::blkparse::blkparse_line(&streams[st as usize][i as usize], &names));
         text.push('\n');
     }
+    // And its closing summary, as blkparse prints it after the records.
+    text.push_str(&crate::tools::blkparse::summary(&keys, &streams, &order));
     write("blkparse.txt", text.as_bytes())?;
     // The span blkparse shows: from the earliest record to the latest (records of different
     // devices are not all in time order in the ring).

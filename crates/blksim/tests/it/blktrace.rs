@@ -72,8 +72,17 @@ fn blkparse_matches_blkviz(lesson: &str, variant: &str, duration: &str) {
     // Line for line, in order: records of one instant too (blkparse's merge of its files).
     let differ: Vec<_> = real.iter().zip(&ours).enumerate().filter(|(_, (a, b))| a != b).take(3).collect();
     assert!(differ.is_empty(), "{lesson}: blkparse and blkviz differ (line, (blkparse, blkviz)): {differ:?}");
-    let summary = std::fs::read_to_string(&parsed).unwrap();
-    assert!(summary.contains("Skips: 0 forward"), "{lesson}: blkparse found sequence gaps");
+    let real_text = std::fs::read_to_string(&parsed).unwrap();
+    assert!(real_text.contains("Skips: 0 forward"), "{lesson}: blkparse found sequence gaps");
+    // Its closing summary too (per device: each CPU's counts, their total, throughput, events,
+    // skips), so that the whole file is blkparse's, byte for byte.
+    let summary = |t: &str| t.find("\nCPU").map(|i| t[i + 1..].to_string()).unwrap_or_default();
+    let ours_text = std::fs::read_to_string(dir.join("blkparse.txt")).unwrap();
+    assert!(summary(&ours_text).starts_with("CPU"), "{lesson}: blkparse.txt has no summary");
+    let (a, b) = (summary(&real_text), summary(&ours_text));
+    let first = a.lines().zip(b.lines()).enumerate().find(|(_, (x, y))| x != y);
+    assert_eq!(a, b, "{lesson}: the summaries differ; first at line {first:?}");
+    assert_eq!(real_text, ours_text, "{lesson}: blkparse's output and blkparse.txt differ");
     std::fs::remove_dir_all(Path::new(&dir)).unwrap();
 }
 
