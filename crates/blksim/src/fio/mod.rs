@@ -290,6 +290,13 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
                 if job.not_modelled.len() > before {
                     instead.push((before, key.to_string(), knob));
                 }
+                // A whole number past the model's range (fio takes iodepth=99999) runs at the
+                // nearest the model takes, not at fio's default: the job asked for a deep queue.
+                if let Some(crate::scenario::KnobKind::Int { min, max, .. }) = crate::scenario::knob_spec(knob).map(|k| k.kind) {
+                    if let Ok(n) = value.trim().parse::<u64>() {
+                        job.set(knob, n.clamp(min, max).to_string());
+                    }
+                }
             }
         }
     }
@@ -430,6 +437,10 @@ mod tests {
         assert!(notes.contains("ioengine=io_uring") && notes.contains("libaio"), "{notes}");
         // ... and with what runs in its place: fio's default, or a later line's value.
         assert!(notes.contains("expected one of sync, libaio; runs ioengine=sync instead)"), "{notes}");
+        let deep = parse("[a]\nioengine=libaio\niodepth=99999\n").unwrap();
+        let depth = deep.knobs.iter().find(|(k, _)| k == "workload.iodepth").map(|(_, v)| v.clone());
+        assert_eq!(depth.as_deref(), Some(crate::scenario::limits::IODEPTH_MAX.to_string().as_str()), "the deepest the model takes");
+        assert!(deep.notes().unwrap().ends_with(&format!("runs iodepth={} instead)", crate::scenario::limits::IODEPTH_MAX)));
         let later = parse("[a]\nrw=randrw\nrw=randwrite\n").unwrap().notes().unwrap();
         assert!(later.contains("rw=randrw (") && later.ends_with("runs rw=randwrite instead)"), "{later}");
         // fio's time units, as fio reads them.
