@@ -24,9 +24,14 @@ const inView = (page, sel) => page.$eval(sel, (el) => {
   return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth;
 });
 // Every element the selector matches (A's and B's tables in the A/B view): which are not on screen.
+// In presenter mode the numbers column scrolls within itself: a table past its visible box is cut
+// off there (by a few px, a row's numbers), though it lies within the window.
 const offScreen = (page, sel) => page.$$eval(sel, (els) => els.filter((el) => {
   const r = el.getBoundingClientRect();
-  return !(r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth);
+  const col = el.closest('.numbers');
+  const box = col && getComputedStyle(col).overflowY !== 'visible' ? col.getBoundingClientRect() : { top: 0, bottom: innerHeight };
+  const [top, bottom] = [Math.max(0, box.top), Math.min(innerHeight, box.bottom)];
+  return !(r.height > 0 && r.top >= top - 1 && r.bottom <= bottom + 1 && r.left >= 0 && r.right <= innerWidth);
 }).map((el) => el.getAttribute('aria-label') || el.className));
 // As offScreen, once the page has settled: a table can stand below the fold for a frame while
 // the step's run catches up (the numbers column reflows as its figures arrive; seen once under

@@ -152,9 +152,13 @@ test('a 50-seed sweep on mq-clone-stall draws its distribution, and its slowest 
   // ...at the pace the link names (1 s/s), as a fresh load of it does: clicked in the page, it
   // once kept the 50 ms/s the page had.
   assert.equal(await page.textContent('label.speed output'), '1 s/s');
-  // The run it opened shows in the diagram at the top of the page, scrolled to from the table.
+  // The run it opened shows in the diagram at the top of the page, scrolled to from the table,
+  // with the run's controls above it: it opens paused, and Play must be in view.
+  await page.waitForFunction(() => window.scrollY === 0);
   const top = await page.$eval('section.stack', (e) => e.getBoundingClientRect().top);
-  assert.ok(Math.abs(top) < 50, `the diagram's section is at the top of the window (its top at ${top} px)`);
+  assert.ok(top >= 0 && top < 300, `the diagram's section is near the top of the window (its top at ${top} px)`);
+  const play = await page.$eval('button[aria-label^="Play"], button.play', (e) => e.getBoundingClientRect().top);
+  assert.ok(play >= 0 && play < top, `Play is in view above the diagram (at ${play} px)`);
   assert.deepEqual(errors, []);
   await ctx.close();
 });

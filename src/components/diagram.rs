@@ -324,7 +324,16 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             x += ctx.measure_text(&text).map_or(30.0, |m| m.width()) + 10.0;
         }
         if used > limit && roomy(Stage::RequestPool) && c.x + c.w - x >= 120.0 {
-            let text = format!("over nr_requests: a batcher may take up to {}", sum(&|i| occ[i].pool_max));
+            // 2.6.13+ caps the pool at 3/2 of nr_requests; before it only each batcher's
+            // BLK_BATCH_REQ bounds it (pool_max's sum over every thread is a bound, not a
+            // batcher's share).
+            let pool_max = sum(&|i| occ[i].pool_max);
+            let capped = devs.clone().all(|i| occ[i].pool_max == 3 * d.topology.devices[i].nr_requests / 2);
+            let text = if capped {
+                format!("over nr_requests: batchers may take up to {pool_max} (3/2 of it)")
+            } else {
+                format!("over nr_requests: each batcher may take {} more", blksim::calib::BLK_BATCH_REQ)
+            };
             fit_text(&ctx, &text, x, label_y, c.x + c.w - x);
         }
         let tag_labels = counts_fit(Stage::TagMap);

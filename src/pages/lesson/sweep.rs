@@ -80,14 +80,9 @@ pub(super) fn sweep_panel(
         Some(sw) => {
             let mut stalls: Vec<Html> = Vec::new();
             // A run opens in the diagram at the top of the page; the table is below the
-            // charts, so a link to a run takes the reader there.
-            let to_stack = || {
-                Callback::from(|_: MouseEvent| {
-                    if let Some(el) = gloo::utils::document().query_selector("section.stack").ok().flatten() {
-                        el.scroll_into_view_with_bool(true);
-                    }
-                })
-            };
+            // charts, so a link to a run takes the reader back up: to the page's top, where the
+            // run's controls are too (it opens paused, and Play was scrolled out of view).
+            let to_stack = || Callback::from(|_: MouseEvent| gloo::utils::window().scroll_to_with_x_and_y(0.0, 0.0));
             // What each variant's figure is (completion time, or throughput when some runs do
             // not complete), said once above the table rather than in a wide column.
             let mut captions: Vec<(String, String)> = Vec::new();
