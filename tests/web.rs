@@ -57,7 +57,42 @@ fn counters_props() -> CountersProps {
         page_cache: false,
         iostat_rows: Default::default(),
         jumping_to_s: None,
+        done_s: None,
+        b_done_s: None,
+        on_skip_warmup: None,
     }
+}
+
+/// A run whose jobs all finished shows their completion time first, with B's and B/A; while
+/// B still runs, its place says so rather than a ratio of a finished run to a running one.
+#[wasm_bindgen_test]
+async fn a_finished_burst_shows_its_completion_time_first() {
+    let doc = gloo::utils::document();
+    let root = doc.create_element("div").unwrap();
+    doc.body().unwrap().append_child(&root).unwrap();
+    let iv = interval();
+    let both = CountersProps {
+        interval: Some(iv.clone()),
+        whole: true,
+        done_s: Some(0.044335),
+        b: Some(iv.clone()),
+        b_whole: true,
+        b_done_s: Some(0.042117),
+        ..counters_props()
+    };
+    let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), both).render();
+    yew::scheduler::flush().await;
+    let first = root.query_selector(".big .big-num").unwrap().unwrap();
+    assert_eq!(first.get_attribute("data-counter").as_deref(), Some("completion"));
+    let text = first.text_content().unwrap();
+    assert!(text.starts_with("44.335 ms42.117 msB/A ×0.95"), "{text}");
+    handle.destroy();
+    let b_running = CountersProps { interval: Some(iv.clone()), whole: true, done_s: Some(0.044335), b: Some(iv), ..counters_props() };
+    let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), b_running).render();
+    yew::scheduler::flush().await;
+    let text = root.query_selector("[data-counter=completion]").unwrap().unwrap().text_content().unwrap();
+    assert!(text.contains("B/A – (B: still running)"), "{text}");
+    handle.destroy();
 }
 
 #[wasm_bindgen_test]
