@@ -92,6 +92,142 @@ pub fn file_order(streams: &[Vec<u64>]) -> Vec<(u32, u32)> {
     out
 }
 
+/// One device's (or one CPU's) counts, as blkparse keeps them (`struct io_stats`): requests
+/// and KiB queued (Q), dispatched (D), completed (C) and merged (M, F), per direction, and IO
+/// unplugs (U). blkviz traces no requeue, timer unplug or passthrough request.
+#[derive(Clone, Copy, Default)]
+struct IoStats {
+    queued: [(u64, u64); 2],
+    dispatched: [(u64, u64); 2],
+    completed: [(u64, u64); 2],
+    merged: [(u64, u64); 2],
+    io_unplugs: u64,
+}
+
+impl IoStats {
+    fn add(&mut self, o: &IoStats) {
+        let sum = |a: &mut [(u64, u64); 2], b: &[(u64, u64); 2]| {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x = (x.0 + y.0, x.1 + y.1);
+            }
+        };
+        sum(&mut self.queued, &o.queued);
+        sum(&mut self.dispatched, &o.dispatched);
+        sum(&mut self.completed, &o.completed);
+        sum(&mut self.merged, &o.merged);
+        self.io_unplugs += o.io_unplugs;
+    }
+}
+
+/// blkparse's `size_cnv`: a count, or KiB with its unit, in 8 columns; over a million the
+/// next unit up (a count then reads `1234K`).
+fn size_cnv(mut num: u64, kib: bool) -> String {
+    let units = ['\0', 'K', 'M', 'G', 'P'];
+    let mut i = kib as usize;
+    while num > 1_000_000 && i < units.len() - 1 {
+        i += 1;
+        num /= 1000;
+    }
+    // A count's unit is C's '\0', which ends the string sprintf wrote.
+    if i == 0 {
+        format!("{num:>8}")
+    } else {
+        format!("{num:>8}{}", units[i])
+    }
+}
+
+/// blkparse's `dump_io_stats`: a section's header and its lines; `depth` for a CPU's section
+/// (the device's deepest reads and writes in flight, D to C), not for the total.
+fn dump_io_stats(out: &mut String, header: &str, s: &IoStats, depth: Option<[u64; 2]>) {
+    let pair = |p: (u64, u64)| format!("{}, {}iB", size_cnv(p.0, false), size_cnv(p.1, true));
+    out.push_str(header);
+    out.push('\n');
+    out.push_str(&format!(" Reads Queued:    {}\t Writes Queued:    {}\n", pair(s.queued[0]), pair(s.queued[1])));
+    out.push_str(&format!(" Read Dispatches: {}\t Write Dispatches: {}\n", pair(s.dispatched[0]), pair(s.dispatched[1])));
+    out.push_str(&format!(" Reads Requeued:  {}\t\t Writes Requeued:  {}\n", size_cnv(0, false), size_cnv(0, false)));
+    out.push_str(&format!(" Reads Completed: {}\t Writes Completed: {}\n", pair(s.completed[0]), pair(s.completed[1])));
+    out.push_str(&format!(" Read Merges:     {}\t Write Merges:     {}\n", pair(s.merged[0]), pair(s.merged[1])));
+    if let Some([r, w]) = depth {
+        out.push_str(&format!(" Read depth:      {r:>8}{:>8}\t Write depth:      {w:>8}\n", ' '));
+    }
+    out.push_str(&format!(" IO unplugs:      {:>8}{:>8}\t Timer unplugs:    {:>8}\n", s.io_unplugs, ' ', 0));
+}
+
+/// blkparse's closing summary (`show_device_and_cpu_stats`, blkparse.c 1.2) for the records
+/// in the order it prints them: per device (in `-i` order), a section per CPU that has records
+/// of it, their total when there are several, then its throughput (KiB completed per second
+/// between its first and last record), its number of records and its sequence skips (none:
+/// `blksim trace` numbers every record). `streams[i]` is the (device name, CPU) of stream i.
+pub fn summary(names: &[(&str, u16)], streams: &[Vec<TraceRecord>], order: &[(u32, u32)]) -> String {
+    struct Dev {
+        cpus: std::collections::BTreeMap<u16, IoStats>,
+        events: u64,
+        first_ns: Option<u64>,
+        last_ns: u64,
+        depth: [u64; 2],
+        max_depth: [u64; 2],
+    }
+    // Devices in `-i` order (blkparse's `devices` array), which is the streams' order.
+    let mut devs: Vec<(&str, Dev)> = Vec::new();
+    for &(name, _) in names {
+        if !devs.iter().any(|(n, _)| *n == name) {
+            let dev = Dev { cpus: Default::default(), events: 0, first_ns: None, last_ns: 0, depth: [0; 2], max_depth: [0; 2] };
+            devs.push((name, dev));
+        }
+    }
+    // Each stream's device, found once (dm-sg-lists traces 160 devices, a trace millions of
+    // records).
+    let dev_of: Vec<usize> = names.iter().map(|&(name, _)| devs.iter().position(|(n, _)| *n == name).expect("listed above")).collect();
+    for &(st, i) in order {
+        let cpu = names[st as usize].1;
+        let r = &streams[st as usize][i as usize];
+        let d = &mut devs[dev_of[st as usize]].1;
+        d.events += 1;
+        d.first_ns.get_or_insert(r.time.ns());
+        d.last_ns = r.time.ns();
+        let w = r.write as usize;
+        let kib = r.bytes as u64 >> 10;
+        let s = d.cpus.entry(cpu).or_default();
+        let bump = |p: &mut (u64, u64)| *p = (p.0 + 1, p.1 + kib);
+        match r.action {
+            Action::Q => bump(&mut s.queued[w]),
+            Action::M | Action::F => bump(&mut s.merged[w]),
+            Action::D => {
+                bump(&mut s.dispatched[w]);
+                d.depth[w] += 1;
+                d.max_depth[w] = d.max_depth[w].max(d.depth[w]);
+            }
+            Action::C => {
+                bump(&mut s.completed[w]);
+                d.depth[w] = d.depth[w].saturating_sub(1);
+            }
+            Action::U => s.io_unplugs += 1,
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    for (k, (name, d)) in devs.iter().enumerate() {
+        if k > 0 {
+            out.push('\n');
+        }
+        let mut total = IoStats::default();
+        for (cpu, s) in &d.cpus {
+            total.add(s);
+            dump_io_stats(&mut out, &format!("CPU{cpu} ({name}):"), s, Some(d.max_depth));
+        }
+        if d.cpus.len() > 1 {
+            out.push('\n');
+            dump_io_stats(&mut out, &format!("Total ({name}):"), &total, None);
+        }
+        let msec = (d.last_ns - d.first_ns.unwrap_or(0)) / 1_000_000;
+        let rate = |kib: u64| (1000 * kib).checked_div(msec).unwrap_or(0);
+        out.push_str(&format!("\nThroughput (R/W): {}KiB/s / {}KiB/s\n", rate(total.completed[0].1), rate(total.completed[1].1)));
+        out.push_str(&format!("Events ({name}): {} entries\n", d.events));
+        out.push_str("Skips: 0 forward (0 -   0.0%)\n");
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,144 +290,6 @@ mod tests {
         let idle = TraceRecord { thread: ThreadId::SWAPPER, ..rec(Action::D, 0) };
         assert_eq!(line(&idle), "  8,0    3        1     0.000000000     0  D   R 223490 + 8 [swapper]");
     }
-}
-
-/// One device's (or one CPU's) counts, as blkparse keeps them (`struct io_stats`): requests
-/// and KiB queued (Q), dispatched (D), completed (C) and merged (M, F), per direction, and IO
-/// unplugs (U). blkviz traces no requeue, timer unplug or passthrough request.
-#[derive(Clone, Copy, Default)]
-struct IoStats {
-    queued: [(u64, u64); 2],
-    dispatched: [(u64, u64); 2],
-    completed: [(u64, u64); 2],
-    merged: [(u64, u64); 2],
-    io_unplugs: u64,
-}
-
-impl IoStats {
-    fn add(&mut self, o: &IoStats) {
-        for d in 0..2 {
-            for (a, b) in [(&mut self.queued[d], o.queued[d]), (&mut self.dispatched[d], o.dispatched[d])] {
-                *a = (a.0 + b.0, a.1 + b.1);
-            }
-            for (a, b) in [(&mut self.completed[d], o.completed[d]), (&mut self.merged[d], o.merged[d])] {
-                *a = (a.0 + b.0, a.1 + b.1);
-            }
-        }
-        self.io_unplugs += o.io_unplugs;
-    }
-}
-
-/// blkparse's `size_cnv`: a count, or KiB with its unit, in 8 columns; over a million the
-/// next unit up (a count then reads `1234K`).
-fn size_cnv(mut num: u64, kib: bool) -> String {
-    let units = ['\0', 'K', 'M', 'G', 'P'];
-    let mut i = kib as usize;
-    while num > 1_000_000 && i < units.len() - 1 {
-        i += 1;
-        num /= 1000;
-    }
-    // A count's unit is C's '\0', which ends the string sprintf wrote.
-    if i == 0 {
-        format!("{num:>8}")
-    } else {
-        format!("{num:>8}{}", units[i])
-    }
-}
-
-/// blkparse's `dump_io_stats`: a section's header and its lines; `depth` for a CPU's section
-/// (the device's deepest reads and writes in flight, D to C), not for the total.
-fn dump_io_stats(out: &mut String, header: &str, s: &IoStats, depth: Option<[u64; 2]>) {
-    let pair = |p: (u64, u64)| format!("{}, {}iB", size_cnv(p.0, false), size_cnv(p.1, true));
-    out.push_str(header);
-    out.push('\n');
-    out.push_str(&format!(" Reads Queued:    {}\t Writes Queued:    {}\n", pair(s.queued[0]), pair(s.queued[1])));
-    out.push_str(&format!(" Read Dispatches: {}\t Write Dispatches: {}\n", pair(s.dispatched[0]), pair(s.dispatched[1])));
-    out.push_str(&format!(" Reads Requeued:  {}\t\t Writes Requeued:  {}\n", size_cnv(0, false), size_cnv(0, false)));
-    out.push_str(&format!(" Reads Completed: {}\t Writes Completed: {}\n", pair(s.completed[0]), pair(s.completed[1])));
-    out.push_str(&format!(" Read Merges:     {}\t Write Merges:     {}\n", pair(s.merged[0]), pair(s.merged[1])));
-    if let Some([r, w]) = depth {
-        out.push_str(&format!(" Read depth:      {r:>8}{:>8}\t Write depth:      {w:>8}\n", ' '));
-    }
-    out.push_str(&format!(" IO unplugs:      {:>8}{:>8}\t Timer unplugs:    {:>8}\n", s.io_unplugs, ' ', 0));
-}
-
-/// blkparse's closing summary (`show_device_and_cpu_stats`, blkparse.c 1.2) for the records
-/// in the order it prints them: per device (in `-i` order), a section per CPU that has records
-/// of it, their total when there are several, then its throughput (KiB completed per second
-/// between its first and last record), its number of records and its sequence skips (none:
-/// `blksim trace` numbers every record). `streams[i]` is the (device name, CPU) of stream i.
-pub fn summary(names: &[(&str, u16)], streams: &[Vec<TraceRecord>], order: &[(u32, u32)]) -> String {
-    struct Dev {
-        cpus: std::collections::BTreeMap<u16, IoStats>,
-        events: u64,
-        first_ns: Option<u64>,
-        last_ns: u64,
-        depth: [u64; 2],
-        max_depth: [u64; 2],
-    }
-    // Devices in `-i` order (blkparse's `devices` array), which is the streams' order.
-    let mut devs: Vec<(&str, Dev)> = Vec::new();
-    for &(name, _) in names {
-        if !devs.iter().any(|(n, _)| *n == name) {
-            let dev = Dev { cpus: Default::default(), events: 0, first_ns: None, last_ns: 0, depth: [0; 2], max_depth: [0; 2] };
-            devs.push((name, dev));
-        }
-    }
-    for &(st, i) in order {
-        let (name, cpu) = names[st as usize];
-        let r = &streams[st as usize][i as usize];
-        let at = devs.iter().position(|(n, _)| *n == name).expect("every stream's device is listed");
-        let d = &mut devs[at].1;
-        d.events += 1;
-        d.first_ns.get_or_insert(r.time.ns());
-        d.last_ns = r.time.ns();
-        let w = r.write as usize;
-        let kib = r.bytes as u64 >> 10;
-        let s = d.cpus.entry(cpu).or_default();
-        let bump = |p: &mut (u64, u64)| *p = (p.0 + 1, p.1 + kib);
-        match r.action {
-            Action::Q => bump(&mut s.queued[w]),
-            Action::M | Action::F => bump(&mut s.merged[w]),
-            Action::D => {
-                bump(&mut s.dispatched[w]);
-                d.depth[w] += 1;
-                d.max_depth[w] = d.max_depth[w].max(d.depth[w]);
-            }
-            Action::C => {
-                bump(&mut s.completed[w]);
-                d.depth[w] = d.depth[w].saturating_sub(1);
-            }
-            Action::U => s.io_unplugs += 1,
-            _ => {}
-        }
-    }
-    let mut out = String::new();
-    for (k, (name, d)) in devs.iter().enumerate() {
-        if k > 0 {
-            out.push('\n');
-        }
-        let mut total = IoStats::default();
-        for (cpu, s) in &d.cpus {
-            total.add(s);
-            dump_io_stats(&mut out, &format!("CPU{cpu} ({name}):"), s, Some(d.max_depth));
-        }
-        if d.cpus.len() > 1 {
-            out.push('\n');
-            dump_io_stats(&mut out, &format!("Total ({name}):"), &total, None);
-        }
-        let msec = (d.last_ns - d.first_ns.unwrap_or(0)) / 1_000_000;
-        let rate = |kib: u64| (1000 * kib).checked_div(msec).unwrap_or(0);
-        out.push_str(&format!("\nThroughput (R/W): {}KiB/s / {}KiB/s\n", rate(total.completed[0].1), rate(total.completed[1].1)));
-        out.push_str(&format!("Events ({name}): {} entries\n", d.events));
-        out.push_str("Skips: 0 forward (0 -   0.0%)\n");
-    }
-    out
-}
-
-#[cfg(test)]
-mod summary_tests {
-    use super::size_cnv;
 
     /// blkparse's `size_cnv`: 8 columns, the next unit up only past a million (C's `%'8Lu%c`,
     /// a count's unit being the '\0' that ends the string).
