@@ -190,20 +190,21 @@ fn job_file(path: &str, l: &Lesson, variant: &str) -> Result<crate::fio::FioJob,
 /// header: which run this is should be readable from its output alone. (A job file's runtime
 /// that --duration overrode is not what ran.)
 pub(super) fn knobs_line(a: &Args) -> Option<String> {
-    let knobs: Vec<String> =
-        a.sets.iter().filter(|(k, _)| !(k == "duration" && a.duration.is_some())).map(|(k, v)| format!("{k}={v}")).collect();
+    let knobs: Vec<String> = knobs_set(a).map(|(k, v)| format!("{k}={v}")).collect();
     (!knobs.is_empty()).then(|| format!("knobs set  {}\n", knobs.join(" ")))
 }
 
-/// The knobs set on top of the lesson's variant (`--set`, a job file's, a link's), as the
-/// text output's "knobs set" line lists them, for `run --json` and `compare --json`: a script
-/// that reads the figures knows the settings they came from. A later setting of a knob wins.
+/// The knobs set on top of the lesson's variant (`--set`, a job file's, a link's), but a
+/// `duration` that `--duration` overrides.
+fn knobs_set(a: &Args) -> impl Iterator<Item = &(String, String)> {
+    a.sets.iter().filter(|(k, _)| !(k == "duration" && a.duration.is_some()))
+}
+
+/// `knobs_set` for `run --json` and `compare --json`, as the text output's "knobs set" line
+/// lists them: a script that reads the figures knows the settings they came from. A later
+/// setting of a knob wins.
 fn knobs_json(a: &Args) -> serde_json::Value {
-    let mut m = serde_json::Map::new();
-    for (k, v) in a.sets.iter().filter(|(k, _)| !(k == "duration" && a.duration.is_some())) {
-        m.insert(k.clone(), serde_json::Value::String(v.clone()));
-    }
-    serde_json::Value::Object(m)
+    serde_json::Value::Object(knobs_set(a).map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect())
 }
 
 fn cmd_run(a: &Args) -> Result<String, CliError> {
