@@ -41,6 +41,14 @@ fn interval() -> IntervalReport {
     IntervalReport::between(&sim, &blksim::Interval::zero_for(&cur), &cur)
 }
 
+/// A fresh div in the page's body, for a component to render into.
+fn mounted_div() -> web_sys::Element {
+    let doc = gloo::utils::document();
+    let root = doc.create_element("div").unwrap();
+    doc.body().unwrap().append_child(&root).unwrap();
+    root
+}
+
 /// The counters' props with nothing to show: each test sets what it is about.
 fn counters_props() -> CountersProps {
     CountersProps {
@@ -67,9 +75,7 @@ fn counters_props() -> CountersProps {
 /// B still runs, its place says so rather than a ratio of a finished run to a running one.
 #[wasm_bindgen_test]
 async fn a_finished_burst_shows_its_completion_time_first() {
-    let doc = gloo::utils::document();
-    let root = doc.create_element("div").unwrap();
-    doc.body().unwrap().append_child(&root).unwrap();
+    let root = mounted_div();
     let iv = interval();
     let both = CountersProps {
         interval: Some(iv.clone()),
@@ -97,9 +103,7 @@ async fn a_finished_burst_shows_its_completion_time_first() {
 
 #[wasm_bindgen_test]
 async fn the_counters_render_iostat_and_vmstat_as_tables() {
-    let doc = gloo::utils::document();
-    let root = doc.create_element("div").unwrap();
-    doc.body().unwrap().append_child(&root).unwrap();
+    let root = mounted_div();
     let iv = interval();
     let props = CountersProps {
         interval: Some(iv.clone()),
@@ -125,9 +129,7 @@ async fn the_counters_render_iostat_and_vmstat_as_tables() {
 /// served, with a line for those between (scsi-starved's 12 disks, 4 rows).
 #[wasm_bindgen_test]
 async fn a_spread_step_keeps_the_least_served_disks_in_iostat() {
-    let doc = gloo::utils::document();
-    let root = doc.create_element("div").unwrap();
-    doc.body().unwrap().append_child(&root).unwrap();
+    let root = mounted_div();
     let props =
         CountersProps { interval: Some(interval()), max_devices: 4, iostat_rows: blksim::lessons::IostatRows::Spread, ..counters_props() };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
@@ -147,9 +149,7 @@ async fn a_spread_step_keeps_the_least_served_disks_in_iostat() {
 
 #[wasm_bindgen_test]
 async fn a_finished_run_shows_whole_run_numbers_and_says_so() {
-    let doc = gloo::utils::document();
-    let root = doc.create_element("div").unwrap();
-    doc.body().unwrap().append_child(&root).unwrap();
+    let root = mounted_div();
     let props = CountersProps { interval: Some(interval()), whole: true, ..counters_props() };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
@@ -160,13 +160,11 @@ async fn a_finished_run_shows_whole_run_numbers_and_says_so() {
 
 #[wasm_bindgen_test]
 async fn before_the_first_second_the_counters_say_so() {
-    let doc = gloo::utils::document();
     // With no second yet: that no second has passed; during a jump, where the run is going.
     for (jumping_to_s, says, not) in
         [(None, "first simulated second", "Running to"), (Some(9.0), "Running to t = 9.000 s without animating", "first simulated second")]
     {
-        let root = doc.create_element("div").unwrap();
-        doc.body().unwrap().append_child(&root).unwrap();
+        let root = mounted_div();
         let handle =
             yew::Renderer::<Counters>::with_root_and_props(root.clone(), CountersProps { jumping_to_s, ..counters_props() }).render();
         yew::scheduler::flush().await;

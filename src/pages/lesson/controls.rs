@@ -189,13 +189,7 @@ pub(super) fn run_controls(
     on_seed: Callback<String>,
 ) -> Html {
     // Event handlers: each takes the session, changes it, and refreshes the page.
-    let act = |f: fn(&mut Session)| {
-        let (session, refresh) = (session.clone(), refresh.clone());
-        Callback::from(move |_: MouseEvent| {
-            f(&mut session.borrow_mut());
-            refresh.force_update();
-        })
-    };
+    let act = |f: fn(&mut Session)| act_on(session, refresh, f);
     let on_play = act(|s| s.a.playing = !s.a.playing);
     let on_step = act(|s| {
         s.a.playing = false;

@@ -175,13 +175,13 @@ pub(super) fn use_back_forward(
             // A new run keeps the pace the reader chose, unless the link names its own.
             let speed = s.a.speed;
             *s = Session::from_fragment(&hash, &id);
-            let linked_speed = blksim::link::LinkState::decode_lenient(&hash).ok().and_then(|(st, _)| st.speed);
-            if linked_speed.is_none() {
+            let linked = blksim::link::LinkState::decode_lenient(&hash).ok().map(|(st, _)| st);
+            if linked.as_ref().is_none_or(|st| st.speed.is_none()) {
                 s.a.speed = speed;
             }
             replace_address_with_clean_link(&mut s);
-            if let Ok((st, _)) = blksim::link::LinkState::decode_lenient(&hash) {
-                apply_view(&st, &mut s, &view);
+            if let Some(st) = &linked {
+                apply_view(st, &mut s, &view);
             }
             drop(s);
             refresh.force_update();

@@ -82,7 +82,7 @@ pub(super) fn sweep_panel(
             // A run opens in the diagram at the top of the page; the table is below the
             // charts, so a link to a run takes the reader back up: to the page's top, where the
             // run's controls are too (it opens paused, and Play was scrolled out of view).
-            let to_stack = || Callback::from(|_: MouseEvent| gloo::utils::window().scroll_to_with_x_and_y(0.0, 0.0));
+            let to_top = || Callback::from(|_: MouseEvent| gloo::utils::window().scroll_to_with_x_and_y(0.0, 0.0));
             // What each variant's figure is (completion time, or throughput when some runs do
             // not complete), said once above the table rather than in a wide column.
             let mut captions: Vec<(String, String)> = Vec::new();
@@ -103,7 +103,7 @@ pub(super) fn sweep_panel(
                             }
                             _ => "Opens the run from its start".to_string(),
                         };
-                        html! { <a href={link(&v, seed, t)} data-testid={testid} {title} onclick={to_stack()}>{ format!("seed\u{a0}{seed} ({})", num(Some(x))) }</a> }
+                        html! { <a href={link(&v, seed, t)} data-testid={testid} {title} onclick={to_top()}>{ format!("seed\u{a0}{seed} ({})", num(Some(x))) }</a> }
                     };
                     if let Some(r) = slow.and_then(|(_, seed)| sw.run(&v, seed)) {
                         if let Some(t) = r.stall_t() {
@@ -111,7 +111,7 @@ pub(super) fn sweep_panel(
                             // is off to the side.
                             stalls.push(html! { <>
                                 { format!("{v}'s ") }
-                                <a href={link(&v, r.seed, Some(t))} onclick={to_stack()}>{ format!("seed {}", r.seed) }</a>
+                                <a href={link(&v, r.seed, Some(t))} onclick={to_top()}>{ format!("seed {}", r.seed) }</a>
                                 { format!(" at {} s ({})", num(Some(t)), stall_words(r)) }
                             </> });
                         }
