@@ -564,6 +564,36 @@ test('with reduced motion the run starts paused and the Motion toggle overrides 
   await ctx2.close();
 });
 
+test('on a 2x screen (a laptop panel, a phone) the charts are drawn in its device pixels, not stretched, and export so', async () => {
+  const ctx = await h.browser.newContext({ deviceScaleFactor: 2 });
+  const { page, errors } = await openPage(h, ctx, '#/lesson/scsi-starved?v=1&t=3', { width: 1280, height: 800 });
+  await page.waitForFunction(() => document.querySelector('.interval')?.textContent.includes('second ending'), null, { timeout: 30000 });
+  const drawn = () => page.$$eval('canvas.chart, canvas.latency', (cs) => cs.map((c) => {
+    // The bitmap's bottom-right quarter: a chart drawn in CSS pixels on an unscaled bitmap of
+    // twice their number leaves it blank (its axes, labels and lines all in the top-left one).
+    const [w, h] = [c.width, c.height];
+    const px = c.getContext('2d').getImageData(Math.floor(w * 0.5), Math.floor(h * 0.5), Math.floor(w * 0.5), Math.floor(h * 0.5)).data;
+    let ink = 0;
+    for (let i = 0; i < px.length; i += 4) if (px[i + 3] > 0 && (px[i] < 200 || px[i + 1] < 200 || px[i + 2] < 200)) ink++;
+    return { cls: c.className, w, h, cw: c.clientWidth, ch: c.clientHeight, ink };
+  }));
+  await page.waitForFunction(() => [...document.querySelectorAll('canvas.chart, canvas.latency')].every((c) => c.clientWidth > 0 && c.width === 2 * Math.max(200, c.clientWidth)), null, { timeout: 5000 })
+    .catch(async () => assert.fail(`canvases [bitmap, box]: ${JSON.stringify(await drawn())}`));
+  for (const c of await drawn()) {
+    assert.equal(c.h, 2 * c.ch, `${c.cls}: ${c.h} px bitmap for a ${c.ch} px box`);
+    assert.ok(c.ink > 100, `${c.cls}: ${c.ink} drawn pixels in the bitmap's bottom-right quarter`);
+  }
+  // The PNG is the bitmap, with its caption band at the same scale (12 px text, 2x).
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('text=Export PNG')]);
+  const bytes = fs.readFileSync(await png.path());
+  const [w, hImg] = [bytes.readUInt32BE(16), bytes.readUInt32BE(20)];
+  const [cw, ch] = await page.$eval('canvas.chart', (c) => [c.width, c.height]);
+  assert.equal(w, cw);
+  assert.ok(hImg >= ch + 2 * 2 * 16, `image ${hImg} px tall, the chart ${ch}: a caption band of two 32 px lines at least`);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 test('leaving presenter mode while paused draws the charts again at their size (they were drawn hidden in it)', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await openPage(h, ctx, '#/lesson/nr-requests?v=1', { width: 1280, height: 720 });
@@ -578,7 +608,7 @@ test('leaving presenter mode while paused draws the charts again at their size (
   await page.click('.presenter-toggle');
   assert.equal(await page.getAttribute('.app', 'data-presenter'), 'false');
   // Paused: no new second would redraw them.
-  await page.waitForFunction(() => [...document.querySelectorAll('canvas.chart, canvas.latency')].every((c) => c.clientWidth > 0 && c.width === Math.max(200, c.clientWidth)), null, { timeout: 5000 })
+  await page.waitForFunction(() => [...document.querySelectorAll('canvas.chart, canvas.latency')].every((c) => c.clientWidth > 0 && c.width === Math.round(Math.max(200, c.clientWidth) * Math.min(2, Math.max(1, devicePixelRatio)))), null, { timeout: 5000 })
     .catch(async () => assert.fail(`canvas widths [drawn, shown]: ${JSON.stringify(await sized())}`));
   assert.deepEqual(errors, []);
   await ctx.close();

@@ -54,19 +54,20 @@ pub fn download_canvas_png_captioned(
     caption: &[String],
     dark: bool,
 ) -> Result<(), String> {
-    const LINE_PX: f64 = 16.0;
-    const PAD_PX: f64 = 6.0;
+    // The caption in CSS pixels, scaled as the chart was (a bitmap of device pixels: hidpi.rs).
+    let (w, h) = (canvas.width(), canvas.height());
+    let scale = if canvas.client_width() > 0 { (f64::from(w) / f64::from(canvas.client_width())).max(1.0) } else { 1.0 };
+    let (line_px, pad_px) = (16.0 * scale, 6.0 * scale);
     let doc = gloo::utils::document();
     let out =
         doc.create_element("canvas").map_err(|e| format!("{e:?}"))?.dyn_into::<web_sys::HtmlCanvasElement>().map_err(|_| "not a canvas")?;
     let ctx2d = |c: &web_sys::HtmlCanvasElement| {
         c.get_context("2d").ok().flatten().and_then(|x| x.dyn_into::<web_sys::CanvasRenderingContext2d>().ok()).ok_or("no 2d context")
     };
-    let font = "12px sans-serif";
-    let (w, h) = (canvas.width(), canvas.height());
-    let max_w = f64::from(w) - 2.0 * PAD_PX;
+    let font = format!("{}px sans-serif", (12.0 * scale).round());
+    let max_w = f64::from(w) - 2.0 * pad_px;
     let ctx = ctx2d(&out)?;
-    ctx.set_font(font);
+    ctx.set_font(&font);
     let fits = |t: &str| ctx.measure_text(t).is_ok_and(|m| m.width() <= max_w);
     let mut lines: Vec<String> = Vec::new();
     for line in caption {
@@ -89,7 +90,7 @@ pub fn download_canvas_png_captioned(
         }
         lines.push(cur);
     }
-    let band = (lines.len() as f64 * LINE_PX + 2.0 * PAD_PX).ceil() as u32;
+    let band = (lines.len() as f64 * line_px + 2.0 * pad_px).ceil() as u32;
     out.set_width(w);
     out.set_height(h + band);
     // Resizing a canvas resets its context's state.
@@ -98,11 +99,11 @@ pub fn download_canvas_png_captioned(
     ctx.set_fill_style_str(bg);
     ctx.fill_rect(0.0, 0.0, f64::from(w), f64::from(h + band));
     ctx.draw_image_with_html_canvas_element(canvas, 0.0, 0.0).map_err(|e| format!("{e:?}"))?;
-    ctx.set_font(font);
+    ctx.set_font(&font);
     ctx.set_fill_style_str(fg);
     ctx.set_text_baseline("middle");
     for (i, l) in lines.iter().enumerate() {
-        let _ = ctx.fill_text(l, PAD_PX, f64::from(h) + PAD_PX + LINE_PX * (i as f64 + 0.5));
+        let _ = ctx.fill_text(l, pad_px, f64::from(h) + pad_px + line_px * (i as f64 + 0.5));
     }
     download_canvas_png(filename, &out)
 }

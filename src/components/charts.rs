@@ -1,9 +1,9 @@
 //! Charts over simulated time (plotters on a canvas): throughput, context switches and CPU,
 //! and a latency histogram. One run, or A and B overlaid. Export as PNG and CSV.
 
+use super::hidpi::{bitmap_size, device_pixel_ratio, HiDpiCanvas};
 use blksim::Interval;
 use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
 /// Per-second series of one run, computed from its one-second snapshots.
@@ -136,26 +136,28 @@ pub(crate) fn tidy(v: f64) -> String {
     }
 }
 
-pub(crate) type Area = DrawingArea<CanvasBackend, plotters::coord::Shift>;
+pub(crate) type Area = DrawingArea<HiDpiCanvas, plotters::coord::Shift>;
 
 /// The narrowest a chart is drawn, whatever its box.
 const CHART_W_MIN: i32 = 200;
 
-/// Whether a chart's bitmap is not the width `prepare` would give it now (it was drawn while
-/// hidden, or before a resize): the browser stretches it until it is drawn again.
+/// Whether a chart's bitmap is not the size `prepare` would give it now (it was drawn while
+/// hidden, before a resize, or on a screen of another pixel density): the browser stretches
+/// it until it is drawn again.
 pub(crate) fn drawn_at_another_width(canvas: &HtmlCanvasElement) -> bool {
-    canvas.client_width() > 0 && canvas.width() != canvas.client_width().max(CHART_W_MIN) as u32
+    canvas.client_width() > 0 && canvas.width() != bitmap_size((css_width(canvas), 1), device_pixel_ratio()).0
 }
 
-/// Sizes the canvas to its box, and clears it in the theme's background.
+/// The width a chart is drawn at, in CSS pixels: its box's, and at least `CHART_W_MIN`.
+fn css_width(canvas: &HtmlCanvasElement) -> u32 {
+    canvas.client_width().max(CHART_W_MIN) as u32
+}
+
+/// Sizes the canvas to its box (at the screen's pixel density: `HiDpiCanvas`), and clears it
+/// in the theme's background. The chart is laid out in CSS pixels.
 pub(crate) fn prepare(canvas: &HtmlCanvasElement, dark: bool, min_h: i32) -> Result<(Area, RGBColor, RGBColor), String> {
-    let w = canvas.client_width().max(CHART_W_MIN) as u32;
-    let h = canvas.client_height().max(min_h) as u32;
-    if canvas.width() != w || canvas.height() != h {
-        canvas.set_width(w);
-        canvas.set_height(h);
-    }
-    let root = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("no 2d context")?.into_drawing_area();
+    let css = (css_width(canvas), canvas.client_height().max(min_h) as u32);
+    let root = HiDpiCanvas::new(canvas, css).ok_or("no 2d context")?.into_drawing_area();
     let (bg, fg) = if dark { (RGBColor(0x1b, 0x20, 0x26), RGBColor(0xe9, 0xed, 0xf1)) } else { (WHITE, RGBColor(0x1d, 0x23, 0x2b)) };
     root.fill(&bg).map_err(|e| e.to_string())?;
     Ok((root, bg, fg))

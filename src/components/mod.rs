@@ -6,6 +6,7 @@ pub mod diagram_text;
 pub mod diagram_tip;
 pub mod event_log;
 pub mod fidelity;
+pub mod hidpi;
 pub mod knobs;
 pub mod latency_heat;
 pub mod legend;
