@@ -166,6 +166,11 @@ impl SimDriver {
         SimTime::from_secs_f64(self.sim.config().scenario.duration_s)
     }
 
+    /// Sets the speed a link or a step names, within what the slider reaches.
+    pub fn set_speed(&mut self, sim_s_per_wall_s: f64) {
+        self.speed = sim_s_per_wall_s.clamp(SPEED_MIN, SPEED_MAX);
+    }
+
     /// Nothing is left to run: every job is done, or the clock reached the run's end.
     pub fn is_done(&self) -> bool {
         self.sim.is_finished() || self.sim.now() >= self.end()
@@ -320,7 +325,7 @@ impl SimDriver {
                         d.link_clean = Some(LinkState { overrides: d.overrides.clone(), ..st.clone() }.encode());
                     }
                     if let Some(sp) = st.speed {
-                        d.speed = sp.clamp(SPEED_MIN, SPEED_MAX);
+                        d.set_speed(sp);
                     }
                     if let Some(t) = st.t {
                         // Run to the link's time point over the next frames, not in one go: a

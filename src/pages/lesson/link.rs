@@ -164,7 +164,7 @@ pub(super) fn use_back_forward(
                     // A link that names its pace (the sweep's slowest-seed links ask 1 s/s) plays
                     // at it, as a fresh load of the link does.
                     if let Some(sp) = st.speed {
-                        s.a.speed = sp.clamp(crate::driver::SPEED_MIN, crate::driver::SPEED_MAX);
+                        s.a.set_speed(sp);
                     }
                     apply_view(&st, &mut s, &view);
                     drop(s);

@@ -2,7 +2,7 @@
 
 use super::link::sync_fragment;
 use super::SharedSession;
-use crate::driver::{SimDriver, SPEED_MAX, SPEED_MIN};
+use crate::driver::SimDriver;
 use crate::session::Session;
 use blksim::lessons::Stop;
 use yew::prelude::*;
@@ -43,7 +43,7 @@ pub(super) fn apply_step(s: &mut Session, i: usize) {
         s.jump_to(blksim::SimTime::from_secs_f64(t));
     }
     if let Some(sp) = st.speed {
-        s.a.speed = sp.clamp(SPEED_MIN, SPEED_MAX);
+        s.a.set_speed(sp);
     }
     s.a.playing = true;
     s.charts_dirty = true;
@@ -63,7 +63,7 @@ fn show_baseline(s: &mut Session) {
     }
     let before = s.a.lesson.predict_stop().unwrap_or(0);
     if let Some(sp) = s.a.lesson.steps[..before].iter().rev().find_map(|st| st.speed) {
-        s.a.speed = sp.clamp(SPEED_MIN, SPEED_MAX);
+        s.a.set_speed(sp);
     }
     s.close_b();
     s.a.playing = true;
