@@ -339,8 +339,12 @@ test('before a lesson\'s warm-up ends the numbers say so; a step that compares r
   assert.match(await page.textContent('[data-testid=warming]'), /Warming up until t = 6 s/);
   // Its button takes the run past the warm-up without animating (at a teaching speed the warm-up
   // would take minutes to watch), and the banner goes.
-  await page.click('[data-testid=skip-warmup]');
+  // From the keyboard: the button goes with the banner, and the focus goes to the header's Play
+  // (its Stop while the jump runs), not to the page's top.
+  await page.focus('[data-testid=skip-warmup]');
+  await page.keyboard.press('Enter');
   await page.waitForFunction(() => !document.querySelector('[data-testid=warming]') && /ending at ([6-9]|\d\d)/.test(document.querySelector('.interval')?.textContent ?? ''), null, { timeout: 60000 });
+  assert.match(await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName), /^(Pause|Play)$/);
   await page.getByRole('region', { name: 'Step' }).locator('button.step-next').click();
   // Past the prediction, to the step that compares the runs.
   await page.keyboard.press('PageDown');

@@ -317,7 +317,13 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         done_s={d.sim.finished_at().map(|t| t.as_secs_f64())}
                         b_done_s={s.b.as_ref().and_then(|b| b.sim.finished_at()).map(|t| t.as_secs_f64())}
                         jumping_to_s={d.catch_up_to.map(|t| t.as_secs_f64())}
-                        on_skip_warmup={lesson.warmup_s.map(|w| controls::act_on(&session, &refresh, move |s| s.jump_to(blksim::SimTime::from_secs_f64(w))))}
+                        on_skip_warmup={lesson.warmup_s.map(|w| controls::act_on(&session, &refresh, move |s| {
+                            s.jump_to(blksim::SimTime::from_secs_f64(w));
+                            // The button goes with the banner: the keyboard's focus goes to the
+                            // header's Play, which says "Stop · to" while the jump runs (one
+                            // element, relabelled) and is Pause again after it.
+                            shortcuts::focus_first("button.play");
+                        }))}
                         iostat_rows={cur_step.as_ref().map(|(_, st)| st.iostat_rows).unwrap_or_default()}
                         max_devices={if *presenter { 4 } else { 12 }}
                         page_cache={!d.sim.config().scenario.workload.direct || s.b.as_ref().is_some_and(|b| !b.sim.config().scenario.workload.direct)} />

@@ -62,11 +62,16 @@ pub(super) fn use_sheet_focus(open: bool) {
         };
         *was_open.borrow_mut() = open;
         if let Some(sel) = target {
-            use wasm_bindgen::JsCast;
-            let el = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector(sel).ok().flatten());
-            if let Some(el) = el.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
-                let _ = el.focus();
-            }
+            focus_first(sel);
         }
     });
+}
+
+/// Moves the keyboard focus to the first element `sel` finds, if any.
+pub(super) fn focus_first(sel: &str) {
+    use wasm_bindgen::JsCast;
+    let el = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector(sel).ok().flatten());
+    if let Some(el) = el.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+        let _ = el.focus();
+    }
 }
