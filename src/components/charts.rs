@@ -136,6 +136,11 @@ pub(crate) fn tidy(v: f64) -> String {
     }
 }
 
+/// A power of two of microseconds as people write it: "64µs", "16ms", "4.2s".
+fn pow2_us_label(e: u32) -> String {
+    super::latency_heat::latency_label((1u64 << e.min(40)) as f64 * 1e3)
+}
+
 pub(crate) type Area = DrawingArea<HiDpiCanvas, plotters::coord::Shift>;
 
 /// The narrowest a chart is drawn, whatever its box.
@@ -167,10 +172,11 @@ pub(crate) fn prepare(canvas: &HtmlCanvasElement, dark: bool, min_h: i32) -> Res
 /// is a strip above the panels, so it never covers the newest points.
 pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], dark: bool) -> Result<(), String> {
     let (root, bg, fg) = prepare(canvas, dark, 150)?;
-    // Computed before the strip is cut: whether the legend needs a row per run.
+    // The legend's rows, laid out before the strip that holds them is cut.
     let (show_disks, show_busiest) = extra_lines(runs);
-    let rows = legend_rows(&root, runs, show_disks, show_busiest)?;
-    let (strip, body) = root.split_vertically(20 * rows as u32);
+    let legend = legend_layout(&root, runs, show_disks, show_busiest)?;
+    let rows = legend.iter().map(|e| e.row).max().map_or(1, |r| r + 1);
+    let (strip, body) = root.split_vertically(LEGEND_ROW_PX as u32 * rows as u32);
     let panels = body.split_evenly((3, 1));
     // A run that ended within its first second is charted over its own length.
     let t_last = max_of(runs, |r| &r.t_s);
@@ -179,7 +185,7 @@ pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], 
     type Pick = fn(&RunSeries) -> &Vec<f64>;
     let specs: [(&str, Pick, f64); 3] =
         [("throughput MB/s", |r| &r.mb_s, 1.0), ("context switches /s", |r| &r.cs_s, 1.0), ("CPU busy %", |r| &r.cpu_busy_pct, 100.0)];
-    draw_legend(&strip, runs, show_disks, show_busiest, rows > 1, &fg)?;
+    draw_legend(&strip, runs.len(), &legend, &fg)?;
     let x_fmt = |x: &f64| format!("{} s", tidy(*x));
     let y_fmt = |y: &f64| tidy(*y);
     for (pi, (panel, (title, pick, floor))) in panels.iter().zip(specs).enumerate() {
@@ -287,50 +293,68 @@ fn legend_entries(label: &str, disks: bool, busiest: bool, own_row: bool) -> Vec
     entries
 }
 
-/// One legend row for every run when one row would run past the chart's right edge (A/B with
-/// the disks' and busiest CPU's lines), else one.
-fn legend_rows(root: &Area, runs: &[(&str, &RunSeries)], disks: bool, busiest: bool) -> Result<usize, String> {
-    let font: TextStyle = ("sans-serif", 11).into_font().into();
-    let mut w = 56;
-    for (label, _) in runs {
-        for (text, _) in legend_entries(label, disks, busiest, false) {
-            w += 18 + root.estimate_text_size(&text, &font).map_err(|e| e.to_string())?.0 as i32 + 14;
-        }
-    }
-    Ok(if runs.len() > 1 && w > root.dim_in_pixel().0 as i32 { runs.len() } else { 1 })
+/// A legend row's height, in CSS pixels.
+const LEGEND_ROW_PX: i32 = 20;
+
+/// A legend entry placed: its run, its text, its line's (dash, gap), its row and x.
+struct LegendEntry {
+    run: usize,
+    text: String,
+    dash_gap: (i32, i32),
+    row: i32,
+    x: i32,
 }
 
-/// The legend above the panels, in one row or a row per run: each run's solid line, and its
-/// disks (dashed) and busiest-CPU (dotted) lines when those are drawn.
-fn draw_legend(
-    strip: &Area,
-    runs: &[(&str, &RunSeries)],
-    disks: bool,
-    busiest: bool,
-    row_per_run: bool,
-    fg: &RGBColor,
-) -> Result<(), String> {
-    let font = ("sans-serif", 11).into_font().color(fg);
-    let mut x = 56;
-    let mut y = 10;
+/// Where the legend's entries go: in one row where they fit the chart's width; else a row
+/// per run (A/B with the disks' and busiest CPU's lines), each line named alone after its
+/// run's; and a row too wide for the chart (a phone) wraps.
+fn legend_layout(root: &Area, runs: &[(&str, &RunSeries)], disks: bool, busiest: bool) -> Result<Vec<LegendEntry>, String> {
+    const X0: i32 = 56;
+    let font: TextStyle = ("sans-serif", 11).into_font().into();
+    let width =
+        |text: &str| -> Result<i32, String> { Ok(18 + root.estimate_text_size(text, &font).map_err(|e| e.to_string())?.0 as i32 + 14) };
+    let room = root.dim_in_pixel().0 as i32;
+    let mut one_row = X0;
+    for (label, _) in runs {
+        for (text, _) in legend_entries(label, disks, busiest, false) {
+            one_row += width(&text)?;
+        }
+    }
+    let own_rows = one_row > room;
+    let mut out = Vec::new();
+    let (mut x, mut row) = (X0, 0);
     for (i, (label, _)) in runs.iter().enumerate() {
-        let colour = if i == 0 { COLOUR_A } else { COLOUR_B };
-        let width = if i == 0 && runs.len() > 1 { 4 } else { 2 };
-        if row_per_run && i > 0 {
-            (x, y) = (56, y + 20);
+        if own_rows && i > 0 {
+            (x, row) = (X0, row + 1);
         }
-        for (text, (dash, gap)) in legend_entries(label, disks, busiest, row_per_run) {
-            // A sample of the line: solid, dashed or dotted.
-            let mut at = x;
-            while at < x + 14 {
-                let end = (at + dash).min(x + 14);
-                strip.draw(&PathElement::new(vec![(at, y), (end, y)], colour.stroke_width(width))).map_err(|e| e.to_string())?;
-                at = end + gap.max(if gap == 0 { 14 } else { 0 });
+        for (text, dash_gap) in legend_entries(label, disks, busiest, own_rows) {
+            let w = width(&text)?;
+            if x > X0 && x + w > room {
+                (x, row) = (X0, row + 1);
             }
-            strip.draw(&Text::new(text.clone(), (x + 18, y - 6), font.clone())).map_err(|e| e.to_string())?;
-            let (w, _) = strip.estimate_text_size(&text, &font).map_err(|e| e.to_string())?;
-            x += 18 + w as i32 + 14;
+            out.push(LegendEntry { run: i, text, dash_gap, row, x });
+            x += w;
         }
+    }
+    Ok(out)
+}
+
+/// The legend above the panels: each run's solid line, and its disks (dashed) and
+/// busiest-CPU (dotted) lines when those are drawn.
+fn draw_legend(strip: &Area, runs: usize, entries: &[LegendEntry], fg: &RGBColor) -> Result<(), String> {
+    let font = ("sans-serif", 11).into_font().color(fg);
+    for e in entries {
+        let colour = if e.run == 0 { COLOUR_A } else { COLOUR_B };
+        let width = if e.run == 0 && runs > 1 { 4 } else { 2 };
+        let (x, y, (dash, gap)) = (e.x, 10 + LEGEND_ROW_PX * e.row, e.dash_gap);
+        // A sample of the line: solid, dashed or dotted.
+        let mut at = x;
+        while at < x + 14 {
+            let end = (at + dash).min(x + 14);
+            strip.draw(&PathElement::new(vec![(at, y), (end, y)], colour.stroke_width(width))).map_err(|e| e.to_string())?;
+            at = end + gap.max(if gap == 0 { 14 } else { 0 });
+        }
+        strip.draw(&Text::new(e.text.clone(), (x + 18, y - 6), font.clone())).map_err(|e| e.to_string())?;
     }
     Ok(())
 }
@@ -363,7 +387,7 @@ pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)]
     let y_max = folded.iter().flat_map(|f| f.iter().copied()).max().unwrap_or(1).max(1) as f64 * 1.1;
     let mut chart = ChartBuilder::on(&root)
         .margin(6)
-        // Room for the last tick's label ("4194ms") centred on the right edge.
+        // Room for the last tick's label ("4.2s") centred on the right edge.
         .margin_right(30)
         .caption(
             fitted_caption(&root, "the jobs' I/O latency, each read/write/io as fio's clat (log2 µs)", "I/O latency, fio clat (log2 µs)"),
@@ -373,17 +397,14 @@ pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)]
         .y_label_area_size(52)
         .build_cartesian_2d(lo as f64..(hi + 1) as f64, 0.0..y_max)
         .map_err(|e| e.to_string())?;
+    // As many tick labels as fit side by side ("4.2s" and "16ms" about 30 px at 11 px, and a
+    // gap): on a phone every power of two's label ran into the next.
+    let plot_w = root.dim_in_pixel().0 as i64 - 52 - 30 - 12;
+    let labels_fit = (plot_w / 44).max(2) as usize;
     chart
         .configure_mesh()
-        .x_labels((hi - lo + 1).min(12))
-        .x_label_formatter(&|x| {
-            let us = 1u64 << (*x as u32).min(40);
-            if us >= 1000 {
-                format!("{}ms", us / 1000)
-            } else {
-                format!("{us}µs")
-            }
-        })
+        .x_labels((hi - lo + 1).min(12).min(labels_fit))
+        .x_label_formatter(&|x| pow2_us_label(*x as u32))
         .y_labels(4)
         .y_label_formatter(&|y| tidy(*y))
         .label_style(("sans-serif", 11).into_font().color(&fg))
@@ -478,6 +499,16 @@ mod tests {
         // Too few points to call one an outlier; and all zeros.
         assert_eq!(scale_top([400.0, 10.0, 12.0].into_iter()), (400.0, false));
         assert_eq!(scale_top([0.0; 8].into_iter()), (0.0, false));
+    }
+
+    #[test]
+    fn latency_ticks_are_written_as_people_write_them() {
+        assert_eq!(super::pow2_us_label(0), "1µs");
+        assert_eq!(super::pow2_us_label(9), "512µs");
+        assert_eq!(super::pow2_us_label(12), "4.1ms");
+        assert_eq!(super::pow2_us_label(14), "16ms");
+        assert_eq!(super::pow2_us_label(20), "1s");
+        assert_eq!(super::pow2_us_label(22), "4.2s");
     }
 
     #[test]

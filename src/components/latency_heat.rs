@@ -39,7 +39,11 @@ pub fn latency_columns<'a>(history: impl Iterator<Item = &'a Interval>, now: Opt
 
 /// 2^e ns as people write a latency: 1ns … 512ns, 1µs, 2µs, 4.1µs … 1ms, 2.1ms … 1.1s.
 pub fn pow2_ns_label(e: u32) -> String {
-    let v = (1u64 << e.min(62)) as f64;
+    latency_label((1u64 << e.min(62)) as f64)
+}
+
+/// A latency of `v` ns as people write it: two figures at most below 10 of its unit.
+pub fn latency_label(v: f64) -> String {
     let (x, unit) = if v >= 1e9 {
         (v / 1e9, "s")
     } else if v >= 1e6 {
