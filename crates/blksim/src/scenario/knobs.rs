@@ -162,7 +162,7 @@ pub const KNOBS: &[KnobSpec] = &[
     KnobSpec {
         key: "disk.skip_within_track",
         kind: KnobKind::Bool,
-        help: "hdd (and a RAID controller's member disks): a sector less than a track ahead is reached without a seek, after the rotation to it, as a drive does (default); off: at least a track-to-track seek, then nearly a revolution (the model before, for comparison)",
+        help: "hdd (and a RAID controller's member disks): a sector less than a track ahead is reached without a seek, after the rotation to it, as a drive does (default); off: at least a track-to-track seek, then nearly a revolution (the model before, for comparison). A read within reach of the drive's read-ahead after a read is served by it either way",
         live: false,
     },
     KnobSpec {
