@@ -397,10 +397,10 @@ pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)]
         .y_label_area_size(52)
         .build_cartesian_2d(lo as f64..(hi + 1) as f64, 0.0..y_max)
         .map_err(|e| e.to_string())?;
-    // As many tick labels as fit side by side ("4.2s" and "16ms" about 30 px at 11 px, and a
+    // As many tick labels as fit side by side ("512µs" and "262ms" about 32 px at 11 px, and a
     // gap): on a phone every power of two's label ran into the next.
     let plot_w = root.dim_in_pixel().0 as i64 - 52 - 30 - 12;
-    let labels_fit = (plot_w / 44).max(2) as usize;
+    let labels_fit = (plot_w / 38).max(2) as usize;
     chart
         .configure_mesh()
         .x_labels((hi - lo + 1).min(12).min(labels_fit))
