@@ -38,7 +38,8 @@ pub struct RaWindow {
     /// All of its pages are up to date.
     pub done: bool,
     /// The page cache's insertion count (bytes ever added for reads) when its pages were
-    /// added: reclaim takes the oldest first, so it is gone once `vm.mem_mb` more came after.
+    /// added: reclaim takes the oldest first, so it is gone once the page cache's room more came
+    /// after (`vm.mem_mb` less md's stripe cache: `mm::page_alloc`).
     pub added_at: u64,
     /// The device offset of `start`.
     pub dev_start: u64,

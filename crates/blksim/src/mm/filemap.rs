@@ -95,8 +95,8 @@ impl Sim {
             }
         }
         // Copy what is up to date, window by window. A window whose pages reclaim took (more
-        // than `vm.mem_mb` of reads were added after it) is gone: readahead reads it again.
-        let (added, cache) = (self.totals.page_cache_read_added_bytes, self.cfg.scenario.vm.mem_mb as u64 * (1 << 20));
+        // than the page cache holds of reads were added after it) is gone: readahead reads it again.
+        let (added, cache) = (self.totals.page_cache_read_added_bytes, crate::mm::page_alloc::page_cache_bytes(&self.cfg.scenario));
         let job = &mut self.jobs[j.idx()];
         while job.read_left > 0 {
             let pos = job.read_pos;
@@ -177,7 +177,7 @@ impl Sim {
                 job.ra.retain(|w| !w.done || (w.start <= pos && pos < w.end));
             }
         }
-        let (added, cache) = (self.totals.page_cache_read_added_bytes, self.cfg.scenario.vm.mem_mb as u64 * (1 << 20));
+        let (added, cache) = (self.totals.page_cache_read_added_bytes, crate::mm::page_alloc::page_cache_bytes(&self.cfg.scenario));
         while self.jobs[j.idx()].read_left > 0 {
             let job = &self.jobs[j.idx()];
             let pos = job.read_pos;

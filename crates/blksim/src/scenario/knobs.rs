@@ -342,7 +342,7 @@ pub const KNOBS: &[KnobSpec] = &[
     KnobSpec {
         key: "vm.mem_mb",
         kind: KnobKind::Int { min: 64, max: 1 << 20, unit: "MiB" },
-        help: "memory for the page cache",
+        help: "the box's memory: the page cache holds it, less md's stripe cache (its pages are the kernel's)",
         live: false,
     },
     KnobSpec {

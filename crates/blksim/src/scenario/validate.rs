@@ -159,6 +159,20 @@ impl Scenario {
                 format!("{} is not allowed; expected a power of two from 4 to 65536", self.md.chunk_kb),
             ));
         }
+        let heads_max = crate::mm::page_alloc::stripe_heads_max(self);
+        if md && self.md.stripe_cache_size as u64 > heads_max {
+            return Err(ScenarioError::new(
+                "md.stripe_cache_size",
+                format!(
+                    "{} stripe heads need {} MiB of pages ({} members × 4 KiB each), more than vm.mem_mb {} holds above the kernel's reserve (grow_one_stripe fails); expected 17 to {}",
+                    self.md.stripe_cache_size,
+                    crate::mm::page_alloc::stripe_cache_bytes(self) >> 20,
+                    self.disks,
+                    self.vm.mem_mb,
+                    heads_max.min(32768)
+                ),
+            ));
+        }
         let member_kb = crate::hw::capacity_sectors(self.disk.kind) / 2;
         if md && self.md.component_size_kb > member_kb {
             return Err(ScenarioError::new(
@@ -410,6 +424,21 @@ mod tests {
         ] {
             assert!(knob_applies(&lvm, k).is_ok(), "{k}");
         }
+    }
+
+    /// md's stripe cache is the kernel's memory: one the box cannot hold is refused with the
+    /// most it holds (2.6.20's grow_one_stripe stops at the allocation that fails).
+    #[test]
+    fn a_stripe_cache_larger_than_the_box_is_refused_with_what_fits() {
+        let md =
+            |scs: &str, mem: &str| with(&[("stack", "md"), ("disks", "8"), ("md.stripe_cache_size", scs), ("vm.mem_mb", mem)]).validate();
+        let e = md("32768", "1024").unwrap_err();
+        assert_eq!(e.field, "md.stripe_cache_size");
+        assert!(e.message.contains("1024 MiB of pages (8 members × 4 KiB each)") && e.message.ends_with("expected 17 to 32640"), "{e}");
+        assert!(md("32640", "1024").is_ok());
+        assert!(md("32768", "2048").is_ok());
+        // Without md there is no stripe cache to hold.
+        assert!(with(&[("md.stripe_cache_size", "32768"), ("vm.mem_mb", "64")]).validate().is_ok());
     }
 
     /// Cross-field checks of a knob that acts on nothing here leave no way out (its field is
