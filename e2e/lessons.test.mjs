@@ -565,7 +565,8 @@ test('with reduced motion the run starts paused and the Motion toggle overrides 
 });
 
 test('on a 2x screen (a laptop panel, a phone) the charts are drawn in its device pixels, not stretched, and export so', async () => {
-  const ctx = await h.browser.newContext({ deviceScaleFactor: 2 });
+  // Light: the ink count below takes a dark pixel on the light background as drawn.
+  const ctx = await h.browser.newContext({ deviceScaleFactor: 2, colorScheme: 'light' });
   const { page, errors } = await openPage(h, ctx, '#/lesson/scsi-starved?v=1&t=3', { width: 1280, height: 800 });
   await page.waitForFunction(() => document.querySelector('.interval')?.textContent.includes('second ending'), null, { timeout: 30000 });
   const drawn = () => page.$$eval('canvas.chart, canvas.latency', (cs) => cs.map((c) => {

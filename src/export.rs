@@ -56,7 +56,7 @@ pub fn download_canvas_png_captioned(
 ) -> Result<(), String> {
     // The caption in CSS pixels, scaled as the chart was (a bitmap of device pixels: hidpi.rs).
     let (w, h) = (canvas.width(), canvas.height());
-    let scale = if canvas.client_width() > 0 { (f64::from(w) / f64::from(canvas.client_width())).max(1.0) } else { 1.0 };
+    let scale = crate::components::hidpi::device_pixel_ratio();
     let (line_px, pad_px) = (16.0 * scale, 6.0 * scale);
     let doc = gloo::utils::document();
     let out =

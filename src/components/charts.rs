@@ -146,7 +146,7 @@ pub(crate) type Area = DrawingArea<HiDpiCanvas, plotters::coord::Shift>;
 /// The narrowest a chart is drawn, whatever its box.
 const CHART_W_MIN: i32 = 200;
 
-/// Whether a chart's bitmap is not the size `prepare` would give it now (it was drawn while
+/// Whether a chart's bitmap is not the width `prepare` would give it now (it was drawn while
 /// hidden, before a resize, or on a screen of another pixel density): the browser stretches
 /// it until it is drawn again.
 pub(crate) fn drawn_at_another_width(canvas: &HtmlCanvasElement) -> bool {

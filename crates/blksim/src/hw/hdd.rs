@@ -383,6 +383,34 @@ mod tests {
     }
 
     #[test]
+    fn a_skip_the_read_ahead_has_not_reached_waits_for_it_or_seeks_whichever_is_sooner() {
+        // 1.5 MiB past the last read, 0.3 ms later: the read-ahead has 37 KiB of it; streaming
+        // on to it takes some 12 ms more, a seek and rotation less. Beyond the segment (3 MiB)
+        // the read-ahead does not serve it: positioning as for any read.
+        let after = |skip_sectors: u64| {
+            let mut rng = Stream::new(9, 9);
+            let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+            let mut started = Vec::new();
+            let a = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: false, queued_at: SimTime::ZERO };
+            let (slot, done) = submit_one(d, SimTime::ZERO, a);
+            d.complete(done, slot, &mut started);
+            let at = done + 300 * NS_PER_US;
+            let b = Cmd { req: ReqId(0), sector: (1 << 20) + 128 + skip_sectors, bytes: 65536, write: false, queued_at: at };
+            let (slot, done2) = submit_one(d, at, b);
+            d.complete(done2, slot, &mut started);
+            done2 - at
+        };
+        let rate = media_rate(1 << 20, crate::hw::capacity_sectors(DiskKind::Hdd));
+        let streaming = transfer_ns(3 << 19, rate) + transfer_ns(65536, rate);
+        let near = after(3 << 10);
+        assert!(near <= streaming, "1.5 MiB ahead: {near} ns, streaming there {streaming} ns");
+        assert!(near < 12 * NS_PER_MS, "{near}");
+        // 3 MiB ahead: a seek (about 1 ms for this distance) and the rotation, whatever it is.
+        let far = after(6 << 10);
+        assert!(far > NS_PER_MS && far < HDD_REVOLUTION_NS + 3 * NS_PER_MS, "{far}");
+    }
+
+    #[test]
     fn a_read_of_what_the_drive_just_wrote_comes_from_its_buffer() {
         let mut rng = Stream::new(4, 4);
         let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);

@@ -1,7 +1,9 @@
 //! `mm/page_alloc.c`: what of the box's memory the page cache can have. The model does not
 //! allocate pages one by one; it sizes the page cache's room once, from `vm.mem_mb` less what
 //! the kernel holds that reclaim cannot take back (md's stripe cache), and refuses a stripe
-//! cache the box could not hold.
+//! cache the box could not hold. The kernel's own text, slab and reserve are not taken out of
+//! the page cache (as before this file), and the dirty limits stay on all of `vm.mem_mb`, as
+//! 2.6.20's `get_dirty_limits` takes them from `vm_total_pages`.
 
 use crate::scenario::{Scenario, StackKind};
 
@@ -27,8 +29,11 @@ pub fn stripe_cache_bytes(s: &Scenario) -> u64 {
     }
 }
 
-/// The most stripe heads `s`'s box holds: `raid5_store_stripe_cache_size` grows the cache one
-/// `grow_one_stripe` at a time and stops when an allocation fails, at the reserve.
+/// An upper bound on the stripe heads `s`'s box holds: all of it but the reserve.
+/// `raid5_store_stripe_cache_size` grows the cache one `grow_one_stripe` at a time and stops,
+/// returning success, at the first that fails; before that `alloc_page(GFP_KERNEL)` reclaims
+/// and may call the OOM killer, and the kernel's own memory comes first. The model refuses a
+/// stripe cache over this bound instead of running a box out of memory.
 pub fn stripe_heads_max(s: &Scenario) -> u64 {
     let room = (s.vm.mem_mb as u64 * (1 << 20)).saturating_sub(min_free_bytes(s.vm.mem_mb));
     room / (s.disks.max(1) as u64 * PAGE_BYTES)

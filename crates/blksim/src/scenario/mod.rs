@@ -332,7 +332,7 @@ pub struct MdKnobs {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct VmKnobs {
-    /// Memory available to the page cache, MiB.
+    /// The box's memory, MiB: the page cache's, less md's stripe cache (`mm::page_alloc`).
     pub mem_mb: u32,
     /// Writers are throttled in `balance_dirty_pages` above this % of memory dirty or under writeback.
     pub dirty_ratio: u32,

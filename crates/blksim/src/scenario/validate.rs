@@ -164,7 +164,7 @@ impl Scenario {
             return Err(ScenarioError::new(
                 "md.stripe_cache_size",
                 format!(
-                    "{} stripe heads need {} MiB of pages ({} members × 4 KiB each), more than vm.mem_mb {} holds above the kernel's reserve (grow_one_stripe fails); expected 17 to {}",
+                    "{} stripe heads need {} MiB of pages ({} members × 4 KiB each), more than vm.mem_mb {} holds above the kernel's reserve (the kernel would stop growing it, or OOM-kill); expected 17 to {}",
                     self.md.stripe_cache_size,
                     crate::mm::page_alloc::stripe_cache_bytes(self) >> 20,
                     self.disks,

@@ -75,7 +75,7 @@ pub struct RunReport {
     pub longest_stall_from_s: f64,
     pub latency_ms: LatencyReport,
     /// Readahead pages reclaimed before the reader got to them and read again (MB): buffered
-    /// readers whose windows outgrow `vm.mem_mb`.
+    /// readers whose windows outgrow the page cache (`vm.mem_mb` less md's stripe cache).
     pub readahead_thrashed_mb: f64,
     /// vmstat over the run's whole seconds.
     pub vmstat: VmstatReport,
