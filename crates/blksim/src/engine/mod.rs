@@ -117,6 +117,8 @@ pub struct Sim {
     /// kblockd: per CPU, the queue runs punted to its worker, and whether a device's run is
     /// already queued (one `delay_work` per queue: queueing it twice is a no-op).
     pub(crate) kblockd_queue: Vec<std::collections::VecDeque<crate::kernel::workqueue::Work>>,
+    /// `balance_dirty_pages_ratelimited`'s per-CPU count of pages dirtied since the last check.
+    pub(crate) ratelimits: Vec<u64>,
     pub(crate) run_queued: Vec<bool>,
     /// A device's armed `blk_delay_queue` timer (when it fires, and the CPU that armed it), and
     /// whether its event is in the queue (one per device: a cancelled one is left to lapse).
@@ -387,6 +389,7 @@ impl Sim {
             cur_cpu: 0,
             cur_thread: None,
             kblockd_queue: vec![Default::default(); s.cpu.cores as usize],
+            ratelimits: vec![0; s.cpu.cores as usize],
             run_queued: vec![false; ndevs],
             delay_armed: vec![None; ndevs],
             delay_event: vec![false; ndevs],
@@ -608,13 +611,16 @@ impl Sim {
                 let job = &self.jobs[self.job_of(tid).idx()];
                 if job.buffered_read {
                     self.buffered_read_cost(job)
-                } else if !job.has_more_to_issue() {
+                } else if !job.has_more_to_issue() && job.write_left == 0 {
                     SYSCALL_NS
                 } else if job.buffered {
-                    // write() into the page cache: copy the pages in; over its device's share of
-                    // the dirty limit, also build and submit the writeback chunk.
+                    // write() into the page cache: copy the pages in up to the next
+                    // balance_dirty_pages check; there, over its device's share of the dirty
+                    // limit, also build and submit the writeback chunk.
                     let j = self.job_of(tid);
-                    SYSCALL_NS + PAGE_COPY_NS * job.bs.div_ceil(4096) + self.dirty_writeback_ns(j, job.bs)
+                    let (seg, checks) = self.write_segment(j);
+                    let enter = if job.write_left == 0 { SYSCALL_NS } else { 0 };
+                    enter + PAGE_COPY_NS * seg.div_ceil(4096) + if checks { self.dirty_writeback_ns(j, seg) } else { 0 }
                 } else {
                     let bios = job.bios_per_io(self.devs[job.dev.idx()].queue.max_request_bytes());
                     SYSCALL_NS + (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS) * bios
@@ -664,13 +670,15 @@ impl Sim {
         match step {
             Step::Next => {
                 let j = self.job_of(tid);
-                // Entering the system call (a read() that goes on with its pages has entered it).
-                if !self.jobs[j.idx()].buffered_read || self.jobs[j.idx()].read_left == 0 {
+                // Entering the system call (a read() or write() that goes on with its pages has
+                // entered it).
+                let job = &self.jobs[j.idx()];
+                if (!job.buffered_read || job.read_left == 0) && job.write_left == 0 {
                     self.charge(SYSCALL_NS);
                 }
                 if self.jobs[j.idx()].buffered_read {
                     self.buffered_read(j)
-                } else if !self.jobs[j.idx()].has_more_to_issue() {
+                } else if !self.jobs[j.idx()].has_more_to_issue() && self.jobs[j.idx()].write_left == 0 {
                     self.after_submit(tid)
                 } else if self.jobs[j.idx()].buffered {
                     self.buffered_write(j)

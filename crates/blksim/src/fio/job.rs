@@ -214,6 +214,10 @@ pub struct Job {
     pub read_len: u64,
     /// `vm.readahead = 2.6.20`: the file's readahead state.
     pub ra20: FileRaState,
+    /// A buffered write() under way: where its next page goes and the bytes it still has to
+    /// copy in (0: not inside a write()). It copies up to each `balance_dirty_pages` check.
+    pub write_off: u64,
+    pub write_left: u64,
     rng: Stream,
     random_map: RandomMap,
 }
@@ -249,6 +253,8 @@ impl Job {
             ra_next: 0,
             read_pos: 0,
             read_left: 0,
+            write_off: 0,
+            write_left: 0,
             read_len: 0,
             ra20: FileRaState::default(),
             rng,
@@ -261,7 +267,12 @@ impl Job {
     }
 
     pub fn is_done(&self) -> bool {
-        self.size.is_some() && !self.has_more_to_issue() && self.inflight == 0 && !self.needs_fsync() && self.read_left == 0
+        self.size.is_some()
+            && !self.has_more_to_issue()
+            && self.inflight == 0
+            && !self.needs_fsync()
+            && self.read_left == 0
+            && self.write_left == 0
     }
 
     /// The device byte offset of a stream position (a reader wraps at the end of its region).
@@ -332,12 +343,17 @@ impl Job {
         self.bs.div_ceil(max_sectors_bytes)
     }
 
-    /// The (offset, length) in bytes of the next I/O.
-    pub fn next_extent(&mut self) -> (u64, u64) {
-        let len = match self.size {
+    /// The length in bytes of the next I/O.
+    pub fn next_extent_len(&self) -> u64 {
+        match self.size {
             Some(s) => self.bs.min(s - self.bytes_issued),
             None => self.bs,
-        };
+        }
+    }
+
+    /// The (offset, length) in bytes of the next I/O.
+    pub fn next_extent(&mut self) -> (u64, u64) {
+        let len = self.next_extent_len();
         let blocks = self.region_len / self.bs;
         let off = if self.rw.is_random() {
             let b = self.rng.below(blocks);

@@ -14,35 +14,73 @@ impl Sim {
     /// background threshold the device's flusher is woken; above the dirty limit the writer
     /// sleeps in `balance_dirty_pages` until writeback brings it back under.
     pub(crate) fn buffered_write(&mut self, j: JobId) -> Next {
+        if self.jobs[j.idx()].write_left == 0 {
+            let job = &mut self.jobs[j.idx()];
+            let (off, len) = job.next_extent();
+            (job.write_off, job.write_left) = (off, len);
+            // fio counts a buffered write() as an I/O at the application, as fio reports it;
+            // iostat shows what reached the disk.
+            self.totals.ios_completed += 1;
+        }
+        // generic_perform_write copies the pages in, one by one, calling
+        // balance_dirty_pages_ratelimited after each: here up to the page that reaches the check.
+        let (len, checks) = self.write_segment(j);
+        let cpu = self.cur_cpu as usize;
         let job = &mut self.jobs[j.idx()];
-        let (off, len) = job.next_extent();
+        let off = job.write_off;
         job.dirty_extent(off, len);
-        // generic_perform_write copies the pages in.
-        let copy_ns = PAGE_COPY_NS * len.div_ceil(4096);
+        job.write_off += len;
+        job.write_left -= len;
         job.bytes_done += len;
         let dev = job.dev;
         self.dirty_total += len;
-        // fio counts a buffered write() as done when it returns: bytes and IOPS at the
-        // application, as fio reports them; iostat shows what reached the disk.
+        // The application's bytes, as they are copied in (the books: dirty + writeback +
+        // written = the jobs' bytes, at every moment).
         self.totals.bytes_written += len;
-        self.totals.ios_completed += 1;
-        self.charge(copy_ns);
+        self.charge(PAGE_COPY_NS * len.div_ceil(4096));
         if self.over_bground_thresh() {
             self.wake_flusher(dev);
         }
-        self.balance_dirty_pages(j)
+        if checks {
+            self.ratelimits[cpu] = 0;
+            return self.balance_dirty_pages(j);
+        }
+        self.ratelimits[cpu] += len.div_ceil(4096);
+        self.finish_buffered_write(j);
+        Next::Continue(Step::Next)
     }
 
-    /// write() returns: its latency includes the writeback and pauses it did.
+    /// The bytes of writer `j`'s write() copied in before its next `balance_dirty_pages`
+    /// check, and whether the check comes at their end: `balance_dirty_pages_ratelimited`
+    /// (2.6.2-2.6.35) checks when the running CPU has dirtied `ratelimit_pages`, or 8 pages
+    /// once the device is over its limit (`dirty_exceeded`).
+    pub(crate) fn write_segment(&self, j: JobId) -> (u64, bool) {
+        let job = &self.jobs[j.idx()];
+        let left = if job.write_left == 0 { job.next_extent_len() } else { job.write_left };
+        let (d, w) = self.bdi_bytes(job.dev);
+        let ratelimit = if self.dirty_exceeded(job.dev, d + w, 0) { 8 } else { self.ratelimit_pages() };
+        let room = ratelimit.saturating_sub(self.ratelimits[self.cur_cpu as usize]).max(1) * 4096;
+        if left >= room {
+            (room, true)
+        } else {
+            (left, false)
+        }
+    }
+
+    /// `balance_dirty_pages` returned (its chunk and pause are done), and with the write()'s
+    /// last page copied in, write() returns: its latency includes the writeback and pauses.
     pub(crate) fn finish_buffered_write(&mut self, j: JobId) {
-        let now = self.now();
         let tid = self.jobs[j.idx()].tid;
-        let since = std::mem::replace(&mut self.jobs[j.idx()].write_since, now);
-        self.job_progressed();
-        self.latency.record(now - since);
         let th = &mut self.threads[tid.idx()];
         th.dirty_pause_ns = 0;
         th.dirty_written = 0;
+        if self.jobs[j.idx()].write_left > 0 {
+            return;
+        }
+        let now = self.now();
+        let since = std::mem::replace(&mut self.jobs[j.idx()].write_since, now);
+        self.job_progressed();
+        self.latency.record(now - since);
     }
 
     /// What the next read() step costs: entering read(), starting the planned windows (a page

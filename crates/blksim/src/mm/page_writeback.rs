@@ -189,10 +189,14 @@ impl Sim {
     /// which is memory / (CPUs × 32) pages, at least 16 and at most 4 MiB' worth
     /// (`writeback_set_ratelimit`, mm/page-writeback.c 2.6.32).
     pub(crate) fn write_chunk_bytes(&self) -> u64 {
-        let s = &self.cfg.scenario;
-        let pages = s.vm.mem_mb as u64 * 256 / (s.cpu.cores as u64 * 32);
-        let ratelimit = pages.clamp(16, 1024);
+        let ratelimit = self.ratelimit_pages();
         (ratelimit + ratelimit / 2) * 4096
+    }
+
+    /// `ratelimit_pages`: memory / (CPUs × 32) pages, at least 16 and at most 4 MiB' worth.
+    pub(crate) fn ratelimit_pages(&self) -> u64 {
+        let s = &self.cfg.scenario;
+        (s.vm.mem_mb as u64 * 256 / (s.cpu.cores as u64 * 32)).clamp(16, 1024)
     }
 
     pub(crate) fn wake_flusher(&mut self, dev: DevId) {
@@ -254,5 +258,33 @@ mod tests {
         // The equal split ignores writeout.
         let eq = sim("equal");
         assert_eq!(eq.bdi_thresh(a), eq.bdi_thresh(b));
+    }
+
+    /// `balance_dirty_pages_ratelimited`: a write() is checked each time its CPU has dirtied
+    /// `ratelimit_pages`, and every 8 pages once its device is over its limit, whatever its size.
+    #[test]
+    fn a_write_meets_balance_dirty_pages_every_ratelimit_pages_and_every_8_over_the_limit() {
+        use crate::engine::ids::JobId;
+        let mut s = Scenario::default();
+        for (k, v) in
+            [("workload.rw", "write"), ("workload.direct", "false"), ("workload.bs", "1m"), ("vm.mem_mb", "1024"), ("cpu.cores", "2")]
+        {
+            set_knob(&mut s, k, v).unwrap();
+        }
+        let mut sim = Sim::new(&s.validate().unwrap(), 1);
+        let j = JobId(0);
+        let cpu = sim.cur_cpu as usize;
+        // 1 GiB over 2 CPUs: 4096 pages, capped at 1024 (4 MiB); a 1 MiB write() goes in whole.
+        assert_eq!(sim.ratelimit_pages(), 1024);
+        assert_eq!(sim.write_segment(j), (1 << 20, false));
+        // The CPU had dirtied 1000 pages: the check comes after 24 more.
+        sim.ratelimits[cpu] = 1000;
+        assert_eq!(sim.write_segment(j), (24 * 4096, true));
+        // Over the dirty limit: every 8 pages.
+        sim.ratelimits[cpu] = 0;
+        sim.dirty_total = sim.dirty_thresh + 1;
+        assert_eq!(sim.write_segment(j), (8 * 4096, true));
+        sim.ratelimits[cpu] = 5;
+        assert_eq!(sim.write_segment(j), (3 * 4096, true));
     }
 }
