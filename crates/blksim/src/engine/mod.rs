@@ -611,7 +611,7 @@ impl Sim {
                 let job = &self.jobs[self.job_of(tid).idx()];
                 if job.buffered_read {
                     self.buffered_read_cost(job)
-                } else if !job.has_more_to_issue() && job.write_left == 0 {
+                } else if !job.has_more_to_issue() {
                     SYSCALL_NS
                 } else if job.buffered {
                     // write() into the page cache: copy the pages in up to the next
@@ -678,7 +678,7 @@ impl Sim {
                 }
                 if self.jobs[j.idx()].buffered_read {
                     self.buffered_read(j)
-                } else if !self.jobs[j.idx()].has_more_to_issue() && self.jobs[j.idx()].write_left == 0 {
+                } else if !self.jobs[j.idx()].has_more_to_issue() {
                     self.after_submit(tid)
                 } else if self.jobs[j.idx()].buffered {
                     self.buffered_write(j)

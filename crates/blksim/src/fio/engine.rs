@@ -29,8 +29,7 @@ impl Sim {
             // Its balance_dirty_pages writeback is submitted (it slept in get_request_wait).
             return self.after_dirty_writeback(j);
         }
-        // A buffered write() part-way through its pages (checked by balance_dirty_pages) has more.
-        let more = job.has_more_to_issue() || job.write_left > 0;
+        let more = job.has_more_to_issue();
         if more && job.engine == IoEngine::Libaio && job.inflight < job.iodepth {
             Next::Continue(Step::Next)
         } else if job.inflight > 0 {

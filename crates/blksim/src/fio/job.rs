@@ -262,17 +262,14 @@ impl Job {
         }
     }
 
+    /// More I/O to start: bytes the job's size has left, or a buffered write() part-way through
+    /// its pages (stopped at a `balance_dirty_pages` check).
     pub fn has_more_to_issue(&self) -> bool {
-        self.size.is_none_or(|s| self.bytes_issued < s)
+        self.size.is_none_or(|s| self.bytes_issued < s) || self.write_left > 0
     }
 
     pub fn is_done(&self) -> bool {
-        self.size.is_some()
-            && !self.has_more_to_issue()
-            && self.inflight == 0
-            && !self.needs_fsync()
-            && self.read_left == 0
-            && self.write_left == 0
+        self.size.is_some() && !self.has_more_to_issue() && self.inflight == 0 && !self.needs_fsync() && self.read_left == 0
     }
 
     /// The device byte offset of a stream position (a reader wraps at the end of its region).

@@ -52,7 +52,7 @@ impl Sim {
 
     /// The bytes of writer `j`'s write() copied in before its next `balance_dirty_pages`
     /// check, and whether the check comes at their end: `balance_dirty_pages_ratelimited`
-    /// (2.6.2-2.6.35) checks when the running CPU has dirtied `ratelimit_pages`, or 8 pages
+    /// (2.6.2-2.6.39) checks when the running CPU has dirtied `ratelimit_pages`, or 8 pages
     /// once the device is over its limit (`dirty_exceeded`).
     pub(crate) fn write_segment(&self, j: JobId) -> (u64, bool) {
         let job = &self.jobs[j.idx()];
