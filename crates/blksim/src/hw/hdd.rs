@@ -284,6 +284,15 @@ mod tests {
         started[0]
     }
 
+    /// Submits `cmd` to an idle disk and completes it: when it is done.
+    fn serve_one(d: &mut Disk, now: SimTime, cmd: Cmd) -> SimTime {
+        let (slot, done) = submit_one(d, now, cmd);
+        let mut started = Vec::new();
+        d.complete(done, slot, &mut started);
+        assert!(started.is_empty(), "nothing was queued behind it");
+        done
+    }
+
     #[test]
     fn the_seek_curve_passes_through_its_three_points() {
         let c = HDD_CAPACITY_SECTORS;
@@ -304,14 +313,11 @@ mod tests {
     fn sequential_reads_stream_at_media_rate_and_random_reads_pay_seek_and_rotation() {
         let mut rng = Stream::new(1, 1);
         let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
-        let mut started = Vec::new();
         let mut now = SimTime::ZERO;
         let mb = 1 << 20;
         // 64 back-to-back 1 MiB sequential reads, each submitted 20 µs after the last completes.
         for i in 0..64u64 {
-            let (slot, done) = submit_one(d, now, Cmd { req: ReqId(0), sector: i * 2048, bytes: mb, write: false, queued_at: now });
-            d.complete(done, slot, &mut started);
-            assert!(started.is_empty());
+            let done = serve_one(d, now, Cmd { req: ReqId(0), sector: i * 2048, bytes: mb, write: false, queued_at: now });
             now = done + 20_000;
         }
         let mb_s = 64.0 * mb as f64 / now.as_secs_f64() / 1e6;
@@ -321,8 +327,7 @@ mod tests {
         let start = now;
         for _ in 0..200 {
             let sector = rng.below(HDD_CAPACITY_SECTORS / 8 - 8) * 8;
-            let (slot, done) = submit_one(d, now, Cmd { req: ReqId(0), sector, bytes: 4096, write: false, queued_at: now });
-            d.complete(done, slot, &mut started);
+            let done = serve_one(d, now, Cmd { req: ReqId(0), sector, bytes: 4096, write: false, queued_at: now });
             now = done;
         }
         let iops = 200.0 / (now - start) as f64 * 1e9;
@@ -338,13 +343,10 @@ mod tests {
             let mut rng = Stream::new(5, 5);
             let d = &mut Disk::new(DiskKind::Hdd, false, ControllerCache::InOrder, &mut rng);
             d.set_skip_within_track(on);
-            let mut started = Vec::new();
             let a = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: true, queued_at: SimTime::ZERO };
-            let (slot, done) = submit_one(d, SimTime::ZERO, a);
-            d.complete(done, slot, &mut started);
+            let done = serve_one(d, SimTime::ZERO, a);
             let b = Cmd { req: ReqId(0), sector: (1 << 20) + 256, bytes: 65536, write: false, queued_at: done };
-            let (slot, done2) = submit_one(d, done, b);
-            d.complete(done2, slot, &mut started);
+            let done2 = serve_one(d, done, b);
             done2 - done
         };
         // On: the 64 KiB gap passes under the head (~0.5 ms) and 64 KiB is read (~0.5 ms).
@@ -363,14 +365,12 @@ mod tests {
             let mut rng = Stream::new(7, 7);
             let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
             d.set_skip_within_track(on);
-            let mut started = Vec::new();
             let mut now = SimTime::ZERO;
             let mut sector: u64 = 1 << 20;
             let mut worst = 0;
             for i in 0..20 {
                 let c = Cmd { req: ReqId(0), sector, bytes: 32768, write: false, queued_at: now };
-                let (slot, done) = submit_one(d, now, c);
-                d.complete(done, slot, &mut started);
+                let done = serve_one(d, now, c);
                 if i > 0 {
                     worst = worst.max(done - now);
                 }
@@ -390,14 +390,11 @@ mod tests {
         let after = |skip_sectors: u64| {
             let mut rng = Stream::new(9, 9);
             let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
-            let mut started = Vec::new();
             let a = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: false, queued_at: SimTime::ZERO };
-            let (slot, done) = submit_one(d, SimTime::ZERO, a);
-            d.complete(done, slot, &mut started);
+            let done = serve_one(d, SimTime::ZERO, a);
             let at = done + 300 * NS_PER_US;
             let b = Cmd { req: ReqId(0), sector: (1 << 20) + 128 + skip_sectors, bytes: 65536, write: false, queued_at: at };
-            let (slot, done2) = submit_one(d, at, b);
-            d.complete(done2, slot, &mut started);
+            let done2 = serve_one(d, at, b);
             done2 - at
         };
         let rate = media_rate(1 << 20, crate::hw::capacity_sectors(DiskKind::Hdd));
@@ -414,14 +411,11 @@ mod tests {
     fn a_read_of_what_the_drive_just_wrote_comes_from_its_buffer() {
         let mut rng = Stream::new(4, 4);
         let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
-        let mut started = Vec::new();
         let w = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: true, queued_at: SimTime::ZERO };
-        let (slot, done) = submit_one(d, SimTime::ZERO, w);
-        d.complete(done, slot, &mut started);
+        let done = serve_one(d, SimTime::ZERO, w);
         // Part of the written range: no positioning, link speed.
         let r = Cmd { req: ReqId(0), sector: (1 << 20) + 8, bytes: 4096, write: false, queued_at: done };
-        let (slot, hit) = submit_one(d, done, r);
-        d.complete(hit, slot, &mut started);
+        let hit = serve_one(d, done, r);
         assert!(hit - done < 200 * NS_PER_US, "hit took {} ns", hit - done);
         // Elsewhere: seek and rotation.
         let r = Cmd { req: ReqId(0), sector: 1 << 28, bytes: 4096, write: false, queued_at: hit };
