@@ -385,21 +385,25 @@ pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)]
     let lo = folded.iter().filter_map(|f| f.iter().position(|&c| c > 0)).min().unwrap_or(0);
     let hi = folded.iter().filter_map(|f| f.iter().rposition(|&c| c > 0)).max().unwrap_or(1).max(lo + 1);
     let y_max = folded.iter().flat_map(|f| f.iter().copied()).max().unwrap_or(1).max(1) as f64 * 1.1;
+    const MARGIN_PX: i64 = 6;
+    // Room for the last tick's label ("4.2s") centred on the right edge.
+    const MARGIN_RIGHT_PX: i64 = 30;
+    const Y_LABELS_PX: i64 = 52;
     let mut chart = ChartBuilder::on(&root)
-        .margin(6)
-        // Room for the last tick's label ("4.2s") centred on the right edge.
-        .margin_right(30)
+        .margin(MARGIN_PX as u32)
+        .margin_right(MARGIN_RIGHT_PX as u32)
         .caption(
             fitted_caption(&root, "the jobs' I/O latency, each read/write/io as fio's clat (log2 µs)", "I/O latency, fio clat (log2 µs)"),
             ("sans-serif", 13).into_font().color(&fg),
         )
         .x_label_area_size(20)
-        .y_label_area_size(52)
+        .y_label_area_size(Y_LABELS_PX as u32)
         .build_cartesian_2d(lo as f64..(hi + 1) as f64, 0.0..y_max)
         .map_err(|e| e.to_string())?;
     // As many tick labels as fit side by side ("512µs" and "262ms" about 32 px at 11 px, and a
-    // gap): on a phone every power of two's label ran into the next.
-    let plot_w = root.dim_in_pixel().0 as i64 - 52 - 30 - 12;
+    // gap): on a phone every power of two's label ran into the next. The plot's width, less a
+    // margin's slack.
+    let plot_w = root.dim_in_pixel().0 as i64 - Y_LABELS_PX - MARGIN_RIGHT_PX - 2 * MARGIN_PX;
     let labels_fit = (plot_w / 38).max(2) as usize;
     chart
         .configure_mesh()
