@@ -83,7 +83,7 @@ impl Session {
         if let Some(b) = &mut self.b {
             b.playing = self.a.playing;
             b.speed = self.a.speed;
-            let before = b.sim.now();
+            let before = b.now();
             let a_done = self.a.is_done() && self.a.catch_up_to.is_none();
             // B runs by itself while it catches up to a link's time point, or once A is done.
             changed |= if b.catch_up_to.is_some() || a_done {
@@ -91,7 +91,7 @@ impl Session {
             } else {
                 // Its numbers so far refresh with A's, so both "so far" lines name one stretch.
                 b.hold_partial(now_ms);
-                let moved = b.follow(self.a.sim.now(), now_ms);
+                let moved = b.follow(self.a.now(), now_ms);
                 moved | (a_refreshed && b.refresh_partial(now_ms))
             };
             // B's own progress, for its "running at" line (it follows A, so normally A's speed).
@@ -101,7 +101,7 @@ impl Session {
                 // measure against it until A plays again (B's line read "running at 0.0 µs/s").
                 b.speed
             } else if dt_ms > 0.0 {
-                (b.sim.now() - before) as f64 / (dt_ms * 1e6)
+                (b.now() - before) as f64 / (dt_ms * 1e6)
             } else {
                 0.0
             };
@@ -152,7 +152,7 @@ impl Session {
         let mut b = SimDriver::new(&self.a.lesson.id, Some(variant), self.a.overrides.clone(), self.a.seed)?;
         // B runs to A's time first (over a few frames, while A waits), so A keeps where the
         // user had got to and both cover the same simulated time.
-        let t = self.a.sim.now();
+        let t = self.a.now();
         if t.ns() > 0 {
             b.catch_up_to = Some(t);
         }
@@ -165,8 +165,8 @@ impl Session {
 
     /// The simulated time the page shows: the later of the two runs' (a finished run stops).
     pub fn clock(&self) -> blksim::SimTime {
-        let a = self.a.sim.now();
-        self.b.as_ref().map_or(a, |b| a.max(b.sim.now()))
+        let a = self.a.now();
+        self.b.as_ref().map_or(a, |b| a.max(b.now()))
     }
 
     /// Skip: both runs go `secs` past the page's clock without animating (a finished run
@@ -174,7 +174,7 @@ impl Session {
     pub fn skip(&mut self, secs: f64) {
         let target = self.clock() + blksim::SimTime::from_secs_f64(secs).ns();
         for d in std::iter::once(&mut self.a).chain(self.b.as_mut()) {
-            let left = target.ns().saturating_sub(d.sim.now().ns());
+            let left = target.ns().saturating_sub(d.now().ns());
             if left > 0 {
                 d.fast_forward(left as f64 / 1e9);
             }
@@ -195,9 +195,9 @@ impl Session {
     /// from the nearest snapshot, or on by running (unlike `seek`, past what a run has reached).
     pub fn jump_to(&mut self, t: blksim::SimTime) {
         for d in std::iter::once(&mut self.a).chain(self.b.as_mut()) {
-            if t < d.sim.now() {
+            if t < d.now() {
                 d.seek(t);
-            } else if t > d.sim.now() {
+            } else if t > d.now() {
                 d.catch_up_to = Some(t);
             }
         }
@@ -222,8 +222,8 @@ impl Session {
 
     /// The furthest simulated time the page has reached: the timeline's end.
     pub fn reached(&self) -> blksim::SimTime {
-        let a = self.a.timeline.reached.max(self.a.sim.now());
-        self.b.as_ref().map_or(a, |b| a.max(b.timeline.reached.max(b.sim.now())))
+        let a = self.a.timeline.reached.max(self.a.now());
+        self.b.as_ref().map_or(a, |b| a.max(b.timeline.reached.max(b.now())))
     }
 
     /// Starts a sweep of `seeds` seeds of A's variant (and B's, in the A/B view), with A's

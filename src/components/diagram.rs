@@ -222,8 +222,11 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
     // Processes.
     let n = d.topology.processes.len();
     // Asleep: on a pool or the stripe cache (drawn there too), or in D waiting for its I/O.
-    let sleepers: Vec<u32> =
-        occ.iter().flat_map(|o| o.sleepers.iter().chain(o.stripe_sleepers.iter()).copied()).chain(d.sim.pids_in_d()).collect();
+    let sleepers: Vec<u32> = occ
+        .iter()
+        .flat_map(|o| o.sleepers.iter().chain(o.stripe_sleepers.iter()).copied())
+        .chain(d.shown.pids_in_d.iter().copied())
+        .collect();
     let dot = l.process_radius(n);
     for (i, (_, pid)) in d.topology.processes.iter().enumerate() {
         let (x, y) = l.process_slot(i, n);
@@ -261,7 +264,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
 
     // Per-column pools: elevator count, request pool, tags, drive. A group column sums its
     // devices (limits too), so a full bar still means every device in it is full.
-    let heads = d.sim.head_positions();
+    let heads = &d.shown.head_positions;
     // A row too short for a line of text beside its bars (A/B in presenter mode with Large
     // type) gets no per-column text: bars alone read better than text written over them.
     let roomy = |stage: Stage| l.row(stage).h >= if large { 44.0 } else { 30.0 };
@@ -591,7 +594,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
     let r = l.row(Stage::Cpus);
     let cores = d.topology.cores.max(1) as f64;
     let w = (r.w - 8.0) / cores;
-    let running = d.sim.core_threads();
+    let running = &d.shown.core_threads;
     for (c, tid) in running.iter().enumerate() {
         let x = r.x + 4.0 + c as f64 * w;
         let cell = Rect { x, y: r.y + 4.0, w: w - 4.0, h: r.h - 8.0 };

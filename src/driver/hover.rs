@@ -117,7 +117,7 @@ impl SimDriver {
     /// One request: where it is, whose, how big, and how long it has waited there.
     fn request_tip(&self, id: u32) -> String {
         let Some(t) = self.requests.get(&id) else { return format!("request {id}: completed") };
-        let now = self.sim.now().ns();
+        let now = self.shown.now.ns();
         let [q, g, i, d] = self.rq_times.get(&(t.dev, id)).copied().unwrap_or([0; 4]);
         let what = format!(
             "{}: request {id}, {} {} KiB at sector {}, for {}",
@@ -142,7 +142,7 @@ impl SimDriver {
 
     fn bio_tip(&self, id: u32) -> String {
         let Some(t) = self.bios.get(&id) else { return format!("bio {id}: gone") };
-        let now = self.sim.now().ns();
+        let now = self.shown.now.ns();
         let queued =
             self.bio_queued_at.get(&(t.dev, id)).map_or("before the trace".into(), |&q| format!("{} ago", ms(now.saturating_sub(q))));
         let state = match t.stage {
@@ -192,7 +192,7 @@ impl SimDriver {
         if parked.is_empty() {
             return String::new();
         }
-        let now = self.sim.now().ns();
+        let now = self.shown.now.ns();
         let named: Vec<String> = parked
             .iter()
             .take(NAMED_MAX)

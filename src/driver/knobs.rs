@@ -98,6 +98,8 @@ impl SimDriver {
             }
             self.overrides = overrides;
             self.topology = self.sim.topology();
+            self.refresh_config();
+            self.refresh_shown();
             if key == "duration" {
                 // The numbers are no longer the whole run's: back to the last whole second's
                 // (or the numbers so far), and a link's "past the run's end" no longer holds.

@@ -8,6 +8,7 @@
 mod btt;
 mod hover;
 mod knobs;
+mod shown;
 mod stats;
 mod sweep;
 pub mod sweep_workers;
@@ -22,6 +23,7 @@ use blksim::tools::view::{DevOccupancy, HostOccupancy, ThreadView, Topology};
 use blksim::{Sim, SimTime};
 pub use btt::Btt;
 pub use hover::{Hit, HitKind, Hover};
+pub use shown::Shown;
 use stats::PARTIAL_REFRESH_MS;
 use std::collections::{BTreeMap, VecDeque};
 pub use sweep::{best_and_worst, quantile, run_seeds, SeedRun, Sweep, SWEEP_SEEDS_MAX};
@@ -71,7 +73,10 @@ pub struct SimDriver {
     pub variant: String,
     pub overrides: Vec<(String, String)>,
     pub seed: u64,
-    pub sim: Sim,
+    /// The run. Only the driver reads it: the page reads `shown`.
+    sim: Sim,
+    /// What the page shows of the run (refreshed after everything that moves it).
+    pub shown: Shown,
     pub topology: Topology,
     pub playing: bool,
     pub speed: f64,
@@ -183,12 +188,13 @@ impl SimDriver {
         let last_threads = sim.threads_view();
         let occupancy = sim.occupancy();
         let cursor = sim.trace().next_seq();
-        SimDriver {
+        let mut d = SimDriver {
             lesson,
             variant,
             overrides,
             seed,
             sim,
+            shown: Shown::default(),
             topology,
             playing: true,
             speed: SPEED_DEFAULT,
@@ -227,7 +233,10 @@ impl SimDriver {
             timeline,
             catch_up_events: CATCH_UP_EVENTS_PER_FRAME,
             link_clean: None,
-        }
+        };
+        d.refresh_config();
+        d.refresh_shown();
+        d
     }
 
     /// What the page says about the link it opened: the parts that could not be used (the
@@ -418,6 +427,7 @@ impl SimDriver {
                 // The pools, tag maps and queues as they are now, so the diagram shows the
                 // run filling up during a long jump rather than the state it left.
                 self.occupancy = self.sim.occupancy();
+                self.refresh_shown();
                 return false;
             }
             self.end_gap();
@@ -604,6 +614,7 @@ impl SimDriver {
             self.requests.clear();
         }
         self.occupancy = self.sim.occupancy();
+        self.refresh_shown();
         if self.take_interval() {
             return true;
         }

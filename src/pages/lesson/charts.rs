@@ -12,16 +12,16 @@ use yew::prelude::*;
 /// A run's chart series: its whole seconds, or before the first, the numbers so far.
 pub(super) fn series(d: &SimDriver) -> RunSeries {
     let so_far = d.interval.as_ref().filter(|_| d.interval_partial);
-    RunSeries::from_history(d.sim.history(), d.topology.devices.len()).with_partial(so_far)
+    RunSeries::from_history(d.shown.history.iter(), d.topology.devices.len()).with_partial(so_far)
 }
 
 /// Draws the charts of both runs (A's, and B's in the A/B view) in the theme's colours.
 pub(super) fn draw_charts(s: &Session, chart: &NodeRef, latency: &NodeRef, dark: bool) {
     let mut runs = vec![(format!("A {}", s.a.variant), series(&s.a))];
-    let mut lat = vec![(format!("A {}", s.a.variant), s.a.sim.latency_buckets())];
+    let mut lat = vec![(format!("A {}", s.a.variant), s.a.shown.latency_buckets.clone())];
     if let Some(b) = &s.b {
         runs.push((format!("B {}", b.variant), series(b)));
-        lat.push((format!("B {}", b.variant), b.sim.latency_buckets()));
+        lat.push((format!("B {}", b.variant), b.shown.latency_buckets.clone()));
     }
     if let Some(c) = chart.cast::<HtmlCanvasElement>() {
         let r: Vec<(&str, &RunSeries)> = runs.iter().map(|(n, r)| (n.as_str(), r)).collect();
@@ -33,8 +33,8 @@ pub(super) fn draw_charts(s: &Session, chart: &NodeRef, latency: &NodeRef, dark:
                 .chain(s.b.as_ref())
                 .zip(["A", "B"])
                 .map(|(d, ab)| {
-                    let now = d.sim.latency_log2();
-                    (format!("{ab} {}", d.variant), latency_columns(d.sim.history(), Some((d.sim.now().as_secs_f64(), &now))))
+                    let now = &d.shown.latency_log2;
+                    (format!("{ab} {}", d.variant), latency_columns(d.shown.history.iter(), Some((d.now().as_secs_f64(), now))))
                 })
                 .collect();
             let l: Vec<(&str, &HeatColumns)> = cols.iter().map(|(n, c)| (n.as_str(), c)).collect();

@@ -156,7 +156,7 @@ pub(super) fn use_keyboard_shortcuts(
                     e.prevent_default();
                     s.a.playing = false;
                     s.a.step_ms(now_ms());
-                    let t = s.a.sim.now();
+                    let t = s.a.now();
                     if let Some(b) = &mut s.b {
                         b.playing = true;
                         b.follow(t, now_ms());

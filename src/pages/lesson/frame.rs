@@ -13,13 +13,13 @@ use yew::prelude::*;
 /// The line under a run's diagram: its time and counts, and why it runs slower than asked.
 fn live_line(d: &SimDriver, dt: f64, other: Option<(&str, &SimDriver)>) -> String {
     if let Some(to) = d.catch_up_to {
-        return format!("running to t = {} without animating … now at {}", format::sim_time(to.ns()), format::sim_time(d.sim.now().ns()));
+        return format!("running to t = {} without animating … now at {}", format::sim_time(to.ns()), format::sim_time(d.now().ns()));
     }
-    let t = d.sim.totals();
-    let status = if d.sim.is_finished() {
+    let t = &d.shown.totals;
+    let status = if d.shown.finished {
         "all jobs done".to_string()
     } else if d.is_done() {
-        format!("ended at its duration ({} s)", d.sim.config().scenario.duration_s)
+        format!("ended at its duration ({} s)", d.shown.scenario.duration_s)
     } else if let Some((name, to)) = other.and_then(|(name, o)| o.catch_up_to.map(|to| (name, to))) {
         // The A/B pair moves together: this one waits while the other runs to the time point.
         format!("waiting for {name} to reach t = {}", format::sim_time(to.ns()))
@@ -32,7 +32,7 @@ fn live_line(d: &SimDriver, dt: f64, other: Option<(&str, &SimDriver)>) -> Strin
     } else {
         String::new()
     };
-    let now = format::sim_time(d.sim.now().ns());
+    let now = format::sim_time(d.now().ns());
     if d.is_done() {
         // The end first: where the line is cut (A/B in Large type), it is what stays.
         return format!("t = {now}   {status}   events {}   requests completed {}", t.events, t.requests_completed);
@@ -80,7 +80,7 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
                 // A narrow column cuts the line with an ellipsis: the whole of it on hover.
                 let _ = el.set_attribute("title", &line);
                 el.set_text_content(Some(&line));
-                let _ = el.set_attribute("data-events", &d.sim.totals().events.to_string());
+                let _ = el.set_attribute("data-events", &d.shown.totals.events.to_string());
                 let _ = el.set_attribute("data-catching-up", if d.catch_up_to.is_some() { "true" } else { "false" });
             }
         }
@@ -91,7 +91,7 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
         {
             let jumping = std::iter::once(&s.a).chain(s.b.as_ref()).find(|d| d.catch_up_to.is_some());
             let (value, max) =
-                jumping.and_then(|d| d.catch_up_to.map(|to| (d.sim.now().ns() as f64, to.ns().max(1) as f64))).unwrap_or((0.0, 1.0));
+                jumping.and_then(|d| d.catch_up_to.map(|to| (d.now().ns() as f64, to.ns().max(1) as f64))).unwrap_or((0.0, 1.0));
             let _ = p.set_attribute("max", &format!("{max}"));
             let _ = p.set_attribute("value", &format!("{}", value.min(max)));
             let _ = p.set_attribute("data-active", if jumping.is_some() { "true" } else { "false" });

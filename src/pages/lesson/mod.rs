@@ -220,7 +220,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let d = &s.a;
     let lesson = d.lesson.clone();
     let group_buttons = stack::group_buttons(&session, &refresh, &s);
-    let gaps = d.sim.model_gaps();
+    let gaps = d.shown.model_gaps.clone();
     let theme_attr = theme.name();
     let ab = s.b.is_some();
     let all_done = d.is_done() && s.b.as_ref().is_none_or(|b| b.is_done());
@@ -305,7 +305,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     if is_sandbox {
                         // The sandbox's knobs sit beside the diagram, grouped by layer.
                         <div class="sandbox-knobs">
-                            <KnobPanel scenario={d.sim.config().scenario.clone()} on_apply={on_knob.clone()} message={(*knob_msg).clone()} rejected={(*knob_rejected).clone()} />
+                            <KnobPanel scenario={d.shown.scenario.clone()} on_apply={on_knob.clone()} message={(*knob_msg).clone()} rejected={(*knob_rejected).clone()} />
                         </div>
                     } else {
                         { step_panel }
@@ -314,8 +314,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         b={s.b.as_ref().and_then(|b| b.interval.clone())} b_top={s.b.as_ref().map(|b| b.top.clone()).unwrap_or_default()}
                         b_partial={s.b.as_ref().is_some_and(|b| b.interval_partial)} b_whole={s.b.as_ref().is_some_and(|b| b.interval_whole)}
                         warmup_s={lesson.warmup_s}
-                        done_s={d.sim.finished_at().map(|t| t.as_secs_f64())}
-                        b_done_s={s.b.as_ref().and_then(|b| b.sim.finished_at()).map(|t| t.as_secs_f64())}
+                        done_s={d.shown.finished_at.map(|t| t.as_secs_f64())}
+                        b_done_s={s.b.as_ref().and_then(|b| b.shown.finished_at).map(|t| t.as_secs_f64())}
                         jumping_to_s={d.catch_up_to.map(|t| t.as_secs_f64())}
                         on_skip_warmup={lesson.warmup_s.map(|w| controls::act_on(&session, &refresh, move |s| {
                             s.jump_to(blksim::SimTime::from_secs_f64(w));
@@ -326,7 +326,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         }))}
                         iostat_rows={cur_step.as_ref().map(|(_, st)| st.iostat_rows).unwrap_or_default()}
                         max_devices={if *presenter { 4 } else { 12 }}
-                        page_cache={!d.sim.config().scenario.workload.direct || s.b.as_ref().is_some_and(|b| !b.sim.config().scenario.workload.direct)} />
+                        page_cache={!d.shown.scenario.workload.direct || s.b.as_ref().is_some_and(|b| !b.shown.scenario.workload.direct)} />
                     <section class="charts" aria-label="Charts">
                         <canvas ref={chart.clone()} class="chart" data-testid="chart" role="img" aria-label="Throughput, context switches and CPU over simulated time"></canvas>
                         { charts::latency_view_buttons(&session, &refresh, s.latency_over_time) }
@@ -365,7 +365,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 } else if *tab == Tab::Log {
                     { tabs::event_log(&session, &refresh, d, ab) }
                 } else {
-                    <KnobPanel scenario={d.sim.config().scenario.clone()} also={s.b.as_ref().map(|b| b.sim.config().scenario.clone())} on_apply={on_knob} message={(*knob_msg).clone()} rejected={(*knob_rejected).clone()} />
+                    <KnobPanel scenario={d.shown.scenario.clone()} also={s.b.as_ref().map(|b| b.shown.scenario.clone())} on_apply={on_knob} message={(*knob_msg).clone()} rejected={(*knob_rejected).clone()} />
                 }
             </div>
             if !gaps.is_empty() {

@@ -25,7 +25,7 @@ pub(super) fn job_file_box(
             match blksim::fio::parse(&text) {
                 Err(e) => fio_msg.set(Some(format!("not applied: {e}"))),
                 Ok(mut job) => {
-                    job.fit_devices(&s.a.sim.config().scenario);
+                    job.fit_devices(&s.a.shown.scenario);
                     let mut msg = Vec::new();
                     if let Err(e) = s.a.apply_many(&job.knobs) {
                         msg.push(format!("not applied: {e}"));
@@ -70,7 +70,7 @@ pub(super) fn job_file_box(
             <h3>{ "fio job file" }</h3>
             <p class="dim">{ "Paste a job ([global] plus one job section). rw, bs, numjobs, ioengine, iodepth, direct (or buffered), size, end_fsync, filename, runtime (where the run stops) and time_based apply; the stack is in the Knobs tab. The link keeps it all." }</p>
             <textarea aria-label="fio job file" rows="10" cols="48" oninput={on_fio_input} onkeydown={on_fio_key}
-                value={(**fio_text).clone().unwrap_or_else(|| blksim::fio::job_file(&d.sim.config().scenario))} />
+                value={(**fio_text).clone().unwrap_or_else(|| blksim::fio::job_file(&d.shown.scenario))} />
             <p class="fio-actions">
                 <button data-testid="apply-fio" disabled={fio_text.is_none()} onclick={{ let apply_fio = apply_fio.clone(); Callback::from(move |_: MouseEvent| apply_fio.emit(())) }}>{ "Apply job" }</button>
                 <span class="dim">{ if fio_text.is_some() { " edited, not applied yet (Ctrl+Enter applies)" } else { " the running workload, as a job file" } }</span>

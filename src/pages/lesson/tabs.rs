@@ -90,7 +90,7 @@ pub(super) fn event_log(session: &SharedSession, refresh: &UseForceUpdateHandle,
     // Every device in trace order: the disks, then the stacking devices.
     let all_devs = || d.topology.devices.iter().chain(d.topology.upper.iter());
     let devices = Rc::new(all_devs().map(|v| (v.name.clone(), v.major, v.minor)).collect::<Vec<_>>());
-    let threads = Rc::new(d.sim.threads_view().into_iter().map(|t| (t.pid, t.name)).collect::<Vec<_>>());
+    let threads = Rc::new(d.shown.threads.iter().map(|t| (t.pid, t.name.clone())).collect::<Vec<_>>());
     let btt = Rc::new(
         d.btt.iter().map(|(dev, b)| (all_devs().nth(*dev as usize).map_or("?".into(), |v| v.name.clone()), *b)).collect::<Vec<_>>(),
     );

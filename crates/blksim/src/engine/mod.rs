@@ -43,7 +43,7 @@ pub(crate) enum Next {
 }
 
 /// Totals over the whole run.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Totals {
     pub events: u64,
     /// The events still queued after each pop, summed: ÷ `events` is the event queue's mean
@@ -472,6 +472,13 @@ impl Sim {
     /// finished between ticks (the most recent `HISTORY_MAX`).
     pub fn history(&self) -> impl ExactSizeIterator<Item = &Interval> {
         self.history.iter()
+    }
+
+    /// The snapshots that end after `end` (all of them for None): what a viewer holding the
+    /// history up to `end` lacks. Found by bisection, not a walk of the whole history.
+    pub fn history_after(&self, end: Option<SimTime>) -> impl ExactSizeIterator<Item = &Interval> {
+        let from = end.map_or(0, |end| self.history.partition_point(|iv| iv.end <= end));
+        self.history.range(from..)
     }
 
     /// Processes one event. Returns false when there is none or the run is finished.

@@ -11,7 +11,7 @@ use crate::kernel::sched::ThreadState;
 use crate::tools::stats::{jain_fairness, CpuTimes, DiskStats};
 
 /// One simulated second of counters, for charts and the live tables.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Interval {
     pub end: SimTime,
     pub read_bytes: u64,

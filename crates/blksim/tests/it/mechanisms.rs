@@ -612,3 +612,16 @@ fn a_random_job_writes_each_block_of_its_file_once() {
     assert_eq!(queued.len(), 4096);
     assert_eq!(queued, completed, "every Q has its C");
 }
+
+#[test]
+fn history_after_gives_the_seconds_past_a_time_point() {
+    let cfg = blksim::lessons::find("nr-requests").unwrap().config("regressed", &[]).unwrap();
+    let sim = blksim::cli::run_one(&cfg, 1, Some(3.5));
+    let all: Vec<_> = sim.history().cloned().collect();
+    assert_eq!(all.len(), 3);
+    assert_eq!(sim.history_after(None).cloned().collect::<Vec<_>>(), all);
+    // After a tick: the seconds that end later; between ticks too; past the last: none.
+    assert_eq!(sim.history_after(Some(all[0].end)).cloned().collect::<Vec<_>>(), all[1..]);
+    assert_eq!(sim.history_after(Some(SimTime(1_500_000_000))).cloned().collect::<Vec<_>>(), all[1..]);
+    assert_eq!(sim.history_after(Some(all[2].end)).len(), 0);
+}
