@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod bench;
+pub mod command;
 pub mod components;
 pub mod driver;
 pub mod export;

@@ -4,6 +4,7 @@ use super::link::sync_fragment;
 use super::now_ms;
 use super::steps::apply_step;
 use super::SharedSession;
+use crate::command::{Command, Reply};
 use crate::components::knobs::SeedInput;
 use crate::driver::{SimDriver, SPEED_MAX, SPEED_MIN};
 use crate::format;
@@ -150,26 +151,18 @@ pub(super) fn use_keyboard_shortcuts(
             match key.as_str() {
                 " " => {
                     e.prevent_default();
-                    s.a.playing = !s.a.playing;
+                    s.act(Command::TogglePlay);
                 }
                 "ArrowRight" if e.shift_key() => {
                     e.prevent_default();
-                    s.a.playing = false;
-                    s.a.step_ms(now_ms());
-                    let t = s.a.now();
-                    if let Some(b) = &mut s.b {
-                        b.playing = true;
-                        b.follow(t, now_ms());
-                        b.playing = false;
-                    }
+                    s.act(Command::StepMs { now_ms: now_ms() });
                 }
                 "ArrowRight" => {
                     e.prevent_default();
-                    s.a.playing = false;
-                    s.a.step_event(now_ms());
+                    s.act(Command::StepEvent { now_ms: now_ms() });
                 }
                 "r" | "R" => {
-                    let _ = s.reset();
+                    s.act(Command::Reset);
                 }
                 _ => return,
             }
@@ -190,21 +183,24 @@ pub(super) fn run_controls(
 ) -> Html {
     // Event handlers: each takes the session, changes it, and refreshes the page.
     let act = |f: fn(&mut Session)| act_on(session, refresh, f);
-    let on_play = act(|s| s.a.playing = !s.a.playing);
-    let on_step = act(|s| {
-        s.a.playing = false;
-        s.a.step_event(now_ms());
+    let on_play = act(|s| {
+        s.act(Command::TogglePlay);
     });
-    let on_ff = act(|s| s.skip(5.0));
+    let on_step = act(|s| {
+        s.act(Command::StepEvent { now_ms: now_ms() });
+    });
+    let on_ff = act(|s| {
+        s.act(Command::Skip { secs: 5.0 });
+    });
     let on_reset = act(|s| {
-        let _ = s.reset();
+        s.act(Command::Reset);
     });
     let on_speed = {
         let (session, refresh) = (session.clone(), refresh.clone());
         Callback::from(move |e: InputEvent| {
             if let Some(input) = e.target_dyn_into::<HtmlInputElement>() {
                 if let Ok(v) = input.value().parse::<f64>() {
-                    session.borrow_mut().a.speed = slider_to_speed(v);
+                    session.borrow_mut().act(Command::SetSpeed(slider_to_speed(v)));
                     refresh.force_update();
                 }
             }
@@ -265,7 +261,12 @@ pub(super) fn use_seed_handler(session: SharedSession, refresh: UseForceUpdateHa
     use_callback((), move |text: String, _| {
         let mut s = session.borrow_mut();
         match text.trim().parse::<u64>() {
-            Ok(seed) => s.a.notice = s.choose_seed(seed).err(),
+            Ok(seed) => {
+                s.a.notice = match s.act(Command::ChooseSeed(seed)) {
+                    Reply::Refused(e) => Some(e),
+                    _ => None,
+                }
+            }
             Err(_) => {
                 let kept = s.a.seed;
                 s.a.notice = Some(format!(

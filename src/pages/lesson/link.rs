@@ -1,6 +1,7 @@
 //! The run's state in the URL: a history entry per state, Back and Forward, and Copy link.
 
 use super::SharedSession;
+use crate::command::Command;
 use crate::session::Session;
 use gloo::events::EventListener;
 use yew::prelude::*;
@@ -50,7 +51,7 @@ pub(super) fn take_carried_notice(s: &mut Session, fragment: &str) {
 /// paused, and the address loses the time point they did not reach (Copy link writes the
 /// time reached).
 pub(super) fn stop_jump(s: &mut Session) {
-    s.stop_jump();
+    s.act(Command::StopJump);
     replace_address(&state_fragment(s));
 }
 
@@ -147,25 +148,11 @@ pub(super) fn use_back_forward(
             if let Ok(st) = blksim::link::LinkState::decode(&hash) {
                 let variant = st.variant.clone().unwrap_or_else(|| s.a.lesson.first_variant().name.clone());
                 if st.lesson == s.a.lesson.id && variant == s.a.variant && st.overrides == s.a.overrides && st.seed == s.a.seed {
-                    match &st.b {
-                        None => s.close_b(),
-                        Some(b) => {
-                            if let Err(e) = s.open_b(b) {
-                                s.a.notice = Some(e);
-                            }
-                        }
-                    }
                     // Only the time point differs (a link pasted with another t): both runs go
                     // there, backwards from a snapshot or forwards by running on, and pause, as
-                    // a fresh load of the link does.
-                    if let Some(t) = st.t {
-                        s.open_at(blksim::SimTime::from_secs_f64(t));
-                    }
-                    // A link that names its pace (the sweep's slowest-seed links ask 1 s/s) plays
-                    // at it, as a fresh load of the link does.
-                    if let Some(sp) = st.speed {
-                        s.a.set_speed(sp);
-                    }
+                    // a fresh load of the link does. A link that names its pace (the sweep's
+                    // slowest-seed links ask 1 s/s) plays at it, as a fresh load of the link does.
+                    s.act(Command::SameRunLink { b: st.b.clone(), t: st.t, speed: st.speed });
                     apply_view(&st, &mut s, &view);
                     drop(s);
                     refresh.force_update();
@@ -174,11 +161,8 @@ pub(super) fn use_back_forward(
             }
             // A new run keeps the pace the reader chose, unless the link names its own.
             let speed = s.a.speed;
-            *s = Session::from_fragment(&hash, &id);
+            s.act(Command::OpenLink { fragment: hash.clone(), default_lesson: id.clone(), speed });
             let linked = blksim::link::LinkState::decode_lenient(&hash).ok().map(|(st, _)| st);
-            if linked.as_ref().is_none_or(|st| st.speed.is_none()) {
-                s.a.speed = speed;
-            }
             replace_address_with_clean_link(&mut s);
             if let Some(st) = &linked {
                 apply_view(st, &mut s, &view);

@@ -111,7 +111,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         let reduced = motion.reduced();
         use_effect_with((), move |_| {
             if reduced {
-                session.borrow_mut().a.playing = false;
+                session.borrow_mut().act(crate::command::Command::Pause);
                 refresh.force_update();
             }
         });
@@ -318,7 +318,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         b_done_s={s.b.as_ref().and_then(|b| b.shown.finished_at).map(|t| t.as_secs_f64())}
                         jumping_to_s={d.catch_up_to.map(|t| t.as_secs_f64())}
                         on_skip_warmup={lesson.warmup_s.map(|w| controls::act_on(&session, &refresh, move |s| {
-                            s.jump_to(blksim::SimTime::from_secs_f64(w));
+                            s.act(crate::command::Command::JumpTo(blksim::SimTime::from_secs_f64(w)));
                             // The button goes with the banner: the keyboard's focus goes to the
                             // header's Play, which says "Stop · to" while the jump runs (one
                             // element, relabelled) and is Pause again after it.

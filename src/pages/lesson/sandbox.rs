@@ -2,6 +2,7 @@
 
 use super::link::sync_fragment;
 use super::SharedSession;
+use crate::command::{Command, Reply};
 use crate::driver::SimDriver;
 use web_sys::KeyboardEvent;
 use yew::prelude::*;
@@ -27,7 +28,7 @@ pub(super) fn job_file_box(
                 Ok(mut job) => {
                     job.fit_devices(&s.a.shown.scenario);
                     let mut msg = Vec::new();
-                    if let Err(e) = s.a.apply_many(&job.knobs) {
+                    if let Reply::Refused(e) = s.act(Command::ApplyMany(job.knobs.clone())) {
                         msg.push(format!("not applied: {e}"));
                     } else {
                         msg.push(format!(
@@ -40,7 +41,6 @@ pub(super) fn job_file_box(
                         fio_text.set(None);
                     }
                     fio_msg.set(Some(msg.join("; ")));
-                    s.charts_dirty = true;
                     sync_fragment(&s);
                 }
             }

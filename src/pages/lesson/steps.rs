@@ -2,97 +2,23 @@
 
 use super::link::sync_fragment;
 use super::SharedSession;
+use crate::command::{Command, LinkedStep, Reply};
 use crate::driver::SimDriver;
 use crate::session::Session;
 use blksim::lessons::Stop;
 use yew::prelude::*;
 
-/// Sets the lesson's stop `i` (`Lesson::stop`): a step's variant, its A/B pairing, its seed, its
-/// speed, and its time point; at the prediction, the question's starting point.
+/// Sets the lesson's stop `i` (a step or the prediction), and the address takes it.
 pub(super) fn apply_step(s: &mut Session, i: usize) {
-    // The address this pushes carries the stop (`link::state_fragment`).
-    s.stop = Some(i);
-    let k = match s.a.lesson.stop(i) {
-        Some(Stop::Step(k)) => k,
-        Some(Stop::Predict) => return show_baseline(s),
-        None => return,
-    };
-    let st = s.a.lesson.steps[k].clone();
-    // A step that names its seed runs that seed; the steps after it go back to the reader's.
-    let seed = match st.seed {
-        Some(seed) => {
-            s.seed_before_step.get_or_insert(s.a.seed);
-            seed
-        }
-        None => s.seed_before_step.take().unwrap_or(s.a.seed),
-    };
-    // A step with a time point starts its runs afresh and runs them there without animating
-    // (past the warm-up: the page cache full, the caches in steady state), then plays on.
-    // A run whose jobs are done starts again too: a step on it would show a finished run.
-    let restart = s.a.variant != st.variant || st.t.is_some() || s.a.seed != seed || s.a.is_done();
-    if restart {
-        s.a.notice = s.a.restart(&st.variant, seed).err();
-    }
-    match &st.ab {
-        Some(b) if restart || s.b.as_ref().is_none_or(|x| &x.variant != b || x.seed != seed) => s.a.notice = s.open_b(b).err(),
-        Some(_) => {}
-        None => s.close_b(),
-    }
-    s.drop_idle_settings();
-    if let Some(t) = st.t {
-        s.jump_to(blksim::SimTime::from_secs_f64(t));
-    }
-    if let Some(sp) = st.speed {
-        s.a.set_speed(sp);
-    }
-    s.a.playing = true;
-    s.charts_dirty = true;
+    s.act(Command::GoToStop(i));
     sync_fragment(s);
 }
 
-/// At the prediction: the run the question starts from (the lesson's first variant, the
-/// reader's seed) alone, as it was or afresh; a previous step's A/B would put another
-/// comparison's ratios beside the question. Its Run it sets up the comparison once the room
-/// has answered. Its speed is the one the steps before it left (PageUp back from the step
-/// after it would otherwise keep that step's, a demonstration's pace, under the question).
-fn show_baseline(s: &mut Session) {
-    let v0 = s.a.lesson.first_variant().name.clone();
-    let seed = s.seed_before_step.take().unwrap_or(s.a.seed);
-    if s.a.variant != v0 || s.a.seed != seed || s.a.is_done() {
-        s.a.notice = s.a.restart(&v0, seed).err();
-    }
-    let before = s.a.lesson.predict_stop().unwrap_or(0);
-    if let Some(sp) = s.a.lesson.steps[..before].iter().rev().find_map(|st| st.speed) {
-        s.a.set_speed(sp);
-    }
-    s.close_b();
-    s.a.playing = true;
-    s.charts_dirty = true;
-    sync_fragment(s);
-}
-
-/// A link's step: set up as PageDown would when the link carries no run of its own (no
-/// variant or B: written by hand, or a lesson plan's "open step 2"), at the link's t if it has
-/// one ("step 2 at 9 s"), paused there as any link with t opens. A copied link names its
-/// variant and stands as it is. The address bar's own form (a reload, a bookmark: the step's
-/// run, no time point) sets the step up too, so the step's time point and speed come back.
+/// A link's step (`Command::LinkedStep`), and the address takes it.
 pub(super) fn apply_linked_step(s: &mut Session, st: &blksim::link::LinkState) {
-    let Some(n) = st.step else { return };
-    let i = n as usize - 1;
-    if st.variant.is_some() || st.b.is_some() {
-        let is_steps_own_run = st.t.is_none()
-            && matches!(s.a.lesson.stop(i), Some(Stop::Step(k))
-                if st.variant.as_deref() == Some(s.a.lesson.steps[k].variant.as_str())
-                    && st.b == s.a.lesson.steps[k].ab
-                    && s.a.lesson.steps[k].seed.is_none_or(|seed| seed == st.seed));
-        if !is_steps_own_run {
-            s.stop = Some(i);
-            return;
-        }
-    }
-    apply_step(s, i);
-    if let Some(t) = st.t {
-        s.open_at(blksim::SimTime::from_secs_f64(t));
+    let Some(step) = LinkedStep::of(st) else { return };
+    if s.act(Command::LinkedStep(step)) == Reply::StepSetUp(true) {
+        sync_fragment(s);
     }
 }
 
@@ -207,19 +133,9 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
         Callback::from(move |_: MouseEvent| {
             let mut s = session.borrow_mut();
             let vs: Vec<String> = s.a.lesson.variants.iter().map(|v| v.name.clone()).collect();
-            let seed = s.a.seed;
             // One run of each says nothing about a distribution over seeds: the sweep alone.
-            if vs.len() >= 2 && seeds.is_none() {
-                s.a.notice = s.a.restart(&vs[0], seed).err();
-                s.a.notice = s.open_b(&vs[1]).err();
-                s.drop_idle_settings();
-                // Past the warm-up, as the steps that compare runs open: the first numbers the
-                // room sees are steady ones, not the warm-up's (which can point the other way).
-                if let Some(w) = s.a.lesson.warmup_s {
-                    s.jump_to(blksim::SimTime::from_secs_f64(w + 1.0));
-                }
-                s.a.speed = 0.5;
-                s.a.playing = true;
+            if seeds.is_none() {
+                s.act(Command::RunComparison);
             }
             // An answer about a distribution over seeds (a tail) is not one run's: the
             // comparison is a seed sweep of every variant, as many seeds as the answer's rows.
@@ -266,7 +182,7 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
             Callback::from(move |_: MouseEvent| {
                 let mut s = session.borrow_mut();
                 let end = s.b.as_ref().map_or(s.a.end(), |b| b.end().max(s.a.end()));
-                s.open_at(end);
+                s.act(Command::OpenAt(end));
                 drop(s);
                 refresh.force_update();
                 // The counters that now show the whole runs sit above the reveal (below the

@@ -2,6 +2,7 @@
 
 use super::link::sync_fragment;
 use super::SharedSession;
+use crate::command::{Command, Reply};
 use crate::components::event_log::EventLog;
 use crate::driver::SimDriver;
 use std::rc::Rc;
@@ -78,9 +79,7 @@ pub(super) fn event_log(session: &SharedSession, refresh: &UseForceUpdateHandle,
     let on_log_pause = {
         let (session, refresh) = (session.clone(), refresh.clone());
         Callback::from(move |_| {
-            let mut s = session.borrow_mut();
-            s.a.log_paused = !s.a.log_paused;
-            drop(s);
+            session.borrow_mut().act(Command::ToggleLogPause);
             refresh.force_update();
         })
     };
@@ -114,15 +113,9 @@ pub(super) fn use_knob_handler(
         let mut s = session.borrow_mut();
         let v = v.trim().to_string();
         // A setting may act in A's variant or in B's (the A/B view): both runs take it.
-        let vb: Vec<String> = s.b.iter().map(|b| b.variant.clone()).collect();
-        let va = [s.a.variant.clone()];
-        let r = s.a.apply_knob(&k, &v, &vb.iter().map(String::as_str).collect::<Vec<_>>());
+        let Reply::Knob(r) = s.act(Command::ApplyKnob { key: k.clone(), value: v.clone() }) else { return };
         knob_rejected.set(r.is_err().then(|| (k.clone(), v.clone())));
-        if let (Ok(_), Some(b)) = (&r, &mut s.b) {
-            let _ = b.apply_knob(&k, &v, &va.iter().map(String::as_str).collect::<Vec<_>>());
-        }
         knob_msg.set(Some((k.clone(), r.unwrap_or_else(|e| format!("not applied: {e}")))));
-        s.charts_dirty = true;
         sync_fragment(&s);
         drop(s);
         refresh.force_update();

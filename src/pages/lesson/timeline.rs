@@ -3,6 +3,7 @@
 //! reached, the arrow keys move by one simulated second. The link's `t` is the same time.
 
 use super::SharedSession;
+use crate::command::Command;
 use crate::format;
 use blksim::SimTime;
 use wasm_bindgen::JsCast;
@@ -19,7 +20,7 @@ pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHand
     let seek = {
         let (session, refresh) = (session.clone(), refresh.clone());
         move |t: SimTime| {
-            session.borrow_mut().seek(t);
+            session.borrow_mut().act(Command::Seek(t));
             refresh.force_update();
         }
     };

@@ -2,6 +2,7 @@
 
 use super::link::sync_fragment;
 use super::SharedSession;
+use crate::command::Command;
 use crate::session::Session;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
@@ -16,15 +17,7 @@ pub(super) fn variant_controls(session: &SharedSession, refresh: &UseForceUpdate
         let (session, refresh) = (session.clone(), refresh.clone());
         Callback::from(move |_: MouseEvent| {
             let mut s = session.borrow_mut();
-            if s.b.is_some() {
-                s.close_b();
-            } else {
-                // B is the first variant that is not A's.
-                let b = s.a.lesson.variants.iter().find(|v| v.name != s.a.variant).map(|v| v.name.clone());
-                if let Some(b) = b {
-                    s.a.notice = s.open_b(&b).err();
-                }
-            }
+            s.act(Command::ToggleAb);
             sync_fragment(&s);
             drop(s);
             refresh.force_update();
@@ -36,22 +29,7 @@ pub(super) fn variant_controls(session: &SharedSession, refresh: &UseForceUpdate
             let (session, refresh, name) = (session.clone(), refresh.clone(), v.name.clone());
             Callback::from(move |_| {
                 let mut s = session.borrow_mut();
-                let seed = s.a.seed;
-                let was = s.a.variant.clone();
-                s.a.notice = s.a.restart(&name, seed).err();
-                // A takes the variant B shows: the two swap, so that A/B still compares two
-                // variants (a run beside its own copy shows nothing, and its link is refused).
-                if s.b.as_ref().is_some_and(|b| b.variant == name) && was != name {
-                    if let Err(e) = s.open_b(&was) {
-                        s.a.notice = Some(e);
-                    }
-                }
-                if s.b.is_some() {
-                    // Keep B in lockstep: both from time 0.
-                    let _ = s.reset();
-                }
-                s.drop_idle_settings();
-                s.charts_dirty = true;
+                s.act(Command::PickVariant(name.clone()));
                 sync_fragment(&s);
                 drop(s);
                 refresh.force_update();
@@ -65,7 +43,7 @@ pub(super) fn variant_controls(session: &SharedSession, refresh: &UseForceUpdate
             Callback::from(move |e: Event| {
                 if let Some(sel) = e.target_dyn_into::<HtmlSelectElement>() {
                     let mut s = session.borrow_mut();
-                    s.a.notice = s.open_b(&sel.value()).err();
+                    s.act(Command::PickB(sel.value()));
                     sync_fragment(&s);
                     drop(s);
                     refresh.force_update();

@@ -1,0 +1,445 @@
+//! What the page's controls ask of its runs (`Command`), carried out by `Session::act`: play and
+//! pause, steps, the speed, skips, the timeline, Reset, the seed, the event log's pause and the
+//! knobs. The controls change the runs only through these, never by reaching into a driver,
+//! so the runs can move into a Web Worker that takes them as messages (issue 22; today the
+//! session carries them out at once, on the page). A command is plain serde data, and so is
+//! its `Reply`.
+
+use crate::session::Session;
+use blksim::lessons::Stop;
+use blksim::SimTime;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Command {
+    /// Play or pause (Space, the Play button); B follows A.
+    TogglePlay,
+    Pause,
+    /// One event of run A, paused (→). `now_ms` is the page's wall clock, for the tokens' tweens.
+    StepEvent {
+        now_ms: f64,
+    },
+    /// 1 ms of simulated time, paused, B following A (Shift+→).
+    StepMs {
+        now_ms: f64,
+    },
+    /// Simulated seconds per wall second (the speed slider).
+    SetSpeed(f64),
+    /// Both runs `secs` past the clock without animating (Skip 5 s).
+    Skip {
+        secs: f64,
+    },
+    /// Both runs again from time 0 (R, Reset).
+    Reset,
+    /// The timeline: both runs to this time, backwards or forwards within what they reached.
+    Seek(SimTime),
+    /// Stop a jump where it has got to.
+    StopJump,
+    /// The reader's seed (the seed field): both runs restart with it.
+    ChooseSeed(u64),
+    /// Pause or resume the event log's intake.
+    ToggleLogPause,
+    /// A knob (`blksim knobs`' key): to run A, and to B when A took it.
+    ApplyKnob {
+        key: String,
+        value: String,
+    },
+    /// Knobs at once (an fio job file in the sandbox): run A restarts with them.
+    ApplyMany(Vec<(String, String)>),
+    /// The lesson's stop (a step, or the prediction): its variants, seed, speed and time point.
+    GoToStop(usize),
+    /// A link's step.
+    LinkedStep(LinkedStep),
+    /// Open or close the A/B view (B: the first variant that is not A's).
+    ToggleAb,
+    /// Run A's variant (the variant buttons).
+    PickVariant(String),
+    /// Run B's variant (the A/B view's picker).
+    PickB(String),
+    /// The prediction's Run: the lesson's first two variants side by side from the reader's
+    /// seed, past the warm-up, at half a second per second.
+    RunComparison,
+    /// Both runs to this time and paused there, as a link with `t` opens.
+    OpenAt(SimTime),
+    /// Both runs to this time, playing on after (Skip the warm-up).
+    JumpTo(SimTime),
+    /// A link to the run on show that differs only in its B, time point or pace (Back after
+    /// opening A/B, a link pasted with another t): B opens or closes, both runs go to the time
+    /// point and pause there, and the pace is the link's.
+    SameRunLink {
+        b: Option<String>,
+        t: Option<f64>,
+        speed: Option<f64>,
+    },
+    /// A new run from a link (Back and Forward to another run): the session is rebuilt from
+    /// it, the lesson's defaults where the link cannot be used. `speed`: the pace the reader
+    /// chose, kept unless the link names its own.
+    OpenLink {
+        fragment: String,
+        default_lesson: String,
+        speed: f64,
+    },
+}
+
+/// What of a link's state its step needs (`blksim::link::LinkState`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinkedStep {
+    /// 1-based, as the link writes it.
+    pub step: u32,
+    pub variant: Option<String>,
+    pub b: Option<String>,
+    pub seed: u64,
+    pub t: Option<f64>,
+}
+
+impl LinkedStep {
+    /// The link's step, if it names one.
+    pub fn of(st: &blksim::link::LinkState) -> Option<LinkedStep> {
+        Some(LinkedStep { step: st.step.filter(|&n| n >= 1)?, variant: st.variant.clone(), b: st.b.clone(), seed: st.seed, t: st.t })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Reply {
+    Done,
+    /// What the runs did not take, and why.
+    Refused(String),
+    /// Whether a link's step was set up (a copied link's own run stands instead).
+    StepSetUp(bool),
+    /// What the knob panel says of a knob: applied how, or why not.
+    Knob(Result<String, String>),
+}
+
+impl Session {
+    /// Carries out a command of the page's controls.
+    pub fn act(&mut self, cmd: Command) -> Reply {
+        match cmd {
+            Command::TogglePlay => self.a.playing = !self.a.playing,
+            Command::Pause => self.a.playing = false,
+            Command::StepEvent { now_ms } => {
+                self.a.playing = false;
+                self.a.step_event(now_ms);
+            }
+            Command::StepMs { now_ms } => {
+                self.a.playing = false;
+                self.a.step_ms(now_ms);
+                let t = self.a.now();
+                if let Some(b) = &mut self.b {
+                    b.playing = true;
+                    b.follow(t, now_ms);
+                    b.playing = false;
+                }
+            }
+            Command::SetSpeed(sim_s_per_wall_s) => self.a.set_speed(sim_s_per_wall_s),
+            Command::Skip { secs } => self.skip(secs),
+            Command::Reset => {
+                if let Err(e) = self.reset() {
+                    return Reply::Refused(e);
+                }
+            }
+            Command::Seek(t) => self.seek(t),
+            Command::StopJump => self.stop_jump(),
+            Command::ChooseSeed(seed) => {
+                if let Err(e) = self.choose_seed(seed) {
+                    return Reply::Refused(e);
+                }
+            }
+            Command::ToggleLogPause => self.a.log_paused = !self.a.log_paused,
+            Command::ApplyKnob { key, value } => return Reply::Knob(self.apply_knob(&key, &value)),
+            Command::ApplyMany(knobs) => {
+                self.charts_dirty = true;
+                if let Err(e) = self.a.apply_many(&knobs) {
+                    return Reply::Refused(e);
+                }
+            }
+            Command::GoToStop(i) => self.go_to_stop(i),
+            Command::LinkedStep(st) => return Reply::StepSetUp(self.linked_step(&st)),
+            Command::ToggleAb => self.toggle_ab(),
+            Command::PickVariant(name) => self.pick_variant(&name),
+            Command::PickB(name) => self.a.notice = self.open_b(&name).err(),
+            Command::RunComparison => self.run_comparison(),
+            Command::OpenAt(t) => self.open_at(t),
+            Command::JumpTo(t) => self.jump_to(t),
+            Command::SameRunLink { b, t, speed } => {
+                match b {
+                    None => self.close_b(),
+                    Some(b) => {
+                        if let Err(e) = self.open_b(&b) {
+                            self.a.notice = Some(e);
+                        }
+                    }
+                }
+                if let Some(t) = t {
+                    self.open_at(SimTime::from_secs_f64(t));
+                }
+                if let Some(sp) = speed {
+                    self.a.set_speed(sp);
+                }
+            }
+            Command::OpenLink { fragment, default_lesson, speed } => {
+                *self = Session::from_fragment(&fragment, &default_lesson);
+                let linked = blksim::link::LinkState::decode_lenient(&fragment).ok().map(|(st, _)| st);
+                if linked.as_ref().is_none_or(|st| st.speed.is_none()) {
+                    self.a.speed = speed;
+                }
+            }
+        }
+        Reply::Done
+    }
+
+    fn toggle_ab(&mut self) {
+        if self.b.is_some() {
+            self.close_b();
+        } else {
+            // B is the first variant that is not A's.
+            let b = self.a.lesson.variants.iter().find(|v| v.name != self.a.variant).map(|v| v.name.clone());
+            if let Some(b) = b {
+                self.a.notice = self.open_b(&b).err();
+            }
+        }
+    }
+
+    fn pick_variant(&mut self, name: &str) {
+        let seed = self.a.seed;
+        let was = self.a.variant.clone();
+        self.a.notice = self.a.restart(name, seed).err();
+        // A takes the variant B shows: the two swap, so that A/B still compares two variants
+        // (a run beside its own copy shows nothing, and its link is refused).
+        if self.b.as_ref().is_some_and(|b| b.variant == name) && was != name {
+            if let Err(e) = self.open_b(&was) {
+                self.a.notice = Some(e);
+            }
+        }
+        if self.b.is_some() {
+            // Keep B in lockstep: both from time 0.
+            let _ = self.reset();
+        }
+        self.drop_idle_settings();
+        self.charts_dirty = true;
+    }
+
+    fn run_comparison(&mut self) {
+        let vs: Vec<String> = self.a.lesson.variants.iter().map(|v| v.name.clone()).collect();
+        if vs.len() < 2 {
+            return;
+        }
+        let seed = self.a.seed;
+        self.a.notice = self.a.restart(&vs[0], seed).err();
+        self.a.notice = self.open_b(&vs[1]).err();
+        self.drop_idle_settings();
+        // Past the warm-up, as the steps that compare runs open: the first numbers the room
+        // sees are steady ones, not the warm-up's (which can point the other way).
+        if let Some(w) = self.a.lesson.warmup_s {
+            self.jump_to(SimTime::from_secs_f64(w + 1.0));
+        }
+        self.a.speed = 0.5;
+        self.a.playing = true;
+    }
+
+    /// Sets the lesson's stop `i` (`Lesson::stop`): a step's variant, its A/B pairing, its seed, its
+    /// speed, and its time point; at the prediction, the question's starting point.
+    pub(crate) fn go_to_stop(&mut self, i: usize) {
+        // The address this pushes carries the stop (`link::state_fragment`).
+        self.stop = Some(i);
+        let k = match self.a.lesson.stop(i) {
+            Some(Stop::Step(k)) => k,
+            Some(Stop::Predict) => return self.show_baseline(),
+            None => return,
+        };
+        let st = self.a.lesson.steps[k].clone();
+        // A step that names its seed runs that seed; the steps after it go back to the reader's.
+        let seed = match st.seed {
+            Some(seed) => {
+                let seed_now = self.a.seed;
+                self.seed_before_step.get_or_insert(seed_now);
+                seed
+            }
+            None => self.seed_before_step.take().unwrap_or(self.a.seed),
+        };
+        // A step with a time point starts its runs afresh and runs them there without animating
+        // (past the warm-up: the page cache full, the caches in steady state), then plays on.
+        // A run whose jobs are done starts again too: a step on it would show a finished run.
+        let restart = self.a.variant != st.variant || st.t.is_some() || self.a.seed != seed || self.a.is_done();
+        if restart {
+            self.a.notice = self.a.restart(&st.variant, seed).err();
+        }
+        match &st.ab {
+            Some(b) if restart || self.b.as_ref().is_none_or(|x| &x.variant != b || x.seed != seed) => self.a.notice = self.open_b(b).err(),
+            Some(_) => {}
+            None => self.close_b(),
+        }
+        self.drop_idle_settings();
+        if let Some(t) = st.t {
+            self.jump_to(blksim::SimTime::from_secs_f64(t));
+        }
+        if let Some(sp) = st.speed {
+            self.a.set_speed(sp);
+        }
+        self.a.playing = true;
+        self.charts_dirty = true;
+    }
+
+    /// At the prediction: the run the question starts from (the lesson's first variant, the
+    /// reader's seed) alone, as it was or afresh; a previous step's A/B would put another
+    /// comparison's ratios beside the question. Its Run it sets up the comparison once the room
+    /// has answered. Its speed is the one the steps before it left (PageUp back from the step
+    /// after it would otherwise keep that step's, a demonstration's pace, under the question).
+    fn show_baseline(&mut self) {
+        let v0 = self.a.lesson.first_variant().name.clone();
+        let seed = self.seed_before_step.take().unwrap_or(self.a.seed);
+        if self.a.variant != v0 || self.a.seed != seed || self.a.is_done() {
+            self.a.notice = self.a.restart(&v0, seed).err();
+        }
+        let before = self.a.lesson.predict_stop().unwrap_or(0);
+        if let Some(sp) = self.a.lesson.steps[..before].iter().rev().find_map(|st| st.speed) {
+            self.a.set_speed(sp);
+        }
+        self.close_b();
+        self.a.playing = true;
+        self.charts_dirty = true;
+    }
+
+    /// A link's step: set up as PageDown would when the link carries no run of its own (no
+    /// variant or B: written by hand, or a lesson plan's "open step 2"), at the link's t if it has
+    /// one ("step 2 at 9 s"), paused there as any link with t opens. A copied link names its
+    /// variant and stands as it is. The address bar's own form (a reload, a bookmark: the step's
+    /// run, no time point) sets the step up too, so the step's time point and speed come back.
+    /// Returns whether it set the step up.
+    fn linked_step(&mut self, st: &LinkedStep) -> bool {
+        let i = st.step as usize - 1;
+        if st.variant.is_some() || st.b.is_some() {
+            let is_steps_own_run = st.t.is_none()
+                && matches!(self.a.lesson.stop(i), Some(Stop::Step(k))
+                    if st.variant.as_deref() == Some(self.a.lesson.steps[k].variant.as_str())
+                        && st.b == self.a.lesson.steps[k].ab
+                        && self.a.lesson.steps[k].seed.is_none_or(|seed| seed == st.seed));
+            if !is_steps_own_run {
+                self.stop = Some(i);
+                return false;
+            }
+        }
+        self.go_to_stop(i);
+        if let Some(t) = st.t {
+            self.open_at(blksim::SimTime::from_secs_f64(t));
+        }
+        true
+    }
+
+    /// A knob to both runs: a setting may act in A's variant or in B's, so each is checked
+    /// against the other's too. B takes it when A did.
+    fn apply_knob(&mut self, key: &str, value: &str) -> Result<String, String> {
+        let vb: Vec<String> = self.b.iter().map(|b| b.variant.clone()).collect();
+        let va = [self.a.variant.clone()];
+        let r = self.a.apply_knob(key, value, &vb.iter().map(String::as_str).collect::<Vec<_>>());
+        if let (Ok(_), Some(b)) = (&r, &mut self.b) {
+            let _ = b.apply_knob(key, value, &va.iter().map(String::as_str).collect::<Vec<_>>());
+        }
+        self.charts_dirty = true;
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::SimDriver;
+
+    fn session() -> Session {
+        let mut s = Session::new(SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 1).unwrap());
+        s.open_b("workaround").unwrap();
+        s
+    }
+
+    #[test]
+    fn the_controls_commands_move_both_runs_as_the_page_s_controls_did() {
+        let mut s = session();
+        assert_eq!(s.act(Command::TogglePlay), Reply::Done);
+        assert!(!s.a.playing);
+        // Shift+→: 1 ms, B following A's clock, both paused.
+        s.act(Command::StepMs { now_ms: 0.0 });
+        assert_eq!((s.a.now(), s.b.as_ref().unwrap().now()), (SimTime(1_000_000), SimTime(1_000_000)));
+        assert!(!s.a.playing && !s.b.as_ref().unwrap().playing);
+        // →: one event of A.
+        let events = s.a.shown.totals.events;
+        s.act(Command::StepEvent { now_ms: 16.0 });
+        assert_eq!(s.a.shown.totals.events, events + 1);
+        s.act(Command::SetSpeed(1e9));
+        assert_eq!(s.a.speed, crate::driver::SPEED_MAX, "held to what the slider reaches");
+        s.act(Command::Skip { secs: 1.0 });
+        assert!(s.a.now() > SimTime(1_000_000_000) && s.b.as_ref().unwrap().now() > SimTime(1_000_000_000));
+        s.act(Command::ToggleLogPause);
+        assert!(s.a.log_paused);
+        // A knob goes to both runs; one neither run has is refused with why.
+        assert!(matches!(s.act(Command::ApplyKnob { key: "queue.nr_requests".into(), value: "64".into() }), Reply::Knob(Ok(_))));
+        assert_eq!((s.a.shown.scenario.queue.nr_requests, s.b.as_ref().unwrap().shown.scenario.queue.nr_requests), (64, 64));
+        let Reply::Knob(Err(e)) = s.act(Command::ApplyKnob { key: "queue.bogus".into(), value: "1".into() }) else { panic!("taken") };
+        assert!(e.contains("queue.bogus"), "{e}");
+        s.act(Command::ChooseSeed(9));
+        assert_eq!((s.a.seed, s.b.as_ref().unwrap().seed, s.a.now()), (9, 9, SimTime::ZERO));
+        s.act(Command::Reset);
+        assert_eq!(s.a.now(), SimTime::ZERO);
+    }
+
+    #[test]
+    fn the_lesson_s_commands_set_up_steps_variants_a_b_and_links() {
+        let mut s = Session::new(SimDriver::new("nr-requests", Some("fixed"), Vec::new(), 4).unwrap());
+        // The first step: its variant, alone, at its time point (0.2 s), at its speed.
+        s.act(Command::GoToStop(0));
+        assert_eq!((s.a.variant.as_str(), s.b.is_none(), s.a.catch_up_to), ("regressed", true, Some(SimTime(200_000_000))));
+        assert_eq!((s.a.speed, s.a.seed, s.stop), (0.01, 4, Some(0)));
+        // A step with its A/B pairing.
+        let k = (0..8).find(|&i| matches!(s.a.lesson.stop(i), Some(Stop::Step(k)) if s.a.lesson.steps[k].ab.is_some())).unwrap();
+        s.act(Command::GoToStop(k));
+        assert_eq!(s.b.as_ref().map(|b| b.variant.as_str()), Some("workaround"));
+        // A takes B's variant: the two swap.
+        s.act(Command::PickVariant("workaround".into()));
+        assert_eq!((s.a.variant.as_str(), s.b.as_ref().map(|b| b.variant.as_str())), ("workaround", Some("regressed")));
+        s.act(Command::PickB("fixed".into()));
+        assert_eq!(s.b.as_ref().map(|b| b.variant.as_str()), Some("fixed"));
+        s.act(Command::ToggleAb);
+        assert!(s.b.is_none());
+        s.act(Command::ToggleAb);
+        assert_eq!(s.b.as_ref().map(|b| b.variant.as_str()), Some("regressed"), "the first variant not A's");
+        // The prediction's Run: the first two variants side by side, playing at 0.5 s/s.
+        s.act(Command::RunComparison);
+        assert_eq!((s.a.variant.as_str(), s.b.as_ref().map(|b| b.variant.as_str())), ("regressed", Some("workaround")));
+        assert!(s.a.playing && s.a.speed == 0.5);
+        // A link to this run with another t and no B: B closes, both go there, paused.
+        s.act(Command::SameRunLink { b: None, t: Some(0.3), speed: Some(0.02) });
+        assert_eq!((s.b.is_none(), s.a.catch_up_to, s.a.playing, s.a.speed), (true, Some(SimTime(300_000_000)), false, 0.02));
+        s.act(Command::JumpTo(SimTime(400_000_000)));
+        assert_eq!(s.a.catch_up_to, Some(SimTime(400_000_000)));
+        // A link's step without a run of its own sets the step up; a copied link's run stands.
+        let r = s.act(Command::LinkedStep(LinkedStep { step: 1, variant: None, b: None, seed: 4, t: Some(0.1) }));
+        assert_eq!((r, s.a.variant.as_str(), s.a.playing), (Reply::StepSetUp(true), "regressed", false));
+        let r = s.act(Command::LinkedStep(LinkedStep { step: 1, variant: Some("fixed".into()), b: None, seed: 4, t: Some(0.1) }));
+        assert_eq!((r, s.stop), (Reply::StepSetUp(false), Some(0)));
+        // Another run's link rebuilds the session; the reader's pace stays unless it names one.
+        s.act(Command::OpenLink {
+            fragment: "#/lesson/raid5-chunk?v=1&variant=fixed&seed=3".into(),
+            default_lesson: "nr-requests".into(),
+            speed: 0.125,
+        });
+        assert_eq!((s.a.lesson.id.as_str(), s.a.variant.as_str(), s.a.seed, s.a.speed), ("raid5-chunk", "fixed", 3, 0.125));
+        let sandbox = crate::driver::SimDriver::new(blksim::lessons::SANDBOX, None, Vec::new(), 1).unwrap();
+        let mut s = Session::new(sandbox);
+        assert_eq!(s.act(Command::ApplyMany(vec![("workload.numjobs".into(), "2".into())])), Reply::Done);
+        assert_eq!(s.a.shown.scenario.workload.numjobs, 2);
+        assert!(matches!(s.act(Command::ApplyMany(vec![("workload.numjobs".into(), "x".into())])), Reply::Refused(_)));
+    }
+
+    #[test]
+    fn a_command_and_its_reply_cross_a_worker_s_post_message_as_json() {
+        let cmds = [
+            Command::StepMs { now_ms: 12.5 },
+            Command::Seek(SimTime(1_700_000_001)),
+            Command::ApplyKnob { key: "queue.nr_requests".into(), value: "512".into() },
+            Command::ChooseSeed(u64::MAX),
+        ];
+        for c in cmds {
+            assert_eq!(serde_json::from_str::<Command>(&serde_json::to_string(&c).unwrap()).unwrap(), c);
+        }
+        let r = Reply::Knob(Err("queue.nr_requests: expected 4 to 8192".into()));
+        assert_eq!(serde_json::from_str::<Reply>(&serde_json::to_string(&r).unwrap()).unwrap(), r);
+    }
+}
