@@ -210,7 +210,7 @@ pub const KNOBS: &[KnobSpec] = &[
     KnobSpec {
         key: "queue.cfq",
         kind: KnobKind::Enum(&["simple", "2.6.20"]),
-        help: "cfq's rules: simple (one request at a time from the active queue's slice); 2.6.20 (block/cfq-iosched.c of 2.6.20: quanta of 4 onto a sector-sorted dispatch list, and a process thinking longer than slice_idle loses its idle window)",
+        help: "cfq's rules: simple (one request at a time from the active queue's slice, its FIFO looked at once a slice as 2.6.30-2.6.39's cfq_check_fifo does); 2.6.20 (block/cfq-iosched.c of 2.6.20: quanta of 4 onto a sector-sorted dispatch list, and a process thinking longer than slice_idle loses its idle window)",
         live: false,
     },
     KnobSpec {

@@ -145,10 +145,13 @@ impl IntervalReport {
             devices: sim.devs.iter().enumerate().map(|(i, d)| cur.diskstats[i].iostat(&prev.diskstats[i], dt, &d.name)).collect(),
             // Over the disks: a dm or md device carries its members' bytes again, and a disk
             // with several paths is one disk.
-            fairness: crate::tools::stats::jain_fairness(&sim.per_disk(|i| {
-                let (c, p) = (&cur.diskstats[i], &prev.diskstats[i]);
-                c.sectors[0] + c.sectors[1] - p.sectors[0] - p.sectors[1]
-            })),
+            fairness: sim.disk_fairness(
+                |i| {
+                    let (c, p) = (&cur.diskstats[i], &prev.diskstats[i]);
+                    c.sectors[0] + c.sectors[1] - p.sectors[0] - p.sectors[1]
+                },
+                |i| cur.diskstats[i].io_ticks_ns - prev.diskstats[i].io_ticks_ns,
+            ),
         }
     }
 }

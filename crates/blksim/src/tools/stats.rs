@@ -242,7 +242,6 @@ impl LatencyHist {
     }
 }
 
-/// Jain's fairness index: (Σx)² / (n·Σx²); 1 when all are equal, 1/n when one gets everything.
 /// Where the `q` quantile of `n` sorted values is: the nearest rank, ⌈q·n⌉ counted from 1
 /// (so p50 of 4 values is the 2nd, p100 the largest). `blksim sweep` and the page's sweep
 /// table both read their percentiles here. None for no values.
@@ -250,6 +249,7 @@ pub fn nearest_rank_index(n: usize, q: f64) -> Option<usize> {
     (n > 0).then(|| ((q * n as f64).ceil() as usize).clamp(1, n) - 1)
 }
 
+/// Jain's fairness index: (Σx)² / (n·Σx²); 1 when all are equal, 1/n when one gets everything.
 pub fn jain_fairness(xs: &[f64]) -> f64 {
     let n = xs.len() as f64;
     let sum: f64 = xs.iter().sum();

@@ -625,3 +625,18 @@ fn history_after_gives_the_seconds_past_a_time_point() {
     assert_eq!(sim.history_after(Some(SimTime(1_500_000_000))).cloned().collect::<Vec<_>>(), all[1..]);
     assert_eq!(sim.history_after(Some(all[2].end)).len(), 0);
 }
+
+#[test]
+fn fairness_counts_the_disks_that_had_work_not_those_no_job_submits_to() {
+    let lesson = blksim::lessons::find("scsi-starved").unwrap();
+    // 6 jobs on 12 disks, each served alike: fair (it read 0.5 when the idle disks counted).
+    let cfg = lesson.config("before", &[("workload.numjobs".into(), "6".into())]).unwrap();
+    let sim = blksim::cli::run_one(&cfg, 1, Some(2.0));
+    let busy = sim.history().last().unwrap().diskstats.iter().filter(|d| d.io_ticks_ns > 0).count();
+    assert!(busy >= 6, "{busy} devices had work");
+    assert!(sim.fairness() > 0.99, "{}", sim.fairness());
+    // A disk whose requests wait unserved still counts: the regression's starved disks.
+    let cfg = lesson.config("regressed", &[]).unwrap();
+    let sim = blksim::cli::run_one(&cfg, 1, Some(5.0));
+    assert!(sim.fairness() < 0.97, "{}", sim.fairness());
+}

@@ -76,6 +76,8 @@ pub(crate) struct Cfq {
     pub(super) slice_end: SimTime,
     /// The active queue is idling until then.
     pub(super) idle_until: Option<SimTime>,
+    /// The active queue's FIFO was checked this slice (`cfq_cfqq_fifo_expire`).
+    pub(super) fifo_checked: bool,
     /// 2.6.20's rules (`queue.cfq = 2.6.20`).
     pub(super) v2620: bool,
     /// 2.6.20: queues waiting with requests still dispatched (`busy_rr`), served after `rr`.
@@ -132,12 +134,18 @@ impl Elevator {
                     if q.dispatched >= self.tun.cfq_quantum && others {
                         return None;
                     }
-                    // The FIFO head if it expired, else the next request on from the last.
-                    if let Some((rq, t)) = q.fifo.front() {
-                        if now >= t {
+                    // The FIFO head if it expired, else the next request on from the last. The
+                    // FIFO is looked at once a slice (`cfq_check_fifo` of 2.6.30-2.6.39 marks
+                    // `fifo_expire` at its first look, expired head or not; 2.6.20's marks it
+                    // when it takes one): past the first, a slice serves in sector order even
+                    // when every request has waited past fifo_expire_sync.
+                    if !std::mem::replace(&mut self.cfq.fifo_checked, true) {
+                        let q = &self.cfq.queues[&a];
+                        if let Some((rq, _)) = q.fifo.front().filter(|&(_, t)| now >= t) {
                             return Some(rq);
                         }
                     }
+                    let q = &self.cfq.queues[&a];
                     let pick = q.sorted.range((q.last_end, ReqId(0))..).next().or_else(|| q.sorted.iter().next());
                     return pick.map(|(&(_, rq), _)| rq);
                 }
@@ -164,6 +172,7 @@ impl Elevator {
             let q = &self.cfq.queues[&next];
             self.cfq.active = Some(next);
             self.cfq.idle_until = None;
+            self.cfq.fifo_checked = false;
             self.cfq.slice_end = now + if q.sync { self.tun.cfq_slice_sync_ns } else { self.tun.cfq_slice_async_ns };
         }
     }
@@ -546,6 +555,29 @@ mod tests {
         assert_eq!(e.next(ms(4)), None);
         let until = e.idle_until().unwrap();
         assert_eq!(e.next(until), Some(ReqId(2)));
+    }
+
+    #[test]
+    fn cfq_takes_one_expired_request_a_slice_and_then_serves_in_sector_order() {
+        let mut e = Elevator::new(ElevatorKind::Cfq);
+        let a = Owner { id: 1, sync: true };
+        let ms = |n: u64| SimTime(n * 1_000_000);
+        // A deep queue of random reads, queued at t = 0 in this order of sectors.
+        let sectors = [500_000u64, 100_000, 900_000, 300_000, 700_000];
+        for (i, &s) in sectors.iter().enumerate() {
+            e.add(ReqId(i as u32 + 1), false, s, s + 8, ms(0), a);
+        }
+        // Later than fifo_expire_sync (125 ms), but inside a fresh slice: every one has expired.
+        let now = ms(200);
+        let mut order = Vec::new();
+        for _ in 0..sectors.len() {
+            let rq = e.next(now).expect("a request");
+            e.dispatched(rq);
+            order.push(rq.0);
+        }
+        // cfq_check_fifo once: the oldest; then on in sector order from it, wrapping around
+        // (not the FIFO's arrival order, which every expired head would give).
+        assert_eq!(order, vec![1, 5, 3, 2, 4]);
     }
 
     /// Runs the elevator as a driver with one slot would: takes what `next` gives, completes it
