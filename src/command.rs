@@ -144,7 +144,7 @@ impl Session {
                     return Reply::Refused(e);
                 }
             }
-            Command::ToggleLogPause => self.a.log_paused = !self.a.log_paused,
+            Command::ToggleLogPause => self.a.trace.log_paused = !self.a.trace.log_paused,
             Command::ApplyKnob { key, value } => return Reply::Knob(self.apply_knob(&key, &value)),
             Command::ApplyMany(knobs) => {
                 self.charts_dirty = true;
@@ -368,7 +368,7 @@ mod tests {
         s.act(Command::Skip { secs: 1.0 });
         assert!(s.a.now() > SimTime(1_000_000_000) && s.b.as_ref().unwrap().now() > SimTime(1_000_000_000));
         s.act(Command::ToggleLogPause);
-        assert!(s.a.log_paused);
+        assert!(s.a.trace.log_paused);
         // A knob goes to both runs; one neither run has is refused with why.
         assert!(matches!(s.act(Command::ApplyKnob { key: "queue.nr_requests".into(), value: "64".into() }), Reply::Knob(Ok(_))));
         assert_eq!((s.a.shown.scenario.queue.nr_requests, s.b.as_ref().unwrap().shown.scenario.queue.nr_requests), (64, 64));

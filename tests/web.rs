@@ -202,7 +202,7 @@ fn btt_of_a_bio_based_device_is_q2c_only_and_covers_the_disk_below() {
     let names: Vec<String> = d.topology.devices.iter().chain(d.topology.upper.iter()).map(|v| v.name.clone()).collect();
     let row = |name: &str| {
         let i = names.iter().position(|n| n == name).expect("the device exists") as u16;
-        *d.btt.get(&i).expect("btt has the device")
+        *d.trace.btt.get(&i).expect("btt has the device")
     };
     let (dm, sda) = (row("dm-0"), row("sda"));
     assert!(dm.bio_level && !sda.bio_level);

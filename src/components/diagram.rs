@@ -169,7 +169,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
     let badge_w =
         canvas.previous_element_sibling().filter(|e| e.class_name() == "run-label").map_or(0.0, |e| (e.client_width() as f64 + 12.0) / z);
     // The note needs a row with room for a line of dots above it (not A/B in presenter mode).
-    let counts_note = d.density && l.row(Stage::Processes).h >= if large { 48.0 } else { 32.0 };
+    let counts_note = d.trace.density && l.row(Stage::Processes).h >= if large { 48.0 } else { 32.0 };
     l.process_inset = (
         badge_w,
         if !counts_note {
@@ -353,7 +353,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             hits.push(bar_hit(l.cell(Stage::TagMap, ci), HitKind::Tags { first: col.first, count: col.count, limit: depth }));
         }
         let waiting = sum(&|i| occ[i].elevator);
-        if hctx.len() <= 1 && (d.density || l.dev_labels || col.group.is_some()) && roomy(Stage::Elevator) {
+        if hctx.len() <= 1 && (d.trace.density || l.dev_labels || col.group.is_some()) && roomy(Stage::Elevator) {
             ctx.set_fill_style_str(theme.dim);
             let text = if e.w >= 90.0 { format!("{waiting} waiting") } else { waiting.to_string() };
             fit_text(&ctx, &text, e.x + 2.0, e.y + 8.0, e.w - 4.0);
@@ -636,7 +636,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
     }
 
     // Tokens: bios (chips) and requests (bars), tweened between the stages the trace named.
-    if d.density {
+    if d.trace.density {
         draw_notes(&starved_notes);
         if !counts_note {
             return;
@@ -706,7 +706,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
     let tween = d.tween_ms();
     // With reduced motion every token is already where it is going (and a finished one gone).
     let progress = |t: &Token| if reduced_motion { 1.0 } else { ease(((now_ms - t.moved_ms) / tween).clamp(0.0, 1.0)) };
-    for (&id, t) in d.requests.iter() {
+    for (&id, t) in d.trace.requests.iter() {
         let counter = match t.stage {
             _ if t.dev as usize >= ndev => Some(&mut per_col_layer),
             TokenStage::Elevator => Some(&mut per_col_elev),
@@ -750,7 +750,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             hits.push(Hit { x: x - 1.0, y: y - 2.5, w: len, h: 5.0, kind: HitKind::Request(id) });
         }
     }
-    for (&id, t) in d.bios.iter() {
+    for (&id, t) in d.trace.bios.iter() {
         let k = progress(t);
         let (x0, y0) = pos(t, t.prev, 0);
         let (x1, y1) = pos(t, t.stage, 0);

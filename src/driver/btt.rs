@@ -2,7 +2,7 @@
 //! A bio-based device (dm-linear, md) traces only Q and C for its bios, so for it, as in btt's
 //! own Q2C of such a device, only Q2C is summed, over the bios seen whole.
 
-use super::SimDriver;
+use super::TraceView;
 use blksim::tools::trace::{Action, TraceRecord};
 
 /// btt-style sums per device over the requests seen whole in the trace (Q, G, I, D, C).
@@ -29,7 +29,7 @@ impl Btt {
     }
 }
 
-impl SimDriver {
+impl TraceView {
     /// Adds a trace record to the btt sums: a request's Q, G, I and D times are kept until its C
     /// adds them up. Bios and requests are kept by device and id: the two are separate
     /// numberings, and a remapped bio is queued again on the device below.

@@ -116,9 +116,9 @@ impl SimDriver {
 
     /// One request: where it is, whose, how big, and how long it has waited there.
     fn request_tip(&self, id: u32) -> String {
-        let Some(t) = self.requests.get(&id) else { return format!("request {id}: completed") };
+        let Some(t) = self.trace.requests.get(&id) else { return format!("request {id}: completed") };
         let now = self.shown.now.ns();
-        let [q, g, i, d] = self.rq_times.get(&(t.dev, id)).copied().unwrap_or([0; 4]);
+        let [q, g, i, d] = self.trace.rq_times.get(&(t.dev, id)).copied().unwrap_or([0; 4]);
         let what = format!(
             "{}: request {id}, {} {} KiB at sector {}, for {}",
             self.dev_name(t.dev),
@@ -141,10 +141,10 @@ impl SimDriver {
     }
 
     fn bio_tip(&self, id: u32) -> String {
-        let Some(t) = self.bios.get(&id) else { return format!("bio {id}: gone") };
+        let Some(t) = self.trace.bios.get(&id) else { return format!("bio {id}: gone") };
         let now = self.shown.now.ns();
         let queued =
-            self.bio_queued_at.get(&(t.dev, id)).map_or("before the trace".into(), |&q| format!("{} ago", ms(now.saturating_sub(q))));
+            self.trace.bio_queued_at.get(&(t.dev, id)).map_or("before the trace".into(), |&q| format!("{} ago", ms(now.saturating_sub(q))));
         let state = match t.stage {
             TokenStage::Sleeping => "its process sleeps in get_request_wait: no free request",
             TokenStage::Merging => "merging into a waiting request",
@@ -164,11 +164,12 @@ impl SimDriver {
     /// slots of a pool or tag bar, in the order they were taken.
     fn column_requests(&self, first: usize, count: usize, stages: &[TokenStage], by_d: bool) -> Vec<u32> {
         let mut ids: Vec<(u64, u32)> = self
+            .trace
             .requests
             .iter()
             .filter(|(_, t)| (first..first + count).contains(&(t.dev as usize)) && stages.contains(&t.stage))
             .map(|(&id, t)| {
-                let [_, g, _, d] = self.rq_times.get(&(t.dev, id)).copied().unwrap_or([0; 4]);
+                let [_, g, _, d] = self.trace.rq_times.get(&(t.dev, id)).copied().unwrap_or([0; 4]);
                 (if by_d { d } else { g }, id)
             })
             .collect();

@@ -14,6 +14,7 @@ mod sweep;
 pub mod sweep_workers;
 mod timeline;
 mod tokens;
+mod trace_view;
 
 use blksim::lessons::{self, Lesson};
 use blksim::link::LinkState;
@@ -25,10 +26,10 @@ pub use btt::Btt;
 pub use hover::{Hit, HitKind, Hover};
 pub use shown::Shown;
 use stats::PARTIAL_REFRESH_MS;
-use std::collections::{BTreeMap, VecDeque};
 pub use sweep::{best_and_worst, quantile, run_seeds, SeedRun, Sweep, SWEEP_SEEDS_MAX};
 pub use timeline::Timeline;
 pub use tokens::{Token, TokenStage, RECORDS_PER_FRAME_MAX, TOKENS_MAX, TWEEN_MS, TWEEN_MS_MIN};
+pub use trace_view::TraceView;
 
 /// Trace records kept for the event log and its exports (blkparse, Perfetto): a few
 /// megabytes, and some seconds of a busy run at an animated speed.
@@ -65,9 +66,6 @@ const TRACE_CHUNK_EVENTS: u64 = 500;
 /// What a page shows when its own lesson does not exist.
 pub const FALLBACK_LESSON: &str = "anatomy-of-a-request";
 
-/// Untraced spans the event log remembers.
-const TRACE_GAPS_MAX: usize = 16;
-
 pub struct SimDriver {
     pub lesson: Lesson,
     pub variant: String,
@@ -80,11 +78,6 @@ pub struct SimDriver {
     pub topology: Topology,
     pub playing: bool,
     pub speed: f64,
-    /// Bio tokens (key: bio id) and request tokens (key: request id).
-    pub bios: BTreeMap<u32, Token>,
-    pub requests: BTreeMap<u32, Token>,
-    /// True while the trace outruns the animation: the diagram shows counts, not tokens.
-    pub density: bool,
     cursor: u64,
     /// The numbers of the last whole simulated second; before the first second has passed,
     /// the numbers so far (`interval_partial` is then true).
@@ -123,23 +116,9 @@ pub struct SimDriver {
     /// The time point the link asked for, until its catch-up ends (to say so if the jobs
     /// finish before it).
     link_t: Option<SimTime>,
-    /// The last trace records, for the event log (not appended while `log_paused`).
-    pub log: VecDeque<TraceRecord>,
-    pub log_paused: bool,
-    /// Records the animation or the log never saw (the ring dropped them at high speed).
-    pub dropped: u64,
-    /// Spans of simulated time run without the trace (a skip, a link's catch-up), oldest
-    /// first, at most `TRACE_GAPS_MAX`: from, to, and the seq of the first record after (the
-    /// event log marks them).
-    pub trace_gaps: VecDeque<(SimTime, SimTime, u64)>,
+    /// The event log, btt and the tokens: what the page makes of the trace.
+    pub trace: TraceView,
     gap_from: Option<SimTime>,
-    pub btt: BTreeMap<u16, Btt>,
-    /// Per (device, bio): its Q time on that device, in ns.
-    bio_queued_at: BTreeMap<(u16, u32), u64>,
-    /// Devices seen allocating requests (a G): the others are bio-based.
-    request_devs: std::collections::BTreeSet<u16>,
-    /// Per (device, request): (Q, G, I, D) times in ns.
-    rq_times: BTreeMap<(u16, u32), [u64; 4]>,
     /// Where the pointer is on this run's diagram and what the last frame drew (the diagram
     /// fills it while drawing, through a shared reference).
     pub hover: std::cell::RefCell<Hover>,
@@ -198,9 +177,6 @@ impl SimDriver {
             topology,
             playing: true,
             speed: SPEED_DEFAULT,
-            bios: BTreeMap::new(),
-            requests: BTreeMap::new(),
-            density: false,
             cursor,
             interval: None,
             interval_partial: false,
@@ -220,15 +196,8 @@ impl SimDriver {
             link_fault_past_end: None,
             catch_up_to: None,
             link_t: None,
-            log: VecDeque::new(),
-            log_paused: false,
-            dropped: 0,
-            trace_gaps: VecDeque::new(),
+            trace: TraceView::default(),
             gap_from: None,
-            btt: BTreeMap::new(),
-            bio_queued_at: BTreeMap::new(),
-            request_devs: Default::default(),
-            rq_times: BTreeMap::new(),
             hover: Default::default(),
             timeline,
             catch_up_events: CATCH_UP_EVENTS_PER_FRAME,
@@ -401,7 +370,7 @@ impl SimDriver {
         let mut d = SimDriver::new(&self.lesson.id.clone(), Some(variant), self.overrides.clone(), seed)?;
         d.speed = self.speed;
         d.playing = self.playing;
-        d.log_paused = self.log_paused;
+        d.trace.log_paused = self.trace.log_paused;
         *self = d;
         Ok(())
     }
@@ -539,20 +508,14 @@ impl SimDriver {
     fn begin_untraced(&mut self) {
         self.gap_from.get_or_insert(self.sim.now());
         self.sim.set_trace(false);
-        // btt pairs begun before the span would end after it with the untraced time in them
-        // (a D2C of 36 ms where iostat says 1 ms): only requests seen whole count.
-        self.bio_queued_at.clear();
-        self.rq_times.clear();
+        self.trace.forget_pairs();
     }
 
     /// The untraced part of a jump ends: the trace is on again, and the span is noted.
     fn end_gap(&mut self) {
         self.sim.set_trace(true);
         if let Some(from) = self.gap_from.take().filter(|&from| self.sim.now() > from) {
-            self.trace_gaps.push_back((from, self.sim.now(), self.sim.trace().next_seq()));
-            if self.trace_gaps.len() > TRACE_GAPS_MAX {
-                self.trace_gaps.pop_front();
-            }
+            self.trace.gap(from, self.sim.now(), self.sim.trace().next_seq());
         }
     }
 
@@ -562,8 +525,7 @@ impl SimDriver {
         // The tail's records: btt pairs begun before the untraced span were dropped when it
         // began, so only requests seen whole in the tail count.
         self.take_records();
-        self.bios.clear();
-        self.requests.clear();
+        self.trace.reset_tokens();
         self.absorb(0.0);
     }
 
@@ -572,47 +534,16 @@ impl SimDriver {
         let (recs, dropped) = self.sim.trace().since(self.cursor);
         let recs: Vec<TraceRecord> = recs.copied().collect();
         self.cursor = self.sim.trace().next_seq();
-        self.dropped += dropped;
-        if dropped > 0 {
-            // The btt pairs in flight lost records: start them afresh.
-            self.bio_queued_at.clear();
-            self.rq_times.clear();
-        }
-        for r in &recs {
-            self.account_btt(r);
-        }
-        if !self.log_paused {
-            let skip = recs.len().saturating_sub(LOG_MAX);
-            self.log.extend(recs[skip..].iter().copied());
-            while self.log.len() > LOG_MAX {
-                self.log.pop_front();
-            }
-        }
+        self.trace.ingest(&recs, dropped);
         (recs, dropped)
     }
 
     /// Takes in new trace records and counters.
     fn absorb(&mut self, now_ms: f64) -> bool {
         let (recs, dropped) = self.take_records();
-        if dropped > 0 || recs.len() > RECORDS_PER_FRAME_MAX {
-            self.density = true;
-            self.bios.clear();
-            self.requests.clear();
-        } else {
-            self.density = false;
-            for r in &recs {
-                self.apply(r, now_ms);
-            }
-        }
-        // Completed and absorbed tokens fade, then go.
         let tween = self.tween_ms();
-        self.requests.retain(|_, t| t.stage != TokenStage::Done || now_ms - t.moved_ms < tween);
-        self.bios.retain(|_, t| t.stage != TokenStage::Merging || now_ms - t.moved_ms < tween);
-        if self.bios.len() + self.requests.len() > TOKENS_MAX {
-            self.density = true;
-            self.bios.clear();
-            self.requests.clear();
-        }
+        let threads = &self.last_threads;
+        self.trace.animate(&recs, dropped, now_ms, tween, |thread| threads.get(thread as usize).map_or(0, |t| t.pid));
         self.occupancy = self.sim.occupancy();
         self.refresh_shown();
         if self.take_interval() {
@@ -634,10 +565,6 @@ impl SimDriver {
             self.sim.run_until_bounded(t, self.frame_events_max);
         }
         self.absorb(now_ms)
-    }
-
-    fn pid_of(&self, thread: u32) -> u32 {
-        self.last_threads.get(thread as usize).map_or(0, |t| t.pid)
     }
 }
 

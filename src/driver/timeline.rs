@@ -73,7 +73,7 @@ impl SimDriver {
         let mut d = SimDriver::with_sim(self.lesson.clone(), self.variant.clone(), self.overrides.clone(), self.seed, sim, timeline);
         d.speed = self.speed;
         d.playing = self.playing;
-        d.log_paused = self.log_paused;
+        d.trace.log_paused = self.trace.log_paused;
         d.catch_up_events = self.catch_up_events;
         if t > d.sim.now() {
             d.catch_up_to = Some(t);
@@ -111,7 +111,7 @@ mod tests {
     /// last records (without their `seq`, which counts only what was traced).
     fn shown(d: &SimDriver) -> String {
         let log: Vec<String> =
-            d.log.iter().rev().take(40).map(|r| format!("{:?}", blksim::tools::trace::TraceRecord { seq: 0, ..*r })).collect();
+            d.trace.log.iter().rev().take(40).map(|r| format!("{:?}", blksim::tools::trace::TraceRecord { seq: 0, ..*r })).collect();
         format!("{}\n{:?}\n{:?}\n{:?}\n{}", serde_json::to_string(&d.interval).unwrap(), d.occupancy, d.top, d.sim.now(), log.join("\n"))
     }
 

@@ -1,6 +1,6 @@
 //! The animation's tokens: a bio or request at the stage of the stack the trace last put it in.
 
-use super::SimDriver;
+use super::{SimDriver, TraceView};
 use blksim::tools::trace::{Action, TraceRecord};
 
 /// Where a token is, as the trace says.
@@ -49,11 +49,12 @@ impl SimDriver {
     pub fn tween_ms(&self) -> f64 {
         (TWEEN_MS * 0.01 / self.speed.max(1e-9)).clamp(TWEEN_MS_MIN, TWEEN_MS)
     }
+}
 
+impl TraceView {
     /// Moves the tokens as a trace record says: Q makes a bio's token and S, M and F move it; G
-    /// turns it into a request's token, which D and C move on.
-    pub(super) fn apply(&mut self, r: &TraceRecord, now_ms: f64) {
-        let pid = self.pid_of(r.thread.0);
+    /// turns it into a request's token, which D and C move on. `pid`: the record's thread's.
+    pub(super) fn apply(&mut self, r: &TraceRecord, now_ms: f64, pid: u32) {
         let token = |stage| Token {
             dev: r.dev.0,
             pid,

@@ -129,7 +129,7 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
                 s.sweep_dirty = false;
             }
         }
-        let newest = s.a.log.back().map_or(u64::MAX, |r| r.seq);
+        let newest = s.a.trace.log.back().map_or(u64::MAX, |r| r.seq);
         drop(s);
         let mut live = log_live.borrow_mut();
         let log_moved = live.0 && newest != live.2 && ts - live.1 >= 250.0;

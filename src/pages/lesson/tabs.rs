@@ -85,16 +85,16 @@ pub(super) fn event_log(session: &SharedSession, refresh: &UseForceUpdateHandle,
     };
     // Copied (up to LOG_MAX records) at each refresh: the page calls this only while the log's
     // tab shows.
-    let log_records = Rc::new(d.log.iter().copied().collect::<Vec<_>>());
+    let log_records = Rc::new(d.trace.log.iter().copied().collect::<Vec<_>>());
     // Every device in trace order: the disks, then the stacking devices.
     let all_devs = || d.topology.devices.iter().chain(d.topology.upper.iter());
     let devices = Rc::new(all_devs().map(|v| (v.name.clone(), v.major, v.minor)).collect::<Vec<_>>());
     let threads = Rc::new(d.shown.threads.iter().map(|t| (t.pid, t.name.clone())).collect::<Vec<_>>());
     let btt = Rc::new(
-        d.btt.iter().map(|(dev, b)| (all_devs().nth(*dev as usize).map_or("?".into(), |v| v.name.clone()), *b)).collect::<Vec<_>>(),
+        d.trace.btt.iter().map(|(dev, b)| (all_devs().nth(*dev as usize).map_or("?".into(), |v| v.name.clone()), *b)).collect::<Vec<_>>(),
     );
     html! {
-        <EventLog records={log_records} devices={devices} threads={threads} btt={btt} gaps={Rc::new(d.trace_gaps.iter().map(|&(a, b, seq)| (a.ns(), b.ns(), seq)).collect::<Vec<_>>())} paused={d.log_paused} dropped={d.dropped} on_pause={on_log_pause}
+        <EventLog records={log_records} devices={devices} threads={threads} btt={btt} gaps={Rc::new(d.trace.trace_gaps.iter().map(|&(a, b, seq)| (a.ns(), b.ns(), seq)).collect::<Vec<_>>())} paused={d.trace.log_paused} dropped={d.trace.dropped} on_pause={on_log_pause}
             run={ab.then(|| AttrValue::from(format!("run A · {}: the log and btt list run A's records", d.variant)))}
             file_stem={AttrValue::from(crate::export::file_stem(&d.lesson.id, &d.variant, None, d.seed))} />
     }

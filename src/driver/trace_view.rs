@@ -1,0 +1,152 @@
+//! What the page makes of a run's trace (`TraceView`): the event log, btt's sums and the
+//! animation's tokens. It is fed only by what the run hands over, in order: the trace records
+//! it took in (and how many the ring dropped), the start and end of an untraced span (a jump),
+//! and a fresh start of the tokens after one. It reads nothing else of the run, so it stays on
+//! the page when the run moves into a Web Worker (issue 22): each of its inputs is plain data.
+
+use super::{Btt, Token, TokenStage, LOG_MAX, RECORDS_PER_FRAME_MAX, TOKENS_MAX};
+use blksim::tools::trace::TraceRecord;
+use blksim::SimTime;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// Untraced spans the event log remembers.
+const TRACE_GAPS_MAX: usize = 16;
+
+#[derive(Clone, Debug, Default)]
+pub struct TraceView {
+    /// Bio tokens (key: bio id) and request tokens (key: request id).
+    pub bios: BTreeMap<u32, Token>,
+    pub requests: BTreeMap<u32, Token>,
+    /// True while the trace outruns the animation: the diagram shows counts, not tokens.
+    pub density: bool,
+    /// The last trace records, for the event log (not appended while `log_paused`).
+    pub log: VecDeque<TraceRecord>,
+    pub log_paused: bool,
+    /// Records the animation or the log never saw (the ring dropped them at high speed).
+    pub dropped: u64,
+    /// Spans of simulated time run without the trace (a skip, a link's catch-up), oldest
+    /// first, at most `TRACE_GAPS_MAX`: from, to, and the seq of the first record after (the
+    /// event log marks them).
+    pub trace_gaps: VecDeque<(SimTime, SimTime, u64)>,
+    pub btt: BTreeMap<u16, Btt>,
+    /// Per (device, bio): its Q time on that device, in ns.
+    pub(super) bio_queued_at: BTreeMap<(u16, u32), u64>,
+    /// Devices seen allocating requests (a G): the others are bio-based.
+    pub(super) request_devs: BTreeSet<u16>,
+    /// Per (device, request): (Q, G, I, D) times in ns.
+    pub(super) rq_times: BTreeMap<(u16, u32), [u64; 4]>,
+}
+
+impl TraceView {
+    /// Records the run took in, after `dropped` the ring lost: into btt and the event log.
+    pub fn ingest(&mut self, recs: &[TraceRecord], dropped: u64) {
+        self.dropped += dropped;
+        if dropped > 0 {
+            // The btt pairs in flight lost records: start them afresh.
+            self.forget_pairs();
+        }
+        for r in recs {
+            self.account_btt(r);
+        }
+        if !self.log_paused {
+            let skip = recs.len().saturating_sub(LOG_MAX);
+            self.log.extend(recs[skip..].iter().copied());
+            while self.log.len() > LOG_MAX {
+                self.log.pop_front();
+            }
+        }
+    }
+
+    /// The same records, animated: each moves its token (`pid_of`: a record's thread to its
+    /// pid), unless there are too many for the animation, which then shows counts.
+    pub fn animate(&mut self, recs: &[TraceRecord], dropped: u64, now_ms: f64, tween_ms: f64, pid_of: impl Fn(u32) -> u32) {
+        if dropped > 0 || recs.len() > RECORDS_PER_FRAME_MAX {
+            self.density = true;
+            self.reset_tokens();
+        } else {
+            self.density = false;
+            for r in recs {
+                self.apply(r, now_ms, pid_of(r.thread.0));
+            }
+        }
+        // Completed and absorbed tokens fade, then go.
+        self.requests.retain(|_, t| t.stage != TokenStage::Done || now_ms - t.moved_ms < tween_ms);
+        self.bios.retain(|_, t| t.stage != TokenStage::Merging || now_ms - t.moved_ms < tween_ms);
+        if self.bios.len() + self.requests.len() > TOKENS_MAX {
+            self.density = true;
+            self.reset_tokens();
+        }
+    }
+
+    /// An untraced span begins: btt pairs begun before it would end after it with the
+    /// untraced time in them (a D2C of 36 ms where iostat says 1 ms): only requests seen whole
+    /// count.
+    pub fn forget_pairs(&mut self) {
+        self.bio_queued_at.clear();
+        self.rq_times.clear();
+    }
+
+    /// An untraced span ended: from, to, and the seq of the first record after it.
+    pub fn gap(&mut self, from: SimTime, to: SimTime, next_seq: u64) {
+        self.trace_gaps.push_back((from, to, next_seq));
+        if self.trace_gaps.len() > TRACE_GAPS_MAX {
+            self.trace_gaps.pop_front();
+        }
+    }
+
+    /// The tokens start afresh (after a jump, or when the animation cannot keep up).
+    pub fn reset_tokens(&mut self) {
+        self.bios.clear();
+        self.requests.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A view fed by the run's trace, chunk by chunk as the frames take it (`Sim::trace`).
+    fn fed(through_json: bool) -> TraceView {
+        let cfg = blksim::lessons::find("nr-requests").unwrap().config("regressed", &[]).unwrap();
+        let mut sim = blksim::Sim::new(&cfg, 1);
+        sim.set_trace(true);
+        let mut view = TraceView::default();
+        let mut cursor = 0;
+        for frame in 0..400u32 {
+            sim.run_until_bounded(blksim::SimTime(u64::from(frame + 1) * 1_000_000), 20_000);
+            let (recs, dropped) = sim.trace().since(cursor);
+            let mut recs: Vec<TraceRecord> = recs.copied().collect();
+            cursor = sim.trace().next_seq();
+            if through_json {
+                recs = serde_json::from_str(&serde_json::to_string(&recs).unwrap()).unwrap();
+            }
+            if frame == 200 {
+                // A jump's marks, as the driver hands them over.
+                view.forget_pairs();
+                view.gap(sim.now(), sim.now(), cursor);
+                view.reset_tokens();
+            }
+            view.ingest(&recs, dropped);
+            view.animate(&recs, dropped, f64::from(frame) * 16.0, 40.0, |thread| thread.wrapping_add(1000));
+        }
+        view
+    }
+
+    #[test]
+    fn the_view_is_what_its_inputs_make_it_also_after_a_worker_s_json() {
+        let (here, there) = (fed(false), fed(true));
+        assert!(
+            here.log.len() > 1_000 && !here.btt.is_empty() && !here.requests.is_empty(),
+            "a busy trace: {} records, {} btt, {} requests, density {}",
+            here.log.len(),
+            here.btt.len(),
+            here.requests.len(),
+            here.density
+        );
+        assert_eq!(here.log, there.log);
+        assert_eq!(here.btt, there.btt);
+        assert_eq!((&here.bios, &here.requests, here.density), (&there.bios, &there.requests, there.density));
+        assert_eq!(here.trace_gaps, there.trace_gaps);
+        assert_eq!((&here.bio_queued_at, &here.rq_times), (&there.bio_queued_at, &there.rq_times));
+    }
+}
