@@ -199,7 +199,7 @@ fn a_large_array_collapses_into_groups_in_the_browser_too() {
 fn btt_of_a_bio_based_device_is_q2c_only_and_covers_the_disk_below() {
     let mut d = blkviz::driver::SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 1).expect("the lesson runs");
     d.fast_forward(3.0);
-    let names: Vec<String> = d.topology.devices.iter().chain(d.topology.upper.iter()).map(|v| v.name.clone()).collect();
+    let names: Vec<String> = d.shown.topology.devices.iter().chain(d.shown.topology.upper.iter()).map(|v| v.name.clone()).collect();
     let row = |name: &str| {
         let i = names.iter().position(|n| n == name).expect("the device exists") as u16;
         *d.trace.btt.get(&i).expect("btt has the device")

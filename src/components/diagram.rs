@@ -104,7 +104,7 @@ fn to_drawing(e: &MouseEvent) -> (f64, f64) {
 /// The layout a canvas of this size has for the driver's devices (also used for clicks).
 pub fn layout_for(canvas: &HtmlCanvasElement, d: &SimDriver, expanded: Option<usize>) -> StackLayout {
     let (cw, ch, _) = logical_size(canvas);
-    StackLayout::new(cw, ch, columns(d.topology.devices.len(), expanded), !d.topology.upper.is_empty())
+    StackLayout::new(cw, ch, columns(d.shown.topology.devices.len(), expanded), !d.shown.topology.upper.is_empty())
 }
 
 pub(super) struct Theme {
@@ -163,8 +163,8 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
     // Large type for a projector: the diagram's text grows with the page's.
     let large = canvas.closest("[data-large=true]").ok().flatten().is_some();
     let font = |px: f64, weight: &str, family: &str| format!("{weight} {:.0}px {family}", if large { px * LARGE_TYPE } else { px });
-    let ndev = d.topology.devices.len();
-    let mut l = StackLayout::new(cw, ch, columns(ndev, expanded), !d.topology.upper.is_empty());
+    let ndev = d.shown.topology.devices.len();
+    let mut l = StackLayout::new(cw, ch, columns(ndev, expanded), !d.shown.topology.upper.is_empty());
     // The dots keep clear of the A/B run badge (top right) and of the counts-only note.
     let badge_w =
         canvas.previous_element_sibling().filter(|e| e.class_name() == "run-label").map_or(0.0, |e| (e.client_width() as f64 + 12.0) / z);
@@ -216,11 +216,11 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             _ => fit_text(&ctx, label, 10.0, r.y + r.h / 2.0, max_w),
         }
     }
-    let (occ, hosts) = &d.occupancy;
+    let (occ, hosts) = &d.shown.occupancy;
     ctx.set_font(&font(11.0, "", "ui-monospace, monospace"));
 
     // Processes.
-    let n = d.topology.processes.len();
+    let n = d.shown.topology.processes.len();
     // Asleep: on a pool or the stripe cache (drawn there too), or in D waiting for its I/O.
     let sleepers: Vec<u32> = occ
         .iter()
@@ -228,7 +228,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         .chain(d.shown.pids_in_d.iter().copied())
         .collect();
     let dot = l.process_radius(n);
-    for (i, (_, pid)) in d.topology.processes.iter().enumerate() {
+    for (i, (_, pid)) in d.shown.topology.processes.iter().enumerate() {
         let (x, y) = l.process_slot(i, n);
         let asleep = sleepers.contains(pid);
         ctx.set_global_alpha(if asleep { 0.45 } else { 1.0 });
@@ -251,7 +251,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             let _ = ctx.fill_text("zz", x + 8.0, y - 7.0);
         }
     }
-    if let Some((name, _)) = d.topology.processes.first() {
+    if let Some((name, _)) = d.shown.topology.processes.first() {
         // Under the stage's label, where the row is tall enough for both.
         let r = l.row(Stage::Processes);
         let px = if large { 11.0 * LARGE_TYPE } else { 11.0 };
@@ -278,7 +278,8 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         .iter()
         .filter(|c| c.count > 1)
         .filter_map(|c| {
-            let names = group_names(&d.topology.devices[c.first].name, &d.topology.devices[c.first + c.count - 1].name, c.count);
+            let names =
+                group_names(&d.shown.topology.devices[c.first].name, &d.shown.topology.devices[c.first + c.count - 1].name, c.count);
             let shortest = names.len().checked_sub(2).map(|i| names[i].clone())?;
             ctx.measure_text(&shortest).ok().map(|m| m.width())
         })
@@ -289,7 +290,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         .cols
         .iter()
         .map(|col| {
-            let devs = &d.topology.devices[col.first..col.first + col.count];
+            let devs = &d.shown.topology.devices[col.first..col.first + col.count];
             (devs.iter().map(|t| t.nr_requests).sum(), devs.iter().map(|t| t.queue_depth).sum())
         })
         .collect();
@@ -331,7 +332,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
             // BLK_BATCH_REQ bounds it (pool_max's sum over every thread is a bound, not a
             // batcher's share).
             let pool_max = sum(&|i| occ[i].pool_max);
-            let capped = devs.clone().all(|i| occ[i].pool_max == 3 * d.topology.devices[i].nr_requests / 2);
+            let capped = devs.clone().all(|i| occ[i].pool_max == 3 * d.shown.topology.devices[i].nr_requests / 2);
             let text = if capped {
                 format!("over nr_requests: batchers may take up to {pool_max} (3/2 of it)")
             } else {
@@ -402,14 +403,14 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         let in_drive = sum(&|i| occ[i].in_drive);
         ctx.set_stroke_style_str(theme.slot);
         ctx.set_line_width(1.0);
-        if d.topology.disk_kind == "ssd" || d.topology.disk_kind == "ramlun" {
+        if d.shown.topology.disk_kind == "ssd" || d.shown.topology.disk_kind == "ramlun" {
             // An SSD (or a RAM LUN): its channels as slots, filled by the commands it holds.
-            let per_dev = if d.topology.disk_kind == "ssd" { blksim::calib::SSD_CHANNELS } else { blksim::calib::RAMLUN_SLOTS };
+            let per_dev = if d.shown.topology.disk_kind == "ssd" { blksim::calib::SSD_CHANNELS } else { blksim::calib::RAMLUN_SLOTS };
             let channels = per_dev * col.count as u32;
             slot_bar(&ctx, theme, Rect { x: c.x, y: c.y + c.h * 0.3, w: c.w, h: c.h * 0.4 }, in_drive.min(channels), channels, None);
             if l.dev_labels || col.count > 1 {
                 ctx.set_fill_style_str(theme.fg);
-                fit_text(&ctx, &d.topology.devices[col.first].name, c.x + 2.0, c.y + 8.0, c.w - 4.0);
+                fit_text(&ctx, &d.shown.topology.devices[col.first].name, c.x + 2.0, c.y + 8.0, c.w - 4.0);
                 ctx.set_fill_style_str(theme.dim);
                 fit_text(&ctx, &format!("channels {in_drive}/{channels}"), c.x + 2.0, c.y + c.h - 8.0, c.w - 4.0);
             }
@@ -430,13 +431,21 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         ctx.stroke();
         ctx.set_line_width(1.0);
         if labelled {
-            let names = group_names(&d.topology.devices[col.first].name, &d.topology.devices[col.first + col.count - 1].name, col.count);
+            let names = group_names(
+                &d.shown.topology.devices[col.first].name,
+                &d.shown.topology.devices[col.first + col.count - 1].name,
+                col.count,
+            );
             disk_names.push(ColumnName { names, count: col.count, x: c.x + 2.0, y: c.y + 8.0, w: text_w });
             ctx.set_fill_style_str(theme.dim);
             let hint = if col.count > 1 { format!("q {in_drive} · click") } else { format!("q {in_drive}") };
             fit_first(&ctx, &[&hint, &format!("q {in_drive}"), &in_drive.to_string()], c.x + 2.0, c.y + c.h - 8.0, text_w);
         } else if squeezed {
-            let names = group_names(&d.topology.devices[col.first].name, &d.topology.devices[col.first + col.count - 1].name, col.count);
+            let names = group_names(
+                &d.shown.topology.devices[col.first].name,
+                &d.shown.topology.devices[col.first + col.count - 1].name,
+                col.count,
+            );
             disk_names.push(ColumnName { names, count: col.count, x: c.x + 2.0, y: c.y + c.h / 2.0, w: text_w });
         }
     }
@@ -444,7 +453,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
 
     // The stacking layer: a dm device sits over its path's column (a group column sums its
     // dm devices); an md array spans its members, with its stripe cache as the pool.
-    let upper = &d.topology.upper;
+    let upper = &d.shown.topology.upper;
     let mut dm_cols: Vec<(u32, u32, u32, Vec<usize>)> = vec![(0, 0, 0, Vec::new()); ncols];
     let mut kdm_cols = vec![0u32; ncols];
     for (k, up) in upper.iter().enumerate() {
@@ -543,9 +552,9 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         }
         ctx.set_font(&font_before);
     };
-    for (hi, h) in d.topology.hosts.iter().enumerate() {
+    for (hi, h) in d.shown.topology.hosts.iter().enumerate() {
         let cols: Vec<usize> =
-            d.topology.devices.iter().enumerate().filter(|(_, dv)| dv.host as usize == hi).map(|(i, _)| l.column_of(i)).collect();
+            d.shown.topology.devices.iter().enumerate().filter(|(_, dv)| dv.host as usize == hi).map(|(i, _)| l.column_of(i)).collect();
         let (Some(&first), Some(&last)) = (cols.iter().min(), cols.iter().max()) else { continue };
         let r = l.row(Stage::Host);
         let x0 = l.dev_cols[first].0;
@@ -592,7 +601,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
     // CPUs: one strip per core, coloured by the thread running now.
     ctx.set_font(&font(11.0, "", "ui-monospace, monospace"));
     let r = l.row(Stage::Cpus);
-    let cores = d.topology.cores.max(1) as f64;
+    let cores = d.shown.topology.cores.max(1) as f64;
     let w = (r.w - 8.0) / cores;
     let running = &d.shown.core_threads;
     for (c, tid) in running.iter().enumerate() {
@@ -601,7 +610,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         ctx.set_fill_style_str(theme.slot);
         ctx.fill_rect(cell.x, cell.y, cell.w, cell.h);
         // How busy the core was over the last second, as a fill from the bottom.
-        let busy = d.core_busy_pct.get(c).copied().unwrap_or(0.0).clamp(0.0, 100.0);
+        let busy = d.shown.core_busy_pct.get(c).copied().unwrap_or(0.0).clamp(0.0, 100.0);
         ctx.set_fill_style_str(theme.dim);
         let bh = cell.h * busy / 100.0;
         ctx.fill_rect(cell.x, cell.y + cell.h - bh, cell.w, bh);
@@ -680,7 +689,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
                 (c.x + c.w / 2.0, c.y + 10.0)
             }
             TokenStage::Queued => {
-                let i = d.topology.processes.iter().position(|(_, p)| *p == t.pid).unwrap_or(0);
+                let i = d.shown.topology.processes.iter().position(|(_, p)| *p == t.pid).unwrap_or(0);
                 l.process_slot(i, n)
             }
             TokenStage::Sleeping => {

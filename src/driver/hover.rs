@@ -100,12 +100,12 @@ impl SimDriver {
     }
 
     fn dev_name(&self, dev: u16) -> &str {
-        let n = self.topology.devices.len();
+        let n = self.shown.topology.devices.len();
         let d = dev as usize;
         if d < n {
-            &self.topology.devices[d].name
+            &self.shown.topology.devices[d].name
         } else {
-            self.topology.upper.get(d - n).map_or("?", |u| u.name.as_str())
+            self.shown.topology.upper.get(d - n).map_or("?", |u| u.name.as_str())
         }
     }
 
@@ -178,7 +178,7 @@ impl SimDriver {
     }
 
     fn names(&self, first: usize, count: usize) -> String {
-        let devs = &self.topology.devices;
+        let devs = &self.shown.topology.devices;
         match count {
             1 => devs[first].name.clone(),
             _ => format!("{}–{}", devs[first].name, devs[first + count - 1].name),
@@ -225,7 +225,7 @@ impl SimDriver {
     }
 
     fn tip(&self, hit: Hit, x: f64) -> String {
-        let (occ, hosts) = &self.occupancy;
+        let (occ, hosts) = &self.shown.occupancy;
         let slot = |limit: u32| (((x - hit.x) / hit.w.max(1.0)) * limit as f64).clamp(0.0, limit.saturating_sub(1) as f64) as u32;
         match hit.kind {
             HitKind::Request(id) => self.request_tip(id),
@@ -276,7 +276,7 @@ impl SimDriver {
             HitKind::Host(h) => {
                 let o = hosts.get(h);
                 let busy = o.map_or(0, |o| o.busy);
-                let can = self.topology.hosts.get(h).map_or(0, |v| v.can_queue);
+                let can = self.shown.topology.hosts.get(h).map_or(0, |v| v.can_queue);
                 let starved = o.map_or(String::new(), |o| {
                     if o.starved.is_empty() {
                         String::new()
@@ -287,11 +287,11 @@ impl SimDriver {
                 format!("host{h} (HBA): {busy} of {can} commands (can_queue) at its disks{starved}")
             }
             HitKind::Stripes(k) => {
-                let n = self.topology.devices.len();
+                let n = self.shown.topology.devices.len();
                 let o = &occ[n + k];
                 format!(
                     "{} stripe cache: {} of {} stripe heads active (stripe_cache_size); {} reader(s) asleep in wait_for_stripe",
-                    self.topology.upper.get(k).map_or("md", |u| u.name.as_str()),
+                    self.shown.topology.upper.get(k).map_or("md", |u| u.name.as_str()),
                     o.stripes_active,
                     o.stripes_max,
                     o.stripe_sleepers.len()

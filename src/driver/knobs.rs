@@ -97,14 +97,14 @@ impl SimDriver {
                 }
             }
             self.overrides = overrides;
-            self.topology = self.sim.topology();
+            self.shown.topology = self.sim.topology();
             self.refresh_config();
             self.refresh_shown();
             if key == "duration" {
                 // The numbers are no longer the whole run's: back to the last whole second's
                 // (or the numbers so far), and a link's "past the run's end" no longer holds.
                 self.last_tick_end = None;
-                self.interval_whole = false;
+                self.shown.interval_whole = false;
                 self.take_interval();
                 self.on_longer_duration();
                 return Ok(format!("duration={value}: the run now ends at t = {value} s, and goes on to it (nothing in the run reads its end, so a link with it replays this run){dropped}"));
@@ -175,15 +175,15 @@ mod tests {
         assert!(m.contains("now ends at t = 2 s"), "{m}");
         assert!(!d.is_done() && d.sim.totals().events == events, "the same run, not a new one");
         // Its numbers are the last whole second's again, not the whole run's to the old end.
-        assert!(!d.interval_whole);
-        assert_eq!(d.interval.as_ref().map(|iv| iv.end_s), Some(1.0));
+        assert!(!d.shown.interval_whole);
+        assert_eq!(d.shown.interval.as_ref().map(|iv| iv.end_s), Some(1.0));
         d.fast_forward(5.0);
         assert_eq!(d.sim.now(), SimTime(2_000_000_000));
         // The same run as one started with duration=2.
         let mut fresh = SimDriver::new("nr-requests", Some("regressed"), vec![pair("duration", "2")], 1).unwrap();
         fresh.fast_forward(5.0);
-        assert_eq!(serde_json::to_string(&d.interval).unwrap(), serde_json::to_string(&fresh.interval).unwrap());
-        assert!(d.interval_whole);
+        assert_eq!(serde_json::to_string(&d.shown.interval).unwrap(), serde_json::to_string(&fresh.shown.interval).unwrap());
+        assert!(d.shown.interval_whole);
         // An end the clock has passed: the run starts again.
         let m = d.apply_knob("duration", "1.5", &[]).unwrap();
         assert!(m.contains("restarted"), "{m}");

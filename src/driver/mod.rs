@@ -18,9 +18,8 @@ mod trace_view;
 
 use blksim::lessons::{self, Lesson};
 use blksim::link::LinkState;
-use blksim::tools::report::IntervalReport;
 use blksim::tools::trace::TraceRecord;
-use blksim::tools::view::{DevOccupancy, HostOccupancy, ThreadView, Topology};
+use blksim::tools::view::ThreadView;
 use blksim::{Sim, SimTime};
 pub use btt::Btt;
 pub use hover::{Hit, HitKind, Hover};
@@ -75,22 +74,10 @@ pub struct SimDriver {
     sim: Sim,
     /// What the page shows of the run (refreshed after everything that moves it).
     pub shown: Shown,
-    pub topology: Topology,
     pub playing: bool,
     pub speed: f64,
     cursor: u64,
-    /// The numbers of the last whole simulated second; before the first second has passed,
-    /// the numbers so far (`interval_partial` is then true).
-    pub interval: Option<IntervalReport>,
-    pub interval_partial: bool,
-    /// True once the jobs are done: `interval` then covers the whole run (averages since the
-    /// start, as iostat's first report), which is the figure a lesson's question is about.
-    pub interval_whole: bool,
     last_partial_ms: f64,
-    /// Busy % of each core over the last second (us + sy + si).
-    pub core_busy_pct: Vec<f64>,
-    /// Per-thread CPU% over the last second: (name, pid, cpu%, state).
-    pub top: Vec<(String, u32, f64, char)>,
     last_threads: Vec<ThreadView>,
     /// The end of the last one-second snapshot taken in (the history is capped, so not a count).
     last_tick_end: Option<SimTime>,
@@ -98,7 +85,6 @@ pub struct SimDriver {
     pub frame_events_max: u64,
     /// Simulated seconds per wall second actually achieved in the last frame.
     pub achieved_speed: f64,
-    pub occupancy: (Vec<DevOccupancy>, Vec<HostOccupancy>),
     /// A problem with the link this state came from, shown to the user.
     pub notice: Option<String>,
     /// The B variant a link asked for (the session opens the A/B view with it).
@@ -165,7 +151,6 @@ impl SimDriver {
     fn with_sim(lesson: Lesson, variant: String, overrides: Vec<(String, String)>, seed: u64, sim: Sim, timeline: Timeline) -> SimDriver {
         let topology = sim.topology();
         let last_threads = sim.threads_view();
-        let occupancy = sim.occupancy();
         let cursor = sim.trace().next_seq();
         let mut d = SimDriver {
             lesson,
@@ -173,22 +158,15 @@ impl SimDriver {
             overrides,
             seed,
             sim,
-            shown: Shown::default(),
-            topology,
+            shown: Shown { topology, ..Shown::default() },
             playing: true,
             speed: SPEED_DEFAULT,
             cursor,
-            interval: None,
-            interval_partial: false,
-            interval_whole: false,
             last_partial_ms: f64::NEG_INFINITY,
-            top: Vec::new(),
-            core_busy_pct: Vec::new(),
             last_threads,
             last_tick_end: None,
             frame_events_max: 20_000,
             achieved_speed: SPEED_DEFAULT,
-            occupancy,
             notice: None,
             link_b: None,
             link_version_missing: false,
@@ -395,7 +373,6 @@ impl SimDriver {
                 self.sim.run_until_bounded(tail_from, self.catch_up_events);
                 // The pools, tag maps and queues as they are now, so the diagram shows the
                 // run filling up during a long jump rather than the state it left.
-                self.occupancy = self.sim.occupancy();
                 self.refresh_shown();
                 return false;
             }
@@ -544,7 +521,6 @@ impl SimDriver {
         let tween = self.tween_ms();
         let threads = &self.last_threads;
         self.trace.animate(&recs, dropped, now_ms, tween, |thread| threads.get(thread as usize).map_or(0, |t| t.pid));
-        self.occupancy = self.sim.occupancy();
         self.refresh_shown();
         if self.take_interval() {
             return true;

@@ -1,6 +1,7 @@
 //! What the page shows of a run's simulation, but its trace (`Shown`): the clock, the counters,
-//! the configuration, the threads and heads the diagram draws, the latencies and the per-second
-//! history the charts draw. The driver refreshes it after everything that moves the run (a
+//! the configuration, the topology, threads, heads and pools the diagram draws, the latencies
+//! and the per-second history the charts draw, and each second's numbers (iostat, vmstat, top,
+//! the CPU strips). The driver refreshes it after everything that moves the run (a
 //! frame, a step, a jump, a knob), and the page reads it, never the `Sim`: this is the boundary
 //! a Web Worker that owns the `Sim` would post across (issue 22), so it is plain serde data,
 //! and its history grows by the seconds that landed since the last refresh rather than being
@@ -9,7 +10,8 @@
 use super::SimDriver;
 use blksim::engine::{Totals, HISTORY_MAX};
 use blksim::scenario::Scenario;
-use blksim::tools::view::ThreadView;
+use blksim::tools::report::IntervalReport;
+use blksim::tools::view::{DevOccupancy, HostOccupancy, ThreadView, Topology};
 use blksim::{Interval, SimTime};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -38,6 +40,21 @@ pub struct Shown {
     pub latency_log2: Vec<u64>,
     /// The per-second snapshots (`Sim::history`, at most `HISTORY_MAX`), oldest first.
     pub history: VecDeque<Interval>,
+    /// The stack's devices, hosts, cores and processes (the diagram's layout).
+    pub topology: Topology,
+    /// How full each pool, tag map and queue is now: the diagram's slot bars.
+    pub occupancy: (Vec<DevOccupancy>, Vec<HostOccupancy>),
+    /// The numbers of the last whole simulated second; before the first second has passed,
+    /// the numbers so far (`interval_partial` is then true).
+    pub interval: Option<IntervalReport>,
+    pub interval_partial: bool,
+    /// True once the jobs are done: `interval` then covers the whole run (averages since the
+    /// start, as iostat's first report), which is the figure a lesson's question is about.
+    pub interval_whole: bool,
+    /// Busy % of each core over the last second (us + sy + si).
+    pub core_busy_pct: Vec<f64>,
+    /// Per-thread CPU% over the last second: (name, pid, cpu%, state).
+    pub top: Vec<(String, u32, f64, char)>,
 }
 
 impl SimDriver {
@@ -55,6 +72,7 @@ impl SimDriver {
         s.core_threads = sim.core_threads();
         s.latency_buckets = sim.latency_buckets();
         s.latency_log2 = sim.latency_log2();
+        s.occupancy = sim.occupancy();
         // The seconds that landed since the last refresh. (A driver's run only moves on: a
         // rewind or a restart makes a new driver, with its own `Shown`.)
         let last_end = s.history.back().map(|iv| iv.end);
@@ -97,6 +115,10 @@ mod tests {
             latency_buckets: sim.latency_buckets(),
             latency_log2: sim.latency_log2(),
             history: sim.history().cloned().collect(),
+            topology: sim.topology(),
+            occupancy: sim.occupancy(),
+            // Each second's numbers are the driver's (`stats.rs`), from the snapshots.
+            ..d.shown.clone()
         }
     }
 

@@ -19,14 +19,14 @@ impl SimDriver {
         }
         self.last_partial_ms = now_ms;
         let cur = self.sim.cumulative();
-        self.interval = Some(IntervalReport::between(&self.sim, &blksim::Interval::zero_for(&cur), &cur));
-        self.interval_partial = true;
+        self.shown.interval = Some(IntervalReport::between(&self.sim, &blksim::Interval::zero_for(&cur), &cur));
+        self.shown.interval_partial = true;
         // top so far, too (a short run such as an mkfs burst ends before its first second).
         let dt = cur.end.ns().max(1) as f64;
         let threads = self.sim.threads_view();
-        self.top = top_rows(&threads, &cur.thread_cpu_ns, &[], dt);
+        self.shown.top = top_rows(&threads, &cur.thread_cpu_ns, &[], dt);
         // The CPU strips so far too, as vmstat and top show them.
-        self.core_busy_pct = cur
+        self.shown.core_busy_pct = cur
             .per_core
             .iter()
             .map(|c| {
@@ -79,10 +79,10 @@ impl SimDriver {
             Some(p) if !whole => p,
             _ => &zero,
         };
-        self.interval = Some(IntervalReport::between(&self.sim, prev, cur));
-        self.interval_partial = false;
-        self.interval_whole = whole;
-        self.core_busy_pct = cur
+        self.shown.interval = Some(IntervalReport::between(&self.sim, prev, cur));
+        self.shown.interval_partial = false;
+        self.shown.interval_whole = whole;
+        self.shown.core_busy_pct = cur
             .per_core
             .iter()
             .zip(prev.per_core.iter().chain(std::iter::repeat(&Default::default())))
@@ -96,8 +96,8 @@ impl SimDriver {
         // top over the same second, from the snapshots, its states as they were at the tick:
         // the same however the run got here (a link's replay samples it later than a page that
         // played through the tick).
-        self.top = top_rows(&threads, &cur.thread_cpu_ns, &prev.thread_cpu_ns, dt);
-        for row in &mut self.top {
+        self.shown.top = top_rows(&threads, &cur.thread_cpu_ns, &prev.thread_cpu_ns, dt);
+        for row in &mut self.shown.top {
             if let Some(&s) = threads.iter().position(|t| t.pid == row.1).and_then(|i| cur.thread_state.get(i)) {
                 row.3 = s as char;
             }

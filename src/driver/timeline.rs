@@ -112,7 +112,14 @@ mod tests {
     fn shown(d: &SimDriver) -> String {
         let log: Vec<String> =
             d.trace.log.iter().rev().take(40).map(|r| format!("{:?}", blksim::tools::trace::TraceRecord { seq: 0, ..*r })).collect();
-        format!("{}\n{:?}\n{:?}\n{:?}\n{}", serde_json::to_string(&d.interval).unwrap(), d.occupancy, d.top, d.sim.now(), log.join("\n"))
+        format!(
+            "{}\n{:?}\n{:?}\n{:?}\n{}",
+            serde_json::to_string(&d.shown.interval).unwrap(),
+            d.shown.occupancy,
+            d.shown.top,
+            d.sim.now(),
+            log.join("\n")
+        )
     }
 
     #[test]
@@ -154,8 +161,8 @@ mod tests {
         let at = d.sim.now();
         assert!(at > SimTime::ZERO && at < SimTime(60_000_000_000), "mid-jump at {at:?}");
         // Mid-jump the diagram's pools and queues are the run's now, not where the jump began.
-        assert_eq!(format!("{:?}", d.occupancy), format!("{:?}", d.sim.occupancy()));
-        assert!(d.occupancy.0.iter().any(|o| o.tags > 0 || o.pool.iter().any(|&p| p > 0)), "the readers hold requests mid-jump");
+        assert_eq!(format!("{:?}", d.shown.occupancy), format!("{:?}", d.sim.occupancy()));
+        assert!(d.shown.occupancy.0.iter().any(|o| o.tags > 0 || o.pool.iter().any(|&p| p > 0)), "the readers hold requests mid-jump");
         d.stop_catch_up();
         assert_eq!((d.catch_up_to, d.playing, d.sim.now()), (None, false, at));
         assert!(d.sim.trace().enabled(), "the trace is on again");
@@ -187,13 +194,13 @@ mod tests {
         assert!(d.is_done() && !d.sim.is_finished(), "stopped by its duration, its jobs not done");
         // Nothing moves it on: frames, a step, 1 ms, a skip.
         let events = d.sim.totals().events;
-        let shown = d.interval.clone().unwrap();
+        let shown = d.shown.interval.clone().unwrap();
         // Its counters are the whole run's, and stay so frame after frame (not the last whole
         // second's, which is the newest snapshot in the history).
         for i in 0..3 {
             d.frame(16.0, 16.0 * f64::from(i + 1));
-            assert!(d.interval_whole && !d.interval_partial, "frame {i}");
-            assert_eq!(d.interval.as_ref().map(|iv| iv.end_s), Some(1.5), "frame {i}");
+            assert!(d.shown.interval_whole && !d.shown.interval_partial, "frame {i}");
+            assert_eq!(d.shown.interval.as_ref().map(|iv| iv.end_s), Some(1.5), "frame {i}");
         }
         d.step_event(64.0);
         d.step_ms(80.0);
@@ -217,7 +224,7 @@ mod tests {
         assert!(d.link_clean.as_deref().is_some_and(|l| l.contains("t=0.5") && l.contains("duration=0.5")), "{:?}", d.link_clean);
         settle(&mut d, 0.0);
         assert_eq!(d.sim.now(), SimTime(500_000_000));
-        assert!(d.is_done() && d.interval_whole);
+        assert!(d.is_done() && d.shown.interval_whole);
         // A longer duration that still ends before t: the notice names the new end.
         d.apply_knob("duration", "5", &[]).unwrap();
         assert!(d.notice.as_deref().is_some_and(|n| n.contains("t: 7 s is past the run's end at 5 s")), "{:?}", d.notice);

@@ -11,8 +11,8 @@ use yew::prelude::*;
 
 /// A run's chart series: its whole seconds, or before the first, the numbers so far.
 pub(super) fn series(d: &SimDriver) -> RunSeries {
-    let so_far = d.interval.as_ref().filter(|_| d.interval_partial);
-    RunSeries::from_history(d.shown.history.iter(), d.topology.devices.len()).with_partial(so_far)
+    let so_far = d.shown.interval.as_ref().filter(|_| d.shown.interval_partial);
+    RunSeries::from_history(d.shown.history.iter(), d.shown.topology.devices.len()).with_partial(so_far)
 }
 
 /// Draws the charts of both runs (A's, and B's in the A/B view) in the theme's colours.

@@ -310,9 +310,9 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     } else {
                         { step_panel }
                     }
-                    <Counters interval={d.interval.clone()} partial={d.interval_partial} whole={d.interval_whole} top={d.top.clone()}
-                        b={s.b.as_ref().and_then(|b| b.interval.clone())} b_top={s.b.as_ref().map(|b| b.top.clone()).unwrap_or_default()}
-                        b_partial={s.b.as_ref().is_some_and(|b| b.interval_partial)} b_whole={s.b.as_ref().is_some_and(|b| b.interval_whole)}
+                    <Counters interval={d.shown.interval.clone()} partial={d.shown.interval_partial} whole={d.shown.interval_whole} top={d.shown.top.clone()}
+                        b={s.b.as_ref().and_then(|b| b.shown.interval.clone())} b_top={s.b.as_ref().map(|b| b.shown.top.clone()).unwrap_or_default()}
+                        b_partial={s.b.as_ref().is_some_and(|b| b.shown.interval_partial)} b_whole={s.b.as_ref().is_some_and(|b| b.shown.interval_whole)}
                         warmup_s={lesson.warmup_s}
                         done_s={d.shown.finished_at.map(|t| t.as_secs_f64())}
                         b_done_s={s.b.as_ref().and_then(|b| b.shown.finished_at).map(|t| t.as_secs_f64())}

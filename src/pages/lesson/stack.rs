@@ -13,11 +13,11 @@ pub(super) fn summary(d: &SimDriver) -> String {
         "Block stack of {} ({}): {} processes, {} stacking device(s), {} disk(s), {} host(s), {} CPU(s). Numbers are in the tables beside it.",
         d.lesson.id,
         d.variant,
-        d.topology.processes.len(),
-        d.topology.upper.len(),
-        d.topology.devices.len(),
-        d.topology.hosts.len(),
-        d.topology.cores
+        d.shown.topology.processes.len(),
+        d.shown.topology.upper.len(),
+        d.shown.topology.devices.len(),
+        d.shown.topology.hosts.len(),
+        d.shown.topology.cores
     )
 }
 
@@ -68,13 +68,13 @@ pub(super) fn on_diagram_pointer(session: &SharedSession, b: bool) -> Callback<c
 /// The same expand/collapse as clicking the diagram, for the keyboard and screen readers.
 pub(super) fn group_buttons(session: &SharedSession, refresh: &UseForceUpdateHandle, s: &Session) -> Html {
     let d = &s.a;
-    let cols = crate::layout::columns(d.topology.devices.len(), None);
+    let cols = crate::layout::columns(d.shown.topology.devices.len(), None);
     if cols.iter().any(|c| c.group.is_some()) {
         html! {
             <div class="groups" role="group" aria-label="Device groups">
                 <span class="dim">{ "expand: " }</span>
                 { for cols.iter().filter_map(|c| c.group.map(|g| (g, c))).map(|(g, c)| {
-                    let name = format!("{}–{}", d.topology.devices[c.first].name, d.topology.devices[c.first + c.count - 1].name);
+                    let name = format!("{}–{}", d.shown.topology.devices[c.first].name, d.shown.topology.devices[c.first + c.count - 1].name);
                     let pressed = s.expanded == Some(g);
                     let onclick = {
                         let (session, refresh) = (session.clone(), refresh.clone());

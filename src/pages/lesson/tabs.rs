@@ -87,7 +87,7 @@ pub(super) fn event_log(session: &SharedSession, refresh: &UseForceUpdateHandle,
     // tab shows.
     let log_records = Rc::new(d.trace.log.iter().copied().collect::<Vec<_>>());
     // Every device in trace order: the disks, then the stacking devices.
-    let all_devs = || d.topology.devices.iter().chain(d.topology.upper.iter());
+    let all_devs = || d.shown.topology.devices.iter().chain(d.shown.topology.upper.iter());
     let devices = Rc::new(all_devs().map(|v| (v.name.clone(), v.major, v.minor)).collect::<Vec<_>>());
     let threads = Rc::new(d.shown.threads.iter().map(|t| (t.pid, t.name.clone())).collect::<Vec<_>>());
     let btt = Rc::new(

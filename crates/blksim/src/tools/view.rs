@@ -24,7 +24,7 @@ pub struct HostView {
     pub irq_cpu: u16,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Topology {
     pub cores: u16,
     /// The disks (sd*), bottom of the stack; the diagram's columns.
