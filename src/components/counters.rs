@@ -74,9 +74,18 @@ fn span_label(iv: &IntervalReport, partial: bool, whole: bool) -> String {
 /// One big number, with B and the ratio B/A beside it in the A/B view. `b` carries, when the
 /// two cover different kinds of span (a ratio of a whole run to one second means nothing),
 /// what differs, shown where the ratio would be.
+/// What the fairness figure is, on hover.
+const FAIRNESS_TITLE: &str = "Jain's index of what each disk moved: 1 when all moved alike, 1/n when one moved everything. \
+    Over the disks that had work (a request queued or in flight, or data moved): a disk no job uses is idle, not starved.";
+
 fn big(key: &str, label: &str, a: f64, b: Option<(f64, Option<&str>)>, fmt: fn(f64) -> String) -> Html {
+    big_titled(key, label, a, b, fmt, None)
+}
+
+/// A big number with what it is on hover.
+fn big_titled(key: &str, label: &str, a: f64, b: Option<(f64, Option<&str>)>, fmt: fn(f64) -> String, title: Option<&'static str>) -> Html {
     html! {
-        <div class="big-num" data-counter={key.to_string()}>
+        <div class="big-num" data-counter={key.to_string()} title={title}>
             <span class="v">{ fmt(a) }</span>
             if let Some((b, differ)) = b {
                 <span class="v b" data-counter-b={key.to_string()}>{ fmt(b) }</span>
@@ -265,7 +274,7 @@ pub fn Counters(p: &CountersProps) -> Html {
                 { big("cs", "context switches /s", iv.cs_per_s, b.map(|b| (b.cs_per_s, cmp)), format::rate) }
                 // Across disks: a single disk under LVM or dm is not a spread.
                 if iv.devices.iter().filter(|d| d.name.starts_with("sd")).count() > 1 {
-                    { big("fairness", "fairness across disks (Jain)", iv.fairness, b.map(|b| (b.fairness, cmp)), |f| format!("{f:.2}")) }
+                    { big_titled("fairness", "fairness across disks (Jain)", iv.fairness, b.map(|b| (b.fairness, cmp)), |f| format!("{f:.2}"), Some(FAIRNESS_TITLE)) }
                 }
             </div>
             <p class="interval" data-testid="interval">{
