@@ -28,7 +28,7 @@ use stats::PARTIAL_REFRESH_MS;
 pub use sweep::{best_and_worst, quantile, run_seeds, SeedRun, Sweep, SWEEP_SEEDS_MAX};
 pub use timeline::Timeline;
 pub use tokens::{Token, TokenStage, RECORDS_PER_FRAME_MAX, TOKENS_MAX, TWEEN_MS, TWEEN_MS_MIN};
-pub use trace_view::TraceView;
+pub use trace_view::{Animation, TraceInput, TraceView};
 
 /// Trace records kept for the event log and its exports (blkparse, Perfetto): a few
 /// megabytes, and some seconds of a busy run at an animated speed.
@@ -104,6 +104,8 @@ pub struct SimDriver {
     link_t: Option<SimTime>,
     /// The event log, btt and the tokens: what the page makes of the trace.
     pub trace: TraceView,
+    /// What `trace` was handed since it was last taken, when kept (`keep_trace_inputs`).
+    trace_inputs: Option<Vec<TraceInput>>,
     gap_from: Option<SimTime>,
     /// Where the pointer is on this run's diagram and what the last frame drew (the diagram
     /// fills it while drawing, through a shared reference).
@@ -175,6 +177,7 @@ impl SimDriver {
             catch_up_to: None,
             link_t: None,
             trace: TraceView::default(),
+            trace_inputs: None,
             gap_from: None,
             hover: Default::default(),
             timeline,
@@ -472,7 +475,7 @@ impl SimDriver {
         while ran < budget {
             let n = self.sim.run_until_bounded(t, TRACE_CHUNK_EVENTS.min(budget - ran));
             ran += n;
-            self.take_records();
+            self.take_records(None);
             if n == 0 || self.sim.now() >= t || self.is_done() {
                 break;
             }
@@ -485,14 +488,15 @@ impl SimDriver {
     fn begin_untraced(&mut self) {
         self.gap_from.get_or_insert(self.sim.now());
         self.sim.set_trace(false);
-        self.trace.forget_pairs();
+        self.feed(TraceInput::Untraced);
     }
 
     /// The untraced part of a jump ends: the trace is on again, and the span is noted.
     fn end_gap(&mut self) {
         self.sim.set_trace(true);
         if let Some(from) = self.gap_from.take().filter(|&from| self.sim.now() > from) {
-            self.trace.gap(from, self.sim.now(), self.sim.trace().next_seq());
+            let (to, next_seq) = (self.sim.now(), self.sim.trace().next_seq());
+            self.feed(TraceInput::Gap { from, to, next_seq });
         }
     }
 
@@ -501,26 +505,47 @@ impl SimDriver {
     fn resync(&mut self) {
         // The tail's records: btt pairs begun before the untraced span were dropped when it
         // began, so only requests seen whole in the tail count.
-        self.take_records();
-        self.trace.reset_tokens();
+        self.take_records(None);
+        self.feed(TraceInput::ResetTokens);
         self.absorb(0.0);
     }
 
-    /// The trace records since the last call, into btt and the event log (not the tokens).
-    fn take_records(&mut self) -> (Vec<TraceRecord>, u64) {
+    /// The trace records since the last call, into btt and the event log, and into the
+    /// tokens when `animate_at` gives the frame's wall time (ms).
+    fn take_records(&mut self, animate_at: Option<f64>) {
         let (recs, dropped) = self.sim.trace().since(self.cursor);
-        let recs: Vec<TraceRecord> = recs.copied().collect();
+        let records: Vec<TraceRecord> = recs.copied().collect();
         self.cursor = self.sim.trace().next_seq();
-        self.trace.ingest(&recs, dropped);
-        (recs, dropped)
+        let animate = animate_at.map(|now_ms| Animation {
+            now_ms,
+            tween_ms: self.tween_ms(),
+            pids: self.last_threads.iter().map(|t| t.pid).collect(),
+        });
+        self.feed(TraceInput::Records { records, dropped, animate });
+    }
+
+    /// Hands the trace view its next input (and keeps it, when they are kept for a worker).
+    fn feed(&mut self, input: TraceInput) {
+        self.trace.take(&input);
+        if let Some(kept) = &mut self.trace_inputs {
+            kept.push(input);
+        }
+    }
+
+    /// From now on, keeps what the trace view is handed, for `take_trace_inputs`.
+    pub fn keep_trace_inputs(&mut self) {
+        self.trace_inputs.get_or_insert_with(Vec::new);
+    }
+
+    /// What the trace view was handed since the last call, in order (what a worker owning
+    /// this run posts for the page's view).
+    pub fn take_trace_inputs(&mut self) -> Vec<TraceInput> {
+        self.trace_inputs.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Takes in new trace records and counters.
     fn absorb(&mut self, now_ms: f64) -> bool {
-        let (recs, dropped) = self.take_records();
-        let tween = self.tween_ms();
-        let threads = &self.last_threads;
-        self.trace.animate(&recs, dropped, now_ms, tween, |thread| threads.get(thread as usize).map_or(0, |t| t.pid));
+        self.take_records(Some(now_ms));
         self.refresh_shown();
         if self.take_interval() {
             return true;

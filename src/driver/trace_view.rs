@@ -2,15 +2,40 @@
 //! animation's tokens. It is fed only by what the run hands over, in order: the trace records
 //! it took in (and how many the ring dropped), the start and end of an untraced span (a jump),
 //! and a fresh start of the tokens after one. It reads nothing else of the run, so it stays on
-//! the page when the run moves into a Web Worker (issue 22): each of its inputs is plain data.
+//! the page when the run moves into a Web Worker (issue 22): each of its inputs is plain data
+//! (`TraceInput`), and the driver can keep them, in order, for such a worker to post.
 
 use super::{Btt, Token, TokenStage, LOG_MAX, RECORDS_PER_FRAME_MAX, TOKENS_MAX};
 use blksim::tools::trace::TraceRecord;
 use blksim::SimTime;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Untraced spans the event log remembers.
 const TRACE_GAPS_MAX: usize = 16;
+
+/// What a run hands its `TraceView`, in order: the message a Web Worker owning the run would
+/// post for the page's view (serde, so it crosses `postMessage` as JSON).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TraceInput {
+    /// Records the run took in, after `dropped` the ring lost; animated when `animate` says how.
+    Records { records: Vec<TraceRecord>, dropped: u64, animate: Option<Animation> },
+    /// An untraced span begins (`forget_pairs`).
+    Untraced,
+    /// An untraced span ended: from, to, and the seq of the first record after it.
+    Gap { from: SimTime, to: SimTime, next_seq: u64 },
+    /// The tokens start afresh.
+    ResetTokens,
+}
+
+/// How a frame animates its records: its wall time (ms), the tween for the run's speed, and
+/// each thread's pid (by the trace's thread index).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Animation {
+    pub now_ms: f64,
+    pub tween_ms: f64,
+    pub pids: Vec<u32>,
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct TraceView {
@@ -38,6 +63,21 @@ pub struct TraceView {
 }
 
 impl TraceView {
+    /// Takes what the run handed over.
+    pub fn take(&mut self, input: &TraceInput) {
+        match input {
+            TraceInput::Records { records, dropped, animate } => {
+                self.ingest(records, *dropped);
+                if let Some(a) = animate {
+                    self.animate(records, *dropped, a.now_ms, a.tween_ms, |thread| a.pids.get(thread as usize).copied().unwrap_or(0));
+                }
+            }
+            TraceInput::Untraced => self.forget_pairs(),
+            TraceInput::Gap { from, to, next_seq } => self.gap(*from, *to, *next_seq),
+            TraceInput::ResetTokens => self.reset_tokens(),
+        }
+    }
+
     /// Records the run took in, after `dropped` the ring lost: into btt and the event log.
     pub fn ingest(&mut self, recs: &[TraceRecord], dropped: u64) {
         self.dropped += dropped;
@@ -130,6 +170,56 @@ mod tests {
             view.animate(&recs, dropped, f64::from(frame) * 16.0, 40.0, |thread| thread.wrapping_add(1000));
         }
         view
+    }
+
+    /// Two views' states side by side, for assert_eq (tokens, log, btt, gaps, pairs).
+    fn state(v: &TraceView) -> String {
+        format!("{:?}", (&v.bios, &v.requests, v.density, &v.log, v.dropped, &v.trace_gaps, &v.btt, &v.bio_queued_at, &v.rq_times))
+    }
+
+    #[test]
+    fn a_driver_s_kept_inputs_sent_as_json_make_the_page_s_view_what_the_driver_s_is() {
+        let mut d = crate::driver::SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 2).unwrap();
+        d.keep_trace_inputs();
+        let mut page = TraceView::default();
+        let post = |d: &mut crate::driver::SimDriver, page: &mut TraceView| {
+            let json = serde_json::to_string(&d.take_trace_inputs()).unwrap();
+            for input in serde_json::from_str::<Vec<TraceInput>>(&json).unwrap() {
+                page.take(&input);
+            }
+        };
+        // A jump past the page cache's fill (untraced, then its traced tail), frames at an
+        // animated speed, another jump, a step, and frames again: each posted as a worker
+        // would, once per frame.
+        let mut ts = 0.0;
+        d.catch_up_to = Some(blksim::SimTime(400_000_000));
+        while d.catch_up_to.is_some() {
+            ts += 16.0;
+            d.frame(16.0, ts);
+            post(&mut d, &mut page);
+        }
+        for _ in 0..30 {
+            ts += 16.0;
+            d.frame(16.0, ts);
+            post(&mut d, &mut page);
+        }
+        assert!(!d.trace.requests.is_empty() || !d.trace.bios.is_empty(), "tokens on show");
+        d.catch_up_to = Some(blksim::SimTime(1_800_000_000));
+        while d.catch_up_to.is_some() {
+            ts += 16.0;
+            d.frame(16.0, ts);
+            post(&mut d, &mut page);
+        }
+        d.step_ms(ts);
+        post(&mut d, &mut page);
+        for _ in 0..10 {
+            ts += 16.0;
+            d.frame(16.0, ts);
+            post(&mut d, &mut page);
+        }
+        assert_eq!(d.trace.trace_gaps.len(), 1, "the second jump's untraced span (the first's tail covers it all)");
+        assert!(d.trace.log.len() > 1_000 && !d.trace.btt.is_empty());
+        assert_eq!(state(&page), state(&d.trace));
     }
 
     #[test]
