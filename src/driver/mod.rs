@@ -15,6 +15,7 @@ pub mod sweep_workers;
 mod timeline;
 mod tokens;
 mod trace_view;
+mod update;
 
 use blksim::lessons::{self, Lesson};
 use blksim::link::LinkState;
@@ -29,6 +30,7 @@ pub use sweep::{best_and_worst, quantile, run_seeds, SeedRun, Sweep, SWEEP_SEEDS
 pub use timeline::Timeline;
 pub use tokens::{Token, TokenStage, RECORDS_PER_FRAME_MAX, TOKENS_MAX, TWEEN_MS, TWEEN_MS_MIN};
 pub use trace_view::{Animation, TraceInput, TraceView};
+pub use update::{RunUpdate, RunView};
 
 /// Trace records kept for the event log and its exports (blkparse, Perfetto): a few
 /// megabytes, and some seconds of a busy run at an animated speed.
@@ -106,6 +108,8 @@ pub struct SimDriver {
     pub trace: TraceView,
     /// What `trace` was handed since it was last taken, when kept (`keep_trace_inputs`).
     trace_inputs: Option<Vec<TraceInput>>,
+    /// The end of the last second `take_update` sent.
+    update_history_end: Option<SimTime>,
     gap_from: Option<SimTime>,
     /// Where the pointer is on this run's diagram and what the last frame drew (the diagram
     /// fills it while drawing, through a shared reference).
@@ -178,6 +182,7 @@ impl SimDriver {
             link_t: None,
             trace: TraceView::default(),
             trace_inputs: None,
+            update_history_end: None,
             gap_from: None,
             hover: Default::default(),
             timeline,
