@@ -104,7 +104,8 @@ pub enum Reply {
     Done,
     /// What the runs did not take, and why.
     Refused(String),
-    /// Whether a link's step was set up (a copied link's own run stands instead).
+    /// Whether a stop was set up (a copied link's own run stands instead; a stop the lesson
+    /// does not have sets nothing up).
     StepSetUp(bool),
     /// What the knob panel says of a knob: applied how, or why not.
     Knob(Result<String, String>),
@@ -152,7 +153,7 @@ impl Session {
                     return Reply::Refused(e);
                 }
             }
-            Command::GoToStop(i) => self.go_to_stop(i),
+            Command::GoToStop(i) => return Reply::StepSetUp(self.go_to_stop(i)),
             Command::LinkedStep(st) => return Reply::StepSetUp(self.linked_step(&st)),
             Command::ToggleAb => self.toggle_ab(),
             Command::PickVariant(name) => self.pick_variant(&name),
@@ -238,13 +239,17 @@ impl Session {
 
     /// Sets the lesson's stop `i` (`Lesson::stop`): a step's variant, its A/B pairing, its seed, its
     /// speed, and its time point; at the prediction, the question's starting point.
-    pub(crate) fn go_to_stop(&mut self, i: usize) {
+    /// Returns whether the stop exists (and so was set up).
+    pub(crate) fn go_to_stop(&mut self, i: usize) -> bool {
         // The address this pushes carries the stop (`link::state_fragment`).
         self.stop = Some(i);
         let k = match self.a.lesson.stop(i) {
             Some(Stop::Step(k)) => k,
-            Some(Stop::Predict) => return self.show_baseline(),
-            None => return,
+            Some(Stop::Predict) => {
+                self.show_baseline();
+                return true;
+            }
+            None => return false,
         };
         let st = self.a.lesson.steps[k].clone();
         // A step that names its seed runs that seed; the steps after it go back to the reader's.
@@ -277,6 +282,7 @@ impl Session {
         }
         self.a.playing = true;
         self.charts_dirty = true;
+        true
     }
 
     /// At the prediction: the run the question starts from (the lesson's first variant, the
@@ -318,11 +324,11 @@ impl Session {
                 return false;
             }
         }
-        self.go_to_stop(i);
+        let set_up = self.go_to_stop(i);
         if let Some(t) = st.t {
             self.open_at(blksim::SimTime::from_secs_f64(t));
         }
-        true
+        set_up
     }
 
     /// A knob to both runs: a setting may act in A's variant or in B's, so each is checked
@@ -384,9 +390,11 @@ mod tests {
     fn the_lesson_s_commands_set_up_steps_variants_a_b_and_links() {
         let mut s = Session::new(SimDriver::new("nr-requests", Some("fixed"), Vec::new(), 4).unwrap());
         // The first step: its variant, alone, at its time point (0.2 s), at its speed.
-        s.act(Command::GoToStop(0));
+        assert_eq!(s.act(Command::GoToStop(0)), Reply::StepSetUp(true));
         assert_eq!((s.a.variant.as_str(), s.b.is_none(), s.a.catch_up_to), ("regressed", true, Some(SimTime(200_000_000))));
         assert_eq!((s.a.speed, s.a.seed, s.stop), (0.01, 4, Some(0)));
+        // A stop the lesson does not have sets nothing up (and the page writes no address).
+        assert_eq!(s.act(Command::GoToStop(99)), Reply::StepSetUp(false));
         // A step with its A/B pairing.
         let k = (0..8).find(|&i| matches!(s.a.lesson.stop(i), Some(Stop::Step(k)) if s.a.lesson.steps[k].ab.is_some())).unwrap();
         s.act(Command::GoToStop(k));

@@ -405,6 +405,9 @@ impl SimDriver {
                 self.resync();
                 return true;
             }
+            // The traced tail can take several frames: the clock and pools the page shows
+            // move with it (the progress bar, and the session's clock for B and the timeline).
+            self.refresh_shown();
             return false;
         }
         if !self.playing || self.is_done() {

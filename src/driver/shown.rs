@@ -135,7 +135,9 @@ mod tests {
         d.step_event(ts);
         d.step_ms(ts);
         assert_eq!(d.shown, straight(&d), "after steps");
-        // A jump over several seconds: the history grows by the seconds that landed.
+        // A jump over several seconds: the history grows by the seconds that landed. A small
+        // budget per frame, so that the traced tail, too, takes several frames.
+        d.catch_up_events = 300;
         d.catch_up_to = Some(SimTime(2_600_000_000));
         while d.catch_up_to.is_some() {
             ts += 16.0;

@@ -10,8 +10,9 @@ use yew::prelude::*;
 
 /// Sets the lesson's stop `i` (a step or the prediction), and the address takes it.
 pub(super) fn apply_step(s: &mut Session, i: usize) {
-    s.act(Command::GoToStop(i));
-    sync_fragment(s);
+    if s.act(Command::GoToStop(i)) == Reply::StepSetUp(true) {
+        sync_fragment(s);
+    }
 }
 
 /// A link's step (`Command::LinkedStep`), and the address takes it.

@@ -130,22 +130,29 @@ impl Elevator {
                 let others = busy_others(&self.cfq, a);
                 let q = &self.cfq.queues[&a];
                 if !q.sorted.is_empty() && (!expired || !others) {
+                    if expired {
+                        // Alone on the device: its slice ends and `cfq_set_active_queue` gives
+                        // it the next one (`__cfq_set_active_queue` clears `fifo_expire`).
+                        self.cfq.slice_end = now + if q.sync { self.tun.cfq_slice_sync_ns } else { self.tun.cfq_slice_async_ns };
+                        self.cfq.fifo_checked = false;
+                    }
                     // cfq_quantum: a queue does not fill the device while others wait.
                     if q.dispatched >= self.tun.cfq_quantum && others {
                         return None;
                     }
                     // The FIFO head if it expired, else the next request on from the last. The
-                    // FIFO is looked at once a slice (`cfq_check_fifo` of 2.6.30-2.6.39 marks
-                    // `fifo_expire` at its first look, expired head or not; 2.6.20's marks it
-                    // when it takes one): past the first, a slice serves in sector order even
-                    // when every request has waited past fifo_expire_sync.
-                    if !std::mem::replace(&mut self.cfq.fifo_checked, true) {
-                        let q = &self.cfq.queues[&a];
+                    // FIFO is looked at once a slice, at its first dispatch (`cfq_check_fifo` of
+                    // 2.6.30-2.6.39, inside `cfq_dispatch_request`, marks `fifo_expire` at its
+                    // first look, expired head or not; 2.6.20's marks it when it takes one):
+                    // past it, a slice serves in sector order even when every request has
+                    // waited past fifo_expire_sync. The look is spent in `cfq_dispatched`: a
+                    // pick the driver does not take (its tags full) spends nothing.
+                    let q = &self.cfq.queues[&a];
+                    if !self.cfq.fifo_checked {
                         if let Some((rq, _)) = q.fifo.front().filter(|&(_, t)| now >= t) {
                             return Some(rq);
                         }
                     }
-                    let q = &self.cfq.queues[&a];
                     let pick = q.sorted.range((q.last_end, ReqId(0))..).next().or_else(|| q.sorted.iter().next());
                     return pick.map(|(&(_, rq), _)| rq);
                 }
@@ -234,6 +241,9 @@ impl Elevator {
         }
         let entries = &self.entries;
         let key = cfq_key(owner);
+        if self.cfq.active == Some(key) {
+            self.cfq.fifo_checked = true;
+        }
         let q = self.cfq.queues.get_mut(&key).expect("its queue");
         q.fifo.removed(|r, seq| is_live(entries, r, seq));
         q.sorted.remove(&(start, rq));
@@ -578,6 +588,27 @@ mod tests {
         // cfq_check_fifo once: the oldest; then on in sector order from it, wrapping around
         // (not the FIFO's arrival order, which every expired head would give).
         assert_eq!(order, vec![1, 5, 3, 2, 4]);
+    }
+
+    #[test]
+    fn cfq_spends_its_fifo_look_on_a_dispatch_and_a_lone_queue_looks_again_each_slice() {
+        let mut e = Elevator::new(ElevatorKind::Cfq);
+        let a = Owner { id: 1, sync: true };
+        let ms = |n: u64| SimTime(n * 1_000_000);
+        for (i, s) in [500_000u64, 100_000, 900_000, 300_000, 700_000, 200_000].into_iter().enumerate() {
+            e.add(ReqId(i as u32 + 1), false, s, s + 8, ms(0), a);
+        }
+        // Picks the driver does not take (its tags full) spend nothing: the oldest, again.
+        assert_eq!(e.next(ms(200)), Some(ReqId(1)));
+        assert_eq!(e.next(ms(201)), Some(ReqId(1)));
+        e.dispatched(ReqId(1));
+        // Then sector order on from 500 000.
+        assert_eq!(e.next(ms(201)), Some(ReqId(5)));
+        e.dispatched(ReqId(5));
+        // Alone on the device, the queue's slice (slice_sync, 100 ms) runs out and the next
+        // one looks at the FIFO again: the oldest left (2, at 100 000), not the next on (3).
+        let later = ms(200) + crate::calib::CFQ_SLICE_SYNC_NS + 1;
+        assert_eq!(e.next(later), Some(ReqId(2)));
     }
 
     /// Runs the elevator as a driver with one slot would: takes what `next` gives, completes it
