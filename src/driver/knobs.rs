@@ -64,6 +64,7 @@ impl SimDriver {
         let mut d = SimDriver::new(&self.lesson.id.clone(), Some(&variant), acting, seed)?;
         d.speed = speed;
         d.playing = playing;
+        d.trace_inputs = self.trace_inputs.as_ref().map(|_| Vec::new());
         *self = d;
         Ok(())
     }
@@ -118,6 +119,7 @@ impl SimDriver {
             let mut d = SimDriver::new(&self.lesson.id.clone(), Some(&variant), overrides, seed)?;
             d.speed = speed;
             d.playing = playing;
+            d.trace_inputs = self.trace_inputs.as_ref().map(|_| Vec::new());
             *self = d;
             if key == "duration" {
                 return Ok(format!("duration={value} ends before the clock: the run restarted with it{dropped}"));

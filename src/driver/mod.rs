@@ -110,6 +110,9 @@ pub struct SimDriver {
     trace_inputs: Option<Vec<TraceInput>>,
     /// The end of the last second `take_update` sent.
     update_history_end: Option<SimTime>,
+    /// `take_update` has sent this run's first update (a new driver is a new run: a restart,
+    /// a rewind, a knob that restarts; its first update says so).
+    update_sent: bool,
     gap_from: Option<SimTime>,
     /// Where the pointer is on this run's diagram and what the last frame drew (the diagram
     /// fills it while drawing, through a shared reference).
@@ -183,6 +186,7 @@ impl SimDriver {
             trace: TraceView::default(),
             trace_inputs: None,
             update_history_end: None,
+            update_sent: false,
             gap_from: None,
             hover: Default::default(),
             timeline,
@@ -357,6 +361,7 @@ impl SimDriver {
         d.speed = self.speed;
         d.playing = self.playing;
         d.trace.log_paused = self.trace.log_paused;
+        d.trace_inputs = self.trace_inputs.as_ref().map(|_| Vec::new());
         *self = d;
         Ok(())
     }

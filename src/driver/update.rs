@@ -2,7 +2,8 @@
 //! copy of the run it keeps up to date (`RunView`): what it shows (`Shown`, its history sent as
 //! the seconds that landed since the last update), what its trace view was handed
 //! (`TraceInput`s, in order), and where the run stands (playing, speed, a jump's target, the
-//! notice, the timeline's reach). This is issue 22's protocol: the page does not use it yet (it
+//! notice, the timeline's reach), and whether it is a new run (a restart or a rewind makes a new
+//! driver). This is issue 22's protocol: the page does not use it yet (it
 //! still reads its driver in process); its test checks that a view kept by updates through JSON
 //! shows what the driver itself shows.
 
@@ -13,6 +14,9 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunUpdate {
+    /// A new run (the first update of a driver: a new page, a restart, a rewind, a knob that
+    /// restarts): the view starts its history and its trace view afresh.
+    pub fresh: bool,
     pub lesson: String,
     pub variant: String,
     pub overrides: Vec<(String, String)>,
@@ -65,7 +69,9 @@ impl SimDriver {
         if let Some(last) = history_new.last() {
             self.update_history_end = Some(last.end);
         }
+        let fresh = !std::mem::replace(&mut self.update_sent, true);
         RunUpdate {
+            fresh,
             lesson: self.lesson.id.clone(),
             variant: self.variant.clone(),
             overrides: self.overrides.clone(),
@@ -88,6 +94,11 @@ impl RunView {
     /// Takes an update of the run (its history grows by the new seconds, its trace view takes
     /// the inputs in order).
     pub fn apply(&mut self, u: RunUpdate) {
+        if u.fresh {
+            // A new run: its own history and trace (the reader's log pause stays).
+            self.shown.history.clear();
+            self.trace = TraceView { log_paused: self.trace.log_paused, ..TraceView::default() };
+        }
         let mut history = std::mem::take(&mut self.shown.history);
         history.extend(u.history_new);
         while history.len() > HISTORY_MAX {
@@ -145,6 +156,19 @@ mod tests {
             post(&mut d, &mut view);
         }
         assert!(d.shown.history.len() >= 2 && d.shown.interval.is_some(), "whole seconds on show");
+        // A rewind to 1.2 s makes a new run from a snapshot: the view follows it, not the old.
+        d.seek(SimTime(1_200_000_000));
+        post(&mut d, &mut view);
+        while d.catch_up_to.is_some() {
+            ts += 16.0;
+            d.frame(16.0, ts);
+            post(&mut d, &mut view);
+        }
+        for _ in 0..10 {
+            ts += 16.0;
+            d.frame(16.0, ts);
+            post(&mut d, &mut view);
+        }
         // The same per-second report and history, byte for byte, and the same trace view.
         let json = |v: &Shown| serde_json::to_string(v).unwrap();
         assert_eq!(json(&view.shown), json(&d.shown));
