@@ -1,11 +1,10 @@
 //! The stack diagram: a canvas drawn each frame from the driver's tokens (the trace) and pool
 //! occupancy (the counters). Nothing here knows the model; it draws what the trace says.
 
-use super::diagram_pools::{
-    bar_hit, hw_queues, hw_queues_of, lane_fits, lane_per_row, row_label_full, slot_bar, slot_label, slot_label_y, split,
-};
+use super::diagram_pools::{bar_hit, hw_queues, hw_queues_of, row_label_full, slot_bar, slot_label, slot_label_y, split};
 use super::diagram_text::{cpu_strip_text, draw_column_names, fit_first, fit_text, group_names, plated_text, ColumnName};
-use crate::driver::{Hit, HitKind, SimDriver, Token, TokenStage};
+use super::diagram_tokens::{draw_tokens, draw_waiting_without_tokens};
+use crate::driver::{Hit, HitKind, SimDriver};
 use crate::layout::{columns, zoom, Rect, StackLayout, Stage, LARGE_TYPE};
 use crate::palette::{process_colour, thread_colour};
 use wasm_bindgen::JsCast;
@@ -657,152 +656,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Optio
         fit_text(&ctx, why, pr.x + 4.0, pr.y + pr.h - px / 2.0 - 1.0, pr.w - 8.0);
         return;
     }
-    let mut per_col_elev = vec![0usize; ncols];
-    let mut per_col_tags = vec![0usize; ncols];
-    let mut per_col_layer = vec![0usize; ncols];
-    // A stacking device's tokens are drawn over the column of its first lower device.
-    let col_of: Vec<usize> = (0..ndev)
-        .map(|i| l.column_of(i))
-        .chain(upper.iter().map(|u| l.column_of(u.lower.first().copied().unwrap_or(0) as usize)))
-        .collect();
-    let pos = |t: &Token, stage: TokenStage, slot: usize| -> (f64, f64) {
-        let di = col_of.get(t.dev as usize).copied().unwrap_or(0);
-        if t.dev as usize >= ndev && stage != TokenStage::Queued {
-            // In the stacking layer: waiting requests left to right; issued ones (cloned or
-            // mapped onto the lower devices) at the bottom edge.
-            let c = l.cell(Stage::Layer, di);
-            let per_row = lane_per_row(c);
-            // Above the cell's bottom line ("N waiting"), which tokens must not hide.
-            let issued = stage == TokenStage::Device || stage == TokenStage::Done;
-            let issued_y = (c.y + c.h * 0.72).min(c.y + c.h - 16.0);
-            let y = if issued { issued_y } else { (c.y + c.h * 0.45).min(issued_y - 6.0) };
-            // A row too short for three lines (A/B in presenter mode): on the pool's bar, not
-            // over the columns' names on the top line, waiting ones a little above its middle
-            // and issued ones a little below.
-            let y = if y < c.y + 16.0 { c.y + c.h / 2.0 + if issued { 3.0 } else { -3.0 } } else { y };
-            return (c.x + 4.0 + (slot % per_row) as f64 * 28.0, y);
-        }
-        match stage {
-            TokenStage::Done => {
-                // A completion fades out at the disk that served it.
-                let c = l.cell(Stage::Disks, di);
-                (c.x + c.w / 2.0, c.y + 10.0)
-            }
-            TokenStage::Queued => {
-                let i = d.shown.topology.processes.iter().position(|(_, p)| *p == t.pid).unwrap_or(0);
-                l.process_slot(i, n)
-            }
-            TokenStage::Sleeping => {
-                let c = l.cell(Stage::RequestPool, di);
-                (c.x + c.w - 6.0, c.y + c.h / 2.0)
-            }
-            TokenStage::Merging | TokenStage::Elevator => {
-                // Waiting requests queue left to right in dispatch order, wrapping upwards.
-                let c = l.cell(Stage::Elevator, di);
-                let per_row = lane_per_row(c);
-                let (row, col) = (slot / per_row, slot % per_row);
-                (c.x + 4.0 + col as f64 * 28.0, c.y + c.h - 18.0 - row as f64 * 9.0)
-            }
-            TokenStage::Device => {
-                // Issued requests sit on the tag map, one place per tag in use.
-                let c = l.cell(Stage::TagMap, di);
-                let per_row = lane_per_row(c);
-                (c.x + 4.0 + (slot % per_row) as f64 * 28.0, c.y + 6.0)
-            }
-        }
-    };
-    let ease = |t: f64| 1.0 - (1.0 - t) * (1.0 - t);
-    let tween = d.tween_ms();
-    // With reduced motion every token is already where it is going (and a finished one gone).
-    let progress = |t: &Token| if reduced_motion { 1.0 } else { ease(((now_ms - t.moved_ms) / tween).clamp(0.0, 1.0)) };
-    for (&id, t) in d.trace.requests.iter() {
-        let counter = match t.stage {
-            _ if t.dev as usize >= ndev => Some(&mut per_col_layer),
-            TokenStage::Elevator => Some(&mut per_col_elev),
-            TokenStage::Device => Some(&mut per_col_tags),
-            _ => None,
-        };
-        let ci = col_of.get(t.dev as usize).copied().unwrap_or(0);
-        let slot = counter.map_or(0, |c| {
-            let s = c[ci];
-            c[ci] += 1;
-            s
-        });
-        // A lane holds as many bars as fit; the rest are in its "N waiting" count.
-        if t.stage == TokenStage::Elevator && (t.dev as usize) < ndev {
-            let c = l.cell(Stage::Elevator, ci);
-            if slot >= lane_fits(c) {
-                continue;
-            }
-        }
-        let k = progress(t);
-        let (x0, y0) = pos(t, t.prev, slot);
-        let (x1, y1) = pos(t, t.stage, slot);
-        let (x, y) = (x0 + (x1 - x0) * k, y0 + (y1 - y0) * k);
-        // A sleeper woken by a freed request: an arc from the pool back up to its process.
-        if t.prev == TokenStage::Sleeping && k < 1.0 {
-            let (px, py) = pos(t, TokenStage::Queued, 0);
-            ctx.set_stroke_style_str(theme.full);
-            ctx.set_global_alpha(1.0 - k);
-            ctx.begin_path();
-            ctx.move_to(x0, y0);
-            ctx.quadratic_curve_to(x0 + 40.0, (y0 + py) / 2.0, px, py + 8.0);
-            ctx.stroke();
-            ctx.set_global_alpha(1.0);
-        }
-        // A request is a bar whose length grows with log2 of its bytes.
-        let len = (4.0 + 2.2 * ((t.bytes.max(512) as f64).log2() - 9.0)).clamp(4.0, 24.0);
-        ctx.set_global_alpha(if t.stage == TokenStage::Done { 1.0 - k } else { 1.0 });
-        ctx.set_fill_style_str(process_colour(t.pid));
-        ctx.fill_rect(x - 1.0, y - 2.5, len, 5.0);
-        if t.stage != TokenStage::Done {
-            hits.push(Hit { x: x - 1.0, y: y - 2.5, w: len, h: 5.0, kind: HitKind::Request(id) });
-        }
-    }
-    for (&id, t) in d.trace.bios.iter() {
-        let k = progress(t);
-        let (x0, y0) = pos(t, t.prev, 0);
-        let (x1, y1) = pos(t, t.stage, 0);
-        let (x, y) = (x0 + (x1 - x0) * k, y0 + (y1 - y0) * k);
-        ctx.set_global_alpha(if t.stage == TokenStage::Merging { 1.0 - k } else { 1.0 });
-        ctx.set_fill_style_str(process_colour(t.pid));
-        ctx.fill_rect(x - 2.5, y - 2.5, 5.0, 5.0);
-        hits.push(Hit { x: x - 2.5, y: y - 2.5, w: 5.0, h: 5.0, kind: HitKind::Bio(id) });
-    }
-    ctx.set_global_alpha(1.0);
+    let per_col_elev = draw_tokens(&ctx, d, &l, theme, now_ms, reduced_motion, hits);
     draw_notes(&starved_notes);
-    // Requests waiting in an elevator that have no token (they were inserted before a skip,
-    // a link's catch-up or a restart of the animation): grey bars, so the lane agrees with its
-    // "N waiting" count as far as bars fit.
-    ctx.set_fill_style_str(theme.dim);
-    for (ci, col) in l.cols.iter().enumerate() {
-        let waiting: usize = (col.first..col.first + col.count).map(|i| occ[i].elevator as usize).sum();
-        let c = l.cell(Stage::Elevator, ci);
-        // Several hardware queues: each one's waiting requests under its own name, when no
-        // token is drawn in the lane (a jump's: parked requests stay put).
-        let hctx = hw_queues_of(col, occ);
-        // (place, requests, how many of them are parked on a queue nobody will run: red, as its
-        // "N parked" label is, the rest grey).
-        let places: Vec<(Rect, usize, usize)> = if hctx.len() > 1 {
-            if per_col_elev[ci] > 0 {
-                continue;
-            }
-            split(c, hctx.len())
-                .into_iter()
-                .zip(hctx)
-                .map(|(r, o)| (r, o.parked.len() + o.queued as usize, if o.stopped { 0 } else { o.parked.len() }))
-                .collect()
-        } else {
-            vec![(c, waiting, 0)]
-        };
-        for (c, n, red) in places {
-            let per_row = lane_per_row(c);
-            let from = if hctx.len() > 1 { 0 } else { per_col_elev[ci] };
-            for slot in from..n.min(lane_fits(c)) {
-                let (row, colx) = (slot / per_row, slot % per_row);
-                ctx.set_fill_style_str(if slot < red { theme.full } else { theme.dim });
-                ctx.fill_rect(c.x + 3.0 + colx as f64 * 28.0, c.y + c.h - 20.5 - row as f64 * 9.0, 10.0, 5.0);
-            }
-        }
-    }
+    draw_waiting_without_tokens(&ctx, d, &l, theme, &per_col_elev);
 }

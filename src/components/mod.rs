@@ -4,6 +4,7 @@ pub mod diagram;
 mod diagram_pools;
 pub mod diagram_text;
 pub mod diagram_tip;
+mod diagram_tokens;
 pub mod event_log;
 pub mod fidelity;
 pub mod hidpi;
