@@ -73,11 +73,11 @@ pub enum Command {
     },
     /// A new run from a link (Back and Forward to another run): the session is rebuilt from
     /// it, the lesson's defaults where the link cannot be used. `speed`: the pace the reader
-    /// chose, kept unless the link names its own.
+    /// chose, to keep (None when the link names its own).
     OpenLink {
         fragment: String,
         default_lesson: String,
-        speed: f64,
+        speed: Option<f64>,
     },
 }
 
@@ -179,9 +179,8 @@ impl Session {
             }
             Command::OpenLink { fragment, default_lesson, speed } => {
                 *self = Session::from_fragment(&fragment, &default_lesson);
-                let linked = blksim::link::LinkState::decode_lenient(&fragment).ok().map(|(st, _)| st);
-                if linked.as_ref().is_none_or(|st| st.speed.is_none()) {
-                    self.a.speed = speed;
+                if let Some(sp) = speed {
+                    self.a.speed = sp;
                 }
             }
         }
@@ -426,7 +425,7 @@ mod tests {
         s.act(Command::OpenLink {
             fragment: "#/lesson/raid5-chunk?v=1&variant=fixed&seed=3".into(),
             default_lesson: "nr-requests".into(),
-            speed: 0.125,
+            speed: Some(0.125),
         });
         assert_eq!((s.a.lesson.id.as_str(), s.a.variant.as_str(), s.a.seed, s.a.speed), ("raid5-chunk", "fixed", 3, 0.125));
         let sandbox = crate::driver::SimDriver::new(blksim::lessons::SANDBOX, None, Vec::new(), 1).unwrap();

@@ -64,8 +64,7 @@ impl SimDriver {
         let mut d = SimDriver::new(&self.lesson.id.clone(), Some(&variant), acting, seed)?;
         d.speed = speed;
         d.playing = playing;
-        d.trace_inputs = self.trace_inputs.as_ref().map(|_| Vec::new());
-        *self = d;
+        self.succeed_by(d);
         Ok(())
     }
 
@@ -98,7 +97,6 @@ impl SimDriver {
                 }
             }
             self.overrides = overrides;
-            self.shown.topology = self.sim.topology();
             self.refresh_config();
             self.refresh_shown();
             if key == "duration" {
@@ -119,8 +117,7 @@ impl SimDriver {
             let mut d = SimDriver::new(&self.lesson.id.clone(), Some(&variant), overrides, seed)?;
             d.speed = speed;
             d.playing = playing;
-            d.trace_inputs = self.trace_inputs.as_ref().map(|_| Vec::new());
-            *self = d;
+            self.succeed_by(d);
             if key == "duration" {
                 return Ok(format!("duration={value} ends before the clock: the run restarted with it{dropped}"));
             }

@@ -30,7 +30,7 @@ pub use sweep::{best_and_worst, quantile, run_seeds, SeedRun, Sweep, SWEEP_SEEDS
 pub use timeline::Timeline;
 pub use tokens::{Token, TokenStage, RECORDS_PER_FRAME_MAX, TOKENS_MAX, TWEEN_MS, TWEEN_MS_MIN};
 pub use trace_view::{Animation, TraceInput, TraceView};
-pub use update::{RunUpdate, RunView};
+pub use update::{RunState, RunUpdate, RunView};
 
 /// Trace records kept for the event log and its exports (blkparse, Perfetto): a few
 /// megabytes, and some seconds of a busy run at an animated speed.
@@ -158,7 +158,6 @@ impl SimDriver {
     /// A driver over a simulation already made (a new one, or a timeline's snapshot restored),
     /// with its timeline; playing, at the default speed, its log empty.
     fn with_sim(lesson: Lesson, variant: String, overrides: Vec<(String, String)>, seed: u64, sim: Sim, timeline: Timeline) -> SimDriver {
-        let topology = sim.topology();
         let last_threads = sim.threads_view();
         let cursor = sim.trace().next_seq();
         let mut d = SimDriver {
@@ -167,7 +166,7 @@ impl SimDriver {
             overrides,
             seed,
             sim,
-            shown: Shown { topology, ..Shown::default() },
+            shown: Shown::default(),
             playing: true,
             speed: SPEED_DEFAULT,
             cursor,
@@ -361,8 +360,7 @@ impl SimDriver {
         d.speed = self.speed;
         d.playing = self.playing;
         d.trace.log_paused = self.trace.log_paused;
-        d.trace_inputs = self.trace_inputs.as_ref().map(|_| Vec::new());
-        *self = d;
+        self.succeed_by(d);
         Ok(())
     }
 
@@ -543,6 +541,13 @@ impl SimDriver {
         if let Some(kept) = &mut self.trace_inputs {
             kept.push(input);
         }
+    }
+
+    /// The run goes on as `d` (a restart, a rewind, a knob that restarts): a driver keeping its
+    /// trace view's inputs for a worker goes on keeping them.
+    fn succeed_by(&mut self, mut d: SimDriver) {
+        d.trace_inputs = self.trace_inputs.as_ref().map(|_| Vec::new());
+        *self = d;
     }
 
     /// From now on, keeps what the trace view is handed, for `take_trace_inputs`.

@@ -82,9 +82,11 @@ impl SimDriver {
         }
     }
 
-    /// Takes the scenario and what the model leaves out of it (after a new run or a live knob).
+    /// Takes the scenario, the topology it builds and what the model leaves out of it (after a
+    /// new run or a live knob).
     pub(super) fn refresh_config(&mut self) {
         self.shown.scenario = self.sim.config().scenario.clone();
+        self.shown.topology = self.sim.topology();
         self.shown.model_gaps = self.sim.model_gaps();
     }
 

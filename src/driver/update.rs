@@ -12,20 +12,14 @@ use blksim::engine::HISTORY_MAX;
 use blksim::{Interval, SimTime};
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunUpdate {
-    /// A new run (the first update of a driver: a new page, a restart, a rewind, a knob that
-    /// restarts): the view starts its history and its trace view afresh.
-    pub fresh: bool,
+/// Where a run stands: which run it is, whether it plays and how fast, a jump's target, what
+/// the page says about its link, and the timeline's end.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunState {
     pub lesson: String,
     pub variant: String,
     pub overrides: Vec<(String, String)>,
     pub seed: u64,
-    /// What the page shows, without its history (sent in `history_new`).
-    pub shown: Shown,
-    /// The seconds that landed since the last update, oldest first.
-    pub history_new: Vec<Interval>,
-    pub trace: Vec<TraceInput>,
     pub playing: bool,
     pub speed: f64,
     pub achieved_speed: f64,
@@ -36,22 +30,25 @@ pub struct RunUpdate {
     pub reached: SimTime,
 }
 
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunUpdate {
+    /// A new run (the first update of a driver: a new page, a restart, a rewind, a knob that
+    /// restarts): the view starts its history and its trace view afresh.
+    pub fresh: bool,
+    /// What the page shows, without its history (sent in `history_new`).
+    pub shown: Shown,
+    /// The seconds that landed since the last update, oldest first.
+    pub history_new: Vec<Interval>,
+    pub trace: Vec<TraceInput>,
+    pub state: RunState,
+}
+
 /// The page's copy of a run, kept by its updates.
 #[derive(Clone, Debug, Default)]
 pub struct RunView {
-    pub lesson: String,
-    pub variant: String,
-    pub overrides: Vec<(String, String)>,
-    pub seed: u64,
     pub shown: Shown,
     pub trace: TraceView,
-    pub playing: bool,
-    pub speed: f64,
-    pub achieved_speed: f64,
-    pub catch_up_to: Option<SimTime>,
-    pub notice: Option<String>,
-    pub link_clean: Option<String>,
-    pub reached: SimTime,
+    pub state: RunState,
 }
 
 impl SimDriver {
@@ -72,20 +69,22 @@ impl SimDriver {
         let fresh = !std::mem::replace(&mut self.update_sent, true);
         RunUpdate {
             fresh,
-            lesson: self.lesson.id.clone(),
-            variant: self.variant.clone(),
-            overrides: self.overrides.clone(),
-            seed: self.seed,
             shown,
             history_new,
             trace: self.take_trace_inputs(),
-            playing: self.playing,
-            speed: self.speed,
-            achieved_speed: self.achieved_speed,
-            catch_up_to: self.catch_up_to,
-            notice: self.notice.clone(),
-            link_clean: self.link_clean.clone(),
-            reached: self.timeline.reached.max(self.now()),
+            state: RunState {
+                lesson: self.lesson.id.clone(),
+                variant: self.variant.clone(),
+                overrides: self.overrides.clone(),
+                seed: self.seed,
+                playing: self.playing,
+                speed: self.speed,
+                achieved_speed: self.achieved_speed,
+                catch_up_to: self.catch_up_to,
+                notice: self.notice.clone(),
+                link_clean: self.link_clean.clone(),
+                reached: self.timeline.reached.max(self.now()),
+            },
         }
     }
 }
@@ -108,17 +107,7 @@ impl RunView {
         for input in &u.trace {
             self.trace.take(input);
         }
-        self.lesson = u.lesson;
-        self.variant = u.variant;
-        self.overrides = u.overrides;
-        self.seed = u.seed;
-        self.playing = u.playing;
-        self.speed = u.speed;
-        self.achieved_speed = u.achieved_speed;
-        self.catch_up_to = u.catch_up_to;
-        self.notice = u.notice;
-        self.link_clean = u.link_clean;
-        self.reached = u.reached;
+        self.state = u.state;
     }
 }
 
@@ -177,7 +166,8 @@ mod tests {
             format!("{:?}", (&view.trace.btt, &view.trace.requests, &view.trace.bios)),
             format!("{:?}", (&d.trace.btt, &d.trace.requests, &d.trace.bios))
         );
-        assert_eq!((view.playing, view.speed, view.catch_up_to, view.seed), (d.playing, d.speed, d.catch_up_to, d.seed));
-        assert_eq!(view.reached, d.timeline.reached.max(d.now()));
+        let st = &view.state;
+        assert_eq!((st.playing, st.speed, st.catch_up_to, st.seed), (d.playing, d.speed, d.catch_up_to, d.seed));
+        assert_eq!(st.reached, d.timeline.reached.max(d.now()));
     }
 }

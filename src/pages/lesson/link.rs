@@ -160,9 +160,9 @@ pub(super) fn use_back_forward(
                 }
             }
             // A new run keeps the pace the reader chose, unless the link names its own.
-            let speed = s.a.speed;
-            s.act(Command::OpenLink { fragment: hash.clone(), default_lesson: id.clone(), speed });
             let linked = blksim::link::LinkState::decode_lenient(&hash).ok().map(|(st, _)| st);
+            let speed = linked.as_ref().is_none_or(|st| st.speed.is_none()).then_some(s.a.speed);
+            s.act(Command::OpenLink { fragment: hash.clone(), default_lesson: id.clone(), speed });
             replace_address_with_clean_link(&mut s);
             if let Some(st) = &linked {
                 apply_view(st, &mut s, &view);

@@ -5,7 +5,7 @@ use crate::engine::time::{SimTime, NS_PER_MS, NS_PER_S};
 use serde::{Deserialize, Serialize};
 
 /// One device's /proc/diskstats fields, kept as the kernel keeps them (`part_round_stats`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiskStats {
     /// Completed requests, merged bios, sectors, and ticks (ns from request allocation to
     /// completion), indexed by direction: 0 read, 1 write.
@@ -103,7 +103,7 @@ pub struct Iostat {
 }
 
 /// Per-core CPU time by what the core was doing, in ns (like /proc/stat's columns).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CpuTimes {
     pub user_ns: u64,
     pub sys_ns: u64,

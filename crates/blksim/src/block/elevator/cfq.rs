@@ -133,7 +133,7 @@ impl Elevator {
                     if expired {
                         // Alone on the device: its slice ends and `cfq_set_active_queue` gives
                         // it the next one (`__cfq_set_active_queue` clears `fifo_expire`).
-                        self.cfq.slice_end = now + if q.sync { self.tun.cfq_slice_sync_ns } else { self.tun.cfq_slice_async_ns };
+                        self.cfq.slice_end = now + self.tun.cfq_slice_ns(q.sync);
                         self.cfq.fifo_checked = false;
                     }
                     // cfq_quantum: a queue does not fill the device while others wait.
@@ -147,7 +147,6 @@ impl Elevator {
                     // past it, a slice serves in sector order even when every request has
                     // waited past fifo_expire_sync. The look is spent in `cfq_dispatched`: a
                     // pick the driver does not take (its tags full) spends nothing.
-                    let q = &self.cfq.queues[&a];
                     if !self.cfq.fifo_checked {
                         if let Some((rq, _)) = q.fifo.front().filter(|&(_, t)| now >= t) {
                             return Some(rq);
@@ -180,7 +179,7 @@ impl Elevator {
             self.cfq.active = Some(next);
             self.cfq.idle_until = None;
             self.cfq.fifo_checked = false;
-            self.cfq.slice_end = now + if q.sync { self.tun.cfq_slice_sync_ns } else { self.tun.cfq_slice_async_ns };
+            self.cfq.slice_end = now + self.tun.cfq_slice_ns(q.sync);
         }
     }
 
@@ -431,7 +430,7 @@ impl Elevator {
         }
         let q = self.cfq.queues.get_mut(&k).expect("queue");
         if q.v2620.slice_end.is_none() {
-            q.v2620.slice_end = Some(now + if q.sync { self.tun.cfq_slice_sync_ns } else { self.tun.cfq_slice_async_ns });
+            q.v2620.slice_end = Some(now + self.tun.cfq_slice_ns(q.sync));
         }
         // cfq_prio_to_maxrq at best-effort priority 4: 2 × (base + base × 3).
         let maxrq = 2 * (CFQ_SLICE_ASYNC_RQ + CFQ_SLICE_ASYNC_RQ * 3);

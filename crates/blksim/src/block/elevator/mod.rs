@@ -43,6 +43,17 @@ pub struct Tunables {
     pub deadline_writes_starved: u32,
 }
 
+impl Tunables {
+    /// A cfq time slice: `slice_sync` for a sync queue, `slice_async` for the async one.
+    pub fn cfq_slice_ns(&self, sync: bool) -> u64 {
+        if sync {
+            self.cfq_slice_sync_ns
+        } else {
+            self.cfq_slice_async_ns
+        }
+    }
+}
+
 impl Default for Tunables {
     fn default() -> Self {
         Tunables {
