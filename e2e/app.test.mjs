@@ -71,17 +71,19 @@ test('Space pauses and resumes, and → steps exactly one event', async () => {
   const { page, errors } = await open('#/lesson/anatomy-of-a-request?v=1&speed=0.01');
   await page.waitForTimeout(500);
   assert.equal(await page.getAttribute('.app', 'data-playing'), 'true');
+  // The runs are in a Web Worker: the page shows a command's effect when it answers (a frame).
   await page.keyboard.press('Space');
-  assert.equal(await page.getAttribute('.app', 'data-playing'), 'false');
+  await page.waitForFunction(() => document.querySelector('.app').dataset.playing === 'false', null, { timeout: 2000 });
   await page.waitForTimeout(200);
   const paused = await events(page);
   await page.waitForTimeout(600);
   assert.equal(await events(page), paused, 'events ran while paused');
   await page.keyboard.press('ArrowRight');
+  await page.waitForFunction((n) => Number(document.querySelector('[data-testid=live]').dataset.events) !== n, paused, { timeout: 2000 });
   await page.waitForTimeout(100);
   assert.equal(await events(page), paused + 1, '→ should run exactly one event');
   await page.keyboard.press('Space');
-  assert.equal(await page.getAttribute('.app', 'data-playing'), 'true');
+  await page.waitForFunction(() => document.querySelector('.app').dataset.playing === 'true', null, { timeout: 2000 });
   await page.waitForFunction((n) => Number(document.querySelector('[data-testid=live]').dataset.events) > n + 1, paused, { timeout: 10000 });
   assert.deepEqual(errors, []);
   await page.close();
@@ -90,7 +92,7 @@ test('Space pauses and resumes, and → steps exactly one event', async () => {
 test('a variant toggle restarts the run with that variant', async () => {
   const { page, errors } = await open('#/lesson/anatomy-of-a-request?v=1&speed=0.01');
   await page.click('button.variant:has-text("large-pool")');
-  assert.equal(await page.getAttribute('button.variant:has-text("large-pool")', 'aria-pressed'), 'true');
+  await page.waitForSelector('button.variant[aria-pressed=true]:has-text("large-pool")', { timeout: 2000 });
   assert.equal(await page.getAttribute('button.variant:has-text("small-pool")', 'aria-pressed'), 'false');
   assert.deepEqual(errors, []);
   await page.close();

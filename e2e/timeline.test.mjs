@@ -2,7 +2,9 @@
 // forth over the run so far, with the mouse or the keyboard.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { harness, openPage } from './harness.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { artifacts, harness, openPage } from './harness.mjs';
 
 const h = harness();
 
@@ -51,6 +53,43 @@ test('the timeline scrubs back and forth over the run so far, by keyboard and by
   assert.match(await page.textContent('[data-testid=interval]'), /second ending at|the run's last|so far/);
   assert.deepEqual(errors, []);
   await ctx.close();
+});
+
+// The runs live in a Web Worker; the page only draws what it posts. The same link opened with
+// the runs on the page's own thread (the reader's choice, localStorage "blkviz.runs" = "page")
+// shows the same numbers, top, iostat -x, the same event log, and exports the same blktrace
+// bytes: the worker changes where the runs run, not what they do.
+test('the runs in the Web Worker show and export exactly what the same runs show on the page\'s thread', async () => {
+  const link = '#/lesson/nr-requests?v=1&variant=regressed&b=workaround&seed=2&t=2.5';
+  const read = async (runs) => {
+    const ctx = await h.browser.newContext();
+    const init = runs === 'page' ? () => localStorage.setItem('blkviz.runs', 'page') : null;
+    const { page, errors } = await openPage(h, ctx, link, undefined, init);
+    await settled(page);
+    await page.waitForFunction(() => document.querySelector('table.iostat') && document.querySelector('[data-testid=live-b]')?.dataset.catchingUp === 'false');
+    const tab = page.locator('button[role=tab]:has-text("Event log")');
+    await tab.click();
+    await page.waitForFunction(() => /Q +[RW]/.test(document.querySelector('[data-testid=blkparse]')?.textContent ?? ''));
+    const [bin] = await Promise.all([page.waitForEvent('download'), page.click('text=Export blktrace')]);
+    const dump = path.join(artifacts, `worker-${runs}.blktrace.dump`);
+    await bin.saveAs(dump);
+    const out = {
+      worker: await page.evaluate(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('/sim-worker.js'))),
+      live: [await page.textContent('[data-testid=live]'), await page.textContent('[data-testid=live-b]')],
+      numbers: await page.textContent('.numbers'),
+      log: await page.textContent('[data-testid=blkparse]'),
+      dump: fs.readFileSync(dump).toString('base64'),
+    };
+    assert.deepEqual(errors, [], runs);
+    await ctx.close();
+    return out;
+  };
+  const there = await read('worker');
+  const here = await read('page');
+  assert.deepEqual([there.worker, here.worker], [true, false], 'the runs in the worker, then on the page');
+  assert.match(there.live[0], /^t = 2\.500 s/);
+  assert.ok(there.dump.length > 1000 && there.log.length > 1000, 'a traced tail to compare');
+  for (const k of ['live', 'numbers', 'log', 'dump']) assert.deepEqual(there[k], here[k], `${k}: the worker's and the page's`);
 });
 
 // Opens "Run many seeds" on a lesson page and starts a sweep of `seeds` seeds.

@@ -37,8 +37,12 @@ pub enum Command {
     StopJump,
     /// The reader's seed (the seed field): both runs restart with it.
     ChooseSeed(u64),
-    /// Pause or resume the event log's intake.
+    /// Pause or resume the event log's intake (the page's view of run A does it).
     ToggleLogPause,
+    /// What the page says about run A (a link's problems, a refused seed); None closes it.
+    SetNotice(Option<String>),
+    /// The page put the link as applied into its address (`RunState::link_clean`).
+    LinkCleanUsed,
     /// A knob (`blksim knobs`' key): to run A, and to B when A took it.
     ApplyKnob {
         key: String,
@@ -116,7 +120,11 @@ impl Session {
     pub fn act(&mut self, cmd: Command) -> Reply {
         match cmd {
             Command::TogglePlay => self.a.playing = !self.a.playing,
-            Command::Pause => self.a.playing = false,
+            Command::Pause => {
+                for d in std::iter::once(&mut self.a).chain(self.b.as_mut()) {
+                    d.playing = false;
+                }
+            }
             Command::StepEvent { now_ms } => {
                 self.a.playing = false;
                 self.a.step_event(now_ms);
@@ -145,10 +153,12 @@ impl Session {
                     return Reply::Refused(e);
                 }
             }
-            Command::ToggleLogPause => self.a.trace.log_paused = !self.a.trace.log_paused,
+            // The page's own: its trace view takes no records while paused.
+            Command::ToggleLogPause => {}
+            Command::SetNotice(n) => self.a.notice = n,
+            Command::LinkCleanUsed => self.a.link_clean = None,
             Command::ApplyKnob { key, value } => return Reply::Knob(self.apply_knob(&key, &value)),
             Command::ApplyMany(knobs) => {
-                self.charts_dirty = true;
                 if let Err(e) = self.a.apply_many(&knobs) {
                     return Reply::Refused(e);
                 }
@@ -215,7 +225,6 @@ impl Session {
             let _ = self.reset();
         }
         self.drop_idle_settings();
-        self.charts_dirty = true;
     }
 
     fn run_comparison(&mut self) {
@@ -240,8 +249,6 @@ impl Session {
     /// speed, and its time point; at the prediction, the question's starting point.
     /// Returns whether the stop exists (and so was set up).
     pub(crate) fn go_to_stop(&mut self, i: usize) -> bool {
-        // The address this pushes carries the stop (`link::state_fragment`).
-        self.stop = Some(i);
         let k = match self.a.lesson.stop(i) {
             Some(Stop::Step(k)) => k,
             Some(Stop::Predict) => {
@@ -280,7 +287,6 @@ impl Session {
             self.a.set_speed(sp);
         }
         self.a.playing = true;
-        self.charts_dirty = true;
         true
     }
 
@@ -301,7 +307,6 @@ impl Session {
         }
         self.close_b();
         self.a.playing = true;
-        self.charts_dirty = true;
     }
 
     /// A link's step: set up as PageDown would when the link carries no run of its own (no
@@ -319,7 +324,6 @@ impl Session {
                         && st.b == self.a.lesson.steps[k].ab
                         && self.a.lesson.steps[k].seed.is_none_or(|seed| seed == st.seed));
             if !is_steps_own_run {
-                self.stop = Some(i);
                 return false;
             }
         }
@@ -339,7 +343,6 @@ impl Session {
         if let (Ok(_), Some(b)) = (&r, &mut self.b) {
             let _ = b.apply_knob(key, value, &va.iter().map(String::as_str).collect::<Vec<_>>());
         }
-        self.charts_dirty = true;
         r
     }
 }
@@ -372,8 +375,6 @@ mod tests {
         assert_eq!(s.a.speed, crate::driver::SPEED_MAX, "held to what the slider reaches");
         s.act(Command::Skip { secs: 1.0 });
         assert!(s.a.now() > SimTime(1_000_000_000) && s.b.as_ref().unwrap().now() > SimTime(1_000_000_000));
-        s.act(Command::ToggleLogPause);
-        assert!(s.a.trace.log_paused);
         // A knob goes to both runs; one neither run has is refused with why.
         assert!(matches!(s.act(Command::ApplyKnob { key: "queue.nr_requests".into(), value: "64".into() }), Reply::Knob(Ok(_))));
         assert_eq!((s.a.shown.scenario.queue.nr_requests, s.b.as_ref().unwrap().shown.scenario.queue.nr_requests), (64, 64));
@@ -391,7 +392,7 @@ mod tests {
         // The first step: its variant, alone, at its time point (0.2 s), at its speed.
         assert_eq!(s.act(Command::GoToStop(0)), Reply::StepSetUp(true));
         assert_eq!((s.a.variant.as_str(), s.b.is_none(), s.a.catch_up_to), ("regressed", true, Some(SimTime(200_000_000))));
-        assert_eq!((s.a.speed, s.a.seed, s.stop), (0.01, 4, Some(0)));
+        assert_eq!((s.a.speed, s.a.seed), (0.01, 4));
         // A stop the lesson does not have sets nothing up (and the page writes no address).
         assert_eq!(s.act(Command::GoToStop(99)), Reply::StepSetUp(false));
         // A step with its A/B pairing.
@@ -420,7 +421,7 @@ mod tests {
         let r = s.act(Command::LinkedStep(LinkedStep { step: 1, variant: None, b: None, seed: 4, t: Some(0.1) }));
         assert_eq!((r, s.a.variant.as_str(), s.a.playing), (Reply::StepSetUp(true), "regressed", false));
         let r = s.act(Command::LinkedStep(LinkedStep { step: 1, variant: Some("fixed".into()), b: None, seed: 4, t: Some(0.1) }));
-        assert_eq!((r, s.stop), (Reply::StepSetUp(false), Some(0)));
+        assert_eq!(r, Reply::StepSetUp(false));
         // Another run's link rebuilds the session; the reader's pace stays unless it names one.
         s.act(Command::OpenLink {
             fragment: "#/lesson/raid5-chunk?v=1&variant=fixed&seed=3".into(),

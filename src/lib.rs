@@ -13,4 +13,6 @@ pub mod layout;
 pub mod markdown;
 pub mod pages;
 pub mod palette;
+pub mod runs_worker;
 pub mod session;
+pub mod session_view;

@@ -2,79 +2,46 @@
 //! same simulated time). B follows A's clock each frame; once A's jobs are done, B runs on by
 //! itself at the same speed until its own are.
 
-use crate::driver::{SimDriver, Sweep};
+use crate::driver::SimDriver;
 
-/// Events a seed sweep runs in its first frame; after it, the budget follows the measured
-/// frame work as a catch-up's does (`tune`).
-pub const SWEEP_EVENTS_PER_FRAME: u64 = 20_000;
-
+/// The runs on show: what a Web Worker would own (issue 22). The page keeps its view of them
+/// (`SessionView`) by their updates, and changes them only by `Command`s.
 pub struct Session {
     pub a: SimDriver,
     pub b: Option<SimDriver>,
-    /// The device group expanded in the diagram (large arrays), if any.
-    pub expanded: Option<usize>,
-    /// Set when a new simulated second landed in either run (charts need redrawing).
-    pub charts_dirty: bool,
-    /// A seed sweep ("Run N seeds"), under way or done, and whether its chart needs drawing.
-    pub sweep: Option<Sweep>,
-    pub sweep_dirty: bool,
-    /// Events a sweep runs per frame (adapted to the measured frame work).
-    pub sweep_events: u64,
     /// While a step that names its seed is shown: the seed the reader had before it, which the
     /// other steps go back to.
     pub seed_before_step: Option<u64>,
-    /// The lesson's stop on show (`Lesson::stop`, 0-based), if the steps have begun: the
-    /// address carries it, so a reload or a bookmark returns to it.
-    pub stop: Option<usize>,
-    /// The latency chart shows each second's latencies (a heat map) rather than the run's
-    /// histogram.
-    pub latency_over_time: bool,
 }
 
 impl Session {
     pub fn new(a: SimDriver) -> Session {
-        Session {
-            a,
-            b: None,
-            expanded: None,
-            charts_dirty: true,
-            sweep: None,
-            sweep_dirty: false,
-            sweep_events: SWEEP_EVENTS_PER_FRAME,
-            seed_before_step: None,
-            stop: None,
-            latency_over_time: false,
-        }
+        Session { a, b: None, seed_before_step: None }
+    }
+
+    /// What changed in each run since the last call (B's while it is open), for the page's views.
+    pub fn take_updates(&mut self) -> (crate::driver::RunUpdate, Option<crate::driver::RunUpdate>) {
+        self.take_updates_bounded(None)
+    }
+
+    /// As `take_updates`, with at most `records_max` trace records per run when given.
+    pub fn take_updates_bounded(&mut self, records_max: Option<usize>) -> (crate::driver::RunUpdate, Option<crate::driver::RunUpdate>) {
+        (self.a.take_update_bounded(records_max), self.b.as_mut().map(|b| b.take_update_bounded(records_max)))
+    }
+
+    /// Trace inputs wait to be sent (a bounded update left them).
+    pub fn trace_backlog(&self) -> bool {
+        self.a.trace_backlog() || self.b.as_ref().is_some_and(SimDriver::trace_backlog)
     }
 
     /// One animation frame. Returns true when the counters changed.
     pub fn frame(&mut self, dt_ms: f64, now_ms: f64) -> bool {
-        // A sweep under way: its workers' runs come in; without workers (or once one failed)
-        // it takes the frame's budget here. The runs on screen wait, paused.
-        if let Some(sw) = self.sweep.as_mut().filter(|sw| !sw.is_done()) {
-            let mut workers = sw.workers.take();
-            let mut ended = workers.as_mut().is_some_and(|w| w.poll(sw));
-            if sw.is_done() {
-                // Done: the workers stop (dropping them terminates them).
-            } else if workers.as_ref().is_some_and(|w| w.ok()) {
-                sw.workers = workers;
-            } else {
-                if let Some(w) = &workers {
-                    gloo::console::warn!(format!("seed sweep: {}; the page runs the rest", w.error.as_deref().unwrap_or("?")));
-                }
-                ended |= sw.advance(self.sweep_events);
-            }
-            self.sweep_dirty |= ended;
-            return ended;
-        }
         // B just opened (or a link's B): A waits while B catches up to it.
         if let Some(b) = self.b.as_mut().filter(|b| b.catch_up_to.is_some() && self.a.catch_up_to.is_none()) {
             // A stands still by design meanwhile: its live line must not read that as slowness
             // in the first frame after (it is measured again from the next one).
             self.a.achieved_speed = self.a.speed;
-            let changed = b.frame(dt_ms, now_ms);
-            self.charts_dirty |= changed;
-            return changed;
+            return b.frame(dt_ms, now_ms);
         }
         let a_partial = self.a.last_partial_at();
         let a_was_jumping = self.a.catch_up_to.is_some();
@@ -106,23 +73,20 @@ impl Session {
                 0.0
             };
         }
-        self.charts_dirty |= changed;
         changed
     }
 
-    /// After a frame whose work took `work_ms`: the budgets of a jump or a sweep under way
-    /// follow it, so the page keeps its frame rate while they run.
-    pub fn tune(&mut self, work_ms: f64) {
-        self.a.tune_catch_up(work_ms);
+    /// After a frame whose work took `work_ms`: the budgets of a jump under way follow it
+    /// towards `aim_ms` a frame (`CATCH_UP_FRAME_MS` on the page's thread, which keeps its frame
+    /// rate; `WORKER_CATCH_UP_FRAME_MS` in the runs' worker).
+    pub fn tune(&mut self, work_ms: f64, aim_ms: f64) {
+        self.a.tune_catch_up(work_ms, aim_ms);
         if let Some(b) = &mut self.b {
-            b.tune_catch_up(work_ms);
-        }
-        if self.sweep.as_ref().is_some_and(|sw| !sw.is_done()) && work_ms.is_finite() && work_ms > 0.0 {
-            self.sweep_events = crate::driver::scale_budget(self.sweep_events, work_ms);
+            b.tune_catch_up(work_ms, aim_ms);
         }
     }
 
-    /// The page's state from a link: run A, and the A/B view if the link names a B.
+    /// The runs from a link: run A, and the A/B view if the link names a B.
     pub fn from_fragment(fragment: &str, default_lesson: &str) -> Session {
         let mut a = SimDriver::from_fragment(fragment, default_lesson);
         let b = a.link_b.take();
@@ -142,11 +106,6 @@ impl Session {
         s
     }
 
-    /// A link to this state, with the A/B view's B if it is open.
-    pub fn fragment(&self) -> String {
-        self.a.fragment(self.b.as_ref().map(|b| b.variant.as_str()), self.clock())
-    }
-
     /// Opens the A/B view with `variant` as B (same lesson, overrides and seed as A).
     pub fn open_b(&mut self, variant: &str) -> Result<(), String> {
         let mut b = SimDriver::new(&self.a.lesson.id, Some(variant), self.a.overrides.clone(), self.a.seed)?;
@@ -159,7 +118,6 @@ impl Session {
         b.speed = self.a.speed;
         b.playing = self.a.playing;
         self.b = Some(b);
-        self.charts_dirty = true;
         Ok(())
     }
 
@@ -179,7 +137,6 @@ impl Session {
                 d.fast_forward(left as f64 / 1e9);
             }
         }
-        self.charts_dirty = true;
     }
 
     /// The timeline: both runs to simulated time `t`, backwards or forwards (within what each
@@ -188,7 +145,6 @@ impl Session {
         for d in std::iter::once(&mut self.a).chain(self.b.as_mut()) {
             d.seek(t);
         }
-        self.charts_dirty = true;
     }
 
     /// Both runs to simulated time `t` over the next frames, as a link's `t` takes them: back
@@ -201,7 +157,6 @@ impl Session {
                 d.catch_up_to = Some(t);
             }
         }
-        self.charts_dirty = true;
     }
 
     /// Both runs to `t` and paused there, as a link with `t` opens.
@@ -217,43 +172,10 @@ impl Session {
         for d in std::iter::once(&mut self.a).chain(self.b.as_mut()) {
             d.stop_catch_up();
         }
-        self.charts_dirty = true;
-    }
-
-    /// The furthest simulated time the page has reached: the timeline's end.
-    pub fn reached(&self) -> blksim::SimTime {
-        let a = self.a.timeline.reached.max(self.a.now());
-        self.b.as_ref().map_or(a, |b| a.max(b.timeline.reached.max(b.now())))
-    }
-
-    /// Starts a sweep of `seeds` seeds of A's variant (and B's, in the A/B view), with A's
-    /// knobs; the runs on screen pause meanwhile.
-    pub fn start_sweep(&mut self, seeds: u64) -> Result<(), String> {
-        let mut variants = vec![self.a.variant.clone()];
-        variants.extend(self.b.as_ref().map(|b| b.variant.clone()));
-        self.start_sweep_of(&variants, seeds)
-    }
-
-    /// A seed sweep of the lesson's `variants` (with A's settings), in workers where the page
-    /// can have them; the runs on screen pause meanwhile.
-    pub fn start_sweep_of(&mut self, variants: &[String], seeds: u64) -> Result<(), String> {
-        let mut sweep = Sweep::new(&self.a.lesson, variants, &self.a.overrides, seeds)?;
-        match crate::driver::sweep_workers::SweepWorkers::start(&sweep) {
-            Ok(w) => sweep.workers = Some(w),
-            Err(e) => gloo::console::warn!(format!("seed sweep: {e}; the page runs the seeds itself")),
-        }
-        self.sweep = Some(sweep);
-        self.a.playing = false;
-        if let Some(b) = &mut self.b {
-            b.playing = false;
-        }
-        self.sweep_dirty = true;
-        Ok(())
     }
 
     pub fn close_b(&mut self) {
         self.b = None;
-        self.charts_dirty = true;
         self.drop_idle_settings();
     }
 
@@ -289,7 +211,6 @@ impl Session {
             let vb = b.variant.clone();
             b.restart(&vb, seed)?;
         }
-        self.charts_dirty = true;
         Ok(())
     }
 

@@ -5,7 +5,7 @@
 // The app's files are fetched together at install, so the cache never holds a script from one
 // build with the wasm of another.
 const CACHE = 'blkviz-v1';
-const APP_FILES = ['./', './index.html', './boot.js', './blkviz.js', './blkviz_bg.wasm', './sweep-worker.js', './style.css', './favicon.svg', './manifest.webmanifest', './icon-192.png', './icon-512.png'];
+const APP_FILES = ['./', './index.html', './boot.js', './blkviz.js', './blkviz_bg.wasm', './sweep-worker.js', './sim-worker.js', './style.css', './favicon.svg', './manifest.webmanifest', './icon-192.png', './icon-512.png'];
 const NETWORK_WAIT_MS = 4000;
 
 self.addEventListener('install', (event) => {

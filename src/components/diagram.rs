@@ -4,7 +4,7 @@
 use super::diagram_pools::{bar_hit, hw_queues, hw_queues_of, row_label_full, slot_bar, slot_label, slot_label_y, split};
 use super::diagram_text::{cpu_strip_text, draw_column_names, fit_first, fit_text, group_names, plated_text, ColumnName};
 use super::diagram_tokens::{draw_tokens, draw_waiting_without_tokens};
-use crate::driver::{Hit, HitKind, SimDriver};
+use crate::driver::{Hit, HitKind, RunView};
 use crate::layout::{columns, zoom, Rect, StackLayout, Stage, LARGE_TYPE};
 use crate::palette::{process_colour, thread_colour};
 use wasm_bindgen::JsCast;
@@ -101,7 +101,7 @@ fn to_drawing(e: &MouseEvent) -> (f64, f64) {
 }
 
 /// The layout a canvas of this size has for the driver's devices (also used for clicks).
-pub fn layout_for(canvas: &HtmlCanvasElement, d: &SimDriver, expanded: Option<usize>) -> StackLayout {
+pub fn layout_for(canvas: &HtmlCanvasElement, d: &RunView, expanded: Option<usize>) -> StackLayout {
     let (cw, ch, _) = logical_size(canvas);
     StackLayout::new(cw, ch, columns(d.shown.topology.devices.len(), expanded), !d.shown.topology.upper.is_empty())
 }
@@ -124,7 +124,7 @@ fn prefers(query: &str) -> bool {
 
 /// Draws one frame, and the tip for what the pointer (or the keyboard) is on. Sizes the canvas
 /// to its box and the device pixel ratio.
-pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Option<usize>) {
+pub fn draw(canvas: &HtmlCanvasElement, d: &RunView, now_ms: f64, expanded: Option<usize>) {
     let mut hits = Vec::new();
     paint(canvas, d, now_ms, expanded, &mut hits);
     {
@@ -141,7 +141,7 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Op
     super::diagram_tip::draw_tip(canvas, d);
 }
 
-fn paint(canvas: &HtmlCanvasElement, d: &SimDriver, now_ms: f64, expanded: Option<usize>, hits: &mut Vec<Hit>) {
+fn paint(canvas: &HtmlCanvasElement, d: &RunView, now_ms: f64, expanded: Option<usize>, hits: &mut Vec<Hit>) {
     let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else { return };
     let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
     // Drawn at the logical size, zoomed to the box (see `zoom`).

@@ -1,8 +1,8 @@
 //! The diagram's tip: what the pointer (or the keyboard, on the focused diagram) is on, drawn
 //! beside it on the canvas each frame (so it follows the run) and written to a text element a
-//! screen reader announces. The words come from `SimDriver::hover_tip`.
+//! screen reader announces. The words come from `RunView::hover_tip`.
 
-use crate::driver::SimDriver;
+use crate::driver::RunView;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
@@ -29,7 +29,7 @@ fn wrap(ctx: &CanvasRenderingContext2d, text: &str, max_w: f64) -> Vec<String> {
 }
 
 /// Draws the tip at the pointer, inside the canvas, and updates the announced text.
-pub fn draw_tip(canvas: &HtmlCanvasElement, d: &SimDriver) {
+pub fn draw_tip(canvas: &HtmlCanvasElement, d: &RunView) {
     let tip = d.hover_tip();
     // The screen reader's copy, written only when it changes (it is aria-live).
     if let Some(el) = canvas.parent_element().and_then(|p| p.query_selector(".diagram-tip").ok().flatten()) {

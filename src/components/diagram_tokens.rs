@@ -4,7 +4,7 @@
 
 use super::diagram::Theme;
 use super::diagram_pools::{hw_queues_of, lane_fits, lane_per_row, split};
-use crate::driver::{Hit, HitKind, SimDriver, Token, TokenStage};
+use crate::driver::{Hit, HitKind, RunView, Token, TokenStage};
 use crate::layout::{Rect, StackLayout, Stage};
 use crate::palette::process_colour;
 use web_sys::CanvasRenderingContext2d;
@@ -13,7 +13,7 @@ use web_sys::CanvasRenderingContext2d;
 /// adds a hit for each, and returns how many request tokens each column's elevator lane holds.
 pub(super) fn draw_tokens(
     ctx: &CanvasRenderingContext2d,
-    d: &SimDriver,
+    d: &RunView,
     l: &StackLayout,
     theme: &Theme,
     now_ms: f64,
@@ -142,7 +142,7 @@ pub(super) fn draw_tokens(
 /// `per_col_elev` tokens (red where parked on a hardware queue nobody will run).
 pub(super) fn draw_waiting_without_tokens(
     ctx: &CanvasRenderingContext2d,
-    d: &SimDriver,
+    d: &RunView,
     l: &StackLayout,
     theme: &Theme,
     per_col_elev: &[usize],

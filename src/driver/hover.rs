@@ -4,7 +4,7 @@
 //! trace's own times (the Q, G, I and D records btt sums). Nothing here reads the model.
 
 use super::tokens::TokenStage;
-use super::SimDriver;
+use super::RunView;
 use crate::format;
 
 /// What was drawn at a place.
@@ -90,7 +90,7 @@ fn ms(ns: u64) -> String {
     format::sim_time(ns)
 }
 
-impl SimDriver {
+impl RunView {
     /// The tip for what is at the pointer, or None.
     pub fn hover_tip(&self) -> Option<String> {
         let hover = self.hover.borrow();
@@ -111,7 +111,7 @@ impl SimDriver {
 
     /// A process or kernel thread by pid, as top names it ("pdflush (pid 400)").
     fn process_name(&self, pid: u32) -> String {
-        self.last_threads.iter().find(|t| t.pid == pid).map_or_else(|| format!("pid {pid}"), |t| format!("{} (pid {pid})", t.name))
+        self.shown.threads.iter().find(|t| t.pid == pid).map_or_else(|| format!("pid {pid}"), |t| format!("{} (pid {pid})", t.name))
     }
 
     /// One request: where it is, whose, how big, and how long it has waited there.

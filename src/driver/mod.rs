@@ -26,6 +26,7 @@ pub use btt::Btt;
 pub use hover::{Hit, HitKind, Hover};
 pub use shown::Shown;
 use stats::PARTIAL_REFRESH_MS;
+use std::collections::VecDeque;
 pub use sweep::{best_and_worst, quantile, run_seeds, SeedRun, Sweep, SWEEP_SEEDS_MAX};
 pub use timeline::Timeline;
 pub use tokens::{Token, TokenStage, RECORDS_PER_FRAME_MAX, TOKENS_MAX, TWEEN_MS, TWEEN_MS_MIN};
@@ -44,12 +45,17 @@ pub const SPEED_DEFAULT: f64 = 0.05;
 /// Events run in the first frame of a catch-up to a time point (a link's `t`, the timeline);
 /// after it the budget follows the measured frame work (`tune_catch_up`).
 pub const CATCH_UP_EVENTS_PER_FRAME: u64 = 20_000;
-/// The work a catch-up frame aims at, in wall ms: the page keeps drawing at 60 fps meanwhile.
+/// The work a catch-up frame aims at on the page's thread, in wall ms: the page keeps drawing at
+/// 60 fps meanwhile.
 pub const CATCH_UP_FRAME_MS: f64 = 10.0;
-/// A per-frame event budget after a frame of `work_ms`: scaled towards `CATCH_UP_FRAME_MS` (at
-/// most 4× either way per frame), within its bounds.
-pub fn scale_budget(events: u64, work_ms: f64) -> u64 {
-    let scaled = events as f64 * (CATCH_UP_FRAME_MS / work_ms).clamp(0.25, 4.0);
+/// The work a catch-up frame aims at in the runs' worker: the page draws meanwhile whatever it
+/// takes, and the jump runs on more of the worker's time; a Stop (or any command) waits at most
+/// about this for the frame under way.
+pub const WORKER_CATCH_UP_FRAME_MS: f64 = 40.0;
+/// A per-frame event budget after a frame of `work_ms`: scaled towards `aim_ms` (at most 4×
+/// either way per frame), within its bounds.
+pub fn scale_budget(events: u64, work_ms: f64, aim_ms: f64) -> u64 {
+    let scaled = events as f64 * (aim_ms / work_ms).clamp(0.25, 4.0);
     (scaled as u64).clamp(CATCH_UP_EVENTS_MIN, CATCH_UP_EVENTS_MAX)
 }
 
@@ -104,19 +110,15 @@ pub struct SimDriver {
     /// The time point the link asked for, until its catch-up ends (to say so if the jobs
     /// finish before it).
     link_t: Option<SimTime>,
-    /// The event log, btt and the tokens: what the page makes of the trace.
-    pub trace: TraceView,
-    /// What `trace` was handed since it was last taken, when kept (`keep_trace_inputs`).
-    trace_inputs: Option<Vec<TraceInput>>,
+    /// What the page's trace view (the event log, btt and the tokens) is to be handed, since
+    /// it was last taken (`take_update`); None until a view takes them (nobody reads them).
+    trace_inputs: Option<VecDeque<TraceInput>>,
     /// The end of the last second `take_update` sent.
     update_history_end: Option<SimTime>,
     /// `take_update` has sent this run's first update (a new driver is a new run: a restart,
     /// a rewind, a knob that restarts; its first update says so).
     update_sent: bool,
     gap_from: Option<SimTime>,
-    /// Where the pointer is on this run's diagram and what the last frame drew (the diagram
-    /// fills it while drawing, through a shared reference).
-    pub hover: std::cell::RefCell<Hover>,
     /// The run so far, with snapshots to rewind to.
     pub timeline: Timeline,
     /// Events a catch-up frame runs (adapted to the measured frame work).
@@ -182,12 +184,10 @@ impl SimDriver {
             link_fault_past_end: None,
             catch_up_to: None,
             link_t: None,
-            trace: TraceView::default(),
             trace_inputs: None,
             update_history_end: None,
             update_sent: false,
             gap_from: None,
-            hover: Default::default(),
             timeline,
             catch_up_events: CATCH_UP_EVENTS_PER_FRAME,
             link_clean: None,
@@ -310,48 +310,9 @@ impl SimDriver {
         }
     }
 
-    /// This state as a link fragment at simulated time `t`; `b` is the A/B view's second
-    /// variant, if open (its clock may be past this run's end).
-    pub fn fragment(&self, b: Option<&str>, t: SimTime) -> String {
-        // A link replays at most T_MAX_S: past it, the link opens there (the page says so).
-        let t = t.as_secs_f64().min(blksim::link::T_MAX_S);
-        LinkState {
-            lesson: self.lesson.id.clone(),
-            variant: Some(self.variant.clone()),
-            b: b.map(str::to_string),
-            overrides: self.overrides.clone(),
-            seed: self.seed,
-            // Exact to the nanosecond: the link replays to the same event.
-            t: if t > 0.0 { Some(t) } else { None },
-            speed: Some(self.speed),
-            step: None,
-            presenter: None,
-            large: None,
-        }
-        .encode()
-    }
-
     /// The state without the time point and speed: what a history entry records.
     pub fn state_fragment(&self, b: Option<&str>) -> String {
-        self.fragment_for(&self.variant, b, self.seed, None, None)
-    }
-
-    /// A link to this lesson with this run's knobs, as `variant` (and B) with `seed`, opened at
-    /// `t` simulated seconds if given: what a seed sweep's best and worst runs link to.
-    pub fn fragment_for(&self, variant: &str, b: Option<&str>, seed: u64, t: Option<f64>, speed: Option<f64>) -> String {
-        LinkState {
-            lesson: self.lesson.id.clone(),
-            variant: Some(variant.to_string()),
-            b: b.map(str::to_string),
-            overrides: self.overrides.clone(),
-            seed,
-            t,
-            speed,
-            step: None,
-            presenter: None,
-            large: None,
-        }
-        .encode()
+        link_fragment(&self.lesson.id, &self.variant, b, &self.overrides, self.seed, None, None)
     }
 
     /// Restarts with another variant or seed (the same lesson and overrides).
@@ -359,7 +320,6 @@ impl SimDriver {
         let mut d = SimDriver::new(&self.lesson.id.clone(), Some(variant), self.overrides.clone(), seed)?;
         d.speed = self.speed;
         d.playing = self.playing;
-        d.trace.log_paused = self.trace.log_paused;
         self.succeed_by(d);
         Ok(())
     }
@@ -429,13 +389,13 @@ impl SimDriver {
     }
 
     /// After a frame whose work took `work_ms` of wall time: a catch-up under way scales its
-    /// events per frame towards `CATCH_UP_FRAME_MS` (a frame of 40 ms of work at 100 000 events
-    /// would drop frames; one of 1 ms wastes the jump's time).
-    pub fn tune_catch_up(&mut self, work_ms: f64) {
+    /// events per frame towards `aim_ms` (on the page's thread a frame of 40 ms of work at
+    /// 100 000 events would drop frames; one of 1 ms wastes the jump's time).
+    pub fn tune_catch_up(&mut self, work_ms: f64, aim_ms: f64) {
         if self.catch_up_to.is_none() || !work_ms.is_finite() || work_ms <= 0.0 {
             return;
         }
-        self.catch_up_events = scale_budget(self.catch_up_events, work_ms);
+        self.catch_up_events = scale_budget(self.catch_up_events, work_ms, aim_ms);
     }
 
     /// Runs exactly one event (→). Returns the event count after it.
@@ -529,36 +489,70 @@ impl SimDriver {
         self.cursor = self.sim.trace().next_seq();
         let animate = animate_at.map(|now_ms| Animation {
             now_ms,
-            tween_ms: self.tween_ms(),
+            tween_ms: tokens::tween_ms_at(self.speed),
             pids: self.last_threads.iter().map(|t| t.pid).collect(),
         });
         self.feed(TraceInput::Records { records, dropped, animate });
     }
 
-    /// Hands the trace view its next input (and keeps it, when they are kept for a worker).
+    /// The page's trace view's next input (kept while a view takes them).
     fn feed(&mut self, input: TraceInput) {
-        self.trace.take(&input);
         if let Some(kept) = &mut self.trace_inputs {
-            kept.push(input);
+            kept.push_back(input);
         }
     }
 
     /// The run goes on as `d` (a restart, a rewind, a knob that restarts): a driver keeping its
-    /// trace view's inputs for a worker goes on keeping them.
+    /// trace view's inputs goes on keeping them.
     fn succeed_by(&mut self, mut d: SimDriver) {
-        d.trace_inputs = self.trace_inputs.as_ref().map(|_| Vec::new());
+        d.trace_inputs = self.trace_inputs.as_ref().map(|_| VecDeque::new());
         *self = d;
     }
 
     /// From now on, keeps what the trace view is handed, for `take_trace_inputs`.
     pub fn keep_trace_inputs(&mut self) {
-        self.trace_inputs.get_or_insert_with(Vec::new);
+        self.trace_inputs.get_or_insert_with(VecDeque::new);
     }
 
-    /// What the trace view was handed since the last call, in order (what a worker owning
-    /// this run posts for the page's view).
+    /// The trace view's inputs since the last call, in order (what the page's view of this
+    /// run takes, or a worker owning the run posts to it).
     pub fn take_trace_inputs(&mut self) -> Vec<TraceInput> {
-        self.trace_inputs.as_mut().map(std::mem::take).unwrap_or_default()
+        self.trace_inputs.as_mut().map(|kept| kept.drain(..).collect()).unwrap_or_default()
+    }
+
+    /// As `take_trace_inputs`, but at most `records_max` records (at least one input, or its
+    /// first part: `TraceInput::split`); the rest waits for the next call. A worker posts a
+    /// jump's traced tail (158 000 records on dm-sg-lists) over several frames this way, so the
+    /// page never parses one huge message.
+    pub fn take_trace_inputs_bounded(&mut self, records_max: usize) -> Vec<TraceInput> {
+        let Some(kept) = &mut self.trace_inputs else { return Vec::new() };
+        let mut out = Vec::new();
+        let mut n = 0;
+        while let Some(input) = kept.pop_front() {
+            let len = input.records_len();
+            if n + len <= records_max {
+                n += len;
+                out.push(input);
+            } else if n > 0 {
+                kept.push_front(input);
+                break;
+            } else {
+                let mut parts = input.split(records_max).into_iter();
+                if let Some(first) = parts.next() {
+                    n += first.records_len();
+                    out.push(first);
+                }
+                for p in parts.rev() {
+                    kept.push_front(p);
+                }
+            }
+        }
+        out
+    }
+
+    /// Trace inputs kept and not yet taken (a bounded take left them for the next).
+    pub fn trace_backlog(&self) -> bool {
+        self.trace_inputs.as_ref().is_some_and(|k| !k.is_empty())
     }
 
     /// Takes in new trace records and counters.
@@ -572,11 +566,6 @@ impl SimDriver {
         now_ms - self.last_partial_ms >= PARTIAL_REFRESH_MS && self.refresh_partial(now_ms)
     }
 
-    /// Pid and command name of a trace record's thread.
-    pub fn thread_of(&self, thread: u32) -> (u32, &str) {
-        self.last_threads.get(thread as usize).map_or((0, "?"), |t| (t.pid, t.name.as_str()))
-    }
-
     /// Runs B in lockstep behind A: to simulated time `t`, within the frame's event budget.
     pub fn follow(&mut self, t: SimTime, now_ms: f64) -> bool {
         let t = t.min(self.end());
@@ -585,6 +574,32 @@ impl SimDriver {
         }
         self.absorb(now_ms)
     }
+}
+
+/// A link to `lesson` with these knobs, as `variant` (and B) with `seed`, opened at `t`
+/// simulated seconds and `speed` if given.
+pub fn link_fragment(
+    lesson: &str,
+    variant: &str,
+    b: Option<&str>,
+    overrides: &[(String, String)],
+    seed: u64,
+    t: Option<f64>,
+    speed: Option<f64>,
+) -> String {
+    LinkState {
+        lesson: lesson.to_string(),
+        variant: Some(variant.to_string()),
+        b: b.map(str::to_string),
+        overrides: overrides.to_vec(),
+        seed,
+        t,
+        speed,
+        step: None,
+        presenter: None,
+        large: None,
+    }
+    .encode()
 }
 
 /// The notice's words for a link's `t` past the run's end (`end_s`, its duration).

@@ -73,7 +73,6 @@ impl SimDriver {
         let mut d = SimDriver::with_sim(self.lesson.clone(), self.variant.clone(), self.overrides.clone(), self.seed, sim, timeline);
         d.speed = self.speed;
         d.playing = self.playing;
-        d.trace.log_paused = self.trace.log_paused;
         d.catch_up_events = self.catch_up_events;
         if t > d.sim.now() {
             d.catch_up_to = Some(t);
@@ -92,6 +91,7 @@ impl Timeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::driver::RunView;
 
     /// Frames (16 ms apart) until no catch-up is left; the last frame's time.
     fn settle(d: &mut SimDriver, mut ts: f64) -> f64 {
@@ -109,14 +109,14 @@ mod tests {
 
     /// What the page shows of a run: its counters, its view snapshot, top, and the event log's
     /// last records (without their `seq`, which counts only what was traced).
-    fn shown(d: &SimDriver) -> String {
+    fn shown(d: &SimDriver, v: &RunView) -> String {
         let log: Vec<String> =
-            d.trace.log.iter().rev().take(40).map(|r| format!("{:?}", blksim::tools::trace::TraceRecord { seq: 0, ..*r })).collect();
+            v.trace.log.iter().rev().take(40).map(|r| format!("{:?}", blksim::tools::trace::TraceRecord { seq: 0, ..*r })).collect();
         format!(
             "{}\n{:?}\n{:?}\n{:?}\n{}",
-            serde_json::to_string(&d.shown.interval).unwrap(),
-            d.shown.occupancy,
-            d.shown.top,
+            serde_json::to_string(&v.shown.interval).unwrap(),
+            v.shown.occupancy,
+            v.shown.top,
             d.sim.now(),
             log.join("\n")
         )
@@ -126,23 +126,30 @@ mod tests {
     fn scrubbing_back_shows_what_a_run_straight_to_that_time_shows() {
         let t2 = SimTime(1_700_000_000);
         // Played to 3.2 s (snapshots on the way), then scrubbed back to t2.
+        // Each with the page's view of it, kept by its updates.
         let mut d = SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 3).unwrap();
+        let mut vd = RunView::new(d.take_update());
         d.playing = false;
         d.seek(SimTime(0));
         d.catch_up_to = Some(SimTime(3_200_000_000));
         let ts = settle(&mut d, 0.0);
+        vd.apply(d.take_update());
         assert!(d.timeline.snapshot_count() >= 2, "{} snapshots", d.timeline.snapshot_count());
         assert_eq!(d.timeline.reached, SimTime(3_200_000_000));
         d.seek(t2);
         assert!(d.sim.now() < t2, "restored from an earlier snapshot");
         settle(&mut d, ts);
+        vd.apply(d.take_update());
         // A fresh run to t2, as a link with t opens it.
         let mut fresh = SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 3).unwrap();
+        let mut vf = RunView::new(fresh.take_update());
         fresh.playing = false;
         fresh.catch_up_to = Some(t2);
         settle(&mut fresh, 0.0);
+        vf.apply(fresh.take_update());
         assert_eq!(d.sim.now(), t2);
-        assert_eq!(shown(&d), shown(&fresh));
+        assert!(vd.trace.log.len() > 100, "the log shows the jump's tail");
+        assert_eq!(shown(&d, &vd), shown(&fresh, &vf));
         // Forwards again, to where the run had reached (not past it).
         d.seek(SimTime(9_000_000_000));
         assert_eq!(d.catch_up_to, Some(SimTime(3_200_000_000)));

@@ -1,6 +1,6 @@
 //! The animation's tokens: a bio or request at the stage of the stack the trace last put it in.
 
-use super::{SimDriver, TraceView};
+use super::TraceView;
 use blksim::tools::trace::{Action, TraceRecord};
 
 /// Where a token is, as the trace says.
@@ -39,16 +39,14 @@ pub const TOKENS_MAX: usize = 1500;
 /// Trace records turned into tokens per frame at most; beyond it, density mode.
 pub const RECORDS_PER_FRAME_MAX: usize = 4000;
 /// How long a token takes to move between stages, and to fade after completion, at slow
-/// speeds; faster runs shorten it (see `SimDriver::tween_ms`) so tokens keep up with the trace.
+/// speeds; faster runs shorten it (see `tween_ms_at`) so tokens keep up with the trace.
 pub const TWEEN_MS: f64 = 350.0;
 pub const TWEEN_MS_MIN: f64 = 40.0;
 
-impl SimDriver {
-    /// The tween for this speed: 350 ms up to 10 ms/s, shorter above (40 ms at most speeds
-    /// where a request lives less than a frame).
-    pub fn tween_ms(&self) -> f64 {
-        (TWEEN_MS * 0.01 / self.speed.max(1e-9)).clamp(TWEEN_MS_MIN, TWEEN_MS)
-    }
+/// The tween at `speed` (simulated seconds per wall second): 350 ms up to 10 ms/s, shorter
+/// above (40 ms at most speeds where a request lives less than a frame).
+pub fn tween_ms_at(speed: f64) -> f64 {
+    (TWEEN_MS * 0.01 / speed.max(1e-9)).clamp(TWEEN_MS_MIN, TWEEN_MS)
 }
 
 impl TraceView {

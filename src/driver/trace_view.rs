@@ -1,9 +1,10 @@
 //! What the page makes of a run's trace (`TraceView`): the event log, btt's sums and the
 //! animation's tokens. It is fed only by what the run hands over, in order: the trace records
 //! it took in (and how many the ring dropped), the start and end of an untraced span (a jump),
-//! and a fresh start of the tokens after one. It reads nothing else of the run, so it stays on
-//! the page when the run moves into a Web Worker (issue 22): each of its inputs is plain data
-//! (`TraceInput`), and the driver can keep them, in order, for such a worker to post.
+//! and a fresh start of the tokens after one. It reads nothing else of the run, so it is on the
+//! page while the runs are in a Web Worker (issue 22): each of its inputs is plain data
+//! (`TraceInput`) that the driver keeps, in order, for the page's `RunView` (a long input goes
+//! in parts, `TraceInput::split`, which make the same view).
 
 use super::{Btt, Token, TokenStage, LOG_MAX, RECORDS_PER_FRAME_MAX, TOKENS_MAX};
 use blksim::tools::trace::TraceRecord;
@@ -19,13 +20,95 @@ const TRACE_GAPS_MAX: usize = 16;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum TraceInput {
     /// Records the run took in, after `dropped` the ring lost; animated when `animate` says how.
-    Records { records: Vec<TraceRecord>, dropped: u64, animate: Option<Animation> },
+    Records {
+        #[serde(with = "compact_records")]
+        records: Vec<TraceRecord>,
+        dropped: u64,
+        animate: Option<Animation>,
+    },
+    /// A frame had more records than the animation shows (`RECORDS_PER_FRAME_MAX`): the
+    /// diagram shows counts, not tokens. What `Records` with `animate` does with so many,
+    /// after they were sent in parts (`split`).
+    Dense { now_ms: f64, tween_ms: f64 },
     /// An untraced span begins (`forget_pairs`).
     Untraced,
     /// An untraced span ended: from, to, and the seq of the first record after it.
     Gap { from: SimTime, to: SimTime, next_seq: u64 },
     /// The tokens start afresh.
     ResetTokens,
+}
+
+impl TraceInput {
+    /// Records in it.
+    pub fn records_len(&self) -> usize {
+        match self {
+            TraceInput::Records { records, .. } => records.len(),
+            _ => 0,
+        }
+    }
+
+    /// The same input as parts of at most `records_max` records each, which a view takes to the
+    /// same state as the whole: the ring's drops go with the first part, and records too many to
+    /// animate go as plain records followed by `Dense`.
+    pub fn split(self, records_max: usize) -> Vec<TraceInput> {
+        let records_max = records_max.max(1);
+        match self {
+            TraceInput::Records { records, dropped, animate } if records.len() > records_max => {
+                let dense = animate.map(|a| {
+                    debug_assert!(records_max >= RECORDS_PER_FRAME_MAX, "parts of an animated frame would animate");
+                    TraceInput::Dense { now_ms: a.now_ms, tween_ms: a.tween_ms }
+                });
+                let mut parts: Vec<TraceInput> = records
+                    .chunks(records_max)
+                    .enumerate()
+                    .map(|(i, c)| TraceInput::Records { records: c.to_vec(), dropped: if i == 0 { dropped } else { 0 }, animate: None })
+                    .collect();
+                parts.extend(dense);
+                parts
+            }
+            other => vec![other],
+        }
+    }
+}
+
+/// Trace records cross to the page as arrays rather than objects (a third of the JSON): a
+/// jump's traced tail can hand over tens of thousands at once.
+mod compact_records {
+    use blksim::ids::{DevId, ThreadId};
+    use blksim::tools::trace::{Action, TraceRecord};
+    use blksim::SimTime;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    type Row = (u64, SimTime, DevId, u16, Action, bool, u64, u32, ThreadId, u32, u32, Option<(DevId, u64)>);
+
+    pub fn serialize<S: Serializer>(records: &[TraceRecord], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(
+            records
+                .iter()
+                .map(|r| (r.seq, r.time, r.dev, r.cpu, r.action, r.write, r.sector, r.bytes, r.thread, r.token, r.related, r.from)),
+        )
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<TraceRecord>, D::Error> {
+        let rows = Vec::<Row>::deserialize(d)?;
+        Ok(rows
+            .into_iter()
+            .map(|(seq, time, dev, cpu, action, write, sector, bytes, thread, token, related, from)| TraceRecord {
+                seq,
+                time,
+                dev,
+                cpu,
+                action,
+                write,
+                sector,
+                bytes,
+                thread,
+                token,
+                related,
+                from,
+            })
+            .collect())
+    }
 }
 
 /// How a frame animates its records: its wall time (ms), the tween for the run's speed, and
@@ -72,6 +155,7 @@ impl TraceView {
                     self.animate(records, *dropped, a.now_ms, a.tween_ms, |thread| a.pids.get(thread as usize).copied().unwrap_or(0));
                 }
             }
+            TraceInput::Dense { now_ms, tween_ms } => self.animate(&[], 1, *now_ms, *tween_ms, |_| 0),
             TraceInput::Untraced => self.forget_pairs(),
             TraceInput::Gap { from, to, next_seq } => self.gap(*from, *to, *next_seq),
             TraceInput::ResetTokens => self.reset_tokens(),
@@ -178,12 +262,17 @@ mod tests {
     }
 
     #[test]
-    fn a_driver_s_kept_inputs_sent_as_json_make_the_page_s_view_what_the_driver_s_is() {
+    fn a_driver_s_kept_inputs_sent_as_json_make_the_view_they_make_in_process() {
         let mut d = crate::driver::SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 2).unwrap();
         d.keep_trace_inputs();
-        let mut page = TraceView::default();
-        let post = |d: &mut crate::driver::SimDriver, page: &mut TraceView| {
-            let json = serde_json::to_string(&d.take_trace_inputs()).unwrap();
+        // `page` takes them through a worker's JSON, `here` as they are.
+        let (mut page, mut here) = (TraceView::default(), TraceView::default());
+        let mut post = |d: &mut crate::driver::SimDriver, page: &mut TraceView| {
+            let inputs = d.take_trace_inputs();
+            for input in &inputs {
+                here.take(input);
+            }
+            let json = serde_json::to_string(&inputs).unwrap();
             for input in serde_json::from_str::<Vec<TraceInput>>(&json).unwrap() {
                 page.take(&input);
             }
@@ -203,7 +292,7 @@ mod tests {
             d.frame(16.0, ts);
             post(&mut d, &mut page);
         }
-        assert!(!d.trace.requests.is_empty() || !d.trace.bios.is_empty(), "tokens on show");
+        assert!(!page.requests.is_empty() || !page.bios.is_empty(), "tokens on show");
         d.catch_up_to = Some(blksim::SimTime(1_800_000_000));
         while d.catch_up_to.is_some() {
             ts += 16.0;
@@ -217,9 +306,9 @@ mod tests {
             d.frame(16.0, ts);
             post(&mut d, &mut page);
         }
-        assert_eq!(d.trace.trace_gaps.len(), 1, "the second jump's untraced span (the first's tail covers it all)");
-        assert!(d.trace.log.len() > 1_000 && !d.trace.btt.is_empty());
-        assert_eq!(state(&page), state(&d.trace));
+        assert_eq!(here.trace_gaps.len(), 1, "the second jump's untraced span (the first's tail covers it all)");
+        assert!(here.log.len() > 1_000 && !here.btt.is_empty());
+        assert_eq!(state(&page), state(&here));
     }
 
     #[test]
@@ -238,5 +327,42 @@ mod tests {
         assert_eq!((&here.bios, &here.requests, here.density), (&there.bios, &there.requests, there.density));
         assert_eq!(here.trace_gaps, there.trace_gaps);
         assert_eq!((&here.bio_queued_at, &here.rq_times), (&there.bio_queued_at, &there.rq_times));
+    }
+
+    #[test]
+    fn an_input_split_into_parts_makes_the_view_the_whole_makes() {
+        let cfg = blksim::lessons::find("nr-requests").unwrap().config("regressed", &[]).unwrap();
+        let mut sim = blksim::Sim::new(&cfg, 1);
+        sim.set_trace(true);
+        let (mut whole, mut parted) = (TraceView::default(), TraceView::default());
+        let mut cursor = 0;
+        // Frames of 1 ms (animated), then one of 400 ms (too many records to animate), then
+        // 1 ms frames again; the big frame's batch also counts records the ring dropped.
+        for (frame, step_ns) in [1_000_000u64; 30].into_iter().chain([400_000_000]).chain([1_000_000; 30]).enumerate() {
+            sim.run_until(blksim::SimTime(sim.now().ns() + step_ns));
+            let (recs, _) = sim.trace().since(cursor);
+            let records: Vec<TraceRecord> = recs.copied().collect();
+            cursor = sim.trace().next_seq();
+            let dropped = if step_ns > 1_000_000 { 7 } else { 0 };
+            let animate = Some(Animation { now_ms: frame as f64 * 16.0, tween_ms: 40.0, pids: vec![1, 2, 3] });
+            let input = TraceInput::Records { records, dropped, animate };
+            let parts = input.clone().split(RECORDS_PER_FRAME_MAX);
+            if step_ns > 1_000_000 {
+                assert!(parts.len() > 2 && matches!(parts.last(), Some(TraceInput::Dense { .. })), "{} parts", parts.len());
+            }
+            whole.take(&input);
+            for p in &parts {
+                assert!(p.records_len() <= RECORDS_PER_FRAME_MAX);
+                whole_or(&mut parted, p);
+            }
+        }
+        assert!(!whole.requests.is_empty() || !whole.bios.is_empty(), "tokens again after the dense frame");
+        assert_eq!(state(&whole), state(&parted));
+    }
+
+    /// The view takes a part as the worker's message carries it (through JSON).
+    fn whole_or(view: &mut TraceView, part: &TraceInput) {
+        let json = serde_json::to_string(part).unwrap();
+        view.take(&serde_json::from_str(&json).unwrap());
     }
 }

@@ -1,16 +1,18 @@
-//! What a run would post to the page each frame from a Web Worker (`RunUpdate`), and the page's
-//! copy of the run it keeps up to date (`RunView`): what it shows (`Shown`, its history sent as
-//! the seconds that landed since the last update), what its trace view was handed
-//! (`TraceInput`s, in order), and where the run stands (playing, speed, a jump's target, the
-//! notice, the timeline's reach), and whether it is a new run (a restart or a rewind makes a new
-//! driver). This is issue 22's protocol: the page does not use it yet (it
-//! still reads its driver in process); its test checks that a view kept by updates through JSON
-//! shows what the driver itself shows.
+//! What a run posts to the page after each frame and command (`RunUpdate`), and the page's copy
+//! of the run kept by them (`RunView`): what it shows (`Shown`, its history sent as the seconds
+//! that landed since the last update), what its trace view is handed (`TraceInput`s, in order),
+//! where the run stands (playing, speed, a jump's target, the notice, the timeline's reach), and
+//! whether it is a new run (a restart or a rewind makes a new driver). The page reads a run only
+//! through its `RunView` (`SessionView` keeps them), so the runs can move into a Web Worker that
+//! posts these as JSON (issue 22); the tests check that a view kept through JSON is the one kept
+//! in process, and shows what the driver shows.
 
-use super::{Shown, SimDriver, TraceInput, TraceView};
+use super::{Hover, Shown, SimDriver, TraceInput, TraceView};
 use blksim::engine::HISTORY_MAX;
+use blksim::lessons::{self, Lesson};
 use blksim::{Interval, SimTime};
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
 
 /// Where a run stands: which run it is, whether it plays and how fast, a jump's target, what
 /// the page says about its link, and the timeline's end.
@@ -40,21 +42,43 @@ pub struct RunUpdate {
     /// The seconds that landed since the last update, oldest first.
     pub history_new: Vec<Interval>,
     pub trace: Vec<TraceInput>,
+    /// Trace inputs wait for the next update (a bounded update: `take_update_bounded`).
+    pub backlog: bool,
     pub state: RunState,
 }
 
-/// The page's copy of a run, kept by its updates.
-#[derive(Clone, Debug, Default)]
+/// The page's copy of a run, kept by its updates: what the page reads of a run (its own
+/// pointer on the run's diagram besides).
+#[derive(Debug)]
 pub struct RunView {
     pub shown: Shown,
     pub trace: TraceView,
     pub state: RunState,
+    /// The run's lesson (`state.lesson`'s).
+    pub lesson: Lesson,
+    /// Where the pointer is on this run's diagram and what the last frame drew (the diagram
+    /// fills it while drawing, through a shared reference).
+    pub hover: RefCell<Hover>,
+}
+
+/// Where the run stands, read as the run's own fields (`d.variant`, `d.playing`).
+impl std::ops::Deref for RunView {
+    type Target = RunState;
+    fn deref(&self) -> &RunState {
+        &self.state
+    }
 }
 
 impl SimDriver {
     /// What changed since the last update (the first one: everything), for the page's view.
     /// The trace view's inputs are kept from the first call on.
     pub fn take_update(&mut self) -> RunUpdate {
+        self.take_update_bounded(None)
+    }
+
+    /// As `take_update`, with at most `records_max` trace records when given (the rest come
+    /// with the next updates: `backlog` says so).
+    pub fn take_update_bounded(&mut self, records_max: Option<usize>) -> RunUpdate {
         self.keep_trace_inputs();
         // The history goes as its new seconds only: set aside while `Shown` is copied.
         let history = std::mem::take(&mut self.shown.history);
@@ -71,7 +95,11 @@ impl SimDriver {
             fresh,
             shown,
             history_new,
-            trace: self.take_trace_inputs(),
+            trace: match records_max {
+                Some(max) => self.take_trace_inputs_bounded(max),
+                None => self.take_trace_inputs(),
+            },
+            backlog: self.trace_backlog(),
             state: RunState {
                 lesson: self.lesson.id.clone(),
                 variant: self.variant.clone(),
@@ -90,6 +118,16 @@ impl SimDriver {
 }
 
 impl RunView {
+    /// A view of a run from its first update.
+    pub fn new(first: RunUpdate) -> RunView {
+        let lesson =
+            lessons::find(&first.state.lesson).or_else(|_| lessons::find(super::FALLBACK_LESSON)).expect("the fallback lesson exists");
+        let mut v =
+            RunView { shown: Shown::default(), trace: TraceView::default(), state: RunState::default(), lesson, hover: Default::default() };
+        v.apply(first);
+        v
+    }
+
     /// Takes an update of the run (its history grows by the new seconds, its trace view takes
     /// the inputs in order).
     pub fn apply(&mut self, u: RunUpdate) {
@@ -97,6 +135,11 @@ impl RunView {
             // A new run: its own history and trace (the reader's log pause stays).
             self.shown.history.clear();
             self.trace = TraceView { log_paused: self.trace.log_paused, ..TraceView::default() };
+        }
+        if u.state.lesson != self.lesson.id {
+            if let Ok(l) = lessons::find(&u.state.lesson) {
+                self.lesson = l;
+            }
         }
         let mut history = std::mem::take(&mut self.shown.history);
         history.extend(u.history_new);
@@ -109,63 +152,119 @@ impl RunView {
         }
         self.state = u.state;
     }
+
+    /// The run's simulated time.
+    pub fn now(&self) -> SimTime {
+        self.shown.now
+    }
+
+    /// Where the run ends: its scenario's `duration` (`SimDriver::end`).
+    pub fn end(&self) -> SimTime {
+        SimTime::from_secs_f64(self.shown.scenario.duration_s)
+    }
+
+    /// Nothing is left to run: every job is done, or the clock reached the run's end.
+    pub fn is_done(&self) -> bool {
+        self.shown.finished || self.now() >= self.end()
+    }
+
+    /// Pid and command name of a trace record's thread (names and pids never change).
+    pub fn thread_of(&self, thread: u32) -> (u32, &str) {
+        self.shown.threads.get(thread as usize).map_or((0, "?"), |t| (t.pid, t.name.as_str()))
+    }
+
+    /// The tokens' tween at the run's speed.
+    pub fn tween_ms(&self) -> f64 {
+        super::tokens::tween_ms_at(self.state.speed)
+    }
+
+    /// This run as a link fragment at simulated time `t`; `b` is the A/B view's second
+    /// variant, if open (its clock may be past this run's end).
+    pub fn fragment(&self, b: Option<&str>, t: SimTime) -> String {
+        // A link replays at most T_MAX_S: past it, the link opens there (the page says so).
+        let t = t.as_secs_f64().min(blksim::link::T_MAX_S);
+        // Exact to the nanosecond: the link replays to the same event.
+        self.fragment_for(&self.state.variant, b, self.state.seed, (t > 0.0).then_some(t), Some(self.state.speed))
+    }
+
+    /// The state without the time point and speed: what a history entry records.
+    pub fn state_fragment(&self, b: Option<&str>) -> String {
+        self.fragment_for(&self.state.variant, b, self.state.seed, None, None)
+    }
+
+    /// A link to this lesson with this run's knobs, as `variant` (and B) with `seed`, opened at
+    /// `t` simulated seconds if given: what a seed sweep's best and worst runs link to.
+    pub fn fragment_for(&self, variant: &str, b: Option<&str>, seed: u64, t: Option<f64>, speed: Option<f64>) -> String {
+        super::link_fragment(&self.lesson.id, variant, b, &self.state.overrides, seed, t, speed)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// An update as a worker's postMessage carries it.
+    fn through_json(u: &RunUpdate) -> RunUpdate {
+        serde_json::from_str(&serde_json::to_string(u).unwrap()).unwrap()
+    }
+
     #[test]
-    fn a_view_kept_by_updates_through_json_shows_what_the_driver_shows() {
+    fn a_view_kept_by_updates_through_json_shows_what_one_kept_in_process_shows() {
         let mut d = SimDriver::from_fragment("#/lesson/raid5-chunk?v=1&variant=regressed&seed=3&t=0.3", "raid5-chunk");
-        let mut view = RunView::default();
-        let post = |d: &mut SimDriver, view: &mut RunView| {
-            let json = serde_json::to_string(&d.take_update()).unwrap();
-            view.apply(serde_json::from_str(&json).unwrap());
+        // `view` takes each update through JSON, `here` as it is.
+        let first = d.take_update();
+        let (mut view, mut here) = (RunView::new(through_json(&first)), RunView::new(first));
+        let mut post = |d: &mut SimDriver| {
+            let u = d.take_update();
+            view.apply(through_json(&u));
+            here.apply(u);
         };
         // The link's jump, frames playing, a skip of 2.5 s past a few whole seconds, frames.
         let mut ts = 0.0;
-        post(&mut d, &mut view);
         while d.catch_up_to.is_some() {
             ts += 16.0;
             d.frame(16.0, ts);
-            post(&mut d, &mut view);
+            post(&mut d);
         }
         d.playing = true;
         for _ in 0..20 {
             ts += 16.0;
             d.frame(16.0, ts);
-            post(&mut d, &mut view);
+            post(&mut d);
         }
         d.fast_forward(2.5);
-        post(&mut d, &mut view);
+        post(&mut d);
         for _ in 0..20 {
             ts += 16.0;
             d.frame(16.0, ts);
-            post(&mut d, &mut view);
+            post(&mut d);
         }
         assert!(d.shown.history.len() >= 2 && d.shown.interval.is_some(), "whole seconds on show");
         // A rewind to 1.2 s makes a new run from a snapshot: the view follows it, not the old.
         d.seek(SimTime(1_200_000_000));
-        post(&mut d, &mut view);
+        post(&mut d);
         while d.catch_up_to.is_some() {
             ts += 16.0;
             d.frame(16.0, ts);
-            post(&mut d, &mut view);
+            post(&mut d);
         }
         for _ in 0..10 {
             ts += 16.0;
             d.frame(16.0, ts);
-            post(&mut d, &mut view);
+            post(&mut d);
         }
-        // The same per-second report and history, byte for byte, and the same trace view.
+        // The driver's per-second report and history, byte for byte, and the same trace view.
         let json = |v: &Shown| serde_json::to_string(v).unwrap();
         assert_eq!(json(&view.shown), json(&d.shown));
-        assert_eq!(format!("{:?}", view.trace.log), format!("{:?}", d.trace.log));
+        assert_eq!(json(&here.shown), json(&d.shown));
+        assert!(here.trace.log.len() > 1_000 && !here.trace.btt.is_empty(), "{} records", here.trace.log.len());
+        assert_eq!(format!("{:?}", view.trace.log), format!("{:?}", here.trace.log));
         assert_eq!(
-            format!("{:?}", (&view.trace.btt, &view.trace.requests, &view.trace.bios)),
-            format!("{:?}", (&d.trace.btt, &d.trace.requests, &d.trace.bios))
+            format!("{:?}", (&view.trace.btt, &view.trace.requests, &view.trace.bios, &view.trace.trace_gaps)),
+            format!("{:?}", (&here.trace.btt, &here.trace.requests, &here.trace.bios, &here.trace.trace_gaps))
         );
+        // The log is the rewound run's: nothing in it past the run's clock.
+        assert!(here.trace.log.iter().all(|r| r.time <= d.now()));
         let st = &view.state;
         assert_eq!((st.playing, st.speed, st.catch_up_to, st.seed), (d.playing, d.speed, d.catch_up_to, d.seed));
         assert_eq!(st.reached, d.timeline.reached.max(d.now()));

@@ -3,20 +3,20 @@
 use super::SharedSession;
 use crate::components::charts::{draw_latency, draw_timeseries, RunSeries, CSV_HEADER};
 use crate::components::latency_heat::{draw_latency_heat, latency_columns, HeatColumns};
-use crate::driver::SimDriver;
+use crate::driver::RunView;
 use crate::export::{download_canvas_png_captioned, download_text};
-use crate::session::Session;
+use crate::session_view::SessionView;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 /// A run's chart series: its whole seconds, or before the first, the numbers so far.
-pub(super) fn series(d: &SimDriver) -> RunSeries {
+pub(super) fn series(d: &RunView) -> RunSeries {
     let so_far = d.shown.interval.as_ref().filter(|_| d.shown.interval_partial);
     RunSeries::from_history(d.shown.history.iter(), d.shown.topology.devices.len()).with_partial(so_far)
 }
 
 /// Draws the charts of both runs (A's, and B's in the A/B view) in the theme's colours.
-pub(super) fn draw_charts(s: &Session, chart: &NodeRef, latency: &NodeRef, dark: bool) {
+pub(super) fn draw_charts(s: &SessionView, chart: &NodeRef, latency: &NodeRef, dark: bool) {
     let mut runs = vec![(format!("A {}", s.a.variant), series(&s.a))];
     let mut lat = vec![(format!("A {}", s.a.variant), s.a.shown.latency_buckets.clone())];
     if let Some(b) = &s.b {
@@ -88,7 +88,7 @@ pub(super) fn on_png(session: &SharedSession, chart: &NodeRef) -> Callback<Mouse
 }
 
 /// The exports' file name (without extension): the lesson, A's variant (and B's), A's seed.
-fn stem_of(s: &crate::session::Session) -> String {
+fn stem_of(s: &crate::session_view::SessionView) -> String {
     crate::export::file_stem(&s.a.lesson.id, &s.a.variant, s.b.as_ref().map(|b| b.variant.as_str()), s.a.seed)
 }
 

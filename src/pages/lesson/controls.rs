@@ -6,9 +6,9 @@ use super::steps::apply_step;
 use super::SharedSession;
 use crate::command::{Command, Reply};
 use crate::components::knobs::SeedInput;
-use crate::driver::{SimDriver, SPEED_MAX, SPEED_MIN};
+use crate::driver::{RunView, SPEED_MAX, SPEED_MIN};
 use crate::format;
-use crate::session::Session;
+use crate::session_view::SessionView;
 use gloo::events::{EventListener, EventListenerOptions};
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement, KeyboardEvent};
@@ -177,12 +177,12 @@ pub(super) fn use_keyboard_shortcuts(
 pub(super) fn run_controls(
     session: &SharedSession,
     refresh: &UseForceUpdateHandle,
-    d: &SimDriver,
+    d: &RunView,
     all_done: bool,
     on_seed: Callback<String>,
 ) -> Html {
     // Event handlers: each takes the session, changes it, and refreshes the page.
-    let act = |f: fn(&mut Session)| act_on(session, refresh, f);
+    let act = |f: fn(&mut SessionView)| act_on(session, refresh, f);
     let on_play = act(|s| {
         s.act(Command::TogglePlay);
     });
@@ -246,7 +246,11 @@ pub(super) fn run_controls(
 }
 
 /// A button's handler that acts on the session and redraws.
-pub(super) fn act_on(session: &SharedSession, refresh: &UseForceUpdateHandle, f: impl Fn(&mut Session) + 'static) -> Callback<MouseEvent> {
+pub(super) fn act_on(
+    session: &SharedSession,
+    refresh: &UseForceUpdateHandle,
+    f: impl Fn(&mut SessionView) + 'static,
+) -> Callback<MouseEvent> {
     let (session, refresh) = (session.clone(), refresh.clone());
     Callback::from(move |_: MouseEvent| {
         f(&mut session.borrow_mut());
@@ -262,21 +266,23 @@ pub(super) fn use_seed_handler(session: SharedSession, refresh: UseForceUpdateHa
         let mut s = session.borrow_mut();
         match text.trim().parse::<u64>() {
             Ok(seed) => {
-                s.a.notice = match s.act(Command::ChooseSeed(seed)) {
-                    Reply::Refused(e) => Some(e),
-                    _ => None,
-                }
+                s.act_then(Command::ChooseSeed(seed), |s, r| {
+                    s.set_notice(match r {
+                        Reply::Refused(e) => Some(e),
+                        _ => None,
+                    })
+                });
             }
             Err(_) => {
                 let kept = s.a.seed;
-                s.a.notice = Some(format!(
+                s.set_notice(Some(format!(
                     "seed: '{}' is not a whole number from 0 to {}; kept seed {kept}",
                     blksim::scenario::clip(&text),
                     u64::MAX
-                ));
+                )));
             }
         }
-        sync_fragment(&s);
+        sync_fragment(&mut s);
         drop(s);
         refresh.force_update();
     })

@@ -3,7 +3,7 @@
 use super::charts::draw_charts;
 use super::{now_ms, SharedSession};
 use crate::components::diagram::draw;
-use crate::driver::SimDriver;
+use crate::driver::RunView;
 use crate::format;
 use crate::hooks::use_animation_frame;
 use wasm_bindgen::JsCast;
@@ -11,7 +11,7 @@ use web_sys::{HtmlCanvasElement, HtmlElement};
 use yew::prelude::*;
 
 /// The line under a run's diagram: its time and counts, and why it runs slower than asked.
-fn live_line(d: &SimDriver, dt: f64, other: Option<(&str, &SimDriver)>) -> String {
+fn live_line(d: &RunView, dt: f64, other: Option<(&str, &RunView)>) -> String {
     if let Some(to) = d.catch_up_to {
         return format!("running to t = {} without animating … now at {}", format::sim_time(to.ns()), format::sim_time(d.now().ns()));
     }
@@ -68,6 +68,8 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
         let mut s = session.borrow_mut();
         let changed = s.frame(dt, ts);
         let expanded = s.expanded;
+        // With the worker, a command not yet answered or a trace still on its way.
+        let behind = s.behind();
         let pair =
             [(Some(&s.a), &canvas_a, &live_a, s.b.as_ref().map(|b| ("B", b))), (s.b.as_ref(), &canvas_b, &live_b, Some(("A", &s.a)))];
         for (d, canvas, live, other) in pair {
@@ -81,7 +83,9 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
                 let _ = el.set_attribute("title", &line);
                 el.set_text_content(Some(&line));
                 let _ = el.set_attribute("data-events", &d.shown.totals.events.to_string());
-                let _ = el.set_attribute("data-catching-up", if d.catch_up_to.is_some() { "true" } else { "false" });
+                // Catching up to what was asked: a jump under way, or a command on its way.
+                let catching_up = d.catch_up_to.is_some() || behind;
+                let _ = el.set_attribute("data-catching-up", if catching_up { "true" } else { "false" });
             }
         }
         // The jump's progress bar (the timeline's), moved every frame (the page re-renders

@@ -2,28 +2,37 @@
 
 use super::SharedSession;
 use crate::command::Command;
-use crate::session::Session;
+use crate::session_view::SessionView;
 use gloo::events::EventListener;
 use yew::prelude::*;
 
 /// Records a new state (variant, seed, knobs, the lesson's stop) as a history entry, so that
 /// back and forward walk through the states and the stops. The time point is left out: it changes every frame.
-pub(super) fn sync_fragment(s: &Session) {
-    let f = state_fragment(s);
+/// Once the views show the commands sent before it (with the worker, when it has answered).
+pub(super) fn sync_fragment(s: &mut SessionView) {
+    s.when_settled(|s| push_address(&state_fragment(s)));
+}
+
+fn push_address(f: &str) {
     if let Some(w) = web_sys::window() {
-        if w.location().hash().ok().as_deref() == Some(f.as_str()) {
+        if w.location().hash().ok().as_deref() == Some(f) {
             return;
         }
         if let Ok(h) = w.history() {
-            let _ = h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&f));
+            let _ = h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(f));
         }
     }
 }
 
 /// Replaces the address (no new history entry): with the link the run came from without the
-/// parts the page could not use, once, after it opened.
-pub(super) fn replace_address_with_clean_link(s: &mut Session) {
-    if let Some(f) = s.a.link_clean.take() {
+/// parts the page could not use, once, after it opened (once the views show the runs it opened).
+pub(super) fn replace_address_with_clean_link(s: &mut SessionView) {
+    s.when_settled(use_clean_link);
+}
+
+fn use_clean_link(s: &mut SessionView) {
+    if let Some(f) = s.a.link_clean.clone() {
+        s.act(crate::command::Command::LinkCleanUsed);
         // A link to a lesson that does not exist opens another one: the router then mounts
         // that lesson's page afresh from the new address, and its notice must come along.
         if f.split('?').next() != current_hash().split('?').next() {
@@ -39,10 +48,10 @@ thread_local! {
 }
 
 /// A page opened at `fragment` takes the notice left for it (once), if any.
-pub(super) fn take_carried_notice(s: &mut Session, fragment: &str) {
+pub(super) fn take_carried_notice(s: &mut SessionView, fragment: &str) {
     if let Some((f, n)) = CARRIED_NOTICE.with(|c| c.borrow_mut().take()) {
         if f == fragment && s.a.notice.is_none() {
-            s.a.notice = Some(n);
+            s.set_notice(Some(n));
         }
     }
 }
@@ -50,9 +59,9 @@ pub(super) fn take_carried_notice(s: &mut Session, fragment: &str) {
 /// Stop during a jump (the header's or the timeline's): the runs stay where they got to,
 /// paused, and the address loses the time point they did not reach (Copy link writes the
 /// time reached).
-pub(super) fn stop_jump(s: &mut Session) {
+pub(super) fn stop_jump(s: &mut SessionView) {
     s.act(Command::StopJump);
-    replace_address(&state_fragment(s));
+    s.when_settled(|s| replace_address(&state_fragment(s)));
 }
 
 fn replace_address(f: &str) {
@@ -68,7 +77,7 @@ fn replace_address(f: &str) {
 
 /// The address of what shows: the lesson, A's variant, knobs and seed, B if the A/B view is
 /// open, and the lesson's stop (without t and speed, which Copy link adds).
-pub(super) fn state_fragment(s: &Session) -> String {
+pub(super) fn state_fragment(s: &SessionView) -> String {
     with_stop(&s.a.state_fragment(s.b.as_ref().map(|b| b.variant.as_str())), s.stop)
 }
 
@@ -87,12 +96,15 @@ fn with_stop(fragment: &str, stop: Option<usize>) -> String {
 /// `steps::apply_step` has already pushed its history entry with the stop in it; this covers
 /// the rest (a copied link's stop), replacing the address, which keeps everything else it
 /// holds (a pasted link's time point too).
-pub(super) fn note_stop(s: &mut Session, stop: Option<usize>) {
+pub(super) fn note_stop(s: &mut SessionView, stop: Option<usize>) {
     s.stop = stop;
-    let hash = current_hash();
-    if blksim::link::LinkState::decode(&hash).is_ok_and(|st| st.step != stop.map(|i| i as u32 + 1)) {
-        replace_address(&with_stop(&hash, stop));
-    }
+    // After the step's own history entry, if it makes one (with the worker, when it answers).
+    s.when_settled(move |_| {
+        let hash = current_hash();
+        if blksim::link::LinkState::decode(&hash).is_ok_and(|st| st.step != stop.map(|i| i as u32 + 1)) {
+            replace_address(&with_stop(&hash, stop));
+        }
+    });
 }
 
 pub(super) fn current_hash() -> String {
@@ -103,7 +115,7 @@ pub(super) fn current_hash() -> String {
 /// (set up, if the link has no run state of its own), presenter mode and Large type.
 fn apply_view(
     st: &blksim::link::LinkState,
-    s: &mut Session,
+    s: &mut SessionView,
     view: &(UseStateHandle<bool>, UseStateHandle<bool>, UseStateHandle<Option<usize>>),
 ) {
     let (presenter, large, step) = view;
@@ -203,11 +215,11 @@ pub(super) fn on_copy(
         };
         let past = session.borrow().clock().as_secs_f64() > blksim::link::T_MAX_S;
         if past {
-            session.borrow_mut().a.notice = Some(format!(
+            session.borrow_mut().set_notice(Some(format!(
                 "This run is past the {} s a link may replay: the link opens at t = {} s, not where the run is now.",
                 blksim::link::T_MAX_S,
                 blksim::link::T_MAX_S
-            ));
+            )));
         }
         let Some(w) = web_sys::window() else { return };
         let url = address_of(&frag);

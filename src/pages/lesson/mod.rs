@@ -1,6 +1,6 @@
 //! A lesson (or the sandbox): header controls, the stack diagram (or two, in the A/B view), the
-//! numbers, charts, and the tabs (lesson text, event log, knobs). One `Session` owns the
-//! simulations; an animation-frame hook drives it. Presenter mode hides the prose.
+//! numbers, charts, and the tabs (lesson text, event log, knobs). One `SessionView` runs the
+//! simulations and keeps the page's view of them; an animation-frame hook drives it. Presenter mode hides the prose.
 //!
 //! This file holds the page's state and its layout, and wires the parts beside it together:
 //! `controls` (run controls, keyboard), `steps` (steps, predict-then-reveal), `presenter`,
@@ -29,7 +29,7 @@ use crate::components::diagram::Diagram;
 use crate::components::knobs::KnobPanel;
 use crate::components::legend::Legend;
 use crate::markdown;
-use crate::session::Session;
+use crate::session_view::SessionView;
 pub use controls::{slider_to_speed, speed_to_slider};
 use frame::FrameTargets;
 use link::{current_hash, state_fragment};
@@ -45,7 +45,7 @@ fn now_ms() -> f64 {
 }
 
 /// Shared with the frame loop and the event handlers.
-pub type SharedSession = Rc<RefCell<Session>>;
+pub type SharedSession = Rc<RefCell<SessionView>>;
 
 #[derive(Properties, PartialEq)]
 pub struct LessonPageProps {
@@ -57,7 +57,7 @@ pub struct LessonPageProps {
 pub fn LessonPage(props: &LessonPageProps) -> Html {
     let session: SharedSession = use_mut_ref(|| {
         let hash = current_hash();
-        let mut s = Session::from_fragment(&hash, &props.id);
+        let mut s = SessionView::from_fragment(&hash, &props.id);
         link::take_carried_notice(&mut s, &hash);
         s
     });
@@ -272,7 +272,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     <button class="notice-close" title="Close this message" aria-label="Close this message" onclick={{
                         let (session, refresh) = (session.clone(), refresh.clone());
                         Callback::from(move |_: MouseEvent| {
-                            session.borrow_mut().a.notice = None;
+                            session.borrow_mut().set_notice(None);
                             refresh.force_update();
                         })
                     }}>{ "×" }</button>

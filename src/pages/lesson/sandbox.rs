@@ -3,7 +3,7 @@
 use super::link::sync_fragment;
 use super::SharedSession;
 use crate::command::{Command, Reply};
-use crate::driver::SimDriver;
+use crate::driver::RunView;
 use web_sys::KeyboardEvent;
 use yew::prelude::*;
 
@@ -12,7 +12,7 @@ use yew::prelude::*;
 pub(super) fn job_file_box(
     session: &SharedSession,
     refresh: &UseForceUpdateHandle,
-    d: &SimDriver,
+    d: &RunView,
     fio_text: &UseStateHandle<Option<String>>,
     fio_msg: &UseStateHandle<Option<String>>,
 ) -> Html {
@@ -27,21 +27,24 @@ pub(super) fn job_file_box(
                 Err(e) => fio_msg.set(Some(format!("not applied: {e}"))),
                 Ok(mut job) => {
                     job.fit_devices(&s.a.shown.scenario);
-                    let mut msg = Vec::new();
-                    if let Reply::Refused(e) = s.act(Command::ApplyMany(job.knobs.clone())) {
-                        msg.push(format!("not applied: {e}"));
-                    } else {
-                        msg.push(format!(
-                            "applied the job ({} settings from the file, fio's defaults for the rest); the run restarted",
-                            job.from_file
-                        ));
-                        if let Some(notes) = job.notes() {
-                            msg.push(notes);
+                    let (fio_msg, fio_text) = (fio_msg.clone(), fio_text.clone());
+                    s.act_then(Command::ApplyMany(job.knobs.clone()), move |_, r| {
+                        let mut msg = Vec::new();
+                        if let Reply::Refused(e) = r {
+                            msg.push(format!("not applied: {e}"));
+                        } else {
+                            msg.push(format!(
+                                "applied the job ({} settings from the file, fio's defaults for the rest); the run restarted",
+                                job.from_file
+                            ));
+                            if let Some(notes) = job.notes() {
+                                msg.push(notes);
+                            }
+                            fio_text.set(None);
                         }
-                        fio_text.set(None);
-                    }
-                    fio_msg.set(Some(msg.join("; ")));
-                    sync_fragment(&s);
+                        fio_msg.set(Some(msg.join("; ")));
+                    });
+                    sync_fragment(&mut s);
                 }
             }
             drop(s);

@@ -2,13 +2,13 @@
 
 use super::SharedSession;
 use crate::components::diagram::layout_for;
-use crate::driver::SimDriver;
-use crate::session::Session;
+use crate::driver::RunView;
+use crate::session_view::SessionView;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 /// What a diagram shows, in words (its canvas's text alternative).
-pub(super) fn summary(d: &SimDriver) -> String {
+pub(super) fn summary(d: &RunView) -> String {
     format!(
         "Block stack of {} ({}): {} processes, {} stacking device(s), {} disk(s), {} host(s), {} CPU(s). Numbers are in the tables beside it.",
         d.lesson.id,
@@ -66,7 +66,7 @@ pub(super) fn on_diagram_pointer(session: &SharedSession, b: bool) -> Callback<c
 }
 
 /// The same expand/collapse as clicking the diagram, for the keyboard and screen readers.
-pub(super) fn group_buttons(session: &SharedSession, refresh: &UseForceUpdateHandle, s: &Session) -> Html {
+pub(super) fn group_buttons(session: &SharedSession, refresh: &UseForceUpdateHandle, s: &SessionView) -> Html {
     let d = &s.a;
     let cols = crate::layout::columns(d.shown.topology.devices.len(), None);
     if cols.iter().any(|c| c.group.is_some()) {

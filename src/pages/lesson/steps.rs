@@ -3,24 +3,28 @@
 use super::link::sync_fragment;
 use super::SharedSession;
 use crate::command::{Command, LinkedStep, Reply};
-use crate::driver::SimDriver;
-use crate::session::Session;
+use crate::driver::RunView;
+use crate::session_view::SessionView;
 use blksim::lessons::Stop;
 use yew::prelude::*;
 
 /// Sets the lesson's stop `i` (a step or the prediction), and the address takes it.
-pub(super) fn apply_step(s: &mut Session, i: usize) {
-    if s.act(Command::GoToStop(i)) == Reply::StepSetUp(true) {
-        sync_fragment(s);
-    }
+pub(super) fn apply_step(s: &mut SessionView, i: usize) {
+    s.act_then(Command::GoToStop(i), |s, r| {
+        if r == Reply::StepSetUp(true) {
+            sync_fragment(s);
+        }
+    });
 }
 
 /// A link's step (`Command::LinkedStep`), and the address takes it.
-pub(super) fn apply_linked_step(s: &mut Session, st: &blksim::link::LinkState) {
+pub(super) fn apply_linked_step(s: &mut SessionView, st: &blksim::link::LinkState) {
     let Some(step) = LinkedStep::of(st) else { return };
-    if s.act(Command::LinkedStep(step)) == Reply::StepSetUp(true) {
-        sync_fragment(s);
-    }
+    s.act_then(Command::LinkedStep(step), |s, r| {
+        if r == Reply::StepSetUp(true) {
+            sync_fragment(s);
+        }
+    });
 }
 
 /// The reader's prediction: the option picked, whether its A/B run started, and whether the
@@ -57,7 +61,7 @@ pub(super) fn go_callback(session: &SharedSession, step: &UseStateHandle<Option<
 
 /// The lesson's stops (its steps, and the prediction where it is asked), the current one
 /// marked; each button goes to its stop.
-pub(super) fn steps_list(session: &SharedSession, step: &UseStateHandle<Option<usize>>, d: &SimDriver) -> Html {
+pub(super) fn steps_list(session: &SharedSession, step: &UseStateHandle<Option<usize>>, d: &RunView) -> Html {
     let go = go_callback(session, step);
     let goto_step = move |i: usize| {
         let go = go.clone();
@@ -94,7 +98,7 @@ fn sweep_seeds(lesson: &blksim::lessons::Lesson) -> Option<u64> {
 
 /// What a prediction's sweep shows so far, in the prediction box (the charts, where the sweep
 /// panel draws it, are folded away in presenter mode): each variant's median and slowest run.
-fn sweep_summary(s: &Session) -> Html {
+fn sweep_summary(s: &SessionView) -> Html {
     let Some(sw) = &s.sweep else { return html! {} };
     if !sw.is_done() {
         return html! {
@@ -126,7 +130,7 @@ fn sweep_summary(s: &Session) -> Html {
 }
 
 /// Predict, then reveal: pick an option, run the lesson's A/B comparison, then see the answer.
-pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandle, d: &SimDriver, prediction: &Prediction) -> Option<Html> {
+pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandle, d: &RunView, prediction: &Prediction) -> Option<Html> {
     let Prediction { predicted, predict_ran, revealed } = prediction;
     let seeds = sweep_seeds(&d.lesson);
     let on_predict_run = {
@@ -142,10 +146,10 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
             // comparison is a seed sweep of every variant, as many seeds as the answer's rows.
             if let Some(n) = seeds {
                 if let Err(e) = s.start_sweep_of(&vs, n) {
-                    s.a.notice = Some(e);
+                    s.set_notice(Some(e));
                 }
             }
-            sync_fragment(&s);
+            sync_fragment(&mut s);
             drop(s);
             predict_ran.set(true);
             refresh.force_update();

@@ -4,7 +4,7 @@ use super::link::sync_fragment;
 use super::SharedSession;
 use crate::command::{Command, Reply};
 use crate::components::event_log::EventLog;
-use crate::driver::SimDriver;
+use crate::driver::RunView;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -75,7 +75,7 @@ pub(super) fn text_gate(lesson: &blksim::lessons::Lesson, text_shown: &UseStateH
 }
 
 /// The event log tab: run A's trace records as blkparse lines, and btt.
-pub(super) fn event_log(session: &SharedSession, refresh: &UseForceUpdateHandle, d: &SimDriver, ab: bool) -> Html {
+pub(super) fn event_log(session: &SharedSession, refresh: &UseForceUpdateHandle, d: &RunView, ab: bool) -> Html {
     let on_log_pause = {
         let (session, refresh) = (session.clone(), refresh.clone());
         Callback::from(move |_| {
@@ -113,10 +113,13 @@ pub(super) fn use_knob_handler(
         let mut s = session.borrow_mut();
         let v = v.trim().to_string();
         // A setting may act in A's variant or in B's (the A/B view): both runs take it.
-        let Reply::Knob(r) = s.act(Command::ApplyKnob { key: k.clone(), value: v.clone() }) else { return };
-        knob_rejected.set(r.is_err().then(|| (k.clone(), v.clone())));
-        knob_msg.set(Some((k.clone(), r.unwrap_or_else(|e| format!("not applied: {e}")))));
-        sync_fragment(&s);
+        let (knob_msg, knob_rejected) = (knob_msg.clone(), knob_rejected.clone());
+        s.act_then(Command::ApplyKnob { key: k.clone(), value: v.clone() }, move |_, r| {
+            let Reply::Knob(r) = r else { return };
+            knob_rejected.set(r.is_err().then(|| (k.clone(), v)));
+            knob_msg.set(Some((k, r.unwrap_or_else(|e| format!("not applied: {e}")))));
+        });
+        sync_fragment(&mut s);
         drop(s);
         refresh.force_update();
     })

@@ -1,4 +1,4 @@
-//! The timeline under the charts: the run so far, to scrub both ways (`SimDriver::seek`).
+//! The timeline under the charts: the run so far, to scrub both ways (`RunView::seek`).
 //! Drag or click anywhere on it; Home and End go to the start and to the furthest point
 //! reached, the arrow keys move by one simulated second. The link's `t` is the same time.
 

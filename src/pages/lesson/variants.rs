@@ -3,13 +3,13 @@
 use super::link::sync_fragment;
 use super::SharedSession;
 use crate::command::Command;
-use crate::session::Session;
+use crate::session_view::SessionView;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 /// A's variant buttons (and the knobs set by hand beside them), the A/B toggle, and in the A/B
 /// view, B's variant.
-pub(super) fn variant_controls(session: &SharedSession, refresh: &UseForceUpdateHandle, s: &Session) -> Html {
+pub(super) fn variant_controls(session: &SharedSession, refresh: &UseForceUpdateHandle, s: &SessionView) -> Html {
     let d = &s.a;
     let lesson = &d.lesson;
     let ab = s.b.is_some();
@@ -18,7 +18,7 @@ pub(super) fn variant_controls(session: &SharedSession, refresh: &UseForceUpdate
         Callback::from(move |_: MouseEvent| {
             let mut s = session.borrow_mut();
             s.act(Command::ToggleAb);
-            sync_fragment(&s);
+            sync_fragment(&mut s);
             drop(s);
             refresh.force_update();
         })
@@ -30,7 +30,7 @@ pub(super) fn variant_controls(session: &SharedSession, refresh: &UseForceUpdate
             Callback::from(move |_| {
                 let mut s = session.borrow_mut();
                 s.act(Command::PickVariant(name.clone()));
-                sync_fragment(&s);
+                sync_fragment(&mut s);
                 drop(s);
                 refresh.force_update();
             })
@@ -44,7 +44,7 @@ pub(super) fn variant_controls(session: &SharedSession, refresh: &UseForceUpdate
                 if let Some(sel) = e.target_dyn_into::<HtmlSelectElement>() {
                     let mut s = session.borrow_mut();
                     s.act(Command::PickB(sel.value()));
-                    sync_fragment(&s);
+                    sync_fragment(&mut s);
                     drop(s);
                     refresh.force_update();
                 }

@@ -1,0 +1,319 @@
+//! The runs in a Web Worker (issue 22): the page's thread only draws, and a jump, a long frame
+//! of a busy run or a rewind never holds up its frames. The worker (`static/sim-worker.js`)
+//! loads the page's own wasm and owns a `Session` (`Host`); the page (`SessionView`) posts it
+//! what its frames and controls ask (`ToRuns`), and takes back, after each, the runs' updates
+//! and the command's reply (`FromRuns`), as JSON strings.
+//!
+//! One frame is in flight at a time: the page's frames in between add their wall time to the
+//! next, so a worker slower than the screen runs fewer, longer frames rather than a queue.
+
+use crate::command::{Command, Reply};
+use crate::driver::RunUpdate;
+use crate::session::Session;
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
+
+/// What the page asks of the worker's runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum ToRuns {
+    /// The runs a link opens (`Session::from_fragment`): the first message.
+    Open { fragment: String, default_lesson: String },
+    /// One animation frame of `dt_ms` wall ms (`Session::frame`).
+    Frame { dt_ms: f64, now_ms: f64 },
+    /// A control's command; `id` comes back with its reply.
+    Act { id: u32, cmd: Command },
+}
+
+/// What the worker posts after each message: the runs' updates (B's while it is open), a
+/// frame's "the counters changed", a command's reply.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FromRuns {
+    pub a: RunUpdate,
+    pub b: Option<RunUpdate>,
+    pub frame: Option<bool>,
+    pub reply: Option<(u32, Reply)>,
+}
+
+/// Trace records a worker's message carries at most, per run: about 1.5 MB of JSON, which the
+/// page parses within a frame or two; a jump's longer traced tail follows over the next frames.
+pub const MESSAGE_RECORDS_MAX: usize = 20_000;
+
+/// The worker's side: its runs.
+pub struct Host {
+    runs: Option<Session>,
+    /// Trace records a message carries at most, per run (`MESSAGE_RECORDS_MAX`).
+    records_max: usize,
+}
+
+impl Default for Host {
+    fn default() -> Host {
+        Host { runs: None, records_max: MESSAGE_RECORDS_MAX }
+    }
+}
+
+impl Host {
+    /// Carries out one message from the page.
+    pub fn handle(&mut self, msg: ToRuns) -> Result<FromRuns, String> {
+        if let ToRuns::Open { fragment, default_lesson } = &msg {
+            self.runs = Some(Session::from_fragment(fragment, default_lesson));
+        }
+        let runs = self.runs.as_mut().ok_or("the runs' worker was asked to run before it opened a link")?;
+        let (frame, reply) = match msg {
+            ToRuns::Open { .. } => (None, None),
+            // While the last frames' trace is still on its way, the runs wait: the page takes
+            // it no faster than it can parse it, and the runs slow to that (the live line says
+            // so), rather than the worker's queue growing.
+            ToRuns::Frame { .. } if runs.trace_backlog() => (Some(false), None),
+            ToRuns::Frame { dt_ms, now_ms } => (Some(runs.frame(dt_ms, now_ms)), None),
+            ToRuns::Act { id, cmd } => (None, Some((id, runs.act(cmd)))),
+        };
+        let (a, b) = runs.take_updates_bounded(Some(self.records_max));
+        Ok(FromRuns { a, b, frame, reply })
+    }
+
+    /// After a frame whose work took `work_ms` in the worker: a jump's budget follows it.
+    pub fn tune(&mut self, work_ms: f64) {
+        if let Some(runs) = &mut self.runs {
+            runs.tune(work_ms, crate::driver::WORKER_CATCH_UP_FRAME_MS);
+        }
+    }
+}
+
+thread_local! {
+    /// The worker's runs (each worker has its own wasm instance).
+    static HOST: RefCell<Host> = RefCell::new(Host::default());
+}
+
+/// What `static/sim-worker.js` calls with each message: a `ToRuns` as JSON; answers
+/// `{"Ok": FromRuns}` or `{"Err": "why"}`.
+#[wasm_bindgen]
+pub fn runs_message(msg: &str) -> String {
+    let out = serde_json::from_str::<ToRuns>(msg)
+        .map_err(|e| format!("a message to the runs' worker: {e}"))
+        .and_then(|m| HOST.with(|h| h.borrow_mut().handle(m)));
+    serde_json::to_string(&out).unwrap_or_else(|e| format!(r#"{{"Err":"the runs' worker's reply: {e}"}}"#))
+}
+
+/// What `static/sim-worker.js` calls after a frame, with the wall ms it took there.
+#[wasm_bindgen]
+pub fn runs_tune(work_ms: f64) {
+    HOST.with(|h| h.borrow_mut().tune(work_ms));
+}
+
+/// A command is on its way to the worker: the live lines say the runs are catching up to what
+/// was asked (`data-catching-up`) at once, not at the next frame (which sets it again, until the
+/// worker has answered), so nothing reads the runs as settled meanwhile.
+pub fn mark_catching_up() {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    if let Ok(lines) = doc.query_selector_all("p.live") {
+        for i in 0..lines.length() {
+            if let Some(el) = lines.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) {
+                let _ = el.set_attribute("data-catching-up", "true");
+            }
+        }
+    }
+}
+
+/// What came back from the worker, in order.
+type Inbox = Rc<RefCell<Vec<Result<FromRuns, String>>>>;
+
+/// The page's side: the worker and what it sent.
+pub struct RunsWorker {
+    worker: Worker,
+    inbox: Inbox,
+    /// A frame posted and not yet answered.
+    pub frame_in_flight: bool,
+    /// Wall ms of the page's frames since the last frame posted.
+    pub dt_pending_ms: f64,
+    /// The id of the next command posted.
+    pub next_id: u32,
+    /// The message and error handlers, kept alive while the worker is.
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+impl RunsWorker {
+    /// Starts the worker on the runs `fragment` opens, or says why it cannot start.
+    pub fn start(fragment: &str, default_lesson: &str) -> Result<RunsWorker, String> {
+        let opts = WorkerOptions::new();
+        opts.set_type(WorkerType::Module);
+        let worker = Worker::new_with_options("./sim-worker.js", &opts).map_err(|e| format!("no worker: {e:?}"))?;
+        let inbox: Inbox = Rc::default();
+        let replies = inbox.clone();
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+            let text = e.data().as_string().unwrap_or_default();
+            let msg = serde_json::from_str::<Result<FromRuns, String>>(&text).unwrap_or_else(|e| Err(format!("its message: {e}")));
+            replies.borrow_mut().push(msg);
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        let replies = inbox.clone();
+        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let why = e.dyn_ref::<web_sys::ErrorEvent>().map_or_else(|| "it failed".to_string(), |e| e.message());
+            replies.borrow_mut().push(Err(why));
+        });
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        let w = RunsWorker {
+            worker,
+            inbox,
+            frame_in_flight: false,
+            dt_pending_ms: 0.0,
+            next_id: 0,
+            _on_message: on_message,
+            _on_error: on_error,
+        };
+        w.post(&ToRuns::Open { fragment: fragment.to_string(), default_lesson: default_lesson.to_string() })?;
+        Ok(w)
+    }
+
+    /// Posts a message (the worker takes them in order).
+    pub fn post(&self, msg: &ToRuns) -> Result<(), String> {
+        let text = serde_json::to_string(msg).map_err(|e| e.to_string())?;
+        self.worker.post_message(&JsValue::from_str(&text)).map_err(|e| format!("cannot reach it: {e:?}"))
+    }
+
+    /// What the worker sent since the last call, in order.
+    pub fn take(&self) -> Vec<Result<FromRuns, String>> {
+        std::mem::take(&mut *self.inbox.borrow_mut())
+    }
+}
+
+impl Drop for RunsWorker {
+    fn drop(&mut self) {
+        self.worker.terminate();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::{RunView, TraceInput, RECORDS_PER_FRAME_MAX};
+    use crate::session_view::SessionView;
+    use blksim::SimTime;
+
+    /// The page's side of a worker, natively: a `Host` answering through JSON both ways, and the
+    /// views its answers keep.
+    struct Mirror {
+        host: Host,
+        a: RunView,
+        b: Option<RunView>,
+        backlog: bool,
+        id: u32,
+        records_sent_max: usize,
+    }
+
+    impl Mirror {
+        fn open(link: &str, records_max: usize) -> Mirror {
+            let mut host = Host { runs: None, records_max };
+            let first = host.handle(ToRuns::Open { fragment: link.into(), default_lesson: "x".into() }).unwrap();
+            let first: FromRuns = serde_json::from_str(&serde_json::to_string(&first).unwrap()).unwrap();
+            Mirror { host, a: RunView::new(first.a), b: first.b.map(RunView::new), backlog: false, id: 0, records_sent_max: 0 }
+        }
+
+        fn post(&mut self, m: ToRuns) -> FromRuns {
+            let m: ToRuns = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+            let got = self.host.handle(m).unwrap();
+            let got: FromRuns = serde_json::from_str(&serde_json::to_string(&got).unwrap()).unwrap();
+            let records = |u: &RunUpdate| u.trace.iter().map(TraceInput::records_len).sum::<usize>();
+            self.records_sent_max = self.records_sent_max.max(records(&got.a));
+            self.backlog = got.a.backlog || got.b.as_ref().is_some_and(|b| b.backlog);
+            self.a.apply(got.a.clone());
+            match (got.b.clone(), self.b.as_mut()) {
+                (Some(u), Some(v)) => v.apply(u),
+                (Some(u), None) => self.b = Some(RunView::new(u)),
+                (None, _) => self.b = None,
+            }
+            got
+        }
+
+        fn act(&mut self, cmd: Command) {
+            self.id += 1;
+            let got = self.post(ToRuns::Act { id: self.id, cmd });
+            assert_eq!(got.reply.map(|r| r.0), Some(self.id));
+        }
+
+        /// Frames until no jump is under way and the trace has all come over.
+        fn settle(&mut self) {
+            for k in 0..10_000 {
+                let jumping = self.a.catch_up_to.is_some() || self.b.as_ref().is_some_and(|b| b.catch_up_to.is_some());
+                if !jumping && !self.backlog {
+                    return;
+                }
+                self.post(ToRuns::Frame { dt_ms: 16.0, now_ms: f64::from(k) * 16.0 });
+            }
+            panic!("never settled");
+        }
+    }
+
+    fn settle_here(s: &mut SessionView) {
+        for k in 0..10_000 {
+            if s.a.catch_up_to.is_none() && s.b.as_ref().is_none_or(|b| b.catch_up_to.is_none()) {
+                return;
+            }
+            s.frame(16.0, f64::from(k) * 16.0);
+        }
+        panic!("never settled");
+    }
+
+    /// Both views, byte for byte: the per-second reports and history, the pools, and the trace
+    /// view (log, btt, tokens, untraced spans).
+    fn same(here: &RunView, there: &RunView, when: &str) {
+        let json = |v: &RunView| serde_json::to_string(&v.shown).unwrap();
+        assert_eq!(json(here), json(there), "{when}: Shown");
+        let t = |v: &RunView| {
+            format!("{:?}", (&v.trace.log, &v.trace.btt, &v.trace.requests, &v.trace.bios, &v.trace.trace_gaps, v.trace.density))
+        };
+        assert_eq!(t(here), t(there), "{when}: the trace view");
+        assert_eq!(here.state, there.state, "{when}: where the run stands");
+    }
+
+    #[test]
+    fn runs_driven_through_the_worker_s_messages_show_what_the_same_runs_show_in_process() {
+        let link = "#/lesson/raid5-chunk?v=1&variant=regressed&seed=3&b=workaround&t=0.3";
+        let mut here = SessionView::of(Session::from_fragment(link, "raid5-chunk"));
+        // Messages of at most 4 000 records: a jump's tail comes over in several.
+        let mut there = Mirror::open(link, RECORDS_PER_FRAME_MAX);
+        // The link's jump (B catches up to it), a skip, a knob, the A/B toggled, a rewind on
+        // the timeline: each settled on both sides (the worker's frames wait while its trace
+        // is on its way, so the two take different numbers of frames to get there).
+        settle_here(&mut here);
+        there.settle();
+        same(&here.a, &there.a, "after the link's jump");
+        for cmd in [
+            Command::Skip { secs: 1.5 },
+            Command::ApplyKnob { key: "queue.nr_requests".into(), value: "64".into() },
+            Command::StepEvent { now_ms: 1000.0 },
+            Command::ToggleAb,
+            Command::ToggleAb,
+            Command::Seek(SimTime(800_000_000)),
+        ] {
+            here.act(cmd.clone());
+            there.act(cmd);
+            settle_here(&mut here);
+            there.settle();
+        }
+        assert!(there.records_sent_max <= RECORDS_PER_FRAME_MAX && there.a.trace.log.len() > 10_000, "the tails came in parts");
+        // Then frames playing, the same on both sides (from a wall time past any earlier one).
+        here.act(Command::TogglePlay);
+        there.act(Command::TogglePlay);
+        for k in 0..60 {
+            let (dt_ms, now_ms) = (16.0, 1e6 + f64::from(k) * 16.0);
+            here.frame(dt_ms, now_ms);
+            let got = there.post(ToRuns::Frame { dt_ms, now_ms });
+            assert!(!got.a.backlog, "frames at an animated speed fit a message");
+        }
+        assert!(there.a.now() > SimTime(800_000_000) && there.a.now() < SimTime(1_500_000_000), "rewound: {:?}", there.a.now());
+        assert!(!there.a.trace.requests.is_empty() || !there.a.trace.bios.is_empty(), "tokens on show");
+        same(&here.a, &there.a, "A");
+        same(here.b.as_ref().expect("B open again"), there.b.as_ref().expect("B open"), "B");
+        // The worker's own entry point: JSON in, JSON out; a bad message gets its reason.
+        let open = ToRuns::Open { fragment: link.into(), default_lesson: "raid5-chunk".into() };
+        let first = serde_json::from_str::<Result<FromRuns, String>>(&runs_message(&serde_json::to_string(&open).unwrap())).unwrap();
+        assert_eq!(first.unwrap().a.state.variant, "regressed");
+        let e = serde_json::from_str::<Result<FromRuns, String>>(&runs_message("{\"Jump\": 3}")).unwrap().unwrap_err();
+        assert!(e.contains("a message to the runs' worker"), "{e}");
+    }
+}

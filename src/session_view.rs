@@ -1,0 +1,417 @@
+//! The page's side of its runs: its view of run A and of B in the A/B view (`RunView`, kept by
+//! the runs' updates), what the page alone keeps (the diagram's expanded group, the charts to
+//! redraw, the lesson's stop on show, the latency chart's form, a seed sweep), and the runs
+//! themselves (`Session`), which it moves only by `Command`s and reads only through their
+//! updates: the boundary across which a Web Worker would own them (issue 22).
+
+use crate::command::{Command, Reply};
+use crate::driver::{RunUpdate, RunView, Sweep};
+use crate::runs_worker::{FromRuns, RunsWorker, ToRuns};
+use crate::session::Session;
+use blksim::SimTime;
+use std::collections::VecDeque;
+
+/// Events a seed sweep runs in its first frame; after it, the budget follows the measured
+/// frame work as a catch-up's does (`tune`).
+pub const SWEEP_EVENTS_PER_FRAME: u64 = 20_000;
+/// Commands (and what waits on them) the worker may owe the page at once: past it the worker
+/// is not answering, and the page runs the runs itself.
+pub const WAITING_MAX: usize = 256;
+
+/// Where the runs run.
+enum Runs {
+    /// On the page's thread: native tests, a browser that cannot start the worker, or the
+    /// reader's choice (`localStorage["blkviz.runs"] = "page"`).
+    Here(Box<Session>),
+    /// In a Web Worker (`runs_worker`).
+    Worker(RunsWorker),
+}
+
+/// What is done with a command's reply, once the views have taken its update.
+type Then = Box<dyn FnOnce(&mut SessionView, Reply)>;
+/// What waits until the commands before it are answered (the address, written from the views).
+type Settled = Box<dyn FnOnce(&mut SessionView)>;
+
+enum Waiting {
+    Reply(u32, Then),
+    Settled(Settled),
+}
+
+pub struct SessionView {
+    runs: Runs,
+    /// With the worker: in order, the commands it has not answered yet and what waits on them.
+    waiting: VecDeque<Waiting>,
+    /// The last update left trace inputs for the next (`RunUpdate::backlog`).
+    trace_backlog: bool,
+    pub a: RunView,
+    pub b: Option<RunView>,
+    /// The device group expanded in the diagram (large arrays), if any.
+    pub expanded: Option<usize>,
+    /// Set when a new simulated second landed in either run, or a command moved them (charts
+    /// need redrawing).
+    pub charts_dirty: bool,
+    /// A seed sweep ("Run N seeds"), under way or done, and whether its chart needs drawing.
+    pub sweep: Option<Sweep>,
+    pub sweep_dirty: bool,
+    /// Events a sweep runs per frame (adapted to the measured frame work).
+    pub sweep_events: u64,
+    /// The lesson's stop on show (`Lesson::stop`, 0-based), if the steps have begun: the
+    /// address carries it, so a reload or a bookmark returns to it.
+    pub stop: Option<usize>,
+    /// The latency chart shows each second's latencies (a heat map) rather than the run's
+    /// histogram.
+    pub latency_over_time: bool,
+}
+
+/// Whether the runs go to a Web Worker: in the browser, unless the reader asked for the page's
+/// thread (`localStorage["blkviz.runs"] = "page"`, for a comparison or a browser whose workers
+/// misbehave).
+fn wants_worker() -> bool {
+    if !cfg!(target_arch = "wasm32") {
+        return false;
+    }
+    use gloo::storage::{LocalStorage, Storage};
+    LocalStorage::raw().get_item("blkviz.runs").ok().flatten().as_deref() != Some("page")
+}
+
+impl SessionView {
+    /// The page's runs from a link (`Session::from_fragment`), in a worker where the page can
+    /// start one. The page makes the same runs first, for its first views (a link opens the same
+    /// runs wherever it is opened): it shows them at once, and the worker's updates follow.
+    pub fn from_fragment(fragment: &str, default_lesson: &str) -> SessionView {
+        let mut v = SessionView::of(Session::from_fragment(fragment, default_lesson));
+        if wants_worker() {
+            match RunsWorker::start(fragment, default_lesson) {
+                Ok(w) => v.runs = Runs::Worker(w),
+                Err(e) => gloo::console::warn!(format!("blkviz: the runs stay on the page: {e}")),
+            }
+        }
+        v
+    }
+
+    /// The view of `runs`, which it then owns (on the page's thread).
+    pub fn of(mut runs: Session) -> SessionView {
+        let (a, b) = runs.take_updates();
+        SessionView {
+            runs: Runs::Here(Box::new(runs)),
+            waiting: VecDeque::new(),
+            trace_backlog: false,
+            a: RunView::new(a),
+            b: b.map(RunView::new),
+            expanded: None,
+            charts_dirty: true,
+            sweep: None,
+            sweep_dirty: false,
+            sweep_events: SWEEP_EVENTS_PER_FRAME,
+            stop: None,
+            latency_over_time: false,
+        }
+    }
+
+    /// Whether the runs are in a Web Worker.
+    pub fn in_worker(&self) -> bool {
+        matches!(self.runs, Runs::Worker(_))
+    }
+
+    /// The runs' updates into the views (B's view comes and goes with B).
+    fn apply(&mut self, a: RunUpdate, b: Option<RunUpdate>) {
+        self.trace_backlog = a.backlog || b.as_ref().is_some_and(|b| b.backlog);
+        self.a.apply(a);
+        match (b, &mut self.b) {
+            (None, view) => *view = None,
+            (Some(u), Some(view)) => view.apply(u),
+            (Some(u), view @ None) => *view = Some(RunView::new(u)),
+        }
+    }
+
+    /// On the page's thread: takes the runs' updates.
+    fn pull_here(&mut self) {
+        if let Runs::Here(runs) = &mut self.runs {
+            let (a, b) = runs.take_updates();
+            self.apply(a, b);
+        }
+    }
+
+    /// Carries out a command of the page's controls; nothing is done with its reply.
+    pub fn act(&mut self, cmd: Command) {
+        self.act_then(cmd, |_, _| {});
+    }
+
+    /// Carries out a command, then `then` with its reply once the views show what it did: at
+    /// once on the page's thread, when the worker answers otherwise.
+    pub fn act_then(&mut self, cmd: Command, then: impl FnOnce(&mut SessionView, Reply) + 'static) {
+        match &cmd {
+            Command::ToggleLogPause => self.a.trace.log_paused = !self.a.trace.log_paused,
+            // The address carries the stop (`link::state_fragment`), set up or not.
+            Command::GoToStop(i) => self.stop = Some(*i),
+            Command::LinkedStep(st) => self.stop = Some(st.step as usize - 1),
+            _ => {}
+        }
+        self.charts_dirty = true;
+        let failed = match &mut self.runs {
+            Runs::Here(runs) => {
+                let reply = runs.act(cmd);
+                self.pull_here();
+                then(self, reply);
+                return;
+            }
+            Runs::Worker(w) if self.waiting.len() < WAITING_MAX => {
+                let id = w.next_id;
+                w.next_id = w.next_id.wrapping_add(1);
+                match w.post(&ToRuns::Act { id, cmd: cmd.clone() }) {
+                    Ok(()) => {
+                        self.waiting.push_back(Waiting::Reply(id, Box::new(then)));
+                        crate::runs_worker::mark_catching_up();
+                        return;
+                    }
+                    Err(e) => e,
+                }
+            }
+            Runs::Worker(_) => format!("{WAITING_MAX} commands unanswered"),
+        };
+        self.worker_failed(&failed);
+        self.act_then(cmd, then);
+    }
+
+    /// Whether the views are behind the runs: a command sent to the worker is not answered yet
+    /// (they show the runs as they were before it), or the trace of the last frames is still on
+    /// its way (a jump's long traced tail: the log and btt are not whole yet).
+    pub fn behind(&self) -> bool {
+        self.trace_backlog || self.waiting.iter().any(|w| matches!(w, Waiting::Reply(..)))
+    }
+
+    /// Runs `f` once the views show every command sent so far (at once, on the page's thread).
+    pub fn when_settled(&mut self, f: impl FnOnce(&mut SessionView) + 'static) {
+        if self.waiting.is_empty() {
+            f(self);
+        } else {
+            self.waiting.push_back(Waiting::Settled(Box::new(f)));
+        }
+    }
+
+    /// What the page says about run A (a link's problems, a refused seed); None closes it.
+    pub fn set_notice(&mut self, notice: Option<String>) {
+        self.act(Command::SetNotice(notice));
+    }
+
+    /// The worker failed: the page runs the runs itself from where the views show them (the
+    /// link to this state opens the same runs at the same time point), and says so.
+    fn worker_failed(&mut self, why: &str) {
+        gloo::console::warn!(format!("blkviz: the runs' worker failed: {why}"));
+        let fragment = self.fragment();
+        self.runs = Runs::Here(Box::new(Session::from_fragment(&fragment, &self.a.lesson.id)));
+        self.waiting.clear();
+        self.pull_here();
+        self.set_notice(Some(format!("The simulation's worker stopped ({why}); the page runs it itself from here.")));
+    }
+
+    /// Takes in what the worker sent: updates, then what waited on each reply. Returns true
+    /// when the counters changed or a command was answered.
+    fn take_from_worker(&mut self) -> bool {
+        let Runs::Worker(w) = &self.runs else { return false };
+        let mut changed = false;
+        for msg in w.take() {
+            let FromRuns { a, b, frame, reply } = match msg {
+                Ok(m) => m,
+                Err(e) => {
+                    self.worker_failed(&e);
+                    return true;
+                }
+            };
+            self.apply(a, b);
+            if let Some(c) = frame {
+                changed |= c;
+                if let Runs::Worker(w) = &mut self.runs {
+                    w.frame_in_flight = false;
+                }
+            }
+            if let Some((id, r)) = reply {
+                changed = true;
+                match self.waiting.pop_front() {
+                    Some(Waiting::Reply(want, then)) if want == id => {
+                        // What `then` waits for in its turn comes before what waited behind it
+                        // (the step's own history entry before the address noting the step).
+                        let behind = std::mem::take(&mut self.waiting);
+                        then(self, r);
+                        self.waiting.extend(behind);
+                    }
+                    _ => {
+                        self.worker_failed(&format!("a reply out of order (command {id})"));
+                        return true;
+                    }
+                }
+                while matches!(self.waiting.front(), Some(Waiting::Settled(_))) {
+                    if let Some(Waiting::Settled(f)) = self.waiting.pop_front() {
+                        f(self);
+                    }
+                }
+            }
+        }
+        changed
+    }
+
+    /// One animation frame. Returns true when the counters changed (or, with the worker, a
+    /// command was answered).
+    pub fn frame(&mut self, dt_ms: f64, now_ms: f64) -> bool {
+        let answered = self.take_from_worker();
+        // A sweep under way: its workers' runs come in; without workers (or once one failed)
+        // it takes the frame's budget here. The runs on screen wait, paused.
+        if let Some(sw) = self.sweep.as_mut().filter(|sw| !sw.is_done()) {
+            let mut workers = sw.workers.take();
+            let mut ended = workers.as_mut().is_some_and(|w| w.poll(sw));
+            if sw.is_done() {
+                // Done: the workers stop (dropping them terminates them).
+            } else if workers.as_ref().is_some_and(|w| w.ok()) {
+                sw.workers = workers;
+            } else {
+                if let Some(w) = &workers {
+                    gloo::console::warn!(format!("seed sweep: {}; the page runs the rest", w.error.as_deref().unwrap_or("?")));
+                }
+                ended |= sw.advance(self.sweep_events);
+            }
+            self.sweep_dirty |= ended;
+            return ended | answered;
+        }
+        let changed = match &mut self.runs {
+            Runs::Here(runs) => {
+                let changed = runs.frame(dt_ms, now_ms);
+                self.pull_here();
+                changed
+            }
+            Runs::Worker(w) => {
+                // One frame in flight: the wall time of the frames meanwhile goes into the next.
+                w.dt_pending_ms += dt_ms;
+                if !w.frame_in_flight {
+                    let msg = ToRuns::Frame { dt_ms: w.dt_pending_ms, now_ms };
+                    match w.post(&msg) {
+                        Ok(()) => (w.frame_in_flight, w.dt_pending_ms) = (true, 0.0),
+                        Err(e) => self.worker_failed(&e),
+                    }
+                }
+                answered
+            }
+        };
+        self.charts_dirty |= changed;
+        changed
+    }
+
+    /// After a frame whose work took `work_ms`: the budgets of a jump (on the page's thread:
+    /// the worker measures its own) or a sweep under way follow it, so the page keeps its frame
+    /// rate while they run.
+    pub fn tune(&mut self, work_ms: f64) {
+        if let Runs::Here(runs) = &mut self.runs {
+            runs.tune(work_ms, crate::driver::CATCH_UP_FRAME_MS);
+        }
+        if self.sweep.as_ref().is_some_and(|sw| !sw.is_done()) && work_ms.is_finite() && work_ms > 0.0 {
+            self.sweep_events = crate::driver::scale_budget(self.sweep_events, work_ms, crate::driver::CATCH_UP_FRAME_MS);
+        }
+    }
+
+    /// The simulated time the page shows: the later of the two runs' (a finished run stops).
+    pub fn clock(&self) -> SimTime {
+        let a = self.a.now();
+        self.b.as_ref().map_or(a, |b| a.max(b.now()))
+    }
+
+    /// The furthest simulated time the page has reached: the timeline's end.
+    pub fn reached(&self) -> SimTime {
+        self.a.reached.max(self.b.as_ref().map_or(SimTime::ZERO, |b| b.reached))
+    }
+
+    /// A link to this state, with the A/B view's B if it is open.
+    pub fn fragment(&self) -> String {
+        self.a.fragment(self.b.as_ref().map(|b| b.variant.as_str()), self.clock())
+    }
+
+    /// Starts a sweep of `seeds` seeds of A's variant (and B's, in the A/B view), with A's
+    /// knobs; the runs on screen pause meanwhile.
+    pub fn start_sweep(&mut self, seeds: u64) -> Result<(), String> {
+        let mut variants = vec![self.a.variant.clone()];
+        variants.extend(self.b.as_ref().map(|b| b.variant.clone()));
+        self.start_sweep_of(&variants, seeds)
+    }
+
+    /// A seed sweep of the lesson's `variants` (with A's settings), in workers where the page
+    /// can have them; the runs on screen pause meanwhile.
+    pub fn start_sweep_of(&mut self, variants: &[String], seeds: u64) -> Result<(), String> {
+        let mut sweep = Sweep::new(&self.a.lesson, variants, &self.a.overrides, seeds)?;
+        match crate::driver::sweep_workers::SweepWorkers::start(&sweep) {
+            Ok(w) => sweep.workers = Some(w),
+            Err(e) => gloo::console::warn!(format!("seed sweep: {e}; the page runs the seeds itself")),
+        }
+        self.sweep = Some(sweep);
+        // B follows A's play and pause.
+        self.act(Command::Pause);
+        self.sweep_dirty = true;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// A command's reply (on the page's thread it comes at once).
+    fn reply(s: &mut SessionView, cmd: Command) -> Reply {
+        let got = Rc::new(RefCell::new(None));
+        let put = got.clone();
+        s.act_then(cmd, move |_, r| *put.borrow_mut() = Some(r));
+        let r = got.borrow_mut().take();
+        r.expect("answered at once")
+    }
+
+    #[test]
+    fn the_page_s_views_follow_the_runs_through_commands_and_frames() {
+        let mut s = SessionView::from_fragment("#/lesson/nr-requests?v=1&variant=regressed&seed=2&b=workaround&t=0.4", "nr-requests");
+        let json = |sh: &crate::driver::Shown| serde_json::to_string(sh).unwrap();
+        let same = |s: &SessionView| {
+            let Runs::Here(runs) = &s.runs else { panic!("native runs are on the page's thread") };
+            assert_eq!(json(&s.a.shown), json(&runs.a.shown));
+            assert_eq!(s.b.as_ref().map(|b| json(&b.shown)), runs.b.as_ref().map(|b| json(&b.shown)));
+        };
+        assert_eq!(s.b.as_ref().map(|b| b.variant.as_str()), Some("workaround"), "the link's B");
+        let mut ts = 0.0;
+        while s.a.catch_up_to.is_some() || s.b.as_ref().is_some_and(|b| b.catch_up_to.is_some()) {
+            ts += 16.0;
+            s.frame(16.0, ts);
+        }
+        assert_eq!(s.clock(), SimTime(400_000_000));
+        assert!(s.a.trace.log.len() > 100, "the jump's tail in A's log");
+        same(&s);
+        // The log's pause is the view's: the records of the frames after it do not come in.
+        s.act(Command::ToggleLogPause);
+        let logged = s.a.trace.log.len();
+        s.act(Command::TogglePlay);
+        for _ in 0..10 {
+            ts += 16.0;
+            s.frame(16.0, ts);
+        }
+        assert!(s.a.playing && s.a.now() > SimTime(400_000_000));
+        assert_eq!(s.a.trace.log.len(), logged);
+        same(&s);
+        // A step: the stop goes into the address whether or not it was set up.
+        assert_eq!(reply(&mut s, Command::GoToStop(0)), Reply::StepSetUp(true));
+        assert_eq!(s.stop, Some(0));
+        assert_eq!(reply(&mut s, Command::GoToStop(99)), Reply::StepSetUp(false));
+        assert_eq!(s.stop, Some(99));
+        assert!(s.a.trace.log_paused, "a restarted run keeps the reader's pause");
+        // B closes and its view goes; a notice is set and closed.
+        assert!(s.b.is_none(), "the first step runs alone");
+        s.act(Command::ToggleAb);
+        assert!(s.b.is_some());
+        s.act(Command::ToggleAb);
+        assert!(s.b.is_none());
+        s.set_notice(Some("x".into()));
+        assert_eq!(s.a.notice.as_deref(), Some("x"));
+        s.set_notice(None);
+        assert_eq!(s.a.notice, None);
+        // What waits for the commands before it runs at once here.
+        let ran = Rc::new(RefCell::new(false));
+        let put = ran.clone();
+        s.when_settled(move |_| *put.borrow_mut() = true);
+        assert!(*ran.borrow());
+        same(&s);
+    }
+}
