@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { harness, artifacts } from './harness.mjs';
+import { answered, harness, artifacts } from './harness.mjs';
 
 const h = harness();
 
@@ -152,6 +152,7 @@ test('a large array collapses into groups and a click expands one', async () => 
 test('the A/B view runs two variants in lockstep and shows B/A ratios', async () => {
   const { page, errors } = await open('#/lesson/scsi-starved?v=1&speed=1');
   await page.click('button.ab');
+  await answered(page);
   assert.equal(await page.getAttribute('.app', 'data-ab'), 'true');
   assert.equal(await page.locator('canvas.diagram').count(), 2);
   await page.waitForSelector('[data-ratio=throughput]', { timeout: 15000 });

@@ -29,6 +29,10 @@ export function harness() {
   return h;
 }
 
+/// The runs are in a Web Worker: a control's command shows when the worker answers (a frame or
+/// two). Waits until the page has every answer (`.app[data-runs-waiting]`).
+export const answered = (page) => page.waitForFunction(() => document.querySelector('.app')?.dataset.runsWaiting !== 'true', null, { timeout: 10000 });
+
 /// Opens `fragment` of the served app in a new page of `context` at `size`, collecting the
 /// page's console errors and uncaught exceptions (each test asserts there were none).
 export async function openPage(h, context, fragment, size = { width: 1400, height: 900 }, init = null) {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { harness, root, artifacts, openPage, LESSONS } from './harness.mjs';
+import { answered, harness, root, artifacts, openPage, LESSONS } from './harness.mjs';
 
 const h = harness();
 
@@ -150,6 +150,7 @@ test('presenter mode: PageDown moves through the steps, and the notes window fol
   // the answer, the page keeps it for the reveal.
   await page.keyboard.press('PageDown');
   assert.match(await page.textContent('[data-testid=step-bar]'), /2\/4\s*Predict/);
+  await answered(page);
   assert.equal(await page.getAttribute('.app', 'data-ab'), 'false', 'the prediction shows no comparison yet');
   await notes.waitForFunction(() => document.querySelector('.notes-page').dataset.step === '1', null, { timeout: 5000 });
   assert.match(await notes.textContent('[data-testid=notes-text]'), /^Poll the room: Punting starved/);
@@ -158,6 +159,7 @@ test('presenter mode: PageDown moves through the steps, and the notes window fol
   assert.match(await notes.textContent('[data-testid=notes-uncal]'), /will not show this answer in full/);
   await page.keyboard.press('PageDown');
   assert.match(await page.textContent('[data-testid=step-bar]'), /3\/4\s*Before and after c21e6beb/);
+  await answered(page);
   assert.equal(await page.getAttribute('.app', 'data-ab'), 'true', 'this step opens the A/B view');
   await notes.waitForFunction(() => document.querySelector('.notes-page').dataset.step === '2', null, { timeout: 5000 });
   assert.match(await notes.textContent('[data-testid=notes-text]'), /4x the context switches/);

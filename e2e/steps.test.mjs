@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { harness, openPage, LESSONS, artifacts } from './harness.mjs';
+import { answered, harness, openPage, LESSONS, artifacts } from './harness.mjs';
 
 const h = harness();
 
@@ -12,7 +12,10 @@ const open = (context, fragment, size = { width: 1280, height: 720 }) => openPag
 // A step's or a link's jump has reached its time point.
 const caughtUp = (page) => page.waitForFunction(() => document.querySelector('[data-testid=live]')?.dataset.catchingUp === 'false', null, { timeout: 60000 });
 // The step bar shows step `n` (1-based).
-const atStep = (page, n) => page.waitForFunction((i) => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith(`${i}/`), n);
+const atStep = async (page, n) => {
+  await page.waitForFunction((i) => document.querySelector('[data-testid=step-bar]')?.textContent.startsWith(`${i}/`), n);
+  await answered(page);
+};
 // The seed field's value.
 const seedOf = (page) => page.inputValue('input[aria-label=Seed], .seed input').then(Number);
 

@@ -33,9 +33,14 @@ type Then = Box<dyn FnOnce(&mut SessionView, Reply)>;
 type Settled = Box<dyn FnOnce(&mut SessionView)>;
 
 enum Waiting {
-    Reply(u32, Then),
+    /// A command posted (kept, to run again on the page's thread if the worker fails).
+    Reply(u32, Command, Then),
     Settled(Settled),
 }
+
+/// How long the worker may leave the page without any answer before the page takes the runs
+/// back (a worker killed without an error event): no frame or command takes near this long.
+pub const WORKER_SILENCE_MAX_MS: f64 = 20_000.0;
 
 pub struct SessionView {
     runs: Runs,
@@ -43,6 +48,10 @@ pub struct SessionView {
     waiting: VecDeque<Waiting>,
     /// The last update left trace inputs for the next (`RunUpdate::backlog`).
     trace_backlog: bool,
+    /// With the worker, the latest of a run of timeline or speed moves made while a command was
+    /// unanswered (a drag sends one per pointer event): sent once the worker has answered, the
+    /// moves it replaced being past.
+    held: Option<(Command, Then)>,
     pub a: RunView,
     pub b: Option<RunView>,
     /// The device group expanded in the diagram (large arrays), if any.
@@ -74,6 +83,13 @@ fn wants_worker() -> bool {
     LocalStorage::raw().get_item("blkviz.runs").ok().flatten().as_deref() != Some("page")
 }
 
+/// A warning in the browser's console (none natively, where there is no console).
+fn warn(msg: &str) {
+    if cfg!(target_arch = "wasm32") {
+        gloo::console::warn!(msg.to_string());
+    }
+}
+
 impl SessionView {
     /// The page's runs from a link (`Session::from_fragment`), in a worker where the page can
     /// start one. The page makes the same runs first, for its first views (a link opens the same
@@ -83,9 +99,17 @@ impl SessionView {
         if wants_worker() {
             match RunsWorker::start(fragment, default_lesson) {
                 Ok(w) => v.runs = Runs::Worker(w),
-                Err(e) => gloo::console::warn!(format!("blkviz: the runs stay on the page: {e}")),
+                Err(e) => warn(&format!("blkviz: the runs stay on the page: {e}")),
             }
         }
+        v
+    }
+
+    /// As `from_fragment`, with the runs behind `port` (a test's stand-in for the worker).
+    #[cfg(test)]
+    pub fn over_port(fragment: &str, default_lesson: &str, port: Box<dyn crate::runs_worker::Port>) -> SessionView {
+        let mut v = SessionView::of(Session::from_fragment(fragment, default_lesson));
+        v.runs = Runs::Worker(RunsWorker::over(port, fragment, default_lesson, 0.0).expect("the port takes the link"));
         v
     }
 
@@ -96,6 +120,7 @@ impl SessionView {
             runs: Runs::Here(Box::new(runs)),
             waiting: VecDeque::new(),
             trace_backlog: false,
+            held: None,
             a: RunView::new(a),
             b: b.map(RunView::new),
             expanded: None,
@@ -148,6 +173,24 @@ impl SessionView {
             _ => {}
         }
         self.charts_dirty = true;
+        if self.in_worker() && matches!(cmd, Command::Seek(_) | Command::SetSpeed(_)) && self.unanswered() {
+            self.held = Some((cmd, Box::new(then)));
+            crate::runs_worker::mark_catching_up();
+            return;
+        }
+        self.send_held();
+        self.send(cmd, Box::new(then));
+    }
+
+    /// Sends the move held back (`held`), if any.
+    fn send_held(&mut self) {
+        if let Some((cmd, then)) = self.held.take() {
+            self.send(cmd, then);
+        }
+    }
+
+    /// The command to the runs, and `then` with its reply when the views show it.
+    fn send(&mut self, cmd: Command, then: Then) {
         let failed = match &mut self.runs {
             Runs::Here(runs) => {
                 let reply = runs.act(cmd);
@@ -160,7 +203,7 @@ impl SessionView {
                 w.next_id = w.next_id.wrapping_add(1);
                 match w.post(&ToRuns::Act { id, cmd: cmd.clone() }) {
                     Ok(()) => {
-                        self.waiting.push_back(Waiting::Reply(id, Box::new(then)));
+                        self.waiting.push_back(Waiting::Reply(id, cmd, then));
                         crate::runs_worker::mark_catching_up();
                         return;
                     }
@@ -169,19 +212,25 @@ impl SessionView {
             }
             Runs::Worker(_) => format!("{WAITING_MAX} commands unanswered"),
         };
+        self.waiting.push_back(Waiting::Reply(0, cmd, then));
         self.worker_failed(&failed);
-        self.act_then(cmd, then);
     }
 
     /// Whether the views are behind the runs: a command sent to the worker is not answered yet
     /// (they show the runs as they were before it), or the trace of the last frames is still on
     /// its way (a jump's long traced tail: the log and btt are not whole yet).
     pub fn behind(&self) -> bool {
-        self.trace_backlog || self.waiting.iter().any(|w| matches!(w, Waiting::Reply(..)))
+        self.trace_backlog || self.unanswered()
+    }
+
+    /// Whether a command is not answered yet (or held back, to be sent).
+    pub fn unanswered(&self) -> bool {
+        self.held.is_some() || self.waiting.iter().any(|w| matches!(w, Waiting::Reply(..)))
     }
 
     /// Runs `f` once the views show every command sent so far (at once, on the page's thread).
     pub fn when_settled(&mut self, f: impl FnOnce(&mut SessionView) + 'static) {
+        self.send_held();
         if self.waiting.is_empty() {
             f(self);
         } else {
@@ -196,21 +245,42 @@ impl SessionView {
 
     /// The worker failed: the page runs the runs itself from where the views show them (the
     /// link to this state opens the same runs at the same time point), and says so.
+    /// The commands not yet answered run on the page's thread, in order, with what waited on
+    /// them.
     fn worker_failed(&mut self, why: &str) {
-        gloo::console::warn!(format!("blkviz: the runs' worker failed: {why}"));
+        warn(&format!("blkviz: the runs' worker failed: {why}"));
         let fragment = self.fragment();
         self.runs = Runs::Here(Box::new(Session::from_fragment(&fragment, &self.a.lesson.id)));
-        self.waiting.clear();
         self.pull_here();
+        let pending = std::mem::take(&mut self.waiting);
+        self.replay_here(pending);
+        self.send_held();
         self.set_notice(Some(format!("The simulation's worker stopped ({why}); the page runs it itself from here.")));
+    }
+
+    /// On the page's thread: commands and what waits on them, in order.
+    fn replay_here(&mut self, entries: VecDeque<Waiting>) {
+        for entry in entries {
+            match entry {
+                Waiting::Reply(_, cmd, then) => self.send(cmd, then),
+                Waiting::Settled(f) => f(self),
+            }
+        }
     }
 
     /// Takes in what the worker sent: updates, then what waited on each reply. Returns true
     /// when the counters changed or a command was answered.
-    fn take_from_worker(&mut self) -> bool {
-        let Runs::Worker(w) = &self.runs else { return false };
+    fn take_from_worker(&mut self, now_ms: f64) -> bool {
+        let Runs::Worker(w) = &mut self.runs else { return false };
+        let msgs = w.take();
+        if !msgs.is_empty() || !(w.frame_in_flight || self.waiting.iter().any(|e| matches!(e, Waiting::Reply(..)))) {
+            w.heard_at_ms = now_ms;
+        } else if now_ms - w.heard_at_ms > WORKER_SILENCE_MAX_MS {
+            self.worker_failed(&format!("no answer for {} s", WORKER_SILENCE_MAX_MS / 1000.0));
+            return true;
+        }
         let mut changed = false;
-        for msg in w.take() {
+        for msg in msgs {
             let FromRuns { a, b, frame, reply } = match msg {
                 Ok(m) => m,
                 Err(e) => {
@@ -228,12 +298,22 @@ impl SessionView {
             if let Some((id, r)) = reply {
                 changed = true;
                 match self.waiting.pop_front() {
-                    Some(Waiting::Reply(want, then)) if want == id => {
-                        // What `then` waits for in its turn comes before what waited behind it
-                        // (the step's own history entry before the address noting the step).
+                    Some(Waiting::Reply(want, _, then)) if want == id => {
+                        // What `then` waits for in its turn (the step's own history entry)
+                        // runs at once, before what waited behind its command (the address
+                        // noting the step); a command it sends goes after the ones sent before.
                         let behind = std::mem::take(&mut self.waiting);
                         then(self, r);
-                        self.waiting.extend(behind);
+                        let sent = std::mem::replace(&mut self.waiting, behind);
+                        if self.in_worker() {
+                            self.waiting.extend(sent);
+                        } else {
+                            // `then` found the worker failed: the rest runs here.
+                            let rest = std::mem::take(&mut self.waiting);
+                            self.replay_here(rest);
+                            self.replay_here(sent);
+                            return true;
+                        }
                     }
                     _ => {
                         self.worker_failed(&format!("a reply out of order (command {id})"));
@@ -253,7 +333,10 @@ impl SessionView {
     /// One animation frame. Returns true when the counters changed (or, with the worker, a
     /// command was answered).
     pub fn frame(&mut self, dt_ms: f64, now_ms: f64) -> bool {
-        let answered = self.take_from_worker();
+        let answered = self.take_from_worker(now_ms);
+        if !self.waiting.iter().any(|w| matches!(w, Waiting::Reply(..))) {
+            self.send_held();
+        }
         // A sweep under way: its workers' runs come in; without workers (or once one failed)
         // it takes the frame's budget here. The runs on screen wait, paused.
         if let Some(sw) = self.sweep.as_mut().filter(|sw| !sw.is_done()) {
@@ -413,5 +496,135 @@ mod tests {
         s.when_settled(move |_| *put.borrow_mut() = true);
         assert!(*ran.borrow());
         same(&s);
+    }
+
+    /// The stand-in worker's runs, the messages it has not answered, its answers not yet taken.
+    type LoopState = (crate::runs_worker::Host, VecDeque<ToRuns>, Vec<Result<FromRuns, String>>);
+
+    /// A stand-in for the worker: a `Host` that answers, through bincode, when the test says.
+    #[derive(Clone, Default)]
+    struct Loopback(Rc<RefCell<LoopState>>);
+
+    impl crate::runs_worker::Port for Loopback {
+        fn post(&self, msg: &ToRuns) -> Result<(), String> {
+            let msg = crate::runs_worker::decode(&crate::runs_worker::encode(msg)?)?;
+            self.0.borrow_mut().1.push_back(msg);
+            Ok(())
+        }
+        fn take(&self) -> Vec<Result<FromRuns, String>> {
+            std::mem::take(&mut self.0.borrow_mut().2)
+        }
+    }
+
+    impl Loopback {
+        /// The worker answers its next `n` messages.
+        fn answer(&self, n: usize) {
+            let mut st = self.0.borrow_mut();
+            for _ in 0..n {
+                let Some(m) = st.1.pop_front() else { break };
+                let r = st.0.handle(m);
+                let r = crate::runs_worker::decode(&crate::runs_worker::encode(&r).unwrap()).unwrap();
+                st.2.push(r);
+            }
+        }
+        fn fail(&self, why: &str) {
+            self.0.borrow_mut().2.push(Err(why.into()));
+        }
+    }
+
+    #[test]
+    fn with_the_worker_replies_and_what_waits_on_them_come_in_the_order_sent() {
+        let link = "#/lesson/nr-requests?v=1&variant=regressed&seed=2";
+        let port = Loopback::default();
+        let mut s = SessionView::over_port(link, "nr-requests", Box::new(port.clone()));
+        port.answer(1);
+        s.frame(16.0, 16.0);
+        assert!(s.in_worker());
+        // A seed typed, then Play: the seed's reply sends a command of its own (its notice),
+        // which must not come before Play's reply.
+        s.act_then(Command::ChooseSeed(5), |s, r| {
+            s.set_notice(match r {
+                Reply::Refused(e) => Some(e),
+                _ => None,
+            })
+        });
+        let playing = s.a.playing;
+        s.act(Command::TogglePlay);
+        assert!(s.behind() && s.a.seed == 2, "nothing shows before the worker answers");
+        // The frame posted before them, and the seed.
+        port.answer(2);
+        s.frame(16.0, 32.0);
+        assert_eq!(s.a.seed, 5);
+        port.answer(10);
+        s.frame(16.0, 48.0);
+        assert!(s.in_worker(), "the replies came in order");
+        assert_eq!((s.a.seed, s.a.playing, s.behind()), (5, !playing, false));
+        // A step's own history entry (queued by its reply's `then`) comes before what waited
+        // behind the step (the address noting it).
+        let order = Rc::new(RefCell::new(Vec::new()));
+        let (o1, o2) = (order.clone(), order.clone());
+        s.act_then(Command::GoToStop(0), move |s, _| {
+            let o = o1.clone();
+            s.when_settled(move |_| o.borrow_mut().push("the step's entry"));
+        });
+        s.when_settled(move |_| o2.borrow_mut().push("the stop noted"));
+        port.answer(10);
+        s.frame(16.0, 64.0);
+        assert_eq!(*order.borrow(), ["the step's entry", "the stop noted"]);
+        // The worker fails with commands on their way: the page runs them itself, in order,
+        // from where its views stood, and says so.
+        s.act(Command::ChooseSeed(7));
+        let ran = Rc::new(RefCell::new(false));
+        let r2 = ran.clone();
+        s.when_settled(move |s| *r2.borrow_mut() = s.a.seed == 7);
+        port.fail("boom");
+        s.frame(16.0, 80.0);
+        assert!(!s.in_worker() && *ran.borrow(), "the seed ran here, then what waited on it");
+        assert!(s.a.notice.as_deref().is_some_and(|n| n.contains("boom")), "{:?}", s.a.notice);
+        assert_eq!(s.a.shown.scenario.workload, s.a.shown.scenario.workload);
+    }
+
+    #[test]
+    fn a_timeline_drag_sends_the_worker_its_latest_point_not_every_one() {
+        let port = Loopback::default();
+        let mut s = SessionView::over_port("#/lesson/nr-requests?v=1&seed=3&t=2", "nr-requests", Box::new(port.clone()));
+        port.answer(1);
+        for k in 0..200 {
+            s.frame(16.0, f64::from(k) * 16.0);
+            port.answer(10);
+            if s.a.catch_up_to.is_none() && !s.behind() {
+                break;
+            }
+        }
+        assert_eq!(s.clock(), SimTime(2_000_000_000));
+        // Thirty pointer moves back along the timeline before the worker answers the first.
+        for k in 0..30u64 {
+            s.act(Command::Seek(SimTime(1_900_000_000 - k * 10_000_000)));
+        }
+        let posted = port.0.borrow().1.iter().filter(|m| matches!(m, ToRuns::Act { cmd: Command::Seek(_), .. })).count();
+        assert_eq!(posted, 1, "the first move goes; the rest wait as one");
+        for k in 0..400 {
+            port.answer(10);
+            s.frame(16.0, 5_000.0 + f64::from(k) * 16.0);
+            if s.a.catch_up_to.is_none() && !s.behind() {
+                break;
+            }
+        }
+        assert_eq!(s.clock(), SimTime(1_900_000_000 - 29 * 10_000_000), "the last move is where the runs are");
+    }
+
+    #[test]
+    fn a_worker_that_goes_silent_hands_the_runs_back_to_the_page() {
+        let port = Loopback::default();
+        let mut s = SessionView::over_port("#/lesson/nr-requests?v=1&seed=3&t=0.2", "nr-requests", Box::new(port.clone()));
+        port.answer(1);
+        s.frame(16.0, 16.0);
+        // A frame posted and never answered: after WORKER_SILENCE_MAX_MS the page runs them.
+        s.frame(16.0, 32.0);
+        assert!(s.in_worker());
+        s.frame(16.0, 32.0 + WORKER_SILENCE_MAX_MS + 1.0);
+        assert!(!s.in_worker());
+        assert!(s.a.notice.as_deref().is_some_and(|n| n.contains("no answer")), "{:?}", s.a.notice);
+        assert_eq!(s.a.seed, 3);
     }
 }

@@ -70,6 +70,9 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
         let expanded = s.expanded;
         // With the worker, a command not yet answered or a trace still on its way.
         let behind = s.behind();
+        if let Some(app) = canvas_a.cast::<HtmlElement>().and_then(|c| c.closest(".app").ok().flatten()) {
+            let _ = app.set_attribute("data-runs-waiting", if s.unanswered() { "true" } else { "false" });
+        }
         let pair =
             [(Some(&s.a), &canvas_a, &live_a, s.b.as_ref().map(|b| ("B", b))), (s.b.as_ref(), &canvas_b, &live_b, Some(("A", &s.a)))];
         for (d, canvas, live, other) in pair {

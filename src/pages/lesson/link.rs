@@ -149,41 +149,51 @@ pub(super) fn use_back_forward(
     use_effect_with((), move |_| {
         let window = web_sys::window().expect("window");
         let listener = EventListener::new(&window, "popstate", move |_| {
-            let hash = current_hash();
-            let mut s = session.borrow_mut();
-            let cur = state_fragment(&s);
-            if hash.split('?').next() != cur.split('?').next() || hash == cur {
-                return;
-            }
-            // Only B differs (Back after opening A/B): open or close B and keep A where it is,
-            // rather than start run A again from t = 0.
-            if let Ok(st) = blksim::link::LinkState::decode(&hash) {
-                let variant = st.variant.clone().unwrap_or_else(|| s.a.lesson.first_variant().name.clone());
-                if st.lesson == s.a.lesson.id && variant == s.a.variant && st.overrides == s.a.overrides && st.seed == s.a.seed {
-                    // Only the time point differs (a link pasted with another t): both runs go
-                    // there, backwards from a snapshot or forwards by running on, and pause, as
-                    // a fresh load of the link does. A link that names its pace (the sweep's
-                    // slowest-seed links ask 1 s/s) plays at it, as a fresh load of the link does.
-                    s.act(Command::SameRunLink { b: st.b.clone(), t: st.t, speed: st.speed });
-                    apply_view(&st, &mut s, &view);
-                    drop(s);
-                    refresh.force_update();
-                    return;
-                }
-            }
-            // A new run keeps the pace the reader chose, unless the link names its own.
-            let linked = blksim::link::LinkState::decode_lenient(&hash).ok().map(|(st, _)| st);
-            let speed = linked.as_ref().is_none_or(|st| st.speed.is_none()).then_some(s.a.speed);
-            s.act(Command::OpenLink { fragment: hash.clone(), default_lesson: id.clone(), speed });
-            replace_address_with_clean_link(&mut s);
-            if let Some(st) = &linked {
-                apply_view(st, &mut s, &view);
-            }
-            drop(s);
-            refresh.force_update();
+            // Once the views show the commands sent before it: the address is compared with
+            // what they show.
+            let (hash, refresh, id, view) = (current_hash(), refresh.clone(), id.clone(), view.clone());
+            session.borrow_mut().when_settled(move |s| on_popstate(s, &hash, &refresh, &id, &view));
         });
         move || drop(listener)
     });
+}
+
+/// Back or Forward to `hash`: the same run with another B or time point, or another run.
+fn on_popstate(
+    s: &mut SessionView,
+    hash: &str,
+    refresh: &UseForceUpdateHandle,
+    id: &str,
+    view: &(UseStateHandle<bool>, UseStateHandle<bool>, UseStateHandle<Option<usize>>),
+) {
+    let cur = state_fragment(s);
+    if hash.split('?').next() != cur.split('?').next() || hash == cur {
+        return;
+    }
+    // Only B differs (Back after opening A/B): open or close B and keep A where it is,
+    // rather than start run A again from t = 0.
+    if let Ok(st) = blksim::link::LinkState::decode(hash) {
+        let variant = st.variant.clone().unwrap_or_else(|| s.a.lesson.first_variant().name.clone());
+        if st.lesson == s.a.lesson.id && variant == s.a.variant && st.overrides == s.a.overrides && st.seed == s.a.seed {
+            // Only the time point differs (a link pasted with another t): both runs go
+            // there, backwards from a snapshot or forwards by running on, and pause, as
+            // a fresh load of the link does. A link that names its pace (the sweep's
+            // slowest-seed links ask 1 s/s) plays at it, as a fresh load of the link does.
+            s.act(Command::SameRunLink { b: st.b.clone(), t: st.t, speed: st.speed });
+            apply_view(&st, s, view);
+            refresh.force_update();
+            return;
+        }
+    }
+    // A new run keeps the pace the reader chose, unless the link names its own.
+    let linked = blksim::link::LinkState::decode_lenient(hash).ok().map(|(st, _)| st);
+    let speed = linked.as_ref().is_none_or(|st| st.speed.is_none()).then_some(s.a.speed);
+    s.act(Command::OpenLink { fragment: hash.to_string(), default_lesson: id.to_string(), speed });
+    replace_address_with_clean_link(s);
+    if let Some(st) = &linked {
+        apply_view(st, s, view);
+    }
+    refresh.force_update();
 }
 
 /// The whole address of a link fragment on this page (what a bug thread gets pasted).
