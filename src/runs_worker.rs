@@ -49,9 +49,9 @@ pub struct Host {
     runs: Option<Session>,
     /// Trace records a message carries at most, per run (`MESSAGE_RECORDS_MAX`).
     records_max: usize,
-    /// Wall ms of the frames that waited for the trace to go over: the next frame that runs
-    /// takes them (within the driver's 100 ms a frame), so the runs keep their pace where they
-    /// can.
+    /// Wall ms of the frames that waited, playing, for the trace to go over: the next frame
+    /// that runs takes them (within the driver's 100 ms a frame), so the runs keep their pace
+    /// where they can.
     waited_ms: f64,
     /// The last message ran a frame of the runs (its work tunes a jump's budget).
     ran_frame: bool,
@@ -77,7 +77,10 @@ impl Host {
             // it no faster than it can parse it, and the runs slow to that (the live line says
             // so), rather than the worker's queue growing.
             ToRuns::Frame { dt_ms, .. } if runs.trace_backlog() => {
-                self.waited_ms += dt_ms;
+                // Playing time the runs owe; a jump's or a pause's is not.
+                if runs.a.playing && runs.a.catch_up_to.is_none() {
+                    self.waited_ms += dt_ms;
+                }
                 (Some(false), None)
             }
             ToRuns::Frame { dt_ms, now_ms } => {
@@ -85,7 +88,11 @@ impl Host {
                 let dt_ms = dt_ms + std::mem::take(&mut self.waited_ms);
                 (Some(runs.frame(dt_ms, now_ms)), None)
             }
-            ToRuns::Act { id, cmd } => (None, Some((id, runs.act(cmd)))),
+            ToRuns::Act { id, cmd } => {
+                // A command (a pause, a jump, a new run) starts the pace afresh.
+                self.waited_ms = 0.0;
+                (None, Some((id, runs.act(cmd))))
+            }
         };
         let (a, b) = runs.take_updates_bounded(Some(self.records_max));
         Ok(FromRuns { a, b, frame, reply })
