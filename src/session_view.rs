@@ -52,6 +52,10 @@ pub struct SessionView {
     /// unanswered (a drag sends one per pointer event): sent once the worker has answered, the
     /// moves it replaced being past.
     held: Option<(Command, Then)>,
+    /// With the worker, the speed asked of run A and not yet answered: A's view shows it
+    /// meanwhile, so the speed slider (whose keys step from the speed shown) does not jump
+    /// back to the old speed and lose the presses made before the answer.
+    asked_speed: Option<f64>,
     pub a: RunView,
     pub b: Option<RunView>,
     /// The device group expanded in the diagram (large arrays), if any.
@@ -121,6 +125,7 @@ impl SessionView {
             waiting: VecDeque::new(),
             trace_backlog: false,
             held: None,
+            asked_speed: None,
             a: RunView::new(a),
             b: b.map(RunView::new),
             expanded: None,
@@ -142,6 +147,9 @@ impl SessionView {
     fn apply(&mut self, a: RunUpdate, b: Option<RunUpdate>) {
         self.trace_backlog = a.backlog || b.as_ref().is_some_and(|b| b.backlog);
         self.a.apply(a);
+        if let Some(sp) = self.asked_speed {
+            self.a.state.speed = sp;
+        }
         match (b, &mut self.b) {
             (None, view) => *view = None,
             (Some(u), Some(view)) => view.apply(u),
@@ -173,6 +181,12 @@ impl SessionView {
             _ => {}
         }
         self.charts_dirty = true;
+        if let (Command::SetSpeed(sp), true) = (&cmd, self.in_worker()) {
+            // As `SimDriver::set_speed` holds it.
+            let sp = sp.clamp(crate::driver::SPEED_MIN, crate::driver::SPEED_MAX);
+            self.asked_speed = Some(sp);
+            self.a.state.speed = sp;
+        }
         if self.in_worker() && matches!(cmd, Command::Seek(_) | Command::SetSpeed(_)) && self.unanswered() {
             self.held = Some((cmd, Box::new(then)));
             crate::runs_worker::mark_catching_up();
@@ -253,6 +267,7 @@ impl SessionView {
         self.runs = Runs::Here(Box::new(Session::from_fragment(&fragment, &self.a.lesson.id)));
         self.pull_here();
         let pending = std::mem::take(&mut self.waiting);
+        self.asked_speed = None;
         self.replay_here(pending);
         self.send_held();
         self.set_notice(Some(format!("The simulation's worker stopped ({why}); the page runs it itself from here.")));
@@ -298,7 +313,13 @@ impl SessionView {
             if let Some((id, r)) = reply {
                 changed = true;
                 match self.waiting.pop_front() {
-                    Some(Waiting::Reply(want, _, then)) if want == id => {
+                    Some(Waiting::Reply(want, cmd, then)) if want == id => {
+                        // The last speed asked is answered: A's view shows the run's own again.
+                        let speed_pending = matches!(self.held, Some((Command::SetSpeed(_), _)))
+                            || self.waiting.iter().any(|w| matches!(w, Waiting::Reply(_, Command::SetSpeed(_), _)));
+                        if matches!(cmd, Command::SetSpeed(_)) && !speed_pending {
+                            self.asked_speed = None;
+                        }
                         // What `then` waits for in its turn (the step's own history entry)
                         // runs at once, before what waited behind its command (the address
                         // noting the step); a command it sends goes after the ones sent before.
@@ -611,6 +632,21 @@ mod tests {
             }
         }
         assert_eq!(s.clock(), SimTime(1_900_000_000 - 29 * 10_000_000), "the last move is where the runs are");
+        // The speed slider's keys: each press steps from the speed shown, which is the one
+        // asked, not the run's old one, until the worker has answered.
+        let mut sp = s.a.speed;
+        for _ in 0..10 {
+            sp *= 0.8;
+            s.act(Command::SetSpeed(sp));
+            assert_eq!(s.a.speed, sp, "the view shows the speed asked at once");
+            s.frame(16.0, 20_000.0);
+        }
+        for k in 0..50 {
+            port.answer(10);
+            s.frame(16.0, 20_016.0 + f64::from(k) * 16.0);
+            assert_eq!(s.a.speed, sp, "never the old speed meanwhile");
+        }
+        assert!(!s.behind() && s.asked_speed.is_none());
     }
 
     #[test]
