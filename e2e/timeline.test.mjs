@@ -242,26 +242,31 @@ test('a long jump (raid5-chunk, its duration 120 s, to t = 120 s) shows its prog
   await ctx.close();
 });
 
-test('a long jump can be stopped where it has got to, and the run stays there, paused', async () => {
-  const ctx = await h.browser.newContext();
-  const { page, errors } = await openPage(h, ctx, '#/lesson/raid5-chunk?v=1&duration=120&t=120');
-  await page.waitForSelector('[data-testid=jump-stop]');
-  await page.waitForFunction(() => Number(document.querySelector('progress.jump-progress')?.getAttribute('value')) > 1e9);
-  await page.click('[data-testid=jump-stop]');
-  await page.waitForFunction(() => document.querySelector('.timeline-status').dataset.catchingUp === 'false');
-  assert.equal(await page.locator('[data-testid=jump-stop]').count(), 0);
-  const status = await page.textContent('.timeline-status');
-  const m = status.match(/^([\d.]+) (ms|s) of ([\d.]+) (ms|s) reached/);
-  assert.ok(m, status);
-  const secs = Number(m[1]) * (m[2] === 'ms' ? 1e-3 : 1);
-  assert.ok(secs > 1 && secs < 120, `stopped at ${secs} s`);
-  // The address no longer names the time point the run did not reach.
-  assert.equal(await page.evaluate(() => location.hash), '#/lesson/raid5-chunk?v=1&variant=regressed&duration=120&seed=1');
-  // Paused where it stopped: a second later, the same time.
-  await page.waitForTimeout(1000);
-  assert.equal(await page.textContent('.timeline-status'), status);
-  assert.deepEqual(errors, []);
-  await ctx.close();
+test('a long jump can be stopped where it has got to (its Stop, or Space), and the run stays there, paused', async () => {
+  for (const how of ['Stop', 'Space']) {
+    const ctx = await h.browser.newContext();
+    const { page, errors } = await openPage(h, ctx, '#/lesson/raid5-chunk?v=1&duration=120&t=120');
+    await page.waitForSelector('[data-testid=jump-stop]');
+    await page.waitForFunction(() => Number(document.querySelector('progress.jump-progress')?.getAttribute('value')) > 1e9);
+    // Space is Play's key, and during a jump Play is its Stop.
+    if (how === 'Stop') await page.click('[data-testid=jump-stop]');
+    else await page.keyboard.press('Space');
+    await page.waitForFunction(() => document.querySelector('.timeline-status').dataset.catchingUp === 'false');
+    assert.equal(await page.locator('[data-testid=jump-stop]').count(), 0);
+    const status = await page.textContent('.timeline-status');
+    const m = status.match(/^([\d.]+) (ms|s) of ([\d.]+) (ms|s) reached/);
+    assert.ok(m, status);
+    const secs = Number(m[1]) * (m[2] === 'ms' ? 1e-3 : 1);
+    assert.ok(secs > 1 && secs < 120, `${how}: stopped at ${secs} s`);
+    // The address no longer names the time point the run did not reach.
+    await page.waitForFunction(() => location.hash === '#/lesson/raid5-chunk?v=1&variant=regressed&duration=120&seed=1', null, { timeout: 2000 });
+    // Paused where it stopped: a second later, the same time.
+    await page.waitForTimeout(1000);
+    assert.equal(await page.textContent('.timeline-status'), status, how);
+    assert.equal(await page.getAttribute('.app', 'data-playing'), 'false', how);
+    assert.deepEqual(errors, []);
+    await ctx.close();
+  }
 });
 
 test('where no Web Worker can start, the page runs the sweep itself and gets the same figures', async () => {

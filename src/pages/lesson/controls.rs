@@ -151,7 +151,12 @@ pub(super) fn use_keyboard_shortcuts(
             match key.as_str() {
                 " " => {
                     e.prevent_default();
-                    s.act(Command::TogglePlay);
+                    // During a jump Play is its Stop (the header's button): Space does what it says.
+                    if s.a.catch_up_to.is_some() || s.b.as_ref().is_some_and(|b| b.catch_up_to.is_some()) {
+                        super::link::stop_jump(&mut s);
+                    } else {
+                        s.act(Command::TogglePlay);
+                    }
                 }
                 "ArrowRight" if e.shift_key() => {
                     e.prevent_default();

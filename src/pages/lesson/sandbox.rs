@@ -34,8 +34,9 @@ pub(super) fn job_file_box(
                             msg.push(format!("not applied: {e}"));
                         } else {
                             msg.push(format!(
-                                "applied the job ({} settings from the file, fio's defaults for the rest); the run restarted",
-                                job.from_file
+                                "applied the job ({} setting{} from the file, fio's defaults for the rest); the run restarted",
+                                job.from_file,
+                                if job.from_file == 1 { "" } else { "s" }
                             ));
                             if let Some(notes) = job.notes() {
                                 msg.push(notes);

@@ -5,7 +5,7 @@ use yew::prelude::*;
 
 /// Every shortcut, as (keys, what it does), in the order a lecture uses them.
 pub(super) const SHORTCUTS: &[(&str, &str)] = &[
-    ("Space", "play or pause"),
+    ("Space", "play or pause; during a jump, stop it where it has got to"),
     ("→", "one event"),
     ("Shift+→", "one simulated millisecond"),
     ("R", "reset the run"),
