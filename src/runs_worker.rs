@@ -40,8 +40,9 @@ pub struct FromRuns {
     pub reply: Option<(u32, Reply)>,
 }
 
-/// Trace records a worker's message carries at most, per run: about 1.5 MB of JSON, which the
-/// page parses within a frame or two; a jump's longer traced tail follows over the next frames.
+/// Trace records a worker's message carries at most, per run: about 1 MB in bincode, which the
+/// page decodes and takes in within a frame or two; a jump's longer traced tail follows over the
+/// next frames.
 pub const MESSAGE_RECORDS_MAX: usize = 20_000;
 
 /// The worker's side: its runs.
@@ -322,7 +323,7 @@ mod tests {
 
     fn settle_here(s: &mut SessionView) {
         for k in 0..10_000 {
-            if s.a.catch_up_to.is_none() && s.b.as_ref().is_none_or(|b| b.catch_up_to.is_none()) {
+            if s.jump_target().is_none() {
                 return;
             }
             s.frame(16.0, f64::from(k) * 16.0);

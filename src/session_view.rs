@@ -1,8 +1,8 @@
 //! The page's side of its runs: its view of run A and of B in the A/B view (`RunView`, kept by
 //! the runs' updates), what the page alone keeps (the diagram's expanded group, the charts to
 //! redraw, the lesson's stop on show, the latency chart's form, a seed sweep), and the runs
-//! themselves (`Session`), which it moves only by `Command`s and reads only through their
-//! updates: the boundary across which a Web Worker would own them (issue 22).
+//! themselves (`Session`, on the page's thread or in a Web Worker: `runs_worker`), which it
+//! moves only by `Command`s and reads only through their updates (issue 22).
 
 use crate::command::{Command, Reply};
 use crate::driver::{RunUpdate, RunView, Sweep};
@@ -239,7 +239,17 @@ impl SessionView {
 
     /// Whether a command is not answered yet (or held back, to be sent).
     pub fn unanswered(&self) -> bool {
-        self.held.is_some() || self.waiting.iter().any(|w| matches!(w, Waiting::Reply(..)))
+        self.held.is_some() || self.replies_waiting()
+    }
+
+    /// Whether a command posted to the worker is not answered yet.
+    fn replies_waiting(&self) -> bool {
+        self.waiting.iter().any(|w| matches!(w, Waiting::Reply(..)))
+    }
+
+    /// Where a jump under way goes (run A's, else B's), if one is.
+    pub fn jump_target(&self) -> Option<SimTime> {
+        std::iter::once(&self.a).chain(self.b.as_ref()).find_map(|d| d.catch_up_to)
     }
 
     /// Runs `f` once the views show every command sent so far (at once, on the page's thread).
@@ -286,9 +296,10 @@ impl SessionView {
     /// Takes in what the worker sent: updates, then what waited on each reply. Returns true
     /// when the counters changed or a command was answered.
     fn take_from_worker(&mut self, now_ms: f64) -> bool {
+        let replies_waiting = self.replies_waiting();
         let Runs::Worker(w) = &mut self.runs else { return false };
         let msgs = w.take();
-        if !msgs.is_empty() || !(w.frame_in_flight || self.waiting.iter().any(|e| matches!(e, Waiting::Reply(..)))) {
+        if !msgs.is_empty() || !(w.frame_in_flight || replies_waiting) {
             w.heard_at_ms = now_ms;
         } else if now_ms - w.heard_at_ms > WORKER_SILENCE_MAX_MS {
             self.worker_failed(&format!("no answer for {} s", WORKER_SILENCE_MAX_MS / 1000.0));
@@ -355,7 +366,7 @@ impl SessionView {
     /// command was answered).
     pub fn frame(&mut self, dt_ms: f64, now_ms: f64) -> bool {
         let answered = self.take_from_worker(now_ms);
-        if !self.waiting.iter().any(|w| matches!(w, Waiting::Reply(..))) {
+        if !self.replies_waiting() {
             self.send_held();
         }
         // A sweep under way: its workers' runs come in; without workers (or once one failed)
@@ -369,7 +380,7 @@ impl SessionView {
                 sw.workers = workers;
             } else {
                 if let Some(w) = &workers {
-                    gloo::console::warn!(format!("seed sweep: {}; the page runs the rest", w.error.as_deref().unwrap_or("?")));
+                    warn(&format!("seed sweep: {}; the page runs the rest", w.error.as_deref().unwrap_or("?")));
                 }
                 ended |= sw.advance(self.sweep_events);
             }
@@ -441,7 +452,7 @@ impl SessionView {
         let mut sweep = Sweep::new(&self.a.lesson, variants, &self.a.overrides, seeds)?;
         match crate::driver::sweep_workers::SweepWorkers::start(&sweep) {
             Ok(w) => sweep.workers = Some(w),
-            Err(e) => gloo::console::warn!(format!("seed sweep: {e}; the page runs the seeds itself")),
+            Err(e) => warn(&format!("seed sweep: {e}; the page runs the seeds itself")),
         }
         self.sweep = Some(sweep);
         // B follows A's play and pause.
@@ -477,7 +488,7 @@ mod tests {
         };
         assert_eq!(s.b.as_ref().map(|b| b.variant.as_str()), Some("workaround"), "the link's B");
         let mut ts = 0.0;
-        while s.a.catch_up_to.is_some() || s.b.as_ref().is_some_and(|b| b.catch_up_to.is_some()) {
+        while s.jump_target().is_some() {
             ts += 16.0;
             s.frame(16.0, ts);
         }

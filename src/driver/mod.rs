@@ -517,7 +517,7 @@ impl SimDriver {
     /// The trace view's inputs since the last call, in order (what the page's view of this
     /// run takes, or a worker owning the run posts to it).
     pub fn take_trace_inputs(&mut self) -> Vec<TraceInput> {
-        self.trace_inputs.as_mut().map(|kept| kept.drain(..).collect()).unwrap_or_default()
+        self.take_trace_inputs_bounded(usize::MAX)
     }
 
     /// As `take_trace_inputs`, but at most `records_max` records (at least one input, or its

@@ -15,8 +15,8 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 /// Untraced spans the event log remembers.
 const TRACE_GAPS_MAX: usize = 16;
 
-/// What a run hands its `TraceView`, in order: the message a Web Worker owning the run would
-/// post for the page's view (serde, so it crosses `postMessage` as JSON).
+/// What a run hands its `TraceView`, in order: what the runs' worker posts for the page's view
+/// (serde, so it crosses `postMessage`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum TraceInput {
     /// Records the run took in, after `dropped` the ring lost; animated when `animate` says how.
@@ -71,8 +71,9 @@ impl TraceInput {
     }
 }
 
-/// Trace records cross to the page as arrays rather than objects (a third of the JSON): a
-/// jump's traced tail can hand over tens of thousands at once.
+/// Trace records cross to the page as tuples: a third of the bytes as JSON, and in bincode (the
+/// worker's messages) the only form that works, since `TraceRecord`'s own serde skips an absent
+/// `from`, which a format without field names cannot read back.
 mod compact_records {
     use blksim::ids::{DevId, ThreadId};
     use blksim::tools::trace::{Action, TraceRecord};

@@ -3,8 +3,8 @@
 //! that landed since the last update), what its trace view is handed (`TraceInput`s, in order),
 //! where the run stands (playing, speed, a jump's target, the notice, the timeline's reach), and
 //! whether it is a new run (a restart or a rewind makes a new driver). The page reads a run only
-//! through its `RunView` (`SessionView` keeps them), so the runs can move into a Web Worker that
-//! posts these as JSON (issue 22); the tests check that a view kept through JSON is the one kept
+//! through its `RunView` (`SessionView` keeps them), so the runs can be in a Web Worker that posts
+//! these (`runs_worker`, issue 22); the tests check that a view kept through JSON is the one kept
 //! in process, and shows what the driver shows.
 
 use super::{Hover, Shown, SimDriver, TraceInput, TraceView};
@@ -95,10 +95,7 @@ impl SimDriver {
             fresh,
             shown,
             history_new,
-            trace: match records_max {
-                Some(max) => self.take_trace_inputs_bounded(max),
-                None => self.take_trace_inputs(),
-            },
+            trace: self.take_trace_inputs_bounded(records_max.unwrap_or(usize::MAX)),
             backlog: self.trace_backlog(),
             state: RunState {
                 lesson: self.lesson.id.clone(),

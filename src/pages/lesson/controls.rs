@@ -152,7 +152,7 @@ pub(super) fn use_keyboard_shortcuts(
                 " " => {
                     e.prevent_default();
                     // During a jump Play is its Stop (the header's button): Space does what it says.
-                    if s.a.catch_up_to.is_some() || s.b.as_ref().is_some_and(|b| b.catch_up_to.is_some()) {
+                    if s.jump_target().is_some() {
                         super::link::stop_jump(&mut s);
                     } else {
                         s.act(Command::TogglePlay);
@@ -213,10 +213,7 @@ pub(super) fn run_controls(
     };
     // A jump under way (a link's t, the timeline, a step): the header says so where Play was,
     // with its Stop, since the timeline's own line may be below the fold.
-    let jumping = {
-        let s = session.borrow();
-        std::iter::once(&s.a).chain(s.b.as_ref()).find_map(|x| x.catch_up_to)
-    };
+    let jumping = session.borrow().jump_target();
     let on_stop_jump = act(super::link::stop_jump);
     html! {
         <>
