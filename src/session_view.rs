@@ -252,6 +252,23 @@ impl SessionView {
         std::iter::once(&self.a).chain(self.b.as_ref()).find_map(|d| d.catch_up_to)
     }
 
+    /// Where the timeline stands: the time last asked of it (a seek held back or not yet
+    /// answered), else where a jump under way goes, else the clock. Its arrow keys step from
+    /// here, so presses quicker than the runs add up rather than each stepping from a clock
+    /// that has not moved yet.
+    pub fn timeline_at(&self) -> SimTime {
+        let last = self.held.as_ref().map(|(c, _)| c).or_else(|| {
+            self.waiting.iter().rev().find_map(|w| match w {
+                Waiting::Reply(_, c, _) => Some(c),
+                Waiting::Settled(_) => None,
+            })
+        });
+        match last {
+            Some(Command::Seek(t)) => *t,
+            _ => self.jump_target().unwrap_or_else(|| self.clock()),
+        }
+    }
+
     /// Runs `f` once the views show every command sent so far (at once, on the page's thread).
     pub fn when_settled(&mut self, f: impl FnOnce(&mut SessionView) + 'static) {
         self.send_held();
@@ -643,6 +660,21 @@ mod tests {
             }
         }
         assert_eq!(s.clock(), SimTime(1_900_000_000 - 29 * 10_000_000), "the last move is where the runs are");
+        // The timeline's ← pressed four times before the worker answers: each press steps
+        // from the time asked by the one before.
+        let from = s.clock();
+        for _ in 0..4 {
+            s.act(Command::Seek(SimTime(s.timeline_at().ns() - 100_000_000)));
+        }
+        assert_eq!(s.timeline_at(), SimTime(from.ns() - 400_000_000));
+        for k in 0..400 {
+            port.answer(10);
+            s.frame(16.0, 10_000.0 + f64::from(k) * 16.0);
+            if s.a.catch_up_to.is_none() && !s.behind() {
+                break;
+            }
+        }
+        assert_eq!(s.clock(), SimTime(from.ns() - 400_000_000));
         // The speed slider's keys: each press steps from the speed shown, which is the one
         // asked, not the run's old one, until the worker has answered.
         let mut sp = s.a.speed;
@@ -658,6 +690,29 @@ mod tests {
             assert_eq!(s.a.speed, sp, "never the old speed meanwhile");
         }
         assert!(!s.behind() && s.asked_speed.is_none());
+    }
+
+    #[test]
+    fn on_the_page_s_thread_quick_timeline_presses_add_up_while_a_rewind_runs() {
+        let mut s = SessionView::from_fragment("#/lesson/nr-requests?v=1&seed=3&t=0.5", "nr-requests");
+        for k in 0..400 {
+            s.frame(16.0, f64::from(k) * 16.0);
+            if s.a.catch_up_to.is_none() {
+                break;
+            }
+        }
+        assert_eq!(s.clock(), SimTime(500_000_000));
+        for _ in 0..3 {
+            s.act(Command::Seek(SimTime(s.timeline_at().ns() - 100_000_000)));
+        }
+        assert_eq!(s.timeline_at(), SimTime(200_000_000), "each press from the one before, not from the clock");
+        for k in 0..400 {
+            s.frame(16.0, 10_000.0 + f64::from(k) * 16.0);
+            if s.a.catch_up_to.is_none() {
+                break;
+            }
+        }
+        assert_eq!(s.clock(), SimTime(200_000_000));
     }
 
     #[test]

@@ -15,7 +15,8 @@ pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHand
     let s = session.borrow();
     let now = s.clock();
     let end = s.reached();
-    let catching_up = s.a.catch_up_to.or(s.b.as_ref().and_then(|b| b.catch_up_to));
+    let catching_up = s.jump_target();
+    let at = s.timeline_at();
     drop(s);
     let seek = {
         let (session, refresh) = (session.clone(), refresh.clone());
@@ -37,10 +38,11 @@ pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHand
     let onkeydown = {
         let (seek, session) = (seek.clone(), session.clone());
         Callback::from(move |e: KeyboardEvent| {
-            // Where the run is now (the frame loop moves the slider between renders).
+            // Where the timeline stands now (the frame loop moves the slider between renders),
+            // counting the presses before this one that the runs have not reached yet.
             let (now, end) = {
                 let s = session.borrow();
-                (s.clock(), s.reached())
+                (s.timeline_at(), s.reached())
             };
             let delta: i64 = match e.key().as_str() {
                 "ArrowRight" | "ArrowUp" => 1_000_000_000,
@@ -67,8 +69,8 @@ pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHand
         <div class="timeline" data-testid="timeline">
             <label for="timeline-range">{ "Timeline" }</label>
             <input id="timeline-range" type="range" aria-label="Timeline" min="0" max={format!("{:.3}", end.ns() as f64 / 1e6)} step="any"
-                value={format!("{:.3}", catching_up.unwrap_or(now).ns() as f64 / 1e6)}
-                aria-valuetext={format::sim_time(catching_up.unwrap_or(now).ns())}
+                value={format!("{:.3}", at.ns() as f64 / 1e6)}
+                aria-valuetext={format::sim_time(at.ns())}
                 title="Drag or click to go to any time of the run so far, backwards too (Home, End; ← → by one simulated second)"
                 {oninput} {onkeydown} />
             <progress class="jump-progress" aria-label="Progress of the jump" max="1" value="0" data-active="false"></progress>
