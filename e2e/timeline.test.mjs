@@ -55,6 +55,48 @@ test('the timeline scrubs back and forth over the run so far, by keyboard and by
   await ctx.close();
 });
 
+// A knob written live (a sysfs write at t) is part of the run the timeline replays: before it
+// the Knobs tab shows the old value, past it the new one. Quick presses of the arrows add up.
+// Reset starts a run with the setting from t = 0: the address loses its t, and the
+// "applied live at t" note goes.
+test('a knob written live is part of the timeline, quick arrow presses add up, and Reset drops t and the live note', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await openPage(h, ctx, '#/lesson/nr-requests?v=1&t=5');
+  await settled(page);
+  const tab = page.locator('button[role=tab]:has-text("Knobs")');
+  for (let i = 0; i < 5 && (await tab.getAttribute('aria-selected')) !== 'true'; i++) {
+    await tab.click();
+    await page.waitForTimeout(100);
+  }
+  const field = '#knob-queue\\.nr_requests';
+  await page.fill(field, '16');
+  await page.press(field, 'Enter');
+  await page.waitForFunction(() => /queue\.nr_requests=16 applied live at t = 5\.000 s/.test(document.querySelector('.knob-msg')?.textContent ?? ''));
+  assert.match(await page.textContent('[data-testid=live-writes]'), /queue\.nr_requests=16 at t = 5\.000 s/);
+  const range = await page.waitForSelector('input[aria-label=Timeline]');
+  await range.focus();
+  await page.keyboard.press('Home');
+  await settled(page);
+  assert.equal(await page.inputValue(field), '128', 'before the write, the old value');
+  assert.match(await page.textContent('[data-testid=live-writes]'), /the timeline stands before it/);
+  await page.keyboard.press('End');
+  await settled(page);
+  assert.equal(await page.inputValue(field), '16', 'past it, the new one');
+  // Three quick presses of ←, none waited for: three seconds back.
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowLeft');
+  await settled(page);
+  assert.deepEqual((await liveT(page)).slice(1), ['2.000', 's']);
+  assert.equal(await page.inputValue(field), '128');
+  await page.evaluate(() => document.activeElement?.blur());
+  await page.keyboard.press('r');
+  await page.waitForFunction(() => !location.hash.includes('t=5'), null, { timeout: 5000 });
+  await page.waitForFunction(() => !document.querySelector('.knob-msg') && !document.querySelector('[data-testid=live-writes]'));
+  assert.match(await page.evaluate(() => location.hash), /queue\.nr_requests=16/, 'the setting stays, from t = 0');
+  assert.equal(await page.inputValue(field), '16');
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 // The runs live in a Web Worker; the page only draws what it posts. The same link opened with
 // the runs on the page's own thread (the reader's choice, localStorage "blkviz.runs" = "page")
 // shows the same numbers, top, iostat -x, the same event log, and exports the same blktrace

@@ -22,6 +22,10 @@ pub struct KnobPanelProps {
     /// A refused value (key, text): its field keeps what the user typed, to correct it.
     #[prop_or_default]
     pub rejected: Option<(String, String)>,
+    /// The knobs this run took live, one line each (its sysfs writes, when, and whether the
+    /// timeline now stands before it).
+    #[prop_or_default]
+    pub live_writes: Vec<String>,
 }
 
 /// The layers, top of the stack first, and which knobs (by key prefix) belong to each.
@@ -118,6 +122,12 @@ pub fn KnobPanel(p: &KnobPanelProps) -> Html {
     html! {
         <section class="knobs" aria-label="Knobs">
             if let Some((_, m)) = &p.message { <p class="knob-msg" role="status">{ m }</p> }
+            if !p.live_writes.is_empty() {
+                <div class="live-writes" data-testid="live-writes">
+                    <p class="dim">{ "Written live in this run (the timeline replays each where it was made; a link sets them from t = 0):" }</p>
+                    <ul>{ for p.live_writes.iter().map(|w| html! { <li>{ w }</li> }) }</ul>
+                </div>
+            }
             { for GROUPS.iter().map(|(title, prefixes)| html! {
                 <details class="knob-group" open=true>
                     <summary>{ *title }</summary>

@@ -89,12 +89,24 @@ impl SimDriver {
         }
         let dropped = dropped_clause(&idle);
         let cfg = self.lesson.config(&self.variant, &overrides).map_err(|e| e.to_string())?;
+        if key != "duration" && self.live_writes_full() {
+            return Err(format!(
+                "this run has taken {} knobs live, as many as its timeline replays: Reset to start a run with these settings from t = 0",
+                super::LIVE_WRITES_MAX
+            ));
+        }
         if self.sim.apply_live(key, value).map_err(|e| e.to_string())? {
+            let mut writes = vec![(key.to_string(), value.to_string())];
             if key == "queue.scheduler" {
                 for k in KNOBS.iter().filter(|k| k.key.starts_with("iosched.")) {
                     let v = get_knob(&cfg.scenario, k.key).unwrap_or_default();
                     self.sim.apply_live(k.key, &v).map_err(|e| e.to_string())?;
+                    writes.push((k.key.to_string(), v));
                 }
+            }
+            // The run's length is not a write at a time (a rewind keeps the run's own).
+            if key != "duration" {
+                self.note_live_write(writes);
             }
             self.overrides = overrides;
             self.refresh_config();

@@ -8,6 +8,7 @@
 mod btt;
 mod hover;
 mod knobs;
+mod live_writes;
 mod shown;
 mod stats;
 mod sweep;
@@ -24,6 +25,7 @@ use blksim::tools::view::ThreadView;
 use blksim::{Sim, SimTime};
 pub use btt::Btt;
 pub use hover::{Hit, HitKind, Hover};
+pub use live_writes::{LiveWrite, LIVE_WRITES_MAX};
 pub use shown::Shown;
 use stats::PARTIAL_REFRESH_MS;
 use std::collections::VecDeque;
@@ -121,6 +123,10 @@ pub struct SimDriver {
     gap_from: Option<SimTime>,
     /// The run so far, with snapshots to rewind to.
     pub timeline: Timeline,
+    /// The knobs this run took live, in order, and how many of them the simulation has taken
+    /// (fewer after a rewind: the replay makes the rest again; `live_writes`).
+    live_writes: Vec<LiveWrite>,
+    writes_done: u32,
     /// Events a catch-up frame runs (adapted to the measured frame work).
     pub catch_up_events: u64,
     /// The link this run came from without the parts that could not be used, when it had
@@ -189,6 +195,8 @@ impl SimDriver {
             update_sent: false,
             gap_from: None,
             timeline,
+            live_writes: Vec::new(),
+            writes_done: 0,
             catch_up_events: CATCH_UP_EVENTS_PER_FRAME,
             link_clean: None,
         };
@@ -328,7 +336,7 @@ impl SimDriver {
     /// wall timestamp (for tweens). Returns true when a new whole second of counters landed.
     pub fn frame(&mut self, dt_ms: f64, now_ms: f64) -> bool {
         let changed = self.frame_run(dt_ms, now_ms);
-        self.timeline.note(&mut self.sim);
+        self.timeline.note(&mut self.sim, self.writes_done);
         changed
     }
 
@@ -341,7 +349,7 @@ impl SimDriver {
             // (A run whose jobs end before the tail starts goes straight to its end.)
             if self.sim.now() < tail_from && !self.is_done() {
                 self.begin_untraced();
-                self.sim.run_until_bounded(tail_from, self.catch_up_events);
+                self.run_sim(tail_from, self.catch_up_events);
                 // The pools, tag maps and queues as they are now, so the diagram shows the
                 // run filling up during a long jump rather than the state it left.
                 self.refresh_shown();
@@ -381,7 +389,7 @@ impl SimDriver {
         let want_ns = (self.speed * dt_ms * 1e6).max(1.0) as u64;
         let start = self.sim.now();
         let target = (start + want_ns).min(self.end());
-        let ran = self.sim.run_until_bounded(target, self.frame_events_max);
+        let ran = self.run_sim(target, self.frame_events_max);
         let got_ns = self.sim.now() - start;
         self.achieved_speed = if dt_ms > 0.0 { got_ns as f64 / (dt_ms * 1e6) } else { 0.0 };
         let _ = ran;
@@ -401,7 +409,7 @@ impl SimDriver {
     /// Runs exactly one event (→). Returns the event count after it.
     pub fn step_event(&mut self, now_ms: f64) -> u64 {
         if !self.is_done() {
-            self.sim.step();
+            self.step_sim();
         }
         self.absorb(now_ms);
         self.sim.totals().events
@@ -410,7 +418,7 @@ impl SimDriver {
     /// Runs 1 ms of simulated time (Shift+→).
     pub fn step_ms(&mut self, now_ms: f64) {
         let t = (self.sim.now() + 1_000_000).min(self.end());
-        self.sim.run_until(t);
+        self.run_sim(t, u64::MAX);
         self.absorb(now_ms);
     }
 
@@ -420,12 +428,12 @@ impl SimDriver {
         let tail_from = SimTime(t.ns().saturating_sub(JUMP_TRACE_TAIL_NS));
         if self.sim.now() < tail_from {
             self.begin_untraced();
-            self.sim.run_until(tail_from);
+            self.run_sim(tail_from, u64::MAX);
         }
         self.end_gap();
         self.run_traced(t, u64::MAX);
         self.resync();
-        self.timeline.note(&mut self.sim);
+        self.timeline.note(&mut self.sim, self.writes_done);
     }
 
     /// Stops a jump (a link's `t`, the timeline) where it has got to: the run stays there,
@@ -435,7 +443,7 @@ impl SimDriver {
             self.end_gap();
             self.playing = false;
             self.resync();
-            self.timeline.note(&mut self.sim);
+            self.timeline.note(&mut self.sim, self.writes_done);
         }
     }
 
@@ -444,7 +452,7 @@ impl SimDriver {
     fn run_traced(&mut self, t: SimTime, budget: u64) {
         let mut ran = 0;
         while ran < budget {
-            let n = self.sim.run_until_bounded(t, TRACE_CHUNK_EVENTS.min(budget - ran));
+            let n = self.run_sim(t, TRACE_CHUNK_EVENTS.min(budget - ran));
             ran += n;
             self.take_records(None);
             if n == 0 || self.sim.now() >= t || self.is_done() {
@@ -570,7 +578,7 @@ impl SimDriver {
     pub fn follow(&mut self, t: SimTime, now_ms: f64) -> bool {
         let t = t.min(self.end());
         if self.playing && !self.is_done() && t > self.sim.now() {
-            self.sim.run_until_bounded(t, self.frame_events_max);
+            self.run_sim(t, self.frame_events_max);
         }
         self.absorb(now_ms)
     }

@@ -15,8 +15,10 @@ pub const SNAPSHOTS_MAX: usize = 12;
 pub const SNAPSHOT_EVERY_NS: u64 = 1_000_000_000;
 
 pub struct Timeline {
-    /// (when, the simulation then), oldest first; the first is at t = 0.
-    snapshots: Vec<(SimTime, Sim)>,
+    /// (when, the simulation then, how many of the run's live writes it had taken: the
+    /// later ones are made again as a replay from it passes them), oldest first; the first is
+    /// at t = 0.
+    snapshots: Vec<(SimTime, Sim, u32)>,
     every_ns: u64,
     /// The furthest simulated time this run has reached: the timeline's end.
     pub reached: SimTime,
@@ -24,7 +26,7 @@ pub struct Timeline {
 
 impl Timeline {
     pub fn new(sim: &mut Sim) -> Timeline {
-        Timeline { snapshots: vec![(sim.now(), sim.checkpoint())], every_ns: SNAPSHOT_EVERY_NS, reached: sim.now() }
+        Timeline { snapshots: vec![(sim.now(), sim.checkpoint(), 0)], every_ns: SNAPSHOT_EVERY_NS, reached: sim.now() }
     }
 
     /// How many snapshots are kept now (for the tests and the benchmarks).
@@ -32,15 +34,16 @@ impl Timeline {
         self.snapshots.len()
     }
 
-    /// Notes the run's progress and takes a snapshot when one is due.
-    pub(super) fn note(&mut self, sim: &mut Sim) {
+    /// Notes the run's progress and takes a snapshot when one is due (`writes_done`: the live
+    /// writes the run has taken so far).
+    pub(super) fn note(&mut self, sim: &mut Sim, writes_done: u32) {
         let now = sim.now();
         self.reached = self.reached.max(now);
         let last = self.snapshots.last().map_or(SimTime(0), |s| s.0);
         if now.ns() < last.ns() + self.every_ns {
             return;
         }
-        self.snapshots.push((now, sim.checkpoint()));
+        self.snapshots.push((now, sim.checkpoint(), writes_done));
         if self.snapshots.len() > SNAPSHOTS_MAX {
             // Keep t = 0 and every other one after it: half as many, twice as far apart.
             let mut i = 0;
@@ -66,11 +69,22 @@ impl SimDriver {
             }
             return;
         }
-        let Some(i) = self.timeline.snapshots.iter().rposition(|(at, _)| *at <= t) else { return };
-        let mut sim = self.timeline.snapshots[i].1.checkpoint();
+        let Some(i) = self.timeline.snapshots.iter().rposition(|(at, _, _)| *at <= t) else { return };
+        let (_, snapshot, writes_done) = &mut self.timeline.snapshots[i];
+        let (mut sim, writes_done) = (snapshot.checkpoint(), *writes_done);
         sim.set_trace(true);
+        // The run's length is the run's, whenever it was set (a link carries it), not a write
+        // at a time: the restored run ends where this one does.
+        let duration = self.sim.config().scenario.duration_s.to_string();
+        let applied = sim.apply_live("duration", &duration);
+        debug_assert!(matches!(applied, Ok(true)), "duration applies live: {applied:?}");
         let timeline = std::mem::replace(&mut self.timeline, Timeline::empty());
         let mut d = SimDriver::with_sim(self.lesson.clone(), self.variant.clone(), self.overrides.clone(), self.seed, sim, timeline);
+        // The live writes made so far: the replay makes the later ones again where they were.
+        d.live_writes = std::mem::take(&mut self.live_writes);
+        d.writes_done = writes_done;
+        d.refresh_config();
+        d.refresh_shown();
         d.speed = self.speed;
         d.playing = self.playing;
         d.catch_up_events = self.catch_up_events;
@@ -82,6 +96,13 @@ impl SimDriver {
 }
 
 impl Timeline {
+    /// The run takes another course from `now` (a live write made after a rewind): the
+    /// snapshots after it, and the reach past it, were of the course it left.
+    pub(super) fn forget_after(&mut self, now: SimTime) {
+        self.snapshots.retain(|(at, _, _)| *at <= now);
+        self.reached = now;
+    }
+
     /// A placeholder while a timeline moves between drivers.
     fn empty() -> Timeline {
         Timeline { snapshots: Vec::new(), every_ns: SNAPSHOT_EVERY_NS, reached: SimTime(0) }
@@ -153,6 +174,68 @@ mod tests {
         // Forwards again, to where the run had reached (not past it).
         d.seek(SimTime(9_000_000_000));
         assert_eq!(d.catch_up_to, Some(SimTime(3_200_000_000)));
+    }
+
+    /// A run of nr-requests to 1.3 s, one event more (→, which may stop mid-instant), a live
+    /// `nr_requests` write there, then on to 2.6 s: each with its page view.
+    fn with_a_live_write() -> (SimDriver, RunView) {
+        let mut d = SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 3).unwrap();
+        let mut v = RunView::new(d.take_update());
+        d.playing = false;
+        d.catch_up_to = Some(SimTime(1_300_000_000));
+        let ts = settle(&mut d, 0.0);
+        d.step_event(ts);
+        let said = d.apply_knob("queue.nr_requests", "16", &[]).unwrap();
+        assert!(said.contains("applied live"), "{said}");
+        d.catch_up_to = Some(SimTime(2_600_000_000));
+        settle(&mut d, ts + 16.0);
+        v.apply(d.take_update());
+        (d, v)
+    }
+
+    #[test]
+    fn a_rewind_past_a_live_knob_replays_it_where_it_was_written() {
+        let (straight, vs) = with_a_live_write();
+        let (mut d, mut vd) = with_a_live_write();
+        // Back before the write: the run, and the Knobs tab, have the old value.
+        d.seek(SimTime(900_000_000));
+        let ts = settle(&mut d, 10_000.0);
+        vd.apply(d.take_update());
+        assert_eq!(d.sim.now(), SimTime(900_000_000));
+        assert_eq!(d.sim.config().scenario.queue.nr_requests, 128);
+        assert_eq!(vd.shown.scenario.queue.nr_requests, 128);
+        assert_eq!(d.writes_done, 0);
+        // Forwards past it again: the write is made where it was, and the run is the one
+        // that took it there (counters, pools, log, the Knobs tab), event for event.
+        d.seek(SimTime(2_600_000_000));
+        settle(&mut d, ts);
+        vd.apply(d.take_update());
+        assert_eq!(d.writes_done, 1);
+        assert_eq!(vd.shown.scenario.queue.nr_requests, 16);
+        assert_eq!(d.sim.totals().events, straight.sim.totals().events);
+        assert_eq!(shown(&d, &vd), shown(&straight, &vs));
+        assert_eq!(serde_json::to_string(&vd.shown).unwrap(), serde_json::to_string(&vs.shown).unwrap());
+        // Back before it, then one event at a time across it (→): the write comes before the
+        // event that followed it.
+        let (mut e, _) = with_a_live_write();
+        e.seek(SimTime(1_300_000_000));
+        settle(&mut e, 20_000.0);
+        while e.writes_done == 0 {
+            e.step_event(30_000.0);
+        }
+        e.catch_up_to = Some(SimTime(2_600_000_000));
+        settle(&mut e, 40_000.0);
+        assert_eq!(e.sim.totals().events, straight.sim.totals().events);
+        assert_eq!(format!("{:?}", e.sim.occupancy()), format!("{:?}", straight.sim.occupancy()));
+        // A knob written after a rewind starts another course from there: the later write and
+        // the reach past it are gone.
+        d.seek(SimTime(900_000_000));
+        settle(&mut d, 50_000.0);
+        d.apply_knob("queue.nr_requests", "32", &[]).unwrap();
+        assert_eq!((d.live_writes.len(), d.writes_done), (1, 1));
+        assert_eq!(d.timeline.reached, SimTime(900_000_000));
+        d.seek(SimTime(2_600_000_000));
+        assert_eq!(d.catch_up_to, None, "nothing past the new course's reach");
     }
 
     #[test]

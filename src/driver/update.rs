@@ -30,6 +30,10 @@ pub struct RunState {
     pub link_clean: Option<String>,
     /// The timeline's end: the furthest this run has reached.
     pub reached: SimTime,
+    /// The knobs this run took live, in order (`live_writes`), and how many of them it stands
+    /// past (fewer after a rewind before them: the run makes them again as it passes them).
+    pub live_writes: Vec<super::LiveWrite>,
+    pub writes_done: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -109,6 +113,8 @@ impl SimDriver {
                 notice: self.notice.clone(),
                 link_clean: self.link_clean.clone(),
                 reached: self.timeline.reached.max(self.now()),
+                live_writes: self.live_writes.clone(),
+                writes_done: self.writes_done,
             },
         }
     }

@@ -166,9 +166,7 @@ pub(super) fn use_keyboard_shortcuts(
                     e.prevent_default();
                     s.act(Command::StepEvent { now_ms: now_ms() });
                 }
-                "r" | "R" => {
-                    s.act(Command::Reset);
-                }
+                "r" | "R" => super::link::reset(&mut s),
                 _ => return,
             }
             drop(s);
@@ -197,9 +195,7 @@ pub(super) fn run_controls(
     let on_ff = act(|s| {
         s.act(Command::Skip { secs: 5.0 });
     });
-    let on_reset = act(|s| {
-        s.act(Command::Reset);
-    });
+    let on_reset = act(super::link::reset);
     let on_speed = {
         let (session, refresh) = (session.clone(), refresh.clone());
         Callback::from(move |e: InputEvent| {

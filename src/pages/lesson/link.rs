@@ -64,6 +64,20 @@ pub(super) fn stop_jump(s: &mut SessionView) {
     s.when_settled(|s| replace_address(&state_fragment(s)));
 }
 
+/// Reset (R, the button): both runs again from t = 0, and the address loses a link's time
+/// point, which the runs no longer stand at (a reload would jump back to it).
+pub(super) fn reset(s: &mut SessionView) {
+    s.act(crate::command::Command::Reset);
+    s.when_settled(|_| {
+        let hash = current_hash();
+        if let Ok(mut st) = blksim::link::LinkState::decode(&hash) {
+            if st.t.take().is_some() {
+                replace_address(&st.encode());
+            }
+        }
+    });
+}
+
 fn replace_address(f: &str) {
     if let Some(w) = web_sys::window() {
         if w.location().hash().ok().as_deref() == Some(f) {

@@ -135,7 +135,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         });
     }
     // The last knob change: its key, and what it did or why it was refused.
-    let knob_msg = use_state(|| None::<(String, String)>);
+    let knob_msg = use_state(|| None::<tabs::KnobMessage>);
     let knob_rejected = use_state(|| None::<(String, String)>);
     // "Run many seeds": the box's text and the count it holds (None: not one the sweep takes),
     // and why a count was refused.
@@ -305,7 +305,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                     if is_sandbox {
                         // The sandbox's knobs sit beside the diagram, grouped by layer.
                         <div class="sandbox-knobs">
-                            <KnobPanel scenario={d.shown.scenario.clone()} on_apply={on_knob.clone()} message={(*knob_msg).clone()} rejected={(*knob_rejected).clone()} />
+                            <KnobPanel scenario={d.shown.scenario.clone()} on_apply={on_knob.clone()} message={tabs::KnobMessage::for_run(&knob_msg, d)} rejected={(*knob_rejected).clone()} live_writes={tabs::live_write_lines(d)} />
                         </div>
                     } else {
                         { step_panel }
@@ -365,7 +365,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 } else if *tab == Tab::Log {
                     { tabs::event_log(&session, &refresh, d, ab) }
                 } else {
-                    <KnobPanel scenario={d.shown.scenario.clone()} also={s.b.as_ref().map(|b| b.shown.scenario.clone())} on_apply={on_knob} message={(*knob_msg).clone()} rejected={(*knob_rejected).clone()} />
+                    <KnobPanel scenario={d.shown.scenario.clone()} also={s.b.as_ref().map(|b| b.shown.scenario.clone())} on_apply={on_knob} message={tabs::KnobMessage::for_run(&knob_msg, d)} rejected={(*knob_rejected).clone()} live_writes={tabs::live_write_lines(d)} />
                 }
             </div>
             if !gaps.is_empty() {

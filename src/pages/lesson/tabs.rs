@@ -100,13 +100,46 @@ pub(super) fn event_log(session: &SharedSession, refresh: &UseForceUpdateHandle,
     }
 }
 
+/// What the last knob change did (or why it was refused), for the knob panel.
+#[derive(Clone, PartialEq)]
+pub(super) struct KnobMessage {
+    pub key: String,
+    pub text: String,
+    /// It was taken live, as the run's `n`th live write.
+    pub live_writes: Option<usize>,
+}
+
+impl KnobMessage {
+    /// The message for the panel, while it still holds for run A: one about a live write goes
+    /// once the run no longer has it (Reset, another seed or variant: a new run, with the
+    /// setting from t = 0).
+    pub(super) fn for_run(msg: &Option<KnobMessage>, a: &RunView) -> Option<(String, String)> {
+        msg.as_ref().filter(|m| m.live_writes.is_none_or(|n| a.live_writes.len() >= n)).map(|m| (m.key.clone(), m.text.clone()))
+    }
+}
+
+/// The knobs run A took live, a line each for the knob panel: the writes, when, and whether
+/// the timeline stands before it now.
+pub(super) fn live_write_lines(a: &RunView) -> Vec<String> {
+    a.live_writes
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let (k, v) = w.writes.first().cloned().unwrap_or_default();
+            let more = if w.writes.len() > 1 { " (and the new elevator's tunables)" } else { "" };
+            let later = if i as u32 >= a.writes_done { ": the timeline stands before it; the run makes it again there" } else { "" };
+            format!("{k}={v}{more} at t = {}{later}", crate::format::sim_time(w.at.ns()))
+        })
+        .collect()
+}
+
 /// The knob panel's handler, memoized: the panel's props then only change with the scenario or
 /// the message, and the page's refreshes leave what the user is typing.
 #[hook]
 pub(super) fn use_knob_handler(
     session: SharedSession,
     refresh: UseForceUpdateHandle,
-    knob_msg: UseStateHandle<Option<(String, String)>>,
+    knob_msg: UseStateHandle<Option<KnobMessage>>,
     knob_rejected: UseStateHandle<Option<(String, String)>>,
 ) -> Callback<(String, String)> {
     use_callback((), move |(k, v): (String, String), _| {
@@ -114,10 +147,15 @@ pub(super) fn use_knob_handler(
         let v = v.trim().to_string();
         // A setting may act in A's variant or in B's (the A/B view): both runs take it.
         let (knob_msg, knob_rejected) = (knob_msg.clone(), knob_rejected.clone());
-        s.act_then(Command::ApplyKnob { key: k.clone(), value: v.clone() }, move |_, r| {
+        s.act_then(Command::ApplyKnob { key: k.clone(), value: v.clone() }, move |s, r| {
             let Reply::Knob(r) = r else { return };
-            knob_rejected.set(r.is_err().then(|| (k.clone(), v)));
-            knob_msg.set(Some((k, r.unwrap_or_else(|e| format!("not applied: {e}")))));
+            knob_rejected.set(r.is_err().then(|| (k.clone(), v.clone())));
+            // Taken live: the message holds while the run has that write (a restart, Reset or
+            // another seed, starts a run that has it from t = 0, not "live at t").
+            let writes = s.a.live_writes.len();
+            let live =
+                (r.is_ok() && s.a.live_writes.last().is_some_and(|w| w.writes.first() == Some(&(k.clone(), v.clone())))).then_some(writes);
+            knob_msg.set(Some(KnobMessage { key: k, text: r.unwrap_or_else(|e| format!("not applied: {e}")), live_writes: live }));
         });
         sync_fragment(&mut s);
         drop(s);

@@ -481,6 +481,12 @@ impl Sim {
         self.history.range(from..)
     }
 
+    /// When the next event comes, if one is queued (a caller that must stop at a given event
+    /// within an instant, as the page's replay of a live knob does, looks before it steps).
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        self.events.peek_time()
+    }
+
     /// Processes one event. Returns false when there is none or the run is finished.
     pub fn step(&mut self) -> bool {
         if self.is_finished() {
