@@ -128,16 +128,12 @@ impl Session {
             Command::StepEvent { now_ms } => {
                 self.a.playing = false;
                 self.a.step_event(now_ms);
+                self.b_to_a(now_ms);
             }
             Command::StepMs { now_ms } => {
                 self.a.playing = false;
                 self.a.step_ms(now_ms);
-                let t = self.a.now();
-                if let Some(b) = &mut self.b {
-                    b.playing = true;
-                    b.follow(t, now_ms);
-                    b.playing = false;
-                }
+                self.b_to_a(now_ms);
             }
             Command::SetSpeed(sim_s_per_wall_s) => self.a.set_speed(sim_s_per_wall_s),
             Command::Skip { secs } => self.skip(secs),
@@ -336,6 +332,16 @@ impl Session {
 
     /// A knob to both runs: a setting may act in A's variant or in B's, so each is checked
     /// against the other's too. B takes it when A did.
+    /// After a step of A: B, paused, runs to A's clock (the A/B view's runs stand at one time).
+    fn b_to_a(&mut self, now_ms: f64) {
+        let t = self.a.now();
+        if let Some(b) = &mut self.b {
+            b.playing = true;
+            b.follow(t, now_ms);
+            b.playing = false;
+        }
+    }
+
     fn apply_knob(&mut self, key: &str, value: &str) -> Result<String, String> {
         let vb: Vec<String> = self.b.iter().map(|b| b.variant.clone()).collect();
         let va = [self.a.variant.clone()];
@@ -369,8 +375,13 @@ mod tests {
         assert!(!s.a.playing && !s.b.as_ref().unwrap().playing);
         // →: one event of A.
         let events = s.a.shown.totals.events;
-        s.act(Command::StepEvent { now_ms: 16.0 });
-        assert_eq!(s.a.shown.totals.events, events + 1);
+        for k in 0..20 {
+            s.act(Command::StepEvent { now_ms: 16.0 + f64::from(k) });
+        }
+        assert_eq!(s.a.shown.totals.events, events + 20);
+        assert!(s.a.now() > SimTime(1_000_000), "A's clock moved");
+        assert_eq!(s.b.as_ref().unwrap().now(), s.a.now(), "B stands at A's clock, paused");
+        assert!(!s.b.as_ref().unwrap().playing);
         s.act(Command::SetSpeed(1e9));
         assert_eq!(s.a.speed, crate::driver::SPEED_MAX, "held to what the slider reaches");
         s.act(Command::Skip { secs: 1.0 });
