@@ -378,6 +378,29 @@ test('an instructor keeps Large type and Presenter from one lesson to the next, 
   await page.close();
 });
 
+// The B picker is a select: once the reader has picked in it, its options' `selected` no
+// longer moves it, and Back/Forward left it on the old name while the diagram had the new one.
+test('Back and Forward move the B picker with B', async () => {
+  const { page, errors } = await open('#/lesson/scsi-starved?v=1&variant=before&b=regressed');
+  const picker = 'select[aria-label="Variant of run B"]';
+  await page.waitForSelector(picker);
+  assert.equal(await page.inputValue(picker), 'regressed');
+  await page.selectOption(picker, 'fixed');
+  await page.waitForFunction(() => location.hash.includes('b=fixed'), null, { timeout: 5000 });
+  await answered(page);
+  for (const [go, want] of [['back', 'regressed'], ['forward', 'fixed'], ['back', 'regressed']]) {
+    await (go === 'back' ? page.goBack() : page.goForward());
+    await page.waitForFunction((w) => location.hash.includes(`b=${w}`), want, { timeout: 5000 });
+    await answered(page);
+    // B's diagram is the address's B.
+    await page.waitForFunction((w) => document.body.innerText.includes(`B · ${w}`), want, { timeout: 5000 });
+    await page.waitForTimeout(200);
+    assert.equal(await page.inputValue(picker), want, `after ${go}`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('vmstat has its real columns, and softirq time is in top\'s %Cpu(s) line', async () => {
   const { page, errors } = await open('#/lesson/dm-sg-lists?v=1&speed=1');
   await page.waitForSelector('table.vmstat thead');

@@ -216,6 +216,12 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     presenter::use_notes_reply(props.id.clone(), *step);
     let on_copy = link::on_copy(&session, &copied, (*step, *presenter, *large));
 
+    {
+        let s = session.borrow();
+        let (a, b) = (s.a.variant.clone(), s.b.as_ref().map(|b| b.variant.clone()));
+        drop(s);
+        variants::use_b_picker_shows_b(a, b);
+    }
     let s = session.borrow();
     let d = &s.a;
     let lesson = d.lesson.clone();

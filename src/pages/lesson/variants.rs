@@ -4,6 +4,7 @@ use super::link::sync_fragment;
 use super::SharedSession;
 use crate::command::Command;
 use crate::session_view::SessionView;
+use wasm_bindgen::JsCast;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
@@ -75,4 +76,21 @@ pub(super) fn variant_controls(session: &SharedSession, refresh: &UseForceUpdate
             { for b_variant_select }
         </>
     }
+}
+
+/// B's picker shows B's variant. Its options' `selected` sets only the select's first choice:
+/// once the reader has picked one, a B changed otherwise (Back and Forward, a step, a link)
+/// left the picker on the old name while the diagram and the address had the new one. So the
+/// select's value is set after each render in which A's or B's variant changed.
+#[hook]
+pub(super) fn use_b_picker_shows_b(a: String, b: Option<String>) {
+    use_effect_with((a, b), |(_, b)| {
+        let Some(b) = b else { return };
+        let picker = gloo::utils::document().query_selector("select[aria-label='Variant of run B']").ok().flatten();
+        if let Some(sel) = picker.and_then(|el| el.dyn_into::<HtmlSelectElement>().ok()) {
+            if sel.value() != *b {
+                sel.set_value(b);
+            }
+        }
+    });
 }
