@@ -330,8 +330,6 @@ impl Session {
         set_up
     }
 
-    /// A knob to both runs: a setting may act in A's variant or in B's, so each is checked
-    /// against the other's too. B takes it when A did.
     /// After a step of A: B, paused, runs to A's clock (the A/B view's runs stand at one time).
     fn b_to_a(&mut self, now_ms: f64) {
         let t = self.a.now();
@@ -342,6 +340,8 @@ impl Session {
         }
     }
 
+    /// A knob to both runs: a setting may act in A's variant or in B's, so each is checked
+    /// against the other's too. B takes it when A did.
     fn apply_knob(&mut self, key: &str, value: &str) -> Result<String, String> {
         let vb: Vec<String> = self.b.iter().map(|b| b.variant.clone()).collect();
         let va = [self.a.variant.clone()];
