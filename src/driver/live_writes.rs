@@ -80,16 +80,16 @@ impl SimDriver {
             }
             let (at, events) = (w.at, w.events);
             // The events before it, one at a time so as not to pass its count.
-            while self.sim.totals().events < events && ran < max_events && !self.sim.is_finished() {
-                self.sim.step();
+            // (`step` is false once the run is over: never reached before the write, since
+            // the run is the one that took it, but a loop must not hang on it.)
+            while self.sim.totals().events < events && ran < max_events && self.sim.step() {
                 ran += 1;
             }
             if self.sim.totals().events < events {
                 // The budget ran out first: finish the instant, as a bounded run does (the
                 // clock means every event up to it has run), but not past the write.
                 let now = self.sim.now();
-                while self.sim.totals().events < events && self.sim.next_event_time() == Some(now) {
-                    self.sim.step();
+                while self.sim.totals().events < events && self.sim.next_event_time() == Some(now) && self.sim.step() {
                     ran += 1;
                 }
                 return ran;
