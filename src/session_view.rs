@@ -729,4 +729,43 @@ mod tests {
         assert!(s.a.notice.as_deref().is_some_and(|n| n.contains("no answer")), "{:?}", s.a.notice);
         assert_eq!(s.a.seed, 3);
     }
+    /// After a live knob at 2 s (its new course keeps no snapshot at 1 s), two quick presses of
+    /// ←: the first restores t = 0 and runs on towards 1 s; the second, asking for 0, must end
+    /// that run there (it went on to 1 s: a seek to the clock left the jump under way).
+    #[test]
+    fn a_seek_to_where_a_rewind_restored_ends_the_rewind_s_run_on() {
+        let port = Loopback::default();
+        let mut s = SessionView::over_port("#/lesson/nr-requests?v=1&t=5", "nr-requests", Box::new(port.clone()));
+        port.answer(1);
+        let mut ms = 0.0;
+        let settle = |s: &mut SessionView, ms: &mut f64| {
+            for _ in 0..2000 {
+                *ms += 16.0;
+                s.frame(16.0, *ms);
+                port.answer(10);
+                if s.a.catch_up_to.is_none() && !s.behind() {
+                    break;
+                }
+            }
+            // A frame more, answered: the page's next frames.
+            s.frame(16.0, *ms + 16.0);
+            port.answer(10);
+            s.frame(16.0, *ms + 32.0);
+            *ms += 32.0;
+        };
+        settle(&mut s, &mut ms);
+        for _ in 0..3 {
+            s.act(Command::Seek(SimTime(s.timeline_at().ns() - 1_000_000_000)));
+        }
+        settle(&mut s, &mut ms);
+        assert_eq!(s.clock(), SimTime(2_000_000_000));
+        s.act(Command::ApplyKnob { key: "queue.nr_requests".into(), value: "64".into() });
+        settle(&mut s, &mut ms);
+        assert_eq!(s.reached(), SimTime(2_000_000_000), "a new course from 2 s");
+        for _ in 0..2 {
+            s.act(Command::Seek(SimTime(s.timeline_at().ns().saturating_sub(1_000_000_000))));
+        }
+        settle(&mut s, &mut ms);
+        assert_eq!(s.clock(), SimTime(0));
+    }
 }

@@ -66,6 +66,13 @@ impl SimDriver {
         if t >= self.sim.now() {
             if t > self.sim.now() {
                 self.catch_up_to = Some(t);
+            } else if self.catch_up_to.take().is_some() {
+                // Asked for where the run stands while it runs on to another time (a rewind
+                // restored a snapshot here and was going on from it): it stays here, as a
+                // jump that ended here does.
+                self.end_gap();
+                self.resync();
+                self.timeline.note(&mut self.sim, self.writes_done);
             }
             return;
         }
