@@ -73,15 +73,22 @@ test('a knob written live is part of the timeline, quick arrow presses add up, a
   await page.press(field, 'Enter');
   await page.waitForFunction(() => /queue\.nr_requests=16 applied live at t = 5\.000 s/.test(document.querySelector('.knob-msg')?.textContent ?? ''));
   assert.match(await page.textContent('[data-testid=live-writes]'), /queue\.nr_requests=16 at t = 5\.000 s/);
+  // The elevator too, a select: chosen by the reader, it must still follow the replay.
+  const elevator = '#knob-queue\\.scheduler';
+  await page.selectOption(elevator, 'cfq');
+  await page.waitForFunction(() => /queue\.scheduler=cfq applied live at t = 5\.000 s/.test(document.querySelector('.knob-msg')?.textContent ?? ''));
   const range = await page.waitForSelector('input[aria-label=Timeline]');
   await range.focus();
   await page.keyboard.press('Home');
   await settled(page);
   assert.equal(await page.inputValue(field), '128', 'before the write, the old value');
+  assert.equal(await page.inputValue(elevator), 'deadline');
   assert.match(await page.textContent('[data-testid=live-writes]'), /the timeline stands before it/);
+  assert.match(await page.textContent('.knob-msg'), /The timeline stands before it now: the run has the old value until t = 5\.000 s/);
   await page.keyboard.press('End');
   await settled(page);
   assert.equal(await page.inputValue(field), '16', 'past it, the new one');
+  assert.equal(await page.inputValue(elevator), 'cfq');
   // Three quick presses of ←, none waited for: three seconds back.
   for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowLeft');
   await settled(page);
@@ -93,6 +100,7 @@ test('a knob written live is part of the timeline, quick arrow presses add up, a
   await page.waitForFunction(() => !document.querySelector('.knob-msg') && !document.querySelector('[data-testid=live-writes]'));
   assert.match(await page.evaluate(() => location.hash), /queue\.nr_requests=16/, 'the setting stays, from t = 0');
   assert.equal(await page.inputValue(field), '16');
+  assert.equal(await page.inputValue(elevator), 'cfq');
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -4,6 +4,7 @@
 //! panel says which.
 
 use blksim::scenario::{get_knob, knob_applies, KnobKind, KnobSpec, Scenario, KNOBS};
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// Its props only change when the scenario or the message does (the page passes a memoized
@@ -93,6 +94,31 @@ fn control(k: &KnobSpec, value: String, invalid: bool, disabled: bool, on_apply:
 
 #[component]
 pub fn KnobPanel(p: &KnobPanelProps) -> Html {
+    // The choices and switches show the scenario's value whenever it changes. An option's
+    // `selected` sets only a select's first choice: once the reader had chosen in it, a value
+    // changed otherwise (a rewind before a live write, the replay past it, Reset) left the
+    // select on another option than the scenario's (the elevator read "noop" under
+    // "queue.scheduler=cfq applied live").
+    let section = use_node_ref();
+    {
+        let section = section.clone();
+        use_effect_with(p.scenario.clone(), move |scenario| {
+            let Some(root) = section.cast::<web_sys::Element>() else { return };
+            let Ok(controls) = root.query_selector_all("select[id^='knob-'], input[type=checkbox][id^='knob-']") else { return };
+            for i in 0..controls.length() {
+                let Some(el) = controls.item(i) else { continue };
+                let id = el.dyn_ref::<web_sys::Element>().map(|e| e.id()).unwrap_or_default();
+                let Some(value) = id.strip_prefix("knob-").and_then(|key| get_knob(scenario, key)) else { continue };
+                if let Some(sel) = el.dyn_ref::<web_sys::HtmlSelectElement>() {
+                    if sel.value() != value {
+                        sel.set_value(&value);
+                    }
+                } else if let Some(input) = el.dyn_ref::<web_sys::HtmlInputElement>() {
+                    input.set_checked(value == "true");
+                }
+            }
+        });
+    }
     let row = |k: &KnobSpec| {
         let refused = p.rejected.as_ref().filter(|(key, _)| key == k.key).map(|(_, v)| v.clone());
         let invalid = refused.is_some();
@@ -120,7 +146,7 @@ pub fn KnobPanel(p: &KnobPanelProps) -> Html {
         }
     };
     html! {
-        <section class="knobs" aria-label="Knobs">
+        <section class="knobs" aria-label="Knobs" ref={section}>
             if let Some((_, m)) = &p.message { <p class="knob-msg" role="status">{ m }</p> }
             if !p.live_writes.is_empty() {
                 <div class="live-writes" data-testid="live-writes">

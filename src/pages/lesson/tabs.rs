@@ -113,8 +113,22 @@ impl KnobMessage {
     /// The message for the panel, while it still holds for run A: one about a live write goes
     /// once the run no longer has it (Reset, another seed or variant: a new run, with the
     /// setting from t = 0).
+    /// While the timeline stands before that write, the message says so: the field beside it
+    /// shows the old value.
     pub(super) fn for_run(msg: &Option<KnobMessage>, a: &RunView) -> Option<(String, String)> {
-        msg.as_ref().filter(|m| m.live_writes.is_none_or(|n| a.live_writes.len() >= n)).map(|m| (m.key.clone(), m.text.clone()))
+        let m = msg.as_ref().filter(|m| m.live_writes.is_none_or(|n| a.live_writes.len() >= n))?;
+        let text = match m.live_writes {
+            Some(n) if (a.writes_done as usize) < n => {
+                let at = a.live_writes.get(n - 1).map_or(0, |w| w.at.ns());
+                format!(
+                    "{}. The timeline stands before it now: the run has the old value until t = {}, where it is written again.",
+                    m.text.trim_end_matches('.'),
+                    crate::format::sim_time(at)
+                )
+            }
+            _ => m.text.clone(),
+        };
+        Some((m.key.clone(), text))
     }
 }
 
