@@ -27,11 +27,6 @@ pub struct LiveWrite {
 }
 
 impl SimDriver {
-    /// The knobs this run took live.
-    pub fn live_writes(&self) -> &[LiveWrite] {
-        &self.live_writes
-    }
-
     /// Notes a knob applied live now (its writes, as made).
     pub(super) fn note_live_write(&mut self, writes: Vec<(String, String)>) {
         // A write made while the timeline stands before later ones (after a rewind) is a new
