@@ -120,6 +120,10 @@ pub struct SimDriver {
     /// `take_update` has sent this run's first update (a new driver is a new run: a restart,
     /// a rewind, a knob that restarts; its first update says so).
     update_sent: bool,
+    /// The scenario (with its topology and model gaps), and the second's report, changed since
+    /// the last update: an update carries them only then (`take_update`).
+    config_unsent: bool,
+    interval_unsent: bool,
     gap_from: Option<SimTime>,
     /// The run so far, with snapshots to rewind to.
     pub timeline: Timeline,
@@ -193,6 +197,8 @@ impl SimDriver {
             trace_inputs: None,
             update_history_end: None,
             update_sent: false,
+            config_unsent: true,
+            interval_unsent: true,
             gap_from: None,
             timeline,
             live_writes: Vec::new(),

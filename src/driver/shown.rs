@@ -88,6 +88,7 @@ impl SimDriver {
         self.shown.scenario = self.sim.config().scenario.clone();
         self.shown.topology = self.sim.topology();
         self.shown.model_gaps = self.sim.model_gaps();
+        self.config_unsent = true;
     }
 
     /// The run's simulated time.

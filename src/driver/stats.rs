@@ -20,6 +20,8 @@ impl SimDriver {
         self.last_partial_ms = now_ms;
         let cur = self.sim.cumulative();
         self.shown.interval = Some(IntervalReport::between(&self.sim, &blksim::Interval::zero_for(&cur), &cur));
+        // (the next update carries it: `take_update`)
+        self.interval_unsent = true;
         self.shown.interval_partial = true;
         // top so far, too (a short run such as an mkfs burst ends before its first second).
         let dt = cur.end.ns().max(1) as f64;
@@ -80,6 +82,8 @@ impl SimDriver {
             _ => &zero,
         };
         self.shown.interval = Some(IntervalReport::between(&self.sim, prev, cur));
+        // (the next update carries it: `take_update`)
+        self.interval_unsent = true;
         self.shown.interval_partial = false;
         self.shown.interval_whole = whole;
         self.shown.core_busy_pct = cur
