@@ -61,6 +61,7 @@ test('the timeline scrubs back and forth over the run so far, by keyboard and by
 // "applied live at t" note goes.
 test('a knob written live is part of the timeline, quick arrow presses add up, and Reset drops t and the live note', async () => {
   const ctx = await h.browser.newContext();
+  await ctx.grantPermissions(['clipboard-read', 'clipboard-write']);
   const { page, errors } = await openPage(h, ctx, '#/lesson/nr-requests?v=1&t=5');
   await settled(page);
   const tab = page.locator('button[role=tab]:has-text("Knobs")');
@@ -77,6 +78,9 @@ test('a knob written live is part of the timeline, quick arrow presses add up, a
   const elevator = '#knob-queue\\.scheduler';
   await page.selectOption(elevator, 'cfq');
   await page.waitForFunction(() => /queue\.scheduler=cfq applied live at t = 5\.000 s/.test(document.querySelector('.knob-msg')?.textContent ?? ''));
+  // Copy link warns the sender: the link sets the knobs from t = 0, another run than this.
+  await page.getByRole('button', { name: 'Copy link' }).click();
+  await page.waitForFunction(() => /This run took knobs live \(queue\.nr_requests=16 at t = 5\.000 s, queue\.scheduler=cfq at t = 5\.000 s\)/.test(document.querySelector('.notice')?.textContent ?? ''));
   const range = await page.waitForSelector('input[aria-label=Timeline]');
   await range.focus();
   await page.keyboard.press('Home');
@@ -84,7 +88,7 @@ test('a knob written live is part of the timeline, quick arrow presses add up, a
   assert.equal(await page.inputValue(field), '128', 'before the write, the old value');
   assert.equal(await page.inputValue(elevator), 'deadline');
   assert.match(await page.textContent('[data-testid=live-writes]'), /the timeline stands before it/);
-  assert.match(await page.textContent('.knob-msg'), /The timeline stands before it now: the run has the old value until t = 5\.000 s/);
+  assert.match(await page.textContent('.knob-msg'), /The timeline stands before this write now: the run makes it again at t = 5\.000 s/);
   await page.keyboard.press('End');
   await settled(page);
   assert.equal(await page.inputValue(field), '16', 'past it, the new one');

@@ -98,14 +98,20 @@ impl SimDriver {
         ran + self.sim.run_until_bounded(t, max_events.saturating_sub(ran))
     }
 
-    /// Runs exactly one event (→), making first a live write due before it.
+    /// Runs exactly one event (→), with the live writes made around it: those made before it
+    /// (at the run's count now), then those made right where it leaves the run.
     pub(super) fn step_sim(&mut self) {
-        if let Some(at) = self.next_write().filter(|w| w.events == self.sim.totals().events).map(|w| w.at) {
+        while let Some(at) = self.next_write().filter(|w| w.events == self.sim.totals().events).map(|w| w.at) {
             if self.sim.now() < at {
                 self.sim.run_until(at);
             }
             self.make_next_write();
         }
         self.sim.step();
+        // Those made right where the event leaves the run (its count, its clock): the run as
+        // it first stood there had them, as a run to that time (`run_sim`) does.
+        while self.next_write().is_some_and(|w| w.events == self.sim.totals().events && w.at == self.sim.now()) {
+            self.make_next_write();
+        }
     }
 }

@@ -194,6 +194,9 @@ mod tests {
         d.step_event(ts);
         let said = d.apply_knob("queue.nr_requests", "16", &[]).unwrap();
         assert!(said.contains("applied live"), "{said}");
+        // And the elevator, at the same point: two writes at one event count.
+        let said = d.apply_knob("queue.scheduler", "cfq", &[]).unwrap();
+        assert!(said.contains("applied live"), "{said}");
         d.catch_up_to = Some(SimTime(2_600_000_000));
         settle(&mut d, ts + 16.0);
         v.apply(d.take_update());
@@ -212,13 +215,15 @@ mod tests {
         assert_eq!(d.sim.config().scenario.queue.nr_requests, 128);
         assert_eq!(vd.shown.scenario.queue.nr_requests, 128);
         assert_eq!(d.writes_done, 0);
+        assert_eq!(vd.shown.scenario.queue.scheduler, straight.lesson.config("regressed", &[]).unwrap().scenario.queue.scheduler);
         // Forwards past it again: the write is made where it was, and the run is the one
         // that took it there (counters, pools, log, the Knobs tab), event for event.
         d.seek(SimTime(2_600_000_000));
         settle(&mut d, ts);
         vd.apply(d.take_update());
-        assert_eq!(d.writes_done, 1);
+        assert_eq!(d.writes_done, 2);
         assert_eq!(vd.shown.scenario.queue.nr_requests, 16);
+        assert_eq!(vd.shown.scenario.queue.scheduler, vs.shown.scenario.queue.scheduler);
         assert_eq!(d.sim.totals().events, straight.sim.totals().events);
         assert_eq!(shown(&d, &vd), shown(&straight, &vs));
         assert_eq!(serde_json::to_string(&vd.shown).unwrap(), serde_json::to_string(&vs.shown).unwrap());
@@ -230,6 +235,8 @@ mod tests {
         while e.writes_done == 0 {
             e.step_event(30_000.0);
         }
+        // Both made as the step arrives where they were made, as the run first stood there.
+        assert_eq!((e.writes_done, e.sim.totals().events), (2, e.live_writes[0].events));
         e.catch_up_to = Some(SimTime(2_600_000_000));
         settle(&mut e, 40_000.0);
         assert_eq!(e.sim.totals().events, straight.sim.totals().events);

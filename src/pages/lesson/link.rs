@@ -237,8 +237,22 @@ pub(super) fn on_copy(
             }
             Err(_) => frag,
         };
+        // A link sets a knob written live from t = 0 (it carries no write times): the run it
+        // opens is not this one, and only the sender can be told.
+        let written: Vec<String> = session
+            .borrow()
+            .a
+            .live_writes
+            .iter()
+            .filter_map(|w| w.writes.first().map(|(k, v)| format!("{k}={v} at t = {}", crate::format::sim_time(w.at.ns()))))
+            .collect();
         let past = session.borrow().clock().as_secs_f64() > blksim::link::T_MAX_S;
-        if past {
+        if !written.is_empty() {
+            session.borrow_mut().set_notice(Some(format!(
+                "This run took knobs live ({}); the link sets each from t = 0, so the run it opens differs from this one.",
+                written.join(", ")
+            )));
+        } else if past {
             session.borrow_mut().set_notice(Some(format!(
                 "This run is past the {} s a link may replay: the link opens at t = {} s, not where the run is now.",
                 blksim::link::T_MAX_S,

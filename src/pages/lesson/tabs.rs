@@ -121,7 +121,7 @@ impl KnobMessage {
             Some(n) if (a.writes_done as usize) < n => {
                 let at = a.live_writes.get(n - 1).map_or(0, |w| w.at.ns());
                 format!(
-                    "{}. The timeline stands before it now: the run has the old value until t = {}, where it is written again.",
+                    "{}. The timeline stands before this write now: the run makes it again at t = {}.",
                     m.text.trim_end_matches('.'),
                     crate::format::sim_time(at)
                 )
