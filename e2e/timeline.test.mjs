@@ -97,6 +97,13 @@ test('a knob written live is part of the timeline, quick arrow presses add up, a
   for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowLeft');
   await settled(page);
   assert.deepEqual((await liveT(page)).slice(1), ['2.000', 's']);
+  // With Shift, by one millisecond.
+  await page.keyboard.press('Shift+ArrowRight');
+  await settled(page);
+  assert.deepEqual((await liveT(page)).slice(1), ['2.001', 's']);
+  await page.keyboard.press('Shift+ArrowLeft');
+  await settled(page);
+  assert.deepEqual((await liveT(page)).slice(1), ['2.000', 's']);
   assert.equal(await page.inputValue(field), '128');
   await page.evaluate(() => document.activeElement?.blur());
   await page.keyboard.press('r');

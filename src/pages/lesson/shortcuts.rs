@@ -12,7 +12,7 @@ pub(super) const SHORTCUTS: &[(&str, &str)] = &[
     ("PageDown / PageUp", "next / previous step (what presentation clickers send)"),
     ("↓ → / ↑ ← in presenter mode", "next / previous step"),
     ("↓ / ↑ on the focused diagram", "the tip: next / previous pool, tag map or request"),
-    ("Home / End, ← / → on the timeline", "start / furthest point reached; one simulated second"),
+    ("Home / End, ← / → on the timeline", "start / furthest point reached; one simulated second (Shift: 1 ms)"),
     ("P", "presenter mode on or off"),
     ("Escape", "leave presenter mode, or close this sheet"),
     ("?", "this sheet"),

@@ -1,6 +1,7 @@
 //! The timeline under the charts: the run so far, to scrub both ways (`RunView::seek`).
 //! Drag or click anywhere on it; Home and End go to the start and to the furthest point
-//! reached, the arrow keys move by one simulated second. The link's `t` is the same time.
+//! reached, the arrow keys move by one simulated second (with Shift, one millisecond). The
+//! link's `t` is the same time.
 
 use super::SharedSession;
 use crate::command::Command;
@@ -44,9 +45,11 @@ pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHand
                 let s = session.borrow();
                 (s.timeline_at(), s.reached())
             };
+            // With Shift, by one simulated millisecond, as Shift+→ steps the run.
+            let by: i64 = if e.shift_key() { 1_000_000 } else { 1_000_000_000 };
             let delta: i64 = match e.key().as_str() {
-                "ArrowRight" | "ArrowUp" => 1_000_000_000,
-                "ArrowLeft" | "ArrowDown" => -1_000_000_000,
+                "ArrowRight" | "ArrowUp" => by,
+                "ArrowLeft" | "ArrowDown" => -by,
                 _ => return,
             };
             e.prevent_default();
@@ -71,7 +74,7 @@ pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHand
             <input id="timeline-range" type="range" aria-label="Timeline" min="0" max={format!("{:.3}", end.ns() as f64 / 1e6)} step="any"
                 value={format!("{:.3}", at.ns() as f64 / 1e6)}
                 aria-valuetext={format::sim_time(at.ns())}
-                title="Drag or click to go to any time of the run so far, backwards too (Home, End; ← → by one simulated second)"
+                title="Drag or click to go to any time of the run so far, backwards too (Home, End; ← → by one simulated second, with Shift by 1 ms)"
                 {oninput} {onkeydown} />
             <progress class="jump-progress" aria-label="Progress of the jump" max="1" value="0" data-active="false"></progress>
             if catching_up.is_some() {
