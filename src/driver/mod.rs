@@ -445,9 +445,17 @@ impl SimDriver {
     /// Stops a jump (a link's `t`, the timeline) where it has got to: the run stays there,
     /// paused, with what a jump to that time would show (the log from where the trace came on).
     pub fn stop_catch_up(&mut self) {
+        if self.catch_up_to.is_some() {
+            self.playing = false;
+        }
+        self.end_catch_up_here();
+    }
+
+    /// A jump under way ends where the run stands: its traced tail goes to the log, the
+    /// tokens start afresh, and the timeline notes the place.
+    fn end_catch_up_here(&mut self) {
         if self.catch_up_to.take().is_some() {
             self.end_gap();
-            self.playing = false;
             self.resync();
             self.timeline.note(&mut self.sim, self.writes_done);
         }

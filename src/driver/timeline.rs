@@ -66,13 +66,10 @@ impl SimDriver {
         if t >= self.sim.now() {
             if t > self.sim.now() {
                 self.catch_up_to = Some(t);
-            } else if self.catch_up_to.take().is_some() {
+            } else {
                 // Asked for where the run stands while it runs on to another time (a rewind
-                // restored a snapshot here and was going on from it): it stays here, as a
-                // jump that ended here does.
-                self.end_gap();
-                self.resync();
-                self.timeline.note(&mut self.sim, self.writes_done);
+                // restored a snapshot here and was going on from it): it stays here.
+                self.end_catch_up_here();
             }
             return;
         }
@@ -90,8 +87,6 @@ impl SimDriver {
         // The live writes made so far: the replay makes the later ones again where they were.
         d.live_writes = std::mem::take(&mut self.live_writes);
         d.writes_done = writes_done;
-        d.refresh_config();
-        d.refresh_shown();
         d.speed = self.speed;
         d.playing = self.playing;
         d.catch_up_events = self.catch_up_events;
