@@ -581,6 +581,20 @@ mod tests {
         }
     }
 
+    /// Frames (16 ms apart from `ms` on, each answered by the stand-in worker) until no jump
+    /// is under way and no command unanswered.
+    fn settle(s: &mut SessionView, port: &Loopback, ms: &mut f64) {
+        for _ in 0..2000 {
+            *ms += 16.0;
+            s.frame(16.0, *ms);
+            port.answer(10);
+            if s.a.catch_up_to.is_none() && !s.behind() {
+                return;
+            }
+        }
+        panic!("the runs settle");
+    }
+
     #[test]
     fn with_the_worker_replies_and_what_waits_on_them_come_in_the_order_sent() {
         let link = "#/lesson/nr-requests?v=1&variant=regressed&seed=2";
@@ -638,13 +652,8 @@ mod tests {
         let port = Loopback::default();
         let mut s = SessionView::over_port("#/lesson/nr-requests?v=1&seed=3&t=2", "nr-requests", Box::new(port.clone()));
         port.answer(1);
-        for k in 0..200 {
-            s.frame(16.0, f64::from(k) * 16.0);
-            port.answer(10);
-            if s.a.catch_up_to.is_none() && !s.behind() {
-                break;
-            }
-        }
+        let mut ms = 0.0;
+        settle(&mut s, &port, &mut ms);
         assert_eq!(s.clock(), SimTime(2_000_000_000));
         // Thirty pointer moves back along the timeline before the worker answers the first.
         for k in 0..30u64 {
@@ -652,13 +661,7 @@ mod tests {
         }
         let posted = port.0.borrow().1.iter().filter(|m| matches!(m, ToRuns::Act { cmd: Command::Seek(_), .. })).count();
         assert_eq!(posted, 1, "the first move goes; the rest wait as one");
-        for k in 0..400 {
-            port.answer(10);
-            s.frame(16.0, 5_000.0 + f64::from(k) * 16.0);
-            if s.a.catch_up_to.is_none() && !s.behind() {
-                break;
-            }
-        }
+        settle(&mut s, &port, &mut ms);
         assert_eq!(s.clock(), SimTime(1_900_000_000 - 29 * 10_000_000), "the last move is where the runs are");
         // The timeline's ← pressed four times before the worker answers: each press steps
         // from the time asked by the one before.
@@ -667,13 +670,7 @@ mod tests {
             s.act(Command::Seek(SimTime(s.timeline_at().ns() - 100_000_000)));
         }
         assert_eq!(s.timeline_at(), SimTime(from.ns() - 400_000_000));
-        for k in 0..400 {
-            port.answer(10);
-            s.frame(16.0, 10_000.0 + f64::from(k) * 16.0);
-            if s.a.catch_up_to.is_none() && !s.behind() {
-                break;
-            }
-        }
+        settle(&mut s, &port, &mut ms);
         assert_eq!(s.clock(), SimTime(from.ns() - 400_000_000));
         // The speed slider's keys: each press steps from the speed shown, which is the one
         // asked, not the run's old one, until the worker has answered.
@@ -682,11 +679,11 @@ mod tests {
             sp *= 0.8;
             s.act(Command::SetSpeed(sp));
             assert_eq!(s.a.speed, sp, "the view shows the speed asked at once");
-            s.frame(16.0, 20_000.0);
+            s.frame(16.0, ms);
         }
         for k in 0..50 {
             port.answer(10);
-            s.frame(16.0, 20_016.0 + f64::from(k) * 16.0);
+            s.frame(16.0, ms + 16.0 + f64::from(k) * 16.0);
             assert_eq!(s.a.speed, sp, "never the old speed meanwhile");
         }
         assert!(!s.behind() && s.asked_speed.is_none());
@@ -695,23 +692,15 @@ mod tests {
     #[test]
     fn on_the_page_s_thread_quick_timeline_presses_add_up_while_a_rewind_runs() {
         let mut s = SessionView::from_fragment("#/lesson/nr-requests?v=1&seed=3&t=0.5", "nr-requests");
-        for k in 0..400 {
-            s.frame(16.0, f64::from(k) * 16.0);
-            if s.a.catch_up_to.is_none() {
-                break;
-            }
-        }
+        // (No worker: the stand-in's port is nobody's, and answers nothing.)
+        let (nobody, mut ms) = (Loopback::default(), 0.0);
+        settle(&mut s, &nobody, &mut ms);
         assert_eq!(s.clock(), SimTime(500_000_000));
         for _ in 0..3 {
             s.act(Command::Seek(SimTime(s.timeline_at().ns() - 100_000_000)));
         }
         assert_eq!(s.timeline_at(), SimTime(200_000_000), "each press from the one before, not from the clock");
-        for k in 0..400 {
-            s.frame(16.0, 10_000.0 + f64::from(k) * 16.0);
-            if s.a.catch_up_to.is_none() {
-                break;
-            }
-        }
+        settle(&mut s, &nobody, &mut ms);
         assert_eq!(s.clock(), SimTime(200_000_000));
     }
 
@@ -739,19 +728,13 @@ mod tests {
         port.answer(1);
         let mut ms = 0.0;
         let settle = |s: &mut SessionView, ms: &mut f64| {
-            for _ in 0..2000 {
-                *ms += 16.0;
-                s.frame(16.0, *ms);
-                port.answer(10);
-                if s.a.catch_up_to.is_none() && !s.behind() {
-                    break;
-                }
-            }
+            settle(s, &port, ms);
             // A frame more, answered: the page's next frames.
-            s.frame(16.0, *ms + 16.0);
+            *ms += 16.0;
+            s.frame(16.0, *ms);
             port.answer(10);
-            s.frame(16.0, *ms + 32.0);
-            *ms += 32.0;
+            *ms += 16.0;
+            s.frame(16.0, *ms);
         };
         settle(&mut s, &mut ms);
         for _ in 0..3 {
