@@ -8,6 +8,7 @@ mod devices;
 mod drivers_md;
 mod fidelity;
 mod fio_examples;
+mod golden;
 mod invariants;
 mod lessons;
 mod link;
