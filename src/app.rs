@@ -36,7 +36,7 @@ pub fn page_title(route: &Route) -> String {
     const APP: &str = "blkviz";
     let home = format!("{APP} — the Linux block stack, animated");
     // An unknown lesson opens another with a notice: the address's id is not what shows.
-    let lesson = |id: &str, what: &str| blksim::lessons::find(id).map_or(home.clone(), |l| format!("{what}{} · {APP}", l.title));
+    let lesson = |id: &str, what: &str| blksim::course::lessons::find(id).map_or(home.clone(), |l| format!("{what}{} · {APP}", l.title));
     match route {
         Route::Home | Route::NotFound => home.clone(),
         Route::Lesson { id } => lesson(id, ""),
@@ -56,7 +56,7 @@ fn switch(route: Route) -> Html {
             let key = id.clone();
             html! { <LessonPage {key} {id} /> }
         }
-        Route::Sandbox => html! { <LessonPage key="sandbox" id={blksim::lessons::SANDBOX.to_string()} /> },
+        Route::Sandbox => html! { <LessonPage key="sandbox" id={blksim::course::lessons::SANDBOX.to_string()} /> },
         Route::Notes { id } => html! { <Notes {id} /> },
         Route::Fidelity => html! { <FidelityPage /> },
         Route::Trace => html! { <TracePage /> },

@@ -8,11 +8,11 @@ use wasm_bindgen::prelude::*;
 /// (the engine's mean event-queue length, at which `bench_heap` runs its yardstick).
 #[wasm_bindgen]
 pub fn bench_sim(lesson: &str, variant: &str, seconds: f64) -> Result<String, JsValue> {
-    let l = blksim::lessons::find(lesson).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    let l = blksim::course::lessons::find(lesson).map_err(|e| JsValue::from_str(&e.to_string()))?;
     let cfg = l.config(variant, &[]).map_err(|e| JsValue::from_str(&e.to_string()))?;
     let perf = web_sys::window().and_then(|w| w.performance()).ok_or("no performance clock")?;
     let t0 = perf.now();
-    let sim = blksim::cli::run_one(&cfg, 1, Some(seconds));
+    let sim = blksim::engine::run_one(&cfg, 1, Some(seconds));
     let wall_ms = perf.now() - t0;
     let sim_s = sim.now().as_secs_f64();
     let t = sim.totals();

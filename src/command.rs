@@ -6,7 +6,7 @@
 //! its `Reply`.
 
 use crate::session::Session;
-use blksim::lessons::Stop;
+use blksim::course::lessons::Stop;
 use blksim::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -85,7 +85,7 @@ pub enum Command {
     },
 }
 
-/// What of a link's state its step needs (`blksim::link::LinkState`).
+/// What of a link's state its step needs (`blksim::course::link::LinkState`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinkedStep {
     /// 1-based, as the link writes it.
@@ -98,7 +98,7 @@ pub struct LinkedStep {
 
 impl LinkedStep {
     /// The link's step, if it names one.
-    pub fn of(st: &blksim::link::LinkState) -> Option<LinkedStep> {
+    pub fn of(st: &blksim::course::link::LinkState) -> Option<LinkedStep> {
         Some(LinkedStep { step: st.step.filter(|&n| n >= 1)?, variant: st.variant.clone(), b: st.b.clone(), seed: st.seed, t: st.t })
     }
 }
@@ -440,7 +440,7 @@ mod tests {
             speed: Some(0.125),
         });
         assert_eq!((s.a.lesson.id.as_str(), s.a.variant.as_str(), s.a.seed, s.a.speed), ("raid5-chunk", "fixed", 3, 0.125));
-        let sandbox = crate::driver::SimDriver::new(blksim::lessons::SANDBOX, None, Vec::new(), 1).unwrap();
+        let sandbox = crate::driver::SimDriver::new(blksim::course::lessons::SANDBOX, None, Vec::new(), 1).unwrap();
         let mut s = Session::new(sandbox);
         assert_eq!(s.act(Command::ApplyMany(vec![("workload.numjobs".into(), "2".into())])), Reply::Done);
         assert_eq!(s.a.shown.scenario.workload.numjobs, 2);

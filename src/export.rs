@@ -1,9 +1,9 @@
 //! Downloads made in the page: a PNG of a chart, CSV series, blkparse text, a binary blktrace
 //! dump, Perfetto JSON.
 
+use blksim::kernel::trace::blktrace::{Action, TraceRecord};
 use blksim::tools::blkparse::process;
 pub use blksim::tools::blkparse::{blkparse_line, Names};
-use blksim::tools::trace::{Action, TraceRecord};
 use wasm_bindgen::JsCast;
 
 /// A download's file name without its extension, naming its run, so that exports in one

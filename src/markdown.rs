@@ -12,11 +12,11 @@ const STATUS_HEADING: &str = "<h2>Status in blkviz</h2>\n";
 /// The lesson's text; for the sandbox, what the model has. A regression lesson's "Status in
 /// blkviz" section opens with its measured fidelity table.
 pub fn lesson_body(id: &str) -> Html {
-    if id == blksim::lessons::SANDBOX {
+    if id == blksim::course::lessons::SANDBOX {
         return Html::from_html_unchecked(AttrValue::Static(SANDBOX_HTML));
     }
     let Some((_, body, _)) = LESSON_HTML.iter().find(|(i, _, _)| *i == id) else { return Html::default() };
-    match (body.find(STATUS_HEADING), blksim::fidelity::committed_for(id)) {
+    match (body.find(STATUS_HEADING), blksim::course::fidelity::committed_for(id)) {
         (Some(at), Some(board)) => {
             let (before, after) = body.split_at(at + STATUS_HEADING.len());
             html! {
@@ -56,16 +56,16 @@ mod tests {
 
     #[test]
     fn every_lesson_has_text_and_no_raw_html() {
-        assert_eq!(LESSON_HTML.len(), blksim::lessons::all().len());
+        assert_eq!(LESSON_HTML.len(), blksim::course::lessons::all().len());
         for (id, body, steps) in LESSON_HTML {
             assert!(body.starts_with("<h1>") && body.contains("</h1>"), "{id}: the text does not open with its title");
             assert!(!body.contains("<script") && !body.contains("<div"), "{id}: raw HTML got through");
-            let l = blksim::lessons::find(id).unwrap();
+            let l = blksim::course::lessons::find(id).unwrap();
             assert_eq!(steps.len(), l.steps.len(), "{id}");
         }
         assert!(SANDBOX_HTML.contains("<h1>") && !SANDBOX_HTML.contains("<script"));
         // Every lesson with a scoreboard has the section its table goes in.
-        for board in blksim::fidelity::committed() {
+        for board in blksim::course::fidelity::committed() {
             let (_, body, _) = LESSON_HTML.iter().find(|(i, _, _)| *i == board.lesson).unwrap();
             assert!(body.contains(STATUS_HEADING), "{}: no \"Status in blkviz\" section for its fidelity table", board.lesson);
         }

@@ -2,7 +2,7 @@
 //! `cargo test --target wasm32-unknown-unknown --test web`.
 #![cfg(target_arch = "wasm32")]
 
-use blksim::cli::run_one;
+use blksim::engine::run_one;
 use blksim::tools::report::{IntervalReport, RunReport};
 use blkviz::components::counters::{Counters, CountersProps};
 use blkviz::layout::{columns, StackLayout, Stage};
@@ -16,7 +16,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 #[wasm_bindgen_test]
 fn the_browser_reproduces_the_native_golden_run() {
     let golden = include_str!("../crates/blksim/tests/golden/scsi-starved-before-seed7-0.5s.json");
-    let cfg = blksim::lessons::find("scsi-starved").unwrap().config("before", &[]).unwrap();
+    let cfg = blksim::course::lessons::find("scsi-starved").unwrap().config("before", &[]).unwrap();
     let mut sim = run_one(&cfg, 7, Some(0.5));
     let got = serde_json::to_string_pretty(&RunReport::from_sim(&mut sim, "scsi-starved", "before")).unwrap() + "\n";
     assert_eq!(got, golden);
@@ -35,7 +35,7 @@ fn the_layout_gives_every_disk_its_own_column() {
 }
 
 fn interval() -> IntervalReport {
-    let cfg = blksim::lessons::find("scsi-starved").unwrap().config("before", &[]).unwrap();
+    let cfg = blksim::course::lessons::find("scsi-starved").unwrap().config("before", &[]).unwrap();
     let mut sim = run_one(&cfg, 1, Some(1.0));
     let cur = sim.cumulative();
     IntervalReport::between(&sim, &blksim::Interval::zero_for(&cur), &cur)
@@ -130,8 +130,12 @@ async fn the_counters_render_iostat_and_vmstat_as_tables() {
 #[wasm_bindgen_test]
 async fn a_spread_step_keeps_the_least_served_disks_in_iostat() {
     let root = mounted_div();
-    let props =
-        CountersProps { interval: Some(interval()), max_devices: 4, iostat_rows: blksim::lessons::IostatRows::Spread, ..counters_props() };
+    let props = CountersProps {
+        interval: Some(interval()),
+        max_devices: 4,
+        iostat_rows: blksim::course::lessons::IostatRows::Spread,
+        ..counters_props()
+    };
     let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
     let rows = root.query_selector_all("table.iostat[data-rows=spread] tbody tr").unwrap();

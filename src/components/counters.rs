@@ -2,7 +2,7 @@
 //! Each value is one simulated second's, like `iostat -x 1` and `vmstat 1`.
 
 use crate::format;
-use blksim::lessons::IostatRows;
+use blksim::course::lessons::IostatRows;
 use blksim::tools::report::IntervalReport;
 use yew::prelude::*;
 

@@ -4,7 +4,7 @@
 
 use crate::driver::Btt;
 use crate::export::{blkparse_line, download_bytes, download_text, perfetto_json, Names};
-use blksim::tools::trace::TraceRecord;
+use blksim::kernel::trace::blktrace::TraceRecord;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -216,7 +216,7 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                     }) }
                 </tbody>
             </table>
-            if p.records.iter().any(|r| r.action == blksim::tools::trace::Action::X) {
+            if p.records.iter().any(|r| r.action == blksim::kernel::trace::blktrace::Action::X) {
                 <p class="dim btt-note" data-testid="btt-splits">{ "This run splits bios (X): the real btt, given its export, does not follow a split bio to its pieces' requests, so its Q2G, G2I, I2D and D2C differ from these, which match each piece by its start sector (blksim replay and the trace page do the same)." }</p>
             }
             if no_btt {

@@ -2,8 +2,8 @@
 //! whether it holds. Read from the committed scoreboard (`lessons/fidelity.json`, which a test
 //! regenerates), so the page never shows a typed number.
 
-use blksim::cli::fmt_num;
-use blksim::fidelity::{LessonResult, RowResult};
+use blksim::course::fidelity::{LessonResult, RowResult};
+use blksim::tools::report::fmt_num;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -53,7 +53,7 @@ pub fn FidelityTable(props: &FidelityTableProps) -> Html {
 
 /// One figure's lines: the row (with sandbox links for a device row), then for a device row
 /// its source and setup, and the reason under a miss.
-fn row(r: &blksim::fidelity::RowResult, device: bool) -> Html {
+fn row(r: &blksim::course::fidelity::RowResult, device: bool) -> Html {
     html! {
         <>
             <tr class={classes!(if r.holds { "row-holds" } else { "row-misses" })} title={r.how.clone()}>

@@ -138,7 +138,7 @@ mod tests {
 
     #[test]
     fn each_second_counts_the_ios_that_completed_in_it() {
-        let lesson = blksim::lessons::find("nr-requests").unwrap();
+        let lesson = blksim::course::lessons::find("nr-requests").unwrap();
         let mut sim = blksim::Sim::new(&lesson.config(&lesson.first_variant().name, &[]).unwrap(), 1);
         sim.run_until(blksim::SimTime::from_secs_f64(3.5));
         let cols = latency_columns(sim.history(), None);

@@ -3,7 +3,7 @@
 //! own Q2C of such a device, only Q2C is summed, over the bios seen whole.
 
 use super::TraceView;
-use blksim::tools::trace::{Action, TraceRecord};
+use blksim::kernel::trace::blktrace::{Action, TraceRecord};
 
 /// btt-style sums per device over the requests seen whole in the trace (Q, G, I, D, C).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -18,9 +18,9 @@ mod tokens;
 mod trace_view;
 mod update;
 
-use blksim::lessons::{self, Lesson};
-use blksim::link::LinkState;
-use blksim::tools::trace::TraceRecord;
+use blksim::course::lessons::{self, Lesson};
+use blksim::course::link::LinkState;
+use blksim::kernel::trace::blktrace::TraceRecord;
 use blksim::tools::view::ThreadView;
 use blksim::{Sim, SimTime};
 pub use btt::Btt;
@@ -216,7 +216,10 @@ impl SimDriver {
     /// build's.
     fn link_notice(&self) -> Option<String> {
         if self.link_version_missing && self.link_faults.len() == 1 {
-            return Some(format!("This link has no v=; it was read as v={}, the link format of this build.", blksim::link::LINK_VERSION));
+            return Some(format!(
+                "This link has no v=; it was read as v={}, the link format of this build.",
+                blksim::course::link::LINK_VERSION
+            ));
         }
         match self.link_faults.as_slice() {
             [] => None,
@@ -260,7 +263,7 @@ impl SimDriver {
                 d.link_clean = Some(d.state_fragment(None));
             }
             d.notice = error.map(|e| {
-                if d.lesson.id == blksim::lessons::SANDBOX {
+                if d.lesson.id == blksim::course::lessons::SANDBOX {
                     format!("The link could not be used ({e}); showing the sandbox's default scenario instead.")
                 } else if d.lesson.id == default_lesson {
                     format!("The link could not be used ({e}); showing the lesson's defaults instead.")
@@ -276,7 +279,7 @@ impl SimDriver {
         // A bare path (from a plain link) means the lesson's defaults.
         if !fragment.contains('?') {
             let path = fragment.trim_start_matches('#');
-            let id = if path == "/sandbox" { Some(blksim::lessons::SANDBOX) } else { path.strip_prefix("/lesson/") };
+            let id = if path == "/sandbox" { Some(blksim::course::lessons::SANDBOX) } else { path.strip_prefix("/lesson/") };
             if let Some(Ok(d)) = id.map(|id| SimDriver::new(id, None, Vec::new(), 1)) {
                 return d;
             }

@@ -5,7 +5,7 @@
 //! `run_one` (trace off, to the lesson's duration or until every job is done); its figure is
 //! the completion time when every run of its variant completes, else the throughput.
 
-use blksim::lessons::Lesson;
+use blksim::course::lessons::Lesson;
 use blksim::scenario::Config;
 use blksim::tools::report::RunReport;
 use blksim::{Sim, SimTime};
@@ -208,12 +208,12 @@ pub fn best_and_worst(unit: &str, vals: &[SeedFigure]) -> (Option<SeedFigure>, O
 /// Runs `seeds` of `lesson`'s `variant` with `overrides`, each the CLI's `run_one`: what a
 /// sweep's worker does with a batch (`worker::sweep_seeds`).
 pub fn run_seeds(lesson: &str, variant: &str, overrides: &[(String, String)], seeds: &[u64]) -> Result<Vec<SeedRun>, String> {
-    let l = blksim::lessons::find(lesson).map_err(|e| e.to_string())?;
+    let l = blksim::course::lessons::find(lesson).map_err(|e| e.to_string())?;
     let cfg = l.config(variant, overrides).map_err(|e| e.to_string())?;
     Ok(seeds
         .iter()
         .map(|&seed| {
-            let mut sim = blksim::cli::run_one(&cfg, seed, None);
+            let mut sim = blksim::engine::run_one(&cfg, seed, None);
             SeedRun::of(&mut sim, lesson, variant, seed)
         })
         .collect())
@@ -230,7 +230,7 @@ mod tests {
 
     #[test]
     fn a_sweep_says_when_it_is_not_of_the_runs_on_screen() {
-        let l = blksim::lessons::find("mq-clone-stall").unwrap();
+        let l = blksim::course::lessons::find("mq-clone-stall").unwrap();
         let variants = ["regressed".to_string(), "fixed".to_string()];
         let s = Sweep::new(&l, &variants, &[], 2).unwrap();
         assert_eq!(s.stale_for(&variants[..1], &[]), None, "a step's sweep may run more than is on screen");
@@ -243,7 +243,7 @@ mod tests {
 
     #[test]
     fn a_sweep_in_slices_gives_what_the_cli_gives_seed_by_seed() {
-        let l = blksim::lessons::find("mq-clone-stall").unwrap();
+        let l = blksim::course::lessons::find("mq-clone-stall").unwrap();
         let mut s = Sweep::new(&l, &["regressed".to_string()], &[], 6).unwrap();
         let mut frames = 0;
         while !s.is_done() {
@@ -253,7 +253,7 @@ mod tests {
         }
         let cfg = l.config("regressed", &[]).unwrap();
         for r in &s.runs {
-            let mut sim = blksim::cli::run_one(&cfg, r.seed, None);
+            let mut sim = blksim::engine::run_one(&cfg, r.seed, None);
             let want = RunReport::from_sim(&mut sim, &l.id, "regressed");
             assert_eq!((r.completion_s, r.throughput_mb_s), (want.completion_s, want.throughput_mb_s), "seed {}", r.seed);
         }

@@ -133,8 +133,14 @@ mod tests {
     /// What the page shows of a run: its counters, its view snapshot, top, and the event log's
     /// last records (without their `seq`, which counts only what was traced).
     fn shown(d: &SimDriver, v: &RunView) -> String {
-        let log: Vec<String> =
-            v.trace.log.iter().rev().take(40).map(|r| format!("{:?}", blksim::tools::trace::TraceRecord { seq: 0, ..*r })).collect();
+        let log: Vec<String> = v
+            .trace
+            .log
+            .iter()
+            .rev()
+            .take(40)
+            .map(|r| format!("{:?}", blksim::kernel::trace::blktrace::TraceRecord { seq: 0, ..*r }))
+            .collect();
         format!(
             "{}\n{:?}\n{:?}\n{:?}\n{}",
             serde_json::to_string(&v.shown.interval).unwrap(),

@@ -1,7 +1,7 @@
 //! The animation's tokens: a bio or request at the stage of the stack the trace last put it in.
 
 use super::TraceView;
-use blksim::tools::trace::{Action, TraceRecord};
+use blksim::kernel::trace::blktrace::{Action, TraceRecord};
 
 /// Where a token is, as the trace says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

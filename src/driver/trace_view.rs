@@ -7,7 +7,7 @@
 //! in parts, `TraceInput::split`, which make the same view).
 
 use super::{Btt, Token, TokenStage, LOG_MAX, RECORDS_PER_FRAME_MAX, TOKENS_MAX};
-use blksim::tools::trace::TraceRecord;
+use blksim::kernel::trace::blktrace::TraceRecord;
 use blksim::SimTime;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -76,7 +76,7 @@ impl TraceInput {
 /// `from`, which a format without field names cannot read back.
 mod compact_records {
     use blksim::ids::{DevId, ThreadId};
-    use blksim::tools::trace::{Action, TraceRecord};
+    use blksim::kernel::trace::blktrace::{Action, TraceRecord};
     use blksim::SimTime;
     use serde::{Deserialize, Deserializer, Serializer};
 
@@ -232,7 +232,7 @@ mod tests {
 
     /// A view fed by the run's trace, chunk by chunk as the frames take it (`Sim::trace`).
     fn fed(through_json: bool) -> TraceView {
-        let cfg = blksim::lessons::find("nr-requests").unwrap().config("regressed", &[]).unwrap();
+        let cfg = blksim::course::lessons::find("nr-requests").unwrap().config("regressed", &[]).unwrap();
         let mut sim = blksim::Sim::new(&cfg, 1);
         sim.set_trace(true);
         let mut view = TraceView::default();
@@ -332,7 +332,7 @@ mod tests {
 
     #[test]
     fn an_input_split_into_parts_makes_the_view_the_whole_makes() {
-        let cfg = blksim::lessons::find("nr-requests").unwrap().config("regressed", &[]).unwrap();
+        let cfg = blksim::course::lessons::find("nr-requests").unwrap().config("regressed", &[]).unwrap();
         let mut sim = blksim::Sim::new(&cfg, 1);
         sim.set_trace(true);
         let (mut whole, mut parted) = (TraceView::default(), TraceView::default());

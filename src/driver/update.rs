@@ -8,8 +8,8 @@
 //! in process, and shows what the driver shows.
 
 use super::{Hover, Shown, SimDriver, TraceInput, TraceView};
+use blksim::course::lessons::{self, Lesson};
 use blksim::engine::HISTORY_MAX;
-use blksim::lessons::{self, Lesson};
 use blksim::{Interval, SimTime};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -208,7 +208,7 @@ impl RunView {
     /// variant, if open (its clock may be past this run's end).
     pub fn fragment(&self, b: Option<&str>, t: SimTime) -> String {
         // A link replays at most T_MAX_S: past it, the link opens there (the page says so).
-        let t = t.as_secs_f64().min(blksim::link::T_MAX_S);
+        let t = t.as_secs_f64().min(blksim::course::link::T_MAX_S);
         // Exact to the nanosecond: the link replays to the same event.
         self.fragment_for(&self.state.variant, b, self.state.seed, (t > 0.0).then_some(t), Some(self.state.speed))
     }

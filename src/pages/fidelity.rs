@@ -7,8 +7,8 @@ use yew::prelude::*;
 
 #[component]
 pub fn FidelityPage() -> Html {
-    let board = blksim::fidelity::committed();
-    let sections = blksim::fidelity::committed_sections();
+    let board = blksim::course::fidelity::committed();
+    let sections = blksim::course::fidelity::committed_sections();
     html! {
         <div class="home" data-theme="auto">
             <header class="bar"><h1><a href="#/">{ "blkviz" }</a>{ " · fidelity" }</h1></header>

@@ -5,7 +5,7 @@ use yew::prelude::*;
 
 #[component]
 pub fn Home() -> Html {
-    let lessons = blksim::lessons::all();
+    let lessons = blksim::course::lessons::all();
     html! {
         <div class="home" data-theme="auto">
             <header class="bar"><h1>{ "blkviz" }</h1><span class="dim">{ "the Linux block I/O stack, simulated and animated" }</span></header>
@@ -21,7 +21,7 @@ pub fn Home() -> Html {
                             <p class="meta dim">
                                 { if l.kind == "primer" { "primer".to_string() } else { format!("seed report {}", l.seed_report) } }
                                 { " · " }{ l.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(" / ") }
-                                if let Some(board) = blksim::fidelity::committed_for(&l.id) {
+                                if let Some(board) = blksim::course::fidelity::committed_for(&l.id) {
                                     { " · " }<FidelityBadge lesson={board} />
                                 }
                             </p>

@@ -1,7 +1,7 @@
 //! Speaker notes, in a second window opened from the presenter view. The lesson page posts the
 //! current step on a BroadcastChannel; this page asks for it when it opens.
 
-use blksim::lessons::Stop;
+use blksim::course::lessons::Stop;
 use gloo::events::EventListener;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -31,7 +31,7 @@ pub fn Notes(p: &NotesProps) -> Html {
                         step.set(v["step"].as_u64().map(|n| n as usize));
                     } else if let (Some(other), true) = (v["lesson"].as_str(), v.get("step").is_some()) {
                         // The presenter moved to another lesson: the notes follow it.
-                        if blksim::lessons::find(other).is_ok() {
+                        if blksim::course::lessons::find(other).is_ok() {
                             let _ = gloo::utils::window().location().set_hash(&format!("/notes/{other}"));
                         }
                     }
@@ -48,7 +48,7 @@ pub fn Notes(p: &NotesProps) -> Html {
             }
         });
     }
-    let Ok(lesson) = blksim::lessons::find(&p.id) else {
+    let Ok(lesson) = blksim::course::lessons::find(&p.id) else {
         return html! { <p class="notice">{ format!("No lesson '{}'.", blksim::scenario::clip(&p.id)) }</p> };
     };
     let total = lesson.stops();
@@ -88,7 +88,7 @@ pub fn Notes(p: &NotesProps) -> Html {
                         <p class="notes-answer" data-testid="notes-answer"><strong>{ "Answer: " }</strong>{ &pr.options[pr.answer] }{ ". " }{ &pr.explanation }</p>
                         // The room will see the model's run, not the report's: say before the
                         // reveal where the two differ (lessons/cues.json, as the reveal does).
-                        if blksim::cues::committed_for(&lesson.id).is_some_and(|c| !c.answer_shown()) {
+                        if blksim::course::cues::committed_for(&lesson.id).is_some_and(|c| !c.answer_shown()) {
                             <p class="notes-uncal" data-testid="notes-uncal">{ "The run will not show this answer in full: the reveal gives each of its figures as the model measures it beside the report's." }</p>
                         }
                         <p class="dim">{ "Then Run it, and Reveal." }</p>

@@ -9,11 +9,11 @@ use crate::components::charts::draw_offsets;
 use crate::components::latency_heat::{draw_latency_heat, HeatColumns};
 use blksim::engine::time::SimTime;
 use blksim::engine::Sim;
+use blksim::kernel::trace::blktrace::record_trace;
 use blksim::tools::blkparse::Names;
 use blksim::tools::blkparse_input::{self, ReadNotes, RealRecord};
 use blksim::tools::blktrace_api::encode_dump;
 use blksim::tools::btt::{self, DeviceBtt, IostatSecond, Phase, ALL_PHASES};
-use blksim::tools::trace::record_trace;
 use gloo::file::callbacks::{read_as_bytes, FileReader};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -99,7 +99,7 @@ fn run_lesson(id: &str, variant: &str, seconds: f64) -> Result<(String, Loaded),
     if !(seconds > 0.0 && seconds <= RUN_SECONDS_MAX) {
         return Err(format!("seconds to trace: {seconds} is not allowed; expected more than 0 and at most {RUN_SECONDS_MAX}"));
     }
-    let lesson = blksim::lessons::find(id).map_err(|e| e.to_string())?;
+    let lesson = blksim::course::lessons::find(id).map_err(|e| e.to_string())?;
     let cfg = lesson.config(variant, &[]).map_err(|e| e.to_string())?;
     let mut sim = Sim::new(&cfg, 1);
     let from = lesson.warmup_s.unwrap_or(0.0);
@@ -130,7 +130,7 @@ pub fn TracePage() -> Html {
     let chart = (use_node_ref(), use_node_ref());
     let run_chart = (use_node_ref(), use_node_ref());
     let beside = use_state(|| None::<Rc<Result<(String, Loaded), String>>>);
-    let lessons = use_memo((), |_| blksim::lessons::all());
+    let lessons = use_memo((), |_| blksim::course::lessons::all());
     let run_lesson_id = use_state(|| "nr-requests".to_string());
     let run_variant = use_state(String::new);
     let run_seconds = use_state(|| "1".to_string());

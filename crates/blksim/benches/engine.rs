@@ -2,9 +2,9 @@
 //! same machine in the same run as the yardstick. `cargo bench -p blksim` prints both
 //! (divan's "items/s" column is events/s; simulated-seconds per wall-second is printed too).
 
-use blksim::cli::run_one;
+use blksim::course::lessons;
 use blksim::engine::event::heap_yardstick;
-use blksim::lessons;
+use blksim::engine::run_one;
 use divan::counter::ItemsCount;
 use divan::Bencher;
 

@@ -2,7 +2,7 @@
 //!
 //! One seed gives one run on every platform: integer nanoseconds, events ordered by
 //! (time, sequence), seeded PCG streams per component, no clock and no hash-order iteration.
-//! The UI reads the trace (`tools::trace`), the counters (`tools::report`) and the view
+//! The UI reads the trace (`kernel::trace::blktrace`), the counters (`tools::report`) and the view
 //! snapshots (`tools::view`), and nothing else.
 //!
 //! The tree is laid out like the kernel's: a kernel function lives in the file named after the
@@ -11,17 +11,15 @@
 
 pub mod block;
 pub mod calib;
+#[cfg(feature = "cli")]
 pub mod cli;
-pub mod cues;
+pub mod course;
 pub mod drivers;
 pub mod engine;
-pub mod fidelity;
 pub mod fio;
 pub mod fs;
 pub mod hw;
 pub mod kernel;
-pub mod lessons;
-pub mod link;
 pub mod mm;
 pub mod scenario;
 pub mod tools;
@@ -29,7 +27,7 @@ pub mod tools;
 pub use engine::ids;
 pub use engine::time::SimTime;
 pub use engine::Sim;
+pub use kernel::trace::blktrace::{Action, TraceRecord};
 pub use scenario::{Config, Scenario, ScenarioError};
 pub use tools::report::{IntervalReport, RunReport};
 pub use tools::snapshot::Interval;
-pub use tools::trace::{Action, TraceRecord};

@@ -70,7 +70,7 @@ pub(super) fn reset(s: &mut SessionView) {
     s.act(crate::command::Command::Reset);
     s.when_settled(|_| {
         let hash = current_hash();
-        if let Ok(mut st) = blksim::link::LinkState::decode(&hash) {
+        if let Ok(mut st) = blksim::course::link::LinkState::decode(&hash) {
             if st.t.take().is_some() {
                 replace_address(&st.encode());
             }
@@ -97,7 +97,7 @@ pub(super) fn state_fragment(s: &SessionView) -> String {
 
 /// A fragment with its `step` set to `stop` (1-based in the link), or without one.
 fn with_stop(fragment: &str, stop: Option<usize>) -> String {
-    match blksim::link::LinkState::decode(fragment) {
+    match blksim::course::link::LinkState::decode(fragment) {
         Ok(mut st) => {
             st.step = stop.map(|i| i as u32 + 1);
             st.encode()
@@ -115,7 +115,7 @@ pub(super) fn note_stop(s: &mut SessionView, stop: Option<usize>) {
     // After the step's own history entry, if it makes one (with the worker, when it answers).
     s.when_settled(move |_| {
         let hash = current_hash();
-        if blksim::link::LinkState::decode(&hash).is_ok_and(|st| st.step != stop.map(|i| i as u32 + 1)) {
+        if blksim::course::link::LinkState::decode(&hash).is_ok_and(|st| st.step != stop.map(|i| i as u32 + 1)) {
             replace_address(&with_stop(&hash, stop));
         }
     });
@@ -128,7 +128,7 @@ pub(super) fn current_hash() -> String {
 /// The view a link carries, applied as on a fresh load (a link pasted into this tab): the step
 /// (set up, if the link has no run state of its own), presenter mode and Large type.
 fn apply_view(
-    st: &blksim::link::LinkState,
+    st: &blksim::course::link::LinkState,
     s: &mut SessionView,
     view: &(UseStateHandle<bool>, UseStateHandle<bool>, UseStateHandle<Option<usize>>),
 ) {
@@ -186,7 +186,7 @@ fn on_popstate(
     }
     // Only B differs (Back after opening A/B): open or close B and keep A where it is,
     // rather than start run A again from t = 0.
-    if let Ok(st) = blksim::link::LinkState::decode(hash) {
+    if let Ok(st) = blksim::course::link::LinkState::decode(hash) {
         let variant = st.variant.clone().unwrap_or_else(|| s.a.lesson.first_variant().name.clone());
         if st.lesson == s.a.lesson.id && variant == s.a.variant && st.overrides == s.a.overrides && st.seed == s.a.seed {
             // Only the time point differs (a link pasted with another t): both runs go
@@ -200,7 +200,7 @@ fn on_popstate(
         }
     }
     // A new run keeps the pace the reader chose, unless the link names its own.
-    let linked = blksim::link::LinkState::decode_lenient(hash).ok().map(|(st, _)| st);
+    let linked = blksim::course::link::LinkState::decode_lenient(hash).ok().map(|(st, _)| st);
     let speed = linked.as_ref().is_none_or(|st| st.speed.is_none()).then_some(s.a.speed);
     s.act(Command::OpenLink { fragment: hash.to_string(), default_lesson: id.to_string(), speed });
     replace_address_with_clean_link(s);
@@ -228,7 +228,7 @@ pub(super) fn on_copy(
     Callback::from(move |_: MouseEvent| {
         let frag = session.borrow().fragment();
         let (step, presenter, large) = view;
-        let frag = match blksim::link::LinkState::decode(&frag) {
+        let frag = match blksim::course::link::LinkState::decode(&frag) {
             Ok(mut st) => {
                 st.step = step.map(|i| i as u32 + 1);
                 st.presenter = presenter.then_some(true);
@@ -246,7 +246,7 @@ pub(super) fn on_copy(
             .iter()
             .filter_map(|w| w.writes.first().map(|(k, v)| format!("{k}={v} at t = {}", crate::format::sim_time(w.at.ns()))))
             .collect();
-        let past = session.borrow().clock().as_secs_f64() > blksim::link::T_MAX_S;
+        let past = session.borrow().clock().as_secs_f64() > blksim::course::link::T_MAX_S;
         if !written.is_empty() {
             session.borrow_mut().set_notice(Some(format!(
                 "This run took knobs live ({}); the link sets each from t = 0, so the run it opens differs from this one.",
@@ -255,8 +255,8 @@ pub(super) fn on_copy(
         } else if past {
             session.borrow_mut().set_notice(Some(format!(
                 "This run is past the {} s a link may replay: the link opens at t = {} s, not where the run is now.",
-                blksim::link::T_MAX_S,
-                blksim::link::T_MAX_S
+                blksim::course::link::T_MAX_S,
+                blksim::course::link::T_MAX_S
             )));
         }
         let Some(w) = web_sys::window() else { return };

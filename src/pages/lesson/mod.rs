@@ -74,7 +74,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     // A link may carry them (and the step): it wins over the stored preference.
     // Leniently: a link wrong in one part (a typo in its seed) keeps its step, presenter mode
     // and Large type, as it keeps its variant.
-    let view = use_memo((), |_| blksim::link::LinkState::decode_lenient(&current_hash()).ok().map(|(st, _)| st));
+    let view = use_memo((), |_| blksim::course::link::LinkState::decode_lenient(&current_hash()).ok().map(|(st, _)| st));
     let presenter =
         use_state(|| view.as_ref().as_ref().and_then(|v| v.presenter).unwrap_or_else(|| prefs::pref("presenter").as_deref() == Some("1")));
     let step = use_state(|| view.as_ref().as_ref().and_then(|v| v.step).map(|n| n as usize - 1));
@@ -177,7 +177,9 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     // toggle opens it.
     let legend_open = {
         let (id, presenting) = (props.id.clone(), *presenter);
-        use_state(move || !presenting && (id == blksim::lessons::SANDBOX || blksim::lessons::find(&id).is_ok_and(|l| l.kind == "primer")))
+        use_state(move || {
+            !presenting && (id == blksim::course::lessons::SANDBOX || blksim::course::lessons::find(&id).is_ok_and(|l| l.kind == "primer"))
+        })
     };
     // Presenter mode switched on from the page closes the legend too: it would lie over the
     // diagrams (in a primer's A/B step, over the whole of B).
@@ -230,12 +232,12 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     let theme_attr = theme.name();
     let ab = s.b.is_some();
     let all_done = d.is_done() && s.b.as_ref().is_none_or(|b| b.is_done());
-    let is_sandbox = lesson.id == blksim::lessons::SANDBOX;
+    let is_sandbox = lesson.id == blksim::course::lessons::SANDBOX;
     let cur_step = step.and_then(|i| match lesson.stop(i) {
-        Some(blksim::lessons::Stop::Step(k)) => Some((k, lesson.steps[k].clone())),
+        Some(blksim::course::lessons::Stop::Step(k)) => Some((k, lesson.steps[k].clone())),
         _ => None,
     });
-    let at_predict = step.is_some_and(|i| lesson.stop(i) == Some(blksim::lessons::Stop::Predict));
+    let at_predict = step.is_some_and(|i| lesson.stop(i) == Some(blksim::course::lessons::Stop::Predict));
     let predict_box = if at_predict { steps::predict_box(&session, &refresh, d, &prediction) } else { None };
     let steps_list = steps::steps_list(&session, &step, d);
     let step_panel = step_panel::step_panel(&lesson, *step, steps::go_callback(&session, &step), predict_box);
@@ -293,7 +295,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                 <p class="copied">{ "Link: " }<input class="copied-url" readonly=true value={url.clone()} aria-label="Link to this run" size="80" /></p>
             }
             <p class="question">{ &lesson.question }</p>
-            if let Some(board) = blksim::fidelity::committed_for(&lesson.id).filter(|b| !b.reproduced) {
+            if let Some(board) = blksim::course::fidelity::committed_for(&lesson.id).filter(|b| !b.reproduced) {
                 <p class="uncal-note" data-testid="uncal-note">{ format!("The question quotes the report. blkviz {}: \"Status in blkviz\" in the lesson text shows each figure beside the report's, and why a miss misses.", board.status()) }</p>
             }
             <main class="zones">

@@ -18,7 +18,7 @@ pub(super) fn lesson_picker(lesson_id: &str) -> Html {
         <label class="lesson-pick">
             <span class="sr-only">{ "Lesson" }</span>
             <select aria-label="Lesson" onchange={on_lesson}>
-                { for blksim::lessons::all().iter().map(|l| html! {
+                { for blksim::course::lessons::all().iter().map(|l| html! {
                     <option value={l.id.clone()} selected={l.id == lesson_id}>{ &l.title }</option>
                 }) }
                 <option value="sandbox" selected={lesson_id == "sandbox"}>{ "Sandbox: any knobs or a fio job file" }</option>
@@ -29,10 +29,10 @@ pub(super) fn lesson_picker(lesson_id: &str) -> Html {
 
 /// The links to the previous and the next lesson: the sandbox follows the last lesson.
 pub(super) fn prev_next_links(lesson_id: &str) -> Html {
-    let all = blksim::lessons::all();
+    let all = blksim::course::lessons::all();
     let pos = all.iter().position(|l| l.id == lesson_id);
     // In the home page's order: the lessons, then the sandbox.
-    let link = |l: &blksim::lessons::Lesson| (format!("#/lesson/{}?v=1", l.id), l.title.clone());
+    let link = |l: &blksim::course::lessons::Lesson| (format!("#/lesson/{}?v=1", l.id), l.title.clone());
     let sandbox_link = || ("#/sandbox?v=1".to_string(), "Sandbox".to_string());
     let prev = match pos {
         Some(i) => i.checked_sub(1).and_then(|i| all.get(i)).map(link),

@@ -6,8 +6,8 @@
 
 use crate::format;
 use crate::markdown;
-use blksim::fidelity::RowResult;
-use blksim::lessons::{Lesson, Stop};
+use blksim::course::fidelity::RowResult;
+use blksim::course::lessons::{Lesson, Stop};
 use yew::prelude::*;
 
 /// One measured cue: "name: value unit".
@@ -86,7 +86,7 @@ pub(super) fn step_panel(lesson: &Lesson, step: Option<usize>, go: Callback<usiz
         },
         Some((i, Some(Stop::Step(k)))) => {
             let st = &lesson.steps[k];
-            let figures = blksim::cues::committed_for(&lesson.id).and_then(|c| c.steps.get(k).cloned()).unwrap_or_default();
+            let figures = blksim::course::cues::committed_for(&lesson.id).and_then(|c| c.steps.get(k).cloned()).unwrap_or_default();
             let (summary, mixed) = figures_summary(&figures);
             html! {
                 <>
@@ -126,7 +126,7 @@ mod tests {
     /// it once said "seed 1" over a 200-seed ratio; its first step's figure is seed 1's.
     #[test]
     fn a_steps_figures_say_which_runs_they_come_from() {
-        let cues = blksim::cues::committed_for("mq-clone-stall").expect("committed cues");
+        let cues = blksim::course::cues::committed_for("mq-clone-stall").expect("committed cues");
         assert_eq!(figures_summary(&cues.steps[0]), ("What the model measures for this (seed 1, the whole run)".to_string(), false));
         assert_eq!(
             figures_summary(&cues.steps[1]),

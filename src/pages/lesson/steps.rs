@@ -5,7 +5,7 @@ use super::SharedSession;
 use crate::command::{Command, LinkedStep, Reply};
 use crate::driver::RunView;
 use crate::session_view::SessionView;
-use blksim::lessons::Stop;
+use blksim::course::lessons::Stop;
 use yew::prelude::*;
 
 /// Sets the lesson's stop `i` (a step or the prediction), and the address takes it.
@@ -18,7 +18,7 @@ pub(super) fn apply_step(s: &mut SessionView, i: usize) {
 }
 
 /// A link's step (`Command::LinkedStep`), and the address takes it.
-pub(super) fn apply_linked_step(s: &mut SessionView, st: &blksim::link::LinkState) {
+pub(super) fn apply_linked_step(s: &mut SessionView, st: &blksim::course::link::LinkState) {
     let Some(step) = LinkedStep::of(st) else { return };
     s.act_then(Command::LinkedStep(step), |s, r| {
         if r == Reply::StepSetUp(true) {
@@ -92,7 +92,7 @@ pub(super) fn steps_list(session: &SharedSession, step: &UseStateHandle<Option<u
 
 /// The seeds a prediction's answer is measured over (its rows' largest `seeds`), when it is
 /// about a distribution over seeds rather than one run.
-fn sweep_seeds(lesson: &blksim::lessons::Lesson) -> Option<u64> {
+fn sweep_seeds(lesson: &blksim::course::lessons::Lesson) -> Option<u64> {
     lesson.predict.as_ref()?.check.iter().filter_map(|r| r.seeds).max().map(u64::from).filter(|&n| n > 1)
 }
 
@@ -108,7 +108,7 @@ fn sweep_summary(s: &SessionView) -> Html {
             </p>
         };
     }
-    let num = |x: f64| blksim::cli::fmt_num(x);
+    let num = |x: f64| blksim::tools::report::fmt_num(x);
     let lines = sw.variant_names().into_iter().map(|v| {
         let (what, unit, vals) = sw.figure(&v);
         let (_, worst) = crate::driver::best_and_worst(unit, &vals);
@@ -161,7 +161,7 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
     };
     // The answer's claim as the model measures it (lessons/cues.json): "Right" only when the
     // model shows it too; otherwise the reveal says what the report saw and what the model shows.
-    let cues = blksim::cues::committed_for(&d.lesson.id);
+    let cues = blksim::course::cues::committed_for(&d.lesson.id);
     let shown = cues.as_ref().is_none_or(|c| c.answer_shown());
     let rows = cues.map(|c| c.predict).unwrap_or_default();
     // A prediction about seeds reveals once its sweep is done (its figures are the answer).

@@ -9,7 +9,7 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 fn num(x: Option<f64>) -> String {
-    x.map_or("—".into(), blksim::cli::fmt_num)
+    x.map_or("—".into(), blksim::tools::report::fmt_num)
 }
 
 /// A run's longest stall in words, as the links and the line under the table give it.

@@ -37,7 +37,7 @@ pub(super) fn text_shown_key(lesson_id: &str) -> String {
 /// In place of the lesson text while its prediction is unanswered: the text tells the report's
 /// outcome and its mechanism, which is the prediction's answer. A reader who wants it anyway (a
 /// kernel engineer reading the mechanism) gets it in one click.
-pub(super) fn text_gate(lesson: &blksim::lessons::Lesson, text_shown: &UseStateHandle<bool>, go: Callback<usize>) -> Html {
+pub(super) fn text_gate(lesson: &blksim::course::lessons::Lesson, text_shown: &UseStateHandle<bool>, go: Callback<usize>) -> Html {
     let when = match lesson.predict.as_ref().map_or(0, |p| p.after_step) {
         0 => "asked before the first step".to_string(),
         n => format!("asked after step {n}"),

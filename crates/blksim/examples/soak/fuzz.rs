@@ -8,8 +8,8 @@
 
 use crate::gen::Gen;
 use crate::{alloc, guarded, scaled, Failure};
-use blksim::lessons::Lesson;
-use blksim::link::LinkState;
+use blksim::course::lessons::Lesson;
+use blksim::course::link::LinkState;
 use blksim::scenario::{get_knob, knob_spec, set_knob, Config, KnobKind, KnobSpec, KNOBS};
 use blksim::tools::report::RunReport;
 use blksim::{Sim, SimTime};
@@ -55,8 +55,8 @@ fn watchdog() {
 fn lessons() -> &'static [Lesson] {
     static ALL: OnceLock<Vec<Lesson>> = OnceLock::new();
     ALL.get_or_init(|| {
-        let mut v = blksim::lessons::all();
-        v.push(blksim::lessons::sandbox());
+        let mut v = blksim::course::lessons::all();
+        v.push(blksim::course::lessons::sandbox());
         v
     })
 }
@@ -356,7 +356,7 @@ fn link_text(g: &mut Gen) -> (String, bool) {
             }
         }
         4 => {
-            let pad = g.range(blksim::link::FRAGMENT_LEN_MAX as u64 - f.len().min(2000) as u64, 1 << 20) as usize;
+            let pad = g.range(blksim::course::link::FRAGMENT_LEN_MAX as u64 - f.len().min(2000) as u64, 1 << 20) as usize;
             let extra = if g.chance(50) { "&queue.depth=1".repeat(pad / 14 + 1) } else { "x".repeat(pad) };
             format!("{f}{extra}")
         }
@@ -384,7 +384,7 @@ fn link_case(g: &mut Gen, _seed: u64, out: &mut Outcome) -> Result<(), String> {
                 return Err(format!("{what}: a link encode() wrote is refused in part: {e}"));
             }
             // An accepted link always runs (link.rs), and reads back as itself.
-            let l = blksim::lessons::find(&st.lesson).map_err(|e| format!("{what}: accepted an unknown lesson: {e}"))?;
+            let l = blksim::course::lessons::find(&st.lesson).map_err(|e| format!("{what}: accepted an unknown lesson: {e}"))?;
             let variant = st.variant.clone().unwrap_or_else(|| l.first_variant().name.clone());
             let cfg = l.config(&variant, &st.overrides).map_err(|e| format!("{what}: accepted, but does not run: {e}"))?;
             if let Some(b) = &st.b {
@@ -507,7 +507,7 @@ fn fio_case(g: &mut Gen, seed: u64, out: &mut Outcome) -> Result<(), String> {
     if let Some(n) = job.notes() {
         clear("notes", &n, &what)?;
     }
-    let l = if g.chance(75) { blksim::lessons::sandbox() } else { g.pick(lessons()).clone() };
+    let l = if g.chance(75) { blksim::course::lessons::sandbox() } else { g.pick(lessons()).clone() };
     let variant = g.pick(&l.variants).name.clone();
     let base = l.config(&variant, &[]).map_err(|e| format!("{what}: the variant itself fails: {e}"))?;
     job.fit_devices(&base.scenario);

@@ -35,7 +35,7 @@ const RUN_EVENTS: u64 = 16;
 const DRAIN_AT_RECORDS: u64 = 8192;
 
 /// One line: `lesson variant events records trace-hash report-hash`.
-pub fn variant_line(lesson: &blksim::lessons::Lesson, variant: &str, seconds: u64) -> String {
+pub fn variant_line(lesson: &blksim::course::lessons::Lesson, variant: &str, seconds: u64) -> String {
     let cfg = lesson.config(variant, &[]).expect("a lesson's variant validates");
     let mut sim = blksim::Sim::new(&cfg, 1);
     sim.set_trace(true);
@@ -66,7 +66,7 @@ pub fn variant_line(lesson: &blksim::lessons::Lesson, variant: &str, seconds: u6
 /// Every lesson's every variant, in the lessons' order.
 pub fn all_lines(seconds: u64) -> Vec<String> {
     let mut out = Vec::new();
-    for l in blksim::lessons::all() {
+    for l in blksim::course::lessons::all() {
         for v in &l.variants {
             out.push(variant_line(&l, &v.name, seconds));
         }

@@ -28,7 +28,7 @@ pub fn vm_kb(field: &str) -> Option<u64> {
 /// simulate per wall second (BENCHMARKS.md), which issue 23 names.
 const ALSO: &[(&str, &str)] = &[("dm-sg-lists", "workaround")];
 
-fn heaviest_variant(l: &blksim::lessons::Lesson) -> String {
+fn heaviest_variant(l: &blksim::course::lessons::Lesson) -> String {
     let mut best = (0, l.first_variant().name.clone());
     for v in &l.variants {
         let cfg = l.config(&v.name, &[]).expect("a lesson's variant validates");
@@ -60,8 +60,8 @@ pub fn run(shard: (usize, usize)) -> Result<String, Vec<Failure>> {
     let mut failures = Vec::new();
     let mut lines = Vec::new();
     let mut events_all = 0u64;
-    let lessons = blksim::lessons::all();
-    let mut runs: Vec<(&blksim::lessons::Lesson, String)> = Vec::new();
+    let lessons = blksim::course::lessons::all();
+    let mut runs: Vec<(&blksim::course::lessons::Lesson, String)> = Vec::new();
     for l in &lessons {
         runs.push((l, heaviest_variant(l)));
         for (id, v) in ALSO {

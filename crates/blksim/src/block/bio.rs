@@ -4,7 +4,7 @@
 use crate::engine::ids::*;
 use crate::engine::time::SimTime;
 use crate::engine::Sim;
-use crate::tools::trace::Action;
+use crate::kernel::trace::blktrace::Action;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Bio {

@@ -8,7 +8,7 @@ use crate::engine::event::Event;
 use crate::engine::ids::*;
 use crate::engine::{Next, Sim};
 use crate::kernel::sched::{Step, ThreadKind, Wait};
-use crate::tools::trace::Action;
+use crate::kernel::trace::blktrace::Action;
 
 impl Sim {
     /// Submits the thread's pending bios; sleeps in `get_request_wait` if the pool is full.

@@ -4,7 +4,7 @@
 use crate::calib::{BIO_ALLOC_SUBMIT_NS, ELV_MERGE_NS};
 use crate::engine::ids::*;
 use crate::engine::Sim;
-use crate::tools::trace::Action;
+use crate::kernel::trace::blktrace::Action;
 
 impl Sim {
     /// The first `n` bios of `bio_id` (the rest are submitted next) merge into `rq`: at its

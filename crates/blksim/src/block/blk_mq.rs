@@ -10,7 +10,7 @@ use crate::engine::event::Event;
 use crate::engine::ids::*;
 use crate::engine::time::SimTime;
 use crate::engine::Sim;
-use crate::tools::trace::Action;
+use crate::kernel::trace::blktrace::Action;
 use std::collections::VecDeque;
 
 /// `BLK_MQ_CPU_WORK_BATCH`: async runs go to one CPU of the hardware queue this many times

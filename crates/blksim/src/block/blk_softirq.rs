@@ -5,7 +5,7 @@ use crate::calib::*;
 use crate::engine::ids::*;
 use crate::engine::Sim;
 use crate::kernel::sched::Step;
-use crate::tools::trace::Action;
+use crate::kernel::trace::blktrace::Action;
 
 impl Sim {
     /// The CPU time of completing one request in softirq context.

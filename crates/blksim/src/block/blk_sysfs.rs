@@ -106,7 +106,7 @@ mod tests {
     /// (It used to change only the configuration: the queues kept 512 KiB.)
     #[test]
     fn a_live_dm_max_sectors_kb_write_limits_the_dm_queues_from_then_on() {
-        let l = crate::lessons::find("dm-sg-lists").unwrap();
+        let l = crate::course::lessons::find("dm-sg-lists").unwrap();
         let mut live = Sim::new(&l.config("regressed", &[]).unwrap(), 1);
         assert!(dm_limits_kb(&live).iter().all(|&k| k == 512));
         assert!(live.apply_live("dm.max_sectors_kb", "128").unwrap());

@@ -4,7 +4,7 @@
 //! each message as shared/design/CLI.md asks: one line naming the word and what is allowed.
 
 use super::commands::{bad, Args, CliError, USAGE};
-use super::SWEEP_SEEDS_MAX;
+use crate::scenario::limits::SWEEP_SEEDS_MAX;
 use crate::scenario::{clip, limits, KNOBS};
 use clap::{CommandFactory, Parser, Subcommand};
 
@@ -378,7 +378,7 @@ fn as_pasted(word: &str) -> String {
 /// or `#/sandbox`): its state, checked as the page checks it, or None for a lesson's id. A link
 /// with any part wrong is refused, naming the parts: the command line reproduces a run exactly
 /// or not at all. A link without its version (`v=1`) is read as this build's.
-fn link_in_lesson_word(word: &str) -> Result<Option<crate::link::LinkState>, CliError> {
+fn link_in_lesson_word(word: &str) -> Result<Option<crate::course::link::LinkState>, CliError> {
     let pasted = as_pasted(word);
     let word = pasted.as_str();
     let fragment = match word.split_once('#') {
@@ -392,7 +392,7 @@ fn link_in_lesson_word(word: &str) -> Result<Option<crate::link::LinkState>, Cli
         }
         None => return Ok(None),
     };
-    match crate::link::LinkState::decode_lenient(fragment) {
+    match crate::course::link::LinkState::decode_lenient(fragment) {
         Ok((st, None)) => Ok(Some(st)),
         Ok((st, Some(e))) => {
             // A missing `v` is read as this build's, and the page's view (pace, step, presenter

@@ -2,12 +2,13 @@
 //! `CliError`: one line naming the offending word and what is allowed; the binary exits 2.
 
 use super::args;
-use super::{fmt_num, run_one};
+use crate::course::lessons::{self, Lesson};
+use crate::course::link::LinkState;
+use crate::engine::run_one;
 use crate::engine::time::SimTime;
 use crate::engine::Sim;
-use crate::lessons::{self, Lesson};
-use crate::link::LinkState;
 use crate::scenario::{check_user_knobs, counted, Config, KNOBS};
+use crate::tools::report::fmt_num;
 use crate::tools::report::RunReport;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -82,7 +83,7 @@ pub(super) fn lesson_of(a: &Args, cmd: &str) -> Result<Lesson, CliError> {
         bad(format!(
             "{cmd}: missing LESSON; expected one of {}, {} (knobs only), or a link the app copied, in quotes",
             lessons::ids().join(", "),
-            crate::lessons::SANDBOX
+            crate::course::lessons::SANDBOX
         ))
     })?;
     lessons::find(id).map_err(|e| bad(e.message))
@@ -139,7 +140,7 @@ fn cmd_lessons(a: &Args) -> String {
                     Ok(cfg) => crate::engine::model_gaps(&cfg),
                     Err(e) => vec![e.to_string()],
                 };
-                let board = crate::fidelity::committed_for(&l.id);
+                let board = crate::course::fidelity::committed_for(&l.id);
                 json!({"id": l.id, "title": l.title, "question": l.question, "seed_report": l.seed_report,
                        "variants": l.variants.iter().map(|v| &v.name).collect::<Vec<_>>(),
                        "calibrated": board.as_ref().is_none_or(|b| b.reproduced),
@@ -152,8 +153,8 @@ fn cmd_lessons(a: &Args) -> String {
     // The id column as wide as the longest id, so every title starts in the same place.
     let w = all.iter().map(|l| l.id.chars().count()).max().unwrap_or(0);
     for l in &all {
-        let vars: Vec<String> = l.variants.iter().map(crate::lessons::Variant::quoted_name).collect();
-        let status = match crate::fidelity::committed_for(&l.id) {
+        let vars: Vec<String> = l.variants.iter().map(crate::course::lessons::Variant::quoted_name).collect();
+        let status = match crate::course::fidelity::committed_for(&l.id) {
             None => "primer".to_string(),
             Some(b) if b.reproduced => b.status(),
             Some(b) => format!("{}: `blksim fidelity {}` shows which miss and why", b.status(), l.id),
@@ -342,29 +343,29 @@ fn cmd_fidelity(a: &Args) -> Result<(String, bool), CliError> {
     }
     // `blksim fidelity devices`: the devices-and-layers section alone.
     let (results, sections) = match &a.lesson {
-        Some(id) if id == crate::fidelity::DEVICES => (Vec::new(), crate::fidelity::run_sections()),
+        Some(id) if id == crate::course::fidelity::DEVICES => (Vec::new(), crate::course::fidelity::run_sections()),
         Some(_) => {
             let l = lesson_of(a, "fidelity")?;
             if l.fidelity.is_empty() {
                 return Err(bad(format!("fidelity: '{}' has no fidelity rows (a primer); lessons with rows: {}", l.id, with_rows())));
             }
-            (vec![crate::fidelity::run_lesson(&l)], Vec::new())
+            (vec![crate::course::fidelity::run_lesson(&l)], Vec::new())
         }
-        None => (crate::fidelity::run_all(), crate::fidelity::run_sections()),
+        None => (crate::course::fidelity::run_all(), crate::course::fidelity::run_sections()),
     };
     let all_hold = results.iter().chain(&sections).all(|l| l.rows.iter().all(|r| r.holds));
     if a.json {
-        return Ok((crate::fidelity::to_json(&results, &sections), all_hold || !a.check));
+        return Ok((crate::course::fidelity::to_json(&results, &sections), all_hold || !a.check));
     }
     Ok((board_text(&results, &sections), all_hold || !a.check))
 }
 
 /// The scoreboard as `blksim fidelity` prints it: per lesson its status, then each row with its
 /// verdict, and under it why it misses and any caveat.
-fn board_text(results: &[crate::fidelity::LessonResult], sections: &[crate::fidelity::LessonResult]) -> String {
+fn board_text(results: &[crate::course::fidelity::LessonResult], sections: &[crate::course::fidelity::LessonResult]) -> String {
     let mut s = String::new();
     for l in results.iter().chain(sections) {
-        if l.lesson == crate::fidelity::DEVICES {
+        if l.lesson == crate::course::fidelity::DEVICES {
             let _ = writeln!(s, "{} (each row a sandbox setup against a published figure; `--json` has its source and link)", l.title);
         }
         let _ = writeln!(s, "{}: {}", l.lesson, l.status());
@@ -404,16 +405,16 @@ fn board_text(results: &[crate::fidelity::LessonResult], sections: &[crate::fide
 /// "All hold" means every step's cue holds and every prediction row that misses says why.
 fn cmd_cues(a: &Args) -> Result<(String, bool), CliError> {
     let results = match &a.lesson {
-        Some(_) => vec![crate::cues::run_lesson(&lesson_of(a, "fidelity --cues")?)],
-        None => crate::cues::run_all(),
+        Some(_) => vec![crate::course::cues::run_lesson(&lesson_of(a, "fidelity --cues")?)],
+        None => crate::course::cues::run_all(),
     };
     let ok =
         results.iter().all(|l| l.steps.iter().flatten().all(|r| r.holds) && l.predict.iter().all(|r| r.holds || !r.why_missed.is_empty()));
     if a.json {
-        return Ok((crate::cues::to_json(&results), ok || !a.check));
+        return Ok((crate::course::cues::to_json(&results), ok || !a.check));
     }
     let mut s = String::new();
-    let line = |s: &mut String, what: &str, r: &crate::fidelity::RowResult| {
+    let line = |s: &mut String, what: &str, r: &crate::course::fidelity::RowResult| {
         let verdict = match (r.holds, r.caveat.is_empty()) {
             (true, true) => "holds",
             (true, false) => "holds (caveat)",
@@ -445,7 +446,7 @@ fn cmd_cues(a: &Args) -> Result<(String, bool), CliError> {
 
 fn with_rows() -> String {
     let mut ids: Vec<String> = lessons::all().iter().filter(|l| !l.fidelity.is_empty()).map(|l| l.id.clone()).collect();
-    ids.push(crate::fidelity::DEVICES.into());
+    ids.push(crate::course::fidelity::DEVICES.into());
     ids.join(", ")
 }
 
@@ -474,7 +475,7 @@ fn cmd_trace(a: &Args) -> Result<String, CliError> {
     let cfg = config_of(&l, &variant, a)?;
     let mut sim = Sim::new(&cfg, a.seed.unwrap_or(1));
     let end = SimTime::from_secs_f64(a.duration.unwrap_or(cfg.scenario.duration_s));
-    let (records, cut) = crate::tools::trace::record_trace(&mut sim, end, TRACE_RECORDS_MAX);
+    let (records, cut) = crate::kernel::trace::blktrace::record_trace(&mut sim, end, TRACE_RECORDS_MAX);
     let devices = sim.device_names();
     let threads = |t: u32| sim.pid_comm(t);
     let names = crate::tools::blkparse::Names { devices: &devices, threads: &threads };
@@ -512,20 +513,21 @@ fn cmd_trace(a: &Args) -> Result<String, CliError> {
     // and CPU (as the kernel counts them), each file in time order as `encode` writes it, and
     // the files merged as blkparse merges them given `-i` in the order printed below, so the
     // two outputs can be compared line for line.
-    let mut sorted: Vec<&crate::tools::trace::TraceRecord> = records.iter().collect();
+    let mut sorted: Vec<&crate::kernel::trace::blktrace::TraceRecord> = records.iter().collect();
     sorted.sort_by_key(|r| (r.time, r.seq));
     let t0 = sorted.first().map_or(0, |r| r.time.ns());
-    let mut streams: std::collections::BTreeMap<(&str, u16), Vec<crate::tools::trace::TraceRecord>> = std::collections::BTreeMap::new();
+    let mut streams: std::collections::BTreeMap<(&str, u16), Vec<crate::kernel::trace::blktrace::TraceRecord>> =
+        std::collections::BTreeMap::new();
     for r in sorted {
         let name = devices.get(r.dev.0 as usize).map_or("", |d| d.0.as_str());
         let stream = streams.entry((name, r.cpu)).or_default();
-        let shown = crate::tools::trace::TraceRecord { time: SimTime(r.time.ns() - t0), seq: stream.len() as u64, ..*r };
+        let shown = crate::kernel::trace::blktrace::TraceRecord { time: SimTime(r.time.ns() - t0), seq: stream.len() as u64, ..*r };
         stream.push(shown);
     }
     // Devices by name (the `-i` order below, and the order `replay` reads a directory in), CPUs
     // ascending.
     let keys: Vec<(&str, u16)> = streams.keys().copied().collect();
-    let streams: Vec<Vec<crate::tools::trace::TraceRecord>> = streams.into_values().collect();
+    let streams: Vec<Vec<crate::kernel::trace::blktrace::TraceRecord>> = streams.into_values().collect();
     let times: Vec<Vec<u64>> = streams.iter().map(|st| st.iter().map(|r| r.time.ns()).collect()).collect();
     let order = crate::tools::blkparse::file_order(&times);
     let mut text = String::new();
@@ -652,7 +654,7 @@ fn human(r: &RunReport, knobs: Option<&str>) -> String {
 mod tests {
     #[test]
     fn the_board_prints_a_caveat_under_its_row_whether_it_holds_or_misses() {
-        use crate::fidelity::committed;
+        use crate::course::fidelity::committed;
         let mut board = committed();
         assert!(
             board.iter().flat_map(|l| &l.rows).any(|r| r.lesson == "mq-clone-stall" && r.holds && !r.caveat.is_empty()),

@@ -3,8 +3,9 @@
 //! and each seed's figures.
 
 use super::commands::{bad, config_of, knobs_line, lesson_of, Args, CliError};
-use super::{fmt_num, run_one};
-use crate::link::LinkState;
+use crate::course::link::LinkState;
+use crate::engine::run_one;
+use crate::tools::report::fmt_num;
 use crate::tools::report::RunReport;
 use crate::tools::stats::SweepBins;
 use serde_json::json;

@@ -9,7 +9,10 @@ pub mod event;
 pub mod ids;
 pub mod invariants;
 pub mod rng;
+pub mod run;
 pub mod time;
+
+pub use run::run_one;
 
 use crate::block::genhd::dev_capacity_sectors;
 use crate::block::{Bio, BlockDev, DevKind, Request};
@@ -23,10 +26,10 @@ use crate::engine::time::{SimTime, NS_PER_S};
 use crate::fio::job::{Io, Job};
 use crate::hw::Disk;
 use crate::kernel::sched::{Core, Step, Thread, ThreadKind, Wait};
+use crate::kernel::trace::blktrace::TraceRing;
 use crate::scenario::{limits, Config, StackKind, Writeback};
 use crate::tools::snapshot::Interval;
 use crate::tools::stats::LatencyHist;
-use crate::tools::trace::TraceRing;
 
 /// The default trace ring size: enough for several frames of the busiest lesson.
 pub const TRACE_RING_DEFAULT: usize = 1 << 16;
@@ -93,7 +96,7 @@ pub struct Sim {
     pub(crate) seed: u64,
     pub(crate) events: EventQueue,
     pub(crate) trace: TraceRing,
-    pub(crate) trace_clock: crate::tools::trace::TraceClock,
+    pub(crate) trace_clock: crate::kernel::trace::blktrace::TraceClock,
     pub(crate) cores: Vec<Core>,
     pub(crate) threads: Vec<Thread>,
     pub(crate) devs: Vec<BlockDev>,

@@ -412,7 +412,7 @@ mod tests {
     #[test]
     fn a_scenario_writes_back_as_a_job_file_that_reads_the_same() {
         for id in ["anatomy-of-a-request", "nr-requests", "scsi-starved", "dm-sg-lists"] {
-            let lesson = crate::lessons::find(id).unwrap();
+            let lesson = crate::course::lessons::find(id).unwrap();
             let base = lesson.config(&lesson.first_variant().name, &[]).unwrap().scenario;
             let mut again = base.clone();
             for (k, v) in parse(&job_file(&base)).unwrap().knobs {

@@ -1,8 +1,9 @@
 //! `kernel/`: the scheduler (cores, threads, wakeups, context switches), softirq and
-//! ksoftirqd, and the workqueue that runs kblockd.
+//! ksoftirqd, the workqueue that runs kblockd, and blktrace (`trace/`).
 
 pub mod sched;
 pub mod sched_fair;
 pub mod softirq;
 pub mod topology;
+pub mod trace;
 pub mod workqueue;

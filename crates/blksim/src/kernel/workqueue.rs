@@ -41,7 +41,7 @@ impl Sim {
                 // A queue run from kblockd unplugs the queue first (blk_unplug_work, cfq_kick_queue).
                 if self.remove_plug(dev) {
                     let waiting = self.devs[dev.idx()].queue.elevator.len() as u32;
-                    self.emit(dev, crate::tools::trace::Action::U, false, 0, 0, tid, 0, waiting);
+                    self.emit(dev, crate::kernel::trace::blktrace::Action::U, false, 0, 0, tid, 0, waiting);
                 }
                 self.run_queue(dev);
             }

@@ -28,6 +28,8 @@ pub mod limits {
     pub const SIZE_MAX: u64 = 1 << 40;
     /// Bios and requests alive at once across the whole run.
     pub const BIOS_LIVE_MAX: usize = 1 << 22;
+    /// The most seeds `blksim sweep --seeds` (and a fidelity row's `seeds`) may ask for.
+    pub const SWEEP_SEEDS_MAX: u64 = 10_000;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

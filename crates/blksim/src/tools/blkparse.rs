@@ -2,7 +2,7 @@
 //! as the page's log, its blkparse export and `blksim trace` print them.
 
 use crate::engine::ids::ThreadId;
-use crate::tools::trace::{Action, TraceRecord};
+use crate::kernel::trace::blktrace::{Action, TraceRecord};
 
 /// What the log needs to know about a record's device and thread.
 pub struct Names<'a> {

@@ -7,8 +7,8 @@
 //! a process's first record in a file comes its `BLK_TN_PROCESS` note (pid and `comm`), which is
 //! how blkparse learns the `[comm]` it prints.
 
+use crate::kernel::trace::blktrace::{Action, TraceRecord};
 use crate::tools::blkparse::{process, Names};
-use crate::tools::trace::{Action, TraceRecord};
 use std::collections::BTreeMap;
 
 pub const BLK_IO_TRACE_MAGIC: u32 = 0x6561_7400;

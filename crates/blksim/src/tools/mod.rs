@@ -1,4 +1,4 @@
-//! What the tools see: the blktrace ring (`trace`), blkparse's text and blktrace's binary
+//! What the tools see: blkparse's text and blktrace's binary
 //! formats (`blkparse`, `blktrace_api`), /proc/diskstats and /proc/stat turned into
 //! iostat, vmstat and top (`stats`), the per-second snapshots (`snapshot`), the CLI's JSON
 //! report (`report`) and the UI's view of topology, threads and pools (`view`).
@@ -10,5 +10,4 @@ pub mod btt;
 pub mod report;
 pub mod snapshot;
 pub mod stats;
-pub mod trace;
 pub mod view;

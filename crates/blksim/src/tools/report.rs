@@ -258,3 +258,20 @@ fn per_second_means(sim: &Sim, cur: &Interval) -> (VmstatReport, f64) {
         VmstatReport { r: v.r / n, b: v.b / n, intr: v.intr / n, cs: v.cs / n, us: v.us / n, sy: v.sy / n, id: v.id / n, wa: v.wa / n };
     (mean, progressing / n)
 }
+
+/// A figure as the table prints it: no more digits than the measurement has.
+pub fn fmt_num(x: f64) -> String {
+    if !x.is_finite() {
+        return "—".into();
+    }
+    let a = x.abs();
+    if a >= 1000.0 {
+        format!("{x:.0}")
+    } else if a >= 10.0 {
+        format!("{:.1}", x).trim_end_matches(".0").to_string()
+    } else if a >= 0.1 || a == 0.0 {
+        format!("{x:.2}").trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        format!("{x:.4}").trim_end_matches('0').to_string()
+    }
+}

@@ -293,7 +293,7 @@ mod tests {
     /// readers, asleep on their reads a second in).
     #[test]
     fn pids_in_d_are_the_threads_top_shows_in_d() {
-        let cfg = crate::lessons::find("anatomy-of-a-request").unwrap().config("small-pool", &[]).unwrap();
+        let cfg = crate::course::lessons::find("anatomy-of-a-request").unwrap().config("small-pool", &[]).unwrap();
         let mut sim = Sim::new(&cfg, 1);
         sim.run_until(SimTime::from_secs_f64(1.0));
         let in_d: Vec<u32> = sim.threads_view().iter().filter(|t| t.state == 'D').map(|t| t.pid).collect();

@@ -113,7 +113,7 @@ fn lessons_lists_every_lesson_with_its_variants_and_its_measured_fidelity() {
         assert!(l["variants"].as_array().unwrap().len() >= 2);
         // A regression lesson's status is measured (the committed scoreboard), never typed:
         // "reproduces its report" exactly when "calibrated".
-        let board = blksim::fidelity::committed_for(l["id"].as_str().unwrap());
+        let board = blksim::course::fidelity::committed_for(l["id"].as_str().unwrap());
         match board {
             None => assert!(l["fidelity"].is_null() && l["calibrated"].as_bool().unwrap()),
             Some(b) => {
@@ -147,7 +147,7 @@ fn fidelity_json_has_every_row_with_its_report_band_measurement_and_verdict() {
     let lessons = v["lessons"].as_array().unwrap();
     assert_eq!(lessons.len(), 1);
     let rows = lessons[0]["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), blksim::lessons::find("nr-requests").unwrap().fidelity.len());
+    assert_eq!(rows.len(), blksim::course::lessons::find("nr-requests").unwrap().fidelity.len());
     for r in rows {
         assert_eq!(r["lesson"], "nr-requests");
         assert!(r["name"].is_string() && r["unit"].is_string() && r["how"].is_string());
@@ -157,18 +157,18 @@ fn fidelity_json_has_every_row_with_its_report_band_measurement_and_verdict() {
         assert_eq!(r["holds"].as_bool().unwrap(), lo <= x && x <= hi);
     }
     // The same numbers as the committed board.
-    assert_eq!(lessons[0], serde_json::to_value(blksim::fidelity::committed_for("nr-requests").unwrap()).unwrap());
+    assert_eq!(lessons[0], serde_json::to_value(blksim::course::fidelity::committed_for("nr-requests").unwrap()).unwrap());
 }
 
 #[test]
 fn fidelity_check_exits_1_on_a_missed_row_and_plain_runs_exit_0() {
     // Any lesson with a missed row (several have one), and any with none.
-    let missing = blksim::fidelity::committed().into_iter().find(|l| l.rows.iter().any(|r| !r.holds));
+    let missing = blksim::course::fidelity::committed().into_iter().find(|l| l.rows.iter().any(|r| !r.holds));
     if let Some(l) = missing {
         assert_eq!(blksim(&["fidelity", &l.lesson]).0, 0);
         assert_eq!(blksim(&["fidelity", &l.lesson, "--check"]).0, 1);
     }
-    let held = blksim::fidelity::committed().into_iter().find(|l| l.rows.iter().all(|r| r.holds));
+    let held = blksim::course::fidelity::committed().into_iter().find(|l| l.rows.iter().all(|r| r.holds));
     if let Some(l) = held {
         assert_eq!(blksim(&["fidelity", &l.lesson, "--check"]).0, 0);
     }

@@ -1,6 +1,6 @@
 //! Where and in what order a SCSI command's completion happens (seed 004's mechanisms).
 
-use blksim::tools::trace::Action;
+use blksim::kernel::trace::blktrace::Action;
 use blksim::{Sim, SimTime};
 
 #[test]
@@ -9,7 +9,7 @@ fn a_host_slot_freed_when_the_softirq_starts_is_taken_by_another_cpus_queue_run_
     // completion's softirq work (scsi_device_unbusy), so a queue run on another CPU can
     // dispatch (D) before that request's C and its device's own queue run: for a moment the
     // trace shows more commands dispatched and not completed than the host has slots.
-    let l = blksim::lessons::find("scsi-starved").unwrap();
+    let l = blksim::course::lessons::find("scsi-starved").unwrap();
     let mut sim = Sim::new(&l.config("regressed", &[]).unwrap(), 1);
     sim.set_trace(true);
     sim.run_until(SimTime(1_000_000_000));
@@ -39,7 +39,7 @@ fn no_scsi_starved_seed_locks_a_disk_out_for_the_whole_run() {
     // c21e6beb's kblockd punts and list reorder starve some disks part of the time; with the
     // two-part completion, completions on the submitters' sockets and 2.6.39-rc's delay timer,
     // every disk still gets slots now and then: no startup winners keep the host for good.
-    let l = blksim::lessons::find("scsi-starved").unwrap();
+    let l = blksim::course::lessons::find("scsi-starved").unwrap();
     let cfg = l.config("regressed", &[]).unwrap();
     let mut ratios = Vec::new();
     for seed in 1..=10 {

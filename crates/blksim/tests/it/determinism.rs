@@ -1,8 +1,8 @@
 //! One seed, one run: the same scenario and seed give byte-identical JSON and trace, and the
 //! golden run below is what the browser build must reproduce too (tests/web.rs in the app).
 
-use blksim::cli::run_one;
-use blksim::lessons;
+use blksim::course::lessons;
+use blksim::engine::run_one;
 use blksim::tools::report::RunReport;
 use blksim::{Sim, SimTime};
 
@@ -87,7 +87,10 @@ fn readahead_runs_give_the_same_run_as_bios_one_by_one() {
             sim.run_until(SimTime(200_000_000));
             if trace {
                 let (mut recs, _) = sim.trace().since(0);
-                assert!(recs.any(|r| r.action == blksim::tools::trace::Action::Q && r.bytes == 4096), "the trace shows page bios");
+                assert!(
+                    recs.any(|r| r.action == blksim::kernel::trace::blktrace::Action::Q && r.bytes == 4096),
+                    "the trace shows page bios"
+                );
             }
             serde_json::to_string(&RunReport::from_sim(&mut sim, "dm-sg-lists", variant)).unwrap()
         };

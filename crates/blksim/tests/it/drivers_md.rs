@@ -2,7 +2,7 @@
 //! their completion, md raid5's stripe cache), one test each, as in `mechanisms.rs`.
 
 use super::mechanisms::sim;
-use blksim::tools::trace::Action;
+use blksim::kernel::trace::blktrace::Action;
 use blksim::{Sim, SimTime};
 
 /// Softirq CPU time per completed dm request, for a dm-multipath reader of a device node.

@@ -3,7 +3,7 @@
 //! change that moves any figure fails here until `scripts/fidelity` rewrites the file, so the
 //! diff of that file is the change's effect on every lesson at once.
 
-use blksim::fidelity;
+use blksim::course::fidelity;
 
 #[test]
 fn the_committed_scoreboard_is_what_the_model_measures_now() {
@@ -25,7 +25,7 @@ fn the_committed_scoreboard_is_what_the_model_measures_now() {
 
 #[test]
 fn every_regression_lesson_has_rows_and_every_row_has_a_reason_while_it_misses() {
-    for l in blksim::lessons::all() {
+    for l in blksim::course::lessons::all() {
         assert_eq!(l.kind == "regression", !l.fidelity.is_empty(), "{}: regression lessons have fidelity rows, primers none", l.id);
     }
     for l in fidelity::committed().into_iter().chain(fidelity::committed_sections()) {
@@ -44,7 +44,7 @@ fn every_regression_lesson_has_rows_and_every_row_has_a_reason_while_it_misses()
 /// the band. A model change that brings one back inside fails here: the caveat has gone stale.
 #[test]
 fn every_caveat_is_measured_and_each_of_its_figures_leaves_the_band() {
-    let cues = blksim::cues::committed();
+    let cues = blksim::course::cues::committed();
     let predict = cues.iter().flat_map(|c| c.predict.clone());
     let mut seen = 0;
     for r in fidelity::committed().into_iter().chain(fidelity::committed_sections()).flat_map(|l| l.rows).chain(predict) {
@@ -83,11 +83,11 @@ fn a_row_holds_exactly_when_its_measurement_is_inside_its_band() {
 /// reveal shows beside the report's figure.
 #[test]
 fn every_cue_agrees_with_the_model_and_the_committed_cues_are_current() {
-    let fresh = blksim::cues::run_all();
+    let fresh = blksim::course::cues::run_all();
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../lessons/cues.json");
     let committed = std::fs::read_to_string(path).expect("lessons/cues.json exists (scripts/fidelity writes it)");
-    assert!(blksim::cues::to_json(&fresh) == committed, "lessons/cues.json is stale: run scripts/fidelity and commit the result");
-    for l in blksim::lessons::all() {
+    assert!(blksim::course::cues::to_json(&fresh) == committed, "lessons/cues.json is stale: run scripts/fidelity and commit the result");
+    for l in blksim::course::lessons::all() {
         let c = fresh.iter().find(|c| c.lesson == l.id).expect("every lesson has cues");
         for (i, (st, rows)) in l.steps.iter().zip(&c.steps).enumerate() {
             assert!(!st.watch.is_empty() && !st.check.is_empty(), "{} step {}: a step says what to watch and how to check it", l.id, i + 1);
@@ -125,8 +125,8 @@ fn the_devices_section_has_a_dozen_rows_each_with_its_source_setup_and_sandbox_l
         assert!(!r.source.is_empty() && !r.setup.is_empty(), "{}: no source or setup", r.name);
         let link = r.link.as_deref().expect("a sandbox link");
         // The link opens: every knob in it passes the same checks as --set.
-        let st = blksim::link::LinkState::decode(link).unwrap_or_else(|e| panic!("{}: {link}: {e:?}", r.name));
-        assert_eq!(st.lesson, blksim::lessons::SANDBOX);
+        let st = blksim::course::link::LinkState::decode(link).unwrap_or_else(|e| panic!("{}: {link}: {e:?}", r.name));
+        assert_eq!(st.lesson, blksim::course::lessons::SANDBOX);
     }
     // At least two rows per device model.
     for kind in ["hdd", "ssd", "ramlun", "hwraid5"] {

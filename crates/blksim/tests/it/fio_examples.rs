@@ -2,8 +2,8 @@
 //! as a user pastes them into the sandbox or gives them to `blksim run --job-file`: each one
 //! runs, with every option the model lacks named, or is refused with one clear line.
 
-use blksim::cli::run_one;
-use blksim::lessons;
+use blksim::course::lessons;
+use blksim::engine::run_one;
 use std::collections::BTreeMap;
 
 const EXAMPLES: &str = "/usr/share/doc/fio/examples";

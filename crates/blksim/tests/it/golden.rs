@@ -12,7 +12,7 @@ fn dir() -> PathBuf {
 /// Every golden file and the CLI arguments that print it.
 pub fn cases() -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
-    for l in blksim::lessons::all() {
+    for l in blksim::course::lessons::all() {
         let id = l.id.to_string();
         out.push((format!("compare-{id}.json"), vec!["compare".into(), id.clone(), "--seed".into(), "1".into(), "--json".into()]));
         let run = ["run", &id, "--seed", "3", "--duration", "2", "--json"];
@@ -33,8 +33,10 @@ fn cli(args: &[String]) -> Vec<u8> {
 #[test]
 fn the_cli_prints_the_golden_outputs_byte_for_byte() {
     let cases = cases();
-    let mut files: Vec<String> =
-        std::fs::read_dir(dir()).expect("tests/golden/outputs").map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect();
+    let mut files: Vec<String> = std::fs::read_dir(dir())
+        .expect("tests/golden/outputs")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
     files.sort();
     let mut named: Vec<String> = cases.iter().map(|(f, _)| f.clone()).collect();
     named.sort();

@@ -1,7 +1,7 @@
 //! Every lesson file parses, and every variant validates and runs.
 
-use blksim::cli::run_one;
-use blksim::lessons;
+use blksim::course::lessons;
+use blksim::engine::run_one;
 
 #[test]
 fn every_lesson_and_variant_runs() {
@@ -23,7 +23,7 @@ fn every_lesson_and_variant_runs() {
 #[test]
 fn a_finished_run_shows_its_jobs_as_exited() {
     let cfg = lessons::find("mq-clone-stall").unwrap().config("regressed", &[]).unwrap();
-    let sim = blksim::cli::run_one(&cfg, 1, None);
+    let sim = blksim::engine::run_one(&cfg, 1, None);
     assert!(sim.is_finished());
     let top = sim.threads_view();
     let mkfs = top.iter().find(|t| t.name == "mkfs.xfs").expect("the job's process");
@@ -76,7 +76,7 @@ fn the_longest_stall_is_the_span_without_a_jobs_io_completing() {
 /// step that shows its answer; a lesson that asks after that step is refused by name.
 #[test]
 fn the_prediction_comes_before_the_step_that_shows_its_answer() {
-    use blksim::lessons::Stop;
+    use blksim::course::lessons::Stop;
     for l in lessons::all() {
         let stops: Vec<Stop> = (0..l.stops()).map(|i| l.stop(i).expect("a stop")).collect();
         assert_eq!(l.stop(l.stops()), None, "{}: nothing past the last stop", l.id);
@@ -125,7 +125,7 @@ fn a_step_past_its_runs_end_is_refused() {
 fn a_caveats_knobs_are_checked_like_the_rows_own() {
     let l = lessons::find("raid5-chunk").unwrap();
     let at = l.fidelity.iter().position(|r| !r.caveat_sets.is_empty()).expect("raid5-chunk has a measured caveat");
-    let refused = |edit: &dyn Fn(&mut blksim::fidelity::FidelityRow)| {
+    let refused = |edit: &dyn Fn(&mut blksim::course::fidelity::FidelityRow)| {
         let mut bad = l.clone();
         edit(&mut bad.fidelity[at]);
         lessons::check(&bad).expect_err("refused").to_string()

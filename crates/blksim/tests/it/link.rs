@@ -1,8 +1,8 @@
 //! The link codec as users abuse it: valid states round-trip, and any string either decodes
 //! or names the offending part, without panicking.
 
-use blksim::lessons;
-use blksim::link::LinkState;
+use blksim::course::lessons;
+use blksim::course::link::LinkState;
 use proptest::prelude::*;
 
 fn state() -> impl Strategy<Value = LinkState> {
@@ -67,7 +67,7 @@ proptest! {
 
     #[test]
     fn tampered_values_name_their_field(lesson in prop::sample::select(lessons::ids()), junk in "[^&=#]{1,40}") {
-        let f = format!("#/lesson/{lesson}?v=1&queue.depth={}", blksim::link::pct_encode(&junk));
+        let f = format!("#/lesson/{lesson}?v=1&queue.depth={}", blksim::course::link::pct_encode(&junk));
         if let Err(e) = LinkState::decode(&f) {
             prop_assert_eq!(e.field, "queue.depth");
         }

@@ -1,7 +1,7 @@
 //! One test per mechanism of the slice, showing the mechanism itself.
 
+use blksim::kernel::trace::blktrace::Action;
 use blksim::scenario::{set_knob, Scenario};
-use blksim::tools::trace::Action;
 use blksim::{Sim, SimTime};
 
 pub(crate) fn sim(knobs: &[(&str, &str)]) -> Sim {
@@ -79,7 +79,7 @@ fn trace_records_name_the_context_that_did_the_work() {
     // blkparse names the process running on the CPU: in scsi-starved's regressed case
     // scsi_run_queue punts the starved queues to kblockd, so kblockd issues (D) requests the
     // writers queued; completions run in softirq, not in the submitter.
-    let cfg = blksim::lessons::find("scsi-starved").unwrap().config("regressed", &[]).unwrap();
+    let cfg = blksim::course::lessons::find("scsi-starved").unwrap().config("regressed", &[]).unwrap();
     let mut sim = Sim::new(&cfg, 1);
     sim.set_trace(true);
     sim.run_until(SimTime(2_000_000_000));
@@ -348,7 +348,7 @@ fn a_steps_bios_merge_on_its_plug_unless_2_6_2_plugging_dispatches_each_request_
 
 /// Runs a lesson variant with overrides to its end, with the trace on.
 fn lesson_sim(lesson: &str, variant: &str, knobs: &[(&str, &str)]) -> Sim {
-    let l = blksim::lessons::find(lesson).unwrap();
+    let l = blksim::course::lessons::find(lesson).unwrap();
     let o: Vec<(String, String)> = knobs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let cfg = l.config(variant, &o).unwrap();
     let mut sim = Sim::new(&cfg, 1);
@@ -528,8 +528,8 @@ fn last_second(lesson: &str, variant: &str, secs: f64) -> blksim::tools::report:
 
 /// The iostat/vmstat report of the last `n` whole seconds of a lesson variant's run (seed 1).
 fn last_seconds(lesson: &str, variant: &str, secs: f64, n: usize) -> blksim::tools::report::IntervalReport {
-    let cfg = blksim::lessons::find(lesson).unwrap().config(variant, &[]).unwrap();
-    let sim = blksim::cli::run_one(&cfg, 1, Some(secs));
+    let cfg = blksim::course::lessons::find(lesson).unwrap().config(variant, &[]).unwrap();
+    let sim = blksim::engine::run_one(&cfg, 1, Some(secs));
     let history: Vec<_> = sim.history().collect();
     let len = history.len();
     blksim::tools::report::IntervalReport::between(&sim, history[len - 1 - n], history[len - 1])
@@ -568,7 +568,7 @@ fn vmstat_bi_counts_a_stacked_read_once_at_the_top() {
 fn each_bio_is_traced_queued_just_before_it_becomes_or_joins_a_request() {
     // blkparse order: Q then G (or M/F) for one bio, then the next bio's Q, not 256 Qs and
     // then 256 Ms; and a remapped bio gets its Q on the lower device after the A.
-    let cfg = blksim::lessons::find("dm-sg-lists").unwrap().config("workaround", &[]).unwrap();
+    let cfg = blksim::course::lessons::find("dm-sg-lists").unwrap().config("workaround", &[]).unwrap();
     let mut sim = Sim::new(&cfg, 1);
     sim.run_until(SimTime(20_000_000));
     let recs: Vec<_> = sim.trace().since(0).0.copied().collect();
@@ -593,7 +593,7 @@ fn each_bio_is_traced_queued_just_before_it_becomes_or_joins_a_request() {
 /// flight at once, before the map), so btt pairs every Q with its C.
 #[test]
 fn a_random_job_writes_each_block_of_its_file_once() {
-    let l = blksim::lessons::find("mq-clone-stall").unwrap();
+    let l = blksim::course::lessons::find("mq-clone-stall").unwrap();
     let cfg = l.config("regressed", &[]).unwrap();
     let mut sim = Sim::new(&cfg, 5);
     sim.set_trace(true);
@@ -615,8 +615,8 @@ fn a_random_job_writes_each_block_of_its_file_once() {
 
 #[test]
 fn history_after_gives_the_seconds_past_a_time_point() {
-    let cfg = blksim::lessons::find("nr-requests").unwrap().config("regressed", &[]).unwrap();
-    let sim = blksim::cli::run_one(&cfg, 1, Some(3.5));
+    let cfg = blksim::course::lessons::find("nr-requests").unwrap().config("regressed", &[]).unwrap();
+    let sim = blksim::engine::run_one(&cfg, 1, Some(3.5));
     let all: Vec<_> = sim.history().cloned().collect();
     assert_eq!(all.len(), 3);
     assert_eq!(sim.history_after(None).cloned().collect::<Vec<_>>(), all);
@@ -628,15 +628,15 @@ fn history_after_gives_the_seconds_past_a_time_point() {
 
 #[test]
 fn fairness_counts_the_disks_that_had_work_not_those_no_job_submits_to() {
-    let lesson = blksim::lessons::find("scsi-starved").unwrap();
+    let lesson = blksim::course::lessons::find("scsi-starved").unwrap();
     // 6 jobs on 12 disks, each served alike: fair (it read 0.5 when the idle disks counted).
     let cfg = lesson.config("before", &[("workload.numjobs".into(), "6".into())]).unwrap();
-    let sim = blksim::cli::run_one(&cfg, 1, Some(2.0));
+    let sim = blksim::engine::run_one(&cfg, 1, Some(2.0));
     let busy = sim.history().last().unwrap().diskstats.iter().filter(|d| d.io_ticks_ns > 0).count();
     assert!(busy >= 6, "{busy} devices had work");
     assert!(sim.fairness() > 0.99, "{}", sim.fairness());
     // A disk whose requests wait unserved still counts: the regression's starved disks.
     let cfg = lesson.config("regressed", &[]).unwrap();
-    let sim = blksim::cli::run_one(&cfg, 1, Some(5.0));
+    let sim = blksim::engine::run_one(&cfg, 1, Some(5.0));
     assert!(sim.fairness() < 0.97, "{}", sim.fairness());
 }

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 
 /// A short run of a lesson with the trace on: its records and their blktrace files.
 fn traced(lesson: &str, variant: &str, ms: u64) -> (Vec<String>, Vec<(String, Vec<u8>)>) {
-    let l = blksim::lessons::find(lesson).unwrap();
+    let l = blksim::course::lessons::find(lesson).unwrap();
     let cfg = l.config(variant, &[]).unwrap();
     let mut sim = Sim::new(&cfg, 1);
     sim.set_trace(true);
@@ -116,7 +116,7 @@ proptest! {
 
 #[test]
 fn the_page_dump_holds_the_same_records_as_the_per_cpu_files() {
-    let l = blksim::lessons::find("scsi-starved").unwrap();
+    let l = blksim::course::lessons::find("scsi-starved").unwrap();
     let cfg = l.config("regressed", &[]).unwrap();
     let mut sim = Sim::new(&cfg, 1);
     sim.set_trace(true);
@@ -147,11 +147,11 @@ fn the_page_dump_holds_the_same_records_as_the_per_cpu_files() {
 #[test]
 fn records_carry_the_time_their_work_happened_within_a_step() {
     use blksim::calib::{ADD_REQUEST_NS, ELV_MERGE_NS, GET_REQUEST_NS};
-    use blksim::tools::trace::Action;
+    use blksim::kernel::trace::blktrace::Action;
     use std::collections::BTreeMap;
     let mut out_of_order = 0;
     for (lesson, variant) in [("nr-requests", "regressed"), ("scsi-starved", "before"), ("dm-sg-lists", "workaround")] {
-        let l = blksim::lessons::find(lesson).unwrap();
+        let l = blksim::course::lessons::find(lesson).unwrap();
         let cfg = l.config(variant, &[]).unwrap();
         let mut sim = Sim::new(&cfg, 1);
         sim.set_trace(true);

@@ -1,7 +1,7 @@
 //! What `scripts/soak` found, each as the case its seed made (`soak fuzz --seed N` replays the
 //! original): the inputs spelled out, so the test stands without the soak's generator.
 
-use blksim::link::LinkState;
+use blksim::course::link::LinkState;
 use blksim::scenario::{set_knob, Scenario};
 use blksim::{Sim, SimTime};
 
@@ -10,7 +10,7 @@ use blksim::{Sim, SimTime};
 /// queue's limit (it counted 16 completions per disk): a panic.
 #[test]
 fn a_raid_controller_with_every_tag_busy_stays_within_the_event_queue() {
-    let l = blksim::lessons::find("nr-requests").unwrap();
+    let l = blksim::course::lessons::find("nr-requests").unwrap();
     let sets: Vec<(String, String)> = [
         ("workload.bs", "16775680"),
         ("workload.numjobs", "4"),
@@ -151,7 +151,7 @@ fn multipathd_path_checks_are_the_only_bytes_beyond_the_jobs() {
 /// on a read that is not its job's (the invariant names it).
 #[test]
 fn a_readahead_window_done_long_ago_does_not_take_a_new_reads_bios() {
-    let l = blksim::lessons::find("raid5-chunk").unwrap();
+    let l = blksim::course::lessons::find("raid5-chunk").unwrap();
     let mut sim = Sim::new(&l.config("regressed", &[]).unwrap(), 1);
     for ms in (10..=9_000).step_by(10) {
         sim.run_until(SimTime(ms * 1_000_000));
@@ -164,7 +164,7 @@ fn a_readahead_window_done_long_ago_does_not_take_a_new_reads_bios() {
 /// past the end of the disk (a panic). Such a block is refused, naming the device's size.
 #[test]
 fn a_block_larger_than_the_device_is_refused() {
-    let l = blksim::lessons::find("mq-clone-stall").unwrap();
+    let l = blksim::course::lessons::find("mq-clone-stall").unwrap();
     let sets = |bs: &str| vec![("stack".to_string(), "lvm".to_string()), ("workload.bs".to_string(), bs.to_string())];
     let e = l.config("regressed", &sets("16775680")).unwrap_err().to_string();
     assert!(e.contains("workload.bs") && e.contains("16580608"), "{e}");

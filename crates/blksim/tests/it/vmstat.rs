@@ -4,7 +4,7 @@
 use blksim::{Sim, SimTime};
 
 fn raid5_chunk(variant: &str) -> blksim::RunReport {
-    let l = blksim::lessons::find("raid5-chunk").unwrap();
+    let l = blksim::course::lessons::find("raid5-chunk").unwrap();
     let cfg = l.config(variant, &[]).unwrap();
     let mut sim = Sim::new(&cfg, 1);
     sim.run_until(SimTime::from_secs_f64(3.0));

@@ -6,7 +6,7 @@ use crate::calib::{BIO_CLONE_NS, DISPATCH_NS, DM_MAP_REQUEST_NS, DM_REQUEST_DELA
 use crate::engine::ids::*;
 use crate::engine::{Next, Sim};
 use crate::kernel::sched::{Step, ThreadKind, Wait};
-use crate::tools::trace::Action;
+use crate::kernel::trace::blktrace::Action;
 
 impl Sim {
     /// `dm_request_fn` (2.6.31+, cec47e3d): while the path is not busy, take the next request

@@ -8,7 +8,7 @@ use crate::engine::event::Event;
 use crate::engine::ids::*;
 use crate::engine::time::NS_PER_S;
 use crate::engine::Sim;
-use crate::tools::trace::Action;
+use crate::kernel::trace::blktrace::Action;
 
 impl Sim {
     /// The path selector: `failover` uses the first path of its only group; `multibus` takes

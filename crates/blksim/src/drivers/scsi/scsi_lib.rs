@@ -6,8 +6,8 @@ use crate::engine::event::Event;
 use crate::engine::ids::*;
 use crate::engine::Sim;
 use crate::hw::Cmd;
+use crate::kernel::trace::blktrace::Action;
 use crate::scenario::RunQueueMode;
-use crate::tools::trace::Action;
 
 impl Sim {
     /// `scsi_lld_busy`: the device has no free tag or the host is full. Request-based dm asks

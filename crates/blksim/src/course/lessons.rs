@@ -51,9 +51,9 @@ pub struct Step {
     #[serde(default)]
     pub iostat_rows: IostatRows,
     /// What the step's cue claims about the model's own numbers, measured like fidelity rows
-    /// (`crate::cues`); a test fails when one does not hold, so a cue never contradicts the run.
+    /// (`crate::course::cues`); a test fails when one does not hold, so a cue never contradicts the run.
     #[serde(default)]
-    pub check: Vec<crate::fidelity::FidelityRow>,
+    pub check: Vec<crate::course::fidelity::FidelityRow>,
 }
 
 /// Which iostat lines a step keeps when there are more devices than the table shows.
@@ -83,7 +83,7 @@ pub struct Predict {
     /// The answer's claim on the model's own numbers (measured like fidelity rows): the reveal
     /// shows each beside the report's, and marks an answer right only when the model shows it.
     #[serde(default)]
-    pub check: Vec<crate::fidelity::FidelityRow>,
+    pub check: Vec<crate::course::fidelity::FidelityRow>,
     /// The step (counted from 1, as the page numbers them) after which the prediction comes;
     /// 0 puts it before the first. It must come before the first step that shows its answer
     /// (`check` refuses a lesson whose prediction asks what the class has already seen).
@@ -119,10 +119,10 @@ pub struct Lesson {
     /// Which report in shared/seeds it retells ("-" for primers).
     pub seed_report: String,
     /// Every figure its report gives, with the band the model must land in and how to measure
-    /// it (`crate::fidelity`). Whether the lesson reproduces its report is measured from these,
+    /// it (`crate::course::fidelity`). Whether the lesson reproduces its report is measured from these,
     /// never typed.
     #[serde(default)]
-    pub fidelity: Vec<crate::fidelity::FidelityRow>,
+    pub fidelity: Vec<crate::course::fidelity::FidelityRow>,
     /// The knobs the lesson exposes first.
     pub knobs: Vec<String>,
     pub scenario: Scenario,
@@ -163,10 +163,10 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
         if let Some(b) = &st.ab {
             l.variant(b).map_err(|e| ScenarioError::new(format!("{}.steps[{i}].ab", l.id), e.message))?;
         }
-        if let Some(t) = st.t.filter(|t| !(t.is_finite() && *t > 0.0 && *t <= crate::link::T_MAX_S)) {
+        if let Some(t) = st.t.filter(|t| !(t.is_finite() && *t > 0.0 && *t <= crate::course::link::T_MAX_S)) {
             return Err(ScenarioError::new(
                 format!("{}.steps[{i}].t", l.id),
-                format!("{t} is not a time from 0 to {} s", crate::link::T_MAX_S),
+                format!("{t} is not a time from 0 to {} s", crate::course::link::T_MAX_S),
             ));
         }
         // The page stops a run at its duration: a step's time point past it would open at the
@@ -185,7 +185,7 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
         if let Some(bad) = st.tables.iter().find(|t| !STEP_TABLES.contains(&t.as_str())) {
             return Err(ScenarioError::new(format!("{}.steps[{i}].tables", l.id), format!("'{bad}' is not one of {STEP_TABLES:?}")));
         }
-        crate::fidelity::check_rows(l, &st.check, &format!("steps[{i}].check"))?;
+        crate::course::fidelity::check_rows(l, &st.check, &format!("steps[{i}].check"))?;
         // The first numbers a step shows are of the whole second before its t: that second
         // must be past the warm-up too, or the class first sees warm-up figures.
         if let (Some(w), Some(_)) = (l.warmup_s, &st.ab) {
@@ -206,12 +206,12 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
         crate::scenario::check_user_knobs(&scenarios, &[(k.clone(), value)])
             .map_err(|e| ScenarioError::new(format!("{}.knobs", l.id), e.to_string()))?;
     }
-    crate::fidelity::check(l)?;
+    crate::course::fidelity::check(l)?;
     if let Some(p) = &l.predict {
         if p.answer >= p.options.len() {
             return Err(ScenarioError::new(format!("{}.predict.answer", l.id), "not an index into options"));
         }
-        crate::fidelity::check_rows(l, &p.check, "predict.check")?;
+        crate::course::fidelity::check_rows(l, &p.check, "predict.check")?;
         if let Some(bad) = p.tables.iter().find(|t| !STEP_TABLES.contains(&t.as_str())) {
             return Err(ScenarioError::new(format!("{}.predict.tables", l.id), format!("'{bad}' is not one of {STEP_TABLES:?}")));
         }

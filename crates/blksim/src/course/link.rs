@@ -4,7 +4,7 @@
 //! This is a transfer format, not an internal struct: it only grows, and an old version is
 //! reported, never misread.
 
-use crate::lessons;
+use crate::course::lessons;
 use crate::scenario::{clip, knob_spec};
 use std::fmt;
 
@@ -128,7 +128,7 @@ pub fn pct_decode(s: &str) -> Option<String> {
 impl LinkState {
     /// The fragment, starting with `#`.
     pub fn encode(&self) -> String {
-        let mut s = if self.lesson == crate::lessons::SANDBOX {
+        let mut s = if self.lesson == crate::course::lessons::SANDBOX {
             format!("#/sandbox?v={LINK_VERSION}")
         } else {
             format!("#/lesson/{}?v={LINK_VERSION}", pct_encode(&self.lesson))
@@ -182,7 +182,7 @@ impl LinkState {
         let f = fragment.strip_prefix('#').unwrap_or(fragment);
         let (path, query) = f.split_once('?').unwrap_or((f, ""));
         let id = if path == "/sandbox" {
-            crate::lessons::SANDBOX.to_string()
+            crate::course::lessons::SANDBOX.to_string()
         } else {
             let id = path.strip_prefix("/lesson/").ok_or_else(|| {
                 err("fragment", format!("'{}' is not a lesson link; expected #/lesson/<id>?v=1&… or #/sandbox?v=1&…", clip(path)))

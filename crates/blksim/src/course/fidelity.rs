@@ -8,8 +8,8 @@
 //! A row is `fitted` when a constant in `calib.rs` was fitted to it; a lesson reproduces its
 //! report when every predicted (not fitted) row holds.
 
-use crate::cli::run_one;
-use crate::lessons::{self, Lesson};
+use crate::course::lessons::{self, Lesson};
+use crate::engine::run_one;
 use crate::scenario::ScenarioError;
 use crate::tools::report::RunReport;
 use serde::{Deserialize, Serialize};
@@ -269,7 +269,7 @@ pub fn check_rows(l: &Lesson, rows: &[FidelityRow], list: &str) -> Result<(), Sc
             return Err(ScenarioError::new(at("band"), "expected [lo, hi] with lo ≤ hi"));
         }
         match (r.seeds, r.stat) {
-            (Some(n), Some(_)) if (1..=crate::cli::SWEEP_SEEDS_MAX as u32).contains(&n) && !is_ratio(r) => {}
+            (Some(n), Some(_)) if (1..=crate::scenario::limits::SWEEP_SEEDS_MAX as u32).contains(&n) && !is_ratio(r) => {}
             (None, None) => {}
             _ => return Err(ScenarioError::new(at("seeds"), "a sweep needs seeds (1 to 10000) and stat, and no ratio")),
         }
@@ -327,7 +327,7 @@ fn sandbox_link(set: &BTreeMap<String, String>, duration_s: Option<f64>) -> Stri
     if let Some(d) = duration_s {
         overrides.push(("duration".into(), format!("{d}")));
     }
-    let st = crate::link::LinkState { lesson: lessons::SANDBOX.into(), overrides, ..Default::default() };
+    let st = crate::course::link::LinkState { lesson: lessons::SANDBOX.into(), overrides, ..Default::default() };
     st.encode()
 }
 

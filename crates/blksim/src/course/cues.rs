@@ -6,8 +6,8 @@
 //! regenerates the file, and fails when a step's cue does not hold (a cue must agree with the
 //! run on screen) or a prediction's row misses without saying why.
 
-use crate::fidelity::{measure_row, RowResult, Runs};
-use crate::lessons::{self, Lesson};
+use crate::course::fidelity::{measure_row, RowResult, Runs};
+use crate::course::lessons::{self, Lesson};
 use serde::{Deserialize, Serialize};
 
 /// One lesson's measured cues.
