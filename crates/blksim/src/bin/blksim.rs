@@ -1,4 +1,4 @@
-//! `blksim`: run lessons and scenarios from the command line (shared/design/CLI.md).
+//! `blksim`: run lessons and scenarios from the command line (docs/cli.md is its contract).
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -1,7 +1,7 @@
 //! The `blksim` command line as clap (derive) reads it: subcommands, `--help` with examples,
 //! `--version`. Only the binary uses it (the `cli` feature), so the library the browser loads
 //! does not carry clap. Values stay text here and are checked in `Args::checked`, which words
-//! each message as shared/design/CLI.md asks: one line naming the word and what is allowed.
+//! each message as docs/cli.md says: one line naming the word and what is allowed.
 
 use super::commands::{bad, Args, CliError, USAGE};
 use crate::scenario::limits::SWEEP_SEEDS_MAX;
@@ -30,6 +30,11 @@ const EXAMPLES: &str = "Examples:
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
+}
+
+/// The command line's clap `Command`: its subcommands and flags (docs/cli.md is checked against it).
+pub fn command() -> clap::Command {
+    Cli::command()
 }
 
 /// `--set KEY=VALUE`, repeatable: its long help lists every knob with its range.
@@ -201,7 +206,7 @@ struct RunArgs {
     /// The variant (default: the lesson's first)
     #[arg(long, value_name = "NAME")]
     variant: Option<String>,
-    /// Print JSON instead of text (run: the run report of shared/design/CLI.md; trace: the files written and how to read them)
+    /// Print JSON instead of text (run: the run report docs/cli.md describes; trace: the files written and how to read them)
     #[arg(long)]
     json: bool,
 }

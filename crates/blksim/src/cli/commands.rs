@@ -1,4 +1,4 @@
-//! The `blksim` subcommands (shared/design/CLI.md is their contract). Bad input returns a
+//! The `blksim` subcommands (docs/cli.md is their contract). Bad input returns a
 //! `CliError`: one line naming the offending word and what is allowed; the binary exits 2.
 
 use super::args;

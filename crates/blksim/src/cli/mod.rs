@@ -6,4 +6,5 @@ mod args;
 mod commands;
 mod replay;
 mod sweep;
+pub use args::command;
 pub use commands::{main, CliError, FIDELITY_MISSES, TRACE_RECORDS_MAX};

@@ -5,6 +5,7 @@ mod cli;
 mod completion;
 mod determinism;
 mod devices;
+mod docs;
 mod drivers_md;
 mod fidelity;
 mod fio_examples;
