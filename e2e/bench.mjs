@@ -1,10 +1,12 @@
 // In-browser speed figures (not a test; prints numbers): frame times with the animation on,
 // core speed in WebAssembly with the animation off, first paint, and the wasm+js size.
-// Usage: node e2e/bench.mjs [--json]
+// Usage: node e2e/bench.mjs [--json] [--record]
 // Builds the app first (trunk build --release, its progress on stderr) when dist/ is missing
 // or older than a source. With --json, stdout is one JSON object (bundle_gzip_kib,
 // first_contentful_paint_ms, frame_work_ms_p95, wasm_x_real_time and wasm_share_of_heap_yardstick
-// (percent) by "lesson/variant", and the seed sweep) and the human lines go to stderr.
+// (percent) by "lesson/variant", and the seed sweep) and the human lines go to stderr. With
+// --record, the figures are also appended to benchmarks/history.csv (date, commit, what,
+// figure, unit, notes), one row each; without it the tree is left as it was.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -16,6 +18,7 @@ import { serve } from './serve.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 const json = process.argv.includes('--json');
+const record = process.argv.includes('--record');
 const say = (line) => (json ? console.error : console.log)(line);
 
 // dist/ is stale when any input of the build is newer than its wasm.
@@ -145,3 +148,24 @@ for (const [lesson, speed] of [['dm-sg-lists', 0.01], ['dm-sg-lists', 0.2], ['sc
 await browser.close();
 server.close();
 if (json) console.log(JSON.stringify(result));
+if (record) appendHistory(result);
+
+// One CSV row per figure, after the rows already in benchmarks/history.csv.
+function appendHistory(r) {
+  const git = (args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' }).stdout?.trim() ?? '';
+  const commit = git(['rev-parse', '--short', 'HEAD']) + (git(['status', '--porcelain', '--untracked-files=no']) ? '+dirty' : '');
+  const date = new Date().toISOString().slice(0, 10);
+  const notes = `node e2e/bench.mjs; ${r.browser}`;
+  const rows = [
+    ['browser bundle_gzip_kib', r.bundle_gzip_kib, 'KiB gzip'],
+    ['browser first_contentful_paint_ms', r.first_contentful_paint_ms, 'ms'],
+    ['browser frame_work_ms_p95', r.frame_work_ms_p95, 'ms'],
+    ...Object.entries(r.wasm_x_real_time).map(([k, v]) => [`browser wasm_x_real_time ${k}`, v, 'x']),
+    ...Object.entries(r.wasm_share_of_heap_yardstick).map(([k, v]) => [`browser wasm_share_of_heap_yardstick ${k}`, v, '%']),
+    [`browser sweep ${r.sweep.lesson} ${r.sweep.seeds} seeds wall_s`, r.sweep.wall_s, 's'],
+  ];
+  const cell = (x) => (/[",\n]/.test(String(x ?? '')) ? `"${String(x).replaceAll('"', '""')}"` : String(x ?? ''));
+  const text = rows.map(([what, figure, unit]) => [date, commit, what, figure, unit, notes].map(cell).join(',')).join('\n') + '\n';
+  fs.appendFileSync(path.join(root, 'benchmarks/history.csv'), text);
+  say(`recorded ${rows.length} figures in benchmarks/history.csv`);
+}
