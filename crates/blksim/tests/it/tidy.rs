@@ -59,23 +59,30 @@ fn rust_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out
 }
 
+/// Every folder holding Rust source under `root/dir`, as a path relative to `dir` ("" for `dir`).
+fn rust_folders(root: &std::path::Path, dir: &str) -> Vec<String> {
+    let base = root.join(dir);
+    let mut folders: Vec<String> =
+        rust_files(&base).iter().map(|f| f.parent().unwrap().strip_prefix(&base).unwrap().to_string_lossy().replace('\\', "/")).collect();
+    folders.sort();
+    folders.dedup();
+    folders
+}
+
 #[test]
-fn every_source_file_is_in_the_codemap_and_under_about_800_lines() {
+fn every_source_folder_is_in_the_codemap_and_every_file_under_800_lines() {
     let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     let map = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
     for dir in ["crates/blksim/src", "src"] {
+        assert!(map.contains(&format!("`{dir}/")), "ARCHITECTURE.md does not name `{dir}/`");
+        // A folder is named by its path under `dir`, as `block/elevator/` or `src/pages/lesson/`.
+        for folder in rust_folders(root, dir).into_iter().filter(|f| !f.is_empty()) {
+            let named = map.contains(&format!("`{folder}/")) || map.contains(&format!("/{folder}/"));
+            assert!(named, "{dir}/{folder}/ is not in ARCHITECTURE.md's codemap");
+        }
         for path in rust_files(&root.join(dir)) {
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            // A folder's mod.rs is named by its folder (`block/`); other files by name.
-            let named = if name == "mod.rs" {
-                let folder = path.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
-                map.contains(&format!("{folder}/"))
-            } else {
-                map.contains(&format!("`{name}`")) || map.contains(&format!("{name} ")) || map.contains(&format!("/{name}`"))
-            };
-            assert!(named, "{} is not in ARCHITECTURE.md's codemap", path.strip_prefix(root).unwrap().display());
             let lines = std::fs::read_to_string(&path).unwrap().lines().count();
-            assert!(lines <= 850, "{}: {lines} lines (the limit is about 800: split it where it has a seam)", path.display());
+            assert!(lines <= 800, "{}: {lines} lines (the limit is 800: split it where it has a seam)", path.display());
         }
     }
 }
