@@ -118,7 +118,7 @@ for (const [lesson, speed] of [['dm-sg-lists', 0.01], ['dm-sg-lists', 0.2], ['sc
     // The yardstick: a bare BinaryHeap at the engine's mean queue length, in the same page
     // right after (the fastest of 3 runs of 1 M events). Browsers and hosts differ by 2.5x
     // or more in WebAssembly speed where native speed does not, so the share of the
-    // yardstick is what compares across sessions.
+    // yardstick is what compares across hosts and days.
     const heap = Math.max(...await page.evaluate((p) => [0, 1, 2].map(() => window.wasmBindings.bench_heap(p, 1000000)), r.queue_len_mean));
     const share = r.wall_ms >= 1 ? r.events_per_s / heap : null;
     result.wasm_share_of_heap_yardstick[`${lesson}/${variant}`] = share === null ? null : Number((100 * share).toFixed(1));

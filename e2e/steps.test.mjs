@@ -1,4 +1,4 @@
-// Issue 25, as an instructor lectures from a 1280x720 projector: the step beside the diagram,
+// The lesson's steps, as an instructor lectures from a 1280x720 projector: the step beside the diagram,
 // the tables each step names in view, the prediction before the step that shows its answer, a reveal
 // that never contradicts the run, and links that keep the step and presenter mode.
 import { test } from 'node:test';

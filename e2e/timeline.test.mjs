@@ -1,4 +1,4 @@
-// Issue 22's timeline, as an instructor uses it: "look at what happened at 2 s", back and
+// The timeline, as an instructor uses it: "look at what happened at 2 s", back and
 // forth over the run so far, with the mouse or the keyboard.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
