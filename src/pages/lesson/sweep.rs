@@ -4,7 +4,8 @@
 //! slowest seeds as links that open those runs.
 
 use super::SharedSession;
-use crate::driver::{best_and_worst, quantile, SeedRun, SPEED_MAX, SWEEP_SEEDS_MAX};
+use crate::runs::SPEED_MAX;
+use crate::sweep::{best_and_worst, quantile, SeedRun, SWEEP_SEEDS_MAX};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 

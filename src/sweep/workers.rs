@@ -1,10 +1,12 @@
 //! A seed sweep spread over Web Workers, one per CPU (`navigator.hardwareConcurrency`, at most
 //! `WORKERS_MAX`): each worker (`static/sweep-worker.js`) loads the same wasm as the page (the
 //! browser has it cached: nothing more to download) and runs batches of seeds with
-//! `worker::sweep_seeds`. The page hands out the batches as workers come free and takes the
-//! runs back each frame; a worker that fails gives its batch back, to run here.
+//! `sweep_seeds`. The page hands out the batches as workers come free and takes the runs back
+//! each frame; a worker that fails gives its batch back, to run here. Batches and replies are
+//! `crate::protocol`'s, in its bincode framing.
 
-use super::sweep::{SeedRun, Sweep};
+use super::Sweep;
+use crate::protocol::{decode, encode, SeedRun, SweepBatch, SweepReply};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -18,7 +20,7 @@ pub const WORKERS_MAX: u32 = 8;
 const BATCHES_PER_WORKER: u64 = 8;
 
 /// What came back from a worker: its index, and its runs or its error.
-type Inbox = Rc<RefCell<Vec<(usize, Result<Vec<SeedRun>, String>)>>>;
+type Inbox = Rc<RefCell<Vec<(usize, SweepReply)>>>;
 
 pub struct SweepWorkers {
     workers: Vec<Worker>,
@@ -47,8 +49,8 @@ impl SweepWorkers {
             let w = Worker::new_with_options("./sweep-worker.js", &opts).map_err(|e| format!("no worker: {e:?}"))?;
             let replies = inbox.clone();
             let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-                let reply = e.data().as_string().unwrap_or_default();
-                replies.borrow_mut().push((i, parse_reply(&reply)));
+                let bytes = js_sys::Uint8Array::new(&e.data()).to_vec();
+                replies.borrow_mut().push((i, read_reply(&bytes)));
             });
             w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
             let replies = inbox.clone();
@@ -100,12 +102,19 @@ impl SweepWorkers {
                 continue;
             }
             let Some((vi, seeds)) = sweep.take_batch(self.batch) else { break };
-            let request = serde_json::json!({
-                "lesson": sweep.lesson_id(), "variant": sweep.variant_name(vi), "overrides": sweep.overrides(), "seeds": seeds,
+            let batch = SweepBatch {
+                lesson: sweep.lesson_id().to_string(),
+                variant: sweep.variant_name(vi).to_string(),
+                overrides: sweep.overrides().to_vec(),
+                seeds: seeds.clone(),
+            };
+            let sent = encode(&batch).and_then(|bytes| {
+                let bytes = js_sys::Uint8Array::from(bytes.as_slice());
+                self.workers[i].post_message(&bytes).map_err(|e| format!("{e:?}"))
             });
-            if let Err(e) = self.workers[i].post_message(&JsValue::from_str(&request.to_string())) {
+            if let Err(e) = sent {
                 sweep.put_back(vi, &seeds);
-                self.error = Some(format!("cannot reach a worker: {e:?}"));
+                self.error = Some(format!("cannot reach a worker: {e}"));
                 break;
             }
             self.busy[i] = Some((vi, seeds));
@@ -128,63 +137,38 @@ impl Drop for SweepWorkers {
     }
 }
 
-/// A worker's reply: `{"runs": [{"variant", "seed", "completion_s", "throughput_mb_s"}]}` or
-/// `{"error": "..."}`.
-fn parse_reply(reply: &str) -> Result<Vec<SeedRun>, String> {
-    let v: serde_json::Value = serde_json::from_str(reply).map_err(|e| format!("a worker's reply: {e}"))?;
-    if let Some(e) = v["error"].as_str() {
-        return Err(e.to_string());
-    }
-    let runs = v["runs"].as_array().ok_or("a worker's reply has no runs")?;
-    runs.iter()
-        .map(|r| {
-            Ok(SeedRun {
-                variant: r["variant"].as_str().ok_or("a run without its variant")?.to_string(),
-                seed: r["seed"].as_u64().ok_or("a run without its seed")?,
-                completion_s: r["completion_s"].as_f64(),
-                throughput_mb_s: r["throughput_mb_s"].as_f64().ok_or("a run without its throughput")?,
-                run_ns: r["run_ns"].as_u64().ok_or("a run without its length")?,
-                stall_from_ns: r["stall_from_ns"].as_u64().ok_or("a run without its longest stall")?,
-                stall_ns: r["stall_ns"].as_u64().ok_or("a run without its longest stall")?,
-            })
-        })
-        .collect()
+/// A worker's reply: a `SweepReply` in bincode; one it cannot decode is its failure.
+fn read_reply(bytes: &[u8]) -> SweepReply {
+    decode::<SweepReply>(bytes).unwrap_or_else(|e| Err(format!("a worker's reply: {e}")))
 }
 
-/// What `static/sweep-worker.js` calls with a batch: `{"lesson", "variant", "overrides":
-/// [[knob, value]], "seeds"}`; answers as `parse_reply` reads.
+/// What `static/sweep-worker.js` calls with a batch: a `SweepBatch` in bincode; answers a
+/// `SweepReply` in bincode.
 #[wasm_bindgen]
-pub fn sweep_seeds(request: &str) -> String {
-    let run = || -> Result<Vec<SeedRun>, String> {
-        let v: serde_json::Value = serde_json::from_str(request).map_err(|e| format!("a sweep request: {e}"))?;
-        let lesson = v["lesson"].as_str().ok_or("a sweep request without its lesson")?;
-        let variant = v["variant"].as_str().ok_or("a sweep request without its variant")?;
-        let overrides: Vec<(String, String)> = serde_json::from_value(v["overrides"].clone()).map_err(|e| format!("overrides: {e}"))?;
-        let seeds: Vec<u64> = serde_json::from_value(v["seeds"].clone()).map_err(|e| format!("seeds: {e}"))?;
-        super::sweep::run_seeds(lesson, variant, &overrides, &seeds)
-    };
-    match run() {
-        Ok(runs) => serde_json::json!({ "runs": runs.iter().map(|r| serde_json::json!({
-            "variant": r.variant, "seed": r.seed, "completion_s": r.completion_s, "throughput_mb_s": r.throughput_mb_s,
-            "run_ns": r.run_ns, "stall_from_ns": r.stall_from_ns, "stall_ns": r.stall_ns,
-        })).collect::<Vec<_>>() })
-        .to_string(),
-        Err(e) => serde_json::json!({ "error": e }).to_string(),
-    }
+pub fn sweep_seeds(batch: &[u8]) -> Vec<u8> {
+    let reply = decode::<SweepBatch>(batch)
+        .map_err(|e| format!("a sweep batch: {e}"))
+        .and_then(|b| super::run_seeds(&b.lesson, &b.variant, &b.overrides, &b.seeds));
+    encode(&reply).or_else(|e| encode(&Err::<Vec<SeedRun>, String>(format!("a sweep reply: {e}")))).unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn batch(lesson: &str, overrides: &[(&str, &str)], seeds: &[u64]) -> Vec<u8> {
+        let overrides = overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        encode(&SweepBatch { lesson: lesson.into(), variant: "regressed".into(), overrides, seeds: seeds.to_vec() }).unwrap()
+    }
+
     #[test]
     fn a_batch_through_the_workers_protocol_gives_the_runs_run_here() {
-        let request = serde_json::json!({"lesson": "mq-clone-stall", "variant": "regressed", "overrides": [["queue.nr_requests", "128"]], "seeds": [3, 4]});
-        let back = parse_reply(&sweep_seeds(&request.to_string())).unwrap();
-        let here =
-            super::super::sweep::run_seeds("mq-clone-stall", "regressed", &[("queue.nr_requests".into(), "128".into())], &[3, 4]).unwrap();
+        let back = read_reply(&sweep_seeds(&batch("mq-clone-stall", &[("queue.nr_requests", "128")], &[3, 4]))).unwrap();
+        let here = super::super::run_seeds("mq-clone-stall", "regressed", &[("queue.nr_requests".into(), "128".into())], &[3, 4]).unwrap();
         assert_eq!(back, here);
-        let bad = parse_reply(&sweep_seeds(r#"{"lesson": "no-such", "variant": "x", "overrides": [], "seeds": [1]}"#));
+        let bad = read_reply(&sweep_seeds(&batch("no-such", &[], &[1])));
         assert!(bad.unwrap_err().contains("no-such"));
+        assert!(read_reply(&sweep_seeds(&[9])).unwrap_err().contains("a sweep batch"));
+        assert!(read_reply(&[]).unwrap_err().contains("a worker's reply"), "an empty reply is the worker's failure");
     }
 }

@@ -1,0 +1,109 @@
+//! The page's end of the runs' worker: a `Port` (the Web Worker running `static/sim-worker.js`,
+//! or a test's stand-in) and `RunsWorker`, where the conversation stands. One frame is in flight
+//! at a time: the page's frames in between add their wall time to the next, so a worker slower
+//! than the screen runs fewer, longer frames rather than a queue.
+
+use crate::protocol::{decode, encode, FromRuns, ToRuns};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
+
+/// Where the page's messages go and its answers come from: a Web Worker (`WebPort`), or in a
+/// test a `Host` answering when the test says.
+pub trait Port {
+    fn post(&self, msg: &ToRuns) -> Result<(), String>;
+    /// What came back since the last call, in order.
+    fn take(&self) -> Vec<Result<FromRuns, String>>;
+}
+
+/// What came back from the worker, in order.
+type Inbox = Rc<RefCell<Vec<Result<FromRuns, String>>>>;
+
+/// A Web Worker running `static/sim-worker.js`.
+struct WebPort {
+    worker: Worker,
+    inbox: Inbox,
+    /// The message and error handlers, kept alive while the worker is.
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+impl WebPort {
+    fn start() -> Result<WebPort, String> {
+        let opts = WorkerOptions::new();
+        opts.set_type(WorkerType::Module);
+        let worker = Worker::new_with_options("./sim-worker.js", &opts).map_err(|e| format!("no worker: {e:?}"))?;
+        let inbox: Inbox = Rc::default();
+        let replies = inbox.clone();
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+            let bytes = js_sys::Uint8Array::new(&e.data()).to_vec();
+            let msg = decode::<Result<FromRuns, String>>(&bytes).unwrap_or_else(|e| Err(format!("its message: {e}")));
+            replies.borrow_mut().push(msg);
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        let replies = inbox.clone();
+        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let why = e.dyn_ref::<web_sys::ErrorEvent>().map_or_else(|| "it failed".to_string(), |e| e.message());
+            replies.borrow_mut().push(Err(why));
+        });
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        Ok(WebPort { worker, inbox, _on_message: on_message, _on_error: on_error })
+    }
+}
+
+impl Port for WebPort {
+    fn post(&self, msg: &ToRuns) -> Result<(), String> {
+        let bytes = js_sys::Uint8Array::from(encode(msg)?.as_slice());
+        self.worker.post_message(&bytes).map_err(|e| format!("cannot reach it: {e:?}"))
+    }
+
+    fn take(&self) -> Vec<Result<FromRuns, String>> {
+        std::mem::take(&mut *self.inbox.borrow_mut())
+    }
+}
+
+impl Drop for WebPort {
+    fn drop(&mut self) {
+        self.worker.terminate();
+    }
+}
+
+/// The page's side: the port to the worker, and where the conversation stands.
+pub struct RunsWorker {
+    port: Box<dyn Port>,
+    /// A frame posted and not yet answered.
+    pub frame_in_flight: bool,
+    /// Wall ms of the page's frames since the last frame posted.
+    pub dt_pending_ms: f64,
+    /// The id of the next command posted.
+    pub next_id: u32,
+    /// The page's wall clock (ms) when the worker was last heard from, or had nothing to answer.
+    pub heard_at_ms: f64,
+}
+
+impl RunsWorker {
+    /// Starts the worker on the runs `fragment` opens, or says why it cannot start.
+    pub fn start(fragment: &str, default_lesson: &str) -> Result<RunsWorker, String> {
+        let now_ms = web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now());
+        RunsWorker::over(Box::new(WebPort::start()?), fragment, default_lesson, now_ms)
+    }
+
+    /// The runs `fragment` opens, behind `port`.
+    pub fn over(port: Box<dyn Port>, fragment: &str, default_lesson: &str, now_ms: f64) -> Result<RunsWorker, String> {
+        let w = RunsWorker { port, frame_in_flight: false, dt_pending_ms: 0.0, next_id: 0, heard_at_ms: now_ms };
+        w.post(&ToRuns::Open { fragment: fragment.to_string(), default_lesson: default_lesson.to_string() })?;
+        Ok(w)
+    }
+
+    /// Posts a message (the worker takes them in order).
+    pub fn post(&self, msg: &ToRuns) -> Result<(), String> {
+        self.port.post(msg)
+    }
+
+    /// What the worker sent since the last call, in order.
+    pub fn take(&self) -> Vec<Result<FromRuns, String>> {
+        self.port.take()
+    }
+}
