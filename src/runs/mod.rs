@@ -77,7 +77,7 @@ pub struct Run {
     pub variant: String,
     pub overrides: Vec<(String, String)>,
     pub seed: u64,
-    /// The run. Only the driver reads it: the page reads `shown`.
+    /// The run. Only the `Run` reads it: the page reads `shown`.
     sim: Sim,
     /// What the page shows of the run (refreshed after everything that moves it).
     pub shown: Shown,
@@ -114,7 +114,7 @@ pub struct Run {
     trace_inputs: Option<VecDeque<TraceInput>>,
     /// The end of the last second `take_update` sent.
     update_history_end: Option<SimTime>,
-    /// `take_update` has sent this run's first update (a new driver is a new run: a restart,
+    /// `take_update` has sent this run's first update (a new `Run` is a new run: a restart,
     /// a rewind, a knob that restarts; its first update says so).
     update_sent: bool,
     /// The scenario (with its topology and model gaps), and the second's report, changed since
@@ -164,7 +164,7 @@ impl Run {
         self.sim.is_finished() || self.sim.now() >= self.end()
     }
 
-    /// A driver over a simulation already made (a new one, or a timeline's snapshot restored),
+    /// A run over a simulation already made (a new one, or a timeline's snapshot restored),
     /// with its timeline; playing, at the default speed, its log empty.
     fn with_sim(lesson: Lesson, variant: String, overrides: Vec<(String, String)>, seed: u64, sim: Sim, timeline: Timeline) -> Run {
         let last_threads = sim.threads_view();
@@ -524,7 +524,7 @@ impl Run {
         }
     }
 
-    /// The run goes on as `d` (a restart, a rewind, a knob that restarts): a driver keeping its
+    /// The run goes on as `d` (a restart, a rewind, a knob that restarts): a `Run` keeping its
     /// trace view's inputs goes on keeping them.
     fn succeed_by(&mut self, mut d: Run) {
         d.trace_inputs = self.trace_inputs.as_ref().map(|_| VecDeque::new());

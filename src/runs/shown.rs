@@ -22,8 +22,8 @@ impl Run {
         s.latency_buckets = sim.latency_buckets();
         s.latency_log2 = sim.latency_log2();
         s.occupancy = sim.occupancy();
-        // The seconds that landed since the last refresh. (A driver's run only moves on: a
-        // rewind or a restart makes a new driver, with its own `Shown`.)
+        // The seconds that landed since the last refresh. (A `Run` only moves on: a
+        // rewind or a restart makes a new `Run`, with its own `Shown`.)
         let last_end = s.history.back().map(|iv| iv.end);
         s.history.extend(sim.history_after(last_end).cloned());
         while s.history.len() > HISTORY_MAX {
@@ -70,7 +70,7 @@ mod tests {
             history: sim.history().cloned().collect(),
             topology: sim.topology(),
             occupancy: sim.occupancy(),
-            // Each second's numbers are the driver's (`stats.rs`), from the snapshots.
+            // Each second's numbers are the run's (`stats.rs`), from the snapshots.
             ..d.shown.clone()
         }
     }

@@ -1,4 +1,4 @@
-//! The timeline: the run so far, to scrub both ways. The driver keeps snapshots of its `Sim`
+//! The timeline: the run so far, to scrub both ways. The run keeps snapshots of its `Sim`
 //! (`Sim::checkpoint`: the whole simulation but its trace) every `every_ns` of simulated time,
 //! at most `SNAPSHOTS_MAX`; when they are full every other one goes and the spacing doubles,
 //! so memory stays bounded however long the run. A seek backwards restores the nearest earlier
@@ -105,7 +105,7 @@ impl Timeline {
         self.reached = now;
     }
 
-    /// A placeholder while a timeline moves between drivers.
+    /// A placeholder while a timeline moves between runs.
     fn empty() -> Timeline {
         Timeline { snapshots: Vec::new(), every_ns: SNAPSHOT_EVERY_NS, reached: SimTime(0) }
     }

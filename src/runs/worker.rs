@@ -14,7 +14,7 @@ pub struct Host {
     /// Trace records a message carries at most, per run (`MESSAGE_RECORDS_MAX`).
     records_max: usize,
     /// Wall ms of the frames that waited, playing, for the trace to go over: the next frame
-    /// that runs takes them (within the driver's 100 ms a frame), so the runs keep their pace
+    /// that runs takes them (within a `Run`'s 100 ms a frame), so the runs keep their pace
     /// where they can.
     waited_ms: f64,
     /// The last message ran a frame of the runs (its work tunes a jump's budget).

@@ -128,17 +128,17 @@ mod tests {
     use crate::runs::Run;
 
     /// An update as a worker's postMessage carries it.
-    fn through_json(u: &RunUpdate) -> RunUpdate {
-        serde_json::from_str(&serde_json::to_string(u).unwrap()).unwrap()
+    fn through_the_protocol(u: &RunUpdate) -> RunUpdate {
+        crate::protocol::decode(&crate::protocol::encode(u).unwrap()).unwrap()
     }
 
     #[test]
-    fn a_view_kept_by_updates_through_json_shows_what_one_kept_in_process_shows() {
+    fn a_view_kept_by_updates_through_the_protocol_shows_what_one_kept_in_process_shows() {
         let mut d = Run::from_fragment("#/lesson/raid5-chunk?v=1&variant=regressed&seed=3&t=0.3", "raid5-chunk");
-        // `view` takes each update through JSON, `here` as it is.
+        // `view` takes each update through the protocol's bincode, `here` as it is.
         let first = d.take_update();
-        let (mut view, mut here) = (RunView::new(through_json(&first)), RunView::new(first));
-        // After every update the view shows the driver's `Shown` (the history aside, which the
+        let (mut view, mut here) = (RunView::new(through_the_protocol(&first)), RunView::new(first));
+        // After every update the view shows the run's `Shown` (the history aside, which the
         // view keeps by its new seconds), though most updates leave out the scenario, topology
         // and second's report, unchanged since the one before.
         let json = |v: &Shown| serde_json::to_string(&Shown { history: Default::default(), ..v.clone() }).unwrap();
@@ -147,7 +147,7 @@ mod tests {
             let u = d.take_update();
             slim += usize::from(!u.config_included && !u.interval_included);
             posts += 1;
-            view.apply(through_json(&u));
+            view.apply(through_the_protocol(&u));
             here.apply(u);
             assert_eq!(json(&view.shown), json(&d.shown), "update {posts}");
             assert_eq!(json(&here.shown), json(&d.shown), "update {posts}");
@@ -193,7 +193,7 @@ mod tests {
         }
         assert!(counts.0 * 2 > counts.1, "most updates are slim: {counts:?}");
         assert_eq!(view.shown.scenario.queue.nr_requests, 64);
-        // The driver's per-second report and history, byte for byte, and the same trace view.
+        // The run's per-second report and history, byte for byte, and the same trace view.
         let json = |v: &Shown| serde_json::to_string(v).unwrap();
         assert_eq!(json(&view.shown), json(&d.shown));
         assert_eq!(json(&here.shown), json(&d.shown));

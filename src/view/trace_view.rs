@@ -142,7 +142,7 @@ mod tests {
                 recs = serde_json::from_str(&serde_json::to_string(&recs).unwrap()).unwrap();
             }
             if frame == 200 {
-                // A jump's marks, as the driver hands them over.
+                // A jump's marks, as the run hands them over.
                 view.forget_pairs();
                 view.gap(sim.now(), sim.now(), cursor);
                 view.reset_tokens();
@@ -159,18 +159,18 @@ mod tests {
     }
 
     #[test]
-    fn a_driver_s_kept_inputs_sent_as_json_make_the_view_they_make_in_process() {
+    fn a_run_s_kept_inputs_sent_through_the_protocol_make_the_view_they_make_in_process() {
         let mut d = crate::runs::Run::new("nr-requests", Some("regressed"), Vec::new(), 2).unwrap();
         d.keep_trace_inputs();
-        // `page` takes them through a worker's JSON, `here` as they are.
+        // `page` takes them through the protocol's bincode, `here` as they are.
         let (mut page, mut here) = (TraceView::default(), TraceView::default());
         let mut post = |d: &mut crate::runs::Run, page: &mut TraceView| {
             let inputs = d.take_trace_inputs();
             for input in &inputs {
                 here.take(input);
             }
-            let json = serde_json::to_string(&inputs).unwrap();
-            for input in serde_json::from_str::<Vec<TraceInput>>(&json).unwrap() {
+            let bytes = crate::protocol::encode(&inputs).unwrap();
+            for input in crate::protocol::decode::<Vec<TraceInput>>(&bytes).unwrap() {
                 page.take(&input);
             }
         };
@@ -257,9 +257,9 @@ mod tests {
         assert_eq!(state(&whole), state(&parted));
     }
 
-    /// The view takes a part as the worker's message carries it (through JSON).
+    /// The view takes a part as the worker's message carries it (in bincode).
     fn whole_or(view: &mut TraceView, part: &TraceInput) {
-        let json = serde_json::to_string(part).unwrap();
-        view.take(&serde_json::from_str(&json).unwrap());
+        let bytes = crate::protocol::encode(part).unwrap();
+        view.take(&crate::protocol::decode(&bytes).unwrap());
     }
 }

@@ -1,4 +1,4 @@
-//! "Run N seeds": a seed sweep in the page (`driver::Sweep`), for effects that are a
+//! "Run N seeds": a seed sweep in the page (`crate::sweep::Sweep`), for effects that are a
 //! distribution over seeds (mq-clone-stall's stall): progress while it runs, then each
 //! variant's distribution (`components::sweep_chart`), its percentiles, and its fastest and
 //! slowest seeds as links that open those runs.
