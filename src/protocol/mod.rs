@@ -5,15 +5,17 @@
 //! The runs' worker (`crate::runs::worker`) takes `ToRuns` and answers each with `FromRuns`:
 //! both runs' `RunUpdate`s (what each shows, `Shown`, and its trace view's inputs,
 //! `TraceInput`), a frame's "the counters changed", a command's `Reply`. A seed sweep's workers
-//! (`crate::sweep`) take a `SweepBatch` and answer a `SweepReply`. Nothing here runs a
-//! simulation or touches the page.
+//! (`crate::sweep`) take a `SweepBatch` and answer a `SweepReply`. The page speaks to each
+//! worker through a `WorkerChannel`. Nothing here runs a simulation or touches the page.
 
+pub mod channel;
 pub mod command;
 pub mod shown;
 pub mod sweep;
 pub mod trace;
 pub mod update;
 
+pub use channel::WorkerChannel;
 pub use command::{Command, LinkedStep, Reply};
 pub use shown::Shown;
 pub use sweep::{SeedRun, SweepBatch, SweepReply};

@@ -6,12 +6,8 @@
 //! `crate::protocol`'s, in its bincode framing.
 
 use super::Sweep;
-use crate::protocol::{decode, encode, SeedRun, SweepBatch, SweepReply};
-use std::cell::RefCell;
-use std::rc::Rc;
+use crate::protocol::{decode, encode, SeedRun, SweepBatch, SweepReply, WorkerChannel};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
 /// Workers a sweep starts, at most (the machine's CPUs, if fewer).
 pub const WORKERS_MAX: u32 = 8;
@@ -19,17 +15,14 @@ pub const WORKERS_MAX: u32 = 8;
 /// large enough that a message's cost is nothing beside a batch's runs.
 const BATCHES_PER_WORKER: u64 = 8;
 
-/// What came back from a worker: its index, and its runs or its error.
-type Inbox = Rc<RefCell<Vec<(usize, SweepReply)>>>;
+/// A sweep worker: batches out, each answered by its runs.
+type Channel = WorkerChannel<SweepBatch, Vec<SeedRun>>;
 
 pub struct SweepWorkers {
-    workers: Vec<Worker>,
+    workers: Vec<Channel>,
     /// Per worker, the batch it runs (variant index, seeds), if any.
     busy: Vec<Option<(usize, Vec<u64>)>>,
-    inbox: Inbox,
     batch: usize,
-    /// Each worker's message and error handlers, kept alive while the workers are.
-    _handlers: Vec<Closure<dyn FnMut(MessageEvent)>>,
     /// Why workers stopped being used, if they did.
     pub error: Option<String>,
 }
@@ -40,30 +33,9 @@ impl SweepWorkers {
     pub fn start(sweep: &Sweep) -> Result<SweepWorkers, String> {
         let cpus = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency()) as u32;
         let n = cpus.clamp(1, WORKERS_MAX).min(sweep.total() as u32).max(1) as usize;
-        let opts = WorkerOptions::new();
-        opts.set_type(WorkerType::Module);
-        let inbox: Inbox = Rc::default();
-        let mut workers = Vec::with_capacity(n);
-        let mut handlers = Vec::with_capacity(n);
-        for i in 0..n {
-            let w = Worker::new_with_options("./sweep-worker.js", &opts).map_err(|e| format!("no worker: {e:?}"))?;
-            let replies = inbox.clone();
-            let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-                let bytes = js_sys::Uint8Array::new(&e.data()).to_vec();
-                replies.borrow_mut().push((i, read_reply(&bytes)));
-            });
-            w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-            let replies = inbox.clone();
-            let on_error = Closure::<dyn FnMut(MessageEvent)>::new(move |_e: MessageEvent| {
-                replies.borrow_mut().push((i, Err("the worker failed".into())));
-            });
-            w.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-            workers.push(w);
-            handlers.push(on_message);
-            handlers.push(on_error);
-        }
+        let workers = (0..n).map(|_| Channel::start("./sweep-worker.js")).collect::<Result<Vec<_>, _>>()?;
         let batch = (sweep.total() / (n as u64 * BATCHES_PER_WORKER)).max(1) as usize;
-        Ok(SweepWorkers { busy: vec![None; workers.len()], workers, inbox, batch, _handlers: handlers, error: None })
+        Ok(SweepWorkers { busy: vec![None; workers.len()], workers, batch, error: None })
     }
 
     pub fn count(&self) -> usize {
@@ -75,7 +47,9 @@ impl SweepWorkers {
     /// workers stop being used (`error` says why).
     pub fn poll(&mut self, sweep: &mut Sweep) -> bool {
         let mut ended = false;
-        for (i, reply) in std::mem::take(&mut *self.inbox.borrow_mut()) {
+        let replies: Vec<(usize, SweepReply)> =
+            self.workers.iter().enumerate().flat_map(|(i, w)| w.take().into_iter().map(move |r| (i, r))).collect();
+        for (i, reply) in replies {
             let Some((vi, seeds)) = self.busy[i].take() else { continue };
             match reply {
                 Ok(runs) => {
@@ -108,13 +82,9 @@ impl SweepWorkers {
                 overrides: sweep.overrides().to_vec(),
                 seeds: seeds.clone(),
             };
-            let sent = encode(&batch).and_then(|bytes| {
-                let bytes = js_sys::Uint8Array::from(bytes.as_slice());
-                self.workers[i].post_message(&bytes).map_err(|e| format!("{e:?}"))
-            });
-            if let Err(e) = sent {
+            if let Err(e) = self.workers[i].post(&batch) {
                 sweep.put_back(vi, &seeds);
-                self.error = Some(format!("cannot reach a worker: {e}"));
+                self.error = Some(format!("a worker: {e}"));
                 break;
             }
             self.busy[i] = Some((vi, seeds));
@@ -126,20 +96,6 @@ impl SweepWorkers {
     pub fn ok(&self) -> bool {
         self.error.is_none()
     }
-}
-
-impl Drop for SweepWorkers {
-    fn drop(&mut self) {
-        // Cancel, or the sweep is done: stop the workers where they are.
-        for w in &self.workers {
-            w.terminate();
-        }
-    }
-}
-
-/// A worker's reply: a `SweepReply` in bincode; one it cannot decode is its failure.
-fn read_reply(bytes: &[u8]) -> SweepReply {
-    decode::<SweepReply>(bytes).unwrap_or_else(|e| Err(format!("a worker's reply: {e}")))
 }
 
 /// What `static/sweep-worker.js` calls with a batch: a `SweepBatch` in bincode; answers a
@@ -163,12 +119,13 @@ mod tests {
 
     #[test]
     fn a_batch_through_the_workers_protocol_gives_the_runs_run_here() {
+        let read_reply = |bytes: &[u8]| decode::<SweepReply>(bytes).unwrap_or_else(|e| Err(format!("a worker's reply: {e}")));
         let back = read_reply(&sweep_seeds(&batch("mq-clone-stall", &[("queue.nr_requests", "128")], &[3, 4]))).unwrap();
         let here = super::super::run_seeds("mq-clone-stall", "regressed", &[("queue.nr_requests".into(), "128".into())], &[3, 4]).unwrap();
         assert_eq!(back, here);
         let bad = read_reply(&sweep_seeds(&batch("no-such", &[], &[1])));
         assert!(bad.unwrap_err().contains("no-such"));
         assert!(read_reply(&sweep_seeds(&[9])).unwrap_err().contains("a sweep batch"));
-        assert!(read_reply(&[]).unwrap_err().contains("a worker's reply"), "an empty reply is the worker's failure");
+        assert!(decode::<SweepReply>(&[]).is_err(), "an empty reply is the worker's failure");
     }
 }

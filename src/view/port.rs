@@ -3,12 +3,7 @@
 //! at a time: the page's frames in between add their wall time to the next, so a worker slower
 //! than the screen runs fewer, longer frames rather than a queue.
 
-use crate::protocol::{decode, encode, FromRuns, ToRuns};
-use std::cell::RefCell;
-use std::rc::Rc;
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
+use crate::protocol::{FromRuns, ToRuns, WorkerChannel};
 
 /// Where the page's messages go and its answers come from: a Web Worker (`WebPort`), or in a
 /// test a `Host` answering when the test says.
@@ -18,55 +13,16 @@ pub trait Port {
     fn take(&self) -> Vec<Result<FromRuns, String>>;
 }
 
-/// What came back from the worker, in order.
-type Inbox = Rc<RefCell<Vec<Result<FromRuns, String>>>>;
-
-/// A Web Worker running `static/sim-worker.js`.
-struct WebPort {
-    worker: Worker,
-    inbox: Inbox,
-    /// The message and error handlers, kept alive while the worker is.
-    _on_message: Closure<dyn FnMut(MessageEvent)>,
-    _on_error: Closure<dyn FnMut(web_sys::Event)>,
-}
-
-impl WebPort {
-    fn start() -> Result<WebPort, String> {
-        let opts = WorkerOptions::new();
-        opts.set_type(WorkerType::Module);
-        let worker = Worker::new_with_options("./sim-worker.js", &opts).map_err(|e| format!("no worker: {e:?}"))?;
-        let inbox: Inbox = Rc::default();
-        let replies = inbox.clone();
-        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-            let bytes = js_sys::Uint8Array::new(&e.data()).to_vec();
-            let msg = decode::<Result<FromRuns, String>>(&bytes).unwrap_or_else(|e| Err(format!("its message: {e}")));
-            replies.borrow_mut().push(msg);
-        });
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        let replies = inbox.clone();
-        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
-            let why = e.dyn_ref::<web_sys::ErrorEvent>().map_or_else(|| "it failed".to_string(), |e| e.message());
-            replies.borrow_mut().push(Err(why));
-        });
-        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        Ok(WebPort { worker, inbox, _on_message: on_message, _on_error: on_error })
-    }
-}
+/// The runs' worker: a Web Worker running `static/sim-worker.js`.
+type WebPort = WorkerChannel<ToRuns, FromRuns>;
 
 impl Port for WebPort {
     fn post(&self, msg: &ToRuns) -> Result<(), String> {
-        let bytes = js_sys::Uint8Array::from(encode(msg)?.as_slice());
-        self.worker.post_message(&bytes).map_err(|e| format!("cannot reach it: {e:?}"))
+        WorkerChannel::post(self, msg)
     }
 
     fn take(&self) -> Vec<Result<FromRuns, String>> {
-        std::mem::take(&mut *self.inbox.borrow_mut())
-    }
-}
-
-impl Drop for WebPort {
-    fn drop(&mut self) {
-        self.worker.terminate();
+        WorkerChannel::take(self)
     }
 }
 
@@ -87,7 +43,7 @@ impl RunsWorker {
     /// Starts the worker on the runs `fragment` opens, or says why it cannot start.
     pub fn start(fragment: &str, default_lesson: &str) -> Result<RunsWorker, String> {
         let now_ms = web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now());
-        RunsWorker::over(Box::new(WebPort::start()?), fragment, default_lesson, now_ms)
+        RunsWorker::over(Box::new(WebPort::start("./sim-worker.js")?), fragment, default_lesson, now_ms)
     }
 
     /// The runs `fragment` opens, behind `port`.
