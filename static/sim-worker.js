@@ -1,6 +1,7 @@
-// The runs' worker: the page (src/runs_worker.rs) posts it what its frames and controls ask of
-// the simulation, in bincode, and it answers each with the runs' updates, on the page's own wasm
-// (the browser has it cached). The simulation then never holds up the page's frames.
+// The runs' worker (src/runs/worker.rs): the page (src/view/port.rs) posts it what its frames and
+// controls ask of the simulation, in bincode (src/protocol/), and it answers each with the runs'
+// updates, on the page's own wasm (the browser has it cached). The simulation then never holds up
+// the page's frames.
 import init, { runs_message, runs_tune } from './blkviz.js';
 
 const ready = init({ module_or_path: './blkviz_bg.wasm' });

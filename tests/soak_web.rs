@@ -1,4 +1,4 @@
-//! The soak's native-vs-WASM part (`scripts/soak`, issue 23): every lesson and variant for 5
+//! The soak's native-vs-WASM part (`scripts/soak`): every lesson and variant for 5
 //! simulated seconds in headless Chromium, the whole trace and the report hashed
 //! (`crates/blksim/examples/soak/hashes.rs`, compiled here too), and the lines compared with
 //! the native run's, which the script passes at build time in `SOAK_NATIVE_HASHES`. Without

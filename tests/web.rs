@@ -201,9 +201,9 @@ fn a_large_array_collapses_into_groups_in_the_browser_too() {
 /// and a bio's C on dm-0 once closed an sda request of the same number.
 #[wasm_bindgen_test]
 fn btt_of_a_bio_based_device_is_q2c_only_and_covers_the_disk_below() {
-    let mut runs = blkviz::driver::SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 1).expect("the lesson runs");
+    let mut runs = blkviz::runs::Run::new("nr-requests", Some("regressed"), Vec::new(), 1).expect("the lesson runs");
     // The page's view of the run, kept by its updates.
-    let mut d = blkviz::driver::RunView::new(runs.take_update());
+    let mut d = blkviz::view::RunView::new(runs.take_update());
     runs.fast_forward(3.0);
     d.apply(runs.take_update());
     let names: Vec<String> = d.shown.topology.devices.iter().chain(d.shown.topology.upper.iter()).map(|v| v.name.clone()).collect();

@@ -4,9 +4,9 @@
 use super::diagram_pools::{bar_hit, hw_queues, hw_queues_of, row_label_full, slot_bar, slot_label, slot_label_y, split};
 use super::diagram_text::{cpu_strip_text, draw_column_names, fit_first, fit_text, group_names, plated_text, ColumnName};
 use super::diagram_tokens::{draw_tokens, draw_waiting_without_tokens};
-use crate::driver::{Hit, HitKind, RunView};
 use crate::layout::{columns, zoom, Rect, StackLayout, Stage, LARGE_TYPE};
 use crate::palette::{process_colour, thread_colour};
+use crate::view::{Hit, HitKind, RunView};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;

@@ -3,8 +3,8 @@
 
 use super::diagram::Theme;
 use super::diagram_text::{fit_first, fit_text};
-use crate::driver::{Hit, HitKind};
 use crate::layout::{Column, Rect};
+use crate::view::{Hit, HitKind};
 use blksim::tools::view::{DevOccupancy, HctxOccupancy};
 use web_sys::CanvasRenderingContext2d;
 

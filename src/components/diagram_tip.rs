@@ -2,7 +2,7 @@
 //! beside it on the canvas each frame (so it follows the run) and written to a text element a
 //! screen reader announces. The words come from `RunView::hover_tip`.
 
-use crate::driver::RunView;
+use crate::view::RunView;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 

@@ -4,9 +4,9 @@
 
 use super::diagram::Theme;
 use super::diagram_pools::{hw_queues_of, lane_fits, lane_per_row, split};
-use crate::driver::{Hit, HitKind, RunView, Token, TokenStage};
 use crate::layout::{Rect, StackLayout, Stage};
 use crate::palette::process_colour;
+use crate::view::{Hit, HitKind, RunView, Token, TokenStage};
 use web_sys::CanvasRenderingContext2d;
 
 /// Draws the tokens (at `now_ms` of their tweens, or where they are going with reduced motion),

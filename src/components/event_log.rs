@@ -2,8 +2,8 @@
 //! with pause-to-inspect; the btt breakdown per device; exports as blkparse text, a binary
 //! blktrace dump (for btt) and Perfetto JSON.
 
-use crate::driver::Btt;
 use crate::export::{blkparse_line, download_bytes, download_text, perfetto_json, Names};
+use crate::view::Btt;
 use blksim::kernel::trace::blktrace::TraceRecord;
 use std::rc::Rc;
 use yew::prelude::*;

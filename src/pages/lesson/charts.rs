@@ -3,9 +3,9 @@
 use super::SharedSession;
 use crate::components::charts::{draw_latency, draw_timeseries, RunSeries, CSV_HEADER};
 use crate::components::latency_heat::{draw_latency_heat, latency_columns, HeatColumns};
-use crate::driver::RunView;
 use crate::export::{download_canvas_png_captioned, download_text};
-use crate::session_view::SessionView;
+use crate::view::RunView;
+use crate::view::SessionView;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
@@ -88,7 +88,7 @@ pub(super) fn on_png(session: &SharedSession, chart: &NodeRef) -> Callback<Mouse
 }
 
 /// The exports' file name (without extension): the lesson, A's variant (and B's), A's seed.
-fn stem_of(s: &crate::session_view::SessionView) -> String {
+fn stem_of(s: &crate::view::SessionView) -> String {
     crate::export::file_stem(&s.a.lesson.id, &s.a.variant, s.b.as_ref().map(|b| b.variant.as_str()), s.a.seed)
 }
 

@@ -3,9 +3,9 @@
 use super::charts::draw_charts;
 use super::{now_ms, SharedSession};
 use crate::components::diagram::draw;
-use crate::driver::RunView;
 use crate::format;
 use crate::hooks::use_animation_frame;
+use crate::view::RunView;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlElement};
 use yew::prelude::*;

@@ -1,8 +1,8 @@
 //! The run's state in the URL: a history entry per state, Back and Forward, and Copy link.
 
 use super::SharedSession;
-use crate::command::Command;
-use crate::session_view::SessionView;
+use crate::protocol::Command;
+use crate::view::SessionView;
 use gloo::events::EventListener;
 use yew::prelude::*;
 
@@ -32,7 +32,7 @@ pub(super) fn replace_address_with_clean_link(s: &mut SessionView) {
 
 fn use_clean_link(s: &mut SessionView) {
     if let Some(f) = s.a.link_clean.clone() {
-        s.act(crate::command::Command::LinkCleanUsed);
+        s.act(crate::protocol::Command::LinkCleanUsed);
         // A link to a lesson that does not exist opens another one: the router then mounts
         // that lesson's page afresh from the new address, and its notice must come along.
         if f.split('?').next() != current_hash().split('?').next() {
@@ -67,7 +67,7 @@ pub(super) fn stop_jump(s: &mut SessionView) {
 /// Reset (R, the button): both runs again from t = 0, and the address loses a link's time
 /// point, which the runs no longer stand at (a reload would jump back to it).
 pub(super) fn reset(s: &mut SessionView) {
-    s.act(crate::command::Command::Reset);
+    s.act(crate::protocol::Command::Reset);
     s.when_settled(|_| {
         let hash = current_hash();
         if let Ok(mut st) = blksim::course::link::LinkState::decode(&hash) {

@@ -29,7 +29,7 @@ use crate::components::diagram::Diagram;
 use crate::components::knobs::KnobPanel;
 use crate::components::legend::Legend;
 use crate::markdown;
-use crate::session_view::SessionView;
+use crate::view::SessionView;
 pub use controls::{slider_to_speed, speed_to_slider};
 use frame::FrameTargets;
 use link::{current_hash, state_fragment};
@@ -111,7 +111,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         let reduced = motion.reduced();
         use_effect_with((), move |_| {
             if reduced {
-                session.borrow_mut().act(crate::command::Command::Pause);
+                session.borrow_mut().act(crate::protocol::Command::Pause);
                 refresh.force_update();
             }
         });
@@ -326,7 +326,7 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
                         b_done_s={s.b.as_ref().and_then(|b| b.shown.finished_at).map(|t| t.as_secs_f64())}
                         jumping_to_s={d.catch_up_to.map(|t| t.as_secs_f64())}
                         on_skip_warmup={lesson.warmup_s.map(|w| controls::act_on(&session, &refresh, move |s| {
-                            s.act(crate::command::Command::JumpTo(blksim::SimTime::from_secs_f64(w)));
+                            s.act(crate::protocol::Command::JumpTo(blksim::SimTime::from_secs_f64(w)));
                             // The button goes with the banner: the keyboard's focus goes to the
                             // header's Play, which says "Stop · to" while the jump runs (one
                             // element, relabelled) and is Pause again after it.

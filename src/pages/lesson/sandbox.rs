@@ -2,8 +2,8 @@
 
 use super::link::sync_fragment;
 use super::SharedSession;
-use crate::command::{Command, Reply};
-use crate::driver::RunView;
+use crate::protocol::{Command, Reply};
+use crate::view::RunView;
 use web_sys::KeyboardEvent;
 use yew::prelude::*;
 

@@ -2,8 +2,8 @@
 
 use super::SharedSession;
 use crate::components::diagram::layout_for;
-use crate::driver::RunView;
-use crate::session_view::SessionView;
+use crate::view::RunView;
+use crate::view::SessionView;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 

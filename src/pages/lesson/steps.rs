@@ -2,9 +2,9 @@
 
 use super::link::sync_fragment;
 use super::SharedSession;
-use crate::command::{Command, LinkedStep, Reply};
-use crate::driver::RunView;
-use crate::session_view::SessionView;
+use crate::protocol::{Command, LinkedStep, Reply};
+use crate::view::RunView;
+use crate::view::SessionView;
 use blksim::course::lessons::Stop;
 use yew::prelude::*;
 
@@ -111,8 +111,8 @@ fn sweep_summary(s: &SessionView) -> Html {
     let num = |x: f64| blksim::tools::report::fmt_num(x);
     let lines = sw.variant_names().into_iter().map(|v| {
         let (what, unit, vals) = sw.figure(&v);
-        let (_, worst) = crate::driver::best_and_worst(unit, &vals);
-        let text = match (crate::driver::quantile(&vals, 0.5), worst) {
+        let (_, worst) = crate::sweep::best_and_worst(unit, &vals);
+        let text = match (crate::sweep::quantile(&vals, 0.5), worst) {
             (Some(m), Some((x, seed))) if unit != "MB/s" && m > 0.0 => {
                 format!("{v}: {what} median {} {unit}, slowest {} {unit} (seed {seed}), {}× the median", num(m), num(x), num(x / m))
             }

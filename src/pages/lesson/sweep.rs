@@ -1,10 +1,11 @@
-//! "Run N seeds": a seed sweep in the page (`driver::Sweep`), for effects that are a
+//! "Run N seeds": a seed sweep in the page (`crate::sweep::Sweep`), for effects that are a
 //! distribution over seeds (mq-clone-stall's stall): progress while it runs, then each
 //! variant's distribution (`components::sweep_chart`), its percentiles, and its fastest and
 //! slowest seeds as links that open those runs.
 
 use super::SharedSession;
-use crate::driver::{best_and_worst, quantile, SeedRun, SPEED_MAX, SWEEP_SEEDS_MAX};
+use crate::runs::SPEED_MAX;
+use crate::sweep::{best_and_worst, quantile, SeedRun, SWEEP_SEEDS_MAX};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 

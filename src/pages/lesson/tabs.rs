@@ -2,9 +2,9 @@
 
 use super::link::sync_fragment;
 use super::SharedSession;
-use crate::command::{Command, Reply};
 use crate::components::event_log::EventLog;
-use crate::driver::RunView;
+use crate::protocol::{Command, Reply};
+use crate::view::RunView;
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -4,8 +4,8 @@
 //! link's `t` is the same time.
 
 use super::SharedSession;
-use crate::command::Command;
 use crate::format;
+use crate::protocol::Command;
 use blksim::SimTime;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;

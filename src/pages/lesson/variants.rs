@@ -2,8 +2,8 @@
 
 use super::link::sync_fragment;
 use super::SharedSession;
-use crate::command::Command;
-use crate::session_view::SessionView;
+use crate::protocol::Command;
+use crate::view::SessionView;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;

@@ -1,32 +1,27 @@
 //! A seed sweep in the page: the lesson's variant (and B's, in the A/B view) run for N seeds,
-//! as `blksim sweep` does. The seeds go to Web Workers, one per CPU (`SweepWorkers`), in
-//! batches; where workers cannot start, they run here, a slice of events per animation frame,
-//! so the page keeps drawing and the sweep can be cancelled either way. Each run is the CLI's
-//! `run_one` (trace off, to the lesson's duration or until every job is done); its figure is
-//! the completion time when every run of its variant completes, else the throughput.
+//! as `blksim sweep` does. The seeds go to Web Workers, one per CPU (`workers`), in batches
+//! (`crate::protocol::SweepBatch`); where workers cannot start, or once one fails, they run
+//! here, a slice of events per animation frame (`Sweep::frame`), so the page keeps drawing and
+//! the sweep can be cancelled either way. Each run is the CLI's `run_one` (trace off, to the
+//! lesson's duration or until every job is done); its figure is the completion time when every
+//! run of its variant completes, else the throughput.
 
+pub mod workers;
+
+pub use crate::protocol::SeedRun;
+use crate::view::warn;
 use blksim::course::lessons::Lesson;
 use blksim::scenario::Config;
 use blksim::tools::report::RunReport;
 use blksim::{Sim, SimTime};
 use std::collections::VecDeque;
 
+/// Events a sweep runs on the page's thread in its first frame; after it, the budget follows
+/// the measured frame work as a jump's does (`Sweep::tune`).
+pub const SWEEP_EVENTS_PER_FRAME: u64 = 20_000;
+
 /// Seeds a sweep may run, at most (per variant).
 pub const SWEEP_SEEDS_MAX: u64 = 1000;
-
-/// One seed's run.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SeedRun {
-    pub variant: String,
-    pub seed: u64,
-    pub completion_s: Option<f64>,
-    pub throughput_mb_s: f64,
-    /// How long the run went (ns), and its longest stall (`Sim::longest_stall_ns`): when it
-    /// began and how long it lasted (ns).
-    pub run_ns: u64,
-    pub stall_from_ns: u64,
-    pub stall_ns: u64,
-}
 
 impl SeedRun {
     /// The run's figures, as the CLI's report gives them.
@@ -64,7 +59,9 @@ pub struct Sweep {
     /// The runs done, in the order they ended (workers end them out of order).
     pub runs: Vec<SeedRun>,
     /// The workers running the seeds, if they started.
-    pub workers: Option<super::sweep_workers::SweepWorkers>,
+    pub workers: Option<workers::SweepWorkers>,
+    /// Events the sweep runs per frame on the page's thread (adapted to the measured frame work).
+    events: u64,
 }
 
 impl Sweep {
@@ -87,7 +84,44 @@ impl Sweep {
             current: None,
             runs: Vec::new(),
             workers: None,
+            events: SWEEP_EVENTS_PER_FRAME,
         })
+    }
+
+    /// A sweep as `new` makes it, in workers where the page can have them.
+    pub fn start(lesson: &Lesson, variants: &[String], overrides: &[(String, String)], seeds: u64) -> Result<Sweep, String> {
+        let mut sweep = Sweep::new(lesson, variants, overrides, seeds)?;
+        match workers::SweepWorkers::start(&sweep) {
+            Ok(w) => sweep.workers = Some(w),
+            Err(e) => warn(&format!("seed sweep: {e}; the page runs the seeds itself")),
+        }
+        Ok(sweep)
+    }
+
+    /// One animation frame of a sweep under way: its workers' runs come in; without workers
+    /// (or once one failed) it runs a frame's budget here. Returns true when a run ended.
+    pub fn frame(&mut self) -> bool {
+        let mut workers = self.workers.take();
+        let mut ended = workers.as_mut().is_some_and(|w| w.poll(self));
+        if self.is_done() {
+            // Done: the workers stop (dropping them terminates them).
+        } else if workers.as_ref().is_some_and(|w| w.ok()) {
+            self.workers = workers;
+        } else {
+            if let Some(w) = &workers {
+                warn(&format!("seed sweep: {}; the page runs the rest", w.error.as_deref().unwrap_or("?")));
+            }
+            ended |= self.advance(self.events);
+        }
+        ended
+    }
+
+    /// After a frame whose work took `work_ms`: the budget of a sweep under way follows it, so
+    /// the page keeps its frame rate while it runs.
+    pub fn tune(&mut self, work_ms: f64) {
+        if !self.is_done() && work_ms.is_finite() && work_ms > 0.0 {
+            self.events = crate::runs::scale_budget(self.events, work_ms, crate::runs::CATCH_UP_FRAME_MS);
+        }
     }
 
     /// Variant `vi`'s name.

@@ -1,63 +1,12 @@
-//! What the page shows of a run's simulation, but its trace (`Shown`): the clock, the counters,
-//! the configuration, the topology, threads, heads and pools the diagram draws, the latencies
-//! and the per-second history the charts draw, and each second's numbers (iostat, vmstat, top,
-//! the CPU strips). The driver refreshes it after everything that moves the run (a
-//! frame, a step, a jump, a knob), and the page reads it, never the `Sim`: this is the boundary
-//! a Web Worker that owns the `Sim` would post across (issue 22), so it is plain serde data,
-//! and its history grows by the seconds that landed since the last refresh rather than being
-//! copied whole.
+//! A run's `Shown` (`crate::protocol::shown`), refreshed after everything that moves the run (a
+//! frame, a step, a jump, a knob); its history grows by the seconds that landed since the last
+//! refresh rather than being copied whole.
 
-use super::SimDriver;
-use blksim::engine::{Totals, HISTORY_MAX};
-use blksim::scenario::Scenario;
-use blksim::tools::report::IntervalReport;
-use blksim::tools::view::{DevOccupancy, HostOccupancy, ThreadView, Topology};
-use blksim::{Interval, SimTime};
-use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
+use super::Run;
+use blksim::engine::HISTORY_MAX;
+use blksim::SimTime;
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Shown {
-    pub now: SimTime,
-    pub totals: Totals,
-    /// Every job is done (`Sim::is_finished`), and when that was.
-    pub finished: bool,
-    pub finished_at: Option<SimTime>,
-    /// The scenario as it runs now (a live knob changes it).
-    pub scenario: Scenario,
-    /// What this scenario leaves out of the model (`Sim::model_gaps`), for the page's note.
-    pub model_gaps: Vec<String>,
-    pub threads: Vec<ThreadView>,
-    /// Pids asleep in D state (the diagram marks them).
-    pub pids_in_d: Vec<u32>,
-    /// Each disk's head, as a fraction of the stroke.
-    pub head_positions: Vec<f64>,
-    /// The thread each core runs (an index into `threads`), if any.
-    pub core_threads: Vec<Option<u32>>,
-    /// The run's latency histogram: (upper bound in ns, count) per bucket.
-    pub latency_buckets: Vec<(u64, u64)>,
-    /// The latencies so far, counted per power of two of ns (the heat map's live column).
-    pub latency_log2: Vec<u64>,
-    /// The per-second snapshots (`Sim::history`, at most `HISTORY_MAX`), oldest first.
-    pub history: VecDeque<Interval>,
-    /// The stack's devices, hosts, cores and processes (the diagram's layout).
-    pub topology: Topology,
-    /// How full each pool, tag map and queue is now: the diagram's slot bars.
-    pub occupancy: (Vec<DevOccupancy>, Vec<HostOccupancy>),
-    /// The numbers of the last whole simulated second; before the first second has passed,
-    /// the numbers so far (`interval_partial` is then true).
-    pub interval: Option<IntervalReport>,
-    pub interval_partial: bool,
-    /// True once the jobs are done: `interval` then covers the whole run (averages since the
-    /// start, as iostat's first report), which is the figure a lesson's question is about.
-    pub interval_whole: bool,
-    /// Busy % of each core over the last second (us + sy + si).
-    pub core_busy_pct: Vec<f64>,
-    /// Per-thread CPU% over the last second: (name, pid, cpu%, state).
-    pub top: Vec<(String, u32, f64, char)>,
-}
-
-impl SimDriver {
+impl Run {
     /// Takes what the page shows from the simulation as it stands.
     pub(super) fn refresh_shown(&mut self) {
         let sim = &self.sim;
@@ -73,8 +22,8 @@ impl SimDriver {
         s.latency_buckets = sim.latency_buckets();
         s.latency_log2 = sim.latency_log2();
         s.occupancy = sim.occupancy();
-        // The seconds that landed since the last refresh. (A driver's run only moves on: a
-        // rewind or a restart makes a new driver, with its own `Shown`.)
+        // The seconds that landed since the last refresh. (A `Run` only moves on: a
+        // rewind or a restart makes a new `Run`, with its own `Shown`.)
         let last_end = s.history.back().map(|iv| iv.end);
         s.history.extend(sim.history_after(last_end).cloned());
         while s.history.len() > HISTORY_MAX {
@@ -100,9 +49,10 @@ impl SimDriver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::Shown;
 
     /// What the page reads, taken straight from the simulation.
-    fn straight(d: &SimDriver) -> Shown {
+    fn straight(d: &Run) -> Shown {
         let sim = &d.sim;
         Shown {
             now: sim.now(),
@@ -120,14 +70,14 @@ mod tests {
             history: sim.history().cloned().collect(),
             topology: sim.topology(),
             occupancy: sim.occupancy(),
-            // Each second's numbers are the driver's (`stats.rs`), from the snapshots.
+            // Each second's numbers are the run's (`stats.rs`), from the snapshots.
             ..d.shown.clone()
         }
     }
 
     #[test]
     fn what_the_page_reads_is_the_simulation_s_after_frames_steps_jumps_knobs_and_a_rewind() {
-        let mut d = SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 2).unwrap();
+        let mut d = Run::new("nr-requests", Some("regressed"), Vec::new(), 2).unwrap();
         assert_eq!(d.shown, straight(&d), "a new run");
         let mut ts = 0.0;
         for _ in 0..20 {

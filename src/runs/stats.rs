@@ -1,7 +1,7 @@
 //! The numbers beside the diagram: each simulated second's counters, CPU strips and top, and
 //! the numbers so far before the first second.
 
-use super::SimDriver;
+use super::Run;
 use blksim::tools::report::IntervalReport;
 
 /// How often the numbers so far refresh before the first whole second, in wall ms.
@@ -10,7 +10,7 @@ pub(super) const PARTIAL_REFRESH_MS: f64 = 150.0;
 /// read as zeros ("the first 0 ms: 0.0 MB/s") while the diagram already moves.
 const PARTIAL_MIN_NS: u64 = 1_000_000;
 
-impl SimDriver {
+impl Run {
     /// The numbers so far, before the first whole second: counters, top and the CPU strips as
     /// they stand at this frame. False once whole seconds come (or before anything ran).
     pub fn refresh_partial(&mut self, now_ms: f64) -> bool {

@@ -1,60 +1,15 @@
-//! What a run posts to the page after each frame and command (`RunUpdate`), and the page's copy
-//! of the run kept by them (`RunView`): what it shows (`Shown`, its history sent as the seconds
-//! that landed since the last update), what its trace view is handed (`TraceInput`s, in order),
-//! where the run stands (playing, speed, a jump's target, the notice, the timeline's reach), and
-//! whether it is a new run (a restart or a rewind makes a new driver). The page reads a run only
-//! through its `RunView` (`SessionView` keeps them), so the runs can be in a Web Worker that posts
-//! these (`runs_worker`, issue 22); the tests check that a view kept through JSON is the one kept
-//! in process, and shows what the driver shows.
+//! The page's copy of a run (`RunView`), kept by the run's `RunUpdate`s: all the page reads of a
+//! run, with its lesson and the pointer's place on its diagram. The page reads a run only
+//! through its `RunView` (`SessionView` keeps them), so the runs can be in a Web Worker that
+//! posts the updates; the tests check that a view kept through the worker's encoding is the one
+//! kept in process, and shows what the run shows.
 
-use super::{Hover, Shown, SimDriver, TraceInput, TraceView};
+use super::{Hover, TraceView};
+use crate::protocol::{RunState, RunUpdate, Shown};
 use blksim::course::lessons::{self, Lesson};
 use blksim::engine::HISTORY_MAX;
-use blksim::{Interval, SimTime};
-use serde::{Deserialize, Serialize};
+use blksim::SimTime;
 use std::cell::RefCell;
-
-/// Where a run stands: which run it is, whether it plays and how fast, a jump's target, what
-/// the page says about its link, and the timeline's end.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct RunState {
-    pub lesson: String,
-    pub variant: String,
-    pub overrides: Vec<(String, String)>,
-    pub seed: u64,
-    pub playing: bool,
-    pub speed: f64,
-    pub achieved_speed: f64,
-    pub catch_up_to: Option<SimTime>,
-    pub notice: Option<String>,
-    pub link_clean: Option<String>,
-    /// The timeline's end: the furthest this run has reached.
-    pub reached: SimTime,
-    /// The knobs this run took live, in order (`live_writes`), and how many of them it stands
-    /// past (fewer after a rewind before them: the run makes them again as it passes them).
-    pub live_writes: Vec<super::LiveWrite>,
-    pub writes_done: u32,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunUpdate {
-    /// A new run (the first update of a driver: a new page, a restart, a rewind, a knob that
-    /// restarts): the view starts its history and its trace view afresh.
-    pub fresh: bool,
-    /// What the page shows, without its history (sent in `history_new`).
-    pub shown: Shown,
-    /// The seconds that landed since the last update, oldest first.
-    pub history_new: Vec<Interval>,
-    pub trace: Vec<TraceInput>,
-    /// Trace inputs wait for the next update (a bounded update: `take_update_bounded`).
-    pub backlog: bool,
-    /// `shown` carries the scenario, topology and model gaps (else they are as the view has
-    /// them: unchanged since the last update), and the second's report (likewise). A frame's
-    /// update is otherwise mostly those: 27 of 45 KB on dm-sg-lists' 80 disks.
-    pub config_included: bool,
-    pub interval_included: bool,
-    pub state: RunState,
-}
 
 /// The page's copy of a run, kept by its updates: what the page reads of a run (its own
 /// pointer on the run's diagram besides).
@@ -78,70 +33,12 @@ impl std::ops::Deref for RunView {
     }
 }
 
-impl SimDriver {
-    /// What changed since the last update (the first one: everything), for the page's view.
-    /// The trace view's inputs are kept from the first call on.
-    pub fn take_update(&mut self) -> RunUpdate {
-        self.take_update_bounded(None)
-    }
-
-    /// As `take_update`, with at most `records_max` trace records when given (the rest come
-    /// with the next updates: `backlog` says so).
-    pub fn take_update_bounded(&mut self, records_max: Option<usize>) -> RunUpdate {
-        self.keep_trace_inputs();
-        // The history goes as its new seconds only: set aside while `Shown` is copied.
-        let history = std::mem::take(&mut self.shown.history);
-        let mut shown = self.shown.clone();
-        self.shown.history = history;
-        // A new run's first update carries everything: the view's are another run's.
-        let first = !self.update_sent;
-        let config_included = std::mem::take(&mut self.config_unsent) || first;
-        let interval_included = std::mem::take(&mut self.interval_unsent) || first;
-        if !config_included {
-            (shown.scenario, shown.topology, shown.model_gaps) = Default::default();
-        }
-        if !interval_included {
-            shown.interval = None;
-        }
-        let sent = self.update_history_end;
-        let from = self.shown.history.partition_point(|iv| sent.is_some_and(|end| iv.end <= end));
-        let history_new: Vec<Interval> = self.shown.history.range(from..).cloned().collect();
-        if let Some(last) = history_new.last() {
-            self.update_history_end = Some(last.end);
-        }
-        let fresh = !std::mem::replace(&mut self.update_sent, true);
-        RunUpdate {
-            fresh,
-            shown,
-            history_new,
-            trace: self.take_trace_inputs_bounded(records_max.unwrap_or(usize::MAX)),
-            backlog: self.trace_backlog(),
-            config_included,
-            interval_included,
-            state: RunState {
-                lesson: self.lesson.id.clone(),
-                variant: self.variant.clone(),
-                overrides: self.overrides.clone(),
-                seed: self.seed,
-                playing: self.playing,
-                speed: self.speed,
-                achieved_speed: self.achieved_speed,
-                catch_up_to: self.catch_up_to,
-                notice: self.notice.clone(),
-                link_clean: self.link_clean.clone(),
-                reached: self.timeline.reached.max(self.now()),
-                live_writes: self.live_writes.clone(),
-                writes_done: self.writes_done,
-            },
-        }
-    }
-}
-
 impl RunView {
     /// A view of a run from its first update.
     pub fn new(first: RunUpdate) -> RunView {
-        let lesson =
-            lessons::find(&first.state.lesson).or_else(|_| lessons::find(super::FALLBACK_LESSON)).expect("the fallback lesson exists");
+        let lesson = lessons::find(&first.state.lesson)
+            .or_else(|_| lessons::find(crate::runs::FALLBACK_LESSON))
+            .expect("the fallback lesson exists");
         let mut v =
             RunView { shown: Shown::default(), trace: TraceView::default(), state: RunState::default(), lesson, hover: Default::default() };
         v.apply(first);
@@ -184,7 +81,7 @@ impl RunView {
         self.shown.now
     }
 
-    /// Where the run ends: its scenario's `duration` (`SimDriver::end`).
+    /// Where the run ends: its scenario's `duration` (`Run::end`).
     pub fn end(&self) -> SimTime {
         SimTime::from_secs_f64(self.shown.scenario.duration_s)
     }
@@ -221,35 +118,36 @@ impl RunView {
     /// A link to this lesson with this run's knobs, as `variant` (and B) with `seed`, opened at
     /// `t` simulated seconds if given: what a seed sweep's best and worst runs link to.
     pub fn fragment_for(&self, variant: &str, b: Option<&str>, seed: u64, t: Option<f64>, speed: Option<f64>) -> String {
-        super::link_fragment(&self.lesson.id, variant, b, &self.state.overrides, seed, t, speed)
+        crate::runs::link_fragment(&self.lesson.id, variant, b, &self.state.overrides, seed, t, speed)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runs::Run;
 
     /// An update as a worker's postMessage carries it.
-    fn through_json(u: &RunUpdate) -> RunUpdate {
-        serde_json::from_str(&serde_json::to_string(u).unwrap()).unwrap()
+    fn through_the_protocol(u: &RunUpdate) -> RunUpdate {
+        crate::protocol::decode(&crate::protocol::encode(u).unwrap()).unwrap()
     }
 
     #[test]
-    fn a_view_kept_by_updates_through_json_shows_what_one_kept_in_process_shows() {
-        let mut d = SimDriver::from_fragment("#/lesson/raid5-chunk?v=1&variant=regressed&seed=3&t=0.3", "raid5-chunk");
-        // `view` takes each update through JSON, `here` as it is.
+    fn a_view_kept_by_updates_through_the_protocol_shows_what_one_kept_in_process_shows() {
+        let mut d = Run::from_fragment("#/lesson/raid5-chunk?v=1&variant=regressed&seed=3&t=0.3", "raid5-chunk");
+        // `view` takes each update through the protocol's bincode, `here` as it is.
         let first = d.take_update();
-        let (mut view, mut here) = (RunView::new(through_json(&first)), RunView::new(first));
-        // After every update the view shows the driver's `Shown` (the history aside, which the
+        let (mut view, mut here) = (RunView::new(through_the_protocol(&first)), RunView::new(first));
+        // After every update the view shows the run's `Shown` (the history aside, which the
         // view keeps by its new seconds), though most updates leave out the scenario, topology
         // and second's report, unchanged since the one before.
         let json = |v: &Shown| serde_json::to_string(&Shown { history: Default::default(), ..v.clone() }).unwrap();
         let (mut slim, mut posts) = (0, 0);
-        let mut post = |d: &mut SimDriver| {
+        let mut post = |d: &mut Run| {
             let u = d.take_update();
             slim += usize::from(!u.config_included && !u.interval_included);
             posts += 1;
-            view.apply(through_json(&u));
+            view.apply(through_the_protocol(&u));
             here.apply(u);
             assert_eq!(json(&view.shown), json(&d.shown), "update {posts}");
             assert_eq!(json(&here.shown), json(&d.shown), "update {posts}");
@@ -295,7 +193,7 @@ mod tests {
         }
         assert!(counts.0 * 2 > counts.1, "most updates are slim: {counts:?}");
         assert_eq!(view.shown.scenario.queue.nr_requests, 64);
-        // The driver's per-second report and history, byte for byte, and the same trace view.
+        // The run's per-second report and history, byte for byte, and the same trace view.
         let json = |v: &Shown| serde_json::to_string(v).unwrap();
         assert_eq!(json(&view.shown), json(&d.shown));
         assert_eq!(json(&here.shown), json(&d.shown));

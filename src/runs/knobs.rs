@@ -3,7 +3,7 @@
 //! acts on nothing in the lesson's variants shown (A's, and B's in the A/B view) is refused, or
 //! dropped when another change leaves it acting on nothing (`blksim::scenario::knob_applies`).
 
-use super::SimDriver;
+use super::Run;
 use blksim::scenario::{get_knob, ScenarioError, KNOBS};
 
 /// "md.chunk_kb=64" or "md.chunk_kb=64 and iosched.slice_idle=0", from the idle settings.
@@ -26,7 +26,7 @@ pub(crate) fn dropped_clause(idle: &[ScenarioError]) -> String {
     }
 }
 
-impl SimDriver {
+impl Run {
     /// The variants a setting may act in: this run's and `also` (the other run of the A/B
     /// view), as a link with both opens.
     fn variants<'a>(&'a self, also: &'a [&'a str]) -> Vec<&'a str> {
@@ -61,7 +61,7 @@ impl SimDriver {
             return Err(e.to_string());
         }
         let (speed, playing, variant, seed) = (self.speed, self.playing, self.variant.clone(), self.seed);
-        let mut d = SimDriver::new(&self.lesson.id.clone(), Some(&variant), acting, seed)?;
+        let mut d = Run::new(&self.lesson.id.clone(), Some(&variant), acting, seed)?;
         d.speed = speed;
         d.playing = playing;
         self.succeed_by(d);
@@ -126,7 +126,7 @@ impl SimDriver {
             ))
         } else {
             let (speed, playing, variant, seed) = (self.speed, self.playing, self.variant.clone(), self.seed);
-            let mut d = SimDriver::new(&self.lesson.id.clone(), Some(&variant), overrides, seed)?;
+            let mut d = Run::new(&self.lesson.id.clone(), Some(&variant), overrides, seed)?;
             d.speed = speed;
             d.playing = playing;
             self.succeed_by(d);
@@ -149,12 +149,12 @@ mod tests {
 
     #[test]
     fn a_knob_that_acts_on_nothing_is_refused_and_one_a_change_idles_is_dropped() {
-        let mut d = SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 1).unwrap();
+        let mut d = Run::new("nr-requests", Some("regressed"), Vec::new(), 1).unwrap();
         let e = d.apply_knob("md.chunk_kb", "64", &[]).unwrap_err();
         assert!(e.starts_with("md.chunk_kb: changes nothing here: no md device with stack=lvm"), "{e}");
         assert!(d.overrides.is_empty());
         // cfq's tunable, then the elevator switched away from cfq: the tunable goes with it.
-        let mut d = SimDriver::new("scsi-starved", Some("regressed"), Vec::new(), 1).unwrap();
+        let mut d = Run::new("scsi-starved", Some("regressed"), Vec::new(), 1).unwrap();
         d.apply_knob("iosched.slice_idle", "0", &[]).unwrap();
         let m = d.apply_knob("queue.scheduler", "deadline", &[]).unwrap();
         assert!(m.contains("applied live") && m.ends_with("; dropped iosched.slice_idle=0, which acts on nothing now"), "{m}");
@@ -168,7 +168,7 @@ mod tests {
 
     #[test]
     fn a_switch_between_a_legacy_and_a_blk_mq_elevator_restarts_the_run() {
-        let mut d = SimDriver::new("anatomy-of-a-request", None, Vec::new(), 1).unwrap();
+        let mut d = Run::new("anatomy-of-a-request", None, Vec::new(), 1).unwrap();
         d.sim.run_until(SimTime(50_000_000));
         let m = d.apply_knob("queue.scheduler", "none", &[]).unwrap();
         assert!(m.contains("restarted"), "{m}");
@@ -178,7 +178,7 @@ mod tests {
 
     #[test]
     fn a_later_duration_lets_an_ended_run_go_on_and_an_earlier_one_restarts_it() {
-        let mut d = SimDriver::new("nr-requests", Some("regressed"), vec![pair("duration", "1")], 1).unwrap();
+        let mut d = Run::new("nr-requests", Some("regressed"), vec![pair("duration", "1")], 1).unwrap();
         d.fast_forward(5.0);
         assert!(d.is_done() && d.sim.now() == SimTime(1_000_000_000));
         let events = d.sim.totals().events;
@@ -191,7 +191,7 @@ mod tests {
         d.fast_forward(5.0);
         assert_eq!(d.sim.now(), SimTime(2_000_000_000));
         // The same run as one started with duration=2.
-        let mut fresh = SimDriver::new("nr-requests", Some("regressed"), vec![pair("duration", "2")], 1).unwrap();
+        let mut fresh = Run::new("nr-requests", Some("regressed"), vec![pair("duration", "2")], 1).unwrap();
         fresh.fast_forward(5.0);
         assert_eq!(serde_json::to_string(&d.shown.interval).unwrap(), serde_json::to_string(&fresh.shown.interval).unwrap());
         assert!(d.shown.interval_whole);
@@ -204,7 +204,7 @@ mod tests {
     #[test]
     fn in_the_ab_view_a_knob_that_acts_in_b_only_is_taken_and_kept() {
         // mq-clone-stall: A straight on the LUN (no dm), B through dm-multipath.
-        let mut a = SimDriver::new("mq-clone-stall", Some("direct"), Vec::new(), 1).unwrap();
+        let mut a = Run::new("mq-clone-stall", Some("direct"), Vec::new(), 1).unwrap();
         assert!(a.apply_knob("dm.clone_alloc", "nowait", &[]).is_err(), "with A alone it acts on nothing");
         a.apply_knob("dm.clone_alloc", "nowait", &["regressed"]).unwrap();
         let m = a.apply_knob("cpu.cores", "4", &["regressed"]).unwrap();
@@ -218,10 +218,7 @@ mod tests {
 
     #[test]
     fn a_link_with_a_knob_that_acts_on_nothing_opens_without_it_and_says_so() {
-        let d = SimDriver::from_fragment(
-            "#/lesson/nr-requests?v=1&variant=regressed&md.chunk_kb=64&queue.nr_requests=64&seed=2",
-            "nr-requests",
-        );
+        let d = Run::from_fragment("#/lesson/nr-requests?v=1&variant=regressed&md.chunk_kb=64&queue.nr_requests=64&seed=2", "nr-requests");
         assert_eq!((d.lesson.id.as_str(), d.seed), ("nr-requests", 2));
         assert_eq!(d.overrides, vec![pair("queue.nr_requests", "64")]);
         let n = d.notice.unwrap_or_default();
@@ -230,7 +227,7 @@ mod tests {
             "{n}"
         );
         // A knob that acts in B's variant only is kept (mq-clone-stall's direct has no dm).
-        let d = SimDriver::from_fragment("#/lesson/mq-clone-stall?v=1&variant=direct&b=regressed&dm.clone_alloc=nowait", "mq-clone-stall");
+        let d = Run::from_fragment("#/lesson/mq-clone-stall?v=1&variant=direct&b=regressed&dm.clone_alloc=nowait", "mq-clone-stall");
         assert_eq!(d.overrides, vec![pair("dm.clone_alloc", "nowait")]);
         assert_eq!(d.notice, None);
     }

@@ -1,43 +1,40 @@
-//! The one owner of the simulation. Each animation frame advances it by (speed × wall time),
-//! within a budget of events so that the page never falls behind or freezes, and turns the new
-//! trace records into tokens to animate. Everything here is read from the trace and the counters.
+//! The worker's side: the runs and what carries them out. `Run` is the one owner of a `Sim`:
+//! each animation frame advances it by (speed × wall time), within a budget of events so that
+//! the page never falls behind or freezes, and keeps the trace records for the page's trace view.
+//! A jump (Skip, a link's `t`) runs untraced but for its last half second; every run target is
+//! held to the scenario's `duration`, where the run ends as `blksim run` ends it.
 //!
-//! This file runs the simulation (frames, steps, jumps, links, knobs); beside it are the
-//! animation's `tokens`, `btt`'s sums and the `stats` (each second's numbers and top).
+//! This file runs the simulation (frames, steps, jumps, links). Beside it: `session` (run A and
+//! the A/B view's B, in lockstep) and `act` (the page's `Command`s carried out), `knobs` (the
+//! reader's settings, live or by restart), `timeline` (snapshots to rewind to), `live_writes`
+//! (the knobs taken live, replayed after a rewind), `shown` and `stats` (what the page shows,
+//! each second's numbers and top), `update` (the `RunUpdate` posted after each frame and
+//! command), and `worker` (the Web Worker's entry: `runs_message`, `runs_tune`). The page never
+//! reads a `Run`: only its updates (`crate::protocol`).
 
-mod btt;
-mod hover;
+mod act;
 mod knobs;
 mod live_writes;
+pub mod session;
 mod shown;
 mod stats;
-mod sweep;
-pub mod sweep_workers;
 mod timeline;
-mod tokens;
-mod trace_view;
 mod update;
+pub mod worker;
 
+use crate::protocol::LiveWrite;
+use crate::protocol::{Animation, Shown, TraceInput};
+use crate::view::tokens;
 use blksim::course::lessons::{self, Lesson};
 use blksim::course::link::LinkState;
 use blksim::kernel::trace::blktrace::TraceRecord;
 use blksim::tools::view::ThreadView;
 use blksim::{Sim, SimTime};
-pub use btt::Btt;
-pub use hover::{Hit, HitKind, Hover};
-pub use live_writes::{LiveWrite, LIVE_WRITES_MAX};
-pub use shown::Shown;
+pub use live_writes::LIVE_WRITES_MAX;
+pub use session::Session;
 use stats::PARTIAL_REFRESH_MS;
 use std::collections::VecDeque;
-pub use sweep::{best_and_worst, quantile, run_seeds, SeedRun, Sweep, SWEEP_SEEDS_MAX};
 pub use timeline::Timeline;
-pub use tokens::{Token, TokenStage, RECORDS_PER_FRAME_MAX, TOKENS_MAX, TWEEN_MS, TWEEN_MS_MIN};
-pub use trace_view::{Animation, TraceInput, TraceView};
-pub use update::{RunState, RunUpdate, RunView};
-
-/// Trace records kept for the event log and its exports (blkparse, Perfetto): a few
-/// megabytes, and some seconds of a busy run at an animated speed.
-pub const LOG_MAX: usize = 50_000;
 
 /// Speed: simulated seconds per wall second, on a log scale from 1 µs/s to 1 s/s.
 pub const SPEED_MIN: f64 = 1e-6;
@@ -75,12 +72,12 @@ const TRACE_CHUNK_EVENTS: u64 = 500;
 /// What a page shows when its own lesson does not exist.
 pub const FALLBACK_LESSON: &str = "anatomy-of-a-request";
 
-pub struct SimDriver {
+pub struct Run {
     pub lesson: Lesson,
     pub variant: String,
     pub overrides: Vec<(String, String)>,
     pub seed: u64,
-    /// The run. Only the driver reads it: the page reads `shown`.
+    /// The run. Only the `Run` reads it: the page reads `shown`.
     sim: Sim,
     /// What the page shows of the run (refreshed after everything that moves it).
     pub shown: Shown,
@@ -117,7 +114,7 @@ pub struct SimDriver {
     trace_inputs: Option<VecDeque<TraceInput>>,
     /// The end of the last second `take_update` sent.
     update_history_end: Option<SimTime>,
-    /// `take_update` has sent this run's first update (a new driver is a new run: a restart,
+    /// `take_update` has sent this run's first update (a new `Run` is a new run: a restart,
     /// a rewind, a knob that restarts; its first update says so).
     update_sent: bool,
     /// The scenario (with its topology and model gaps), and the second's report, changed since
@@ -139,15 +136,15 @@ pub struct SimDriver {
     pub link_clean: Option<String>,
 }
 
-impl SimDriver {
-    pub fn new(lesson_id: &str, variant: Option<&str>, overrides: Vec<(String, String)>, seed: u64) -> Result<SimDriver, String> {
+impl Run {
+    pub fn new(lesson_id: &str, variant: Option<&str>, overrides: Vec<(String, String)>, seed: u64) -> Result<Run, String> {
         let lesson = lessons::find(lesson_id).map_err(|e| e.to_string())?;
         let variant = variant.map(str::to_string).unwrap_or_else(|| lesson.first_variant().name.clone());
         let cfg = lesson.config(&variant, &overrides).map_err(|e| e.to_string())?;
         let mut sim = Sim::new(&cfg, seed);
         sim.set_trace(true);
         let timeline = Timeline::new(&mut sim);
-        Ok(SimDriver::with_sim(lesson, variant, overrides, seed, sim, timeline))
+        Ok(Run::with_sim(lesson, variant, overrides, seed, sim, timeline))
     }
 
     /// Where the run ends: the scenario's `duration` (fio's runtime), as `blksim run` ends there,
@@ -167,12 +164,12 @@ impl SimDriver {
         self.sim.is_finished() || self.sim.now() >= self.end()
     }
 
-    /// A driver over a simulation already made (a new one, or a timeline's snapshot restored),
+    /// A run over a simulation already made (a new one, or a timeline's snapshot restored),
     /// with its timeline; playing, at the default speed, its log empty.
-    fn with_sim(lesson: Lesson, variant: String, overrides: Vec<(String, String)>, seed: u64, sim: Sim, timeline: Timeline) -> SimDriver {
+    fn with_sim(lesson: Lesson, variant: String, overrides: Vec<(String, String)>, seed: u64, sim: Sim, timeline: Timeline) -> Run {
         let last_threads = sim.threads_view();
         let cursor = sim.trace().next_seq();
-        let mut d = SimDriver {
+        let mut d = Run {
             lesson,
             variant,
             overrides,
@@ -251,11 +248,11 @@ impl SimDriver {
 
     /// From a link fragment; a bad link falls back to the default lesson with a notice that
     /// names the offending part.
-    pub fn from_fragment(fragment: &str, default_lesson: &str) -> SimDriver {
+    pub fn from_fragment(fragment: &str, default_lesson: &str) -> Run {
         let fallback = |error: Option<String>| {
             // The route's lesson if it exists, else the first primer, which always runs.
-            let mut d = SimDriver::new(default_lesson, None, Vec::new(), 1)
-                .or_else(|_| SimDriver::new(FALLBACK_LESSON, None, Vec::new(), 1))
+            let mut d = Run::new(default_lesson, None, Vec::new(), 1)
+                .or_else(|_| Run::new(FALLBACK_LESSON, None, Vec::new(), 1))
                 .expect("the fallback lesson runs");
             // The address bar then shows what opened, as for a link wrong in one part: a
             // reload, or the address copied into a bug thread, opens what shows.
@@ -280,12 +277,12 @@ impl SimDriver {
         if !fragment.contains('?') {
             let path = fragment.trim_start_matches('#');
             let id = if path == "/sandbox" { Some(blksim::course::lessons::SANDBOX) } else { path.strip_prefix("/lesson/") };
-            if let Some(Ok(d)) = id.map(|id| SimDriver::new(id, None, Vec::new(), 1)) {
+            if let Some(Ok(d)) = id.map(|id| Run::new(id, None, Vec::new(), 1)) {
                 return d;
             }
         }
         match LinkState::decode_lenient(fragment) {
-            Ok((st, bad)) => match SimDriver::new(&st.lesson, st.variant.as_deref(), st.overrides.clone(), st.seed) {
+            Ok((st, bad)) => match Run::new(&st.lesson, st.variant.as_deref(), st.overrides.clone(), st.seed) {
                 Ok(mut d) => {
                     // Settings that act on nothing in this stack (in A's variant nor in B's) are
                     // dropped, as the knob panel drops them, and named with the link's other faults.
@@ -334,7 +331,7 @@ impl SimDriver {
 
     /// Restarts with another variant or seed (the same lesson and overrides).
     pub fn restart(&mut self, variant: &str, seed: u64) -> Result<(), String> {
-        let mut d = SimDriver::new(&self.lesson.id.clone(), Some(variant), self.overrides.clone(), seed)?;
+        let mut d = Run::new(&self.lesson.id.clone(), Some(variant), self.overrides.clone(), seed)?;
         d.speed = self.speed;
         d.playing = self.playing;
         self.succeed_by(d);
@@ -527,9 +524,9 @@ impl SimDriver {
         }
     }
 
-    /// The run goes on as `d` (a restart, a rewind, a knob that restarts): a driver keeping its
+    /// The run goes on as `d` (a restart, a rewind, a knob that restarts): a `Run` keeping its
     /// trace view's inputs goes on keeping them.
-    fn succeed_by(&mut self, mut d: SimDriver) {
+    fn succeed_by(&mut self, mut d: Run) {
         d.trace_inputs = self.trace_inputs.as_ref().map(|_| VecDeque::new());
         *self = d;
     }

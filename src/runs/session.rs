@@ -2,36 +2,37 @@
 //! same simulated time). B follows A's clock each frame; once A's jobs are done, B runs on by
 //! itself at the same speed until its own are.
 
-use crate::driver::SimDriver;
+use super::Run;
+use crate::protocol::RunUpdate;
 
-/// The runs on show: what a Web Worker would own (issue 22). The page keeps its view of them
-/// (`SessionView`) by their updates, and changes them only by `Command`s.
+/// The runs on show, owned by the runs' worker (or the page's thread where none runs). The page
+/// keeps its view of them (`SessionView`) by their updates, and changes them only by `Command`s.
 pub struct Session {
-    pub a: SimDriver,
-    pub b: Option<SimDriver>,
+    pub a: Run,
+    pub b: Option<Run>,
     /// While a step that names its seed is shown: the seed the reader had before it, which the
     /// other steps go back to.
     pub seed_before_step: Option<u64>,
 }
 
 impl Session {
-    pub fn new(a: SimDriver) -> Session {
+    pub fn new(a: Run) -> Session {
         Session { a, b: None, seed_before_step: None }
     }
 
     /// What changed in each run since the last call (B's while it is open), for the page's views.
-    pub fn take_updates(&mut self) -> (crate::driver::RunUpdate, Option<crate::driver::RunUpdate>) {
+    pub fn take_updates(&mut self) -> (RunUpdate, Option<RunUpdate>) {
         self.take_updates_bounded(None)
     }
 
     /// As `take_updates`, with at most `records_max` trace records per run when given.
-    pub fn take_updates_bounded(&mut self, records_max: Option<usize>) -> (crate::driver::RunUpdate, Option<crate::driver::RunUpdate>) {
+    pub fn take_updates_bounded(&mut self, records_max: Option<usize>) -> (RunUpdate, Option<RunUpdate>) {
         (self.a.take_update_bounded(records_max), self.b.as_mut().map(|b| b.take_update_bounded(records_max)))
     }
 
     /// Trace inputs wait to be sent (a bounded update left them).
     pub fn trace_backlog(&self) -> bool {
-        self.a.trace_backlog() || self.b.as_ref().is_some_and(SimDriver::trace_backlog)
+        self.a.trace_backlog() || self.b.as_ref().is_some_and(Run::trace_backlog)
     }
 
     /// One animation frame. Returns true when the counters changed.
@@ -88,7 +89,7 @@ impl Session {
 
     /// The runs from a link: run A, and the A/B view if the link names a B.
     pub fn from_fragment(fragment: &str, default_lesson: &str) -> Session {
-        let mut a = SimDriver::from_fragment(fragment, default_lesson);
+        let mut a = Run::from_fragment(fragment, default_lesson);
         let b = a.link_b.take();
         let mut s = Session::new(a);
         if let Some(b) = b {
@@ -108,7 +109,7 @@ impl Session {
 
     /// Opens the A/B view with `variant` as B (same lesson, overrides and seed as A).
     pub fn open_b(&mut self, variant: &str) -> Result<(), String> {
-        let mut b = SimDriver::new(&self.a.lesson.id, Some(variant), self.a.overrides.clone(), self.a.seed)?;
+        let mut b = Run::new(&self.a.lesson.id, Some(variant), self.a.overrides.clone(), self.a.seed)?;
         // B runs to A's time first (over a few frames, while A waits), so A keeps where the
         // user had got to and both cover the same simulated time.
         let t = self.a.now();
@@ -237,7 +238,7 @@ mod tests {
     /// not say "running at 0.0 µs/s" (it did, for one frame, on raid5-chunk's A/B step).
     #[test]
     fn b_does_not_read_slow_in_the_frame_a_jump_ends() {
-        let mut s = Session::new(SimDriver::new("raid5-chunk", Some("regressed"), Vec::new(), 1).unwrap());
+        let mut s = Session::new(Run::new("raid5-chunk", Some("regressed"), Vec::new(), 1).unwrap());
         s.open_b("workaround").unwrap();
         s.jump_to(blksim::SimTime::from_secs_f64(3.0));
         let (mut now_ms, mut b_first, mut checked) = (0.0, false, false);

@@ -1,19 +1,20 @@
-//! The page's side of its runs: its view of run A and of B in the A/B view (`RunView`, kept by
-//! the runs' updates), what the page alone keeps (the diagram's expanded group, the charts to
-//! redraw, the lesson's stop on show, the latency chart's form, a seed sweep), and the runs
-//! themselves (`Session`, on the page's thread or in a Web Worker: `runs_worker`), which it
-//! moves only by `Command`s and reads only through their updates (issue 22).
+//! The page's runs (`SessionView`): its view of run A and of B in the A/B view (`RunView`, kept
+//! by the runs' updates), what the page alone keeps (the diagram's expanded group, the charts to
+//! redraw, the lesson's stop on show, the latency chart's form, a seed sweep), and the runs'
+//! client. The runs (`Session`) are in a Web Worker where the page can start one (`RunsWorker`),
+//! else on the page's thread; the page moves them only by `Command`s and reads them only through
+//! their updates. A command's reply, and what waits on it, come when the worker answers, in the
+//! order sent; a worker that fails or stays silent hands the runs back to the page, which runs
+//! the unanswered commands.
 
-use crate::command::{Command, Reply};
-use crate::driver::{RunUpdate, RunView, Sweep};
-use crate::runs_worker::{FromRuns, RunsWorker, ToRuns};
-use crate::session::Session;
+use super::port::RunsWorker;
+use super::{warn, RunView};
+use crate::protocol::{Command, FromRuns, Reply, RunUpdate, ToRuns};
+use crate::runs::Session;
+use crate::sweep::Sweep;
 use blksim::SimTime;
 use std::collections::VecDeque;
 
-/// Events a seed sweep runs in its first frame; after it, the budget follows the measured
-/// frame work as a catch-up's does (`tune`).
-pub const SWEEP_EVENTS_PER_FRAME: u64 = 20_000;
 /// Commands (and what waits on them) the worker may owe the page at once: past it the worker
 /// is not answering, and the page runs the runs itself.
 pub const WAITING_MAX: usize = 256;
@@ -23,7 +24,7 @@ enum Runs {
     /// On the page's thread: native tests, a browser that cannot start the worker, or the
     /// reader's choice (`localStorage["blkviz.runs"] = "page"`).
     Here(Box<Session>),
-    /// In a Web Worker (`runs_worker`).
+    /// In a Web Worker (`crate::runs::worker`).
     Worker(RunsWorker),
 }
 
@@ -66,8 +67,6 @@ pub struct SessionView {
     /// A seed sweep ("Run N seeds"), under way or done, and whether its chart needs drawing.
     pub sweep: Option<Sweep>,
     pub sweep_dirty: bool,
-    /// Events a sweep runs per frame (adapted to the measured frame work).
-    pub sweep_events: u64,
     /// The lesson's stop on show (`Lesson::stop`, 0-based), if the steps have begun: the
     /// address carries it, so a reload or a bookmark returns to it.
     pub stop: Option<usize>,
@@ -87,13 +86,6 @@ fn wants_worker() -> bool {
     LocalStorage::raw().get_item("blkviz.runs").ok().flatten().as_deref() != Some("page")
 }
 
-/// A warning in the browser's console (none natively, where there is no console).
-fn warn(msg: &str) {
-    if cfg!(target_arch = "wasm32") {
-        gloo::console::warn!(msg.to_string());
-    }
-}
-
 impl SessionView {
     /// The page's runs from a link (`Session::from_fragment`), in a worker where the page can
     /// start one. The page makes the same runs first, for its first views (a link opens the same
@@ -111,7 +103,7 @@ impl SessionView {
 
     /// As `from_fragment`, with the runs behind `port` (a test's stand-in for the worker).
     #[cfg(test)]
-    pub fn over_port(fragment: &str, default_lesson: &str, port: Box<dyn crate::runs_worker::Port>) -> SessionView {
+    pub fn over_port(fragment: &str, default_lesson: &str, port: Box<dyn super::port::Port>) -> SessionView {
         let mut v = SessionView::of(Session::from_fragment(fragment, default_lesson));
         v.runs = Runs::Worker(RunsWorker::over(port, fragment, default_lesson, 0.0).expect("the port takes the link"));
         v
@@ -132,7 +124,6 @@ impl SessionView {
             charts_dirty: true,
             sweep: None,
             sweep_dirty: false,
-            sweep_events: SWEEP_EVENTS_PER_FRAME,
             stop: None,
             latency_over_time: false,
         }
@@ -182,14 +173,14 @@ impl SessionView {
         }
         self.charts_dirty = true;
         if let (Command::SetSpeed(sp), true) = (&cmd, self.in_worker()) {
-            // As `SimDriver::set_speed` holds it.
-            let sp = sp.clamp(crate::driver::SPEED_MIN, crate::driver::SPEED_MAX);
+            // As `Run::set_speed` holds it.
+            let sp = sp.clamp(crate::runs::SPEED_MIN, crate::runs::SPEED_MAX);
             self.asked_speed = Some(sp);
             self.a.state.speed = sp;
         }
         if self.in_worker() && matches!(cmd, Command::Seek(_) | Command::SetSpeed(_)) && self.unanswered() {
             self.held = Some((cmd, Box::new(then)));
-            crate::runs_worker::mark_catching_up();
+            super::live::mark_catching_up();
             return;
         }
         self.send_held();
@@ -218,7 +209,7 @@ impl SessionView {
                 match w.post(&ToRuns::Act { id, cmd: cmd.clone() }) {
                     Ok(()) => {
                         self.waiting.push_back(Waiting::Reply(id, cmd, then));
-                        crate::runs_worker::mark_catching_up();
+                        super::live::mark_catching_up();
                         return;
                     }
                     Err(e) => e,
@@ -386,21 +377,9 @@ impl SessionView {
         if !self.replies_waiting() {
             self.send_held();
         }
-        // A sweep under way: its workers' runs come in; without workers (or once one failed)
-        // it takes the frame's budget here. The runs on screen wait, paused.
+        // A sweep under way takes the frame; the runs on screen wait, paused.
         if let Some(sw) = self.sweep.as_mut().filter(|sw| !sw.is_done()) {
-            let mut workers = sw.workers.take();
-            let mut ended = workers.as_mut().is_some_and(|w| w.poll(sw));
-            if sw.is_done() {
-                // Done: the workers stop (dropping them terminates them).
-            } else if workers.as_ref().is_some_and(|w| w.ok()) {
-                sw.workers = workers;
-            } else {
-                if let Some(w) = &workers {
-                    warn(&format!("seed sweep: {}; the page runs the rest", w.error.as_deref().unwrap_or("?")));
-                }
-                ended |= sw.advance(self.sweep_events);
-            }
+            let ended = sw.frame();
             self.sweep_dirty |= ended;
             return ended | answered;
         }
@@ -432,10 +411,10 @@ impl SessionView {
     /// rate while they run.
     pub fn tune(&mut self, work_ms: f64) {
         if let Runs::Here(runs) = &mut self.runs {
-            runs.tune(work_ms, crate::driver::CATCH_UP_FRAME_MS);
+            runs.tune(work_ms, crate::runs::CATCH_UP_FRAME_MS);
         }
-        if self.sweep.as_ref().is_some_and(|sw| !sw.is_done()) && work_ms.is_finite() && work_ms > 0.0 {
-            self.sweep_events = crate::driver::scale_budget(self.sweep_events, work_ms, crate::driver::CATCH_UP_FRAME_MS);
+        if let Some(sw) = &mut self.sweep {
+            sw.tune(work_ms);
         }
     }
 
@@ -466,12 +445,7 @@ impl SessionView {
     /// A seed sweep of the lesson's `variants` (with A's settings), in workers where the page
     /// can have them; the runs on screen pause meanwhile.
     pub fn start_sweep_of(&mut self, variants: &[String], seeds: u64) -> Result<(), String> {
-        let mut sweep = Sweep::new(&self.a.lesson, variants, &self.a.overrides, seeds)?;
-        match crate::driver::sweep_workers::SweepWorkers::start(&sweep) {
-            Ok(w) => sweep.workers = Some(w),
-            Err(e) => warn(&format!("seed sweep: {e}; the page runs the seeds itself")),
-        }
-        self.sweep = Some(sweep);
+        self.sweep = Some(Sweep::start(&self.a.lesson, variants, &self.a.overrides, seeds)?);
         // B follows A's play and pause.
         self.act(Command::Pause);
         self.sweep_dirty = true;
@@ -497,7 +471,7 @@ mod tests {
     #[test]
     fn the_page_s_views_follow_the_runs_through_commands_and_frames() {
         let mut s = SessionView::from_fragment("#/lesson/nr-requests?v=1&variant=regressed&seed=2&b=workaround&t=0.4", "nr-requests");
-        let json = |sh: &crate::driver::Shown| serde_json::to_string(sh).unwrap();
+        let json = |sh: &crate::protocol::Shown| serde_json::to_string(sh).unwrap();
         let same = |s: &SessionView| {
             let Runs::Here(runs) = &s.runs else { panic!("native runs are on the page's thread") };
             assert_eq!(json(&s.a.shown), json(&runs.a.shown));
@@ -548,15 +522,15 @@ mod tests {
     }
 
     /// The stand-in worker's runs, the messages it has not answered, its answers not yet taken.
-    type LoopState = (crate::runs_worker::Host, VecDeque<ToRuns>, Vec<Result<FromRuns, String>>);
+    type LoopState = (crate::runs::worker::Host, VecDeque<ToRuns>, Vec<Result<FromRuns, String>>);
 
     /// A stand-in for the worker: a `Host` that answers, through bincode, when the test says.
     #[derive(Clone, Default)]
     struct Loopback(Rc<RefCell<LoopState>>);
 
-    impl crate::runs_worker::Port for Loopback {
+    impl crate::view::port::Port for Loopback {
         fn post(&self, msg: &ToRuns) -> Result<(), String> {
-            let msg = crate::runs_worker::decode(&crate::runs_worker::encode(msg)?)?;
+            let msg = crate::protocol::decode(&crate::protocol::encode(msg)?)?;
             self.0.borrow_mut().1.push_back(msg);
             Ok(())
         }
@@ -572,7 +546,7 @@ mod tests {
             for _ in 0..n {
                 let Some(m) = st.1.pop_front() else { break };
                 let r = st.0.handle(m);
-                let r = crate::runs_worker::decode(&crate::runs_worker::encode(&r).unwrap()).unwrap();
+                let r = crate::protocol::decode(&crate::protocol::encode(&r).unwrap()).unwrap();
                 st.2.push(r);
             }
         }

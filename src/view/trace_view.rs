@@ -1,125 +1,20 @@
 //! What the page makes of a run's trace (`TraceView`): the event log, btt's sums and the
-//! animation's tokens. It is fed only by what the run hands over, in order: the trace records
-//! it took in (and how many the ring dropped), the start and end of an untraced span (a jump),
-//! and a fresh start of the tokens after one. It reads nothing else of the run, so it is on the
-//! page while the runs are in a Web Worker (issue 22): each of its inputs is plain data
-//! (`TraceInput`) that the driver keeps, in order, for the page's `RunView` (a long input goes
-//! in parts, `TraceInput::split`, which make the same view).
+//! animation's tokens. It is fed only by what the run hands over, in order (`TraceInput`s, kept
+//! by the run for its `RunView`), and reads nothing else of the run, so it lives on the page
+//! while the runs are in a Web Worker.
 
-use super::{Btt, Token, TokenStage, LOG_MAX, RECORDS_PER_FRAME_MAX, TOKENS_MAX};
+use super::{Btt, Token, TokenStage, RECORDS_PER_FRAME_MAX, TOKENS_MAX};
+use crate::protocol::TraceInput;
 use blksim::kernel::trace::blktrace::TraceRecord;
 use blksim::SimTime;
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// Trace records kept for the event log and its exports (blkparse, Perfetto): a few
+/// megabytes, and some seconds of a busy run at an animated speed.
+pub const LOG_MAX: usize = 50_000;
 
 /// Untraced spans the event log remembers.
 const TRACE_GAPS_MAX: usize = 16;
-
-/// What a run hands its `TraceView`, in order: what the runs' worker posts for the page's view
-/// (serde, so it crosses `postMessage`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum TraceInput {
-    /// Records the run took in, after `dropped` the ring lost; animated when `animate` says how.
-    Records {
-        #[serde(with = "compact_records")]
-        records: Vec<TraceRecord>,
-        dropped: u64,
-        animate: Option<Animation>,
-    },
-    /// A frame had more records than the animation shows (`RECORDS_PER_FRAME_MAX`): the
-    /// diagram shows counts, not tokens. What `Records` with `animate` does with so many,
-    /// after they were sent in parts (`split`).
-    Dense { now_ms: f64, tween_ms: f64 },
-    /// An untraced span begins (`forget_pairs`).
-    Untraced,
-    /// An untraced span ended: from, to, and the seq of the first record after it.
-    Gap { from: SimTime, to: SimTime, next_seq: u64 },
-    /// The tokens start afresh.
-    ResetTokens,
-}
-
-impl TraceInput {
-    /// Records in it.
-    pub fn records_len(&self) -> usize {
-        match self {
-            TraceInput::Records { records, .. } => records.len(),
-            _ => 0,
-        }
-    }
-
-    /// The same input as parts of at most `records_max` records each, which a view takes to the
-    /// same state as the whole: the ring's drops go with the first part, and records too many to
-    /// animate go as plain records followed by `Dense`.
-    pub fn split(self, records_max: usize) -> Vec<TraceInput> {
-        let records_max = records_max.max(1);
-        match self {
-            TraceInput::Records { records, dropped, animate } if records.len() > records_max => {
-                let dense = animate.map(|a| {
-                    debug_assert!(records_max >= RECORDS_PER_FRAME_MAX, "parts of an animated frame would animate");
-                    TraceInput::Dense { now_ms: a.now_ms, tween_ms: a.tween_ms }
-                });
-                let mut parts: Vec<TraceInput> = records
-                    .chunks(records_max)
-                    .enumerate()
-                    .map(|(i, c)| TraceInput::Records { records: c.to_vec(), dropped: if i == 0 { dropped } else { 0 }, animate: None })
-                    .collect();
-                parts.extend(dense);
-                parts
-            }
-            other => vec![other],
-        }
-    }
-}
-
-/// Trace records cross to the page as tuples: a third of the bytes as JSON, and in bincode (the
-/// worker's messages) the only form that works, since `TraceRecord`'s own serde skips an absent
-/// `from`, which a format without field names cannot read back.
-mod compact_records {
-    use blksim::ids::{DevId, ThreadId};
-    use blksim::kernel::trace::blktrace::{Action, TraceRecord};
-    use blksim::SimTime;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    type Row = (u64, SimTime, DevId, u16, Action, bool, u64, u32, ThreadId, u32, u32, Option<(DevId, u64)>);
-
-    pub fn serialize<S: Serializer>(records: &[TraceRecord], s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(
-            records
-                .iter()
-                .map(|r| (r.seq, r.time, r.dev, r.cpu, r.action, r.write, r.sector, r.bytes, r.thread, r.token, r.related, r.from)),
-        )
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<TraceRecord>, D::Error> {
-        let rows = Vec::<Row>::deserialize(d)?;
-        Ok(rows
-            .into_iter()
-            .map(|(seq, time, dev, cpu, action, write, sector, bytes, thread, token, related, from)| TraceRecord {
-                seq,
-                time,
-                dev,
-                cpu,
-                action,
-                write,
-                sector,
-                bytes,
-                thread,
-                token,
-                related,
-                from,
-            })
-            .collect())
-    }
-}
-
-/// How a frame animates its records: its wall time (ms), the tween for the run's speed, and
-/// each thread's pid (by the trace's thread index).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Animation {
-    pub now_ms: f64,
-    pub tween_ms: f64,
-    pub pids: Vec<u32>,
-}
 
 #[derive(Clone, Debug, Default)]
 pub struct TraceView {
@@ -229,6 +124,7 @@ impl TraceView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::Animation;
 
     /// A view fed by the run's trace, chunk by chunk as the frames take it (`Sim::trace`).
     fn fed(through_json: bool) -> TraceView {
@@ -246,7 +142,7 @@ mod tests {
                 recs = serde_json::from_str(&serde_json::to_string(&recs).unwrap()).unwrap();
             }
             if frame == 200 {
-                // A jump's marks, as the driver hands them over.
+                // A jump's marks, as the run hands them over.
                 view.forget_pairs();
                 view.gap(sim.now(), sim.now(), cursor);
                 view.reset_tokens();
@@ -263,18 +159,18 @@ mod tests {
     }
 
     #[test]
-    fn a_driver_s_kept_inputs_sent_as_json_make_the_view_they_make_in_process() {
-        let mut d = crate::driver::SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 2).unwrap();
+    fn a_run_s_kept_inputs_sent_through_the_protocol_make_the_view_they_make_in_process() {
+        let mut d = crate::runs::Run::new("nr-requests", Some("regressed"), Vec::new(), 2).unwrap();
         d.keep_trace_inputs();
-        // `page` takes them through a worker's JSON, `here` as they are.
+        // `page` takes them through the protocol's bincode, `here` as they are.
         let (mut page, mut here) = (TraceView::default(), TraceView::default());
-        let mut post = |d: &mut crate::driver::SimDriver, page: &mut TraceView| {
+        let mut post = |d: &mut crate::runs::Run, page: &mut TraceView| {
             let inputs = d.take_trace_inputs();
             for input in &inputs {
                 here.take(input);
             }
-            let json = serde_json::to_string(&inputs).unwrap();
-            for input in serde_json::from_str::<Vec<TraceInput>>(&json).unwrap() {
+            let bytes = crate::protocol::encode(&inputs).unwrap();
+            for input in crate::protocol::decode::<Vec<TraceInput>>(&bytes).unwrap() {
                 page.take(&input);
             }
         };
@@ -361,9 +257,9 @@ mod tests {
         assert_eq!(state(&whole), state(&parted));
     }
 
-    /// The view takes a part as the worker's message carries it (through JSON).
+    /// The view takes a part as the worker's message carries it (in bincode).
     fn whole_or(view: &mut TraceView, part: &TraceInput) {
-        let json = serde_json::to_string(part).unwrap();
-        view.take(&serde_json::from_str(&json).unwrap());
+        let bytes = crate::protocol::encode(part).unwrap();
+        view.take(&crate::protocol::decode(&bytes).unwrap());
     }
 }

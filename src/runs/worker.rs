@@ -1,49 +1,12 @@
-//! The runs in a Web Worker (issue 22): the page's thread only draws, and a jump, a long frame
-//! of a busy run or a rewind never holds up its frames. The worker (`static/sim-worker.js`)
-//! loads the page's own wasm and owns a `Session` (`Host`); the page (`SessionView`) posts it
-//! what its frames and controls ask (`ToRuns`), and takes back, after each, the runs' updates
-//! and the command's reply (`FromRuns`), in bincode (serde's compact binary form: exact floats,
-//! a fraction of JSON's bytes and parse time, and less code in the bundle than JSON's decoders
-//! of the same types).
-//!
-//! One frame is in flight at a time: the page's frames in between add their wall time to the
-//! next, so a worker slower than the screen runs fewer, longer frames rather than a queue.
+//! The runs in a Web Worker: the page's thread only draws, and a jump, a long frame of a busy
+//! run or a rewind never holds up its frames. The worker (`static/sim-worker.js`) loads the
+//! page's own wasm and owns a `Session` (`Host`); it carries out each `ToRuns` the page posts
+//! and answers with a `FromRuns` (`crate::protocol`).
 
-use crate::command::{Command, Reply};
-use crate::driver::RunUpdate;
-use crate::session::Session;
-use serde::{Deserialize, Serialize};
+use super::Session;
+use crate::protocol::{decode, encode, FromRuns, ToRuns, MESSAGE_RECORDS_MAX};
 use std::cell::RefCell;
-use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
-
-/// What the page asks of the worker's runs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum ToRuns {
-    /// The runs a link opens (`Session::from_fragment`): the first message.
-    Open { fragment: String, default_lesson: String },
-    /// One animation frame of `dt_ms` wall ms (`Session::frame`).
-    Frame { dt_ms: f64, now_ms: f64 },
-    /// A control's command; `id` comes back with its reply.
-    Act { id: u32, cmd: Command },
-}
-
-/// What the worker posts after each message: the runs' updates (B's while it is open), a
-/// frame's "the counters changed", a command's reply.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FromRuns {
-    pub a: RunUpdate,
-    pub b: Option<RunUpdate>,
-    pub frame: Option<bool>,
-    pub reply: Option<(u32, Reply)>,
-}
-
-/// Trace records a worker's message carries at most, per run: about 1 MB in bincode, which the
-/// page decodes and takes in within a frame or two; a jump's longer traced tail follows over the
-/// next frames.
-pub const MESSAGE_RECORDS_MAX: usize = 20_000;
 
 /// The worker's side: its runs.
 pub struct Host {
@@ -51,7 +14,7 @@ pub struct Host {
     /// Trace records a message carries at most, per run (`MESSAGE_RECORDS_MAX`).
     records_max: usize,
     /// Wall ms of the frames that waited, playing, for the trace to go over: the next frame
-    /// that runs takes them (within the driver's 100 ms a frame), so the runs keep their pace
+    /// that runs takes them (within a `Run`'s 100 ms a frame), so the runs keep their pace
     /// where they can.
     waited_ms: f64,
     /// The last message ran a frame of the runs (its work tunes a jump's budget).
@@ -103,7 +66,7 @@ impl Host {
     /// budget follows it (a frame that waited for the trace says nothing of the jump's pace).
     pub fn tune(&mut self, work_ms: f64) {
         if let (Some(runs), true) = (&mut self.runs, self.ran_frame) {
-            runs.tune(work_ms, crate::driver::WORKER_CATCH_UP_FRAME_MS);
+            runs.tune(work_ms, crate::runs::WORKER_CATCH_UP_FRAME_MS);
         }
     }
 }
@@ -130,141 +93,11 @@ pub fn runs_tune(work_ms: f64) {
     HOST.with(|h| h.borrow_mut().tune(work_ms));
 }
 
-/// A message in bincode.
-pub fn encode<T: Serialize>(v: &T) -> Result<Vec<u8>, String> {
-    bincode::serialize(v).map_err(|e| e.to_string())
-}
-
-/// A message from bincode.
-pub fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    bincode::deserialize(bytes).map_err(|e| e.to_string())
-}
-
-/// A command is on its way to the worker: the live lines say the runs are catching up to what
-/// was asked (`data-catching-up`), and the page that it waits for the answer
-/// (`data-runs-waiting`), at once, not at the next frame (which sets them again, until the
-/// worker has answered), so nothing reads the runs as settled meanwhile.
-pub fn mark_catching_up() {
-    if !cfg!(target_arch = "wasm32") {
-        return;
-    }
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
-    // And the page as waiting for the worker's answer (the frame loop clears it).
-    if let Some(app) = doc.query_selector(".app").ok().flatten() {
-        let _ = app.set_attribute("data-runs-waiting", "true");
-    }
-    if let Ok(lines) = doc.query_selector_all("p.live") {
-        for i in 0..lines.length() {
-            if let Some(el) = lines.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) {
-                let _ = el.set_attribute("data-catching-up", "true");
-            }
-        }
-    }
-}
-
-/// Where the page's messages go and its answers come from: a Web Worker (`WebPort`), or in a
-/// test a `Host` answering when the test says.
-pub trait Port {
-    fn post(&self, msg: &ToRuns) -> Result<(), String>;
-    /// What came back since the last call, in order.
-    fn take(&self) -> Vec<Result<FromRuns, String>>;
-}
-
-/// What came back from the worker, in order.
-type Inbox = Rc<RefCell<Vec<Result<FromRuns, String>>>>;
-
-/// A Web Worker running `static/sim-worker.js`.
-struct WebPort {
-    worker: Worker,
-    inbox: Inbox,
-    /// The message and error handlers, kept alive while the worker is.
-    _on_message: Closure<dyn FnMut(MessageEvent)>,
-    _on_error: Closure<dyn FnMut(web_sys::Event)>,
-}
-
-impl WebPort {
-    fn start() -> Result<WebPort, String> {
-        let opts = WorkerOptions::new();
-        opts.set_type(WorkerType::Module);
-        let worker = Worker::new_with_options("./sim-worker.js", &opts).map_err(|e| format!("no worker: {e:?}"))?;
-        let inbox: Inbox = Rc::default();
-        let replies = inbox.clone();
-        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-            let bytes = js_sys::Uint8Array::new(&e.data()).to_vec();
-            let msg = decode::<Result<FromRuns, String>>(&bytes).unwrap_or_else(|e| Err(format!("its message: {e}")));
-            replies.borrow_mut().push(msg);
-        });
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        let replies = inbox.clone();
-        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
-            let why = e.dyn_ref::<web_sys::ErrorEvent>().map_or_else(|| "it failed".to_string(), |e| e.message());
-            replies.borrow_mut().push(Err(why));
-        });
-        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        Ok(WebPort { worker, inbox, _on_message: on_message, _on_error: on_error })
-    }
-}
-
-impl Port for WebPort {
-    fn post(&self, msg: &ToRuns) -> Result<(), String> {
-        let bytes = js_sys::Uint8Array::from(encode(msg)?.as_slice());
-        self.worker.post_message(&bytes).map_err(|e| format!("cannot reach it: {e:?}"))
-    }
-
-    fn take(&self) -> Vec<Result<FromRuns, String>> {
-        std::mem::take(&mut *self.inbox.borrow_mut())
-    }
-}
-
-impl Drop for WebPort {
-    fn drop(&mut self) {
-        self.worker.terminate();
-    }
-}
-
-/// The page's side: the port to the worker, and where the conversation stands.
-pub struct RunsWorker {
-    port: Box<dyn Port>,
-    /// A frame posted and not yet answered.
-    pub frame_in_flight: bool,
-    /// Wall ms of the page's frames since the last frame posted.
-    pub dt_pending_ms: f64,
-    /// The id of the next command posted.
-    pub next_id: u32,
-    /// The page's wall clock (ms) when the worker was last heard from, or had nothing to answer.
-    pub heard_at_ms: f64,
-}
-
-impl RunsWorker {
-    /// Starts the worker on the runs `fragment` opens, or says why it cannot start.
-    pub fn start(fragment: &str, default_lesson: &str) -> Result<RunsWorker, String> {
-        let now_ms = web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now());
-        RunsWorker::over(Box::new(WebPort::start()?), fragment, default_lesson, now_ms)
-    }
-
-    /// The runs `fragment` opens, behind `port`.
-    pub fn over(port: Box<dyn Port>, fragment: &str, default_lesson: &str, now_ms: f64) -> Result<RunsWorker, String> {
-        let w = RunsWorker { port, frame_in_flight: false, dt_pending_ms: 0.0, next_id: 0, heard_at_ms: now_ms };
-        w.post(&ToRuns::Open { fragment: fragment.to_string(), default_lesson: default_lesson.to_string() })?;
-        Ok(w)
-    }
-
-    /// Posts a message (the worker takes them in order).
-    pub fn post(&self, msg: &ToRuns) -> Result<(), String> {
-        self.port.post(msg)
-    }
-
-    /// What the worker sent since the last call, in order.
-    pub fn take(&self) -> Vec<Result<FromRuns, String>> {
-        self.port.take()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::driver::{RunView, TraceInput, RECORDS_PER_FRAME_MAX};
-    use crate::session_view::SessionView;
+    use crate::protocol::{Command, RunUpdate, TraceInput};
+    use crate::view::{RunView, SessionView, RECORDS_PER_FRAME_MAX};
     use blksim::SimTime;
 
     /// The page's side of a worker, natively: a `Host` answering through bincode both ways, and the

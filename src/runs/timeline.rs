@@ -1,4 +1,4 @@
-//! The timeline: the run so far, to scrub both ways. The driver keeps snapshots of its `Sim`
+//! The timeline: the run so far, to scrub both ways. The run keeps snapshots of its `Sim`
 //! (`Sim::checkpoint`: the whole simulation but its trace) every `every_ns` of simulated time,
 //! at most `SNAPSHOTS_MAX`; when they are full every other one goes and the spacing doubles,
 //! so memory stays bounded however long the run. A seek backwards restores the nearest earlier
@@ -6,7 +6,7 @@
 //! but for its last half second); a seek forwards runs on. One seed gives one run, so what the
 //! page then shows is what a run straight to that time shows.
 
-use super::SimDriver;
+use super::Run;
 use blksim::{Sim, SimTime};
 
 /// Snapshots kept at most (each is a whole `Sim`: a few hundred KiB to a few MiB).
@@ -57,7 +57,7 @@ impl Timeline {
     }
 }
 
-impl SimDriver {
+impl Run {
     /// Moves the run to simulated time `t` (at most the furthest it has reached): forwards by
     /// running on, backwards from the nearest earlier snapshot. The catch-up runs over the next
     /// frames (`catch_up_to`), with the page drawing meanwhile.
@@ -83,7 +83,7 @@ impl SimDriver {
         let applied = sim.apply_live("duration", &duration);
         debug_assert!(matches!(applied, Ok(true)), "duration applies live: {applied:?}");
         let timeline = std::mem::replace(&mut self.timeline, Timeline::empty());
-        let mut d = SimDriver::with_sim(self.lesson.clone(), self.variant.clone(), self.overrides.clone(), self.seed, sim, timeline);
+        let mut d = Run::with_sim(self.lesson.clone(), self.variant.clone(), self.overrides.clone(), self.seed, sim, timeline);
         // The live writes made so far: the replay makes the later ones again where they were.
         d.live_writes = std::mem::take(&mut self.live_writes);
         d.writes_done = writes_done;
@@ -105,7 +105,7 @@ impl Timeline {
         self.reached = now;
     }
 
-    /// A placeholder while a timeline moves between drivers.
+    /// A placeholder while a timeline moves between runs.
     fn empty() -> Timeline {
         Timeline { snapshots: Vec::new(), every_ns: SNAPSHOT_EVERY_NS, reached: SimTime(0) }
     }
@@ -114,10 +114,10 @@ impl Timeline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::driver::RunView;
+    use crate::view::RunView;
 
     /// Frames (16 ms apart) until no catch-up is left; the last frame's time.
-    fn settle(d: &mut SimDriver, mut ts: f64) -> f64 {
+    fn settle(d: &mut Run, mut ts: f64) -> f64 {
         for _ in 0..10_000 {
             if d.catch_up_to.is_none() {
                 break;
@@ -132,7 +132,7 @@ mod tests {
 
     /// What the page shows of a run: its counters, its view snapshot, top, and the event log's
     /// last records (without their `seq`, which counts only what was traced).
-    fn shown(d: &SimDriver, v: &RunView) -> String {
+    fn shown(d: &Run, v: &RunView) -> String {
         let log: Vec<String> = v
             .trace
             .log
@@ -156,7 +156,7 @@ mod tests {
         let t2 = SimTime(1_700_000_000);
         // Played to 3.2 s (snapshots on the way), then scrubbed back to t2.
         // Each with the page's view of it, kept by its updates.
-        let mut d = SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 3).unwrap();
+        let mut d = Run::new("nr-requests", Some("regressed"), Vec::new(), 3).unwrap();
         let mut vd = RunView::new(d.take_update());
         d.playing = false;
         d.seek(SimTime(0));
@@ -170,7 +170,7 @@ mod tests {
         settle(&mut d, ts);
         vd.apply(d.take_update());
         // A fresh run to t2, as a link with t opens it.
-        let mut fresh = SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 3).unwrap();
+        let mut fresh = Run::new("nr-requests", Some("regressed"), Vec::new(), 3).unwrap();
         let mut vf = RunView::new(fresh.take_update());
         fresh.playing = false;
         fresh.catch_up_to = Some(t2);
@@ -186,8 +186,8 @@ mod tests {
 
     /// A run of nr-requests to 1.3 s, one event more (→, which may stop mid-instant), a live
     /// `nr_requests` write there, then on to 2.6 s: each with its page view.
-    fn with_a_live_write() -> (SimDriver, RunView) {
-        let mut d = SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 3).unwrap();
+    fn with_a_live_write() -> (Run, RunView) {
+        let mut d = Run::new("nr-requests", Some("regressed"), Vec::new(), 3).unwrap();
         let mut v = RunView::new(d.take_update());
         d.playing = false;
         d.catch_up_to = Some(SimTime(1_300_000_000));
@@ -255,7 +255,7 @@ mod tests {
 
     #[test]
     fn a_stopped_jump_stays_where_it_got_to_and_runs_on_from_there() {
-        let mut d = SimDriver::new("raid5-chunk", Some("regressed"), vec![("duration".into(), "60".into())], 1).unwrap();
+        let mut d = Run::new("raid5-chunk", Some("regressed"), vec![("duration".into(), "60".into())], 1).unwrap();
         d.playing = false;
         d.catch_up_to = Some(SimTime(60_000_000_000));
         let mut ts = 0.0;
@@ -281,7 +281,7 @@ mod tests {
 
     #[test]
     fn snapshots_stay_bounded_on_a_long_run() {
-        let mut d = SimDriver::new("scsi-starved", Some("before"), vec![("duration".into(), "40".into())], 1).unwrap();
+        let mut d = Run::new("scsi-starved", Some("before"), vec![("duration".into(), "40".into())], 1).unwrap();
         d.playing = false;
         d.catch_up_to = Some(SimTime(40_000_000_000));
         settle(&mut d, 0.0);
@@ -293,7 +293,7 @@ mod tests {
     fn a_run_stops_at_its_duration_with_the_cli_s_whole_run_numbers() {
         // Off a whole second, so the end has no one-second snapshot of its own.
         let overrides = vec![("duration".to_string(), "1.5".to_string())];
-        let mut d = SimDriver::new("nr-requests", Some("regressed"), overrides.clone(), 1).unwrap();
+        let mut d = Run::new("nr-requests", Some("regressed"), overrides.clone(), 1).unwrap();
         d.fast_forward(5.0);
         assert_eq!(d.sim.now(), SimTime(1_500_000_000));
         assert!(d.is_done() && !d.sim.is_finished(), "stopped by its duration, its jobs not done");
@@ -323,7 +323,7 @@ mod tests {
 
     #[test]
     fn a_link_past_the_run_s_end_opens_at_the_end_and_says_so() {
-        let mut d = SimDriver::from_fragment("#/lesson/nr-requests?v=1&variant=regressed&duration=0.5&seed=2&t=7", "nr-requests");
+        let mut d = Run::from_fragment("#/lesson/nr-requests?v=1&variant=regressed&duration=0.5&seed=2&t=7", "nr-requests");
         let notice = d.notice.clone().unwrap_or_default();
         assert!(notice.contains("t: 7 s is past the run's end at 0.5 s"), "{notice}");
         assert!(d.link_clean.as_deref().is_some_and(|l| l.contains("t=0.5") && l.contains("duration=0.5")), "{:?}", d.link_clean);
@@ -340,7 +340,7 @@ mod tests {
         assert_eq!(d.sim.now(), SimTime(7_000_000_000));
         assert!(!d.playing && !d.is_done());
         // With another fault, only the t is withdrawn.
-        let mut d = SimDriver::from_fragment("#/lesson/nr-requests?v=1&variant=regressed&duration=0.5&queue.depth=abc&t=7", "nr-requests");
+        let mut d = Run::from_fragment("#/lesson/nr-requests?v=1&variant=regressed&duration=0.5&queue.depth=abc&t=7", "nr-requests");
         assert!(d.notice.as_deref().is_some_and(|n| n.contains("queue.depth") && n.contains("t: 7 s")), "{:?}", d.notice);
         d.apply_knob("duration", "8", &[]).unwrap();
         let n = d.notice.clone().unwrap_or_default();
@@ -350,7 +350,7 @@ mod tests {
     #[test]
     fn a_link_past_where_every_job_finished_says_so() {
         // nr-requests' fixed variant: its writers are done in about 5.3 s.
-        let mut d = SimDriver::from_fragment("#/lesson/nr-requests?v=1&variant=fixed&seed=1&t=20", "nr-requests");
+        let mut d = Run::from_fragment("#/lesson/nr-requests?v=1&variant=fixed&seed=1&t=20", "nr-requests");
         assert_eq!(d.notice, None);
         settle(&mut d, 0.0);
         let done = d.sim.finished_at().expect("the jobs finish");
@@ -361,7 +361,7 @@ mod tests {
 
     #[test]
     fn a_link_without_its_version_opens_what_it_names_and_says_so_plainly() {
-        let d = SimDriver::from_fragment("#/lesson/nr-requests?variant=fixed&seed=3", "nr-requests");
+        let d = Run::from_fragment("#/lesson/nr-requests?variant=fixed&seed=3", "nr-requests");
         assert_eq!((d.variant.as_str(), d.seed), ("fixed", 3));
         assert_eq!(d.notice.as_deref(), Some("This link has no v=; it was read as v=1, the link format of this build."));
         assert_eq!(d.link_clean.as_deref(), Some("#/lesson/nr-requests?v=1&variant=fixed&seed=3"));

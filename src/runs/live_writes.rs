@@ -5,28 +5,15 @@
 //! run first took it. What the page then shows at any time is what the run showed there, the
 //! Knobs tab included (the old value before the write, the new one after).
 
-use super::SimDriver;
+use super::Run;
+use crate::protocol::LiveWrite;
 use blksim::SimTime;
-use serde::{Deserialize, Serialize};
 
 /// Live writes one run keeps at most; past it a knob that applies live is refused, and Reset
 /// starts a run with all the settings from t = 0.
 pub const LIVE_WRITES_MAX: usize = 256;
 
-/// One knob applied live: where in the run, and the sysfs writes it made (an elevator switch
-/// writes the new elevator's tunables too).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LiveWrite {
-    /// The clock when it was made.
-    pub at: SimTime,
-    /// The run's event count when it was made: the events before it, which a replay runs
-    /// exactly (a write made after → stopped mid-instant comes at the same event).
-    pub events: u64,
-    /// (knob, value) in the order they were applied; the first is the knob the reader set.
-    pub writes: Vec<(String, String)>,
-}
-
-impl SimDriver {
+impl Run {
     /// Notes a knob applied live now (its writes, as made).
     pub(super) fn note_live_write(&mut self, writes: Vec<(String, String)>) {
         // A write made while the timeline stands before later ones (after a rewind) is a new

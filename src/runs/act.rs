@@ -1,119 +1,10 @@
-//! What the page's controls ask of its runs (`Command`), carried out by `Session::act`: play and
-//! pause, steps, the speed, skips, the timeline, Reset, the seed, the event log's pause and the
-//! knobs. The controls change the runs only through these, never by reaching into a driver,
-//! so the runs can move into a Web Worker that takes them as messages (issue 22; today the
-//! session carries them out at once, on the page). A command is plain serde data, and so is
-//! its `Reply`.
+//! The worker's side of a `Command`: `Session::act` carries out what the page's controls ask
+//! of both runs, and answers a `Reply`.
 
-use crate::session::Session;
+use super::Session;
+use crate::protocol::{Command, LinkedStep, Reply};
 use blksim::course::lessons::Stop;
 use blksim::SimTime;
-use serde::{Deserialize, Serialize};
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum Command {
-    /// Play or pause (Space, the Play button); B follows A.
-    TogglePlay,
-    Pause,
-    /// One event of run A, paused (→). `now_ms` is the page's wall clock, for the tokens' tweens.
-    StepEvent {
-        now_ms: f64,
-    },
-    /// 1 ms of simulated time, paused, B following A (Shift+→).
-    StepMs {
-        now_ms: f64,
-    },
-    /// Simulated seconds per wall second (the speed slider).
-    SetSpeed(f64),
-    /// Both runs `secs` past the clock without animating (Skip 5 s).
-    Skip {
-        secs: f64,
-    },
-    /// Both runs again from time 0 (R, Reset).
-    Reset,
-    /// The timeline: both runs to this time, backwards or forwards within what they reached.
-    Seek(SimTime),
-    /// Stop a jump where it has got to.
-    StopJump,
-    /// The reader's seed (the seed field): both runs restart with it.
-    ChooseSeed(u64),
-    /// Pause or resume the event log's intake (the page's view of run A does it).
-    ToggleLogPause,
-    /// What the page says about run A (a link's problems, a refused seed); None closes it.
-    SetNotice(Option<String>),
-    /// The page put the link as applied into its address (`RunState::link_clean`).
-    LinkCleanUsed,
-    /// A knob (`blksim knobs`' key): to run A, and to B when A took it.
-    ApplyKnob {
-        key: String,
-        value: String,
-    },
-    /// Knobs at once (an fio job file in the sandbox): run A restarts with them.
-    ApplyMany(Vec<(String, String)>),
-    /// The lesson's stop (a step, or the prediction): its variants, seed, speed and time point.
-    GoToStop(usize),
-    /// A link's step.
-    LinkedStep(LinkedStep),
-    /// Open or close the A/B view (B: the first variant that is not A's).
-    ToggleAb,
-    /// Run A's variant (the variant buttons).
-    PickVariant(String),
-    /// Run B's variant (the A/B view's picker).
-    PickB(String),
-    /// The prediction's Run: the lesson's first two variants side by side from the reader's
-    /// seed, past the warm-up, at half a second per second.
-    RunComparison,
-    /// Both runs to this time and paused there, as a link with `t` opens.
-    OpenAt(SimTime),
-    /// Both runs to this time, playing on after (Skip the warm-up).
-    JumpTo(SimTime),
-    /// A link to the run on show that differs only in its B, time point or pace (Back after
-    /// opening A/B, a link pasted with another t): B opens or closes, both runs go to the time
-    /// point and pause there, and the pace is the link's.
-    SameRunLink {
-        b: Option<String>,
-        t: Option<f64>,
-        speed: Option<f64>,
-    },
-    /// A new run from a link (Back and Forward to another run): the session is rebuilt from
-    /// it, the lesson's defaults where the link cannot be used. `speed`: the pace the reader
-    /// chose, to keep (None when the link names its own).
-    OpenLink {
-        fragment: String,
-        default_lesson: String,
-        speed: Option<f64>,
-    },
-}
-
-/// What of a link's state its step needs (`blksim::course::link::LinkState`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LinkedStep {
-    /// 1-based, as the link writes it.
-    pub step: u32,
-    pub variant: Option<String>,
-    pub b: Option<String>,
-    pub seed: u64,
-    pub t: Option<f64>,
-}
-
-impl LinkedStep {
-    /// The link's step, if it names one.
-    pub fn of(st: &blksim::course::link::LinkState) -> Option<LinkedStep> {
-        Some(LinkedStep { step: st.step.filter(|&n| n >= 1)?, variant: st.variant.clone(), b: st.b.clone(), seed: st.seed, t: st.t })
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum Reply {
-    Done,
-    /// What the runs did not take, and why.
-    Refused(String),
-    /// Whether a stop was set up (a copied link's own run stands instead; a stop the lesson
-    /// does not have sets nothing up).
-    StepSetUp(bool),
-    /// What the knob panel says of a knob: applied how, or why not.
-    Knob(Result<String, String>),
-}
 
 impl Session {
     /// Carries out a command of the page's controls.
@@ -356,10 +247,10 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::driver::SimDriver;
+    use crate::runs::Run;
 
     fn session() -> Session {
-        let mut s = Session::new(SimDriver::new("nr-requests", Some("regressed"), Vec::new(), 1).unwrap());
+        let mut s = Session::new(Run::new("nr-requests", Some("regressed"), Vec::new(), 1).unwrap());
         s.open_b("workaround").unwrap();
         s
     }
@@ -383,7 +274,7 @@ mod tests {
         assert_eq!(s.b.as_ref().unwrap().now(), s.a.now(), "B stands at A's clock, paused");
         assert!(!s.b.as_ref().unwrap().playing);
         s.act(Command::SetSpeed(1e9));
-        assert_eq!(s.a.speed, crate::driver::SPEED_MAX, "held to what the slider reaches");
+        assert_eq!(s.a.speed, crate::runs::SPEED_MAX, "held to what the slider reaches");
         s.act(Command::Skip { secs: 1.0 });
         assert!(s.a.now() > SimTime(1_000_000_000) && s.b.as_ref().unwrap().now() > SimTime(1_000_000_000));
         // A knob goes to both runs; one neither run has is refused with why.
@@ -399,7 +290,7 @@ mod tests {
 
     #[test]
     fn the_lesson_s_commands_set_up_steps_variants_a_b_and_links() {
-        let mut s = Session::new(SimDriver::new("nr-requests", Some("fixed"), Vec::new(), 4).unwrap());
+        let mut s = Session::new(Run::new("nr-requests", Some("fixed"), Vec::new(), 4).unwrap());
         // The first step: its variant, alone, at its time point (0.2 s), at its speed.
         assert_eq!(s.act(Command::GoToStop(0)), Reply::StepSetUp(true));
         assert_eq!((s.a.variant.as_str(), s.b.is_none(), s.a.catch_up_to), ("regressed", true, Some(SimTime(200_000_000))));
@@ -440,25 +331,10 @@ mod tests {
             speed: Some(0.125),
         });
         assert_eq!((s.a.lesson.id.as_str(), s.a.variant.as_str(), s.a.seed, s.a.speed), ("raid5-chunk", "fixed", 3, 0.125));
-        let sandbox = crate::driver::SimDriver::new(blksim::course::lessons::SANDBOX, None, Vec::new(), 1).unwrap();
+        let sandbox = crate::runs::Run::new(blksim::course::lessons::SANDBOX, None, Vec::new(), 1).unwrap();
         let mut s = Session::new(sandbox);
         assert_eq!(s.act(Command::ApplyMany(vec![("workload.numjobs".into(), "2".into())])), Reply::Done);
         assert_eq!(s.a.shown.scenario.workload.numjobs, 2);
         assert!(matches!(s.act(Command::ApplyMany(vec![("workload.numjobs".into(), "x".into())])), Reply::Refused(_)));
-    }
-
-    #[test]
-    fn a_command_and_its_reply_cross_a_worker_s_post_message_as_json() {
-        let cmds = [
-            Command::StepMs { now_ms: 12.5 },
-            Command::Seek(SimTime(1_700_000_001)),
-            Command::ApplyKnob { key: "queue.nr_requests".into(), value: "512".into() },
-            Command::ChooseSeed(u64::MAX),
-        ];
-        for c in cmds {
-            assert_eq!(serde_json::from_str::<Command>(&serde_json::to_string(&c).unwrap()).unwrap(), c);
-        }
-        let r = Reply::Knob(Err("queue.nr_requests: expected 4 to 8192".into()));
-        assert_eq!(serde_json::from_str::<Reply>(&serde_json::to_string(&r).unwrap()).unwrap(), r);
     }
 }
