@@ -135,7 +135,7 @@ pub fn KnobPanel(p: &KnobPanelProps) -> Html {
                         <span class="knob-idle-why">{ format!("Acts on nothing here: {why}. ") }</span>
                     }
                     { k.help }
-                    <span class="dim">{ format!(" · {}", k.kind.allowed()) }{ if k.live { " · applies live" } else { " · restarts the run" } }</span>
+                    <span class="dim">{ format!(" · {}", k.kind.allowed()) }{ if k.live.is_live() { " · applies live" } else { " · restarts the run" } }</span>
                 </td>
             </tr>
             // The answer again beside the field, where the user is looking.

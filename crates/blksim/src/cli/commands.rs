@@ -166,7 +166,8 @@ fn cmd_lessons(a: &Args) -> String {
 
 fn cmd_knobs(a: &Args) -> String {
     if a.json {
-        let v: Vec<_> = KNOBS.iter().map(|k| json!({"key": k.key, "allowed": k.kind.allowed(), "help": k.help, "live": k.live})).collect();
+        let v: Vec<_> =
+            KNOBS.iter().map(|k| json!({"key": k.key, "allowed": k.kind.allowed(), "help": k.help, "live": k.live.is_live()})).collect();
         return serde_json::to_string_pretty(&v).expect("json") + "\n";
     }
     let mut s = String::new();

@@ -4,8 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod knob_table;
 mod knobs;
 mod validate;
+pub use knob_table::KNOBS;
 pub use knobs::*;
 pub use validate::{check_user_knobs, clip, clip_line, clip_path, counted, knob_applies, Config, ScenarioError};
 

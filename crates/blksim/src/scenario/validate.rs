@@ -242,11 +242,6 @@ impl Scenario {
     }
 }
 
-/// The kind of thing a stack is, for messages: `stack=lvm`.
-fn stack_name(s: &Scenario) -> String {
-    get_knob(s, "stack").unwrap_or_default()
-}
-
 /// Whether a knob has something to act on in this scenario. A knob of a layer the stack lacks
 /// (`md.chunk_kb` without md, cfq's `iosched.slice_idle` under deadline, blk-mq's hardware
 /// queues under a legacy elevator) changes nothing, so a user's setting of it (`--set`, a link,
@@ -256,89 +251,169 @@ fn stack_name(s: &Scenario) -> String {
 /// have no request pool and do not plug); those say so. The reason is a clause that follows
 /// "changes nothing here:" (the CLI) or "Acts on nothing here:" (the knob panel).
 /// Lessons' own variants are not checked here (a variant may keep another's settings).
+/// Each knob names its layer in its table entry (`KnobSpec::applies`), one of the functions
+/// below.
 pub fn knob_applies(s: &Scenario, key: &str) -> Result<(), String> {
-    let stack = stack_name(s);
-    let scheduler = get_knob(s, "queue.scheduler").unwrap_or_default();
-    let mq = crate::block::is_mq(s.queue.scheduler);
-    let dm = s.stack == StackKind::Dm;
-    // A legacy request queue (request pool, plugging, blk_delay_queue): the disks' under a
-    // legacy elevator, or request-based dm's own queue (also over blk-mq paths).
-    let legacy_queue = !mq || dm;
-    let need = |ok: bool, why: String| if ok { Ok(()) } else { Err(why) };
-    let mq_note = "the model's blk-mq queues";
-    match key {
-        k if k.starts_with("md.") => need(s.stack == StackKind::Md, format!("no md device with stack={stack}; md's knobs act with stack=md")),
-        "dm.max_sectors_kb" => need(
-            dm,
-            format!(
-                "no request-based dm device with stack={stack}; it acts with stack=dm{}",
-                if s.stack == StackKind::Lvm { " (LVM's dm-linear takes its disks' limit: disk.max_sectors_kb)" } else { "" }
-            ),
-        ),
-        "dm.partial_completion" | "dm.paths" => need(dm, format!("no dm-multipath device with stack={stack}; it acts with stack=dm")),
-        "dm.path_grouping" => {
-            need(dm, format!("no dm-multipath device with stack={stack}; it acts with stack=dm"))?;
-            need(s.dm.paths > 1, "one path per device (dm.paths=1): failover and multibus choose among paths; it acts with dm.paths 2 or more".into())
-        }
-        "dm.congestion_callout" => {
-            need(matches!(s.stack, StackKind::Dm | StackKind::Lvm), format!("no dm device with stack={stack}; it acts with stack=lvm or stack=dm"))?;
-            need(
-                s.vm.writeback == Writeback::Pdflush,
-                format!(
-                    "only pdflush's nonblocking writeback asks whether a device is congested; it acts with vm.writeback=pdflush, here {}",
-                    get_knob(s, "vm.writeback").unwrap_or_default()
-                ),
-            )
-        }
-        "dm.clone_alloc" | "dm.polling_interval" => need(
-            dm && mq,
-            format!(
-                "the model has it for dm-multipath over blk-mq paths only (stack=dm with queue.scheduler none or mq-deadline); here stack={stack}, queue.scheduler={scheduler}"
-            ),
-        ),
-        "queue.cfq" => need(
-            s.queue.scheduler == Scheduler::Cfq,
-            format!("it chooses the model's rules for cfq, and the elevator is {scheduler}; it acts with queue.scheduler=cfq"),
-        ),
-        "iosched.slice_idle" | "iosched.quantum" | "iosched.slice_sync" | "iosched.slice_async" | "iosched.fifo_expire_sync" | "iosched.fifo_expire_async" => need(
-            s.queue.scheduler == Scheduler::Cfq,
-            format!("a cfq tunable, and queue/iosched/ holds only the elevator's own files; queue.scheduler is {scheduler}"),
-        ),
-        "iosched.fifo_batch" | "iosched.read_expire" | "iosched.write_expire" | "iosched.writes_starved" => match s.queue.scheduler {
-            Scheduler::Deadline => Ok(()),
-            // dm's own (legacy) queue runs deadline for mq-deadline; blk-mq disks run no elevator.
-            Scheduler::MqDeadline if dm => Ok(()),
-            Scheduler::MqDeadline => Err(format!("a deadline tunable, and {mq_note} dispatch without an elevator (mq-deadline runs as none); it acts with queue.scheduler=deadline")),
-            _ => Err(format!("a deadline tunable, and queue/iosched/ holds only the elevator's own files; queue.scheduler is {scheduler}")),
-        },
-        "host.nr_hw_queues" | "host.irq_per_hw_queue" | "blk_mq.rerun_after_splice" => {
-            need(mq, format!("a blk-mq setting, and the disks' queues are legacy with queue.scheduler={scheduler}; blk-mq is none or mq-deadline"))
-        }
-        "queue.generic_tagging" | "scsi.run_queue" => need(
-            !mq,
-            format!("a legacy SCSI request queue's (scsi_request_fn), and queue.scheduler={scheduler} makes the disks' queues blk-mq"),
-        ),
-        "queue.nr_requests" | "queue.batch_hard_limit" => need(
-            legacy_queue,
-            format!("a legacy request queue's request pool, and every queue here is blk-mq ({mq_note} have no request pool: their tags are host.can_queue per hardware queue)"),
-        ),
-        "queue.async_run_cancels_delay" => {
-            need(legacy_queue, "blk_delay_queue's timer on a legacy request queue, and every queue here is blk-mq".into())
-        }
-        "queue.plugging" => need(legacy_queue, format!("{mq_note} do not plug, and every queue here is blk-mq")),
-        "disk.controller_cache" => {
-            need(s.disk.kind == DiskKind::Hwraid5, format!("the RAID controller's cache; it acts with disk.kind=hwraid5, here {}", kind_name(s)))
-        }
-        "disk.skip_within_track" => need(
-            matches!(s.disk.kind, DiskKind::Hdd | DiskKind::Hwraid5),
-            format!("a rotating disk's; it acts with disk.kind=hdd or hwraid5, here {}", kind_name(s)),
-        ),
-        _ => Ok(()),
-    }
+    knob_spec(key).map_or(Ok(()), |k| k.applies(s))
+}
+
+/// The kind of thing a stack is, for messages: `stack=lvm`.
+fn stack_name(s: &Scenario) -> String {
+    enum_name(&s.stack)
+}
+
+fn scheduler_name(s: &Scenario) -> String {
+    enum_name(&s.queue.scheduler)
 }
 
 fn kind_name(s: &Scenario) -> String {
-    get_knob(s, "disk.kind").unwrap_or_default()
+    enum_name(&s.disk.kind)
+}
+
+fn need(ok: bool, why: String) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(why)
+    }
+}
+
+/// A legacy request queue (request pool, plugging, blk_delay_queue): the disks' under a legacy
+/// elevator, or request-based dm's own queue (also over blk-mq paths).
+fn legacy_queue(s: &Scenario) -> bool {
+    !crate::block::is_mq(s.queue.scheduler) || s.stack == StackKind::Dm
+}
+
+const MQ_NOTE: &str = "the model's blk-mq queues";
+
+/// Knobs of every stack.
+pub(super) fn anywhere(_: &Scenario) -> Result<(), String> {
+    Ok(())
+}
+
+pub(super) fn md_array(s: &Scenario) -> Result<(), String> {
+    need(s.stack == StackKind::Md, format!("no md device with stack={}; md's knobs act with stack=md", stack_name(s)))
+}
+
+pub(super) fn request_based_dm(s: &Scenario) -> Result<(), String> {
+    need(
+        s.stack == StackKind::Dm,
+        format!(
+            "no request-based dm device with stack={}; it acts with stack=dm{}",
+            stack_name(s),
+            if s.stack == StackKind::Lvm { " (LVM's dm-linear takes its disks' limit: disk.max_sectors_kb)" } else { "" }
+        ),
+    )
+}
+
+pub(super) fn multipath(s: &Scenario) -> Result<(), String> {
+    need(s.stack == StackKind::Dm, format!("no dm-multipath device with stack={}; it acts with stack=dm", stack_name(s)))
+}
+
+/// Failover and multibus choose among paths: with one there is nothing to choose.
+pub(super) fn path_choice(s: &Scenario) -> Result<(), String> {
+    multipath(s)?;
+    need(
+        s.dm.paths > 1,
+        "one path per device (dm.paths=1): failover and multibus choose among paths; it acts with dm.paths 2 or more".into(),
+    )
+}
+
+/// The callout is asked by pdflush's nonblocking writeback only.
+pub(super) fn congestion_callout(s: &Scenario) -> Result<(), String> {
+    need(
+        matches!(s.stack, StackKind::Dm | StackKind::Lvm),
+        format!("no dm device with stack={}; it acts with stack=lvm or stack=dm", stack_name(s)),
+    )?;
+    need(
+        s.vm.writeback == Writeback::Pdflush,
+        format!(
+            "only pdflush's nonblocking writeback asks whether a device is congested; it acts with vm.writeback=pdflush, here {}",
+            enum_name(&s.vm.writeback)
+        ),
+    )
+}
+
+pub(super) fn multipath_over_mq(s: &Scenario) -> Result<(), String> {
+    need(
+        s.stack == StackKind::Dm && crate::block::is_mq(s.queue.scheduler),
+        format!(
+            "the model has it for dm-multipath over blk-mq paths only (stack=dm with queue.scheduler none or mq-deadline); here stack={}, queue.scheduler={}",
+            stack_name(s),
+            scheduler_name(s)
+        ),
+    )
+}
+
+pub(super) fn cfq_rules(s: &Scenario) -> Result<(), String> {
+    need(
+        s.queue.scheduler == Scheduler::Cfq,
+        format!("it chooses the model's rules for cfq, and the elevator is {}; it acts with queue.scheduler=cfq", scheduler_name(s)),
+    )
+}
+
+/// iosched/ holds the current elevator's files only.
+pub(super) fn cfq_tunable(s: &Scenario) -> Result<(), String> {
+    need(
+        s.queue.scheduler == Scheduler::Cfq,
+        format!("a cfq tunable, and queue/iosched/ holds only the elevator's own files; queue.scheduler is {}", scheduler_name(s)),
+    )
+}
+
+pub(super) fn deadline_tunable(s: &Scenario) -> Result<(), String> {
+    match s.queue.scheduler {
+        Scheduler::Deadline => Ok(()),
+        // dm's own (legacy) queue runs deadline for mq-deadline; blk-mq disks run no elevator.
+        Scheduler::MqDeadline if s.stack == StackKind::Dm => Ok(()),
+        Scheduler::MqDeadline => Err(format!("a deadline tunable, and {MQ_NOTE} dispatch without an elevator (mq-deadline runs as none); it acts with queue.scheduler=deadline")),
+        _ => Err(format!("a deadline tunable, and queue/iosched/ holds only the elevator's own files; queue.scheduler is {}", scheduler_name(s))),
+    }
+}
+
+pub(super) fn blk_mq_queues(s: &Scenario) -> Result<(), String> {
+    need(
+        crate::block::is_mq(s.queue.scheduler),
+        format!(
+            "a blk-mq setting, and the disks' queues are legacy with queue.scheduler={}; blk-mq is none or mq-deadline",
+            scheduler_name(s)
+        ),
+    )
+}
+
+pub(super) fn scsi_request_fn(s: &Scenario) -> Result<(), String> {
+    need(
+        !crate::block::is_mq(s.queue.scheduler),
+        format!(
+            "a legacy SCSI request queue's (scsi_request_fn), and queue.scheduler={} makes the disks' queues blk-mq",
+            scheduler_name(s)
+        ),
+    )
+}
+
+pub(super) fn request_pool(s: &Scenario) -> Result<(), String> {
+    need(
+        legacy_queue(s),
+        format!("a legacy request queue's request pool, and every queue here is blk-mq ({MQ_NOTE} have no request pool: their tags are host.can_queue per hardware queue)"),
+    )
+}
+
+pub(super) fn delay_timer(s: &Scenario) -> Result<(), String> {
+    need(legacy_queue(s), "blk_delay_queue's timer on a legacy request queue, and every queue here is blk-mq".into())
+}
+
+pub(super) fn plugging(s: &Scenario) -> Result<(), String> {
+    need(legacy_queue(s), format!("{MQ_NOTE} do not plug, and every queue here is blk-mq"))
+}
+
+pub(super) fn controller_cache(s: &Scenario) -> Result<(), String> {
+    need(s.disk.kind == DiskKind::Hwraid5, format!("the RAID controller's cache; it acts with disk.kind=hwraid5, here {}", kind_name(s)))
+}
+
+pub(super) fn rotating(s: &Scenario) -> Result<(), String> {
+    need(
+        matches!(s.disk.kind, DiskKind::Hdd | DiskKind::Hwraid5),
+        format!("a rotating disk's; it acts with disk.kind=hdd or hwraid5, here {}", kind_name(s)),
+    )
 }
 
 /// A user's settings on top of a scenario: refused, naming the first that acts on nothing in
