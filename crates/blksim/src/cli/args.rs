@@ -4,6 +4,7 @@
 //! each message as shared/design/CLI.md asks: one line naming the word and what is allowed.
 
 use super::commands::{bad, Args, CliError, USAGE};
+use crate::scenario::knob_table::DURATION;
 use crate::scenario::limits::SWEEP_SEEDS_MAX;
 use crate::scenario::{clip, limits, KNOBS};
 use clap::{CommandFactory, Parser, Subcommand};
@@ -304,7 +305,7 @@ impl Args {
             raw.seed = raw.seed.or(Some(st.seed.to_string()));
             link_t = st.t;
             // The command line's --duration comes after the link's `duration` knob, as --set does.
-            sets.extend(st.overrides.into_iter().filter(|(k, _)| !(k == "duration" && raw.duration.is_some())));
+            sets.extend(st.overrides.into_iter().filter(|(k, _)| !(k == DURATION.key && raw.duration.is_some())));
         }
         for kv in &raw.sets {
             let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("--set: '{}' is not KEY=VALUE", clip(kv))))?;
@@ -314,7 +315,7 @@ impl Args {
         }
         // Two ends for one run: which did the user mean? (A job file's runtime is a --set the
         // command line's --duration may override; that is not this, nor is a link's.)
-        if raw.duration.is_some() && raw.sets.iter().any(|kv| kv.split_once('=').is_some_and(|(k, _)| k == "duration")) {
+        if raw.duration.is_some() && raw.sets.iter().any(|kv| kv.split_once('=').is_some_and(|(k, _)| k == DURATION.key)) {
             return Err(bad("--duration and --set duration= both given; expected one of them (they set the same end of the run)"));
         }
         let seed = match &raw.seed {
@@ -339,7 +340,7 @@ impl Args {
                 // The same bounds as the page's duration knob, in the same words.
                 Ok(d) if (limits::DURATION_S_MIN..=limits::DURATION_S_MAX).contains(&d) => Some(d),
                 _ => {
-                    let allowed = crate::scenario::knob_spec("duration").map(|k| k.kind.allowed()).unwrap_or_default();
+                    let allowed = DURATION.kind.allowed();
                     return Err(bad(format!("--duration: '{}' is not allowed; expected {allowed}", clip(v))));
                 }
             },

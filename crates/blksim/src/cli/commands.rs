@@ -199,7 +199,7 @@ pub(super) fn knobs_line(a: &Args) -> Option<String> {
 /// The knobs set on top of the lesson's variant (`--set`, a job file's, a link's), but a
 /// `duration` that `--duration` overrides.
 fn knobs_set(a: &Args) -> impl Iterator<Item = &(String, String)> {
-    a.sets.iter().filter(|(k, _)| !(k == "duration" && a.duration.is_some()))
+    a.sets.iter().filter(|(k, _)| !(k == crate::scenario::knob_table::DURATION.key && a.duration.is_some()))
 }
 
 /// `knobs_set` for `run --json` and `compare --json`, as the text output's "knobs set" line

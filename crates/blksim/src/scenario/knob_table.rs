@@ -823,3 +823,57 @@ pub const KNOBS: &[KnobSpec] = &[
     CPU_WAKE_IDLE,
     DURATION,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// The sources of the core outside its tests: each file up to its first `#[cfg(test)]`
+    /// (the test modules close the files), test files left out.
+    fn core_sources(dir: &Path, out: &mut Vec<(String, String)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for p in entries {
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            if p.is_dir() {
+                if name != "tests" {
+                    core_sources(&p, out);
+                }
+            } else if name.ends_with(".rs") && name != "tests.rs" {
+                let text = std::fs::read_to_string(&p).unwrap();
+                let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
+                out.push((p.display().to_string(), code));
+            }
+        }
+    }
+
+    /// Each knob's name is written once in the core, in its table entry: everything else
+    /// (get, set, the layer checks, live writes, job files, messages' fields) reaches the
+    /// knob through the entry.
+    #[test]
+    fn each_knob_name_is_written_once_in_the_core() {
+        let mut sources = Vec::new();
+        core_sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut sources);
+        assert!(sources.len() > 20, "the sources were not found");
+        for k in KNOBS {
+            let literal = format!("\"{}\"", k.key);
+            let places: Vec<(&str, usize)> =
+                sources.iter().map(|(p, code)| (p.as_str(), code.matches(&literal).count())).filter(|&(_, n)| n > 0).collect();
+            let total: usize = places.iter().map(|&(_, n)| n).sum();
+            assert_eq!(total, 1, "{literal} is written {total} times: {places:?}");
+        }
+    }
+
+    /// Each knob's field takes the values its kind parses, and gives back what it took.
+    #[test]
+    fn every_knob_reads_back_what_it_was_set_to() {
+        let s = Scenario::default();
+        for k in KNOBS {
+            let v = k.get(&s);
+            let mut t = Scenario::default();
+            k.set(&mut t, &v).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(k.get(&t), v, "{}", k.key);
+        }
+    }
+}
