@@ -246,78 +246,10 @@ fn is_web_address(s: &str) -> bool {
 impl Args {
     /// Checks the values: each wrong one is named with what is allowed.
     fn checked(cmd: &str, mut raw: Raw) -> Result<Args, CliError> {
+        let base = Self::checked_base(cmd, &raw)?;
         let mut sets = Vec::with_capacity(raw.sets.len());
-        let mut link_t = None;
-        // A whole link's address (before its `#`): `link` prints the rewritten link after it.
-        let mut base = raw.base.clone();
-        if let (Some(w), "link") = (raw.lesson.as_deref().map(as_pasted), cmd) {
-            if let (Some((addr, _)), None) = (w.split_once('#'), &base) {
-                if is_web_address(addr) {
-                    base = Some(addr.to_string());
-                }
-            }
-        }
-        if let Some(b) = &base {
-            if !is_web_address(b) || b.contains('#') || b.chars().any(char::is_whitespace) {
-                return Err(bad(format!(
-                    "--base: '{}' is not allowed; expected the app's address, http:// or https://, without a #",
-                    clip(b)
-                )));
-            }
-        }
-        // A link pasted where the lesson goes: its scenario first, the command line's words after.
-        if let Some(st) = raw.lesson.as_deref().map(link_in_lesson_word).transpose()?.flatten() {
-            if cmd == "fidelity" {
-                return Err(bad(
-                    "fidelity: expected a lesson's id, not a link (its rows are measured on the lesson's own variants and knobs)",
-                ));
-            }
-            // What of the link this command does not use is said on stderr, not dropped unsaid.
-            let mut unused = Vec::new();
-            if let (Some(b), true) = (&st.b, cmd != "link") {
-                unused.push(format!("b={b} (the A/B view's second variant; `compare` runs every variant)"));
-            }
-            if let (Some(v), true) = (&st.variant, cmd == "compare") {
-                unused.push(format!("variant={v} (compare runs every variant)"));
-            }
-            if cmd == "sweep" && st.seed != 1 {
-                unused.push(format!("seed={} (sweep runs seeds 1 to --seeds)", st.seed));
-            }
-            if let (Some(t), true) = (st.t, cmd != "link") {
-                unused.push(format!("t={t} (the page's time; a run's end is --duration)"));
-            }
-            if !unused.is_empty() {
-                eprintln!("blksim: {cmd} does not use the link's {}", unused.join(", "));
-            }
-            // --variant naming the link's B: say where the B came from.
-            if let (Some(v), Some(b), "link") = (&raw.variant, &st.b, cmd) {
-                if v == b && raw.b.is_none() {
-                    return Err(bad(format!(
-                        "--variant: '{}' is the link's B (b={}); expected A and B to differ: give --b another variant",
-                        clip(v),
-                        clip(b)
-                    )));
-                }
-            }
-            raw.lesson = Some(st.lesson);
-            raw.variant = raw.variant.or(st.variant);
-            raw.b = raw.b.or(st.b);
-            raw.seed = raw.seed.or(Some(st.seed.to_string()));
-            link_t = st.t;
-            // The command line's --duration comes after the link's `duration` knob, as --set does.
-            sets.extend(st.overrides.into_iter().filter(|(k, _)| !(k == DURATION.key && raw.duration.is_some())));
-        }
-        for kv in &raw.sets {
-            let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("--set: '{}' is not KEY=VALUE", clip(kv))))?;
-            // The last --set of a key is the one that runs; a link carries it once.
-            sets.retain(|(key, _): &(String, String)| key != k);
-            sets.push((k.to_string(), v.to_string()));
-        }
-        // Two ends for one run: which did the user mean? (A job file's runtime is a --set the
-        // command line's --duration may override; that is not this, nor is a link's.)
-        if raw.duration.is_some() && raw.sets.iter().any(|kv| kv.split_once('=').is_some_and(|(k, _)| k == DURATION.key)) {
-            return Err(bad("--duration and --set duration= both given; expected one of them (they set the same end of the run)"));
-        }
+        let link_t = Self::take_link(cmd, &mut raw, &mut sets)?;
+        Self::take_sets(&raw, &mut sets)?;
         let seed = match &raw.seed {
             None => None,
             Some(v) => Some(
@@ -364,6 +296,91 @@ impl Args {
             link_t,
             base,
         })
+    }
+
+    /// `--base`, or a whole link's address (before its `#`): `link` prints the rewritten link
+    /// after it.
+    fn checked_base(cmd: &str, raw: &Raw) -> Result<Option<String>, CliError> {
+        let mut base = raw.base.clone();
+        if let (Some(w), "link") = (raw.lesson.as_deref().map(as_pasted), cmd) {
+            if let (Some((addr, _)), None) = (w.split_once('#'), &base) {
+                if is_web_address(addr) {
+                    base = Some(addr.to_string());
+                }
+            }
+        }
+        if let Some(b) = &base {
+            if !is_web_address(b) || b.contains('#') || b.chars().any(char::is_whitespace) {
+                return Err(bad(format!(
+                    "--base: '{}' is not allowed; expected the app's address, http:// or https://, without a #",
+                    clip(b)
+                )));
+            }
+        }
+        Ok(base)
+    }
+
+    /// A link pasted where the lesson goes: its scenario first (its knobs into `sets`), the
+    /// command line's words after. Returns the link's time.
+    fn take_link(cmd: &str, raw: &mut Raw, sets: &mut Vec<(String, String)>) -> Result<Option<f64>, CliError> {
+        if let Some(st) = raw.lesson.as_deref().map(link_in_lesson_word).transpose()?.flatten() {
+            if cmd == "fidelity" {
+                return Err(bad(
+                    "fidelity: expected a lesson's id, not a link (its rows are measured on the lesson's own variants and knobs)",
+                ));
+            }
+            // What of the link this command does not use is said on stderr, not dropped unsaid.
+            let mut unused = Vec::new();
+            if let (Some(b), true) = (&st.b, cmd != "link") {
+                unused.push(format!("b={b} (the A/B view's second variant; `compare` runs every variant)"));
+            }
+            if let (Some(v), true) = (&st.variant, cmd == "compare") {
+                unused.push(format!("variant={v} (compare runs every variant)"));
+            }
+            if cmd == "sweep" && st.seed != 1 {
+                unused.push(format!("seed={} (sweep runs seeds 1 to --seeds)", st.seed));
+            }
+            if let (Some(t), true) = (st.t, cmd != "link") {
+                unused.push(format!("t={t} (the page's time; a run's end is --duration)"));
+            }
+            if !unused.is_empty() {
+                eprintln!("blksim: {cmd} does not use the link's {}", unused.join(", "));
+            }
+            // --variant naming the link's B: say where the B came from.
+            if let (Some(v), Some(b), "link") = (&raw.variant, &st.b, cmd) {
+                if v == b && raw.b.is_none() {
+                    return Err(bad(format!(
+                        "--variant: '{}' is the link's B (b={}); expected A and B to differ: give --b another variant",
+                        clip(v),
+                        clip(b)
+                    )));
+                }
+            }
+            raw.lesson = Some(st.lesson);
+            raw.variant = raw.variant.take().or(st.variant);
+            raw.b = raw.b.take().or(st.b);
+            raw.seed = raw.seed.take().or(Some(st.seed.to_string()));
+            // The command line's --duration comes after the link's `duration` knob, as --set does.
+            sets.extend(st.overrides.into_iter().filter(|(k, _)| !(k == DURATION.key && raw.duration.is_some())));
+            return Ok(st.t);
+        }
+        Ok(None)
+    }
+
+    /// The `--set`s, after the link's: the last of a key is the one that runs.
+    fn take_sets(raw: &Raw, sets: &mut Vec<(String, String)>) -> Result<(), CliError> {
+        for kv in &raw.sets {
+            let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("--set: '{}' is not KEY=VALUE", clip(kv))))?;
+            // The last --set of a key is the one that runs; a link carries it once.
+            sets.retain(|(key, _): &(String, String)| key != k);
+            sets.push((k.to_string(), v.to_string()));
+        }
+        // Two ends for one run: which did the user mean? (A job file's runtime is a --set the
+        // command line's --duration may override; that is not this, nor is a link's.)
+        if raw.duration.is_some() && raw.sets.iter().any(|kv| kv.split_once('=').is_some_and(|(k, _)| k == DURATION.key)) {
+            return Err(bad("--duration and --set duration= both given; expected one of them (they set the same end of the run)"));
+        }
+        Ok(())
     }
 }
 
