@@ -5,6 +5,46 @@
 
 use super::*;
 
+// The table's field accessors (knob_table.rs): a field path, read and written as a `Value`.
+
+/// An integer field (`u8`, `u32` or `u64`), or a byte size.
+macro_rules! int {
+    ($($f:ident).+) => {
+        Access { get: |s| Value::Int(s.$($f).+ as u64), set: |s, v| { s.$($f).+ = v.int() as _; Ok(()) } }
+    };
+}
+
+macro_rules! flag {
+    ($($f:ident).+) => {
+        Access { get: |s| Value::Bool(s.$($f).+), set: |s, v| { s.$($f).+ = v.flag(); Ok(()) } }
+    };
+}
+
+/// An enum field, by its serde names.
+macro_rules! named {
+    ($($f:ident).+) => {
+        Access { get: |s| Value::Text(enum_name(&s.$($f).+)), set: |s, v| { s.$($f).+ = enum_from(v)?; Ok(()) } }
+    };
+}
+
+macro_rules! text {
+    ($($f:ident).+) => {
+        Access { get: |s| Value::Text(s.$($f).+.clone()), set: |s, v| { s.$($f).+ = v.text(); Ok(()) } }
+    };
+}
+
+macro_rules! seconds {
+    ($($f:ident).+) => {
+        Access { get: |s| Value::Seconds(s.$($f).+), set: |s, v| { s.$($f).+ = v.seconds(); Ok(()) } }
+    };
+}
+
+macro_rules! cpus {
+    ($($f:ident).+) => {
+        Access { get: |s| Value::Cpus(s.$($f).+.clone()), set: |s, v| { s.$($f).+ = v.cpus(); Ok(()) } }
+    };
+}
+
 /// What values a knob takes.
 #[derive(Clone, Copy, Debug)]
 pub enum KnobKind {
@@ -326,4 +366,46 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
         ScenarioError::new(field, format!("{what}{}; allowed knobs are {}", did_you_mean(key), keys.join(", ")))
     })?;
     spec.set(s, value)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::KNOBS;
+    use std::path::Path;
+
+    /// The sources of the core outside its tests: each file up to its first `#[cfg(test)]`
+    /// (the test modules close the files), test files left out.
+    fn core_sources(dir: &Path, out: &mut Vec<(String, String)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for p in entries {
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            if p.is_dir() {
+                if name != "tests" {
+                    core_sources(&p, out);
+                }
+            } else if name.ends_with(".rs") && name != "tests.rs" {
+                let text = std::fs::read_to_string(&p).unwrap();
+                let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
+                out.push((p.display().to_string(), code));
+            }
+        }
+    }
+
+    /// Each knob's name is written once in the core, in its table entry: everything else
+    /// (get, set, the layer checks, live writes, job files, messages' fields) reaches the
+    /// knob through the entry.
+    #[test]
+    fn each_knob_name_is_written_once_in_the_core() {
+        let mut sources = Vec::new();
+        core_sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut sources);
+        assert!(sources.len() > 20, "the sources were not found");
+        for k in KNOBS {
+            let literal = format!("\"{}\"", k.key);
+            let places: Vec<(&str, usize)> =
+                sources.iter().map(|(p, code)| (p.as_str(), code.matches(&literal).count())).filter(|&(_, n)| n > 0).collect();
+            let total: usize = places.iter().map(|&(_, n)| n).sum();
+            assert_eq!(total, 1, "{literal} is written {total} times: {places:?}");
+        }
+    }
 }

@@ -4,8 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-pub mod knob_table;
+#[macro_use]
 mod knobs;
+pub mod knob_table;
 mod validate;
 pub use knob_table::KNOBS;
 pub use knobs::*;
