@@ -3,6 +3,7 @@
 //! a switch. A change applies live where the kernel applies it live, or restarts the run; the
 //! panel says which.
 
+use blksim::scenario::knob_table as kt;
 use blksim::scenario::{get_knob, knob_applies, KnobKind, KnobSpec, Scenario, KNOBS};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -29,7 +30,8 @@ pub struct KnobPanelProps {
     pub live_writes: Vec<String>,
 }
 
-/// The layers, top of the stack first, and which knobs (by key prefix) belong to each.
+/// The layers, top of the stack first, and which knobs (by key prefix, or whole keys) belong to
+/// each.
 const GROUPS: [(&str, &[&str]); 9] = [
     ("Workload (fio job)", &["workload."]),
     ("Page cache and writeback (/proc/sys/vm)", &["vm."]),
@@ -39,7 +41,7 @@ const GROUPS: [(&str, &[&str]); 9] = [
     ("SCSI host (HBA)", &["host.", "scsi."]),
     ("Disks", &["disk."]),
     ("CPUs and scheduler", &["cpu."]),
-    ("Machine and run", &["stack", "disks", "hbas", "duration"]),
+    ("Machine and run", &[kt::STACK.key, kt::DISKS.key, kt::HBAS.key, kt::DURATION.key]),
 ];
 
 fn in_group(key: &str, prefixes: &[&str]) -> bool {
@@ -135,7 +137,7 @@ pub fn KnobPanel(p: &KnobPanelProps) -> Html {
                         <span class="knob-idle-why">{ format!("Acts on nothing here: {why}. ") }</span>
                     }
                     { k.help }
-                    <span class="dim">{ format!(" · {}", k.kind.allowed()) }{ if k.live { " · applies live" } else { " · restarts the run" } }</span>
+                    <span class="dim">{ format!(" · {}", k.kind.allowed()) }{ if k.live.is_live() { " · applies live" } else { " · restarts the run" } }</span>
                 </td>
             </tr>
             // The answer again beside the field, where the user is looking.

@@ -4,7 +4,8 @@
 //! dropped when another change leaves it acting on nothing (`blksim::scenario::knob_applies`).
 
 use super::Run;
-use blksim::scenario::{get_knob, ScenarioError, KNOBS};
+use blksim::scenario::knob_table::{DURATION, QUEUE_SCHEDULER};
+use blksim::scenario::{get_knob, Live, ScenarioError, Store, KNOBS};
 
 /// "md.chunk_kb=64" or "md.chunk_kb=64 and iosched.slice_idle=0", from the idle settings.
 fn names(idle: &[ScenarioError]) -> String {
@@ -89,7 +90,7 @@ impl Run {
         }
         let dropped = dropped_clause(&idle);
         let cfg = self.lesson.config(&self.variant, &overrides).map_err(|e| e.to_string())?;
-        if key != "duration" && self.live_writes_full() {
+        if key != DURATION.key && self.live_writes_full() {
             return Err(format!(
                 "this run has taken {} knobs live, as many as its timeline replays: Reset to start a run with these settings from t = 0",
                 super::LIVE_WRITES_MAX
@@ -97,21 +98,22 @@ impl Run {
         }
         if self.sim.apply_live(key, value).map_err(|e| e.to_string())? {
             let mut writes = vec![(key.to_string(), value.to_string())];
-            if key == "queue.scheduler" {
-                for k in KNOBS.iter().filter(|k| k.key.starts_with("iosched.")) {
+            if key == QUEUE_SCHEDULER.key {
+                // The new elevator's iosched/ files, as it reads them when it starts.
+                for k in KNOBS.iter().filter(|k| k.live == Live::Store(Store::IoschedTunable)) {
                     let v = get_knob(&cfg.scenario, k.key).unwrap_or_default();
                     self.sim.apply_live(k.key, &v).map_err(|e| e.to_string())?;
                     writes.push((k.key.to_string(), v));
                 }
             }
             // The run's length is not a write at a time (a rewind keeps the run's own).
-            if key != "duration" {
+            if key != DURATION.key {
                 self.note_live_write(writes);
             }
             self.overrides = overrides;
             self.refresh_config();
             self.refresh_shown();
-            if key == "duration" {
+            if key == DURATION.key {
                 // The numbers are no longer the whole run's: back to the last whole second's
                 // (or the numbers so far), and a link's "past the run's end" no longer holds.
                 self.last_tick_end = None;
@@ -130,7 +132,7 @@ impl Run {
             d.speed = speed;
             d.playing = playing;
             self.succeed_by(d);
-            if key == "duration" {
+            if key == DURATION.key {
                 return Ok(format!("duration={value} ends before the clock: the run restarted with it{dropped}"));
             }
             Ok(format!("{key}={value} cannot change under a running stack: the run restarted with it{dropped}"))

@@ -5,90 +5,115 @@ use crate::engine::ids::*;
 use crate::engine::time::SimTime;
 use crate::engine::Sim;
 use crate::kernel::sched::Step;
+use crate::scenario::{Live, Scenario, ScenarioError, Scheduler, Store};
 
 impl Sim {
     /// Applies a knob to the running simulation where the kernel applies it live (a sysfs
     /// write to `nr_requests`, `queue_depth` or `max_sectors_kb`). Returns Ok(false) when the
-    /// knob cannot change under a running stack and the run must restart with it.
-    pub fn apply_live(&mut self, key: &str, value: &str) -> Result<bool, crate::scenario::ScenarioError> {
+    /// knob cannot change under a running stack and the run must restart with it. Which store
+    /// a knob makes is its table entry's (`KnobSpec::live`).
+    pub fn apply_live(&mut self, key: &str, value: &str) -> Result<bool, ScenarioError> {
         let mut s = self.cfg.scenario.clone();
         crate::scenario::set_knob(&mut s, key, value)?;
         let cfg = s.validate()?;
-        match key {
-            "queue.nr_requests" => {
-                for d in 0..self.devs.len() {
-                    self.devs[d].queue.nr_requests = s.queue.nr_requests;
-                    let q = &mut self.devs[d].queue;
-                    q.draining = q.pool_count.iter().any(|&c| c > q.nr_requests);
-                    // queue_requests_store: a larger pool wakes the sleepers it now has room for.
-                    for dir in 0..2 {
-                        if self.devs[d].queue.pool_count[dir] < s.queue.nr_requests {
-                            if let Some(w) = self.devs[d].queue.waiters[dir].pop_front() {
-                                self.wake(w, Step::RetryGetRequest);
-                            }
-                        }
-                    }
-                }
-            }
-            "queue.depth" => {
-                for d in 0..self.devs.len() {
-                    if self.devs[d].is_leaf() {
-                        self.devs[d].queue.tags.set_depth(crate::block::tag_depth(&s));
-                        self.run_queue(DevId(d as u16));
-                    }
-                }
-            }
-            // elevator_switch: a legacy queue offers noop, deadline and cfq; blk-mq's are
-            // other files on another queue type (writing "none" to a legacy queue is EINVAL):
-            // a change between the two restarts the run, built the other way.
-            "queue.scheduler" if crate::block::is_mq(s.queue.scheduler) != crate::block::is_mq(self.cfg.scenario.queue.scheduler) => {
-                return Ok(false)
-            }
-            "queue.scheduler" => {
-                for d in &mut self.devs {
-                    d.queue.elevator.set_kind(crate::block::elevator_kind(s.queue.scheduler));
-                }
-            }
+        let applied = match crate::scenario::knob_spec(key).map_or(Live::Restart, |k| k.live) {
+            Live::Restart => false,
+            Live::Config => true,
+            Live::Store(store) => self.sysfs_store(store, &s),
+        };
+        if applied {
+            self.cfg = cfg;
+        }
+        Ok(applied)
+    }
+
+    /// One live store into the running stack, `s` holding the new value; false when the run
+    /// must restart with it instead.
+    fn sysfs_store(&mut self, store: Store, s: &Scenario) -> bool {
+        match store {
+            Store::QueueRequests => self.queue_requests_store(s.queue.nr_requests),
+            Store::QueueDepth => self.queue_depth_store(crate::block::tag_depth(s)),
+            Store::Elevator => return self.elv_iosched_store(s.queue.scheduler),
             // iosched_store: the elevator reads its tunables at its next decision.
-            k if k.starts_with("iosched.") => {
+            Store::IoschedTunable => {
                 let tun = crate::block::elevator::tunables(&s.queue.iosched);
                 for d in &mut self.devs {
                     d.queue.elevator.set_tunables(tun);
                 }
             }
-            "dm.max_sectors_kb" => {
-                // queue_max_sectors_store on dm-N: its own limit, within what its paths take.
-                for d in &mut self.devs {
-                    if matches!(d.kind, crate::block::DevKind::DmMpath { .. }) {
-                        d.queue.max_sectors_bytes = crate::block::genhd::dm_mpath_max_sectors_kb(&s) as u64 * 1024;
-                    }
-                }
-            }
-            // Under request-based dm the paths' limits were stacked onto dm-N when its table
-            // was loaded; a lower limit written afterwards would fail dm's larger clones
-            // (blk_rq_check_limits: EIO), which the model does not do: the run restarts, and
-            // the table is loaded with the new limit.
-            "disk.max_sectors_kb" if self.devs.iter().any(|d| matches!(d.kind, crate::block::DevKind::DmMpath { .. })) => return Ok(false),
-            "disk.max_sectors_kb" => {
-                // The disks' queues, and LVM's volumes built with their limit; md keeps its own.
-                for d in &mut self.devs {
-                    if d.is_leaf() || matches!(d.kind, crate::block::DevKind::DmLinear { .. }) {
-                        d.queue.max_sectors_bytes = s.disk.max_sectors_kb as u64 * 1024;
-                    }
-                }
-            }
+            Store::DmMaxSectors => self.dm_max_sectors_store(crate::block::genhd::dm_mpath_max_sectors_kb(s)),
+            Store::MaxSectors => return self.queue_max_sectors_store(s.disk.max_sectors_kb),
             // Not sysfs but the run's own end (fio's runtime): nothing in the model reads it, so
             // a later end lets the run go on; an end the clock has passed restarts it (a run
             // past its duration would report what a replay of the link does not).
-            "duration" if SimTime::from_secs_f64(s.duration_s) < self.now() => return Ok(false),
-            "duration" => {}
-            // Live in the kernel, and nothing in the running model caches them: the new value
-            // is simply in force from now on (mechanisms not modelled yet show as model gaps).
-            _ if crate::scenario::knob_spec(key).is_some_and(|k| k.live) => {}
-            _ => return Ok(false),
+            Store::Runtime => return SimTime::from_secs_f64(s.duration_s) >= self.now(),
         }
-        self.cfg = cfg;
-        Ok(true)
+        true
+    }
+
+    /// queue_requests_store: a larger pool wakes the sleepers it now has room for.
+    fn queue_requests_store(&mut self, nr_requests: u32) {
+        for d in 0..self.devs.len() {
+            let q = &mut self.devs[d].queue;
+            q.nr_requests = nr_requests;
+            q.draining = q.pool_count.iter().any(|&c| c > q.nr_requests);
+            for dir in 0..2 {
+                if self.devs[d].queue.pool_count[dir] < nr_requests {
+                    if let Some(w) = self.devs[d].queue.waiters[dir].pop_front() {
+                        self.wake(w, Step::RetryGetRequest);
+                    }
+                }
+            }
+        }
+    }
+
+    /// sdev_store_queue_depth on every disk: its tags, and a run of its queue for the room.
+    fn queue_depth_store(&mut self, depth: u32) {
+        for d in 0..self.devs.len() {
+            if self.devs[d].is_leaf() {
+                self.devs[d].queue.tags.set_depth(depth);
+                self.run_queue(DevId(d as u16));
+            }
+        }
+    }
+
+    /// elevator_switch: a legacy queue offers noop, deadline and cfq; blk-mq's are other files
+    /// on another queue type (writing "none" to a legacy queue is EINVAL): a change between
+    /// the two restarts the run, built the other way.
+    fn elv_iosched_store(&mut self, scheduler: Scheduler) -> bool {
+        if crate::block::is_mq(scheduler) != crate::block::is_mq(self.cfg.scenario.queue.scheduler) {
+            return false;
+        }
+        for d in &mut self.devs {
+            d.queue.elevator.set_kind(crate::block::elevator_kind(scheduler));
+        }
+        true
+    }
+
+    /// queue_max_sectors_store on dm-N: its own limit, within what its paths take.
+    fn dm_max_sectors_store(&mut self, max_sectors_kb: u32) {
+        for d in &mut self.devs {
+            if matches!(d.kind, crate::block::DevKind::DmMpath { .. }) {
+                d.queue.max_sectors_bytes = max_sectors_kb as u64 * 1024;
+            }
+        }
+    }
+
+    /// queue_max_sectors_store on the disks' queues, and LVM's volumes built with their limit;
+    /// md keeps its own. Under request-based dm the paths' limits were stacked onto dm-N when
+    /// its table was loaded; a lower limit written afterwards would fail dm's larger clones
+    /// (blk_rq_check_limits: EIO), which the model does not do: the run restarts, and the
+    /// table is loaded with the new limit.
+    fn queue_max_sectors_store(&mut self, max_sectors_kb: u32) -> bool {
+        if self.devs.iter().any(|d| matches!(d.kind, crate::block::DevKind::DmMpath { .. })) {
+            return false;
+        }
+        for d in &mut self.devs {
+            if d.is_leaf() || matches!(d.kind, crate::block::DevKind::DmLinear { .. }) {
+                d.queue.max_sectors_bytes = max_sectors_kb as u64 * 1024;
+            }
+        }
+        true
     }
 }
 

@@ -4,6 +4,7 @@
 //! each message as docs/cli.md says: one line naming the word and what is allowed.
 
 use super::commands::{bad, Args, CliError, USAGE};
+use crate::scenario::knob_table::DURATION;
 use crate::scenario::limits::SWEEP_SEEDS_MAX;
 use crate::scenario::{clip, limits, KNOBS};
 use clap::{CommandFactory, Parser, Subcommand};
@@ -250,9 +251,61 @@ fn is_web_address(s: &str) -> bool {
 impl Args {
     /// Checks the values: each wrong one is named with what is allowed.
     fn checked(cmd: &str, mut raw: Raw) -> Result<Args, CliError> {
+        let base = Self::checked_base(cmd, &raw)?;
         let mut sets = Vec::with_capacity(raw.sets.len());
-        let mut link_t = None;
-        // A whole link's address (before its `#`): `link` prints the rewritten link after it.
+        let link_t = Self::take_link(cmd, &mut raw, &mut sets)?;
+        Self::take_sets(&raw, &mut sets)?;
+        let seed = match &raw.seed {
+            None => None,
+            Some(v) => Some(
+                v.parse()
+                    .map_err(|_| bad(format!("--seed: '{}' is not allowed; expected a whole number from 0 to {}", clip(v), u64::MAX)))?,
+            ),
+        };
+        let seeds = match &raw.seeds {
+            None => None,
+            Some(v) => match v.parse::<u64>() {
+                Ok(n) if (1..=SWEEP_SEEDS_MAX).contains(&n) => Some(n),
+                _ => {
+                    return Err(bad(format!("--seeds: '{}' is not allowed; expected a whole number from 1 to {SWEEP_SEEDS_MAX}", clip(v))))
+                }
+            },
+        };
+        let duration = match &raw.duration {
+            None => None,
+            Some(v) => match v.parse::<f64>() {
+                // The same bounds as the page's duration knob, in the same words.
+                Ok(d) if (limits::DURATION_S_MIN..=limits::DURATION_S_MAX).contains(&d) => Some(d),
+                _ => {
+                    let allowed = DURATION.kind.allowed();
+                    return Err(bad(format!("--duration: '{}' is not allowed; expected {allowed}", clip(v))));
+                }
+            },
+        };
+        Ok(Args {
+            lesson: raw.lesson,
+            variant: raw.variant,
+            b: raw.b,
+            sets,
+            seed,
+            duration,
+            seeds,
+            json: raw.json,
+            check: raw.check,
+            out: raw.out,
+            job_file: raw.job_file,
+            strict: raw.strict,
+            files: raw.files,
+            log: raw.log,
+            cues: raw.cues,
+            link_t,
+            base,
+        })
+    }
+
+    /// `--base`, or a whole link's address (before its `#`): `link` prints the rewritten link
+    /// after it.
+    fn checked_base(cmd: &str, raw: &Raw) -> Result<Option<String>, CliError> {
         let mut base = raw.base.clone();
         if let (Some(w), "link") = (raw.lesson.as_deref().map(as_pasted), cmd) {
             if let (Some((addr, _)), None) = (w.split_once('#'), &base) {
@@ -269,7 +322,12 @@ impl Args {
                 )));
             }
         }
-        // A link pasted where the lesson goes: its scenario first, the command line's words after.
+        Ok(base)
+    }
+
+    /// A link pasted where the lesson goes: its scenario first (its knobs into `sets`), the
+    /// command line's words after. Returns the link's time.
+    fn take_link(cmd: &str, raw: &mut Raw, sets: &mut Vec<(String, String)>) -> Result<Option<f64>, CliError> {
         if let Some(st) = raw.lesson.as_deref().map(link_in_lesson_word).transpose()?.flatten() {
             if cmd == "fidelity" {
                 return Err(bad(
@@ -304,13 +362,18 @@ impl Args {
                 }
             }
             raw.lesson = Some(st.lesson);
-            raw.variant = raw.variant.or(st.variant);
-            raw.b = raw.b.or(st.b);
-            raw.seed = raw.seed.or(Some(st.seed.to_string()));
-            link_t = st.t;
+            raw.variant = raw.variant.take().or(st.variant);
+            raw.b = raw.b.take().or(st.b);
+            raw.seed = raw.seed.take().or(Some(st.seed.to_string()));
             // The command line's --duration comes after the link's `duration` knob, as --set does.
-            sets.extend(st.overrides.into_iter().filter(|(k, _)| !(k == "duration" && raw.duration.is_some())));
+            sets.extend(st.overrides.into_iter().filter(|(k, _)| !(k == DURATION.key && raw.duration.is_some())));
+            return Ok(st.t);
         }
+        Ok(None)
+    }
+
+    /// The `--set`s, after the link's: the last of a key is the one that runs.
+    fn take_sets(raw: &Raw, sets: &mut Vec<(String, String)>) -> Result<(), CliError> {
         for kv in &raw.sets {
             let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("--set: '{}' is not KEY=VALUE", clip(kv))))?;
             // The last --set of a key is the one that runs; a link carries it once.
@@ -319,55 +382,10 @@ impl Args {
         }
         // Two ends for one run: which did the user mean? (A job file's runtime is a --set the
         // command line's --duration may override; that is not this, nor is a link's.)
-        if raw.duration.is_some() && raw.sets.iter().any(|kv| kv.split_once('=').is_some_and(|(k, _)| k == "duration")) {
+        if raw.duration.is_some() && raw.sets.iter().any(|kv| kv.split_once('=').is_some_and(|(k, _)| k == DURATION.key)) {
             return Err(bad("--duration and --set duration= both given; expected one of them (they set the same end of the run)"));
         }
-        let seed = match &raw.seed {
-            None => None,
-            Some(v) => Some(
-                v.parse()
-                    .map_err(|_| bad(format!("--seed: '{}' is not allowed; expected a whole number from 0 to {}", clip(v), u64::MAX)))?,
-            ),
-        };
-        let seeds = match &raw.seeds {
-            None => None,
-            Some(v) => match v.parse::<u64>() {
-                Ok(n) if (1..=SWEEP_SEEDS_MAX).contains(&n) => Some(n),
-                _ => {
-                    return Err(bad(format!("--seeds: '{}' is not allowed; expected a whole number from 1 to {SWEEP_SEEDS_MAX}", clip(v))))
-                }
-            },
-        };
-        let duration = match &raw.duration {
-            None => None,
-            Some(v) => match v.parse::<f64>() {
-                // The same bounds as the page's duration knob, in the same words.
-                Ok(d) if (limits::DURATION_S_MIN..=limits::DURATION_S_MAX).contains(&d) => Some(d),
-                _ => {
-                    let allowed = crate::scenario::knob_spec("duration").map(|k| k.kind.allowed()).unwrap_or_default();
-                    return Err(bad(format!("--duration: '{}' is not allowed; expected {allowed}", clip(v))));
-                }
-            },
-        };
-        Ok(Args {
-            lesson: raw.lesson,
-            variant: raw.variant,
-            b: raw.b,
-            sets,
-            seed,
-            duration,
-            seeds,
-            json: raw.json,
-            check: raw.check,
-            out: raw.out,
-            job_file: raw.job_file,
-            strict: raw.strict,
-            files: raw.files,
-            log: raw.log,
-            cues: raw.cues,
-            link_t,
-            base,
-        })
+        Ok(())
     }
 }
 

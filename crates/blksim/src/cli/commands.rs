@@ -166,7 +166,8 @@ fn cmd_lessons(a: &Args) -> String {
 
 fn cmd_knobs(a: &Args) -> String {
     if a.json {
-        let v: Vec<_> = KNOBS.iter().map(|k| json!({"key": k.key, "allowed": k.kind.allowed(), "help": k.help, "live": k.live})).collect();
+        let v: Vec<_> =
+            KNOBS.iter().map(|k| json!({"key": k.key, "allowed": k.kind.allowed(), "help": k.help, "live": k.live.is_live()})).collect();
         return serde_json::to_string_pretty(&v).expect("json") + "\n";
     }
     let mut s = String::new();
@@ -198,7 +199,7 @@ pub(super) fn knobs_line(a: &Args) -> Option<String> {
 /// The knobs set on top of the lesson's variant (`--set`, a job file's, a link's), but a
 /// `duration` that `--duration` overrides.
 fn knobs_set(a: &Args) -> impl Iterator<Item = &(String, String)> {
-    a.sets.iter().filter(|(k, _)| !(k == "duration" && a.duration.is_some()))
+    a.sets.iter().filter(|(k, _)| !(k == crate::scenario::knob_table::DURATION.key && a.duration.is_some()))
 }
 
 /// `knobs_set` for `run --json` and `compare --json`, as the text output's "knobs set" line

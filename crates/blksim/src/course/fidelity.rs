@@ -325,7 +325,7 @@ fn pairs(set: &BTreeMap<String, String>) -> Vec<(String, String)> {
 fn sandbox_link(set: &BTreeMap<String, String>, duration_s: Option<f64>) -> String {
     let mut overrides = pairs(set);
     if let Some(d) = duration_s {
-        overrides.push(("duration".into(), format!("{d}")));
+        overrides.push((crate::scenario::knob_table::DURATION.key.into(), format!("{d}")));
     }
     let st = crate::course::link::LinkState { lesson: lessons::SANDBOX.into(), overrides, ..Default::default() };
     st.encode()

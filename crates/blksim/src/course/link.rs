@@ -281,19 +281,7 @@ impl LinkState {
                 lesson.variant(&v).map_err(|e| err("variant", e.message))?;
                 st.variant = Some(v);
             }
-            "b" => {
-                lesson.variant(&v).map_err(|e| err("b", e.message))?;
-                // B beside itself would compare a run with its own copy.
-                let a = st.variant.clone().unwrap_or_else(|| lesson.first_variant().name.clone());
-                if v == a {
-                    let others: Vec<&str> = lesson.variants.iter().map(|x| x.name.as_str()).filter(|x| *x != a).collect();
-                    if others.is_empty() {
-                        return Err(err("b", format!("'{}' is run A's variant too, and '{}' has no other variant to compare", clip(&v), lesson.id)));
-                    }
-                    return Err(err("b", format!("'{}' is run A's variant too (A/B compares two variants); expected another: {}", clip(&v), others.join(", "))));
-                }
-                st.b = Some(v);
-            }
+            "b" => st.b = Some(Self::take_b(lesson, st, v)?),
             "seed" => {
                 st.seed = v.parse().map_err(|_| {
                     err("seed", format!("'{}' is not allowed; expected a whole number from 0 to {}", clip(&v), u64::MAX))
@@ -311,20 +299,7 @@ impl LinkState {
                     )
                 })?)
             }
-            "step" => {
-                // The stops PageDown walks: the steps, and the prediction among them.
-                let last = lesson.stops() as u32;
-                st.step = Some(v.parse::<u32>().ok().filter(|n| (1..=last).contains(n)).ok_or_else(|| {
-                    err(
-                        "step",
-                        if last == 0 {
-                            format!("'{}' is not allowed; this lesson has no steps", clip(&v))
-                        } else {
-                            format!("'{}' is not allowed; expected a step from 1 to {last}", clip(&v))
-                        },
-                    )
-                })?)
-            }
+            "step" => st.step = Some(Self::take_step(lesson, &v)?),
             "presenter" | "large" => {
                 let on = match v.as_str() {
                     "1" => true,
@@ -337,24 +312,65 @@ impl LinkState {
                     st.large = Some(on);
                 }
             }
-            key => {
-                if knob_spec(key).is_none() {
-                    return Err(err(
-                        &name,
-                        format!("not a link parameter or a knob{}; a link takes v, variant, b, seed, t, speed, step, presenter, large and knob keys such as queue.depth (the sandbox's Knobs tab and `blksim knobs` list them all)", crate::scenario::did_you_mean(key)),
-                    ));
-                }
-                if st.overrides.len() == OVERRIDES_MAX {
-                    return Err(err("fragment", format!("more than {OVERRIDES_MAX} knob overrides")));
-                }
-                // The value alone, here, so that every bad one is named; how the knobs go
-                // together is checked once they are all read.
-                crate::scenario::set_knob(&mut lesson.scenario.clone(), key, &v).map_err(|e| err(&e.field, e.message))?;
-                // As the knob read it (`%20512` is 512): the state, and a link made from it, say
-                // the value once.
-                st.overrides.push((key.to_string(), v.trim().to_string()));
-            }
+            key => Self::take_knob(lesson, st, key, &name, &v)?,
         }
+        Ok(())
+    }
+
+    /// `b`: run B's variant, another than A's.
+    fn take_b(lesson: &lessons::Lesson, st: &LinkState, v: String) -> Result<String, LinkError> {
+        lesson.variant(&v).map_err(|e| err("b", e.message))?;
+        // B beside itself would compare a run with its own copy.
+        let a = st.variant.clone().unwrap_or_else(|| lesson.first_variant().name.clone());
+        if v == a {
+            let others: Vec<&str> = lesson.variants.iter().map(|x| x.name.as_str()).filter(|x| *x != a).collect();
+            if others.is_empty() {
+                return Err(err(
+                    "b",
+                    format!("'{}' is run A's variant too, and '{}' has no other variant to compare", clip(&v), lesson.id),
+                ));
+            }
+            return Err(err(
+                "b",
+                format!("'{}' is run A's variant too (A/B compares two variants); expected another: {}", clip(&v), others.join(", ")),
+            ));
+        }
+        Ok(v)
+    }
+
+    /// `step`: one of the stops PageDown walks.
+    fn take_step(lesson: &lessons::Lesson, v: &str) -> Result<u32, LinkError> {
+        // The steps, and the prediction among them.
+        let last = lesson.stops() as u32;
+        v.parse::<u32>().ok().filter(|n| (1..=last).contains(n)).ok_or_else(|| {
+            err(
+                "step",
+                if last == 0 {
+                    format!("'{}' is not allowed; this lesson has no steps", clip(v))
+                } else {
+                    format!("'{}' is not allowed; expected a step from 1 to {last}", clip(v))
+                },
+            )
+        })
+    }
+
+    /// A knob's key and value, into the link's overrides.
+    fn take_knob(lesson: &lessons::Lesson, st: &mut LinkState, key: &str, name: &str, v: &str) -> Result<(), LinkError> {
+        if knob_spec(key).is_none() {
+            return Err(err(
+                name,
+                format!("not a link parameter or a knob{}; a link takes v, variant, b, seed, t, speed, step, presenter, large and knob keys such as queue.depth (the sandbox's Knobs tab and `blksim knobs` list them all)", crate::scenario::did_you_mean(key)),
+            ));
+        }
+        if st.overrides.len() == OVERRIDES_MAX {
+            return Err(err("fragment", format!("more than {OVERRIDES_MAX} knob overrides")));
+        }
+        // The value alone, here, so that every bad one is named; how the knobs go
+        // together is checked once they are all read.
+        crate::scenario::set_knob(&mut lesson.scenario.clone(), key, v).map_err(|e| err(&e.field, e.message))?;
+        // As the knob read it (`%20512` is 512): the state, and a link made from it, say
+        // the value once.
+        st.overrides.push((key.to_string(), v.trim().to_string()));
         Ok(())
     }
 }

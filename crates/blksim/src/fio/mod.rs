@@ -4,7 +4,8 @@
 //! option the model lacks, a value it cannot take, a second job section) is named in
 //! `FioJob::not_modelled` and ignored, never dropped silently.
 
-use crate::scenario::{clip, ScenarioError};
+use crate::scenario::knob_table as kt;
+use crate::scenario::{clip, KnobKind, KnobSpec, Scenario, ScenarioError};
 
 pub mod engine;
 pub mod job;
@@ -28,16 +29,36 @@ const IGNORED: &[&str] = &[
 /// ioengine=psync, iodepth=1, direct=0, no end_fsync; blkviz's size 0 runs for the duration,
 /// and no filename means every top device): a job file says the whole workload, so what it
 /// leaves out is fio's default, not what the page had before.
-const DEFAULTS: &[(&str, &str)] = &[
-    ("workload.rw", "read"),
-    ("workload.bs", "4k"),
-    ("workload.numjobs", "1"),
-    ("workload.ioengine", "sync"),
-    ("workload.iodepth", "1"),
-    ("workload.direct", "false"),
-    ("workload.size", "0"),
-    ("workload.fsync", "false"),
-    ("workload.filename", ""),
+const DEFAULTS: &[(&KnobSpec, &str)] = &[
+    (&kt::WORKLOAD_RW, "read"),
+    (&kt::WORKLOAD_BS, "4k"),
+    (&kt::WORKLOAD_NUMJOBS, "1"),
+    (&kt::WORKLOAD_IOENGINE, "sync"),
+    (&kt::WORKLOAD_IODEPTH, "1"),
+    (&kt::WORKLOAD_DIRECT, "false"),
+    (&kt::WORKLOAD_SIZE, "0"),
+    (&kt::WORKLOAD_FSYNC, "false"),
+    (&kt::WORKLOAD_FILENAME, ""),
+];
+
+/// fio's options that set a knob, by their fio names (fio(1)); `fio_value` turns fio's
+/// spelling of a value into the knob's.
+const OPTIONS: &[(&[&str], &KnobSpec)] = &[
+    (&["rw", "readwrite"], &kt::WORKLOAD_RW),
+    (&["bs", "blocksize"], &kt::WORKLOAD_BS),
+    (&["numjobs"], &kt::WORKLOAD_NUMJOBS),
+    (&["ioengine"], &kt::WORKLOAD_IOENGINE),
+    (&["iodepth"], &kt::WORKLOAD_IODEPTH),
+    (&["direct"], &kt::WORKLOAD_DIRECT),
+    // buffered=0 is direct=1 (fio(1)).
+    (&["buffered"], &kt::WORKLOAD_DIRECT),
+    (&["size"], &kt::WORKLOAD_SIZE),
+    (&["end_fsync", "fsync_on_close"], &kt::WORKLOAD_FSYNC),
+    (&["filename"], &kt::WORKLOAD_FILENAME),
+    // name= names the job, as its section does.
+    (&["name"], &kt::WORKLOAD_NAME),
+    // The run stops at runtime, as fio stops its jobs then (runtime=60, 2m, 1h).
+    (&["runtime"], &kt::DURATION),
 ];
 
 /// Knob settings from a job file, one per knob: fio's defaults, each replaced by the file's
@@ -69,14 +90,14 @@ impl FioJob {
     /// another machine has) is named and dropped: the jobs then use every top device, as
     /// without one. `base` is the scenario the job's settings go onto.
     pub fn fit_devices(&mut self, base: &crate::scenario::Scenario) {
-        let Some(i) = self.knobs.iter().position(|(k, v)| k == "workload.filename" && !v.is_empty()) else { return };
+        let Some(i) = self.knobs.iter().position(|(k, v)| k == kt::WORKLOAD_FILENAME.key && !v.is_empty()) else { return };
         let mut s = base.clone();
         for (k, v) in &self.knobs {
             if crate::scenario::set_knob(&mut s, k, v).is_err() {
                 return;
             }
         }
-        if s.validate().is_err_and(|e| e.field == "workload.filename") {
+        if s.validate().is_err_and(|e| e.field == kt::WORKLOAD_FILENAME.key) {
             let name = std::mem::take(&mut self.knobs[i].1);
             self.not_modelled(format!("filename={} (no such device in this stack: the jobs use its top devices)", clip(&name)));
         }
@@ -181,17 +202,8 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
     if text.len() > JOB_FILE_MAX {
         return Err(ScenarioError::new("fio", format!("the job file has {} bytes; at most {JOB_FILE_MAX} are allowed", text.len())));
     }
-    let mut job = FioJob { knobs: DEFAULTS.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect(), ..FioJob::default() };
-    let mut jobs = 0;
-    // The sandbox's scenario checks each value on its own: one the model cannot take is named
-    // and fio's default stays (how the knobs go together is checked when they apply).
-    let check = crate::scenario::Scenario::default();
-    // Lines of a second and later job section are that job's: blkviz runs the first one.
-    let mut skipping = false;
-    let mut skipped_jobs: Vec<String> = Vec::new();
-    // Values the model cannot take: (their note's index, the option, its knob).
-    let mut instead: Vec<(usize, String, &str)> = Vec::new();
-    let mut time_based = false;
+    let knobs = DEFAULTS.iter().map(|&(k, v)| (k.key.to_string(), v.to_string())).collect();
+    let mut r = Reader { job: FioJob { knobs, ..FioJob::default() }, ..Reader::default() };
     for (n, raw) in text.lines().enumerate() {
         // fio's `strip_blank_end` ends every line at its first ';' or '#': a comment, whole-line
         // or after an option (`numjobs=4 ; 4 threads`, tiobench-example.fio).
@@ -203,59 +215,58 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
             return Err(ScenarioError::new("fio", format!("line {}: '{}' is not a section header; expected [name]", n + 1, clip(line))));
         }
         if let Some(section) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            if section == "global" {
-                skipping = jobs > 0;
-                if skipping {
-                    skipped_jobs.push(format!("[global] at line {}", n + 1));
-                }
-            } else {
-                jobs += 1;
-                skipping = jobs > 1;
-                if skipping {
-                    skipped_jobs.push(format!("[{}]", clip(section)));
-                } else {
-                    job.set("workload.name", section.chars().take(15).collect());
-                }
+            r.section(section, n);
+        } else if !r.skipping {
+            r.option(line, n)?;
+        }
+    }
+    r.finish()
+}
+
+/// A job file as it is read, line by line.
+#[derive(Default)]
+struct Reader {
+    job: FioJob,
+    /// Job sections seen.
+    jobs: u32,
+    /// Lines of a second and later job section are that job's: blkviz runs the first one.
+    skipping: bool,
+    skipped_jobs: Vec<String>,
+    /// Values the model cannot take: (their note's index, the option, its knob).
+    instead: Vec<(usize, String, &'static KnobSpec)>,
+    time_based: bool,
+}
+
+impl Reader {
+    /// `[global]` or a job's `[name]`, on line `n` (from 0).
+    fn section(&mut self, section: &str, n: usize) {
+        if section == "global" {
+            self.skipping = self.jobs > 0;
+            if self.skipping {
+                self.skipped_jobs.push(format!("[global] at line {}", n + 1));
             }
-            continue;
+        } else {
+            self.jobs += 1;
+            self.skipping = self.jobs > 1;
+            if self.skipping {
+                self.skipped_jobs.push(format!("[{}]", clip(section)));
+            } else {
+                self.job.set(kt::WORKLOAD_NAME.key, section.chars().take(15).collect());
+            }
         }
-        if skipping {
-            continue;
-        }
+    }
+
+    /// A `key=value` line of the first job (or of `[global]` before it).
+    fn option(&mut self, line: &str, n: usize) -> Result<(), ScenarioError> {
         let (key, value) = line.split_once('=').map_or((line, ""), |(k, v)| (k.trim(), v.trim()));
-        let knob = match key {
-            "rw" | "readwrite" => "workload.rw",
-            "bs" | "blocksize" => "workload.bs",
-            "numjobs" => "workload.numjobs",
-            "ioengine" => "workload.ioengine",
-            "iodepth" => "workload.iodepth",
-            "direct" => "workload.direct",
-            "size" => "workload.size",
-            "end_fsync" | "fsync_on_close" => "workload.fsync",
-            "filename" => "workload.filename",
-            // name= names the job, as its section does.
-            "name" => "workload.name",
-            // buffered=0 is direct=1 (fio(1)).
-            "buffered" => "workload.buffered",
-            // The run stops at runtime, as fio stops its jobs then (runtime=60, 2m, 1h).
-            "runtime" => "duration",
+        let knob = match OPTIONS.iter().find(|(names, _)| names.contains(&key)) {
+            Some(&(_, knob)) => Some(knob),
             // time_based: the job keeps going until runtime, whatever its size (blkviz's size
             // 0 runs for the whole duration).
-            "time_based" => "workload.size",
-            // The model keeps fio's default random map (each block once per pass).
-            "norandommap" => {
-                job.not_modelled("norandommap (blkviz keeps fio's random map: each block once per pass)".to_string());
-                continue;
-            }
-            k if IGNORED.contains(&k) => {
-                if !job.ignored.iter().any(|i| i == k) {
-                    job.ignored.push(k.to_string());
-                }
-                continue;
-            }
-            other => {
-                job.not_modelled(if value.is_empty() { clip(other) } else { format!("{}={}", clip(other), clip(value)) });
-                continue;
+            None if key == "time_based" => None,
+            None => {
+                self.unmapped(key, value);
+                return Ok(());
             }
         };
         if let Some(expected) = fio_refuses(key, value) {
@@ -264,95 +275,123 @@ pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
                 format!("line {}: {}={} is not a value fio takes; expected {expected}", n + 1, clip(key), clip(value)),
             ));
         }
-        let on = |v: &str| v == "1" || v == "true";
-        let (knob, value) = match (knob, value) {
-            // fio spells these as 0/1; the knobs take true/false.
-            ("workload.direct" | "workload.fsync", v) => (knob, on(v).to_string()),
+        match knob {
+            Some(knob) => self.apply(key, knob, fio_value(key, value)),
             // Applied once the file is read: fio takes its options in any order, and a size=
             // after time_based (or a job's under [global]'s time_based) must not undo it.
-            ("workload.size", v) if key == "time_based" => {
-                time_based = !matches!(v, "0" | "false");
-                continue;
+            None => self.time_based = !matches!(value, "0" | "false"),
+        }
+        Ok(())
+    }
+
+    /// An option that sets no knob: the random map, an option that changes nothing in the
+    /// model, or one the model lacks.
+    fn unmapped(&mut self, key: &str, value: &str) {
+        match key {
+            // The model keeps fio's default random map (each block once per pass).
+            "norandommap" => self.job.not_modelled("norandommap (blkviz keeps fio's random map: each block once per pass)".to_string()),
+            k if IGNORED.contains(&k) => {
+                if !self.job.ignored.iter().any(|i| i == k) {
+                    self.job.ignored.push(k.to_string());
+                }
             }
-            ("duration", v) => (knob, fio_seconds(v).map_or_else(|| v.to_string(), |s| s.to_string())),
-            ("workload.buffered", v) => ("workload.direct", (!on(v)).to_string()),
-            ("workload.name", v) => (knob, v.chars().take(15).collect()),
-            ("workload.ioengine", "psync" | "sync" | "pvsync") => (knob, "sync".to_string()),
-            // /dev/sdb:/dev/mapper/dm-1 → sdb:dm-1 (the knob takes kernel names).
-            ("workload.filename", v) => (knob, v.split(':').map(|p| p.rsplit('/').next().unwrap_or(p)).collect::<Vec<_>>().join(":")),
-            (_, v) => (knob, v.to_string()),
-        };
-        match crate::scenario::set_knob(&mut check.clone(), knob, &value) {
-            Ok(()) => job.set(knob, value),
+            other => self.job.not_modelled(if value.is_empty() { clip(other) } else { format!("{}={}", clip(other), clip(value)) }),
+        }
+    }
+
+    /// The sandbox's scenario checks each value on its own: one the model cannot take is named
+    /// and fio's default stays (how the knobs go together is checked when they apply).
+    fn apply(&mut self, key: &str, knob: &'static KnobSpec, value: String) {
+        match knob.set(&mut Scenario::default(), &value) {
+            Ok(()) => self.job.set(knob.key, value),
             Err(e) => {
-                let before = job.not_modelled.len();
-                job.not_modelled(format!("{}={} ({}", clip(key), clip(value.as_str()), e.message));
-                if job.not_modelled.len() > before {
-                    instead.push((before, key.to_string(), knob));
+                let before = self.job.not_modelled.len();
+                self.job.not_modelled(format!("{}={} ({}", clip(key), clip(value.as_str()), e.message));
+                if self.job.not_modelled.len() > before {
+                    self.instead.push((before, key.to_string(), knob));
                 }
                 // A whole number past the model's range (fio takes iodepth=99999) runs at the
                 // nearest the model takes, not at fio's default: the job asked for a deep queue.
-                if let Some(crate::scenario::KnobKind::Int { min, max, .. }) = crate::scenario::knob_spec(knob).map(|k| k.kind) {
+                if let KnobKind::Int { min, max, .. } = knob.kind {
                     if let Ok(n) = value.trim().parse::<u64>() {
-                        job.set(knob, n.clamp(min, max).to_string());
+                        self.job.set(knob.key, n.clamp(min, max).to_string());
                     }
                 }
             }
         }
     }
-    if jobs == 0 {
-        return Err(ScenarioError::new("fio", "no job section; expected a [name] section after [global]"));
+
+    fn finish(mut self) -> Result<FioJob, ScenarioError> {
+        if self.jobs == 0 {
+            return Err(ScenarioError::new("fio", "no job section; expected a [name] section after [global]"));
+        }
+        if self.time_based {
+            self.job.set(kt::WORKLOAD_SIZE.key, "0".to_string());
+        }
+        // A value the model cannot take says what runs in its place: the knob's value once the
+        // file is read (fio's default, or a later line's).
+        for (i, key, knob) in self.instead {
+            let runs = match self.job.knobs.iter().find(|(k, _)| k == knob.key) {
+                Some((_, v)) if !v.is_empty() => format!("; runs {}={v} instead)", clip(&key)),
+                // runtime has no fio default here: the run keeps the end it had (--duration's,
+                // the lesson's or the sandbox's).
+                None if knob.key == kt::DURATION.key => "; the run keeps its own duration)".to_string(),
+                _ => ")".to_string(),
+            };
+            self.job.not_modelled[i].push_str(&runs);
+        }
+        if !self.skipped_jobs.is_empty() {
+            self.job.not_modelled(format!(
+                "the jobs after the first ({}): blkviz runs one job section, numjobs= makes copies",
+                self.skipped_jobs.join(", ")
+            ));
+        }
+        Ok(self.job)
     }
-    if time_based {
-        job.set("workload.size", "0".to_string());
+}
+
+/// A value as its knob takes it: fio spells flags 0/1 (the knobs take true/false), times with
+/// units, devices as paths.
+fn fio_value(key: &str, v: &str) -> String {
+    let on = |v: &str| v == "1" || v == "true";
+    match key {
+        "direct" | "end_fsync" | "fsync_on_close" => on(v).to_string(),
+        "buffered" => (!on(v)).to_string(),
+        "runtime" => fio_seconds(v).map_or_else(|| v.to_string(), |s| s.to_string()),
+        "name" => v.chars().take(15).collect(),
+        "ioengine" if matches!(v, "psync" | "sync" | "pvsync") => "sync".to_string(),
+        // /dev/sdb:/dev/mapper/dm-1 → sdb:dm-1 (the knob takes kernel names).
+        "filename" => v.split(':').map(|p| p.rsplit('/').next().unwrap_or(p)).collect::<Vec<_>>().join(":"),
+        _ => v.to_string(),
     }
-    // A value the model cannot take says what runs in its place: the knob's value once the
-    // file is read (fio's default, or a later line's).
-    for (i, key, knob) in instead {
-        let runs = match job.knobs.iter().find(|(k, _)| k == knob) {
-            Some((_, v)) if !v.is_empty() => format!("; runs {}={v} instead)", clip(&key)),
-            // runtime has no fio default here: the run keeps the end it had (--duration's, the
-            // lesson's or the sandbox's).
-            None if knob == "duration" => "; the run keeps its own duration)".to_string(),
-            _ => ")".to_string(),
-        };
-        job.not_modelled[i].push_str(&runs);
-    }
-    if !skipped_jobs.is_empty() {
-        job.not_modelled(format!(
-            "the jobs after the first ({}): blkviz runs one job section, numjobs= makes copies",
-            skipped_jobs.join(", ")
-        ));
-    }
-    Ok(job)
 }
 
 /// The scenario's workload as a job file: what the sandbox's box shows, so that a link's job
 /// can be read and edited again. `parse` of it gives the same workload knobs back.
-pub fn job_file(s: &crate::scenario::Scenario) -> String {
-    let get = |k: &str| crate::scenario::get_knob(s, k).unwrap_or_default();
-    let flag = |k: &str| if get(k) == "true" { "1" } else { "0" };
+pub fn job_file(s: &Scenario) -> String {
+    let flag = |k: &KnobSpec| if k.get(s) == "true" { "1" } else { "0" };
     let mut out = format!(
         "[global]\nioengine={}\niodepth={}\ndirect={}\n",
-        get("workload.ioengine"),
-        get("workload.iodepth"),
-        flag("workload.direct")
+        kt::WORKLOAD_IOENGINE.get(s),
+        kt::WORKLOAD_IODEPTH.get(s),
+        flag(&kt::WORKLOAD_DIRECT)
     );
-    if get("workload.size") != "0" {
-        out += &format!("size={}\n", get("workload.size"));
+    if kt::WORKLOAD_SIZE.get(s) != "0" {
+        out += &format!("size={}\n", kt::WORKLOAD_SIZE.get(s));
     }
-    if flag("workload.fsync") == "1" {
+    if flag(&kt::WORKLOAD_FSYNC) == "1" {
         out += "end_fsync=1\n";
     }
-    if !get("workload.filename").is_empty() {
-        out += &format!("filename={}\n", get("workload.filename"));
+    let filename = kt::WORKLOAD_FILENAME.get(s);
+    if !filename.is_empty() {
+        out += &format!("filename={filename}\n");
     }
     out + &format!(
         "\n[{}]\nrw={}\nbs={}\nnumjobs={}\n",
-        get("workload.name"),
-        get("workload.rw"),
-        get("workload.bs"),
-        get("workload.numjobs")
+        kt::WORKLOAD_NAME.get(s),
+        kt::WORKLOAD_RW.get(s),
+        kt::WORKLOAD_BS.get(s),
+        kt::WORKLOAD_NUMJOBS.get(s)
     )
 }
 

@@ -4,8 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
+#[macro_use]
 mod knobs;
+pub mod knob_table;
 mod validate;
+pub use knob_table::KNOBS;
 pub use knobs::*;
 pub use validate::{check_user_knobs, clip, clip_line, clip_path, counted, knob_applies, Config, ScenarioError};
 

@@ -2,6 +2,7 @@
 //! combinations no single knob's range can refuse (HBAs and disks, paths and stacks, a block
 //! larger than the device), and the one-line error every bad input gets.
 
+use super::knob_table as k;
 use super::*;
 use std::fmt;
 
@@ -87,17 +88,33 @@ impl Scenario {
     }
 
     /// Checks every knob against its range (so a scenario from a lesson file or a link gets the
-    /// same checks as `--set`), then the cross-field rules.
+    /// same checks as `--set`), then the cross-field rules, in this order (the first that fails
+    /// is the one named).
     pub fn validate(&self) -> Result<Config, ScenarioError> {
         for spec in KNOBS {
-            let v = get_knob(self, spec.key).expect("every listed knob has a getter");
-            let mut probe = Scenario::default();
-            set_knob(&mut probe, spec.key, &v)?;
+            spec.set(&mut Scenario::default(), &spec.get(self))?;
         }
+        self.check_hosts_and_paths()?;
+        self.check_md_array()?;
+        self.check_filename()?;
+        self.check_job_fits()?;
+        let mut scenario = self.clone();
+        // dd reads or writes in order, a block at a time: a job it cannot run (random offsets,
+        // libaio, a queue depth) is fio's, and top, the trace and the diagram name it so.
+        let w = &scenario.workload;
+        if w.name == "dd" && (w.rw.is_random() || w.ioengine != IoEngine::Sync || w.iodepth > 1) {
+            scenario.workload.name = "fio".into();
+        }
+        Ok(Config { scenario })
+    }
+
+    /// Disks, HBAs, paths and CPUs together: each path to a disk is an sd device on an HBA,
+    /// whose interrupt goes to a CPU.
+    fn check_hosts_and_paths(&self) -> Result<(), ScenarioError> {
         // The stack's own need first: `disks=1` on a RAID5 lesson is refused for RAID5, not
         // for the lesson's 8 HBAs that follow from it.
         if self.stack == StackKind::Md && self.disks < 3 {
-            return Err(ScenarioError::new("disks", format!("{} for stack=md; RAID5 needs at least 3", counted(self.disks, "disk"))));
+            return Err(ScenarioError::new(k::DISKS.key, format!("{} for stack=md; RAID5 needs at least 3", counted(self.disks, "disk"))));
         }
         // Each path to a disk is its own sd device, on the next HBA along.
         let sd_devices = self.disks * if self.stack == StackKind::Dm { self.dm.paths } else { 1 };
@@ -108,13 +125,13 @@ impl Scenario {
                 format!("{sd_devices} sd devices ({} × {} paths)", counted(self.disks, "disk"), self.dm.paths)
             };
             return Err(ScenarioError::new(
-                "hbas",
+                k::HBAS.key,
                 format!("{} HBAs for {what}; expected at most one HBA per sd device (fewer hbas, or more disks)", self.hbas),
             ));
         }
         if !self.cpu.irq_cpus.is_empty() && self.cpu.irq_cpus.len() != self.hbas as usize {
             return Err(ScenarioError::new(
-                "cpu.irq_cpus",
+                k::CPU_IRQ_CPUS.key,
                 format!(
                     "{} ({}) for {}; expected one CPU per HBA joined by ',', or empty (HBA n interrupts CPU n mod cores)",
                     counted(self.cpu.irq_cpus.len() as u64, "CPU"),
@@ -125,44 +142,48 @@ impl Scenario {
         }
         // (Checks of a knob that acts on nothing here would leave no way out: the knob's own
         // field refuses a change.)
-        if self.host.nr_hw_queues > self.cpu.cores && knob_applies(self, "host.nr_hw_queues").is_ok() {
+        if self.host.nr_hw_queues > self.cpu.cores && k::HOST_NR_HW_QUEUES.applies(self).is_ok() {
             return Err(ScenarioError::new(
-                "host.nr_hw_queues",
+                k::HOST_NR_HW_QUEUES.key,
                 format!("{} hardware queues need as many CPUs; there are {}", self.host.nr_hw_queues, self.cpu.cores),
             ));
         }
         if self.cpu.sockets == 0 || self.cpu.cores % self.cpu.sockets != 0 {
             return Err(ScenarioError::new(
-                "cpu.sockets",
+                k::CPU_SOCKETS.key,
                 format!("{} cores do not split evenly into {} sockets", self.cpu.cores, self.cpu.sockets),
             ));
         }
         if let Some(c) = self.cpu.irq_cpus.iter().find(|&&c| c >= self.cpu.cores) {
-            return Err(ScenarioError::new("cpu.irq_cpus", format!("CPU {c} does not exist; expected 0 to {}", self.cpu.cores - 1)));
+            return Err(ScenarioError::new(k::CPU_IRQ_CPUS.key, format!("CPU {c} does not exist; expected 0 to {}", self.cpu.cores - 1)));
         }
         if self.dm.paths > 1 && self.stack != StackKind::Dm {
             return Err(ScenarioError::new(
-                "dm.paths",
-                format!("{} paths need stack=dm; expected 1 with stack={}", self.dm.paths, get_knob(self, "stack").unwrap_or_default()),
+                k::DM_PATHS.key,
+                format!("{} paths need stack=dm; expected 1 with stack={}", self.dm.paths, stack_name(self)),
             ));
         }
         if self.disks * self.dm.paths > limits::DISKS_MAX {
             return Err(ScenarioError::new(
-                "dm.paths",
+                k::DM_PATHS.key,
                 format!("{} disks × {} paths is over {} sd devices", self.disks, self.dm.paths, limits::DISKS_MAX),
             ));
         }
+        Ok(())
+    }
+
+    /// md RAID5's own limits: its chunk, its stripe cache in the box's memory, its members.
+    fn check_md_array(&self) -> Result<(), ScenarioError> {
         let md = self.stack == StackKind::Md;
         if md && !self.md.chunk_kb.is_power_of_two() {
             return Err(ScenarioError::new(
-                "md.chunk_kb",
+                k::MD_CHUNK_KB.key,
                 format!("{} is not allowed; expected a power of two from 4 to 65536", self.md.chunk_kb),
             ));
         }
         let heads_max = crate::mm::page_alloc::stripe_heads_max(self);
         if md && self.md.stripe_cache_size as u64 > heads_max {
-            return Err(ScenarioError::new(
-                "md.stripe_cache_size",
+            return Err(ScenarioError::new(k::MD_STRIPE_CACHE_SIZE.key,
                 format!(
                     "{} stripe heads need {} MiB of pages ({} members × 4 KiB each), more than vm.mem_mb {} holds above the kernel's reserve (the kernel would stop growing it, or OOM-kill); expected 17 to {}",
                     self.md.stripe_cache_size,
@@ -176,7 +197,7 @@ impl Scenario {
         let member_kb = crate::hw::capacity_sectors(self.disk.kind) / 2;
         if md && self.md.component_size_kb > member_kb {
             return Err(ScenarioError::new(
-                "md.component_size_kb",
+                k::MD_COMPONENT_SIZE_KB.key,
                 format!(
                     "{} KiB is more than a {} member holds; expected 0 (the whole member) up to {member_kb}",
                     self.md.component_size_kb,
@@ -184,17 +205,25 @@ impl Scenario {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// fio's filename: each device once, and only devices the jobs can use on this stack.
+    fn check_filename(&self) -> Result<(), ScenarioError> {
         if !self.workload.filename.is_empty() {
             let top = self.top_device_names();
             let listed: Vec<&str> = self.workload.filename.split(':').collect();
             if let Some((_, n)) = listed.iter().enumerate().find(|(i, n)| listed[..*i].contains(n)) {
-                return Err(ScenarioError::new("workload.filename", format!("'{}' is listed twice; expected each device once", clip(n))));
+                return Err(ScenarioError::new(
+                    k::WORKLOAD_FILENAME.key,
+                    format!("'{}' is listed twice; expected each device once", clip(n)),
+                ));
             }
             if let Some(n) = self.workload.filename.split(':').find(|n| !top.iter().any(|t| t == n)) {
                 let shown: Vec<&str> = top.iter().take(8).map(String::as_str).collect();
                 let more = if top.len() > 8 { format!(", … ({} in all)", top.len()) } else { String::new() };
                 return Err(ScenarioError::new(
-                    "workload.filename",
+                    k::WORKLOAD_FILENAME.key,
                     format!(
                         "'{}' is not a device the jobs can use with stack={}; expected names among {}{more}, joined by ':'",
                         clip(n),
@@ -204,11 +233,15 @@ impl Scenario {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// A job's blocks fit the device it uses.
+    fn check_job_fits(&self) -> Result<(), ScenarioError> {
         // mdadm -z rounds each member's share down to whole chunks: less than one leaves md0
         // empty, which is the setting's fault, not the job's block size.
         if self.stack == StackKind::Md && self.md.component_size_kb != 0 && self.md.component_size_kb < u64::from(self.md.chunk_kb) {
-            return Err(ScenarioError::new(
-                "md.component_size_kb",
+            return Err(ScenarioError::new(k::MD_COMPONENT_SIZE_KB.key,
                 format!(
                     "{} KiB per member holds no whole chunk of {} KiB (md.chunk_kb), so md0 would be empty; expected 0 (the whole member) or at least {}",
                     self.md.component_size_kb, self.md.chunk_kb, self.md.chunk_kb
@@ -220,7 +253,7 @@ impl Scenario {
         let capacity = crate::block::genhd::top_capacity_sectors(self) * 512;
         if self.workload.bs > capacity {
             return Err(ScenarioError::new(
-                "workload.bs",
+                k::WORKLOAD_BS.key,
                 format!(
                     "{} bytes is more than the device the jobs use holds ({capacity} bytes with stack={}); expected at most {capacity}",
                     self.workload.bs,
@@ -229,22 +262,13 @@ impl Scenario {
             ));
         }
         if self.workload.size != 0 && self.workload.size < self.workload.bs {
-            return Err(ScenarioError::new("workload.size", "smaller than workload.bs; expected 0 (time-based) or at least one block"));
+            return Err(ScenarioError::new(
+                k::WORKLOAD_SIZE.key,
+                "smaller than workload.bs; expected 0 (time-based) or at least one block",
+            ));
         }
-        let mut scenario = self.clone();
-        // dd reads or writes in order, a block at a time: a job it cannot run (random offsets,
-        // libaio, a queue depth) is fio's, and top, the trace and the diagram name it so.
-        let w = &scenario.workload;
-        if w.name == "dd" && (w.rw.is_random() || w.ioengine != IoEngine::Sync || w.iodepth > 1) {
-            scenario.workload.name = "fio".into();
-        }
-        Ok(Config { scenario })
+        Ok(())
     }
-}
-
-/// The kind of thing a stack is, for messages: `stack=lvm`.
-fn stack_name(s: &Scenario) -> String {
-    get_knob(s, "stack").unwrap_or_default()
 }
 
 /// Whether a knob has something to act on in this scenario. A knob of a layer the stack lacks
@@ -256,89 +280,169 @@ fn stack_name(s: &Scenario) -> String {
 /// have no request pool and do not plug); those say so. The reason is a clause that follows
 /// "changes nothing here:" (the CLI) or "Acts on nothing here:" (the knob panel).
 /// Lessons' own variants are not checked here (a variant may keep another's settings).
+/// Each knob names its layer in its table entry (`KnobSpec::applies`), one of the functions
+/// below.
 pub fn knob_applies(s: &Scenario, key: &str) -> Result<(), String> {
-    let stack = stack_name(s);
-    let scheduler = get_knob(s, "queue.scheduler").unwrap_or_default();
-    let mq = crate::block::is_mq(s.queue.scheduler);
-    let dm = s.stack == StackKind::Dm;
-    // A legacy request queue (request pool, plugging, blk_delay_queue): the disks' under a
-    // legacy elevator, or request-based dm's own queue (also over blk-mq paths).
-    let legacy_queue = !mq || dm;
-    let need = |ok: bool, why: String| if ok { Ok(()) } else { Err(why) };
-    let mq_note = "the model's blk-mq queues";
-    match key {
-        k if k.starts_with("md.") => need(s.stack == StackKind::Md, format!("no md device with stack={stack}; md's knobs act with stack=md")),
-        "dm.max_sectors_kb" => need(
-            dm,
-            format!(
-                "no request-based dm device with stack={stack}; it acts with stack=dm{}",
-                if s.stack == StackKind::Lvm { " (LVM's dm-linear takes its disks' limit: disk.max_sectors_kb)" } else { "" }
-            ),
-        ),
-        "dm.partial_completion" | "dm.paths" => need(dm, format!("no dm-multipath device with stack={stack}; it acts with stack=dm")),
-        "dm.path_grouping" => {
-            need(dm, format!("no dm-multipath device with stack={stack}; it acts with stack=dm"))?;
-            need(s.dm.paths > 1, "one path per device (dm.paths=1): failover and multibus choose among paths; it acts with dm.paths 2 or more".into())
-        }
-        "dm.congestion_callout" => {
-            need(matches!(s.stack, StackKind::Dm | StackKind::Lvm), format!("no dm device with stack={stack}; it acts with stack=lvm or stack=dm"))?;
-            need(
-                s.vm.writeback == Writeback::Pdflush,
-                format!(
-                    "only pdflush's nonblocking writeback asks whether a device is congested; it acts with vm.writeback=pdflush, here {}",
-                    get_knob(s, "vm.writeback").unwrap_or_default()
-                ),
-            )
-        }
-        "dm.clone_alloc" | "dm.polling_interval" => need(
-            dm && mq,
-            format!(
-                "the model has it for dm-multipath over blk-mq paths only (stack=dm with queue.scheduler none or mq-deadline); here stack={stack}, queue.scheduler={scheduler}"
-            ),
-        ),
-        "queue.cfq" => need(
-            s.queue.scheduler == Scheduler::Cfq,
-            format!("it chooses the model's rules for cfq, and the elevator is {scheduler}; it acts with queue.scheduler=cfq"),
-        ),
-        "iosched.slice_idle" | "iosched.quantum" | "iosched.slice_sync" | "iosched.slice_async" | "iosched.fifo_expire_sync" | "iosched.fifo_expire_async" => need(
-            s.queue.scheduler == Scheduler::Cfq,
-            format!("a cfq tunable, and queue/iosched/ holds only the elevator's own files; queue.scheduler is {scheduler}"),
-        ),
-        "iosched.fifo_batch" | "iosched.read_expire" | "iosched.write_expire" | "iosched.writes_starved" => match s.queue.scheduler {
-            Scheduler::Deadline => Ok(()),
-            // dm's own (legacy) queue runs deadline for mq-deadline; blk-mq disks run no elevator.
-            Scheduler::MqDeadline if dm => Ok(()),
-            Scheduler::MqDeadline => Err(format!("a deadline tunable, and {mq_note} dispatch without an elevator (mq-deadline runs as none); it acts with queue.scheduler=deadline")),
-            _ => Err(format!("a deadline tunable, and queue/iosched/ holds only the elevator's own files; queue.scheduler is {scheduler}")),
-        },
-        "host.nr_hw_queues" | "host.irq_per_hw_queue" | "blk_mq.rerun_after_splice" => {
-            need(mq, format!("a blk-mq setting, and the disks' queues are legacy with queue.scheduler={scheduler}; blk-mq is none or mq-deadline"))
-        }
-        "queue.generic_tagging" | "scsi.run_queue" => need(
-            !mq,
-            format!("a legacy SCSI request queue's (scsi_request_fn), and queue.scheduler={scheduler} makes the disks' queues blk-mq"),
-        ),
-        "queue.nr_requests" | "queue.batch_hard_limit" => need(
-            legacy_queue,
-            format!("a legacy request queue's request pool, and every queue here is blk-mq ({mq_note} have no request pool: their tags are host.can_queue per hardware queue)"),
-        ),
-        "queue.async_run_cancels_delay" => {
-            need(legacy_queue, "blk_delay_queue's timer on a legacy request queue, and every queue here is blk-mq".into())
-        }
-        "queue.plugging" => need(legacy_queue, format!("{mq_note} do not plug, and every queue here is blk-mq")),
-        "disk.controller_cache" => {
-            need(s.disk.kind == DiskKind::Hwraid5, format!("the RAID controller's cache; it acts with disk.kind=hwraid5, here {}", kind_name(s)))
-        }
-        "disk.skip_within_track" => need(
-            matches!(s.disk.kind, DiskKind::Hdd | DiskKind::Hwraid5),
-            format!("a rotating disk's; it acts with disk.kind=hdd or hwraid5, here {}", kind_name(s)),
-        ),
-        _ => Ok(()),
-    }
+    knob_spec(key).map_or(Ok(()), |k| k.applies(s))
+}
+
+/// The kind of thing a stack is, for messages: `stack=lvm`.
+fn stack_name(s: &Scenario) -> String {
+    enum_name(&s.stack)
+}
+
+fn scheduler_name(s: &Scenario) -> String {
+    enum_name(&s.queue.scheduler)
 }
 
 fn kind_name(s: &Scenario) -> String {
-    get_knob(s, "disk.kind").unwrap_or_default()
+    enum_name(&s.disk.kind)
+}
+
+fn need(ok: bool, why: String) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(why)
+    }
+}
+
+/// A legacy request queue (request pool, plugging, blk_delay_queue): the disks' under a legacy
+/// elevator, or request-based dm's own queue (also over blk-mq paths).
+fn legacy_queue(s: &Scenario) -> bool {
+    !crate::block::is_mq(s.queue.scheduler) || s.stack == StackKind::Dm
+}
+
+const MQ_NOTE: &str = "the model's blk-mq queues";
+
+/// Knobs of every stack.
+pub(super) fn anywhere(_: &Scenario) -> Result<(), String> {
+    Ok(())
+}
+
+pub(super) fn md_array(s: &Scenario) -> Result<(), String> {
+    need(s.stack == StackKind::Md, format!("no md device with stack={}; md's knobs act with stack=md", stack_name(s)))
+}
+
+pub(super) fn request_based_dm(s: &Scenario) -> Result<(), String> {
+    need(
+        s.stack == StackKind::Dm,
+        format!(
+            "no request-based dm device with stack={}; it acts with stack=dm{}",
+            stack_name(s),
+            if s.stack == StackKind::Lvm { " (LVM's dm-linear takes its disks' limit: disk.max_sectors_kb)" } else { "" }
+        ),
+    )
+}
+
+pub(super) fn multipath(s: &Scenario) -> Result<(), String> {
+    need(s.stack == StackKind::Dm, format!("no dm-multipath device with stack={}; it acts with stack=dm", stack_name(s)))
+}
+
+/// Failover and multibus choose among paths: with one there is nothing to choose.
+pub(super) fn path_choice(s: &Scenario) -> Result<(), String> {
+    multipath(s)?;
+    need(
+        s.dm.paths > 1,
+        "one path per device (dm.paths=1): failover and multibus choose among paths; it acts with dm.paths 2 or more".into(),
+    )
+}
+
+/// The callout is asked by pdflush's nonblocking writeback only.
+pub(super) fn congestion_callout(s: &Scenario) -> Result<(), String> {
+    need(
+        matches!(s.stack, StackKind::Dm | StackKind::Lvm),
+        format!("no dm device with stack={}; it acts with stack=lvm or stack=dm", stack_name(s)),
+    )?;
+    need(
+        s.vm.writeback == Writeback::Pdflush,
+        format!(
+            "only pdflush's nonblocking writeback asks whether a device is congested; it acts with vm.writeback=pdflush, here {}",
+            enum_name(&s.vm.writeback)
+        ),
+    )
+}
+
+pub(super) fn multipath_over_mq(s: &Scenario) -> Result<(), String> {
+    need(
+        s.stack == StackKind::Dm && crate::block::is_mq(s.queue.scheduler),
+        format!(
+            "the model has it for dm-multipath over blk-mq paths only (stack=dm with queue.scheduler none or mq-deadline); here stack={}, queue.scheduler={}",
+            stack_name(s),
+            scheduler_name(s)
+        ),
+    )
+}
+
+pub(super) fn cfq_rules(s: &Scenario) -> Result<(), String> {
+    need(
+        s.queue.scheduler == Scheduler::Cfq,
+        format!("it chooses the model's rules for cfq, and the elevator is {}; it acts with queue.scheduler=cfq", scheduler_name(s)),
+    )
+}
+
+/// iosched/ holds the current elevator's files only.
+pub(super) fn cfq_tunable(s: &Scenario) -> Result<(), String> {
+    need(
+        s.queue.scheduler == Scheduler::Cfq,
+        format!("a cfq tunable, and queue/iosched/ holds only the elevator's own files; queue.scheduler is {}", scheduler_name(s)),
+    )
+}
+
+pub(super) fn deadline_tunable(s: &Scenario) -> Result<(), String> {
+    match s.queue.scheduler {
+        Scheduler::Deadline => Ok(()),
+        // dm's own (legacy) queue runs deadline for mq-deadline; blk-mq disks run no elevator.
+        Scheduler::MqDeadline if s.stack == StackKind::Dm => Ok(()),
+        Scheduler::MqDeadline => Err(format!("a deadline tunable, and {MQ_NOTE} dispatch without an elevator (mq-deadline runs as none); it acts with queue.scheduler=deadline")),
+        _ => Err(format!("a deadline tunable, and queue/iosched/ holds only the elevator's own files; queue.scheduler is {}", scheduler_name(s))),
+    }
+}
+
+pub(super) fn blk_mq_queues(s: &Scenario) -> Result<(), String> {
+    need(
+        crate::block::is_mq(s.queue.scheduler),
+        format!(
+            "a blk-mq setting, and the disks' queues are legacy with queue.scheduler={}; blk-mq is none or mq-deadline",
+            scheduler_name(s)
+        ),
+    )
+}
+
+pub(super) fn scsi_request_fn(s: &Scenario) -> Result<(), String> {
+    need(
+        !crate::block::is_mq(s.queue.scheduler),
+        format!(
+            "a legacy SCSI request queue's (scsi_request_fn), and queue.scheduler={} makes the disks' queues blk-mq",
+            scheduler_name(s)
+        ),
+    )
+}
+
+pub(super) fn request_pool(s: &Scenario) -> Result<(), String> {
+    need(
+        legacy_queue(s),
+        format!("a legacy request queue's request pool, and every queue here is blk-mq ({MQ_NOTE} have no request pool: their tags are host.can_queue per hardware queue)"),
+    )
+}
+
+pub(super) fn delay_timer(s: &Scenario) -> Result<(), String> {
+    need(legacy_queue(s), "blk_delay_queue's timer on a legacy request queue, and every queue here is blk-mq".into())
+}
+
+pub(super) fn plugging(s: &Scenario) -> Result<(), String> {
+    need(legacy_queue(s), format!("{MQ_NOTE} do not plug, and every queue here is blk-mq"))
+}
+
+pub(super) fn controller_cache(s: &Scenario) -> Result<(), String> {
+    need(s.disk.kind == DiskKind::Hwraid5, format!("the RAID controller's cache; it acts with disk.kind=hwraid5, here {}", kind_name(s)))
+}
+
+pub(super) fn rotating(s: &Scenario) -> Result<(), String> {
+    need(
+        matches!(s.disk.kind, DiskKind::Hdd | DiskKind::Hwraid5),
+        format!("a rotating disk's; it acts with disk.kind=hdd or hwraid5, here {}", kind_name(s)),
+    )
 }
 
 /// A user's settings on top of a scenario: refused, naming the first that acts on nothing in

@@ -78,7 +78,7 @@ impl Sim {
             upper: self.devs.iter().filter(|d| !d.is_leaf()).map(dev_view).collect(),
             hosts: self.hosts.iter().map(|h| HostView { can_queue: h.can_queue(), irq_cpu: h.irq_cpu.0 }).collect(),
             processes: self.jobs.iter().map(|j| (self.threads[j.tid.idx()].name.clone(), self.threads[j.tid.idx()].pid)).collect(),
-            disk_kind: crate::scenario::get_knob(s, "disk.kind").unwrap_or_default(),
+            disk_kind: crate::scenario::knob_table::DISK_KIND.get(s),
         }
     }
 
