@@ -25,7 +25,7 @@ pub fn vm_kb(field: &str) -> Option<u64> {
 }
 
 /// Soaked besides each lesson's heaviest: dm-sg-lists' workaround, the slowest variant to
-/// simulate per wall second (BENCHMARKS.md), which issue 23 names.
+/// simulate per wall second (BENCHMARKS.md).
 const ALSO: &[(&str, &str)] = &[("dm-sg-lists", "workaround")];
 
 fn heaviest_variant(l: &blksim::course::lessons::Lesson) -> String {
@@ -52,6 +52,9 @@ fn snapshot_bytes(sim: &Sim) -> usize {
     bytes
 }
 
+/// Heap samples at the marks: (simulated s, heap bytes, of them the history's, RSS in kB).
+type Sample = (u64, usize, usize, u64);
+
 /// `shard` = (i, n): this process soaks runs i, i + n, i + 2n, ... (scripts/soak runs two
 /// shards at once, one per core).
 pub fn run(shard: (usize, usize)) -> Result<String, Vec<Failure>> {
@@ -61,44 +64,15 @@ pub fn run(shard: (usize, usize)) -> Result<String, Vec<Failure>> {
     let mut lines = Vec::new();
     let mut events_all = 0u64;
     let lessons = blksim::course::lessons::all();
-    let mut runs: Vec<(&blksim::course::lessons::Lesson, String)> = Vec::new();
-    for l in &lessons {
-        runs.push((l, heaviest_variant(l)));
-        for (id, v) in ALSO {
-            if l.id == *id && runs.last().is_some_and(|(_, h)| h != v) {
-                runs.push((l, v.to_string()));
-            }
-        }
-    }
-    let runs: Vec<_> = runs.into_iter().enumerate().filter(|(i, _)| i % shard.1 == shard.0).map(|(_, r)| r).collect();
+    let runs = shard_runs(&lessons, shard);
     let soaked: Vec<String> = runs.iter().map(|(l, v)| format!("{} {v}", l.id)).collect();
     for (l, variant) in runs.iter().cloned() {
         let started = std::time::Instant::now();
-        let result = guarded(|| {
-            let cfg = l.config(&variant, &[]).expect("a lesson's variant validates");
-            let base = alloc::live();
-            let mut sim = Sim::new(&cfg, 1);
-            sim.set_trace(true);
-            let mut samples = Vec::new();
-            for s in 1..=total_s {
-                sim.run_until(SimTime(s * NS_PER_S));
-                sim.check_invariants();
-                if marks_s.contains(&s) {
-                    let heap = alloc::live() - base;
-                    let history = sim.history().len() * snapshot_bytes(&sim);
-                    samples.push((s, heap, history, vm_kb("VmRSS").unwrap_or(0)));
-                }
-                if sim.is_finished() {
-                    break;
-                }
-            }
-            (sim.totals().events, sim.now(), samples)
-        });
+        let result = guarded(|| soak_one(l, &variant, total_s, &marks_s));
         match result {
             Err(e) => failures.push(Failure { seed: 1, what: format!("{} {variant:?}: {e}", l.id) }),
             Ok((events, now, samples)) => {
                 events_all += events;
-                let mib = |b: usize| b as f64 / (1 << 20) as f64;
                 let shown: Vec<String> = samples
                     .iter()
                     .map(|(s, heap, hist, rss)| {
@@ -113,19 +87,8 @@ pub fn run(shard: (usize, usize)) -> Result<String, Vec<Failure>> {
                     shown.join(", ")
                 );
                 if let (Some(first), Some(last)) = (samples.first(), samples.last()) {
-                    let other = |(_, heap, hist, _): &(u64, usize, usize, u64)| heap.saturating_sub(*hist);
-                    if other(last) > other(first) + GROWTH_SLACK_BYTES {
-                        failures.push(Failure {
-                            seed: 1,
-                            what: format!(
-                                "{} {variant:?}: the heap beyond the history grew from {:.1} MiB at {} s to {:.1} MiB at {} s",
-                                l.id,
-                                mib(other(first)),
-                                first.0,
-                                mib(other(last)),
-                                last.0
-                            ),
-                        });
+                    if let Some(what) = heap_grew(first, last) {
+                        failures.push(Failure { seed: 1, what: format!("{} {variant:?}: {what}", l.id) });
                     }
                     lines.push(format!("{} {variant} {:.1}->{:.1} MiB", l.id, mib(first.1), mib(last.1)));
                 }
@@ -145,4 +108,60 @@ pub fn run(shard: (usize, usize)) -> Result<String, Vec<Failure>> {
     } else {
         Err(failures)
     }
+}
+
+fn mib(b: usize) -> f64 {
+    b as f64 / (1 << 20) as f64
+}
+
+/// The runs of this shard: each lesson's heaviest variant, and after it the lesson's `ALSO`.
+fn shard_runs(lessons: &[blksim::course::lessons::Lesson], shard: (usize, usize)) -> Vec<(&blksim::course::lessons::Lesson, String)> {
+    let mut runs: Vec<(&blksim::course::lessons::Lesson, String)> = Vec::new();
+    for l in lessons {
+        runs.push((l, heaviest_variant(l)));
+        for (id, v) in ALSO {
+            if l.id == *id && runs.last().is_some_and(|(_, h)| h != v) {
+                runs.push((l, v.to_string()));
+            }
+        }
+    }
+    runs.into_iter().enumerate().filter(|(i, _)| i % shard.1 == shard.0).map(|(_, r)| r).collect()
+}
+
+/// One run for `total_s` simulated seconds with the trace on, `check_invariants` every
+/// simulated second, the heap sampled at `marks_s`: its events, where it stopped, the samples.
+fn soak_one(l: &blksim::course::lessons::Lesson, variant: &str, total_s: u64, marks_s: &[u64]) -> (u64, SimTime, Vec<Sample>) {
+    let cfg = l.config(variant, &[]).expect("a lesson's variant validates");
+    let base = alloc::live();
+    let mut sim = Sim::new(&cfg, 1);
+    sim.set_trace(true);
+    let mut samples = Vec::new();
+    for s in 1..=total_s {
+        sim.run_until(SimTime(s * NS_PER_S));
+        sim.check_invariants();
+        if marks_s.contains(&s) {
+            let heap = alloc::live() - base;
+            let history = sim.history().len() * snapshot_bytes(&sim);
+            samples.push((s, heap, history, vm_kb("VmRSS").unwrap_or(0)));
+        }
+        if sim.is_finished() {
+            break;
+        }
+    }
+    (sim.totals().events, sim.now(), samples)
+}
+
+/// The limit: the heap beyond the history grows by at most `GROWTH_SLACK_BYTES` from the
+/// first sample to the last; else what grew.
+fn heap_grew(first: &Sample, last: &Sample) -> Option<String> {
+    let other = |(_, heap, hist, _): &Sample| heap.saturating_sub(*hist);
+    (other(last) > other(first) + GROWTH_SLACK_BYTES).then(|| {
+        format!(
+            "the heap beyond the history grew from {:.1} MiB at {} s to {:.1} MiB at {} s",
+            mib(other(first)),
+            first.0,
+            mib(other(last)),
+            last.0
+        )
+    })
 }

@@ -1,4 +1,4 @@
-//! The soak (`scripts/soak`, issue 23): what the unit suite runs a few dozen of, run by the
+//! The soak (`scripts/soak`): what the unit suite runs a few dozen of, run by the
 //! hundred thousand, each case from a seed that replays it.
 //!
 //!   soak fuzz    links, `--set` knob sets and fio job files: each works or gets one clear error

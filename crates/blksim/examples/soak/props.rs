@@ -21,73 +21,109 @@ const SEED_BASE: u64 = 1 << 32;
 /// `blksim run --set ...` line that replays it).
 pub fn knobs(seed: u64) -> Vec<(String, String)> {
     let mut g = Gen::new(seed);
-    let disks = g.range(1, 6);
-    let stack = *g.pick(&["direct", "dm", "md", "lvm"]);
-    let kind = *g.pick(&["hdd", "ssd", "ramlun", "hwraid5"]);
-    let scheduler = *g.pick(&["noop", "deadline", "cfq", "none", "mq-deadline"]);
-    let cores = g.range(1, 4);
-    let fs = g.chance(50);
-    let split = g.chance(50);
-    let partial = g.chance(50);
-    let fsync = g.chance(50);
-    let wc = g.chance(50);
-    let bs = *g.pick(&["4k", "16k", "64k", "256k", "1m"]);
-    let size = *g.pick(&["0", "256k", "4m"]);
-    let max_kb = *g.pick(&[4u64, 8, 64, 512]);
+    let d = Draws::new(&mut g);
     let mut k: Vec<(String, String)> = Vec::new();
+    proptest_knobs(&mut g, &d, &mut k);
+    more_knobs(&mut g, &d, &mut k);
+    k
+}
+
+/// The draws that several knobs depend on, made first, in this order.
+struct Draws {
+    disks: u64,
+    stack: &'static str,
+    kind: &'static str,
+    scheduler: &'static str,
+    cores: u64,
+    fs: bool,
+    split: bool,
+    partial: bool,
+    fsync: bool,
+    wc: bool,
+    bs: &'static str,
+    size: &'static str,
+    max_kb: u64,
+}
+
+impl Draws {
+    fn new(g: &mut Gen) -> Draws {
+        let disks = g.range(1, 6);
+        let stack = *g.pick(&["direct", "dm", "md", "lvm"]);
+        let kind = *g.pick(&["hdd", "ssd", "ramlun", "hwraid5"]);
+        let scheduler = *g.pick(&["noop", "deadline", "cfq", "none", "mq-deadline"]);
+        let cores = g.range(1, 4);
+        let fs = g.chance(50);
+        let split = g.chance(50);
+        let partial = g.chance(50);
+        let fsync = g.chance(50);
+        let wc = g.chance(50);
+        let bs = *g.pick(&["4k", "16k", "64k", "256k", "1m"]);
+        let size = *g.pick(&["0", "256k", "4m"]);
+        let max_kb = *g.pick(&[4u64, 8, 64, 512]);
+        Draws { disks, stack, kind, scheduler, cores, fs, split, partial, fsync, wc, bs, size, max_kb }
+    }
+}
+
+/// The knob space of `tests/it/invariants.rs`'s proptest strategy.
+fn proptest_knobs(g: &mut Gen, d: &Draws, k: &mut Vec<(String, String)>) {
     let mut set = |key: &str, v: String| k.push((key.to_string(), v));
-    set("disks", (if stack == "md" { disks.max(3) } else { disks }).to_string());
-    set("hbas", g.range(1, 3).min(disks).to_string());
+    set("disks", (if d.stack == "md" { d.disks.max(3) } else { d.disks }).to_string());
+    set("hbas", g.range(1, 3).min(d.disks).to_string());
     set("workload.rw", g.pick(&["read", "write", "randread", "randwrite"]).to_string());
-    set("workload.bs", bs.to_string());
+    set("workload.bs", d.bs.to_string());
     set("workload.numjobs", g.range(1, 12).to_string());
     set("workload.ioengine", g.pick(&["sync", "libaio"]).to_string());
     set("workload.iodepth", g.range(1, 32).to_string());
     set("queue.nr_requests", g.range(4, 64).to_string());
     set("queue.depth", g.range(1, 64).to_string());
     set("host.can_queue", g.range(1, 64).to_string());
-    set("disk.max_sectors_kb", max_kb.to_string());
-    set("disk.kind", kind.to_string());
-    set("disk.write_cache", wc.to_string());
-    set("cpu.cores", cores.to_string());
+    set("disk.max_sectors_kb", d.max_kb.to_string());
+    set("disk.kind", d.kind.to_string());
+    set("disk.write_cache", d.wc.to_string());
+    set("cpu.cores", d.cores.to_string());
     // A finite job of at least one block.
-    let size = if size != "0" && blksim::scenario::parse_size(size) < blksim::scenario::parse_size(bs) { bs } else { size };
+    let size = if d.size != "0" && blksim::scenario::parse_size(d.size) < blksim::scenario::parse_size(d.bs) { d.bs } else { d.size };
     set("workload.size", size.to_string());
     set("workload.direct", g.chance(50).to_string());
-    set("workload.fsync", fsync.to_string());
+    set("workload.fsync", d.fsync.to_string());
     set("scsi.run_queue", g.pick(&["direct", "kblockd", "fixed"]).to_string());
     set("vm.mem_mb", g.range(64, 256).to_string());
-    set("queue.scheduler", scheduler.to_string());
-    set("stack", stack.to_string());
-    set("workload.filesystem", (if fs { "xfs" } else { "none" }).to_string());
+    set("queue.scheduler", d.scheduler.to_string());
+    set("stack", d.stack.to_string());
+    set("workload.filesystem", (if d.fs { "xfs" } else { "none" }).to_string());
     set("queue.read_ahead_kb", g.pick(&["0", "16", "512"]).to_string());
-    set("dm.partial_completion", partial.to_string());
-    set("dm.max_sectors_kb", max_kb.to_string());
+    set("dm.partial_completion", d.partial.to_string());
+    set("dm.max_sectors_kb", d.max_kb.to_string());
     set("dm.clone_alloc", g.pick(&["sleep", "mempool", "nowait"]).to_string());
-    set("queue.plugging", (if split { "2.6.2" } else { "task" }).to_string());
+    set("queue.plugging", (if d.split { "2.6.2" } else { "task" }).to_string());
     set("md.chunk_kb", g.pick(&["64", "128"]).to_string());
     set("md.stripe_cache_size", g.range(17, 64).to_string());
-    set("md.split_aligned_reads", split.to_string());
-    if partial {
+    set("md.split_aligned_reads", d.split.to_string());
+    if d.partial {
         set("vm.writeback", "pdflush".into());
     }
-    if kind == "hwraid5" {
-        set("disk.controller_cache", (if fs { "gathering" } else { "in-order" }).to_string());
+    if d.kind == "hwraid5" {
+        set("disk.controller_cache", (if d.fs { "gathering" } else { "in-order" }).to_string());
     }
-    set("queue.max_segments", (if fsync { "16" } else { "128" }).to_string());
-    if wc && stack == "direct" && disks >= 2 {
+    set("queue.max_segments", (if d.fsync { "16" } else { "128" }).to_string());
+    if d.wc && d.stack == "direct" && d.disks >= 2 {
         set("workload.filename", "sdb".into());
     }
-    if scheduler == "none" {
-        set("host.nr_hw_queues", cores.min(4).to_string());
-        set("blk_mq.rerun_after_splice", split.to_string());
-        set("dm.polling_interval", (if fs { "1" } else { "0" }).to_string());
+    if d.scheduler == "none" {
+        set("host.nr_hw_queues", d.cores.min(4).to_string());
+        set("blk_mq.rerun_after_splice", d.split.to_string());
+        set("dm.polling_interval", (if d.fs { "1" } else { "0" }).to_string());
     }
-    if stack == "dm" {
+    if d.stack == "dm" {
         set("dm.paths", g.range(1, 2).to_string());
         set("dm.path_grouping", g.pick(&["failover", "multibus"]).to_string());
     }
-    // Beyond the proptest's space: the CPU scheduler, rq_affinity, sockets, writeback eras,
+}
+
+/// Beyond the proptest's space: the CPU scheduler, rq_affinity, sockets, writeback eras,
+/// wakeup placement and kblockd's priority.
+fn more_knobs(g: &mut Gen, d: &Draws, k: &mut Vec<(String, String)>) {
+    let mut set = |key: &str, v: String| k.push((key.to_string(), v));
     // wakeup placement and kblockd's priority.
     if g.chance(25) {
         set("cpu.scheduler", "fair".into());
@@ -95,10 +131,10 @@ pub fn knobs(seed: u64) -> Vec<(String, String)> {
     if g.chance(25) {
         set("queue.rq_affinity", g.range(0, 2).to_string());
     }
-    if cores >= 2 && g.chance(20) {
+    if d.cores >= 2 && g.chance(20) {
         set("cpu.sockets", "2".into());
     }
-    if !partial && g.chance(20) {
+    if !d.partial && g.chance(20) {
         set("vm.writeback", g.pick(&["pdflush", "per-bdi"]).to_string());
     }
     // Wakeup placement and kblockd's priority: the kernel's idle test and 4.0's WQ_HIGHPRI.
@@ -108,7 +144,6 @@ pub fn knobs(seed: u64) -> Vec<(String, String)> {
     if g.chance(20) {
         set("cpu.kblockd_highpri", "true".into());
     }
-    k
 }
 
 /// One case: `Err` says what broke.

@@ -7,6 +7,7 @@ use crate::course::link::LinkState;
 use crate::engine::run_one;
 use crate::engine::time::SimTime;
 use crate::engine::Sim;
+use crate::kernel::trace::blktrace::TraceRecord;
 use crate::scenario::{check_user_knobs, counted, Config, KNOBS};
 use crate::tools::report::fmt_num;
 use crate::tools::report::RunReport;
@@ -481,64 +482,18 @@ fn cmd_trace(a: &Args) -> Result<String, CliError> {
     let threads = |t: u32| sim.pid_comm(t);
     let names = crate::tools::blkparse::Names { devices: &devices, threads: &threads };
     let files = crate::tools::blktrace_api::encode(&records, &names, cfg.scenario.cpu.cores as u16);
-    let write = |name: &str, bytes: &[u8]| {
-        std::fs::write(std::path::Path::new(dir).join(name), bytes).map_err(|e| bad(format!("trace: cannot write {dir}/{name}: {e}")))
-    };
-    // Another run's files left beside these would be read with them (blkparse -i, replay DIR),
-    // as devices this run does not have or CPUs it did not use: refuse, before writing any.
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        let mut stale: Vec<String> = entries
-            .filter_map(|e| e.ok().and_then(|e| e.file_name().into_string().ok()))
-            .filter(|n| n.contains(".blktrace.") && !files.iter().any(|(name, _)| name == n))
-            .collect();
-        if !stale.is_empty() {
-            stale.sort();
-            let shown = stale.iter().take(4).map(String::as_str).collect::<Vec<_>>().join(", ");
-            let more = if stale.len() > 4 { format!(" and {} more", stale.len() - 4) } else { String::new() };
-            return Err(bad(format!(
-                "trace: {} already holds blktrace files this run does not write ({shown}{more}); blkparse and replay would read them with this run's; expected an empty directory, or remove them",
-                crate::scenario::clip_path(dir)
-            )));
-        }
-    }
+    refuse_stale_traces(dir, &files)?;
     std::fs::create_dir_all(dir).map_err(|e| bad(format!("trace: cannot create {dir}: {e}")))?;
     let mut traced: Vec<&str> = Vec::new();
     for (name, bytes) in &files {
-        write(name, bytes)?;
+        write_trace_file(dir, name, bytes)?;
         let dev = name.split(".blktrace.").next().unwrap_or(name);
         if !traced.contains(&dev) {
             traced.push(dev);
         }
     }
-    // blkparse's own view: times from the trace's first record, sequence numbers per device
-    // and CPU (as the kernel counts them), each file in time order as `encode` writes it, and
-    // the files merged as blkparse merges them given `-i` in the order printed below, so the
-    // two outputs can be compared line for line.
-    let mut sorted: Vec<&crate::kernel::trace::blktrace::TraceRecord> = records.iter().collect();
-    sorted.sort_by_key(|r| (r.time, r.seq));
-    let t0 = sorted.first().map_or(0, |r| r.time.ns());
-    let mut streams: std::collections::BTreeMap<(&str, u16), Vec<crate::kernel::trace::blktrace::TraceRecord>> =
-        std::collections::BTreeMap::new();
-    for r in sorted {
-        let name = devices.get(r.dev.0 as usize).map_or("", |d| d.0.as_str());
-        let stream = streams.entry((name, r.cpu)).or_default();
-        let shown = crate::kernel::trace::blktrace::TraceRecord { time: SimTime(r.time.ns() - t0), seq: stream.len() as u64, ..*r };
-        stream.push(shown);
-    }
-    // Devices by name (the `-i` order below, and the order `replay` reads a directory in), CPUs
-    // ascending.
-    let keys: Vec<(&str, u16)> = streams.keys().copied().collect();
-    let streams: Vec<Vec<crate::kernel::trace::blktrace::TraceRecord>> = streams.into_values().collect();
-    let times: Vec<Vec<u64>> = streams.iter().map(|st| st.iter().map(|r| r.time.ns()).collect()).collect();
-    let order = crate::tools::blkparse::file_order(&times);
-    let mut text = String::new();
-    for &(st, i) in &order {
-        text.push_str(&crate::tools::blkparse::blkparse_line(&streams[st as usize][i as usize], &names));
-        text.push('\n');
-    }
-    // And its closing summary, as blkparse prints it after the records.
-    text.push_str(&crate::tools::blkparse::summary(&keys, &streams, &order));
-    write("blkparse.txt", text.as_bytes())?;
+    let t0 = records.iter().map(|r| r.time.ns()).min().unwrap_or(0);
+    write_trace_file(dir, "blkparse.txt", blkparse_text(&records, &names, t0).as_bytes())?;
     // The span blkparse shows: from the earliest record to the latest (records of different
     // devices are not all in time order in the ring).
     let span_s = records.iter().map(|r| r.time.ns()).max().map_or(0.0, |m| SimTime(m - t0).as_secs_f64());
@@ -570,6 +525,62 @@ fn cmd_trace(a: &Args) -> Result<String, CliError> {
         let _ = writeln!(s, "read it with: cd {dir} && blkparse {}", inputs.join(" "));
     }
     Ok(s)
+}
+
+fn write_trace_file(dir: &str, name: &str, bytes: &[u8]) -> Result<(), CliError> {
+    std::fs::write(std::path::Path::new(dir).join(name), bytes).map_err(|e| bad(format!("trace: cannot write {dir}/{name}: {e}")))
+}
+
+/// Another run's files left beside these would be read with them (blkparse -i, replay DIR), as
+/// devices this run does not have or CPUs it did not use: refuse, before writing any.
+fn refuse_stale_traces(dir: &str, files: &[(String, Vec<u8>)]) -> Result<(), CliError> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let mut stale: Vec<String> = entries
+        .filter_map(|e| e.ok().and_then(|e| e.file_name().into_string().ok()))
+        .filter(|n| n.contains(".blktrace.") && !files.iter().any(|(name, _)| name == n))
+        .collect();
+    if stale.is_empty() {
+        return Ok(());
+    }
+    stale.sort();
+    let shown = stale.iter().take(4).map(String::as_str).collect::<Vec<_>>().join(", ");
+    let more = if stale.len() > 4 { format!(" and {} more", stale.len() - 4) } else { String::new() };
+    Err(bad(format!(
+        "trace: {} already holds blktrace files this run does not write ({shown}{more}); blkparse and replay would read them with this run's; expected an empty directory, or remove them",
+        crate::scenario::clip_path(dir)
+    )))
+}
+
+/// blkparse's own view: times from the trace's first record (`t0`), sequence numbers per device
+/// and CPU (as the kernel counts them), each file in time order as `encode` writes it, and the
+/// files merged as blkparse merges them given `-i` in the order `cmd_trace` prints, so the two
+/// outputs can be compared line for line; then its closing summary, as blkparse prints it after
+/// the records.
+fn blkparse_text(records: &[TraceRecord], names: &crate::tools::blkparse::Names, t0: u64) -> String {
+    let mut sorted: Vec<&TraceRecord> = records.iter().collect();
+    sorted.sort_by_key(|r| (r.time, r.seq));
+    let mut streams: std::collections::BTreeMap<(&str, u16), Vec<TraceRecord>> = std::collections::BTreeMap::new();
+    for r in sorted {
+        let name = names.devices.get(r.dev.0 as usize).map_or("", |d| d.0.as_str());
+        let stream = streams.entry((name, r.cpu)).or_default();
+        let shown = TraceRecord { time: SimTime(r.time.ns() - t0), seq: stream.len() as u64, ..*r };
+        stream.push(shown);
+    }
+    // Devices by name (the `-i` order, and the order `replay` reads a directory in), CPUs
+    // ascending.
+    let keys: Vec<(&str, u16)> = streams.keys().copied().collect();
+    let streams: Vec<Vec<TraceRecord>> = streams.into_values().collect();
+    let times: Vec<Vec<u64>> = streams.iter().map(|st| st.iter().map(|r| r.time.ns()).collect()).collect();
+    let order = crate::tools::blkparse::file_order(&times);
+    let mut text = String::new();
+    for &(st, i) in &order {
+        text.push_str(&crate::tools::blkparse::blkparse_line(&streams[st as usize][i as usize], names));
+        text.push('\n');
+    }
+    text.push_str(&crate::tools::blkparse::summary(&keys, &streams, &order));
+    text
 }
 
 fn gaps_note(s: &mut String, gaps: &[String]) {

@@ -76,6 +76,9 @@ pub fn read(files: &[String]) -> Result<(Vec<RealRecord>, ReadNotes, Vec<String>
     Ok((records, notes, names))
 }
 
+/// `btt::iostat`'s seconds per device (major, minor).
+type IostatByDevice = std::collections::BTreeMap<(u32, u32), Vec<btt::IostatSecond>>;
+
 fn dev_name(d: (u32, u32)) -> String {
     format!("{},{}", d.0, d.1)
 }
@@ -93,21 +96,8 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
     let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
     let span_s = last_ns as f64 / 1e9;
     let (splits, splits_note) = btt::splits_note(&records);
-    let phase_json = |p: &btt::Phase| json!({"n": p.n, "min_s": p.min_ns as f64 / 1e9, "avg_s": p.avg_s(), "max_s": p.max_ns as f64 / 1e9});
     if a.json {
-        let offsets = btt::offsets(&records, 2000);
-        let devices: Vec<_> = devs
-            .iter()
-            .map(|d| {
-                let key = (d.major, d.minor);
-                let phases: serde_json::Map<String, serde_json::Value> =
-                    PHASES.iter().zip(&d.phases).filter(|(_, p)| p.n > 0).map(|(n, p)| (n.to_string(), phase_json(p))).collect();
-                json!({"device": dev_name(key), "remaps": d.remaps, "queued": d.queued, "issued": d.issued,
-                       "btt": phases, "q2a": phase_json(&d.q2a),
-                       "iostat": iostat.get(&key).cloned().unwrap_or_default(),
-                       "offsets": offsets.get(&key).map(|v| v.iter().map(|&(t, s)| json!([t as f64 / 1e9, s])).collect::<Vec<_>>()).unwrap_or_default()})
-            })
-            .collect();
+        let devices = devices_json(&records, &devs, &iostat);
         let all_json: serde_json::Map<String, serde_json::Value> =
             ALL_PHASES.iter().zip(&all).filter(|(_, p)| p.n > 0).map(|(n, p)| (n.to_string(), phase_json(p))).collect();
         let mut v = json!({"files": nfiles, "records": records.len(), "skipped": notes.skipped, "cut": notes.cut, "stray": notes.stray, "span_s": span_s, "splits": splits,
@@ -135,12 +125,38 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
     if let Some(note) = &splits_note {
         let _ = writeln!(s, "{note}");
     }
-    // btt's "All Devices" section as its output.c prints it (`output_section_hdr`,
-    // `output_hdr`, `__output_avg`): the dm lines, a blank line, the rest, a blank line.
+    all_devices_text(&mut s, &all);
+    iostat_text(&mut s, &iostat, last_ns);
+    Ok(s)
+}
+
+fn phase_json(p: &btt::Phase) -> serde_json::Value {
+    json!({"n": p.n, "min_s": p.min_ns as f64 / 1e9, "avg_s": p.avg_s(), "max_s": p.max_ns as f64 / 1e9})
+}
+
+/// The JSON's `devices`: each device's counts, btt phases, iostat seconds and offsets.
+fn devices_json(records: &[RealRecord], devs: &[btt::DeviceBtt], iostat: &IostatByDevice) -> Vec<serde_json::Value> {
+    let offsets = btt::offsets(records, 2000);
+    devs.iter()
+        .map(|d| {
+            let key = (d.major, d.minor);
+            let phases: serde_json::Map<String, serde_json::Value> =
+                PHASES.iter().zip(&d.phases).filter(|(_, p)| p.n > 0).map(|(n, p)| (n.to_string(), phase_json(p))).collect();
+            json!({"device": dev_name(key), "remaps": d.remaps, "queued": d.queued, "issued": d.issued,
+                   "btt": phases, "q2a": phase_json(&d.q2a),
+                   "iostat": iostat.get(&key).cloned().unwrap_or_default(),
+                   "offsets": offsets.get(&key).map(|v| v.iter().map(|&(t, s)| json!([t as f64 / 1e9, s])).collect::<Vec<_>>()).unwrap_or_default()})
+        })
+        .collect()
+}
+
+/// btt's "All Devices" section as its output.c prints it (`output_section_hdr`, `output_hdr`,
+/// `__output_avg`): the dm lines, a blank line, the rest, a blank line.
+fn all_devices_text(s: &mut String, all: &[btt::Phase]) {
     let _ = writeln!(s, "\n==================== All Devices ====================\n");
     let _ = writeln!(s, "{:>15} {:>13} {:>13} {:>13} {:>11}", "ALL", "MIN", "AVG", "MAX", "N");
     let _ = writeln!(s, "--------------- ------------- ------------- ------------- -----------");
-    for (name, p) in ALL_PHASES.iter().zip(&all) {
+    for (name, p) in ALL_PHASES.iter().zip(all) {
         if p.n > 0 {
             let _ =
                 writeln!(s, "{name:<15} {:>13.9} {:>13.9} {:>13.9} {:>11}", p.min_ns as f64 / 1e9, p.avg_s(), p.max_ns as f64 / 1e9, p.n);
@@ -149,12 +165,16 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
             s.push('\n');
         }
     }
+}
+
+/// `iostat -x` over the whole trace per device, as its first report.
+fn iostat_text(s: &mut String, iostat: &IostatByDevice, last_ns: u64) {
     let _ = writeln!(
         s,
         "\n{:>9} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8} {:>7}   (iostat -x over the trace, as its first report)",
         "DEV", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", "%util"
     );
-    for (dev, v) in &iostat {
+    for (dev, v) in iostat {
         let m = btt::iostat_over_trace(v, last_ns);
         let _ = writeln!(
             s,
@@ -169,5 +189,4 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
             m.util_pct
         );
     }
-    Ok(s)
 }

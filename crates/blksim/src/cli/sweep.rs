@@ -45,88 +45,139 @@ pub(super) fn cmd_sweep(a: &Args) -> Result<String, CliError> {
             }
         })
         .collect();
-    let mut completions: Vec<f64> = runs.iter().filter_map(|r| r.completion_s).collect();
-    let mut tputs: Vec<f64> = runs.iter().map(|r| r.throughput_mb_s).collect();
-    // Slowest first: the latest to complete; among runs that never complete, the least
-    // throughput; then the first seed. The first is where a kernel engineer looks next, with
-    // where its longest stall began.
-    let mut slowest_first: Vec<&SeedFigures> = runs.iter().collect();
-    slowest_first.sort_by(|x, y| {
-        let (sx, sy) = (x.completion_s.unwrap_or(f64::INFINITY), y.completion_s.unwrap_or(f64::INFINITY));
-        let by_throughput = if sx.is_infinite() && sy.is_infinite() { x.throughput_mb_s.total_cmp(&y.throughput_mb_s) } else { Equal };
-        sy.total_cmp(&sx).then(by_throughput).then(x.seed.cmp(&y.seed))
-    });
-    let slowest = slowest_first[0];
-    let slowest_link = stall_link(&l.id, &variant, &a.sets, slowest);
-    completions.sort_by(f64::total_cmp);
-    tputs.sort_by(f64::total_cmp);
-    let all_done = completions.len() as u64 == n;
-    let c = |q: f64| {
-        if all_done {
-            json!(quantile(&completions, q))
-        } else {
-            serde_json::Value::Null
-        }
-    };
-    // The distribution of the figure the page's sweep draws: completion time when every run
-    // finished, else throughput; binned as the page bins it.
-    let (hist_of, hist_values) = if all_done { ("completion_s", &completions) } else { ("throughput_mb_s", &tputs) };
-    let hist = SweepBins::over(hist_values.iter().copied(), SWEEP_TEXT_BINS).map(|b| (b, b.count(hist_values)));
-    let hist_json = hist.as_ref().map(|(b, counts)| {
-        let bins: Vec<_> = (0..b.bins).map(|k| json!({"from": b.edge(k), "to": b.edge(k + 1), "runs": counts[k as usize]})).collect();
-        json!({"of": hist_of, "log": b.log, "bins": bins})
-    });
-    let v = json!({
-        "lesson": l.id, "variant": variant, "runs": n, "completed_runs": completions.len(),
-        "histogram": hist_json,
-        "completion_s": {"p50": c(0.5), "p90": c(0.9), "p99": c(0.99), "max": c(1.0)},
-        "throughput_mb_s": {"p50": quantile(&tputs, 0.5), "min": tputs[0], "max": tputs[tputs.len() - 1]},
-        "slowest": {
-            "seed": slowest.seed, "completion_s": slowest.completion_s, "throughput_mb_s": slowest.throughput_mb_s,
-            "longest_stall_s": slowest.longest_stall_s, "longest_stall_from_s": slowest.longest_stall_from_s,
-            "link": slowest_link,
-        },
-        "per_seed": runs.iter().map(|r| json!({
-            "seed": r.seed, "completion_s": r.completion_s, "throughput_mb_s": r.throughput_mb_s, "longest_stall_s": r.longest_stall_s,
-        })).collect::<Vec<_>>(),
-    });
+    let sweep = Sweep::of(&l.id, &variant, n, &runs, &a.sets);
     if a.json {
-        return Ok(serde_json::to_string_pretty(&v).expect("json") + "\n");
+        return Ok(serde_json::to_string_pretty(&sweep.json()).expect("json") + "\n");
     }
-    let mut s = format!("{} {variant}: {n} runs, {} completed\n", l.id, completions.len());
-    s.push_str(&knobs_line(a).unwrap_or_default());
-    if all_done {
+    Ok(sweep.text(&knobs_line(a).unwrap_or_default()))
+}
+
+/// A sweep's runs as its JSON and its text show them.
+struct Sweep<'a> {
+    lesson: &'a str,
+    variant: &'a str,
+    /// Seeds asked for (`--seeds N`).
+    n: u64,
+    /// Each seed's figures, in seed order.
+    runs: &'a [SeedFigures],
+    /// Completion times of the runs that complete, ascending.
+    completions: Vec<f64>,
+    /// Every run's throughput, ascending.
+    tputs: Vec<f64>,
+    slowest_first: Vec<&'a SeedFigures>,
+    /// The page's link to the slowest run, where its longest stall begins.
+    slowest_link: String,
+    /// The figure the histogram shows, and its bins and their counts.
+    hist_of: &'static str,
+    hist: Option<(SweepBins, Vec<u32>)>,
+}
+
+impl<'a> Sweep<'a> {
+    fn of(lesson: &'a str, variant: &'a str, n: u64, runs: &'a [SeedFigures], sets: &[(String, String)]) -> Sweep<'a> {
+        let mut completions: Vec<f64> = runs.iter().filter_map(|r| r.completion_s).collect();
+        let mut tputs: Vec<f64> = runs.iter().map(|r| r.throughput_mb_s).collect();
+        // Slowest first: the latest to complete; among runs that never complete, the least
+        // throughput; then the first seed. The first is where a kernel engineer looks next, with
+        // where its longest stall began.
+        let mut slowest_first: Vec<&SeedFigures> = runs.iter().collect();
+        slowest_first.sort_by(|x, y| {
+            let (sx, sy) = (x.completion_s.unwrap_or(f64::INFINITY), y.completion_s.unwrap_or(f64::INFINITY));
+            let by_throughput = if sx.is_infinite() && sy.is_infinite() { x.throughput_mb_s.total_cmp(&y.throughput_mb_s) } else { Equal };
+            sy.total_cmp(&sx).then(by_throughput).then(x.seed.cmp(&y.seed))
+        });
+        let slowest_link = stall_link(lesson, variant, sets, slowest_first[0]);
+        completions.sort_by(f64::total_cmp);
+        tputs.sort_by(f64::total_cmp);
+        let all_done = completions.len() as u64 == n;
+        // The distribution of the figure the page's sweep draws: completion time when every run
+        // finished, else throughput; binned as the page bins it.
+        let (hist_of, hist_values) = if all_done { ("completion_s", &completions) } else { ("throughput_mb_s", &tputs) };
+        let hist = SweepBins::over(hist_values.iter().copied(), SWEEP_TEXT_BINS).map(|b| (b, b.count(hist_values)));
+        Sweep { lesson, variant, n, runs, completions, tputs, slowest_first, slowest_link, hist_of, hist }
+    }
+
+    fn all_done(&self) -> bool {
+        self.completions.len() as u64 == self.n
+    }
+
+    /// The values the histogram bins (ascending).
+    fn hist_values(&self) -> &[f64] {
+        if self.all_done() {
+            &self.completions
+        } else {
+            &self.tputs
+        }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let (completions, tputs, slowest) = (&self.completions, &self.tputs, self.slowest_first[0]);
+        let c = |q: f64| {
+            if self.all_done() {
+                json!(quantile(completions, q))
+            } else {
+                serde_json::Value::Null
+            }
+        };
+        let hist_json = self.hist.as_ref().map(|(b, counts)| {
+            let bins: Vec<_> = (0..b.bins).map(|k| json!({"from": b.edge(k), "to": b.edge(k + 1), "runs": counts[k as usize]})).collect();
+            json!({"of": self.hist_of, "log": b.log, "bins": bins})
+        });
+        json!({
+            "lesson": self.lesson, "variant": self.variant, "runs": self.n, "completed_runs": completions.len(),
+            "histogram": hist_json,
+            "completion_s": {"p50": c(0.5), "p90": c(0.9), "p99": c(0.99), "max": c(1.0)},
+            "throughput_mb_s": {"p50": quantile(tputs, 0.5), "min": tputs[0], "max": tputs[tputs.len() - 1]},
+            "slowest": {
+                "seed": slowest.seed, "completion_s": slowest.completion_s, "throughput_mb_s": slowest.throughput_mb_s,
+                "longest_stall_s": slowest.longest_stall_s, "longest_stall_from_s": slowest.longest_stall_from_s,
+                "link": self.slowest_link,
+            },
+            "per_seed": self.runs.iter().map(|r| json!({
+                "seed": r.seed, "completion_s": r.completion_s, "throughput_mb_s": r.throughput_mb_s, "longest_stall_s": r.longest_stall_s,
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    /// The text form, `knobs` (the knobs set, if any) under its header.
+    fn text(&self, knobs: &str) -> String {
+        let (completions, tputs, slowest) = (&self.completions, &self.tputs, self.slowest_first[0]);
+        let mut s = format!("{} {}: {} runs, {} completed\n", self.lesson, self.variant, self.n, completions.len());
+        s.push_str(knobs);
+        if self.all_done() {
+            let _ = writeln!(
+                s,
+                "completion_s  p50 {:.4}  p90 {:.4}  p99 {:.4}  max {:.4}",
+                quantile(completions, 0.5),
+                quantile(completions, 0.9),
+                quantile(completions, 0.99),
+                quantile(completions, 1.0)
+            );
+        }
+        let _ = writeln!(s, "MB/s          p50 {:.1}  min {:.1}  max {:.1}", quantile(tputs, 0.5), tputs[0], tputs[tputs.len() - 1]);
         let _ = writeln!(
             s,
-            "completion_s  p50 {:.4}  p90 {:.4}  p99 {:.4}  max {:.4}",
-            quantile(&completions, 0.5),
-            quantile(&completions, 0.9),
-            quantile(&completions, 0.99),
-            quantile(&completions, 1.0)
+            "slowest       seed {}: longest stall {:.4} s from {:.4} s; opened there: {}",
+            slowest.seed, slowest.longest_stall_s, slowest.longest_stall_from_s, self.slowest_link
         );
+        if self.n > 1 {
+            let named: Vec<String> = self
+                .slowest_first
+                .iter()
+                .take(SWEEP_SLOWEST_NAMED as usize)
+                .map(|r| match r.completion_s {
+                    Some(c) => format!("{} ({c:.4} s)", r.seed),
+                    None => format!("{} ({} MB/s)", r.seed, fmt_num(r.throughput_mb_s)),
+                })
+                .collect();
+            let _ = writeln!(s, "slowest seeds {}", named.join(", "));
+        }
+        if let Some((b, counts)) = &self.hist {
+            let values = self.hist_values();
+            let (of, lo, hi) = (self.hist_of, values[0], values[values.len() - 1]);
+            s.push_str(&if lo == hi { format!("{of}: every run {}\n", fmt_num(lo)) } else { histogram_text(of, b, counts) });
+        }
+        s
     }
-    let _ = writeln!(s, "MB/s          p50 {:.1}  min {:.1}  max {:.1}", quantile(&tputs, 0.5), tputs[0], tputs[tputs.len() - 1]);
-    let _ = writeln!(
-        s,
-        "slowest       seed {}: longest stall {:.4} s from {:.4} s; opened there: {}",
-        slowest.seed, slowest.longest_stall_s, slowest.longest_stall_from_s, slowest_link
-    );
-    if n > 1 {
-        let named: Vec<String> = slowest_first
-            .iter()
-            .take(SWEEP_SLOWEST_NAMED as usize)
-            .map(|r| match r.completion_s {
-                Some(c) => format!("{} ({c:.4} s)", r.seed),
-                None => format!("{} ({} MB/s)", r.seed, fmt_num(r.throughput_mb_s)),
-            })
-            .collect();
-        let _ = writeln!(s, "slowest seeds {}", named.join(", "));
-    }
-    if let Some((b, counts)) = hist {
-        let (lo, hi) = (hist_values[0], hist_values[hist_values.len() - 1]);
-        s.push_str(&if lo == hi { format!("{hist_of}: every run {}\n", fmt_num(lo)) } else { histogram_text(hist_of, &b, &counts) });
-    }
-    Ok(s)
 }
 
 /// How many of the slowest seeds the text names (`--json`'s `per_seed` has them all).

@@ -15,7 +15,8 @@ pub struct Names<'a> {
 /// The pid and command a record names; an interrupt on an idle CPU names its idle task.
 pub fn process(r: &TraceRecord, n: &Names) -> (u32, String) {
     if r.thread == ThreadId::SWAPPER {
-        // 2.6-era name (the idle tasks were all "swapper" until 3.x), as kblockd/N is.
+        // The 2.6 kernel's name for every CPU's idle task (3.x names them swapper/N), as
+        // kblockd/N is its worker's.
         (0, "swapper".to_string())
     } else {
         (n.threads)(r.thread.0)

@@ -108,20 +108,44 @@ pub fn read_any(name: &str, bytes: &[u8], out: &mut Vec<RealRecord>, notes: &mut
     read_text(name, text, out, notes)
 }
 
-/// `read_events`: header after header, each checked, its payload taken; process notes name
-/// the pids (`handle_notify`). The byte order is the one the magic reads right in.
-pub fn read_binary(name: &str, b: &[u8], out: &mut Vec<RealRecord>, notes: &mut ReadNotes) -> Result<(), TraceError> {
-    let big = b.len() >= 4 && (u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & 0xffff_ff00) != BLK_IO_TRACE_MAGIC;
-    let u16_at = |o: usize| if big { u16::from_be_bytes([b[o], b[o + 1]]) } else { u16::from_le_bytes([b[o], b[o + 1]]) };
-    let u32_at = |o: usize| {
+/// A binary trace's bytes, read in the byte order its magic reads right in
+/// (`check_data_endianness`).
+struct Raw<'a> {
+    b: &'a [u8],
+    big: bool,
+}
+
+impl Raw<'_> {
+    fn u16_at(&self, o: usize) -> u16 {
+        let b = self.b;
+        if self.big {
+            u16::from_be_bytes([b[o], b[o + 1]])
+        } else {
+            u16::from_le_bytes([b[o], b[o + 1]])
+        }
+    }
+
+    fn u32_at(&self, o: usize) -> u32 {
+        let b = self.b;
         let a = [b[o], b[o + 1], b[o + 2], b[o + 3]];
-        if big {
+        if self.big {
             u32::from_be_bytes(a)
         } else {
             u32::from_le_bytes(a)
         }
-    };
-    let u64_at = |o: usize| (u64::from(u32_at(o + if big { 0 } else { 4 })) << 32) | u64::from(u32_at(o + if big { 4 } else { 0 }));
+    }
+
+    fn u64_at(&self, o: usize) -> u64 {
+        let big = self.big;
+        (u64::from(self.u32_at(o + if big { 0 } else { 4 })) << 32) | u64::from(self.u32_at(o + if big { 4 } else { 0 }))
+    }
+}
+
+/// `read_events`: header after header, each checked, its payload taken; process notes name
+/// the pids (`handle_notify`). The byte order is the one the magic reads right in.
+pub fn read_binary(name: &str, b: &[u8], out: &mut Vec<RealRecord>, notes: &mut ReadNotes) -> Result<(), TraceError> {
+    let big = b.len() >= 4 && (u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & 0xffff_ff00) != BLK_IO_TRACE_MAGIC;
+    let raw = Raw { b, big };
     let mut comms: BTreeMap<u32, String> = BTreeMap::new();
     let mut at = 0usize;
     while at < b.len() {
@@ -133,20 +157,8 @@ pub fn read_binary(name: &str, b: &[u8], out: &mut Vec<RealRecord>, notes: &mut 
             ));
             break;
         }
-        let magic = u32_at(at);
-        if magic & 0xffff_ff00 != BLK_IO_TRACE_MAGIC {
-            return Err(TraceError(format!(
-                "{name}: at byte {here}: expected blktrace's magic 0x{:08x}, found 0x{magic:08x}",
-                BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION
-            )));
-        }
-        if magic & 0xff != BLK_IO_TRACE_VERSION {
-            return Err(TraceError(format!(
-                "{name}: at byte {here}: expected blk_io_trace version {BLK_IO_TRACE_VERSION}, found {}",
-                magic & 0xff
-            )));
-        }
-        let pdu_len = usize::from(u16_at(at + 46));
+        verify_trace(name, here, raw.u32_at(at))?;
+        let pdu_len = usize::from(raw.u16_at(at + 46));
         let pdu_at = at + HEADER_BYTES;
         if b.len() - pdu_at < pdu_len {
             notes.cut.push(format!(
@@ -158,8 +170,8 @@ pub fn read_binary(name: &str, b: &[u8], out: &mut Vec<RealRecord>, notes: &mut 
         let pdu = &b[pdu_at..pdu_at + pdu_len];
         let o = at;
         at = pdu_at + pdu_len;
-        let action = u32_at(o + 28);
-        let pid = u32_at(o + 32);
+        let action = raw.u32_at(o + 28);
+        let pid = raw.u32_at(o + 32);
         if action & BLK_TC_NOTIFY_ACT != 0 {
             if action & 0xffff == BLK_TN_PROCESS {
                 let comm: String = pdu.iter().take_while(|&&c| c != 0).take(16).map(|&c| char::from(c)).collect();
@@ -176,33 +188,58 @@ pub fn read_binary(name: &str, b: &[u8], out: &mut Vec<RealRecord>, notes: &mut 
         if out.len() as u64 >= REPLAY_RECORDS_MAX {
             return Err(TraceError(format!("{name}: at byte {here}: more than {REPLAY_RECORDS_MAX} records; trace a shorter stretch")));
         }
-        let device = u32_at(o + 36);
-        let sector = u64_at(o + 16);
-        let be64 = |p: &[u8]| p.get(..8).map(|s| u64::from_be_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]));
-        let from = match code {
-            "A" if pdu.len() >= 16 => {
-                let dev = u32::from_be_bytes([pdu[0], pdu[1], pdu[2], pdu[3]]);
-                be64(&pdu[8..]).map(|s| (dev >> 20, dev & 0xf_ffff, s))
-            }
-            "X" | "U" | "UT" => be64(pdu).map(|s| (0, 0, s)),
-            _ => None,
-        };
-        out.push(RealRecord {
-            time_ns: u64_at(o + 8),
-            major: device >> 20,
-            minor: device & 0xf_ffff,
-            cpu: u32_at(o + 40),
-            seq: u32_at(o + 4),
-            action: code,
-            write: action & BLK_TC_WRITE_ACT != 0,
-            sector,
-            sectors: u32_at(o + 24) / 512,
-            pid,
-            comm: if code == "C" { String::new() } else { comms.get(&pid).cloned().unwrap_or_default() },
-            from,
-        });
+        out.push(binary_record(&raw, o, pdu, code, &comms));
     }
     Ok(())
+}
+
+/// `verify_trace`: a header's magic and version, `here` its byte offset.
+fn verify_trace(name: &str, here: u64, magic: u32) -> Result<(), TraceError> {
+    if magic & 0xffff_ff00 != BLK_IO_TRACE_MAGIC {
+        return Err(TraceError(format!(
+            "{name}: at byte {here}: expected blktrace's magic 0x{:08x}, found 0x{magic:08x}",
+            BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION
+        )));
+    }
+    if magic & 0xff != BLK_IO_TRACE_VERSION {
+        return Err(TraceError(format!(
+            "{name}: at byte {here}: expected blk_io_trace version {BLK_IO_TRACE_VERSION}, found {}",
+            magic & 0xff
+        )));
+    }
+    Ok(())
+}
+
+/// The record whose header is at `o` (its payload `pdu`, its action `code`), the process named
+/// as the notes read so far name its pid (a completion carries none, as blkparse prints it).
+fn binary_record(raw: &Raw, o: usize, pdu: &[u8], code: &'static str, comms: &BTreeMap<u32, String>) -> RealRecord {
+    let action = raw.u32_at(o + 28);
+    let pid = raw.u32_at(o + 32);
+    let device = raw.u32_at(o + 36);
+    let sector = raw.u64_at(o + 16);
+    let be64 = |p: &[u8]| p.get(..8).map(|s| u64::from_be_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]));
+    let from = match code {
+        "A" if pdu.len() >= 16 => {
+            let dev = u32::from_be_bytes([pdu[0], pdu[1], pdu[2], pdu[3]]);
+            be64(&pdu[8..]).map(|s| (dev >> 20, dev & 0xf_ffff, s))
+        }
+        "X" | "U" | "UT" => be64(pdu).map(|s| (0, 0, s)),
+        _ => None,
+    };
+    RealRecord {
+        time_ns: raw.u64_at(o + 8),
+        major: device >> 20,
+        minor: device & 0xf_ffff,
+        cpu: raw.u32_at(o + 40),
+        seq: raw.u32_at(o + 4),
+        action: code,
+        write: action & BLK_TC_WRITE_ACT != 0,
+        sector,
+        sectors: raw.u32_at(o + 24) / 512,
+        pid,
+        comm: if code == "C" { String::new() } else { comms.get(&pid).cloned().unwrap_or_default() },
+        from,
+    }
 }
 
 /// blkparse's default output, a record a line
@@ -244,33 +281,7 @@ pub fn read_text(name: &str, text: &str, out: &mut Vec<RealRecord>, notes: &mut 
         };
         let rwbs = w.get(6).ok_or_else(|| bad("the RWBS field"))?;
         let rest = &w[7.min(w.len())..];
-        let comm_of = |s: &str| s.strip_prefix('[').and_then(|s| s.strip_suffix(']')).map(str::to_string);
-        let num = |k: usize, what: &str| rest.get(k).and_then(|s| s.parse::<u64>().ok()).ok_or_else(|| bad(what));
-        let (sector, sectors, comm, from) = match code {
-            "P" => (0, 0, rest.first().and_then(|s| comm_of(s)).unwrap_or_default(), None),
-            "U" | "UT" => {
-                (0, 0, rest.first().and_then(|s| comm_of(s)).unwrap_or_default(), Some((0, 0, num(1, "the unplug's request count")?)))
-            }
-            "X" => (
-                num(0, "a sector")?,
-                0,
-                rest.get(3).and_then(|s| comm_of(s)).unwrap_or_default(),
-                Some((0, 0, num(2, "the split's sector")?)),
-            ),
-            "A" => {
-                let dev = rest.get(4).and_then(|s| s.strip_prefix('(')).and_then(|s| s.strip_suffix(')')).and_then(|s| s.split_once(','));
-                let (fm, fn_) = dev.and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))).ok_or_else(|| bad("(MAJ,MIN) after <-"))?;
-                (num(0, "a sector")?, num(2, "a size in sectors")? as u32, String::new(), Some((fm, fn_, num(5, "the remap's sector")?)))
-            }
-            // A request with no data (an empty flush: blkparse prints `C FWS 0 [0]`) has no size.
-            "C" if rest.get(1).is_some_and(|s| s.starts_with('[')) => (num(0, "a sector")?, 0, String::new(), None),
-            "C" => (num(0, "a sector")?, num(2, "a size in sectors")? as u32, String::new(), None),
-            // ... and no sector either where a process is named (`Q FWS [fsync]`).
-            _ if rest.first().is_some_and(|s| s.starts_with('[')) => {
-                (0, 0, rest.first().and_then(|s| comm_of(s)).unwrap_or_default(), None)
-            }
-            _ => (num(0, "a sector")?, num(2, "a size in sectors")? as u32, rest.get(3).and_then(|s| comm_of(s)).unwrap_or_default(), None),
-        };
+        let (sector, sectors, comm, from) = text_fields(code, rest, &bad)?;
         if out.len() as u64 >= REPLAY_RECORDS_MAX {
             return Err(TraceError(format!("{name}: line {}: more than {REPLAY_RECORDS_MAX} records; trace a shorter stretch", i + 1)));
         }
@@ -292,6 +303,37 @@ pub fn read_text(name: &str, text: &str, out: &mut Vec<RealRecord>, notes: &mut 
         )));
     }
     Ok(())
+}
+
+/// What `text_fields` reads: (sector, size in sectors, process, `RealRecord::from`).
+type TextFields = (u64, u32, String, Option<(u32, u32, u64)>);
+
+/// A record's fields after its RWBS (`rest`) for its action `code`: (sector, size in sectors,
+/// process, `RealRecord::from`), as blkparse's `process_default` prints them for each action;
+/// `bad` names what a field should have been.
+fn text_fields(code: &str, rest: &[&str], bad: &dyn Fn(&str) -> TraceError) -> Result<TextFields, TraceError> {
+    let comm_of = |s: &str| s.strip_prefix('[').and_then(|s| s.strip_suffix(']')).map(str::to_string);
+    let num = |k: usize, what: &str| rest.get(k).and_then(|s| s.parse::<u64>().ok()).ok_or_else(|| bad(what));
+    Ok(match code {
+        "P" => (0, 0, rest.first().and_then(|s| comm_of(s)).unwrap_or_default(), None),
+        "U" | "UT" => {
+            (0, 0, rest.first().and_then(|s| comm_of(s)).unwrap_or_default(), Some((0, 0, num(1, "the unplug's request count")?)))
+        }
+        "X" => {
+            (num(0, "a sector")?, 0, rest.get(3).and_then(|s| comm_of(s)).unwrap_or_default(), Some((0, 0, num(2, "the split's sector")?)))
+        }
+        "A" => {
+            let dev = rest.get(4).and_then(|s| s.strip_prefix('(')).and_then(|s| s.strip_suffix(')')).and_then(|s| s.split_once(','));
+            let (fm, fn_) = dev.and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))).ok_or_else(|| bad("(MAJ,MIN) after <-"))?;
+            (num(0, "a sector")?, num(2, "a size in sectors")? as u32, String::new(), Some((fm, fn_, num(5, "the remap's sector")?)))
+        }
+        // A request with no data (an empty flush: blkparse prints `C FWS 0 [0]`) has no size.
+        "C" if rest.get(1).is_some_and(|s| s.starts_with('[')) => (num(0, "a sector")?, 0, String::new(), None),
+        "C" => (num(0, "a sector")?, num(2, "a size in sectors")? as u32, String::new(), None),
+        // ... and no sector either where a process is named (`Q FWS [fsync]`).
+        _ if rest.first().is_some_and(|s| s.starts_with('[')) => (0, 0, rest.first().and_then(|s| comm_of(s)).unwrap_or_default(), None),
+        _ => (num(0, "a sector")?, num(2, "a size in sectors")? as u32, rest.get(3).and_then(|s| comm_of(s)).unwrap_or_default(), None),
+    })
 }
 
 fn parse_time(s: &str) -> Option<u64> {

@@ -122,86 +122,109 @@ impl Dev {
     fn record(&mut self, r: &RealRecord, last_q: &mut Option<u64>) {
         let t = r.time_ns;
         let end = r.sector + u64::from(r.sectors);
-        let p = &mut self.out.phases;
         match r.action {
             // trace_queue: a Q of no bytes is let go.
             "Q" if r.sectors == 0 => {}
-            "Q" => {
-                if let Some(last) = *last_q {
-                    p[0].add(t.saturating_sub(last));
-                }
-                *last_q = Some(t);
-                self.out.queued += 1;
-                if self.queued.len() < OPEN_MAX {
-                    self.queued.entry(r.sector).or_default().push((t, end));
-                }
-            }
+            "Q" => self.queue(r.sector, end, t, last_q),
             "S" => {
                 self.sleeping.insert(r.sector, t);
             }
-            "G" => {
-                let Some(q) = take_q(&mut self.queued, r.sector) else { return };
-                p[1].add(t.saturating_sub(q));
-                if let Some(s) = self.sleeping.remove(&r.sector) {
-                    p[2].add(t.saturating_sub(s));
-                }
-                if self.reqs.len() < OPEN_MAX {
-                    self.by_end.insert(end, r.sector);
-                    self.reqs.insert(r.sector, Req { end, g: t, i: None, d: None, bios: vec![Bio { q, m: None }] });
-                }
-            }
-            "M" => {
-                let Some(q) = take_q(&mut self.queued, r.sector) else { return };
-                let Some(start) = self.by_end.remove(&r.sector) else { return };
-                let Some(req) = self.reqs.get_mut(&start) else { return };
-                p[4].add(t.saturating_sub(q));
-                req.end = end;
-                req.bios.push(Bio { q, m: Some(t) });
-                self.by_end.insert(end, start);
-            }
-            "F" => {
-                let Some(q) = take_q(&mut self.queued, r.sector) else { return };
-                let Some(mut req) = self.reqs.remove(&end) else { return };
-                p[4].add(t.saturating_sub(q));
-                req.bios.push(Bio { q, m: Some(t) });
-                self.by_end.insert(req.end, r.sector);
-                self.reqs.insert(r.sector, req);
-            }
-            "I" => {
-                if let Some(req) = self.reqs.get_mut(&r.sector) {
-                    p[3].add(t.saturating_sub(req.g));
-                    req.i = Some(t);
-                }
-            }
-            "D" => {
-                self.out.issued += 1;
-                if let Some(req) = self.reqs.get_mut(&r.sector) {
-                    if let Some(i) = req.i {
-                        p[5].add(t.saturating_sub(i));
-                    }
-                    for m in req.bios.iter().filter_map(|b| b.m) {
-                        p[6].add(t.saturating_sub(m));
-                    }
-                    req.d = Some(t);
-                    self.by_end.remove(&req.end);
-                }
-            }
-            "C" => {
-                let Some(req) = self.reqs.remove(&r.sector) else {
-                    // A bio-based device's bio (dm linear, md) ends with no request: Q2C only.
-                    if let Some(q) = take_q(&mut self.queued, r.sector) {
-                        p[8].add(t.saturating_sub(q));
-                    }
-                    return;
-                };
-                self.by_end.remove(&req.end);
-                let Some(d) = req.d else { return };
-                for b in &req.bios {
-                    p[7].add(t.saturating_sub(d));
-                    p[8].add(t.saturating_sub(b.q));
-                }
-            }
+            "G" => self.getrq(r.sector, end, t),
+            "M" => self.back_merge(r.sector, end, t),
+            "F" => self.front_merge(r.sector, end, t),
+            "I" => self.insert(r.sector, t),
+            "D" => self.issue(r.sector, t),
+            "C" => self.complete(r.sector, t),
             _ => {}
+        }
+    }
+
+    /// Q: Q2Q, and the bio open until a G or a merge takes it.
+    fn queue(&mut self, sector: u64, end: u64, t: u64, last_q: &mut Option<u64>) {
+        if let Some(last) = *last_q {
+            self.out.phases[0].add(t.saturating_sub(last));
+        }
+        *last_q = Some(t);
+        self.out.queued += 1;
+        if self.queued.len() < OPEN_MAX {
+            self.queued.entry(sector).or_default().push((t, end));
+        }
+    }
+
+    /// G: Q2G (and S2G after a sleep), and the request open with its first bio.
+    fn getrq(&mut self, sector: u64, end: u64, t: u64) {
+        let p = &mut self.out.phases;
+        let Some(q) = take_q(&mut self.queued, sector) else { return };
+        p[1].add(t.saturating_sub(q));
+        if let Some(s) = self.sleeping.remove(&sector) {
+            p[2].add(t.saturating_sub(s));
+        }
+        if self.reqs.len() < OPEN_MAX {
+            self.by_end.insert(end, sector);
+            self.reqs.insert(sector, Req { end, g: t, i: None, d: None, bios: vec![Bio { q, m: None }] });
+        }
+    }
+
+    /// M: Q2M, the bio added to the request that ends where it starts.
+    fn back_merge(&mut self, sector: u64, end: u64, t: u64) {
+        let Some(q) = take_q(&mut self.queued, sector) else { return };
+        let Some(start) = self.by_end.remove(&sector) else { return };
+        let Some(req) = self.reqs.get_mut(&start) else { return };
+        self.out.phases[4].add(t.saturating_sub(q));
+        req.end = end;
+        req.bios.push(Bio { q, m: Some(t) });
+        self.by_end.insert(end, start);
+    }
+
+    /// F: Q2M, the bio added before the request that starts where it ends.
+    fn front_merge(&mut self, sector: u64, end: u64, t: u64) {
+        let Some(q) = take_q(&mut self.queued, sector) else { return };
+        let Some(mut req) = self.reqs.remove(&end) else { return };
+        self.out.phases[4].add(t.saturating_sub(q));
+        req.bios.push(Bio { q, m: Some(t) });
+        self.by_end.insert(req.end, sector);
+        self.reqs.insert(sector, req);
+    }
+
+    /// I: G2I.
+    fn insert(&mut self, sector: u64, t: u64) {
+        if let Some(req) = self.reqs.get_mut(&sector) {
+            self.out.phases[3].add(t.saturating_sub(req.g));
+            req.i = Some(t);
+        }
+    }
+
+    /// D: I2D, and M2D for each merged bio; the request takes no more merges.
+    fn issue(&mut self, sector: u64, t: u64) {
+        self.out.issued += 1;
+        let p = &mut self.out.phases;
+        if let Some(req) = self.reqs.get_mut(&sector) {
+            if let Some(i) = req.i {
+                p[5].add(t.saturating_sub(i));
+            }
+            for m in req.bios.iter().filter_map(|b| b.m) {
+                p[6].add(t.saturating_sub(m));
+            }
+            req.d = Some(t);
+            self.by_end.remove(&req.end);
+        }
+    }
+
+    /// C: D2C and Q2C for each bio of the request.
+    fn complete(&mut self, sector: u64, t: u64) {
+        let p = &mut self.out.phases;
+        let Some(req) = self.reqs.remove(&sector) else {
+            // A bio-based device's bio (dm linear, md) ends with no request: Q2C only.
+            if let Some(q) = take_q(&mut self.queued, sector) {
+                p[8].add(t.saturating_sub(q));
+            }
+            return;
+        };
+        self.by_end.remove(&req.end);
+        let Some(d) = req.d else { return };
+        for b in &req.bios {
+            p[7].add(t.saturating_sub(d));
+            p[8].add(t.saturating_sub(b.q));
         }
     }
 }
@@ -258,7 +281,7 @@ pub struct IostatSecond {
     pub r_s: f64,
     pub w_s: f64,
     // The keys `run --json` uses for the same columns (docs/cli.md's `devices`), so that a script
-    // compares a run with its trace's replay by one name (they were `rkB_s` and `wkB_s`).
+    // compares a run with its trace's replay by one name.
     pub rkb_s: f64,
     pub wkb_s: f64,
     pub rrqm_s: f64,
@@ -266,11 +289,13 @@ pub struct IostatSecond {
     pub util_pct: f64,
 }
 
+/// iostat's interval, in ns.
+const SECOND_NS: u64 = 1_000_000_000;
+
 /// Per device, per second from the first record: completions, merges and utilisation.
 pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), Vec<IostatSecond>> {
-    const S: u64 = 1_000_000_000;
     let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
-    let seconds = last_ns / S + 1;
+    let seconds = last_ns / SECOND_NS + 1;
     // Per device and second: r, w, rkB, wkB, rrqm, wrqm counts and busy ns.
     let mut counts: BTreeMap<(u32, u32), Vec<[u64; 7]>> = BTreeMap::new();
     // Requests in flight (by start sector), and since when the device has had any. As the
@@ -284,19 +309,10 @@ pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), Vec<IostatSecond>>
     let mut busy: BTreeMap<(u32, u32), (std::collections::BTreeSet<u64>, u64)> = BTreeMap::new();
     let request_based: std::collections::BTreeSet<(u32, u32)> =
         records.iter().filter(|r| matches!(r.action, "I" | "D")).map(|r| (r.major, r.minor)).collect();
-    fn add_busy(v: &mut [[u64; 7]], from: u64, to: u64) {
-        let mut t = from;
-        while t < to {
-            let s = t / S;
-            let end = ((s + 1) * S).min(to);
-            v[s as usize][6] += end - t;
-            t = end;
-        }
-    }
     for r in records {
         let dev = (r.major, r.minor);
         let v = counts.entry(dev).or_insert_with(|| vec![[0; 7]; seconds as usize]);
-        let x = &mut v[(r.time_ns / S) as usize];
+        let x = &mut v[(r.time_ns / SECOND_NS) as usize];
         let kb = u64::from(r.sectors) / 2;
         match (r.action, r.write) {
             ("C", false) => (x[0], x[2]) = (x[0] + 1, x[2] + kb),
@@ -326,29 +342,39 @@ pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), Vec<IostatSecond>>
             }
         }
     }
-    counts
-        .into_iter()
-        .map(|(dev, v)| {
-            let secs = v
-                .iter()
-                .enumerate()
-                .map(|(i, x)| {
-                    let second = i as u64;
-                    let span_ns = if second + 1 == seconds { (last_ns - second * S).max(1) } else { S };
-                    let rate = |n: u64| n as f64 * 1e9 / span_ns as f64;
-                    IostatSecond {
-                        second,
-                        r_s: rate(x[0]),
-                        w_s: rate(x[1]),
-                        rkb_s: rate(x[2]),
-                        wkb_s: rate(x[3]),
-                        rrqm_s: rate(x[4]),
-                        wrqm_s: rate(x[5]),
-                        util_pct: 100.0 * x[6] as f64 / span_ns as f64,
-                    }
-                })
-                .collect();
-            (dev, secs)
+    counts.into_iter().map(|(dev, v)| (dev, per_second(&v, seconds, last_ns))).collect()
+}
+
+/// Counts one device's busy time from `from` to `to` into the seconds it spans.
+fn add_busy(v: &mut [[u64; 7]], from: u64, to: u64) {
+    let mut t = from;
+    while t < to {
+        let s = t / SECOND_NS;
+        let end = ((s + 1) * SECOND_NS).min(to);
+        v[s as usize][6] += end - t;
+        t = end;
+    }
+}
+
+/// One device's counts per second as rates over each second's span (the last one ends at
+/// the trace's last record).
+fn per_second(v: &[[u64; 7]], seconds: u64, last_ns: u64) -> Vec<IostatSecond> {
+    v.iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let second = i as u64;
+            let span_ns = if second + 1 == seconds { (last_ns - second * SECOND_NS).max(1) } else { SECOND_NS };
+            let rate = |n: u64| n as f64 * 1e9 / span_ns as f64;
+            IostatSecond {
+                second,
+                r_s: rate(x[0]),
+                w_s: rate(x[1]),
+                rkb_s: rate(x[2]),
+                wkb_s: rate(x[3]),
+                rrqm_s: rate(x[4]),
+                wrqm_s: rate(x[5]),
+                util_pct: 100.0 * x[6] as f64 / span_ns as f64,
+            }
         })
         .collect()
 }

@@ -43,94 +43,113 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             prop::sample::select(vec!["failover", "multibus"]),
         ),
     )
-        .prop_map(
-            |(
-                disks,
-                hbas,
-                rw,
-                bs,
-                numjobs,
-                engine,
-                iodepth,
-                (nr, depth, can_queue, max_kb),
-                (kind, wc, cores, size),
-                (direct, fsync, run_queue, mem, scheduler),
-                (stack, fs, ra_kb, partial),
-                (clone_alloc, chunk, stripes, split, paths, grouping),
-            )| {
-                let mut s = Scenario::default();
-                for (k, v) in [
-                    ("disks", disks.to_string()),
-                    ("hbas", hbas.min(disks).to_string()),
-                    ("workload.rw", rw.to_string()),
-                    ("workload.bs", bs.to_string()),
-                    ("workload.numjobs", numjobs.to_string()),
-                    ("workload.ioengine", engine.to_string()),
-                    ("workload.iodepth", iodepth.to_string()),
-                    ("queue.nr_requests", nr.to_string()),
-                    ("queue.depth", depth.to_string()),
-                    ("host.can_queue", can_queue.to_string()),
-                    ("disk.max_sectors_kb", max_kb.to_string()),
-                    ("disk.kind", kind.to_string()),
-                    ("disk.write_cache", wc.to_string()),
-                    ("cpu.cores", cores.to_string()),
-                    ("workload.size", size.to_string()),
-                    ("workload.direct", direct.to_string()),
-                    ("workload.fsync", fsync.to_string()),
-                    ("scsi.run_queue", run_queue.to_string()),
-                    ("vm.mem_mb", mem.to_string()),
-                    ("queue.scheduler", scheduler.to_string()),
-                    ("stack", stack.to_string()),
-                    ("workload.filesystem", if fs { "xfs" } else { "none" }.to_string()),
-                    ("queue.read_ahead_kb", ra_kb.to_string()),
-                    ("dm.partial_completion", partial.to_string()),
-                    ("dm.max_sectors_kb", max_kb.to_string()),
-                    ("dm.clone_alloc", clone_alloc.to_string()),
-                    ("queue.plugging", if split { "2.6.2" } else { "task" }.to_string()),
-                    ("md.chunk_kb", chunk.to_string()),
-                    ("md.stripe_cache_size", stripes.to_string()),
-                    ("md.split_aligned_reads", split.to_string()),
-                ] {
-                    set_knob(&mut s, k, &v).unwrap();
-                }
-                if s.workload.size != 0 && s.workload.size < s.workload.bs {
-                    s.workload.size = s.workload.bs;
-                }
-                if stack == "md" && s.disks < 3 {
-                    s.disks = 3;
-                }
-                if partial {
-                    set_knob(&mut s, "vm.writeback", "pdflush").unwrap();
-                }
-                if kind == "hwraid5" {
-                    set_knob(&mut s, "disk.controller_cache", if fs { "gathering" } else { "in-order" }).unwrap();
-                }
-                // Fewer segments than max_sectors_kb allows, and jobs on some devices only.
-                set_knob(&mut s, "queue.max_segments", if fsync { "16" } else { "128" }).unwrap();
-                if wc && stack == "direct" && s.disks >= 2 {
-                    set_knob(&mut s, "workload.filename", "sdb").unwrap();
-                }
-                if scheduler == "none" {
-                    // blk-mq of 4.0: several hardware queues, v4.0's or v4.1's splice, multipathd.
-                    set_knob(&mut s, "host.nr_hw_queues", &cores.min(4).to_string()).unwrap();
-                    set_knob(&mut s, "blk_mq.rerun_after_splice", &split.to_string()).unwrap();
-                    set_knob(&mut s, "dm.polling_interval", if fs { "1" } else { "0" }).unwrap();
-                }
-                if wc != fsync {
-                    // CFS and 2.6.32's load balancer, with the CPUs in two sockets when they split.
-                    set_knob(&mut s, "cpu.scheduler", "fair").unwrap();
-                    set_knob(&mut s, "cpu.load_balance", "2.6.32").unwrap();
-                    if cores % 2 == 0 {
-                        set_knob(&mut s, "cpu.sockets", "2").unwrap();
-                    }
-                }
-                if stack == "dm" {
-                    s.dm.paths = paths;
-                    set_knob(&mut s, "dm.path_grouping", grouping).unwrap();
-                }
-                s
-            },
-        )
+        .prop_map(scenario_of)
+}
+
+/// What `scenario` draws, in the order it draws them.
+type Draws = (
+    u32,
+    u32,
+    &'static str,
+    &'static str,
+    u32,
+    &'static str,
+    u32,
+    (u32, u32, u32, u32),
+    (&'static str, bool, u32, &'static str),
+    (bool, bool, &'static str, u32, &'static str),
+    (&'static str, bool, &'static str, bool),
+    (&'static str, &'static str, u32, bool, u32, &'static str),
+);
+
+/// The scenario a draw makes: the knobs set in turn, then the ones that depend on others.
+fn scenario_of(
+    (
+        disks,
+        hbas,
+        rw,
+        bs,
+        numjobs,
+        engine,
+        iodepth,
+        (nr, depth, can_queue, max_kb),
+        (kind, wc, cores, size),
+        (direct, fsync, run_queue, mem, scheduler),
+        (stack, fs, ra_kb, partial),
+        (clone_alloc, chunk, stripes, split, paths, grouping),
+    ): Draws,
+) -> Scenario {
+    let mut s = Scenario::default();
+    for (k, v) in [
+        ("disks", disks.to_string()),
+        ("hbas", hbas.min(disks).to_string()),
+        ("workload.rw", rw.to_string()),
+        ("workload.bs", bs.to_string()),
+        ("workload.numjobs", numjobs.to_string()),
+        ("workload.ioengine", engine.to_string()),
+        ("workload.iodepth", iodepth.to_string()),
+        ("queue.nr_requests", nr.to_string()),
+        ("queue.depth", depth.to_string()),
+        ("host.can_queue", can_queue.to_string()),
+        ("disk.max_sectors_kb", max_kb.to_string()),
+        ("disk.kind", kind.to_string()),
+        ("disk.write_cache", wc.to_string()),
+        ("cpu.cores", cores.to_string()),
+        ("workload.size", size.to_string()),
+        ("workload.direct", direct.to_string()),
+        ("workload.fsync", fsync.to_string()),
+        ("scsi.run_queue", run_queue.to_string()),
+        ("vm.mem_mb", mem.to_string()),
+        ("queue.scheduler", scheduler.to_string()),
+        ("stack", stack.to_string()),
+        ("workload.filesystem", if fs { "xfs" } else { "none" }.to_string()),
+        ("queue.read_ahead_kb", ra_kb.to_string()),
+        ("dm.partial_completion", partial.to_string()),
+        ("dm.max_sectors_kb", max_kb.to_string()),
+        ("dm.clone_alloc", clone_alloc.to_string()),
+        ("queue.plugging", if split { "2.6.2" } else { "task" }.to_string()),
+        ("md.chunk_kb", chunk.to_string()),
+        ("md.stripe_cache_size", stripes.to_string()),
+        ("md.split_aligned_reads", split.to_string()),
+    ] {
+        set_knob(&mut s, k, &v).unwrap();
+    }
+    if s.workload.size != 0 && s.workload.size < s.workload.bs {
+        s.workload.size = s.workload.bs;
+    }
+    if stack == "md" && s.disks < 3 {
+        s.disks = 3;
+    }
+    if partial {
+        set_knob(&mut s, "vm.writeback", "pdflush").unwrap();
+    }
+    if kind == "hwraid5" {
+        set_knob(&mut s, "disk.controller_cache", if fs { "gathering" } else { "in-order" }).unwrap();
+    }
+    // Fewer segments than max_sectors_kb allows, and jobs on some devices only.
+    set_knob(&mut s, "queue.max_segments", if fsync { "16" } else { "128" }).unwrap();
+    if wc && stack == "direct" && s.disks >= 2 {
+        set_knob(&mut s, "workload.filename", "sdb").unwrap();
+    }
+    if scheduler == "none" {
+        // blk-mq of 4.0: several hardware queues, v4.0's or v4.1's splice, multipathd.
+        set_knob(&mut s, "host.nr_hw_queues", &cores.min(4).to_string()).unwrap();
+        set_knob(&mut s, "blk_mq.rerun_after_splice", &split.to_string()).unwrap();
+        set_knob(&mut s, "dm.polling_interval", if fs { "1" } else { "0" }).unwrap();
+    }
+    if wc != fsync {
+        // CFS and 2.6.32's load balancer, with the CPUs in two sockets when they split.
+        set_knob(&mut s, "cpu.scheduler", "fair").unwrap();
+        set_knob(&mut s, "cpu.load_balance", "2.6.32").unwrap();
+        if cores % 2 == 0 {
+            set_knob(&mut s, "cpu.sockets", "2").unwrap();
+        }
+    }
+    if stack == "dm" {
+        s.dm.paths = paths;
+        set_knob(&mut s, "dm.path_grouping", grouping).unwrap();
+    }
+    s
 }
 
 proptest! {
