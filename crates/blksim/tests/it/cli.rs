@@ -473,8 +473,8 @@ fn run_takes_an_fio_job_file_and_names_what_it_does_not_model() {
 
 /// A buffered random read reads its own pages and nothing else: the kernel's readahead leaves
 /// a small random read alone (`ondemand_readahead`), and with `read_ahead_kb` 0 there is none.
-/// So the disk sees one 4 KiB read per read(), as with O_DIRECT (it used to read the next page
-/// too: twice the r/s, half the await).
+/// So the disk sees one 4 KiB read per read(), as with O_DIRECT, not the next page too (which
+/// would double r/s and halve the await).
 #[test]
 fn a_buffered_random_read_reads_only_its_own_pages() {
     let path = std::env::temp_dir().join(format!("blkviz-randread-{}.fio", std::process::id()));
