@@ -42,6 +42,7 @@ fn live_line(d: &RunView, dt: f64, other: Option<(&str, &RunView)>) -> String {
 
 /// Where each frame draws: the diagrams' canvases and live lines (A's, and B's in the A/B view),
 /// and the two charts.
+#[derive(Clone)]
 pub(super) struct FrameTargets {
     pub canvas_a: NodeRef,
     pub canvas_b: NodeRef,
@@ -49,6 +50,19 @@ pub(super) struct FrameTargets {
     pub live_b: NodeRef,
     pub chart: NodeRef,
     pub latency: NodeRef,
+}
+
+/// The page's places for each frame's drawing.
+#[hook]
+pub(super) fn use_frame_targets() -> FrameTargets {
+    FrameTargets {
+        canvas_a: use_node_ref(),
+        canvas_b: use_node_ref(),
+        live_a: use_node_ref(),
+        live_b: use_node_ref(),
+        chart: use_node_ref(),
+        latency: use_node_ref(),
+    }
 }
 
 /// Advances the session each animation frame and draws it; `log_open`: the event log's tab shows.
