@@ -178,8 +178,8 @@ pub fn draw(canvas: &HtmlCanvasElement, d: &RunView, now_ms: f64, expanded: Opti
 }
 
 /// Sizes the canvas's pixels to its box, the zoom and the device pixel ratio, and returns its
-/// logical size: the frame is drawn at that size, zoomed to the box (see `zoom`).
-fn size_canvas(canvas: &HtmlCanvasElement, ctx: &CanvasRenderingContext2d) -> (f64, f64) {
+/// logical size and the zoom: the frame is drawn at that size, zoomed to the box (see `zoom`).
+fn size_canvas(canvas: &HtmlCanvasElement, ctx: &CanvasRenderingContext2d) -> (f64, f64, f64) {
     let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
     let (cw, ch, z) = logical_size(canvas);
     let (pw, ph) = ((cw * z * dpr).round() as u32, (ch * z * dpr).round() as u32);
@@ -188,7 +188,7 @@ fn size_canvas(canvas: &HtmlCanvasElement, ctx: &CanvasRenderingContext2d) -> (f
         canvas.set_height(ph);
     }
     let _ = ctx.set_transform(dpr * z, 0.0, 0.0, dpr * z, 0.0, 0.0);
-    (cw, ch)
+    (cw, ch, z)
 }
 
 /// Whether the page (its `attr` on an ancestor: `on` or `off`) or else the system's media
@@ -199,8 +199,7 @@ fn asks(canvas: &HtmlCanvasElement, on: &str, off: &str, query: &str) -> bool {
 
 fn paint(canvas: &HtmlCanvasElement, d: &RunView, now_ms: f64, expanded: Option<usize>, hits: &mut Vec<Hit>) {
     let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else { return };
-    let (cw, ch) = size_canvas(canvas, &ctx);
-    let z = logical_size(canvas).2;
+    let (cw, ch, z) = size_canvas(canvas, &ctx);
     let dark = asks(canvas, "[data-theme=dark]", "[data-theme=light]", "(prefers-color-scheme: dark)");
     let theme = if dark { &DARK } else { &LIGHT };
     // Reduced motion (the system's setting, or the page's Motion toggle, which wins): tokens
