@@ -124,7 +124,7 @@ fn use_page_state(id: &str, view: &Option<LinkState>) -> PageState {
 }
 
 /// A new stop opens at its top: in presenter mode the numbers column scrolls on its own, and a
-/// revealed answer left it scrolled down, the next step's title out of view.
+/// revealed answer leaves it scrolled down, with the next step's title out of view.
 #[hook]
 fn use_stop_opens_at_top(step: Option<usize>) {
     use_effect_with(step, |_| {
@@ -171,7 +171,7 @@ fn use_linked_step(session: SharedSession, refresh: UseForceUpdateHandle, view: 
 }
 
 /// A sweep started elsewhere (the prediction's, of as many seeds as its answer's rows) puts its
-/// count in the box: "Run 50 seeds" under a table of 200 read as the table's button.
+/// count in the box: "Run 50 seeds" under a table of 200 would read as the table's button.
 #[hook]
 fn use_sweep_count_follows(session: &SharedSession, seeds: UseStateHandle<(String, Option<u64>)>, msg: UseStateHandle<Option<String>>) {
     let sweep_n = session.borrow().sweep.as_ref().map(|sw| sw.seeds);
