@@ -168,6 +168,21 @@ pub(crate) fn prepare(canvas: &HtmlCanvasElement, dark: bool, min_h: i32) -> Res
     Ok((root, bg, fg))
 }
 
+/// The figure of a run that a panel draws.
+type Pick = fn(&RunSeries) -> &Vec<f64>;
+
+/// One panel's lines and what else it draws (the disks' MB/s, the busiest CPU).
+struct PanelSpec {
+    title: &'static str,
+    pick: Pick,
+    floor: f64,
+    with_disks: bool,
+    with_busiest: bool,
+}
+
+/// A panel's chart, scaled to `0..y_max`.
+type Panel<'a> = ChartContext<'a, HiDpiCanvas, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
+
 /// Draws throughput, cs/s and CPU busy% over time: one panel each, runs overlaid. The legend
 /// is a strip above the panels, so it never covers the newest points.
 pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], dark: bool) -> Result<(), String> {
@@ -182,89 +197,115 @@ pub fn draw_timeseries(canvas: &HtmlCanvasElement, runs: &[(&str, &RunSeries)], 
     let t_last = max_of(runs, |r| &r.t_s);
     let running_first_second = runs.iter().any(|(_, r)| r.so_far);
     let t_max = if t_last > 0.0 && t_last < 1.0 && !running_first_second { t_last * 1.1 } else { t_last.max(1.0) };
-    type Pick = fn(&RunSeries) -> &Vec<f64>;
     let specs: [(&str, Pick, f64); 3] =
         [("throughput MB/s", |r| &r.mb_s, 1.0), ("context switches /s", |r| &r.cs_s, 1.0), ("CPU busy %", |r| &r.cpu_busy_pct, 100.0)];
     draw_legend(&strip, runs.len(), &legend, &fg)?;
-    let x_fmt = |x: &f64| format!("{} s", tidy(*x));
-    let y_fmt = |y: &f64| tidy(*y);
     for (pi, (panel, (title, pick, floor))) in panels.iter().zip(specs).enumerate() {
-        let with_disks = pi == 0 && show_disks;
-        let with_busiest = pi == 2 && show_busiest;
-        let extra = |r: &'_ RunSeries| -> Vec<f64> {
-            match (with_disks, with_busiest) {
-                (true, _) => r.disks_mb_s.clone(),
-                (_, true) => r.busiest_cpu_pct.iter().copied().filter(|v| !v.is_nan()).collect(),
-                _ => Vec::new(),
-            }
-        };
-        let values: Vec<f64> = runs.iter().flat_map(|(_, r)| pick(r).iter().copied().chain(extra(r))).collect();
-        let (top, clipped) = scale_top(values.into_iter());
-        let y_max = (top * 1.15).max(floor);
-        // Points over the top are drawn on it, with their values.
-        let on_scale = |t: &f64, v: &f64| (*t, v.min(y_max));
-        let mut chart = ChartBuilder::on(panel)
-            .margin(6)
-            .margin_right(18)
-            .caption(title, ("sans-serif", 13).into_font().color(&fg))
-            .x_label_area_size(18)
-            .y_label_area_size(52)
-            .build_cartesian_2d(0.0..t_max, 0.0..y_max)
-            .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .x_labels(6)
-            .y_labels(4)
-            .x_label_formatter(&x_fmt)
-            .y_label_formatter(&y_fmt)
-            .label_style(("sans-serif", 11).into_font().color(&fg))
-            .axis_style(fg.mix(0.5))
-            .light_line_style(fg.mix(0.08))
-            .bold_line_style(fg.mix(0.15))
-            .draw()
-            .map_err(|e| e.to_string())?;
-        let mut over_labels: Vec<(String, (i32, i32), RGBColor)> = Vec::new();
-        for (i, (_, r)) in runs.iter().enumerate() {
-            let colour = if i == 0 { COLOUR_A } else { COLOUR_B };
-            // With two runs, A's lines are drawn wider, under B's: where both sit on the same
-            // value (two CPUs at 100%), A still shows as an edge around B.
-            let width = if i == 0 && runs.len() > 1 { 4 } else { 2 };
-            let ys = pick(r);
-            let pts: Vec<(f64, f64)> = r.t_s.iter().zip(ys.iter()).map(|(t, v)| on_scale(t, v)).collect();
-            chart.draw_series(LineSeries::new(pts, colour.stroke_width(width))).map_err(|e| e.to_string())?;
-            // Few points: mark each, so a one-second (or shorter) run is not an empty chart.
-            if ys.len() <= 30 {
-                let dots = r.t_s.iter().zip(ys.iter()).map(|(t, v)| Circle::new(on_scale(t, v), 3, colour.filled()));
-                chart.draw_series(dots).map_err(|e| e.to_string())?;
-            }
-            if clipped {
-                // The value of a point over the top, on a background of its own, beside the
-                // point and a line lower for B, so that no line crosses it.
-                let base = panel.get_base_pixel();
-                for (t, v) in r.t_s.iter().zip(ys.iter()).filter(|(_, v)| **v > y_max) {
-                    let (px, py) = chart.backend_coord(&(*t, y_max));
-                    over_labels.push((format!("{} ↑", tidy(v.round())), (px - base.0 + 6, py - base.1 + 2 + 14 * i as i32), colour));
-                }
-            }
-            if with_disks {
-                let pts: Vec<(f64, f64)> = r.t_s.iter().zip(r.disks_mb_s.iter()).map(|(t, v)| on_scale(t, v)).collect();
-                chart.draw_series(DashedLineSeries::new(pts, 6, 4, colour.stroke_width(width))).map_err(|e| e.to_string())?;
-            }
-            if with_busiest {
-                let pts: Vec<(f64, f64)> =
-                    r.t_s.iter().zip(r.busiest_cpu_pct.iter()).filter(|(_, v)| !v.is_nan()).map(|(t, v)| on_scale(t, v)).collect();
-                chart.draw_series(DashedLineSeries::new(pts, 2, 3, colour.stroke_width(width))).map_err(|e| e.to_string())?;
-            }
-        }
-        // After every line, so that none crosses them.
-        for (text, (x, y), colour) in over_labels {
-            let font = ("sans-serif", 11).into_font().color(&colour);
-            let (w, h) = panel.estimate_text_size(&text, &font).map_err(|e| e.to_string())?;
-            panel.draw(&Rectangle::new([(x - 2, y - 1), (x + w as i32 + 2, y + h as i32 + 1)], bg.filled())).map_err(|e| e.to_string())?;
-            panel.draw(&Text::new(text, (x, y), font)).map_err(|e| e.to_string())?;
-        }
+        let spec = PanelSpec { title, pick, floor, with_disks: pi == 0 && show_disks, with_busiest: pi == 2 && show_busiest };
+        draw_panel(panel, runs, &spec, t_max, (bg, fg))?;
     }
     root.present().map_err(|e| e.to_string())
+}
+
+/// One panel of `draw_timeseries`: its axes, each run's lines, and the values of points over
+/// its top.
+fn draw_panel(
+    panel: &Area,
+    runs: &[(&str, &RunSeries)],
+    spec: &PanelSpec,
+    t_max: f64,
+    (bg, fg): (RGBColor, RGBColor),
+) -> Result<(), String> {
+    let extra = |r: &'_ RunSeries| -> Vec<f64> {
+        match (spec.with_disks, spec.with_busiest) {
+            (true, _) => r.disks_mb_s.clone(),
+            (_, true) => r.busiest_cpu_pct.iter().copied().filter(|v| !v.is_nan()).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let values: Vec<f64> = runs.iter().flat_map(|(_, r)| (spec.pick)(r).iter().copied().chain(extra(r))).collect();
+    let (top, clipped) = scale_top(values.into_iter());
+    let y_max = (top * 1.15).max(spec.floor);
+    let x_fmt = |x: &f64| format!("{} s", tidy(*x));
+    let y_fmt = |y: &f64| tidy(*y);
+    let mut chart = ChartBuilder::on(panel)
+        .margin(6)
+        .margin_right(18)
+        .caption(spec.title, ("sans-serif", 13).into_font().color(&fg))
+        .x_label_area_size(18)
+        .y_label_area_size(52)
+        .build_cartesian_2d(0.0..t_max, 0.0..y_max)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_labels(6)
+        .y_labels(4)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .label_style(("sans-serif", 11).into_font().color(&fg))
+        .axis_style(fg.mix(0.5))
+        .light_line_style(fg.mix(0.08))
+        .bold_line_style(fg.mix(0.15))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let mut over_labels: Vec<(String, (i32, i32), RGBColor)> = Vec::new();
+    for (i, (_, r)) in runs.iter().enumerate() {
+        draw_run_lines(&mut chart, panel, spec, (i, runs.len()), r, (y_max, clipped), &mut over_labels)?;
+    }
+    // After every line, so that none crosses them.
+    for (text, (x, y), colour) in over_labels {
+        let font = ("sans-serif", 11).into_font().color(&colour);
+        let (w, h) = panel.estimate_text_size(&text, &font).map_err(|e| e.to_string())?;
+        panel.draw(&Rectangle::new([(x - 2, y - 1), (x + w as i32 + 2, y + h as i32 + 1)], bg.filled())).map_err(|e| e.to_string())?;
+        panel.draw(&Text::new(text, (x, y), font)).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// Run `i` of `n`'s lines in a panel (points over `y_max` drawn on it, their values added to
+/// `over_labels` when `clipped`).
+fn draw_run_lines(
+    chart: &mut Panel,
+    panel: &Area,
+    spec: &PanelSpec,
+    (i, n): (usize, usize),
+    r: &RunSeries,
+    (y_max, clipped): (f64, bool),
+    over_labels: &mut Vec<(String, (i32, i32), RGBColor)>,
+) -> Result<(), String> {
+    // Points over the top are drawn on it, with their values.
+    let on_scale = |t: &f64, v: &f64| (*t, v.min(y_max));
+    let colour = if i == 0 { COLOUR_A } else { COLOUR_B };
+    // With two runs, A's lines are drawn wider, under B's: where both sit on the same
+    // value (two CPUs at 100%), A still shows as an edge around B.
+    let width = if i == 0 && n > 1 { 4 } else { 2 };
+    let ys = (spec.pick)(r);
+    let pts: Vec<(f64, f64)> = r.t_s.iter().zip(ys.iter()).map(|(t, v)| on_scale(t, v)).collect();
+    chart.draw_series(LineSeries::new(pts, colour.stroke_width(width))).map_err(|e| e.to_string())?;
+    // Few points: mark each, so a one-second (or shorter) run is not an empty chart.
+    if ys.len() <= 30 {
+        let dots = r.t_s.iter().zip(ys.iter()).map(|(t, v)| Circle::new(on_scale(t, v), 3, colour.filled()));
+        chart.draw_series(dots).map_err(|e| e.to_string())?;
+    }
+    if clipped {
+        // The value of a point over the top, on a background of its own, beside the
+        // point and a line lower for B, so that no line crosses it.
+        let base = panel.get_base_pixel();
+        for (t, v) in r.t_s.iter().zip(ys.iter()).filter(|(_, v)| **v > y_max) {
+            let (px, py) = chart.backend_coord(&(*t, y_max));
+            over_labels.push((format!("{} ↑", tidy(v.round())), (px - base.0 + 6, py - base.1 + 2 + 14 * i as i32), colour));
+        }
+    }
+    if spec.with_disks {
+        let pts: Vec<(f64, f64)> = r.t_s.iter().zip(r.disks_mb_s.iter()).map(|(t, v)| on_scale(t, v)).collect();
+        chart.draw_series(DashedLineSeries::new(pts, 6, 4, colour.stroke_width(width))).map_err(|e| e.to_string())?;
+    }
+    if spec.with_busiest {
+        let pts: Vec<(f64, f64)> =
+            r.t_s.iter().zip(r.busiest_cpu_pct.iter()).filter(|(_, v)| !v.is_nan()).map(|(t, v)| on_scale(t, v)).collect();
+        chart.draw_series(DashedLineSeries::new(pts, 2, 3, colour.stroke_width(width))).map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// The extra lines the charts draw: the disks' MB/s (dashed) where buffered I/O makes it

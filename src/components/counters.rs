@@ -212,20 +212,111 @@ pub fn disks_mb_s(iv: &IntervalReport) -> f64 {
     iv.devices.iter().filter(|d| d.name.starts_with("sd")).map(|d| (d.rkb_s + d.wkb_s) * 1024.0 / 1e6).sum()
 }
 
+/// Before the first report: why there are no numbers yet.
+fn waiting(p: &CountersProps) -> Html {
+    html! {
+        <section class="counters">
+            <p class="waiting">{ match p.jumping_to_s {
+                // The numbers wait for the jump (in the A/B view B may be there already, A on its way).
+                Some(t) => format!("Running to t = {} without animating: the numbers show when the run gets there.", format::sim_time((t * 1e9).round() as u64)),
+                None => "The first simulated second has not passed yet: iostat and vmstat report once per second.".to_string(),
+            } }</p>
+        </section>
+    }
+}
+
+/// The big numbers: completion, throughput (the jobs' and the disks'), IOPS, context switches
+/// and fairness, with B's and the ratio in the A/B view. `cmp`: which run is not a current
+/// second, where the spans differ.
+fn big_numbers(p: &CountersProps, iv: &IntervalReport, b: Option<&IntervalReport>, cmp: Option<&str>) -> Html {
+    html! {
+        <div class="big">
+            if let Some(done) = p.done_s.filter(|_| p.whole) {
+                { big(
+                    "completion",
+                    "the jobs' completion time",
+                    done,
+                    b.map(|_| match p.b_done_s.filter(|_| p.b_whole) {
+                        Some(x) => (x, None),
+                        None => (f64::NAN, Some("B: still running")),
+                    }),
+                    |s| if s.is_nan() { "–".to_string() } else { format::sim_time((s * 1e9).round() as u64) },
+                ) }
+            }
+            { big("throughput", "throughput (the jobs')", iv.throughput_mb_s, b.map(|b| (b.throughput_mb_s, cmp)), format::throughput) }
+            // Buffered I/O: what the jobs see and what reaches the disks differ (page cache,
+            // readahead, writeback after the last write()); show both when they do.
+            if p.page_cache {
+                { big("disks", "to/from the disks", disks_mb_s(iv), b.map(|b| (disks_mb_s(b), cmp)), format::throughput) }
+            }
+            { big("iops", "IOPS (the jobs')", iv.iops, b.map(|b| (b.iops, cmp)), format::rate) }
+            { big("cs", "context switches /s", iv.cs_per_s, b.map(|b| (b.cs_per_s, cmp)), format::rate) }
+            // Across disks: a single disk under LVM or dm is not a spread.
+            if iv.devices.iter().filter(|d| d.name.starts_with("sd")).count() > 1 {
+                { big_titled("fairness", "fairness across disks (Jain)", iv.fairness, b.map(|b| (b.fairness, cmp)), |f| format!("{f:.2}"), Some(FAIRNESS_TITLE)) }
+            }
+        </div>
+    }
+}
+
+/// What span the numbers cover (each run's, where A's and B's differ), and the warm-up banner.
+fn interval_lines(p: &CountersProps, iv: &IntervalReport, b: Option<&IntervalReport>) -> Html {
+    html! {
+        <>
+            <p class="interval" data-testid="interval">{
+                match b {
+                    Some(b) if p.whole != p.b_whole || p.partial != p.b_partial || (iv.end_s - b.end_s).abs() > 1e-9 => format!(
+                        "A: {} · B: {}",
+                        span_label(iv, p.partial, p.whole),
+                        span_label(b, p.b_partial, p.b_whole)
+                    ),
+                    _ => span_label(iv, p.partial, p.whole),
+                }
+            }</p>
+            if let Some(w) = p.warmup_s.filter(|w| iv.end_s < *w && !p.whole) {
+                <p class="warming" data-testid="warming">
+                    { format!("Warming up until t = {w} s: the caches and the page cache have not reached their steady state, so these numbers are not yet the ones to compare.") }
+                    if let (Some(cb), None) = (p.on_skip_warmup.clone(), p.jumping_to_s) {
+                        { " " }
+                        <button class="skip-warmup" data-testid="skip-warmup" title="Runs to the end of the warm-up without animating, then goes on as before" onclick={cb}>{ format!("Skip to t = {w} s ⇥") }</button>
+                    }
+                </p>
+            }
+        </>
+    }
+}
+
+/// vmstat, A's line and B's, and what the jobs wrote that the disks have not (meminfo).
+fn vmstat_lines(iv: &IntervalReport, b: Option<&IntervalReport>) -> Html {
+    let ab = b.is_some();
+    html! {
+        <>
+            <table class="vmstat" aria-label="vmstat">
+                <caption>{ "vmstat" }</caption>
+                <thead><tr><th class="l">{ if ab { "run" } else { "" } }</th><th title="runnable, at the moment shown: vmstat samples r and b, it does not average them (blksim run's vmstat r is the mean of its per-second samples)">{"r"}</th><th title="in uninterruptible sleep, at the moment shown: sampled, as r is">{"b"}</th><th title="KiB/s read through submit_bio (pgpgin)">{"bi"}</th><th title="KiB/s written through submit_bio (pgpgout)">{"bo"}</th><th title="HBA interrupts/s (timer ticks are not modelled)">{"in"}</th><th title="context switches/s">{"cs"}</th><th>{"us"}</th><th title="system, with irq and softirq time, as vmstat counts it">{"sy"}</th><th>{"id"}</th><th>{"wa"}</th></tr></thead>
+                <tbody>
+                    { vmstat_row(if ab { "A" } else { "" }, iv) }
+                    if let Some(b) = b { { vmstat_row("B", b) } }
+                </tbody>
+            </table>
+            // Buffered writes: what the jobs wrote that the disks have not (so the jobs' and the
+            // disks' MB/s differ, and an fsync still has work while the jobs' reads 0).
+            if iv.dirty_mb + iv.writeback_mb > 0.0 || b.is_some_and(|b| b.dirty_mb + b.writeback_mb > 0.0) {
+                <p class="meminfo" data-counter="meminfo" title="/proc/meminfo: written by the jobs, not yet on disk">
+                    { meminfo(if ab { "A " } else { "" }, iv) }
+                    if let Some(b) = b { { "; " }{ meminfo("B ", b) } }
+                </p>
+            }
+        </>
+    }
+}
+
 #[component]
 pub fn Counters(p: &CountersProps) -> Html {
     // Every device's iostat line, or the busiest few (the default).
     let all_devices = use_state(|| false);
     let Some(iv) = &p.interval else {
-        return html! {
-            <section class="counters">
-                <p class="waiting">{ match p.jumping_to_s {
-                    // The numbers wait for the jump (in the A/B view B may be there already, A on its way).
-                    Some(t) => format!("Running to t = {} without animating: the numbers show when the run gets there.", format::sim_time((t * 1e9).round() as u64)),
-                    None => "The first simulated second has not passed yet: iostat and vmstat report once per second.".to_string(),
-                } }</p>
-            </section>
-        };
+        return waiting(p);
     };
     let b = p.b.as_ref();
     let ab = b.is_some();
@@ -251,67 +342,9 @@ pub fn Counters(p: &CountersProps) -> Html {
     let max_b = if *all_devices { usize::MAX } else { p.max_devices.min(6) };
     html! {
         <section class="counters">
-            <div class="big">
-                if let Some(done) = p.done_s.filter(|_| p.whole) {
-                    { big(
-                        "completion",
-                        "the jobs' completion time",
-                        done,
-                        b.map(|_| match p.b_done_s.filter(|_| p.b_whole) {
-                            Some(x) => (x, None),
-                            None => (f64::NAN, Some("B: still running")),
-                        }),
-                        |s| if s.is_nan() { "–".to_string() } else { format::sim_time((s * 1e9).round() as u64) },
-                    ) }
-                }
-                { big("throughput", "throughput (the jobs')", iv.throughput_mb_s, b.map(|b| (b.throughput_mb_s, cmp)), format::throughput) }
-                // Buffered I/O: what the jobs see and what reaches the disks differ (page cache,
-                // readahead, writeback after the last write()); show both when they do.
-                if p.page_cache {
-                    { big("disks", "to/from the disks", disks_mb_s(iv), b.map(|b| (disks_mb_s(b), cmp)), format::throughput) }
-                }
-                { big("iops", "IOPS (the jobs')", iv.iops, b.map(|b| (b.iops, cmp)), format::rate) }
-                { big("cs", "context switches /s", iv.cs_per_s, b.map(|b| (b.cs_per_s, cmp)), format::rate) }
-                // Across disks: a single disk under LVM or dm is not a spread.
-                if iv.devices.iter().filter(|d| d.name.starts_with("sd")).count() > 1 {
-                    { big_titled("fairness", "fairness across disks (Jain)", iv.fairness, b.map(|b| (b.fairness, cmp)), |f| format!("{f:.2}"), Some(FAIRNESS_TITLE)) }
-                }
-            </div>
-            <p class="interval" data-testid="interval">{
-                match b {
-                    Some(b) if p.whole != p.b_whole || p.partial != p.b_partial || (iv.end_s - b.end_s).abs() > 1e-9 => format!(
-                        "A: {} · B: {}",
-                        span_label(iv, p.partial, p.whole),
-                        span_label(b, p.b_partial, p.b_whole)
-                    ),
-                    _ => span_label(iv, p.partial, p.whole),
-                }
-            }</p>
-            if let Some(w) = p.warmup_s.filter(|w| iv.end_s < *w && !p.whole) {
-                <p class="warming" data-testid="warming">
-                    { format!("Warming up until t = {w} s: the caches and the page cache have not reached their steady state, so these numbers are not yet the ones to compare.") }
-                    if let (Some(cb), None) = (p.on_skip_warmup.clone(), p.jumping_to_s) {
-                        { " " }
-                        <button class="skip-warmup" data-testid="skip-warmup" title="Runs to the end of the warm-up without animating, then goes on as before" onclick={cb}>{ format!("Skip to t = {w} s ⇥") }</button>
-                    }
-                </p>
-            }
-            <table class="vmstat" aria-label="vmstat">
-                <caption>{ "vmstat" }</caption>
-                <thead><tr><th class="l">{ if ab { "run" } else { "" } }</th><th title="runnable, at the moment shown: vmstat samples r and b, it does not average them (blksim run's vmstat r is the mean of its per-second samples)">{"r"}</th><th title="in uninterruptible sleep, at the moment shown: sampled, as r is">{"b"}</th><th title="KiB/s read through submit_bio (pgpgin)">{"bi"}</th><th title="KiB/s written through submit_bio (pgpgout)">{"bo"}</th><th title="HBA interrupts/s (timer ticks are not modelled)">{"in"}</th><th title="context switches/s">{"cs"}</th><th>{"us"}</th><th title="system, with irq and softirq time, as vmstat counts it">{"sy"}</th><th>{"id"}</th><th>{"wa"}</th></tr></thead>
-                <tbody>
-                    { vmstat_row(if ab { "A" } else { "" }, iv) }
-                    if let Some(b) = b { { vmstat_row("B", b) } }
-                </tbody>
-            </table>
-            // Buffered writes: what the jobs wrote that the disks have not (so the jobs' and the
-            // disks' MB/s differ, and an fsync still has work while the jobs' reads 0).
-            if iv.dirty_mb + iv.writeback_mb > 0.0 || b.is_some_and(|b| b.dirty_mb + b.writeback_mb > 0.0) {
-                <p class="meminfo" data-counter="meminfo" title="/proc/meminfo: written by the jobs, not yet on disk">
-                    { meminfo(if ab { "A " } else { "" }, iv) }
-                    if let Some(b) = b { { "; " }{ meminfo("B ", b) } }
-                </p>
-            }
+            { big_numbers(p, iv, b, cmp) }
+            { interval_lines(p, iv, b) }
+            { vmstat_lines(iv, b) }
             <p class="cpu-line" data-counter="cpu-line">
                 { cpu_line(if ab { "A " } else { "" }, iv) }
                 if let Some(b) = b { <br/>{ cpu_line("B ", b) } }

@@ -57,10 +57,10 @@ fn blkparse_text(records: &[&TraceRecord], mut prev: Option<u64>, gaps: &[(u64, 
     text
 }
 
-#[component]
-pub fn EventLog(p: &EventLogProps) -> Html {
-    let device = use_state(|| None::<u16>);
-    // The view follows the newest line, as `tail -f` does, until the reader scrolls up.
+/// The view follows the newest line, as `tail -f` does, until the reader scrolls up: the
+/// `<pre>`'s ref and its scroll handler.
+#[hook]
+fn use_tail_follow() -> (NodeRef, Callback<Event>) {
     let pre = use_node_ref();
     let follow = use_mut_ref(|| true);
     {
@@ -81,122 +81,72 @@ pub fn EventLog(p: &EventLogProps) -> Html {
             }
         })
     };
-    let actions = use_state(String::new);
-    let threads = p.threads.clone();
-    let lookup = move |t: u32| threads.get(t as usize).cloned().unwrap_or((0, "?".into()));
-    let names = Names { devices: &p.devices, threads: &lookup };
-    let wanted: Vec<char> = actions.chars().filter(|c| c.is_ascii_alphabetic()).map(|c| c.to_ascii_uppercase()).collect();
-    let keep = |r: &&TraceRecord| device.is_none_or(|d| r.dev.0 == d) && (wanted.is_empty() || wanted.contains(&r.action.code()));
-    // In time order, as blkparse prints them: a work item's records are stamped within it, so
-    // another CPU's record made earlier can carry a later time.
-    let mut filtered: Vec<&TraceRecord> = p.records.iter().filter(keep).collect();
-    filtered.sort_by_key(|r| (r.time, r.seq));
-    let first_shown = filtered.len().saturating_sub(LINES_SHOWN);
-    let prev = first_shown.checked_sub(1).map(|i| filtered[i].time.ns());
-    let text = blkparse_text(&filtered[first_shown..], prev, &p.gaps, &names);
-    // Letters that are no blktrace action: say which, rather than show an empty log.
-    let unknown: String = wanted.iter().filter(|c| !ACTION_CODES.contains(**c)).collect();
-    let no_btt = p.btt.iter().all(|(_, b)| b.requests == 0);
-    let on_device = {
-        let device = device.clone();
-        Callback::from(move |e: Event| {
-            if let Some(sel) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
-                device.set(sel.value().parse::<u16>().ok());
-            }
-        })
-    };
-    let on_actions = {
-        let actions = actions.clone();
-        Callback::from(move |e: InputEvent| {
-            if let Some(i) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
-                actions.set(i.value().chars().take(16).collect());
-            }
-        })
-    };
-    let export_blkparse = {
-        let (records, devices, threads, gaps) = (p.records.clone(), p.devices.clone(), p.threads.clone(), p.gaps.clone());
-        let stem = p.file_stem.clone();
-        Callback::from(move |_| {
-            let lookup = |t: u32| threads.get(t as usize).cloned().unwrap_or((0, "?".into()));
-            let n = Names { devices: &devices, threads: &lookup };
-            let mut sorted: Vec<&TraceRecord> = records.iter().collect();
-            sorted.sort_by_key(|r| (r.time, r.seq));
-            let numbered = crate::export::per_stream_numbers(&sorted);
-            let text = blkparse_text(&numbered.iter().collect::<Vec<_>>(), None, &gaps, &n);
-            let _ = download_text(&format!("{stem}.blkparse.txt"), "text/plain", &text);
-        })
-    };
-    let export_blktrace = {
-        let (records, devices, threads) = (p.records.clone(), p.devices.clone(), p.threads.clone());
-        let stem = p.file_stem.clone();
-        Callback::from(move |_| {
-            let lookup = |t: u32| threads.get(t as usize).cloned().unwrap_or((0, "?".into()));
-            let n = Names { devices: &devices, threads: &lookup };
-            let bytes = blksim::tools::blktrace_api::encode_dump(&records, &n);
-            let _ = download_bytes(&format!("{stem}.blktrace.dump"), "application/octet-stream", &bytes);
-        })
-    };
-    let export_perfetto = {
-        let (records, devices, threads) = (p.records.clone(), p.devices.clone(), p.threads.clone());
-        let stem = p.file_stem.clone();
-        Callback::from(move |_| {
-            let lookup = |t: u32| threads.get(t as usize).cloned().unwrap_or((0, "?".into()));
-            let n = Names { devices: &devices, threads: &lookup };
-            let _ = download_text(&format!("{stem}.perfetto.json"), "application/json", &perfetto_json(&records, &n));
-        })
-    };
-    let on_pause = {
-        let cb = p.on_pause.clone();
-        Callback::from(move |_| cb.emit(()))
-    };
+    (pre, on_scroll)
+}
+
+/// A button's callback that writes one of the log's exports with the run's names.
+fn on_export(p: &EventLogProps, write: impl Fn(&[TraceRecord], &Names, &[(u64, u64, u64)], &str) + 'static) -> Callback<MouseEvent> {
+    let (records, devices, threads, gaps) = (p.records.clone(), p.devices.clone(), p.threads.clone(), p.gaps.clone());
+    let stem = p.file_stem.clone();
+    Callback::from(move |_| {
+        let lookup = |t: u32| threads.get(t as usize).cloned().unwrap_or((0, "?".into()));
+        let n = Names { devices: &devices, threads: &lookup };
+        write(&records, &n, &gaps, &stem);
+    })
+}
+
+/// The log's exports: blkparse text, a binary blktrace dump (for btt) and Perfetto JSON.
+fn export_buttons(p: &EventLogProps) -> Html {
+    let export_blkparse = on_export(p, |records, n, gaps, stem| {
+        let mut sorted: Vec<&TraceRecord> = records.iter().collect();
+        sorted.sort_by_key(|r| (r.time, r.seq));
+        let numbered = crate::export::per_stream_numbers(&sorted);
+        let text = blkparse_text(&numbered.iter().collect::<Vec<_>>(), None, gaps, n);
+        let _ = download_text(&format!("{stem}.blkparse.txt"), "text/plain", &text);
+    });
+    let export_blktrace = on_export(p, |records, n, _, stem| {
+        let bytes = blksim::tools::blktrace_api::encode_dump(records, n);
+        let _ = download_bytes(&format!("{stem}.blktrace.dump"), "application/octet-stream", &bytes);
+    });
+    let export_perfetto = on_export(p, |records, n, _, stem| {
+        let _ = download_text(&format!("{stem}.perfetto.json"), "application/json", &perfetto_json(records, n));
+    });
     html! {
-        <section class="event-log" aria-label="Event log">
-            <div class="log-controls">
-                if let Some(run) = &p.run {
-                    <strong class="log-run" data-testid="log-run">{ run.clone() }</strong>
-                }
-                <label>{ "device " }
-                    <select aria-label="Device to show" onchange={on_device}>
-                        <option value="all" selected={device.is_none()}>{ "all" }</option>
-                        { for p.devices.iter().enumerate().map(|(i, (name, _, _))| html! {
-                            <option value={i.to_string()} selected={*device == Some(i as u16)}>{ name }</option>
-                        }) }
-                    </select>
-                </label>
-                <label>{ "actions " }
-                    <input type="text" size="8" placeholder="e.g. QGDC" aria-label="Actions to show (blktrace codes)" aria-invalid={(!unknown.is_empty()).to_string()} value={(*actions).clone()} oninput={on_actions} />
-                </label>
-                <button onclick={on_pause} aria-pressed={p.paused.to_string()}>{ if p.paused { "Resume log" } else { "Pause log" } }</button>
-                <button onclick={export_blkparse}>{ "Export blkparse" }</button>
-                <button onclick={export_blktrace} title="the records as blktrace's binary, one stream in time order as blkparse -d dumps it: btt -i reads it">{ "Export blktrace" }</button>
-                <button onclick={export_perfetto}>{ "Export Perfetto JSON" }</button>
-                <span class="dim" data-testid="log-span">{ format!(
-                    "{} of {} records{}{}",
-                    filtered.len() - first_shown,
-                    p.records.len(),
-                    // The ring keeps the newest records: say which stretch of the run they cover.
-                    match (p.records.first(), p.records.last()) {
-                        (Some(a), Some(b)) => {
-                            // Skips ran untraced: say how many holes the stretch has. A gap counts
-                            // if the lines jump there: before one of them (the first included: a
-                            // jump's traced tail starts where its gap ends) or after the newest.
-                            let holes = p.gaps.iter().filter(|&&(_, _, after)| after >= a.seq && after <= b.seq + 1).count();
-                            let holes = match holes {
-                                0 => String::new(),
-                                1 => " with a skipped, untraced stretch".to_string(),
-                                n => format!(" with {n} skipped, untraced stretches"),
-                            };
-                            format!(", {:.6}–{:.6} s{holes}", a.time.as_secs_f64(), b.time.as_secs_f64())
-                        }
-                        _ => String::new(),
-                    },
-                    if p.dropped > 0 { format!("; {} dropped at high speed", p.dropped) } else { String::new() }
-                ) }</span>
-                if !unknown.is_empty() {
-                    <span class="log-hint" role="status">{ format!("not blktrace actions: {unknown}; the codes are {}", ACTION_CODES.chars().map(String::from).collect::<Vec<_>>().join(" ")) }</span>
-                }
-            </div>
-            <pre class="blkparse" data-testid="blkparse" tabindex="0" ref={pre} onscroll={on_scroll}>{ text }</pre>
+        <>
+            <button onclick={export_blkparse}>{ "Export blkparse" }</button>
+            <button onclick={export_blktrace} title="the records as blktrace's binary, one stream in time order as blkparse -d dumps it: btt -i reads it">{ "Export blktrace" }</button>
+            <button onclick={export_perfetto}>{ "Export Perfetto JSON" }</button>
+        </>
+    }
+}
+
+/// "N of M records", the stretch of the run they cover and its untraced holes, and the drops.
+fn span_text(p: &EventLogProps, shown: usize) -> String {
+    // The ring keeps the newest records: say which stretch of the run they cover.
+    let stretch = match (p.records.first(), p.records.last()) {
+        (Some(a), Some(b)) => {
+            // Skips ran untraced: say how many holes the stretch has. A gap counts if the lines
+            // jump there: before one of them (the first included: a jump's traced tail starts
+            // where its gap ends) or after the newest.
+            let holes = p.gaps.iter().filter(|&&(_, _, after)| after >= a.seq && after <= b.seq + 1).count();
+            let holes = match holes {
+                0 => String::new(),
+                1 => " with a skipped, untraced stretch".to_string(),
+                n => format!(" with {n} skipped, untraced stretches"),
+            };
+            format!(", {:.6}–{:.6} s{holes}", a.time.as_secs_f64(), b.time.as_secs_f64())
+        }
+        _ => String::new(),
+    };
+    let dropped = if p.dropped > 0 { format!("; {} dropped at high speed", p.dropped) } else { String::new() };
+    format!("{} of {} records{}{}", shown, p.records.len(), stretch, dropped)
+}
+
+/// The btt breakdown per device, and why it may be empty or differ from the real btt's.
+fn btt_section(p: &EventLogProps) -> Html {
+    let no_btt = p.btt.iter().all(|(_, b)| b.requests == 0);
+    html! {
+        <>
             <table class="btt" aria-label="btt breakdown">
                 <caption>{ "btt: average ms per phase, over the requests (on a bio-based dm or md device, the bios) seen whole in the trace" }</caption>
                 <thead><tr><th class="l">{"Device"}</th><th>{"requests"}</th><th>{"Q2G"}</th><th>{"G2I"}</th><th>{"I2D"}</th><th>{"D2C"}</th><th>{"Q2C"}</th></tr></thead>
@@ -222,6 +172,75 @@ pub fn EventLog(p: &EventLogProps) -> Html {
             if no_btt {
                 <p class="dim btt-note">{ "None yet: a request counts once its bio's Q, then its G, I, D and C are all in the log. A skip or a link's replay traces only its last half second, so requests queued before that are not seen whole, nor are request-based dm's clones (A, I, D, C: no bio of their own is queued)." }</p>
             }
+        </>
+    }
+}
+
+#[component]
+pub fn EventLog(p: &EventLogProps) -> Html {
+    let device = use_state(|| None::<u16>);
+    let (pre, on_scroll) = use_tail_follow();
+    let actions = use_state(String::new);
+    let threads = p.threads.clone();
+    let lookup = move |t: u32| threads.get(t as usize).cloned().unwrap_or((0, "?".into()));
+    let names = Names { devices: &p.devices, threads: &lookup };
+    let wanted: Vec<char> = actions.chars().filter(|c| c.is_ascii_alphabetic()).map(|c| c.to_ascii_uppercase()).collect();
+    let keep = |r: &&TraceRecord| device.is_none_or(|d| r.dev.0 == d) && (wanted.is_empty() || wanted.contains(&r.action.code()));
+    // In time order, as blkparse prints them: a work item's records are stamped within it, so
+    // another CPU's record made earlier can carry a later time.
+    let mut filtered: Vec<&TraceRecord> = p.records.iter().filter(keep).collect();
+    filtered.sort_by_key(|r| (r.time, r.seq));
+    let first_shown = filtered.len().saturating_sub(LINES_SHOWN);
+    let prev = first_shown.checked_sub(1).map(|i| filtered[i].time.ns());
+    let text = blkparse_text(&filtered[first_shown..], prev, &p.gaps, &names);
+    // Letters that are no blktrace action: say which, rather than show an empty log.
+    let unknown: String = wanted.iter().filter(|c| !ACTION_CODES.contains(**c)).collect();
+    let on_device = {
+        let device = device.clone();
+        Callback::from(move |e: Event| {
+            if let Some(sel) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
+                device.set(sel.value().parse::<u16>().ok());
+            }
+        })
+    };
+    let on_actions = {
+        let actions = actions.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Some(i) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
+                actions.set(i.value().chars().take(16).collect());
+            }
+        })
+    };
+    let on_pause = {
+        let cb = p.on_pause.clone();
+        Callback::from(move |_| cb.emit(()))
+    };
+    html! {
+        <section class="event-log" aria-label="Event log">
+            <div class="log-controls">
+                if let Some(run) = &p.run {
+                    <strong class="log-run" data-testid="log-run">{ run.clone() }</strong>
+                }
+                <label>{ "device " }
+                    <select aria-label="Device to show" onchange={on_device}>
+                        <option value="all" selected={device.is_none()}>{ "all" }</option>
+                        { for p.devices.iter().enumerate().map(|(i, (name, _, _))| html! {
+                            <option value={i.to_string()} selected={*device == Some(i as u16)}>{ name }</option>
+                        }) }
+                    </select>
+                </label>
+                <label>{ "actions " }
+                    <input type="text" size="8" placeholder="e.g. QGDC" aria-label="Actions to show (blktrace codes)" aria-invalid={(!unknown.is_empty()).to_string()} value={(*actions).clone()} oninput={on_actions} />
+                </label>
+                <button onclick={on_pause} aria-pressed={p.paused.to_string()}>{ if p.paused { "Resume log" } else { "Pause log" } }</button>
+                { export_buttons(p) }
+                <span class="dim" data-testid="log-span">{ span_text(p, filtered.len() - first_shown) }</span>
+                if !unknown.is_empty() {
+                    <span class="log-hint" role="status">{ format!("not blktrace actions: {unknown}; the codes are {}", ACTION_CODES.chars().map(String::from).collect::<Vec<_>>().join(" ")) }</span>
+                }
+            </div>
+            <pre class="blkparse" data-testid="blkparse" tabindex="0" ref={pre} onscroll={on_scroll}>{ text }</pre>
+            { btt_section(p) }
         </section>
     }
 }

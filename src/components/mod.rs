@@ -1,6 +1,8 @@
 pub mod charts;
 pub mod counters;
 pub mod diagram;
+mod diagram_columns;
+mod diagram_layer;
 mod diagram_pools;
 pub mod diagram_text;
 pub mod diagram_tip;

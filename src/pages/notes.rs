@@ -1,7 +1,7 @@
 //! Speaker notes, in a second window opened from the presenter view. The lesson page posts the
 //! current step on a BroadcastChannel; this page asks for it when it opens.
 
-use blksim::course::lessons::Stop;
+use blksim::course::lessons::{Lesson, Stop};
 use gloo::events::EventListener;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -13,13 +13,14 @@ pub struct NotesProps {
     pub id: String,
 }
 
-#[component]
-pub fn Notes(p: &NotesProps) -> Html {
-    // None until the lesson page says which step shows: none, or one of them.
+/// The step the lesson page says shows (None until it says), from the notes channel; asks for
+/// it on opening, and follows the presenter to another lesson.
+#[hook]
+fn use_presenters_step(id: &str) -> UseStateHandle<Option<usize>> {
     let step = use_state(|| None::<usize>);
     {
-        let (step, id) = (step.clone(), p.id.clone());
-        use_effect_with(p.id.clone(), move |_| {
+        let (step, id) = (step.clone(), id.to_string());
+        use_effect_with(id.clone(), move |_| {
             let channel = web_sys::BroadcastChannel::new(CHANNEL).ok();
             let listener = channel.as_ref().map(|ch| {
                 let id = id.clone();
@@ -48,6 +49,40 @@ pub fn Notes(p: &NotesProps) -> Html {
             }
         });
     }
+    step
+}
+
+/// The notes for stop `i` of `total`: a step's, or the prediction's question with its answer.
+fn stop_notes(lesson: &Lesson, i: usize, total: usize) -> Html {
+    match (lesson.stop(i), &lesson.predict) {
+        (Some(Stop::Step(k)), _) => html! {
+            <>
+                <h2 data-testid="notes-title">{ format!("Step {} of {}: {}", i + 1, total, lesson.steps[k].title) }</h2>
+                <p class="notes-text" data-testid="notes-text">{ &lesson.steps[k].notes }</p>
+            </>
+        },
+        // The prediction: the question the room answers, and for the presenter only,
+        // the answer and why (the page reveals it once the room has run it).
+        (Some(Stop::Predict), Some(pr)) => html! {
+            <>
+                <h2 data-testid="notes-title">{ format!("Step {} of {}: predict, then reveal", i + 1, total) }</h2>
+                <p class="notes-text" data-testid="notes-text">{ format!("Poll the room: {}", pr.question) }</p>
+                <p class="notes-answer" data-testid="notes-answer"><strong>{ "Answer: " }</strong>{ &pr.options[pr.answer] }{ ". " }{ &pr.explanation }</p>
+                // The room will see the model's run, not the report's: say before the
+                // reveal where the two differ (lessons/cues.json, as the reveal does).
+                if blksim::course::cues::committed_for(&lesson.id).is_some_and(|c| !c.answer_shown()) {
+                    <p class="notes-uncal" data-testid="notes-uncal">{ "The run will not show this answer in full: the reveal gives each of its figures as the model measures it beside the report's." }</p>
+                }
+                <p class="dim">{ "Then Run it, and Reveal." }</p>
+            </>
+        },
+        _ => html! {},
+    }
+}
+
+#[component]
+pub fn Notes(p: &NotesProps) -> Html {
+    let step = use_presenters_step(&p.id);
     let Ok(lesson) = blksim::course::lessons::find(&p.id) else {
         return html! { <p class="notice">{ format!("No lesson '{}'.", blksim::scenario::clip(&p.id)) }</p> };
     };
@@ -72,30 +107,7 @@ pub fn Notes(p: &NotesProps) -> Html {
     html! {
         <div class="notes-page" data-step={i.to_string()}>
             <h1>{ format!("Speaker notes · {}", lesson.title) }</h1>
-            { match (lesson.stop(i), &lesson.predict) {
-                (Some(Stop::Step(k)), _) => html! {
-                    <>
-                        <h2 data-testid="notes-title">{ format!("Step {} of {}: {}", i + 1, total, lesson.steps[k].title) }</h2>
-                        <p class="notes-text" data-testid="notes-text">{ &lesson.steps[k].notes }</p>
-                    </>
-                },
-                // The prediction: the question the room answers, and for the presenter only,
-                // the answer and why (the page reveals it once the room has run it).
-                (Some(Stop::Predict), Some(pr)) => html! {
-                    <>
-                        <h2 data-testid="notes-title">{ format!("Step {} of {}: predict, then reveal", i + 1, total) }</h2>
-                        <p class="notes-text" data-testid="notes-text">{ format!("Poll the room: {}", pr.question) }</p>
-                        <p class="notes-answer" data-testid="notes-answer"><strong>{ "Answer: " }</strong>{ &pr.options[pr.answer] }{ ". " }{ &pr.explanation }</p>
-                        // The room will see the model's run, not the report's: say before the
-                        // reveal where the two differ (lessons/cues.json, as the reveal does).
-                        if blksim::course::cues::committed_for(&lesson.id).is_some_and(|c| !c.answer_shown()) {
-                            <p class="notes-uncal" data-testid="notes-uncal">{ "The run will not show this answer in full: the reveal gives each of its figures as the model measures it beside the report's." }</p>
-                        }
-                        <p class="dim">{ "Then Run it, and Reveal." }</p>
-                    </>
-                },
-                _ => html! {},
-            } }
+            { stop_notes(&lesson, i, total) }
             if let Some(next) = next {
                 <p class="dim">{ format!("Next: {next}") }</p>
             }

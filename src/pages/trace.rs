@@ -18,6 +18,7 @@ use gloo::file::callbacks::{read_as_bytes, FileReader};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlInputElement};
 use yew::prelude::*;
 
@@ -121,116 +122,108 @@ fn secs(ns: u64) -> String {
     format!("{:.9}", ns as f64 / 1e9)
 }
 
-#[component]
-pub fn TracePage() -> Html {
-    let state = use_state(|| None::<Rc<Result<Loaded, String>>>);
-    let reading = use_state(|| false);
-    let readers = use_mut_ref(Vec::<FileReader>::new);
-    // Each column's two charts: the offsets, and D2C over time.
-    let chart = (use_node_ref(), use_node_ref());
-    let run_chart = (use_node_ref(), use_node_ref());
-    let beside = use_state(|| None::<Rc<Result<(String, Loaded), String>>>);
-    let lessons = use_memo((), |_| blksim::course::lessons::all());
-    let run_lesson_id = use_state(|| "nr-requests".to_string());
-    let run_variant = use_state(String::new);
-    let run_seconds = use_state(|| "1".to_string());
-    let onchange = {
-        let (state, reading, readers) = (state.clone(), reading.clone(), readers.clone());
-        Callback::from(move |e: Event| {
-            let Some(list) = e.target_dyn_into::<HtmlInputElement>().and_then(|i| i.files()) else { return };
-            let files: Vec<gloo::file::File> = (0..list.length()).filter_map(|i| list.get(i)).map(gloo::file::File::from).collect();
-            if files.is_empty() {
-                return;
-            }
-            if let Some(big) = files.iter().find(|f| f.size() as f64 > FILE_BYTES_MAX) {
-                state.set(Some(Rc::new(Err(format!("{}: {} bytes; at most {} are read", big.name(), big.size(), FILE_BYTES_MAX as u64)))));
-                return;
-            }
-            reading.set(true);
-            let got: Rc<RefCell<Vec<Option<NamedBytes>>>> = Rc::new(RefCell::new(vec![None; files.len()]));
-            readers.borrow_mut().clear();
-            for (i, f) in files.iter().enumerate() {
-                let (name, got, state, reading) = (f.name(), got.clone(), state.clone(), reading.clone());
-                let reader = read_as_bytes(f, move |res| {
-                    let mut g = got.borrow_mut();
-                    match res {
-                        Ok(bytes) => g[i] = Some((name.clone(), bytes)),
-                        Err(e) => {
-                            reading.set(false);
-                            state.set(Some(Rc::new(Err(format!("{name}: cannot read the file: {e}")))));
-                            return;
-                        }
-                    }
-                    if g.iter().all(Option::is_some) {
-                        let files: Vec<_> = g.drain(..).flatten().collect();
+/// A trace opened from files, or why it could not be (None: none opened yet).
+type Opened = UseStateHandle<Option<Rc<Result<Loaded, String>>>>;
+/// A lesson's run traced beside it, with its title.
+type Beside = UseStateHandle<Option<Rc<Result<(String, Loaded), String>>>>;
+
+/// Reads the files chosen (all of them, then loads them as one trace) into `state`.
+fn on_files(state: &Opened, reading: &UseStateHandle<bool>, readers: &Rc<RefCell<Vec<FileReader>>>) -> Callback<Event> {
+    let (state, reading, readers) = (state.clone(), reading.clone(), readers.clone());
+    Callback::from(move |e: Event| {
+        let Some(list) = e.target_dyn_into::<HtmlInputElement>().and_then(|i| i.files()) else { return };
+        let files: Vec<gloo::file::File> = (0..list.length()).filter_map(|i| list.get(i)).map(gloo::file::File::from).collect();
+        if files.is_empty() {
+            return;
+        }
+        if let Some(big) = files.iter().find(|f| f.size() as f64 > FILE_BYTES_MAX) {
+            state.set(Some(Rc::new(Err(format!("{}: {} bytes; at most {} are read", big.name(), big.size(), FILE_BYTES_MAX as u64)))));
+            return;
+        }
+        reading.set(true);
+        let got: Rc<RefCell<Vec<Option<NamedBytes>>>> = Rc::new(RefCell::new(vec![None; files.len()]));
+        readers.borrow_mut().clear();
+        for (i, f) in files.iter().enumerate() {
+            let (name, got, state, reading) = (f.name(), got.clone(), state.clone(), reading.clone());
+            let reader = read_as_bytes(f, move |res| {
+                let mut g = got.borrow_mut();
+                match res {
+                    Ok(bytes) => g[i] = Some((name.clone(), bytes)),
+                    Err(e) => {
                         reading.set(false);
-                        state.set(Some(Rc::new(load(files))));
-                    }
-                });
-                readers.borrow_mut().push(reader);
-            }
-        })
-    };
-    {
-        let (chart, run_chart) = (chart.clone(), run_chart.clone());
-        use_effect_with((state.clone(), beside.clone()), move |(s, b)| {
-            let draw = |l: &Loaded, (offsets, heat): &(NodeRef, NodeRef)| {
-                if let Some(canvas) = offsets.cast::<HtmlCanvasElement>() {
-                    if let Err(e) = draw_offsets(&canvas, &l.offsets, false) {
-                        gloo::console::warn!(format!("offset chart: {e}"));
+                        state.set(Some(Rc::new(Err(format!("{name}: cannot read the file: {e}")))));
+                        return;
                     }
                 }
-                if let Some(canvas) = heat.cast::<HtmlCanvasElement>() {
-                    if let Err(e) = draw_latency_heat(
-                        &canvas,
-                        &[("All devices", &l.d2c)],
-                        "D2C, issue to completion",
-                        &span_label(l.d2c_span_ns),
-                        false,
-                    ) {
-                        gloo::console::warn!(format!("D2C heat map: {e}"));
-                    }
+                if g.iter().all(Option::is_some) {
+                    let files: Vec<_> = g.drain(..).flatten().collect();
+                    reading.set(false);
+                    state.set(Some(Rc::new(load(files))));
                 }
-            };
-            if let Some(Ok(l)) = s.as_deref() {
-                draw(l, &chart);
-            }
-            if let Some(Ok((_, l))) = b.as_deref() {
-                draw(l, &run_chart);
-            }
-        });
+            });
+            readers.borrow_mut().push(reader);
+        }
+    })
+}
+
+/// Draws a trace's two charts: the offsets, and D2C over time.
+fn draw_trace_charts(l: &Loaded, (offsets, heat): &(NodeRef, NodeRef)) {
+    if let Some(canvas) = offsets.cast::<HtmlCanvasElement>() {
+        if let Err(e) = draw_offsets(&canvas, &l.offsets, false) {
+            gloo::console::warn!(format!("offset chart: {e}"));
+        }
     }
-    // The lesson picker: its variants follow the lesson chosen.
-    let chosen = lessons.iter().find(|l| l.id == *run_lesson_id).or(lessons.first());
+    if let Some(canvas) = heat.cast::<HtmlCanvasElement>() {
+        if let Err(e) =
+            draw_latency_heat(&canvas, &[("All devices", &l.d2c)], "D2C, issue to completion", &span_label(l.d2c_span_ns), false)
+        {
+            gloo::console::warn!(format!("D2C heat map: {e}"));
+        }
+    }
+}
+
+/// The charts of the trace opened and of the run beside it, drawn when either changes.
+#[hook]
+fn use_trace_charts(state: &Opened, beside: &Beside, chart: &(NodeRef, NodeRef), run_chart: &(NodeRef, NodeRef)) {
+    let (chart, run_chart) = (chart.clone(), run_chart.clone());
+    use_effect_with((state.clone(), beside.clone()), move |(s, b)| {
+        if let Some(Ok(l)) = s.as_deref() {
+            draw_trace_charts(l, &chart);
+        }
+        if let Some(Ok((_, l))) = b.as_deref() {
+            draw_trace_charts(l, &run_chart);
+        }
+    });
+}
+
+/// The value of the `<select>` or `<input>` an event came from, into `to`.
+fn set_from<E: JsCast + AsRef<web_sys::EventTarget> + 'static>(to: &UseStateHandle<String>, value: fn(&E) -> String) -> Callback<Event> {
+    let to = to.clone();
+    Callback::from(move |e: Event| {
+        if let Some(el) = e.target_dyn_into::<E>() {
+            to.set(value(&el));
+        }
+    })
+}
+
+/// The lesson's run to trace beside the file: the lesson, its variant and the seconds to trace.
+struct RunChoice {
+    lesson_id: UseStateHandle<String>,
+    variant: UseStateHandle<String>,
+    seconds: UseStateHandle<String>,
+}
+
+/// The picker of a lesson's run to trace beside the file: its variants follow the lesson chosen.
+fn run_picker(lessons: &[blksim::course::lessons::Lesson], run: &RunChoice, beside: &Beside) -> Html {
+    let chosen = lessons.iter().find(|l| l.id == *run.lesson_id).or(lessons.first());
     let variants: Vec<String> = chosen.map(|l| l.variants.iter().map(|v| v.name.clone()).collect()).unwrap_or_default();
-    let variant = if variants.contains(&*run_variant) { (*run_variant).clone() } else { variants.first().cloned().unwrap_or_default() };
-    let on_lesson = {
-        let run_lesson_id = run_lesson_id.clone();
-        Callback::from(move |e: Event| {
-            if let Some(sel) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
-                run_lesson_id.set(sel.value());
-            }
-        })
-    };
-    let on_variant = {
-        let run_variant = run_variant.clone();
-        Callback::from(move |e: Event| {
-            if let Some(sel) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
-                run_variant.set(sel.value());
-            }
-        })
-    };
-    let on_seconds = {
-        let run_seconds = run_seconds.clone();
-        Callback::from(move |e: Event| {
-            if let Some(i) = e.target_dyn_into::<HtmlInputElement>() {
-                run_seconds.set(i.value());
-            }
-        })
-    };
+    let variant = if variants.contains(&*run.variant) { (*run.variant).clone() } else { variants.first().cloned().unwrap_or_default() };
+    let on_lesson = set_from(&run.lesson_id, web_sys::HtmlSelectElement::value);
+    let on_variant = set_from(&run.variant, web_sys::HtmlSelectElement::value);
+    let on_seconds = set_from(&run.seconds, HtmlInputElement::value);
     let on_run = {
         let (beside, id, variant, seconds) =
-            (beside.clone(), chosen.map(|l| l.id.clone()).unwrap_or_default(), variant.clone(), (*run_seconds).clone());
+            (beside.clone(), chosen.map(|l| l.id.clone()).unwrap_or_default(), variant.clone(), (*run.seconds).clone());
         Callback::from(move |_: MouseEvent| {
             let result = match seconds.trim().parse::<f64>() {
                 Ok(s) => run_lesson(&id, &variant, s),
@@ -242,6 +235,39 @@ pub fn TracePage() -> Html {
             beside.set(Some(Rc::new(result)));
         })
     };
+    let lesson_opts =
+        lessons.iter().map(|l| html! { <option value={l.id.clone()} selected={chosen.is_some_and(|c| c.id == l.id)}>{ &l.id }</option> });
+    let variant_opts = variants.iter().map(|v| html! { <option value={v.clone()} selected={*v == variant}>{ v }</option> });
+    html! {
+        <div class="trace-beside" role="group" aria-label="A lesson's run beside the trace">
+            <span>{ "Beside it, a lesson's run: " }</span>
+            <select aria-label="Lesson" data-testid="run-lesson" onchange={on_lesson}>{ for lesson_opts }</select>
+            <select aria-label="Variant" data-testid="run-variant" onchange={on_variant}>{ for variant_opts }</select>
+            <label>{ "seconds " }<input type="number" min="0.1" max={RUN_SECONDS_MAX.to_string()} step="0.1" value={(*run.seconds).clone()}
+                aria-label="Seconds to trace" data-testid="run-seconds" onchange={on_seconds} /></label>
+            <button onclick={on_run} data-testid="run-beside"
+                title="runs the lesson here (seed 1) with the trace on, from its first steady second, and reads its trace as this page reads yours">{ "Trace the run" }</button>
+        </div>
+    }
+}
+
+#[component]
+pub fn TracePage() -> Html {
+    let state = use_state(|| None::<Rc<Result<Loaded, String>>>);
+    let reading = use_state(|| false);
+    let readers = use_mut_ref(Vec::<FileReader>::new);
+    // Each column's two charts: the offsets, and D2C over time.
+    let chart = (use_node_ref(), use_node_ref());
+    let run_chart = (use_node_ref(), use_node_ref());
+    let beside = use_state(|| None::<Rc<Result<(String, Loaded), String>>>);
+    let lessons = use_memo((), |_| blksim::course::lessons::all());
+    let run = RunChoice {
+        lesson_id: use_state(|| "nr-requests".to_string()),
+        variant: use_state(String::new),
+        seconds: use_state(|| "1".to_string()),
+    };
+    let onchange = on_files(&state, &reading, &readers);
+    use_trace_charts(&state, &beside, &chart, &run_chart);
     let trace_col = match state.as_deref() {
         None => html! {},
         Some(Err(e)) => html! { <p class="error" role="alert" data-testid="trace-error">{ e }</p> },
@@ -256,9 +282,6 @@ pub fn TracePage() -> Html {
         Some(Ok(l)) => log_view(l),
         _ => html! {},
     };
-    let lesson_opts =
-        lessons.iter().map(|l| html! { <option value={l.id.clone()} selected={chosen.is_some_and(|c| c.id == l.id)}>{ &l.id }</option> });
-    let variant_opts = variants.iter().map(|v| html! { <option value={v.clone()} selected={*v == variant}>{ v }</option> });
     html! {
         <div class="home" data-theme="auto">
             <header class="bar"><h1><a href="#/">{ "blkviz" }</a>{ " · read a trace" }</h1></header>
@@ -266,15 +289,7 @@ pub fn TracePage() -> Html {
                 <p class="lead">{ "Open a real trace: blktrace's per-CPU files (" }<code>{ "sda.blktrace.0" }</code>{ ", … — choose them all), a " }
                     <code>{ "blkparse -d" }</code>{ " dump, or blkparse's text output. blkviz reads it as blkparse does and shows what btt and iostat would. The files are read here, in this page: nothing is uploaded. The command line does the same: " }<code>{ "blksim replay FILE…" }</code>{ "." }</p>
                 <label class="trace-open">{ "Trace files: " }<input type="file" multiple=true data-testid="trace-files" {onchange} /></label>
-                <div class="trace-beside" role="group" aria-label="A lesson's run beside the trace">
-                    <span>{ "Beside it, a lesson's run: " }</span>
-                    <select aria-label="Lesson" data-testid="run-lesson" onchange={on_lesson}>{ for lesson_opts }</select>
-                    <select aria-label="Variant" data-testid="run-variant" onchange={on_variant}>{ for variant_opts }</select>
-                    <label>{ "seconds " }<input type="number" min="0.1" max={RUN_SECONDS_MAX.to_string()} step="0.1" value={(*run_seconds).clone()}
-                        aria-label="Seconds to trace" data-testid="run-seconds" onchange={on_seconds} /></label>
-                    <button onclick={on_run} data-testid="run-beside"
-                        title="runs the lesson here (seed 1) with the trace on, from its first steady second, and reads its trace as this page reads yours">{ "Trace the run" }</button>
-                </div>
+                { run_picker(&lessons, &run, &beside) }
                 if *reading { <p aria-live="polite">{ "reading…" }</p> }
                 <div class={classes!("trace-cols", run_col.is_some().then_some("pair"))}>
                     <section aria-label="The trace">{ trace_col }</section>

@@ -11,6 +11,8 @@ use crate::runs::{SPEED_MAX, SPEED_MIN};
 use crate::view::RunView;
 use crate::view::SessionView;
 use gloo::events::{EventListener, EventListenerOptions};
+use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement, KeyboardEvent};
 use yew::prelude::*;
@@ -50,6 +52,128 @@ pub(super) fn use_blur_after_mouse_click() {
     });
 }
 
+/// Typing in a field is typing; Space on a button is that button's own click: keys the page's
+/// shortcuts leave alone.
+fn not_a_shortcut(e: &KeyboardEvent) -> bool {
+    let tag = target_tag(e.target());
+    // A clicker's PageDown/PageUp steps the lesson even while a slider (speed, the
+    // timeline) has the focus from the last drag; the slider keeps its arrows.
+    let slider = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).is_some_and(|i| i.type_() == "range");
+    let clicker = matches!(e.key().as_str(), "PageDown" | "PageUp");
+    (matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA") && !(slider && clicker))
+        || (tag == "BUTTON" && e.key() == " ")
+        // ↓ / ↑ on the focused diagram move its tip, not the presenter's step.
+        || (tag == "CANVAS" && matches!(e.key().as_str(), "ArrowDown" | "ArrowUp"))
+        || e.ctrl_key()
+        || e.meta_key()
+        || e.alt_key()
+}
+
+/// What the keyboard's listener acts on: the session, and the page's presenter mode, stop and
+/// shortcuts sheet (their values now in `now`, as the listener outlives each render).
+struct Keys {
+    session: SharedSession,
+    refresh: UseForceUpdateHandle,
+    presenter: UseStateHandle<bool>,
+    step: UseStateHandle<Option<usize>>,
+    shortcuts: UseStateHandle<bool>,
+    /// (presenter mode, the stop, the sheet open) as the last render saw them.
+    now: Rc<RefCell<(bool, Option<usize>, bool)>>,
+}
+
+impl Keys {
+    fn on_key(&self, e: &KeyboardEvent) {
+        if not_a_shortcut(e) || self.page_key(e) {
+            return;
+        }
+        let mut s = self.session.borrow_mut();
+        match e.key().as_str() {
+            " " => {
+                e.prevent_default();
+                // During a jump Play is its Stop (the header's button): Space does what it says.
+                if s.jump_target().is_some() {
+                    super::link::stop_jump(&mut s);
+                } else {
+                    s.act(Command::TogglePlay);
+                }
+            }
+            "ArrowRight" if e.shift_key() => {
+                e.prevent_default();
+                s.act(Command::StepMs { now_ms: now_ms() });
+            }
+            "ArrowRight" => {
+                e.prevent_default();
+                s.act(Command::StepEvent { now_ms: now_ms() });
+            }
+            "r" | "R" => super::link::reset(&mut s),
+            _ => return,
+        }
+        drop(s);
+        self.refresh.force_update();
+    }
+
+    /// The keys for the page rather than the run: the stops, the sheet and presenter mode.
+    /// Whether `e` was one.
+    fn page_key(&self, e: &KeyboardEvent) -> bool {
+        let (in_presenter, _, sheet_open) = *self.now.borrow();
+        let delta = match e.key().as_str() {
+            "PageDown" => 1,
+            "PageUp" => -1,
+            "ArrowDown" | "ArrowRight" if in_presenter => 1,
+            "ArrowUp" | "ArrowLeft" if in_presenter => -1,
+            "?" => {
+                self.shortcuts.set(!sheet_open);
+                return true;
+            }
+            "Escape" if sheet_open => {
+                self.shortcuts.set(false);
+                return true;
+            }
+            "p" | "P" => {
+                self.presenter.set(!in_presenter);
+                return true;
+            }
+            // Escape leaves presenter mode, as it leaves a slide show.
+            "Escape" if in_presenter => {
+                self.presenter.set(false);
+                return true;
+            }
+            _ => return false,
+        };
+        e.prevent_default();
+        self.go(delta);
+        true
+    }
+
+    /// To the next (`delta` 1) or previous (-1) stop: the steps, and the prediction before the
+    /// step that shows its answer.
+    fn go(&self, delta: i64) {
+        let cur_step = self.now.borrow().1;
+        let nsteps = self.session.borrow().a.lesson.stops();
+        if nsteps == 0 {
+            return;
+        }
+        let next = match cur_step {
+            None if delta > 0 => 0,
+            None => return,
+            Some(c) => {
+                let n = (c as i64 + delta).clamp(0, nsteps as i64 - 1) as usize;
+                // Past the last stop (or before the first) a key does nothing: a clicker
+                // pressed once too often must not set the step up again and take away the
+                // run on the projector.
+                if n == c {
+                    return;
+                }
+                n
+            }
+        };
+        let mut s = self.session.borrow_mut();
+        apply_step(&mut s, next);
+        drop(s);
+        self.step.set(Some(next));
+    }
+}
+
 /// Keyboard: Space play/pause, → one event, Shift+→ 1 ms, R reset; PageDown/PageUp (what
 /// presentation clickers send) move through the lesson's steps, and so do the arrow keys in
 /// presenter mode; P toggles presenter mode and Escape leaves it; "?" opens the shortcuts
@@ -66,112 +190,12 @@ pub(super) fn use_keyboard_shortcuts(
     *keys_state.borrow_mut() = (*presenter, *step, *shortcuts);
     use_effect_with((), move |_| {
         let window = web_sys::window().expect("window");
+        let keys = Keys { session, refresh, presenter, step, shortcuts, now: keys_state };
         // Not passive: Space must not scroll the page.
         let listener = EventListener::new_with_options(&window, "keydown", EventListenerOptions::enable_prevent_default(), move |e| {
-            let Some(e) = e.dyn_ref::<KeyboardEvent>() else { return };
-            // Typing in a field is typing; Space on a button is that button's own click.
-            let tag = target_tag(e.target());
-            // A clicker's PageDown/PageUp steps the lesson even while a slider (speed, the
-            // timeline) has the focus from the last drag; the slider keeps its arrows.
-            let slider = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).is_some_and(|i| i.type_() == "range");
-            let clicker = matches!(e.key().as_str(), "PageDown" | "PageUp");
-            if (matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA") && !(slider && clicker))
-                || (tag == "BUTTON" && e.key() == " ")
-                // ↓ / ↑ on the focused diagram move its tip, not the presenter's step.
-                || (tag == "CANVAS" && matches!(e.key().as_str(), "ArrowDown" | "ArrowUp"))
-                || e.ctrl_key()
-                || e.meta_key()
-                || e.alt_key()
-            {
-                return;
+            if let Some(e) = e.dyn_ref::<KeyboardEvent>() {
+                keys.on_key(e);
             }
-            let (in_presenter, cur_step, sheet_open) = *keys_state.borrow();
-            // The stops: the steps, and the prediction before the step that shows its answer.
-            let nsteps = session.borrow().a.lesson.stops();
-            let go = |delta: i64| {
-                if nsteps == 0 {
-                    return;
-                }
-                let next = match cur_step {
-                    None if delta > 0 => 0,
-                    None => return,
-                    Some(c) => {
-                        let n = (c as i64 + delta).clamp(0, nsteps as i64 - 1) as usize;
-                        // Past the last stop (or before the first) a key does nothing: a
-                        // clicker pressed once too often must not set the step up again and
-                        // take away the run on the projector.
-                        if n == c {
-                            return;
-                        }
-                        n
-                    }
-                };
-                let mut s = session.borrow_mut();
-                apply_step(&mut s, next);
-                drop(s);
-                step.set(Some(next));
-            };
-            let key = e.key();
-            match key.as_str() {
-                "PageDown" => {
-                    e.prevent_default();
-                    return go(1);
-                }
-                "PageUp" => {
-                    e.prevent_default();
-                    return go(-1);
-                }
-                "ArrowDown" | "ArrowRight" if in_presenter => {
-                    e.prevent_default();
-                    return go(1);
-                }
-                "ArrowUp" | "ArrowLeft" if in_presenter => {
-                    e.prevent_default();
-                    return go(-1);
-                }
-                "?" => {
-                    shortcuts.set(!sheet_open);
-                    return;
-                }
-                "Escape" if sheet_open => {
-                    shortcuts.set(false);
-                    return;
-                }
-                "p" | "P" => {
-                    presenter.set(!in_presenter);
-                    return;
-                }
-                // Escape leaves presenter mode, as it leaves a slide show.
-                "Escape" if in_presenter => {
-                    presenter.set(false);
-                    return;
-                }
-                _ => {}
-            }
-            let mut s = session.borrow_mut();
-            match key.as_str() {
-                " " => {
-                    e.prevent_default();
-                    // During a jump Play is its Stop (the header's button): Space does what it says.
-                    if s.jump_target().is_some() {
-                        super::link::stop_jump(&mut s);
-                    } else {
-                        s.act(Command::TogglePlay);
-                    }
-                }
-                "ArrowRight" if e.shift_key() => {
-                    e.prevent_default();
-                    s.act(Command::StepMs { now_ms: now_ms() });
-                }
-                "ArrowRight" => {
-                    e.prevent_default();
-                    s.act(Command::StepEvent { now_ms: now_ms() });
-                }
-                "r" | "R" => super::link::reset(&mut s),
-                _ => return,
-            }
-            drop(s);
-            refresh.force_update();
         });
         move || drop(listener)
     });

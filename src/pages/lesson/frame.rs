@@ -6,6 +6,7 @@ use crate::components::diagram::draw;
 use crate::format;
 use crate::hooks::use_animation_frame;
 use crate::view::RunView;
+use crate::view::SessionView;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlElement};
 use yew::prelude::*;
@@ -40,8 +41,55 @@ fn live_line(d: &RunView, dt: f64, other: Option<(&str, &RunView)>) -> String {
     format!("t = {now}   events {}   requests completed {}   {status}", t.events, t.requests_completed)
 }
 
+/// The line under a run's diagram, with its event count and whether it is catching up to what
+/// was asked (a jump under way, or a command on its way: `behind`).
+fn set_live_line(el: &HtmlElement, d: &RunView, dt: f64, other: Option<(&str, &RunView)>, behind: bool) {
+    let line = live_line(d, dt, other);
+    // A narrow column cuts the line with an ellipsis: the whole of it on hover.
+    let _ = el.set_attribute("title", &line);
+    el.set_text_content(Some(&line));
+    let _ = el.set_attribute("data-events", &d.shown.totals.events.to_string());
+    let catching_up = d.catch_up_to.is_some() || behind;
+    let _ = el.set_attribute("data-catching-up", if catching_up { "true" } else { "false" });
+}
+
+/// The jump's progress bar (the timeline's), moved every frame (the page re-renders only when a
+/// jump ends): the run still catching up, A first.
+fn move_jump_progress(s: &SessionView) {
+    let Some(p) = web_sys::window().and_then(|w| w.document()).and_then(|doc| doc.query_selector("progress.jump-progress").ok().flatten())
+    else {
+        return;
+    };
+    let jumping = std::iter::once(&s.a).chain(s.b.as_ref()).find(|d| d.catch_up_to.is_some());
+    let (value, max) = jumping.and_then(|d| d.catch_up_to.map(|to| (d.now().ns() as f64, to.ns().max(1) as f64))).unwrap_or((0.0, 1.0));
+    let _ = p.set_attribute("max", &format!("{max}"));
+    let _ = p.set_attribute("value", &format!("{}", value.min(max)));
+    let _ = p.set_attribute("data-active", if jumping.is_some() { "true" } else { "false" });
+}
+
+/// The finished sweep's chart, once its canvas is on the page (the render after it ended).
+fn draw_sweep_chart(s: &mut SessionView) {
+    let canvas = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector("canvas.sweep-chart").ok().flatten())
+        .and_then(|c| c.dyn_into::<HtmlCanvasElement>().ok());
+    if let (Some(c), Some(sw)) = (canvas, s.sweep.as_ref()) {
+        let dark = c.closest("[data-theme=dark]").ok().flatten().is_some();
+        let mut runs = Vec::new();
+        let mut what = ("", "");
+        for v in sw.variant_names() {
+            let (w, u, vals) = sw.figure(&v);
+            what = (w, u);
+            runs.push((v, vals.into_iter().map(|x| x.0).collect::<Vec<f64>>()));
+        }
+        let _ = crate::components::sweep_chart::draw_sweep(&c, what.0, what.1, &runs, dark);
+        s.sweep_dirty = false;
+    }
+}
+
 /// Where each frame draws: the diagrams' canvases and live lines (A's, and B's in the A/B view),
 /// and the two charts.
+#[derive(Clone)]
 pub(super) struct FrameTargets {
     pub canvas_a: NodeRef,
     pub canvas_b: NodeRef,
@@ -49,6 +97,19 @@ pub(super) struct FrameTargets {
     pub live_b: NodeRef,
     pub chart: NodeRef,
     pub latency: NodeRef,
+}
+
+/// The page's places for each frame's drawing.
+#[hook]
+pub(super) fn use_frame_targets() -> FrameTargets {
+    FrameTargets {
+        canvas_a: use_node_ref(),
+        canvas_b: use_node_ref(),
+        live_a: use_node_ref(),
+        live_b: use_node_ref(),
+        chart: use_node_ref(),
+        latency: use_node_ref(),
+    }
 }
 
 /// Advances the session each animation frame and draws it; `log_open`: the event log's tab shows.
@@ -81,28 +142,10 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
                 draw(&c, d, ts, expanded);
             }
             if let Some(el) = live.cast::<HtmlElement>() {
-                let line = live_line(d, dt, other);
-                // A narrow column cuts the line with an ellipsis: the whole of it on hover.
-                let _ = el.set_attribute("title", &line);
-                el.set_text_content(Some(&line));
-                let _ = el.set_attribute("data-events", &d.shown.totals.events.to_string());
-                // Catching up to what was asked: a jump under way, or a command on its way.
-                let catching_up = d.catch_up_to.is_some() || behind;
-                let _ = el.set_attribute("data-catching-up", if catching_up { "true" } else { "false" });
+                set_live_line(&el, d, dt, other, behind);
             }
         }
-        // The jump's progress bar (the timeline's), moved every frame (the page re-renders
-        // only when a jump ends): the run still catching up, A first.
-        if let Some(p) =
-            web_sys::window().and_then(|w| w.document()).and_then(|doc| doc.query_selector("progress.jump-progress").ok().flatten())
-        {
-            let jumping = std::iter::once(&s.a).chain(s.b.as_ref()).find(|d| d.catch_up_to.is_some());
-            let (value, max) =
-                jumping.and_then(|d| d.catch_up_to.map(|to| (d.now().ns() as f64, to.ns().max(1) as f64))).unwrap_or((0.0, 1.0));
-            let _ = p.set_attribute("max", &format!("{max}"));
-            let _ = p.set_attribute("value", &format!("{}", value.min(max)));
-            let _ = p.set_attribute("data-active", if jumping.is_some() { "true" } else { "false" });
-        }
+        move_jump_progress(&s);
         if s.a.catch_up_to.is_none() && s.b.as_ref().is_none_or(|b| b.catch_up_to.is_none()) {
             super::timeline::follow_clock(s.clock(), s.reached());
         }
@@ -118,23 +161,7 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
             draw_charts(&s, &chart, &latency, dark);
         }
         if s.sweep_dirty && s.sweep.as_ref().is_some_and(|sw| sw.is_done()) {
-            // The sweep's chart, once its canvas is on the page (the render after it ended).
-            let canvas = web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.query_selector("canvas.sweep-chart").ok().flatten())
-                .and_then(|c| c.dyn_into::<HtmlCanvasElement>().ok());
-            if let (Some(c), Some(sw)) = (canvas, s.sweep.as_ref()) {
-                let dark = c.closest("[data-theme=dark]").ok().flatten().is_some();
-                let mut runs = Vec::new();
-                let mut what = ("", "");
-                for v in sw.variant_names() {
-                    let (w, u, vals) = sw.figure(&v);
-                    what = (w, u);
-                    runs.push((v, vals.into_iter().map(|x| x.0).collect::<Vec<f64>>()));
-                }
-                let _ = crate::components::sweep_chart::draw_sweep(&c, what.0, what.1, &runs, dark);
-                s.sweep_dirty = false;
-            }
+            draw_sweep_chart(&mut s);
         }
         let newest = s.a.trace.log.back().map_or(u64::MAX, |r| r.seq);
         drop(s);

@@ -5,7 +5,8 @@ use super::SharedSession;
 use crate::protocol::{Command, LinkedStep, Reply};
 use crate::view::RunView;
 use crate::view::SessionView;
-use blksim::course::lessons::Stop;
+use blksim::course::fidelity::RowResult;
+use blksim::course::lessons::{Predict, Stop};
 use yew::prelude::*;
 
 /// Sets the lesson's stop `i` (a step or the prediction), and the address takes it.
@@ -129,44 +130,160 @@ fn sweep_summary(s: &SessionView) -> Html {
     }
 }
 
+/// Runs the prediction's comparison: the A/B pair, or a sweep of every variant over `seeds`.
+fn on_predict_run(
+    session: &SharedSession,
+    refresh: &UseForceUpdateHandle,
+    predict_ran: &UseStateHandle<bool>,
+    seeds: Option<u64>,
+) -> Callback<MouseEvent> {
+    let (session, refresh, predict_ran) = (session.clone(), refresh.clone(), predict_ran.clone());
+    Callback::from(move |_: MouseEvent| {
+        let mut s = session.borrow_mut();
+        let vs: Vec<String> = s.a.lesson.variants.iter().map(|v| v.name.clone()).collect();
+        // One run of each says nothing about a distribution over seeds: the sweep alone.
+        if seeds.is_none() {
+            s.act(Command::RunComparison);
+        }
+        // An answer about a distribution over seeds (a tail) is not one run's: the
+        // comparison is a seed sweep of every variant, as many seeds as the answer's rows.
+        if let Some(n) = seeds {
+            if let Err(e) = s.start_sweep_of(&vs, n) {
+                s.set_notice(Some(e));
+            }
+        }
+        sync_fragment(&mut s);
+        drop(s);
+        predict_ran.set(true);
+        refresh.force_update();
+        // The comparison starts at the top of the page, above the prediction box.
+        if let Some(w) = web_sys::window() {
+            w.scroll_to_with_x_and_y(0.0, 0.0);
+        }
+    })
+}
+
+/// The reveal's figures are whole runs; the counters show one second until a run ends: runs
+/// both to their end.
+fn on_to_end(session: &SharedSession, refresh: &UseForceUpdateHandle) -> Callback<MouseEvent> {
+    let (session, refresh) = (session.clone(), refresh.clone());
+    Callback::from(move |_: MouseEvent| {
+        let mut s = session.borrow_mut();
+        let end = s.b.as_ref().map_or(s.a.end(), |b| b.end().max(s.a.end()));
+        s.act(Command::OpenAt(end));
+        drop(s);
+        refresh.force_update();
+        // The counters that now show the whole runs sit above the reveal (below the
+        // fold on a 720 px projector): bring their label, and the numbers above it, in.
+        gloo::timers::callback::Timeout::new(50, || {
+            if let Some(el) = gloo::utils::document().query_selector("[data-testid=interval]").ok().flatten() {
+                el.scroll_into_view_with_bool(false);
+            }
+        })
+        .forget();
+    })
+}
+
+fn on_reveal(revealed: &UseStateHandle<bool>) -> Callback<MouseEvent> {
+    let revealed = revealed.clone();
+    Callback::from(move |_: MouseEvent| {
+        revealed.set(true);
+        // Once drawn, the answer scrolls into view: on a 720 px projector it would run past
+        // the bottom, out of a clicker's reach. Its top goes just under the question and
+        // the answer picked (sticky above it), so the verdict reads first; what is
+        // below it then scrolls.
+        gloo::timers::callback::Timeout::new(50, || {
+            let doc = gloo::utils::document();
+            if let Some(el) = doc.query_selector("[data-testid=reveal]").ok().flatten() {
+                let head_px = doc.query_selector(".predict-head").ok().flatten().map_or(0.0, |h| h.get_bounding_client_rect().height());
+                let _ = el.set_attribute("style", &format!("scroll-margin-top: {:.0}px", head_px + 8.0));
+                el.scroll_into_view_with_bool(true);
+            }
+        })
+        .forget();
+    })
+}
+
+/// What the reveal shows: the verdict on the answer picked, and the answer's claim as the model
+/// measures it (lessons/cues.json).
+struct Answer<'a> {
+    d: &'a RunView,
+    pr: &'a Predict,
+    picked: Option<usize>,
+    /// "Right" only when the model shows the answer too; otherwise the reveal says what the
+    /// report saw and what the model shows.
+    shown: bool,
+    rows: &'a [RowResult],
+    seeds: Option<u64>,
+    /// Both runs at their end already: nothing left for "Run to the end" to run.
+    at_end: bool,
+}
+
+fn reveal(a: &Answer, on_to_end: Callback<MouseEvent>) -> Html {
+    let (d, pr) = (a.d, a.pr);
+    html! {
+        <div class="reveal" data-testid="reveal" role="status">
+            <p><strong>{ match (a.picked == Some(pr.answer), a.shown) {
+                (true, true) => "Right. ",
+                (true, false) => "That is what the report saw. ",
+                (false, _) => "Not quite. ",
+            } }</strong>{ format!("{}: {}", if d.lesson.kind == "primer" { "The answer" } else { "The report's answer" }, pr.options[pr.answer]) }</p>
+            <p>{ &pr.explanation }</p>
+            if !a.rows.is_empty() {
+                { reveal_rows(a, on_to_end) }
+            }
+            if !a.shown {
+                <p class="dim" data-testid="reveal-uncal">{ "The run on screen shows the model, not the report: \"Status in blkviz\" in the lesson text says which figures differ and why." }</p>
+            }
+        </div>
+    }
+}
+
+/// The answer's rows as the model measures them, and over what runs.
+fn reveal_rows(a: &Answer, on_to_end: Callback<MouseEvent>) -> Html {
+    let (seeds, at_end) = (a.seeds, a.at_end);
+    html! {
+        <>
+            <ul class="reveal-rows" data-testid="reveal-rows">
+                { for a.rows.iter().map(|r| html! {
+                    <li class={classes!((!r.holds).then_some("misses"))} title={format!("measured: {}", r.how)}>
+                        { format!("{}: this model shows {} {}", r.name, crate::format::sig(r.measured), r.unit) }
+                        { r.report.map(|x| format!(" (the report: {} {})", crate::format::sig(x), r.unit)).unwrap_or_default() }
+                        if !r.holds { { format!(", not the answer's {}–{}: {}.", crate::format::sig(r.band.lo), crate::format::sig(r.band.hi), r.why_missed) } }
+                        if !r.caveat.is_empty() { { format!(" (a caveat: {})", r.caveat_line()) } }
+                    </li>
+                }) }
+            </ul>
+            // Not the counters' window: a student comparing the two should
+            // know why they differ while the run plays.
+            <p class="dim" data-testid="reveal-window">{
+                if seeds.is_some() {
+                    "Each figure is over whole runs at seeds 1 and up, as blksim sweep measures it (the fidelity page says how)."
+                } else {
+                    "Each figure is over a whole run at seed 1, as blksim run measures it (the fidelity page says how). The counters show one second at a time, and these figures once the run reaches its end."
+                }
+            }
+            if seeds.is_none() && a.d.seed != 1 {
+                { format!(" These runs are at seed {}: their whole runs differ from these figures (the seed box sets 1).", a.d.seed) }
+            }
+            if seeds.is_none() {
+                { " " }
+                <button class="reveal-to-end" data-testid="reveal-to-end" disabled={at_end} onclick={on_to_end}>{ if at_end { "At the end" } else { "Run to the end" } }</button>
+            }
+            </p>
+        </>
+    }
+}
+
 /// Predict, then reveal: pick an option, run the lesson's A/B comparison, then see the answer.
 pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandle, d: &RunView, prediction: &Prediction) -> Option<Html> {
     let Prediction { predicted, predict_ran, revealed } = prediction;
     let seeds = sweep_seeds(&d.lesson);
-    let on_predict_run = {
-        let (session, refresh, predict_ran) = (session.clone(), refresh.clone(), predict_ran.clone());
-        Callback::from(move |_: MouseEvent| {
-            let mut s = session.borrow_mut();
-            let vs: Vec<String> = s.a.lesson.variants.iter().map(|v| v.name.clone()).collect();
-            // One run of each says nothing about a distribution over seeds: the sweep alone.
-            if seeds.is_none() {
-                s.act(Command::RunComparison);
-            }
-            // An answer about a distribution over seeds (a tail) is not one run's: the
-            // comparison is a seed sweep of every variant, as many seeds as the answer's rows.
-            if let Some(n) = seeds {
-                if let Err(e) = s.start_sweep_of(&vs, n) {
-                    s.set_notice(Some(e));
-                }
-            }
-            sync_fragment(&mut s);
-            drop(s);
-            predict_ran.set(true);
-            refresh.force_update();
-            // The comparison starts at the top of the page, above the prediction box.
-            if let Some(w) = web_sys::window() {
-                w.scroll_to_with_x_and_y(0.0, 0.0);
-            }
-        })
-    };
-    // The answer's claim as the model measures it (lessons/cues.json): "Right" only when the
-    // model shows it too; otherwise the reveal says what the report saw and what the model shows.
     let cues = blksim::course::cues::committed_for(&d.lesson.id);
     let shown = cues.as_ref().is_none_or(|c| c.answer_shown());
     let rows = cues.map(|c| c.predict).unwrap_or_default();
     // A prediction about seeds reveals once its sweep is done (its figures are the answer).
     let sweeping = seeds.is_some() && session.borrow().sweep.as_ref().is_some_and(|sw| !sw.is_done());
-    // Both runs at their end already: nothing left for "Run to the end" to run.
     let at_end = {
         let s = session.borrow();
         s.a.is_done() && s.b.as_ref().is_none_or(|b| b.is_done())
@@ -181,44 +298,7 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                 <label class="option"><input type="radio" name="predict" value={i.to_string()} checked={**predicted == Some(i)} {onchange} />{ o }</label>
             }
         });
-        // The reveal's figures are whole runs; the counters show one second until a run ends.
-        let on_to_end = {
-            let (session, refresh) = (session.clone(), refresh.clone());
-            Callback::from(move |_: MouseEvent| {
-                let mut s = session.borrow_mut();
-                let end = s.b.as_ref().map_or(s.a.end(), |b| b.end().max(s.a.end()));
-                s.act(Command::OpenAt(end));
-                drop(s);
-                refresh.force_update();
-                // The counters that now show the whole runs sit above the reveal (below the
-                // fold on a 720 px projector): bring their label, and the numbers above it, in.
-                gloo::timers::callback::Timeout::new(50, || {
-                    if let Some(el) = gloo::utils::document().query_selector("[data-testid=interval]").ok().flatten() {
-                        el.scroll_into_view_with_bool(false);
-                    }
-                })
-                .forget();
-            })
-        };
-        let on_reveal = {
-            let revealed = revealed.clone();
-            Callback::from(move |_: MouseEvent| {
-                revealed.set(true);
-                // Once drawn, the answer scrolls into view: on a 720 px projector it ran past
-                // the bottom, out of a clicker's reach. Its top goes just under the question and
-                // the answer picked (sticky above it), so the verdict reads first; what is
-                // below it then scrolls.
-                gloo::timers::callback::Timeout::new(50, || {
-                    let doc = gloo::utils::document();
-                    if let Some(el) = doc.query_selector("[data-testid=reveal]").ok().flatten() {
-                        let head_px = doc.query_selector(".predict-head").ok().flatten().map_or(0.0, |h| h.get_bounding_client_rect().height());
-                        let _ = el.set_attribute("style", &format!("scroll-margin-top: {:.0}px", head_px + 8.0));
-                        el.scroll_into_view_with_bool(true);
-                    }
-                })
-                .forget();
-            })
-        };
+        let answer = Answer { d, pr, picked: **predicted, shown, rows: &rows, seeds, at_end };
         html! {
             <section class="predict" aria-label="Predict, then reveal">
                 <h3>{ "Predict" }</h3>
@@ -238,60 +318,19 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                 // Once run, the button says what a click does now: restart the runs still under
                 // way, or run them again once they are done; once revealed, Reveal has nothing
                 // more to show.
-                <button class="predict-run" disabled={predicted.is_none()} onclick={on_predict_run.clone()}>{ format!("{} {}", match (**predict_ran, sweeping || (seeds.is_none() && !at_end)) {
+                <button class="predict-run" disabled={predicted.is_none()} onclick={on_predict_run(session, refresh, predict_ran, seeds)}>{ format!("{} {}", match (**predict_ran, sweeping || (seeds.is_none() && !at_end)) {
                     (false, _) => "Run it",
                     (true, true) => "Restart",
                     (true, false) => "Run it again",
                 }, seeds.map_or("(A/B)".to_string(), |n| format!("({n} seeds of each variant)"))) }</button>
-                <button class="predict-reveal" disabled={!**predict_ran || sweeping || **revealed} onclick={on_reveal}>{ if **revealed { "Revealed" } else { "Reveal" } }</button>
+                <button class="predict-reveal" disabled={!**predict_ran || sweeping || **revealed} onclick={on_reveal(revealed)}>{ if **revealed { "Revealed" } else { "Reveal" } }</button>
                 if !**revealed {
                     <span class="hint dim" data-testid="predict-hint">{
                         if predicted.is_none() { "Pick an answer, then run it." } else if !**predict_ran { "Run it, then reveal." } else if sweeping { "Reveal once the seeds have run." } else { "" }
                     }</span>
                 }
                 if **predict_ran && seeds.is_some() { { sweep_summary(&session.borrow()) } }
-                if **revealed {
-                    <div class="reveal" data-testid="reveal" role="status">
-                        <p><strong>{ match (**predicted == Some(pr.answer), shown) {
-                            (true, true) => "Right. ",
-                            (true, false) => "That is what the report saw. ",
-                            (false, _) => "Not quite. ",
-                        } }</strong>{ format!("{}: {}", if d.lesson.kind == "primer" { "The answer" } else { "The report's answer" }, pr.options[pr.answer]) }</p>
-                        <p>{ &pr.explanation }</p>
-                        if !rows.is_empty() {
-                            <ul class="reveal-rows" data-testid="reveal-rows">
-                                { for rows.iter().map(|r| html! {
-                                    <li class={classes!((!r.holds).then_some("misses"))} title={format!("measured: {}", r.how)}>
-                                        { format!("{}: this model shows {} {}", r.name, crate::format::sig(r.measured), r.unit) }
-                                        { r.report.map(|x| format!(" (the report: {} {})", crate::format::sig(x), r.unit)).unwrap_or_default() }
-                                        if !r.holds { { format!(", not the answer's {}–{}: {}.", crate::format::sig(r.band.lo), crate::format::sig(r.band.hi), r.why_missed) } }
-                                        if !r.caveat.is_empty() { { format!(" (a caveat: {})", r.caveat_line()) } }
-                                    </li>
-                                }) }
-                            </ul>
-                            // Not the counters' window: a student comparing the two should
-                            // know why they differ while the run plays.
-                            <p class="dim" data-testid="reveal-window">{
-                                if seeds.is_some() {
-                                    "Each figure is over whole runs at seeds 1 and up, as blksim sweep measures it (the fidelity page says how)."
-                                } else {
-                                    "Each figure is over a whole run at seed 1, as blksim run measures it (the fidelity page says how). The counters show one second at a time, and these figures once the run reaches its end."
-                                }
-                            }
-                            if seeds.is_none() && d.seed != 1 {
-                                { format!(" These runs are at seed {}: their whole runs differ from these figures (the seed box sets 1).", d.seed) }
-                            }
-                            if seeds.is_none() {
-                                { " " }
-                                <button class="reveal-to-end" data-testid="reveal-to-end" disabled={at_end} onclick={on_to_end}>{ if at_end { "At the end" } else { "Run to the end" } }</button>
-                            }
-                            </p>
-                        }
-                        if !shown {
-                            <p class="dim" data-testid="reveal-uncal">{ "The run on screen shows the model, not the report: \"Status in blkviz\" in the lesson text says which figures differ and why." }</p>
-                        }
-                    </div>
-                }
+                if **revealed { { reveal(&answer, on_to_end(session, refresh)) } }
             </section>
         }
     })
