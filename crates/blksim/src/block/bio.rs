@@ -110,11 +110,11 @@ impl Sim {
         if let Some(parent) = bio.parent {
             return self.bio_piece_done(parent);
         }
-        if self.devs[bio.dev.idx()].is_bio_based() {
+        if self.devs[bio.dev].is_bio_based() {
             let ctx = self.context();
             self.emit(bio.dev, Action::C, bio.write, bio.sector, bio.bytes, ctx, bio_id.0, 0);
             let at = self.stamp_now(bio.dev);
-            self.devs[bio.dev.idx()].stats.done(at, bio.write, bio.bytes as u64 / 512, at - bio.started);
+            self.devs[bio.dev].stats.done(at, bio.write, bio.bytes as u64 / 512, at - bio.started);
         }
         if let crate::fio::job::IoOwner::Readahead(j) = self.ios.get(bio.io.0).owner {
             if self.cfg.scenario.vm.readahead == crate::scenario::Readahead::V2_6_20 {

@@ -16,7 +16,7 @@ impl Sim {
         if let Err(wait) = self.submit_bios(tid) {
             return Next::Sleep(wait);
         }
-        match self.threads[tid.idx()].kind {
+        match self.threads[tid].kind {
             ThreadKind::User(_) => self.after_submit(tid),
             ThreadKind::Flusher(_) => Next::Continue(Step::FlushWork),
             ThreadKind::Raid5d(_) => Next::Continue(Step::Raid5d),
@@ -28,7 +28,7 @@ impl Sim {
     /// driver may put the bios it makes at the front of the list (they go next, as with
     /// `current->bio_list`). Err: the thread must sleep; the bio stays first in line.
     pub(crate) fn submit_bios(&mut self, tid: ThreadId) -> Result<(), Wait> {
-        while let Some(bio) = self.threads[tid.idx()].pending.pop_front() {
+        while let Some(bio) = self.threads[tid].pending.pop_front() {
             // Q is traced when generic_make_request takes the bio (once, though it may sleep
             // and come back), so each bio's Q comes just before its G or M, as in blkparse.
             // A run of page bios is charged bio by bio where one-by-one submission would
@@ -52,7 +52,7 @@ impl Sim {
                 self.charge(ELV_MERGE_NS);
             }
             if let Err(wait) = self.make_request(bio, tid) {
-                self.threads[tid.idx()].pending.push_front(bio);
+                self.threads[tid].pending.push_front(bio);
                 return Err(wait);
             }
         }
@@ -114,7 +114,7 @@ impl Sim {
         let mut tag = None;
         let mut hctx = 0;
         if self.devs[di].queue.mq.is_some() {
-            let cpu = self.threads[tid.idx()].home;
+            let cpu = self.threads[tid].home;
             hctx = self.mq(dev).hctx_of(cpu);
             match self.bt_get(dev, hctx, tid) {
                 Some(t) => tag = Some(t),
@@ -196,13 +196,13 @@ impl Sim {
     /// the legacy block layer.
     pub(crate) fn queue_plugging(&self, dev: DevId) -> bool {
         self.cfg.scenario.queue.plugging == crate::scenario::Plugging::Queue
-            && self.devs[dev.idx()].is_leaf()
-            && self.devs[dev.idx()].queue.mq.is_none()
+            && self.devs[dev].is_leaf()
+            && self.devs[dev].queue.mq.is_none()
     }
 
     /// `blk_plug_device`: plug the queue and arm its unplug timer (`q->unplug_delay`).
     pub(crate) fn plug_device(&mut self, dev: DevId, tid: ThreadId) {
-        let q = &mut self.devs[dev.idx()].queue;
+        let q = &mut self.devs[dev].queue;
         if q.plugged {
             return;
         }
@@ -218,7 +218,7 @@ impl Sim {
 
     /// `blk_remove_plug`: clear the plug and its timer. Returns whether the queue was plugged.
     pub(crate) fn remove_plug(&mut self, dev: DevId) -> bool {
-        let q = &mut self.devs[dev.idx()].queue;
+        let q = &mut self.devs[dev].queue;
         if !q.plugged {
             return false;
         }
@@ -233,7 +233,7 @@ impl Sim {
         if !self.remove_plug(dev) {
             return;
         }
-        let waiting = self.devs[dev.idx()].queue.elevator.len() as u32;
+        let waiting = self.devs[dev].queue.elevator.len() as u32;
         let ctx = self.context();
         self.emit(dev, Action::U, false, 0, 0, ctx, 0, waiting);
         self.run_queue(dev);
@@ -245,10 +245,10 @@ impl Sim {
     pub(crate) fn get_request(&mut self, dev: DevId, bio_id: BioId, tid: ThreadId) -> Result<(), Wait> {
         let now = self.now();
         let bio = *self.bios.get(bio_id.0);
-        let pool_max = self.devs[dev.idx()].queue.pool_max(self.threads.len());
-        let q = &mut self.devs[dev.idx()].queue;
+        let pool_max = self.devs[dev].queue.pool_max(self.threads.len());
+        let q = &mut self.devs[dev].queue;
         let dir = bio.write as usize;
-        let th = &mut self.threads[tid.idx()];
+        let th = &mut self.threads[tid];
         let mut refuse = q.draining;
         if q.pool_count[dir] + 1 >= q.nr_requests {
             if !q.full[dir] {
@@ -290,7 +290,7 @@ impl Sim {
             let r = self.reqs.get(rq.0);
             let (dev, write, sector, bytes) = (r.dev, r.write, r.sector, r.bytes);
             let owner = self.owner(rq);
-            self.devs[dev.idx()].queue.elevator.add(rq, write, sector, sector + bytes / 512, now, owner);
+            self.devs[dev].queue.elevator.add(rq, write, sector, sector + bytes / 512, now, owner);
             self.emit(dev, Action::I, write, sector, bytes as u32, tid, rq.0, 0);
             if !devs.contains(&dev) {
                 devs.push(dev);
@@ -316,11 +316,11 @@ impl Sim {
     /// host has room; a device stopped by a busy host joins the host's starved list.
     pub(crate) fn run_queue(&mut self, dev: DevId) {
         // A plugged queue's request_fn runs when it is unplugged.
-        if self.devs[dev.idx()].queue.plugged {
+        if self.devs[dev].queue.plugged {
             return;
         }
-        match self.devs[dev.idx()].kind {
-            DevKind::Sd { .. } if self.devs[dev.idx()].queue.mq.is_some() => self.blk_mq_run_hw_queues(dev),
+        match self.devs[dev].kind {
+            DevKind::Sd { .. } if self.devs[dev].queue.mq.is_some() => self.blk_mq_run_hw_queues(dev),
             DevKind::Sd { .. } => self.scsi_request_fn(dev),
             DevKind::DmMpath { .. } => self.dm_request_fn(dev),
             // Bio-based: md and dm-linear have no request queue to run.
@@ -328,7 +328,7 @@ impl Sim {
         }
         // cfq idling: run the queue again when the idle window closes (one timer per queue,
         // as `cfqd->idle_slice_timer`; one armed for an earlier window re-arms when it fires).
-        if let Some(t) = self.devs[dev.idx()].queue.elevator.idle_until() {
+        if let Some(t) = self.devs[dev].queue.elevator.idle_until() {
             if self.elv_timer[dev.idx()].is_none() && t > self.now() {
                 self.elv_timer[dev.idx()] = Some(t);
                 self.events.schedule(t, Event::ElevatorTimer { dev });
@@ -338,7 +338,7 @@ impl Sim {
 
     /// `freed_request`: give a request's slot back to its pool and wake one waiter.
     pub(crate) fn freed_request(&mut self, dev: DevId, write: bool) {
-        let q = &mut self.devs[dev.idx()].queue;
+        let q = &mut self.devs[dev].queue;
         let dir = write as usize;
         q.pool_count[dir] -= 1;
         // clear_queue_congested: below the off threshold, and it wakes blk_congestion_wait.
@@ -346,12 +346,12 @@ impl Sim {
             q.congested[dir] = false;
             if write {
                 for t in std::mem::take(&mut self.congestion_waiters) {
-                    self.threads[t.idx()].congestion_until = None;
+                    self.threads[t].congestion_until = None;
                     self.wake(t, Step::FlushWork);
                 }
             }
         }
-        let q = &mut self.devs[dev.idx()].queue;
+        let q = &mut self.devs[dev].queue;
         if q.draining && q.pool_count.iter().all(|&c| c <= q.nr_requests) {
             q.draining = false;
         }

@@ -79,7 +79,7 @@ impl Sim {
         if in_elevator {
             let lo = bio.sector + ps;
             let hi = bio.sector + (fit - 1) * ps;
-            if let Some(start) = self.devs[bio.dev.idx()].queue.elevator.other_end_in(bio.write, lo, hi, rq, ps, bio.sector) {
+            if let Some(start) = self.devs[bio.dev].queue.elevator.other_end_in(bio.write, lo, hi, rq, ps, bio.sector) {
                 fit = fit.min(k_at(start).expect("aligned"));
             }
         }
@@ -102,6 +102,6 @@ impl Sim {
         rest.sector += (keep * page / 512) as u64;
         rest.charge_first = true;
         let id = BioId(self.bios.insert(rest));
-        self.threads[tid.idx()].pending.push_front(id);
+        self.threads[tid].pending.push_front(id);
     }
 }

@@ -132,11 +132,11 @@ enum QueueRq {
 
 impl Sim {
     pub(crate) fn mq(&self, dev: DevId) -> &BlkMq {
-        self.devs[dev.idx()].queue.mq.as_ref().expect("a blk-mq queue")
+        self.devs[dev].queue.mq.as_ref().expect("a blk-mq queue")
     }
 
     pub(crate) fn mq_mut(&mut self, dev: DevId) -> &mut BlkMq {
-        self.devs[dev.idx()].queue.mq.as_mut().expect("a blk-mq queue")
+        self.devs[dev].queue.mq.as_mut().expect("a blk-mq queue")
     }
 
     /// `blk_mq_insert_request`: `rq` (with its tag) goes on its hardware queue's software queue.
@@ -206,12 +206,12 @@ impl Sim {
     /// queue is stopped (`blk_mq_stop_hw_queue`), with a 3 ms delayed restart only when the
     /// LUN has nothing in flight. Ready: the command goes to the target.
     fn scsi_queue_rq(&mut self, dev: DevId, h: u16, rq: ReqId) -> QueueRq {
-        let (_, host) = self.devs[dev.idx()].sd();
+        let (_, host) = self.devs[dev].sd();
         let m = self.mq(dev);
         // The mempool clone over blk-mq has no tag until here.
         let need_tag = self.reqs.get(rq.0).tag.is_none();
         let no_tag = need_tag && m.hctx[h as usize].tags.is_full();
-        if no_tag || m.device_busy >= m.device_depth || self.hosts[host.idx()].is_busy() {
+        if no_tag || m.device_busy >= m.device_depth || self.hosts[host].is_busy() {
             self.blk_mq_stop_hw_queue(dev, h);
             if self.mq(dev).device_busy == 0 {
                 self.blk_mq_delay_queue(dev, h);
@@ -222,7 +222,7 @@ impl Sim {
             let t = self.mq_mut(dev).hctx[h as usize].tags.get();
             self.reqs.get_mut(rq.0).tag = t;
         }
-        assert!(self.hosts[host.idx()].try_get(dev), "checked not busy");
+        assert!(self.hosts[host].try_get(dev), "checked not busy");
         let m = self.mq_mut(dev);
         m.device_busy += 1;
         assert!(m.device_busy <= m.device_depth, "device_busy over queue_depth");
@@ -298,8 +298,8 @@ impl Sim {
     /// of that run, the run resumes (and splices) only after it (INFERRED: the hctx lock is not
     /// irq-safe, so interrupts run inside the window).
     pub(crate) fn mq_splice_due(&mut self, dev: DevId, h: u16, cpu: CoreId) {
-        if self.cores[cpu.idx()].in_irq_softirq {
-            self.cores[cpu.idx()].splice_after_irq.push((dev, h));
+        if self.cores[cpu].in_irq_softirq {
+            self.cores[cpu].splice_after_irq.push((dev, h));
             return;
         }
         self.mq_splice(dev, h, cpu);

@@ -83,7 +83,7 @@ impl Sim {
         }
         if !r.host_freed {
             let (_, h) = self.devs[di].sd();
-            self.hosts[h.idx()].put();
+            self.hosts[h].put();
         }
         let at = self.stamp_now(dev);
         self.devs[di].stats.done(at, r.write, r.bytes / 512, at - r.alloc_at);

@@ -6,7 +6,7 @@ use crate::block::{is_mq, tag_depth, RequestQueue};
 use crate::drivers::scsi::sd::{sd_major_minor, sd_name};
 use crate::hw::Disk;
 
-use crate::engine::ids::{DevId, DiskId, HostId};
+use crate::engine::ids::{DevId, DiskId, HostId, IdVec};
 use crate::scenario::Scenario;
 use crate::tools::stats::DiskStats;
 
@@ -133,9 +133,14 @@ impl BlockDev {
 }
 
 /// A device's size: a disk's capacity, a path's for dm-multipath, (n - 1) members' for RAID5.
-pub(crate) fn dev_capacity_sectors(devs: &[BlockDev], disks: &[Disk], dev: DevId, s: &crate::scenario::Scenario) -> u64 {
-    match &devs[dev.idx()].kind {
-        DevKind::Sd { disk, .. } => disks[disk.idx()].capacity_sectors(),
+pub(crate) fn dev_capacity_sectors(
+    devs: &IdVec<DevId, BlockDev>,
+    disks: &IdVec<DiskId, Disk>,
+    dev: DevId,
+    s: &crate::scenario::Scenario,
+) -> u64 {
+    match &devs[dev].kind {
+        DevKind::Sd { disk, .. } => disks[*disk].capacity_sectors(),
         DevKind::DmMpath { paths } => dev_capacity_sectors(devs, disks, paths[0], s),
         DevKind::DmLinear { lower } => dev_capacity_sectors(devs, disks, *lower, s) - crate::block::LVM_PE_START_SECTORS,
         DevKind::Md { members } => {

@@ -97,12 +97,12 @@ pub struct Sim {
     pub(crate) events: EventQueue,
     pub(crate) trace: TraceRing,
     pub(crate) trace_clock: crate::kernel::trace::blktrace::TraceClock,
-    pub(crate) cores: Vec<Core>,
-    pub(crate) threads: Vec<Thread>,
-    pub(crate) devs: Vec<BlockDev>,
-    pub(crate) disks: Vec<Disk>,
-    pub(crate) hosts: Vec<Host>,
-    pub(crate) jobs: Vec<Job>,
+    pub(crate) cores: IdVec<CoreId, Core>,
+    pub(crate) threads: IdVec<ThreadId, Thread>,
+    pub(crate) devs: IdVec<DevId, BlockDev>,
+    pub(crate) disks: IdVec<DiskId, Disk>,
+    pub(crate) hosts: IdVec<HostId, Host>,
+    pub(crate) jobs: IdVec<JobId, Job>,
     pub(crate) bios: Slab<Bio>,
     pub(crate) reqs: Slab<Request>,
     pub(crate) ios: Slab<Io>,
@@ -195,8 +195,8 @@ impl Sim {
             let link = if s.host.link_mb_s == 0 { u64::MAX } else { s.host.link_mb_s as u64 * 1_000_000 };
             hosts.push(Host::with_link(s.host.can_queue, CoreId(irq_cpu as u16), link));
         }
-        let mut disks = Vec::new();
-        let mut devs = Vec::new();
+        let mut disks: IdVec<DiskId, Disk> = IdVec::default();
+        let mut devs: IdVec<DevId, BlockDev> = IdVec::default();
         // With dm-multipath over several paths, each path to a disk is its own sd device, on
         // the next HBA along (as two HBAs cabled to the same enclosure show every disk twice).
         let paths = s.dm.paths;
@@ -277,7 +277,7 @@ impl Sim {
                     _ => None,
                 })
                 .flatten()
-                .filter(|p| devs[p.idx()].queue.mq.is_some())
+                .filter(|p| devs[*p].queue.mq.is_some())
                 .collect()
         } else {
             Vec::new()
@@ -294,7 +294,7 @@ impl Sim {
         for (i, &dev) in top.iter().enumerate() {
             flushers[dev.idx()] = Some(ThreadId(threads.len() as u32));
             let home = CoreId((i as u32 % s.cpu.cores) as u16);
-            let d = &devs[dev.idx()];
+            let d = &devs[dev];
             // Before 2.6.32, background writeback is a pdflush thread's.
             let name = match s.vm.writeback {
                 Writeback::PerBdi => format!("flush-{}:{}", d.major, d.minor),
@@ -307,7 +307,7 @@ impl Sim {
         let top: Vec<DevId> = if s.workload.filename.is_empty() {
             top
         } else {
-            s.workload.filename.split(':').map(|n| *top.iter().find(|d| devs[d.idx()].name == n).expect("validated")).collect()
+            s.workload.filename.split(':').map(|n| *top.iter().find(|d| devs[**d].name == n).expect("validated")).collect()
         };
         let top_devs = top.len() as u32;
         for j in 0..s.workload.numjobs {
@@ -375,12 +375,12 @@ impl Sim {
             events,
             trace: TraceRing::new(TRACE_RING_DEFAULT),
             trace_clock: Default::default(),
-            cores,
-            threads,
+            cores: cores.into(),
+            threads: threads.into(),
             devs,
             disks,
-            hosts,
-            jobs,
+            hosts: hosts.into(),
+            jobs: jobs.into(),
             bios: Slab::new("bio", limits::BIOS_LIVE_MAX),
             reqs: Slab::new("request", limits::BIOS_LIVE_MAX),
             ios: Slab::new("io", limits::BIOS_LIVE_MAX),
@@ -546,8 +546,8 @@ impl Sim {
             Event::CoreDone { core } => self.on_core_done(core),
             Event::DiskDone { disk, slot } => self.on_disk_done(disk, slot),
             Event::JobStart { job } => {
-                self.jobs[job.idx()].write_since = self.now();
-                let tid = self.jobs[job.idx()].tid;
+                self.jobs[job].write_since = self.now();
+                let tid = self.jobs[job].tid;
                 self.wake(tid, Step::Next);
             }
             Event::StatsTick => self.on_stats_tick(),
@@ -598,7 +598,7 @@ impl Sim {
             }
             Event::Timeout { thread } => {
                 let now = self.now();
-                let th = &mut self.threads[thread.idx()];
+                let th = &mut self.threads[thread];
                 if let ThreadKind::Flusher(_) = th.kind {
                     // A flusher's timer is its congestion wait's.
                     th.congestion_timer_armed = false;
@@ -624,7 +624,7 @@ impl Sim {
     pub(crate) fn step_cost(&self, tid: ThreadId, step: Step) -> u64 {
         match step {
             Step::Next => {
-                let job = &self.jobs[self.job_of(tid).idx()];
+                let job = &self.jobs[self.job_of(tid)];
                 if job.buffered_read {
                     self.buffered_read_cost(job)
                 } else if !job.has_more_to_issue() {
@@ -638,7 +638,7 @@ impl Sim {
                     let enter = if job.write_left == 0 { SYSCALL_NS } else { 0 };
                     enter + PAGE_COPY_NS * seg.div_ceil(4096) + if checks { self.dirty_writeback_ns(j, seg) } else { 0 }
                 } else {
-                    let bios = job.bios_per_io(self.devs[job.dev.idx()].queue.max_request_bytes());
+                    let bios = job.bios_per_io(self.devs[job.dev].queue.max_request_bytes());
                     SYSCALL_NS + (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS) * bios
                 }
             }
@@ -648,21 +648,21 @@ impl Sim {
             Step::DirtyRecheck => SYSCALL_NS + self.dirty_writeback_ns(self.job_of(tid), 0),
             Step::FlushWork | Step::FsyncWrite => {
                 // The step writes back one bio of up to max_sectors_kb (a page for XFS of 2.6.2).
-                let dev = match self.threads[tid.idx()].kind {
+                let dev = match self.threads[tid].kind {
                     ThreadKind::Flusher(dev) => dev,
-                    _ => self.jobs[self.job_of(tid).idx()].dev,
+                    _ => self.jobs[self.job_of(tid)].dev,
                 };
-                let bytes = self.writeback_bio_bytes(self.devs[dev.idx()].queue.max_request_bytes());
+                let bytes = self.writeback_bio_bytes(self.devs[dev].queue.max_request_bytes());
                 WRITEBACK_PAGE_NS * bytes.div_ceil(4096) + BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS
             }
             Step::Softirq => {
-                let c = self.threads[tid.idx()].home.idx();
+                let c = self.threads[tid].home.idx();
                 self.cores[c].softirq.front().map_or(0, |&rq| self.softirq_cost(rq))
             }
             Step::Raid5d => self.raid5d_cost(tid),
             Step::RetryStripe => self.retry_stripe_cost(tid),
             Step::KdmWork => {
-                let ThreadKind::KdmWork(dm) = self.threads[tid.idx()].kind else { unreachable!("not kdmwork") };
+                let ThreadKind::KdmWork(dm) = self.threads[tid].kind else { unreachable!("not kdmwork") };
                 let q = &self.kdm[dm.idx()].as_ref().expect("a dm device over blk-mq").1;
                 q.front().map_or(0, |rq| DM_MAP_REQUEST_NS + GET_REQUEST_NS + BIO_CLONE_NS * self.reqs.get(rq.0).nr_bios as u64)
             }
@@ -677,8 +677,8 @@ impl Sim {
         if bytes == 0 {
             return 0;
         }
-        let dev = self.jobs[j.idx()].dev;
-        let bio_bytes = self.writeback_bio_bytes(self.devs[dev.idx()].queue.max_request_bytes());
+        let dev = self.jobs[j].dev;
+        let bio_bytes = self.writeback_bio_bytes(self.devs[dev].queue.max_request_bytes());
         WRITEBACK_PAGE_NS * bytes.div_ceil(4096) + bytes.div_ceil(bio_bytes) * (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS)
     }
 
@@ -688,15 +688,15 @@ impl Sim {
                 let j = self.job_of(tid);
                 // Entering the system call (a read() or write() that goes on with its pages has
                 // entered it).
-                let job = &self.jobs[j.idx()];
+                let job = &self.jobs[j];
                 if (!job.buffered_read || job.read_left == 0) && job.write_left == 0 {
                     self.charge(SYSCALL_NS);
                 }
-                if self.jobs[j.idx()].buffered_read {
+                if self.jobs[j].buffered_read {
                     self.buffered_read(j)
-                } else if !self.jobs[j.idx()].has_more_to_issue() {
+                } else if !self.jobs[j].has_more_to_issue() {
                     self.after_submit(tid)
-                } else if self.jobs[j.idx()].buffered {
+                } else if self.jobs[j].buffered {
                     self.buffered_write(j)
                 } else {
                     self.issue_io(j);
@@ -706,7 +706,7 @@ impl Sim {
             Step::RetryGetRequest => {
                 // After sleeping in get_request_wait a process becomes a batcher.
                 let now = self.now();
-                self.threads[tid.idx()].set_batching(now);
+                self.threads[tid].set_batching(now);
                 self.submit_pending(tid)
             }
             Step::KblockdWork => {
@@ -722,7 +722,7 @@ impl Sim {
             Step::Raid5d => self.raid5d_step(tid),
             Step::RetryStripe => self.retry_stripe(tid),
             Step::KdmWork => self.kdm_map(tid),
-            Step::RetryTag => match self.threads[tid.idx()].kind {
+            Step::RetryTag => match self.threads[tid].kind {
                 ThreadKind::KdmWork(_) => self.kdm_map(tid),
                 _ => self.submit_pending(tid),
             },

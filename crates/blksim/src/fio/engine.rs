@@ -11,21 +11,21 @@ use crate::scenario::IoEngine;
 
 impl Sim {
     pub(crate) fn job_of(&self, tid: ThreadId) -> JobId {
-        match self.threads[tid.idx()].kind {
+        match self.threads[tid].kind {
             ThreadKind::User(j) => j,
-            k => panic!("{} ({k:?}) has no job", self.threads[tid.idx()].name),
+            k => panic!("{} ({k:?}) has no job", self.threads[tid].name),
         }
     }
 
     /// After submitting: issue more (libaio below iodepth), wait for completions, fsync, or exit.
     pub(crate) fn after_submit(&mut self, tid: ThreadId) -> Next {
         let j = self.job_of(tid);
-        let job = &self.jobs[j.idx()];
+        let job = &self.jobs[j];
         if job.buffered_read {
             // Back in the read() loop: copy what has arrived, or wait for it.
             return Next::Continue(Step::Next);
         }
-        if job.buffered && self.threads[tid.idx()].dirty_written > 0 {
+        if job.buffered && self.threads[tid].dirty_written > 0 {
             // Its balance_dirty_pages writeback is submitted (it slept in get_request_wait).
             return self.after_dirty_writeback(j);
         }
@@ -42,7 +42,7 @@ impl Sim {
             if job.dirty_bytes > 0 {
                 return Next::Continue(Step::FsyncWrite);
             }
-            self.jobs[j.idx()].fsync_waiting = true;
+            self.jobs[j].fsync_waiting = true;
             Next::Sleep(Wait::Fsync)
         } else {
             self.job_finished(j);
@@ -79,7 +79,7 @@ impl Sim {
 
     pub(crate) fn job_finished(&mut self, j: JobId) {
         let now = self.now();
-        let job = &mut self.jobs[j.idx()];
+        let job = &mut self.jobs[j];
         if job.done_at.is_none() && job.is_done() {
             job.done_at = Some(now);
             self.job_progressed();
@@ -114,7 +114,7 @@ impl Sim {
         };
         self.latency.record(now - io.started);
         self.totals.ios_completed += 1;
-        let job = &mut self.jobs[j.idx()];
+        let job = &mut self.jobs[j];
         job.inflight -= 1;
         job.bytes_done += io.bytes;
         let write = job.rw.is_write();
@@ -124,9 +124,9 @@ impl Sim {
         } else {
             self.totals.bytes_read += io.bytes;
         }
-        let tid = self.jobs[j.idx()].tid;
+        let tid = self.jobs[j].tid;
         self.job_finished(j);
-        if self.threads[tid.idx()].wait == Some(Wait::Io) {
+        if self.threads[tid].wait == Some(Wait::Io) {
             self.wake(tid, Step::Next);
         }
     }

@@ -20,8 +20,8 @@ impl Sim {
         self.kblockd_queue[cpu.idx()].push_back(work);
         // kblockd/N are the threads right after the ksoftirqds.
         let worker = ThreadId(self.cores.len() as u32 + cpu.0 as u32);
-        debug_assert!(matches!(self.threads[worker.idx()].kind, ThreadKind::Kblockd(c) if c == cpu));
-        if self.threads[worker.idx()].is_idle_kthread() {
+        debug_assert!(matches!(self.threads[worker].kind, ThreadKind::Kblockd(c) if c == cpu));
+        if self.threads[worker].is_idle_kthread() {
             self.wake(worker, Step::KblockdWork);
         }
     }
@@ -34,13 +34,13 @@ impl Sim {
     }
 
     pub(crate) fn kblockd_work(&mut self, tid: ThreadId) -> Next {
-        let ThreadKind::Kblockd(cpu) = self.threads[tid.idx()].kind else { unreachable!("not kblockd") };
+        let ThreadKind::Kblockd(cpu) = self.threads[tid].kind else { unreachable!("not kblockd") };
         match self.kblockd_queue[cpu.idx()].pop_front() {
             Some(Work::Queue(dev)) => {
                 self.run_queued[dev.idx()] = false;
                 // A queue run from kblockd unplugs the queue first (blk_unplug_work, cfq_kick_queue).
                 if self.remove_plug(dev) {
-                    let waiting = self.devs[dev.idx()].queue.elevator.len() as u32;
+                    let waiting = self.devs[dev].queue.elevator.len() as u32;
                     self.emit(dev, crate::kernel::trace::blktrace::Action::U, false, 0, 0, tid, 0, waiting);
                 }
                 self.run_queue(dev);

@@ -14,7 +14,7 @@ impl Sim {
     /// (`dm_any_congested`, 2.6.6+; before that a dm device was never congested); md asks its
     /// members (`md_congested`).
     pub(crate) fn bdi_write_congested(&self, dev: DevId) -> bool {
-        let d = &self.devs[dev.idx()];
+        let d = &self.devs[dev];
         let callout = self.cfg.scenario.dm.congestion_callout;
         match &d.kind {
             DevKind::Sd { .. } => d.queue.congested[1],
@@ -28,7 +28,7 @@ impl Sim {
     /// (`clear_queue_congested` wakes every waiter), or for 100 ms.
     pub(crate) fn congestion_wait(&mut self, tid: ThreadId) -> Next {
         let at = self.now() + CONGESTION_WAIT_NS;
-        let th = &mut self.threads[tid.idx()];
+        let th = &mut self.threads[tid];
         th.congestion_until = Some(at);
         if !th.congestion_timer_armed {
             th.congestion_timer_armed = true;

@@ -14,8 +14,8 @@ impl Sim {
     /// background threshold the device's flusher is woken; above the dirty limit the writer
     /// sleeps in `balance_dirty_pages` until writeback brings it back under.
     pub(crate) fn buffered_write(&mut self, j: JobId) -> Next {
-        if self.jobs[j.idx()].write_left == 0 {
-            let job = &mut self.jobs[j.idx()];
+        if self.jobs[j].write_left == 0 {
+            let job = &mut self.jobs[j];
             let (off, len) = job.next_extent();
             (job.write_off, job.write_left) = (off, len);
             // fio counts a buffered write() as an I/O at the application, as fio reports it;
@@ -26,7 +26,7 @@ impl Sim {
         // balance_dirty_pages_ratelimited after each: here up to the page that reaches the check.
         let (len, checks) = self.write_segment(j);
         let cpu = self.cur_cpu as usize;
-        let job = &mut self.jobs[j.idx()];
+        let job = &mut self.jobs[j];
         let off = job.write_off;
         job.dirty_extent(off, len);
         job.write_off += len;
@@ -55,7 +55,7 @@ impl Sim {
     /// (2.6.2-2.6.39) checks when the running CPU has dirtied `ratelimit_pages`, or 8 pages
     /// once the device is over its limit (`dirty_exceeded`).
     pub(crate) fn write_segment(&self, j: JobId) -> (u64, bool) {
-        let job = &self.jobs[j.idx()];
+        let job = &self.jobs[j];
         let left = if job.write_left == 0 { job.next_extent_len() } else { job.write_left };
         let (d, w) = self.bdi_bytes(job.dev);
         let ratelimit = if self.dirty_exceeded(job.dev, d + w, 0) { 8 } else { self.ratelimit_pages() };
@@ -70,15 +70,15 @@ impl Sim {
     /// `balance_dirty_pages` returned (its chunk and pause are done), and with the write()'s
     /// last page copied in, write() returns: its latency includes the writeback and pauses.
     pub(crate) fn finish_buffered_write(&mut self, j: JobId) {
-        let tid = self.jobs[j.idx()].tid;
-        let th = &mut self.threads[tid.idx()];
+        let tid = self.jobs[j].tid;
+        let th = &mut self.threads[tid];
         th.dirty_pause_ns = 0;
         th.dirty_written = 0;
-        if self.jobs[j.idx()].write_left > 0 {
+        if self.jobs[j].write_left > 0 {
             return;
         }
         let now = self.now();
-        let since = std::mem::replace(&mut self.jobs[j.idx()].write_since, now);
+        let since = std::mem::replace(&mut self.jobs[j].write_since, now);
         self.job_progressed();
         self.latency.record(now - since);
     }
@@ -95,12 +95,12 @@ impl Sim {
         let copied = want.min(ready);
         let pages: u64 = self.ra_plan(job, job.read_pos + copied).iter().map(|(s, e)| (e - s).div_ceil(4096)).sum();
         let bios = pages * 4096 / self.ra_bio_bytes(job).max(4096);
-        let clone = if matches!(self.devs[job.dev.idx()].kind, DevKind::DmMpath { .. }) { BIO_CLONE_NS } else { 0 };
+        let clone = if matches!(self.devs[job.dev].kind, DevKind::DmMpath { .. }) { BIO_CLONE_NS } else { 0 };
         cost += pages * RA_PAGE_NS + bios.max(pages.min(1)) * (BIO_SUBMIT_NS + clone);
         // md: pages that go through the stripe cache cost get_active_stripe + add_stripe_bio.
-        if let DevKind::Md { members } = &self.devs[job.dev.idx()].kind {
+        if let DevKind::Md { members } = &self.devs[job.dev].kind {
             let member_max = self.devs[members[0].idx()].queue.max_request_bytes();
-            let bio = self.ra_bio_bytes(job).min(self.devs[job.dev.idx()].bio_boundary(&self.cfg.scenario, false).unwrap_or(u64::MAX));
+            let bio = self.ra_bio_bytes(job).min(self.devs[job.dev].bio_boundary(&self.cfg.scenario, false).unwrap_or(u64::MAX));
             if bio > member_max && !self.cfg.scenario.md.split_aligned_reads {
                 cost += pages * Self::stripe_read_page_ns();
             }
@@ -117,13 +117,13 @@ impl Sim {
             return self.buffered_read_2620(j);
         }
         let now = self.now();
-        let tid = self.jobs[j.idx()].tid;
-        if self.jobs[j.idx()].read_left == 0 {
-            if !self.jobs[j.idx()].has_more_to_issue() {
+        let tid = self.jobs[j].tid;
+        if self.jobs[j].read_left == 0 {
+            if !self.jobs[j].has_more_to_issue() {
                 self.job_finished(j);
                 return Next::Exit;
             }
-            let job = &mut self.jobs[j.idx()];
+            let job = &mut self.jobs[j];
             job.start_read();
             job.write_since = now;
             if job.rw.is_random() {
@@ -135,7 +135,7 @@ impl Sim {
         // Copy what is up to date, window by window. A window whose pages reclaim took (more
         // than the page cache holds of reads were added after it) is gone: readahead reads it again.
         let (added, cache) = (self.totals.page_cache_read_added_bytes, crate::mm::page_alloc::page_cache_bytes(&self.cfg.scenario));
-        let job = &mut self.jobs[j.idx()];
+        let job = &mut self.jobs[j];
         while job.read_left > 0 {
             let pos = job.read_pos;
             let Some(i) = job.ra.iter().position(|w| w.start <= pos && pos < w.end) else { break };
@@ -161,11 +161,11 @@ impl Sim {
         // nothing is started at the page after it.
         let pos = job.read_pos;
         if !(job.rw.is_random() && job.read_left == 0) {
-            for (start, end) in self.ra_plan(&self.jobs[j.idx()], pos) {
+            for (start, end) in self.ra_plan(&self.jobs[j], pos) {
                 self.submit_readahead(j, start, end);
             }
         }
-        let job = &mut self.jobs[j.idx()];
+        let job = &mut self.jobs[j];
         if job.read_left == 0 {
             // read() returns: the bytes count as read, as dd and fio see them.
             let len = job.read_len;
@@ -181,13 +181,13 @@ impl Sim {
         if let Err(wait) = self.submit_bios(tid) {
             return Next::Sleep(wait);
         }
-        if self.jobs[j.idx()].read_left == 0 {
+        if self.jobs[j].read_left == 0 {
             Next::Continue(Step::Next)
         } else {
             // lock_page: sync_page unplugs the device (its backing_dev_info's unplug_io_fn),
             // then the reader sleeps in io_schedule until the page is read (PG_locked cleared
             // by the bio's end).
-            let dev = self.jobs[j.idx()].dev;
+            let dev = self.jobs[j].dev;
             self.sync_page(dev);
             Next::Sleep(Wait::Io)
         }
@@ -200,13 +200,13 @@ impl Sim {
     /// read is waited for (`lock_page`: `sync_page`, then sleep).
     fn buffered_read_2620(&mut self, j: JobId) -> Next {
         let now = self.now();
-        let tid = self.jobs[j.idx()].tid;
-        if self.jobs[j.idx()].read_left == 0 {
-            if !self.jobs[j.idx()].has_more_to_issue() {
+        let tid = self.jobs[j].tid;
+        if self.jobs[j].read_left == 0 {
+            if !self.jobs[j].has_more_to_issue() {
                 self.job_finished(j);
                 return Next::Exit;
             }
-            let job = &mut self.jobs[j.idx()];
+            let job = &mut self.jobs[j];
             job.start_read();
             job.write_since = now;
             job.ra20.next_index = job.read_pos / 4096;
@@ -216,14 +216,14 @@ impl Sim {
             }
         }
         let (added, cache) = (self.totals.page_cache_read_added_bytes, crate::mm::page_alloc::page_cache_bytes(&self.cfg.scenario));
-        while self.jobs[j.idx()].read_left > 0 {
-            let job = &self.jobs[j.idx()];
+        while self.jobs[j].read_left > 0 {
+            let job = &self.jobs[j];
             let pos = job.read_pos;
             let page = pos / 4096;
             if page == job.ra20.next_index {
                 let last_index = (pos + job.read_left).div_ceil(4096);
                 let (ra, next, runs) = self.readahead_2620(job, page, last_index - page);
-                let job = &mut self.jobs[j.idx()];
+                let job = &mut self.jobs[j];
                 job.ra20 = ra;
                 job.ra20.next_index = next;
                 self.submit_page_runs(j, &runs);
@@ -231,7 +231,7 @@ impl Sim {
                     return Next::Sleep(wait);
                 }
             }
-            let job = &mut self.jobs[j.idx()];
+            let job = &mut self.jobs[j];
             let found = job.ra.iter().position(|w| w.start <= pos && pos < w.end);
             if let Some(i) = found.filter(|&i| job.ra[i].ready_end(pos).is_some() && added - job.ra[i].added_at > cache) {
                 // Read, then reclaimed before the reader got to it.
@@ -261,7 +261,7 @@ impl Sim {
             job.read_pos += n;
             job.read_left -= n;
         }
-        let job = &mut self.jobs[j.idx()];
+        let job = &mut self.jobs[j];
         while job.ra.front().is_some_and(|w| w.done && w.end <= job.read_pos) {
             job.ra.pop_front();
         }
@@ -292,9 +292,9 @@ impl Sim {
         }
         let bios = (pages * 4096).div_ceil(self.ra_bio_bytes(job).max(4096));
         cost += pages * RA_PAGE_NS + bios * BIO_SUBMIT_NS;
-        if let DevKind::Md { members } = &self.devs[job.dev.idx()].kind {
+        if let DevKind::Md { members } = &self.devs[job.dev].kind {
             let member_max = self.devs[members[0].idx()].queue.max_request_bytes();
-            let bio = self.ra_bio_bytes(job).min(self.devs[job.dev.idx()].bio_boundary(&self.cfg.scenario, false).unwrap_or(u64::MAX));
+            let bio = self.ra_bio_bytes(job).min(self.devs[job.dev].bio_boundary(&self.cfg.scenario, false).unwrap_or(u64::MAX));
             if bio > member_max && !self.cfg.scenario.md.split_aligned_reads {
                 cost += pages * Self::stripe_read_page_ns();
             }
@@ -310,7 +310,7 @@ impl Sim {
     /// it; a disk's queue is unplugged if it is plugged (2.6.20 plugging; ->sync_page is gone
     /// from 2.6.39, whose per-task plug is flushed before sleeping instead).
     pub(crate) fn sync_page(&mut self, dev: DevId) {
-        match &self.devs[dev.idx()].kind {
+        match &self.devs[dev].kind {
             DevKind::Md { .. } => {
                 let r = self.raid5_of(dev);
                 self.raid5_unplug_device(r);
@@ -341,8 +341,8 @@ impl Sim {
         let &bio = orig.bios.first()?;
         let io = self.bios.get(bio.0).io;
         let crate::fio::job::IoOwner::Readahead(j) = self.ios.get(io.0).owner else { return None };
-        let job = &self.jobs[j.idx()];
-        let th = &self.threads[job.tid.idx()];
+        let job = &self.jobs[j];
+        let th = &self.threads[job.tid];
         if th.wait != Some(Wait::Io) || job.read_left == 0 {
             return None;
         }
@@ -357,7 +357,7 @@ impl Sim {
 
     /// What `sync_page` costs on `dev`.
     pub(crate) fn sync_page_ns(&self, dev: DevId) -> u64 {
-        match &self.devs[dev.idx()].kind {
+        match &self.devs[dev].kind {
             DevKind::Md { .. } => self.unplug_slaves_ns(self.raid5_of(dev)),
             _ => 0,
         }

@@ -27,8 +27,8 @@ impl Sim {
     /// doubles, from one jiffy to HZ/10, each time it is still over when it wakes (a timer,
     /// not writeback progress).
     pub(crate) fn balance_dirty_pages(&mut self, j: JobId) -> Next {
-        let tid = self.jobs[j.idx()].tid;
-        let dev = self.jobs[j.idx()].dev;
+        let tid = self.jobs[j].tid;
+        let dev = self.jobs[j].dev;
         let (bdi_dirty, bdi_wb) = self.bdi_bytes(dev);
         // Not throttled: well under the limits, or neither this device nor the whole system
         // over its own (`dirty_exceeded` is either one).
@@ -41,7 +41,7 @@ impl Sim {
         if chunk == 0 {
             return self.dirty_pause(tid);
         }
-        let max = self.devs[dev.idx()].queue.max_request_bytes();
+        let max = self.devs[dev].queue.max_request_bytes();
         // Its own file first, then the device's others (the bdi's inode list).
         let order: Vec<usize> =
             std::iter::once(j.idx()).chain((0..self.jobs.len()).filter(|&i| i != j.idx() && self.jobs[i].dev == dev)).collect();
@@ -51,7 +51,7 @@ impl Sim {
                 let piece = self.writeback_bio_bytes(max).min(chunk);
                 let Some(len) = self.write_back(tid, JobId(i as u32), dev, piece, false) else { break };
                 chunk = chunk.saturating_sub(len);
-                self.threads[tid.idx()].dirty_written += len;
+                self.threads[tid].dirty_written += len;
                 wrote = true;
             }
         }
@@ -70,11 +70,11 @@ impl Sim {
     /// back by it, and a step's cost is billed from it (`step_cost`), so the writeback a writer
     /// does in its own context is on its CPU time by the same rule.
     pub(crate) fn dirty_writeback_bytes(&self, j: JobId, extra: u64) -> u64 {
-        let tid = self.jobs[j.idx()].tid;
-        let dev = self.jobs[j.idx()].dev;
+        let tid = self.jobs[j].tid;
+        let dev = self.jobs[j].dev;
         let (bdi_dirty, bdi_wb) = self.bdi_bytes(dev);
         let bdi_dirty = bdi_dirty + extra;
-        let (written, chunk) = (self.threads[tid.idx()].dirty_written, self.write_chunk_bytes());
+        let (written, chunk) = (self.threads[tid].dirty_written, self.write_chunk_bytes());
         if !self.dirty_exceeded(dev, bdi_dirty + bdi_wb, extra) || bdi_dirty <= self.bdi_thresh(dev) || written >= chunk {
             return 0;
         }
@@ -84,10 +84,10 @@ impl Sim {
     /// The writer's chunk is submitted: under its share now, or "we've done our duty" (a whole
     /// chunk written), write() returns; else it pauses and checks again.
     pub(crate) fn after_dirty_writeback(&mut self, j: JobId) -> Next {
-        let tid = self.jobs[j.idx()].tid;
-        let dev = self.jobs[j.idx()].dev;
+        let tid = self.jobs[j].tid;
+        let dev = self.jobs[j].dev;
         let (d, w) = self.bdi_bytes(dev);
-        if !self.dirty_exceeded(dev, d + w, 0) || self.threads[tid.idx()].dirty_written >= self.write_chunk_bytes() {
+        if !self.dirty_exceeded(dev, d + w, 0) || self.threads[tid].dirty_written >= self.write_chunk_bytes() {
             self.finish_buffered_write(j);
             return Next::Continue(Step::Next);
         }
@@ -178,7 +178,7 @@ impl Sim {
     /// `io_schedule_timeout(pause)` in `balance_dirty_pages`.
     pub(crate) fn dirty_pause(&mut self, tid: ThreadId) -> Next {
         let now = self.now();
-        let th = &mut self.threads[tid.idx()];
+        let th = &mut self.threads[tid];
         th.dirty_pause_ns = (th.dirty_pause_ns * 2).clamp(DIRTY_PAUSE_MIN_NS, DIRTY_PAUSE_MAX_NS);
         let at = now + th.dirty_pause_ns;
         self.events.schedule(at, Event::Timeout { thread: tid });
@@ -201,7 +201,7 @@ impl Sim {
 
     pub(crate) fn wake_flusher(&mut self, dev: DevId) {
         let f = self.flushers[dev.idx()].expect("jobs write to a top-level device, which has a flusher");
-        if self.threads[f.idx()].is_idle_kthread() {
+        if self.threads[f].is_idle_kthread() {
             self.wake(f, Step::FlushWork);
         }
     }
@@ -210,15 +210,15 @@ impl Sim {
     /// leave `balance_dirty_pages`; an fsync whose pages are all clean returns.
     pub(crate) fn writeback_done(&mut self, j: JobId, bytes: u64) {
         if self.cfg.scenario.vm.bdi_dirty_limit == BdiDirtyLimit::Writeout {
-            let dev = self.jobs[j.idx()].dev;
+            let dev = self.jobs[j].dev;
             self.bdi_writeout_inc(dev, bytes);
         }
         self.writeback_total -= bytes;
-        self.jobs[j.idx()].writeback_bytes -= bytes;
-        let job = &self.jobs[j.idx()];
+        self.jobs[j].writeback_bytes -= bytes;
+        let job = &self.jobs[j];
         if job.fsync_waiting && !job.needs_fsync() {
-            self.jobs[j.idx()].fsync_waiting = false;
-            let tid = self.jobs[j.idx()].tid;
+            self.jobs[j].fsync_waiting = false;
+            let tid = self.jobs[j].tid;
             self.wake(tid, Step::Next);
         }
     }

@@ -203,7 +203,7 @@ impl Sim {
     pub(crate) fn ra_bio_bytes(&self, job: &Job) -> u64 {
         match self.cfg.scenario.workload.filesystem {
             Filesystem::None => 4096,
-            Filesystem::Xfs => self.devs[job.dev.idx()].queue.max_request_bytes(),
+            Filesystem::Xfs => self.devs[job.dev].queue.max_request_bytes(),
         }
     }
 
@@ -211,15 +211,15 @@ impl Sim {
     /// reader's pending list (submitted by the caller).
     pub(crate) fn submit_readahead(&mut self, j: JobId, start: u64, end: u64) {
         let now = self.now();
-        let piece = self.ra_bio_bytes(&self.jobs[j.idx()]);
-        let job = &self.jobs[j.idx()];
+        let piece = self.ra_bio_bytes(&self.jobs[j]);
+        let job = &self.jobs[j];
         let (dev, tid) = (job.dev, job.tid);
         let off0 = job.stream_offset(start);
         let dev_end = off0 + (end - start);
         // A bio ends where the device's boundary is (md: a chunk, `raid5_mergeable_bvec`) or
         // when it is full; on a device without one, it never crosses a multiple of its size.
         // Equal bios back to back are gathered as (offset, len, count).
-        let boundary = self.devs[dev.idx()].bio_boundary(&self.cfg.scenario, false);
+        let boundary = self.devs[dev].bio_boundary(&self.cfg.scenario, false);
         let mut segments: Vec<(u64, u64, u64)> = Vec::new();
         let mut off = off0;
         while off < dev_end {
@@ -250,7 +250,7 @@ impl Sim {
         // Equal bios back to back go as one run (`Bio::pages`) into a request-based queue:
         // what a window's 128 page bios cost in the simulator, not what they cost the kernel
         // (that is charged per bio). The trace shows each bio, so with it on each is its own.
-        let runs = !self.trace.enabled() && !self.devs[dev.idx()].is_bio_based();
+        let runs = !self.trace.enabled() && !self.devs[dev].is_bio_based();
         let run_max = if runs { (u32::MAX as u64 / piece).max(1) } else { 1 };
         for (mut off, len, mut count) in segments {
             while count > 0 {
@@ -260,14 +260,14 @@ impl Sim {
                 let bio = BioId(self.bios.insert(b));
                 self.totals.bios_submitted += pages;
                 self.totals.pgpgin_bytes += len * pages;
-                self.threads[tid.idx()].pending.push_back(bio);
+                self.threads[tid].pending.push_back(bio);
                 off += len * pages;
                 count -= pages;
             }
         }
         let added_at = self.totals.page_cache_read_added_bytes;
         self.totals.page_cache_read_added_bytes += end - start;
-        let job = &mut self.jobs[j.idx()];
+        let job = &mut self.jobs[j];
         // Windows stay in stream order (a window read again after reclaim goes back in place).
         let at = job.ra.iter().position(|w| w.start > start).unwrap_or(job.ra.len());
         job.ra.insert(at, RaWindow { start, end, io, done: false, added_at, dev_start: off0, ready: Vec::new() });
@@ -279,13 +279,13 @@ impl Sim {
     /// `bdi_read_congested`: md RAID5's `raid5_congested` (the stripe cache is blocked or has
     /// no free head), a request queue's read congestion bit, dm's of what is below it.
     pub(crate) fn bdi_read_congested(&self, dev: DevId) -> bool {
-        match &self.devs[dev.idx()].kind {
+        match &self.devs[dev].kind {
             DevKind::Md { .. } => {
                 let raid = &self.raid5[self.raid5_of(dev)];
                 raid.inactive_blocked || raid.free_heads() == 0
             }
             DevKind::DmLinear { lower } => self.bdi_read_congested(*lower),
-            DevKind::DmMpath { .. } | DevKind::Sd { .. } => self.devs[dev.idx()].queue.congested[0],
+            DevKind::DmMpath { .. } | DevKind::Sd { .. } => self.devs[dev].queue.congested[0],
         }
     }
 
@@ -323,7 +323,7 @@ impl Sim {
         for &(a, b) in runs {
             let (mut s, e) = (a * 4096, b * 4096);
             while s < e {
-                let m = self.jobs[j.idx()].window_end(s, e - s);
+                let m = self.jobs[j].window_end(s, e - s);
                 self.submit_readahead(j, s, m);
                 s = m;
             }
@@ -333,7 +333,7 @@ impl Sim {
     /// One bio of a readahead window ended (`vm.readahead = 2.6.20`): its pages are unlocked
     /// (`mpage_end_io_read`), and a reader waiting on one of them wakes.
     pub(crate) fn readahead_bio_done(&mut self, j: JobId, io: IoId, dev_offset: u64, bytes: u64) {
-        let job = &mut self.jobs[j.idx()];
+        let job = &mut self.jobs[j];
         // A window done long ago keeps the id its read had, which a new read may have now.
         let Some(w) = job.ra.iter_mut().find(|w| w.io == io && !w.done) else { return };
         let a = w.start + (dev_offset - w.dev_start);
@@ -341,21 +341,21 @@ impl Sim {
         let pos = job.read_pos;
         let ready = w.ready_end(pos).is_some();
         let tid = job.tid;
-        if ready && self.threads[tid.idx()].wait == Some(Wait::Io) {
+        if ready && self.threads[tid].wait == Some(Wait::Io) {
             self.wake(tid, Step::Next);
         }
     }
 
     /// A readahead window's pages are up to date: wake the reader if it waits for one of them.
     pub(crate) fn readahead_done(&mut self, j: JobId, io: IoId) {
-        let job = &mut self.jobs[j.idx()];
+        let job = &mut self.jobs[j];
         if let Some(w) = job.ra.iter_mut().find(|w| w.io == io && !w.done) {
             w.done = true;
         }
         let pos = job.read_pos;
         let ready = job.ra.iter().any(|w| w.done && w.start <= pos && pos < w.end);
         let tid = job.tid;
-        if ready && self.threads[tid.idx()].wait == Some(Wait::Io) {
+        if ready && self.threads[tid].wait == Some(Wait::Io) {
             self.wake(tid, Step::Next);
         }
     }

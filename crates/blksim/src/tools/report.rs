@@ -180,8 +180,8 @@ impl RunReport {
             .jobs
             .iter()
             .map(|j| JobReport {
-                name: format!("{}.{}", sim.threads[j.tid.idx()].name, j.id.0),
-                device: sim.devs[j.dev.idx()].name.clone(),
+                name: format!("{}.{}", sim.threads[j.tid].name, j.id.0),
+                device: sim.devs[j.dev].name.clone(),
                 bytes: j.bytes_done,
                 done: j.done_at.is_some(),
                 completion_s: j.done_at.map(|t| t.as_secs_f64()),

@@ -77,7 +77,7 @@ impl Sim {
             devices: self.devs.iter().filter(|d| d.is_leaf()).map(dev_view).collect(),
             upper: self.devs.iter().filter(|d| !d.is_leaf()).map(dev_view).collect(),
             hosts: self.hosts.iter().map(|h| HostView { can_queue: h.can_queue(), irq_cpu: h.irq_cpu.0 }).collect(),
-            processes: self.jobs.iter().map(|j| (self.threads[j.tid.idx()].name.clone(), self.threads[j.tid.idx()].pid)).collect(),
+            processes: self.jobs.iter().map(|j| (self.threads[j.tid].name.clone(), self.threads[j.tid].pid)).collect(),
             disk_kind: crate::scenario::get_knob(s, "disk.kind").unwrap_or_default(),
         }
     }
@@ -129,12 +129,12 @@ impl Sim {
     fn has_exited(&self, thread: usize) -> bool {
         let t = &self.threads[thread];
         t.state == crate::kernel::sched::ThreadState::Exited
-            || (self.is_finished() && matches!(t.kind, crate::kernel::sched::ThreadKind::User(j) if self.jobs[j.idx()].done_at.is_some()))
+            || (self.is_finished() && matches!(t.kind, crate::kernel::sched::ThreadKind::User(j) if self.jobs[j].done_at.is_some()))
     }
 
     /// Head position as a fraction of the stroke, per leaf device (the disk behind each path).
     pub fn head_positions(&self) -> Vec<f64> {
-        self.devs.iter().filter(|d| d.is_leaf()).map(|d| self.disks[d.sd().0.idx()].head_position()).collect()
+        self.devs.iter().filter(|d| d.is_leaf()).map(|d| self.disks[d.sd().0].head_position()).collect()
     }
 }
 
@@ -223,7 +223,7 @@ impl Sim {
                         depth: h.tags.depth(),
                         queued: h.queued.len() as u32,
                         stopped: h.stopped,
-                        sleepers: h.wait.sleepers().map(|t| self.threads[t.idx()].pid).collect(),
+                        sleepers: h.wait.sleepers().map(|t| self.threads[t].pid).collect(),
                         parked: h
                             .dispatch
                             .iter()
@@ -242,7 +242,7 @@ impl Sim {
                     })
                     .collect(),
                 in_drive: match d.kind {
-                    DevKind::Sd { disk, .. } => self.disks[disk.idx()].outstanding() as u32,
+                    DevKind::Sd { disk, .. } => self.disks[disk].outstanding() as u32,
                     _ => 0,
                 },
                 sleepers: d
@@ -252,7 +252,7 @@ impl Sim {
                     .flatten()
                     .copied()
                     .chain(d.queue.mq.iter().flat_map(|m| m.sleepers()))
-                    .map(|t| self.threads[t.idx()].pid)
+                    .map(|t| self.threads[t].pid)
                     .collect(),
                 ..Default::default()
             })
@@ -271,14 +271,14 @@ impl Sim {
             o.stripe_sleepers = r
                 .waiters
                 .iter()
-                .filter(|t| self.threads[t.idx()].wait == Some(crate::kernel::sched::Wait::Stripe))
-                .map(|t| self.threads[t.idx()].pid)
+                .filter(|t| self.threads[**t].wait == Some(crate::kernel::sched::Wait::Stripe))
+                .map(|t| self.threads[*t].pid)
                 .collect();
         }
         let hosts = self
             .hosts
             .iter()
-            .map(|h| HostOccupancy { busy: h.busy(), starved: h.starved().map(|d| self.devs[d.idx()].name.clone()).collect() })
+            .map(|h| HostOccupancy { busy: h.busy(), starved: h.starved().map(|d| self.devs[d].name.clone()).collect() })
             .collect();
         (devs, hosts)
     }

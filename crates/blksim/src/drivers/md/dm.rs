@@ -32,7 +32,7 @@ impl Sim {
             // delay_and_out: the queue is empty, so its next run is armed HZ/10 from now.
             self.delay_queue_ns(dev, DM_REQUEST_DELAY_NS);
             let worker = self.kdm[di].as_ref().expect("checked").0;
-            if !self.kdm[di].as_ref().expect("checked").1.is_empty() && self.threads[worker.idx()].is_idle_kthread() {
+            if !self.kdm[di].as_ref().expect("checked").1.is_empty() && self.threads[worker].is_idle_kthread() {
                 self.wake(worker, Step::KdmWork);
             }
             return;
@@ -61,7 +61,7 @@ impl Sim {
         // `__blk_rq_prep_clone` (2.6.31+): `dst->cpu = src->cpu`, so the clone completes where
         // rq_affinity places the original's submitter. Over blk-mq (4.0) the completion CPU is
         // the clone's software queue's, not this.
-        let cpu = if self.devs[path.idx()].queue.mq.is_some() { None } else { r.cpu };
+        let cpu = if self.devs[path].queue.mq.is_some() { None } else { r.cpu };
         let at = self.stamp_now(path);
         let clone = ReqId(self.reqs.insert(Request {
             dev: path,
@@ -82,16 +82,16 @@ impl Sim {
         }));
         self.totals.clones_made += 1;
         self.totals.clone_bios_made += nbios as u64;
-        self.devs[path.idx()].stats.start(at);
+        self.devs[path].stats.start(at);
         let from = Some((self.reqs.get(rq.0).dev, sector));
         // blk_rq_prep_clone: a clone bio per bio.
         self.charge(BIO_CLONE_NS * nbios as u64);
         self.emit_from(path, Action::A, write, sector, bytes as u32, by, clone.0, rq.0, from);
-        if self.devs[path.idx()].queue.mq.is_some() {
+        if self.devs[path].queue.mq.is_some() {
             self.blk_mq_insert(path, clone);
         } else {
             let owner = self.owner(clone);
-            self.devs[path.idx()].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now, owner);
+            self.devs[path].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now, owner);
         }
         self.emit(path, Action::I, write, sector, bytes as u32, by, clone.0, 0);
         clone
@@ -106,10 +106,10 @@ impl Sim {
         let ctx = self.context();
         self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, ctx, rq.0, 0);
         let at = self.stamp_now(dev);
-        self.devs[dev.idx()].stats.done(at, r.write, r.bytes / 512, at - r.alloc_at);
+        self.devs[dev].stats.done(at, r.write, r.bytes / 512, at - r.alloc_at);
         self.totals.requests_completed += 1;
         let owner = Self::owner_of(&r);
-        self.devs[dev.idx()].queue.elevator.completed(owner, now);
+        self.devs[dev].queue.elevator.completed(owner, now);
         for &bio in &r.bios {
             self.end_bio(bio);
         }
@@ -132,7 +132,7 @@ impl Sim {
     pub(crate) fn kdm_map(&mut self, tid: ThreadId) -> Next {
         use crate::scenario::CloneAlloc;
         let now = self.now();
-        let ThreadKind::KdmWork(dm) = self.threads[tid.idx()].kind else { unreachable!("not kdmwork") };
+        let ThreadKind::KdmWork(dm) = self.threads[tid].kind else { unreachable!("not kdmwork") };
         let Some(&rq) = self.kdm[dm.idx()].as_ref().expect("kdmwork has a queue").1.front() else { return Next::Idle };
         let path = self.select_path(dm, false).expect("a dm device has a path");
         // map_tio_request, then the clone's request from the path's hardware queue.
@@ -142,7 +142,7 @@ impl Sim {
             (r.write, r.sector, r.bytes)
         };
         // kdmwork is unbound: the hardware queue is the one of the CPU it runs on now.
-        let cpu = self.threads[tid.idx()].home;
+        let cpu = self.threads[tid].home;
         let h = self.mq(path).hctx_of(cpu);
         let tag = match self.cfg.scenario.dm.clone_alloc {
             CloneAlloc::Mempool => None,
@@ -151,7 +151,7 @@ impl Sim {
                 None => {
                     self.kdm[dm.idx()].as_mut().expect("checked").1.pop_front();
                     let owner = self.owner(rq);
-                    self.devs[dm.idx()].queue.elevator.requeue(rq, write, sector, sector + bytes / 512, now, owner);
+                    self.devs[dm].queue.elevator.requeue(rq, write, sector, sector + bytes / 512, now, owner);
                     return self.kdm_next(dm);
                 }
             },

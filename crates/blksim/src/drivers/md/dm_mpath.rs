@@ -15,7 +15,7 @@ impl Sim {
     /// the paths in turn, `rr_min_io_rq` requests each (1, multipath-tools' default for
     /// request-based dm), skipping busy ones when `skip_busy`. None: every path is busy.
     pub(crate) fn select_path(&mut self, dm: DevId, skip_busy: bool) -> Option<DevId> {
-        let DevKind::DmMpath { paths } = &self.devs[dm.idx()].kind else { unreachable!("not a dm device") };
+        let DevKind::DmMpath { paths } = &self.devs[dm].kind else { unreachable!("not a dm device") };
         let n = paths.len();
         let (start, tries) = match self.cfg.scenario.dm.path_grouping {
             crate::scenario::PathPolicy::Failover => (0, 1),
@@ -46,7 +46,7 @@ impl Sim {
         let saved = (self.cur_cpu, self.cur_thread);
         self.cur_cpu = cpu.0;
         self.cur_thread = Some(tid);
-        self.threads[tid.idx()].home = cpu;
+        self.threads[tid].home = cpu;
         let h = self.mq(dev).hctx_of(cpu);
         let mut tag = self.mq_mut(dev).hctx[h as usize].tags.get();
         if tag.is_none() {
@@ -73,7 +73,7 @@ impl Sim {
                 // multipathd's read is made on the CPU it runs on (req->cpu).
                 cpu: Some(cpu),
             }));
-            self.devs[dev.idx()].stats.start(at);
+            self.devs[dev].stats.start(at);
             self.totals.path_check_bytes += 4096;
             self.emit(dev, Action::G, false, 0, 4096, tid, rq.0, 0);
             self.blk_mq_insert(dev, rq);

@@ -377,7 +377,7 @@ impl Sim {
         let member_max = self.devs[self.raid5[r].members[0].idx()].queue.max_request_bytes();
         if bio.mapped == 0 && bio.remaining == 0 {
             let at = self.stamp_now(bio.dev);
-            self.devs[bio.dev.idx()].stats.start(at);
+            self.devs[bio.dev].stats.start(at);
             // The bias that keeps the bio alive while it is being mapped (bi_phys_segments = 1).
             // Its await counts from here, where it became in flight, so that iostat's
             // avgqu-sz = (r/s + w/s) × await holds on md as on every other device.
@@ -448,7 +448,7 @@ impl Sim {
                 if let Some(member_bio) = read {
                     // generic_make_request recurses into the member's queue: the member bio
                     // goes next, and this bio's mapping goes on after it.
-                    let pending = &mut self.threads[tid.idx()].pending;
+                    let pending = &mut self.threads[tid].pending;
                     pending.push_front(bio_id);
                     pending.push_front(member_bio);
                     return Ok(());
@@ -459,7 +459,7 @@ impl Sim {
         let children: Vec<BioId> =
             pending.iter().map(|&(dev, sector, bytes, split, from)| self.child_bio(bio_id, dev, sector, bytes, tid, split, from)).collect();
         for id in children.into_iter().rev() {
-            self.threads[tid.idx()].pending.push_front(id);
+            self.threads[tid].pending.push_front(id);
         }
         self.bios.get_mut(bio_id.0).mapped = bio.bytes;
         // Drop the bias: if every piece is already done, the bio ends here.
@@ -507,7 +507,7 @@ impl Sim {
     /// What raid5d's next `handle_stripe` costs: the state machine, a bio per member page it
     /// starts reading, and a page copy per piece it returns.
     pub(crate) fn raid5d_cost(&self, tid: ThreadId) -> u64 {
-        let ThreadKind::Raid5d(dev) = self.threads[tid.idx()].kind else { unreachable!("not raid5d") };
+        let ThreadKind::Raid5d(dev) = self.threads[tid].kind else { unreachable!("not raid5d") };
         let raid = &self.raid5[self.raid5_of(dev)];
         let r = self.raid5_of(dev);
         // The pass's last stripe, or an empty pass: unplug_slaves.
@@ -541,14 +541,14 @@ impl Sim {
     /// What a reader woken on `wait_for_stripe` costs: the check, and, when it may go on, the
     /// pages it maps before the cache is empty again or its pending md bios are mapped.
     pub(crate) fn retry_stripe_cost(&self, tid: ThreadId) -> u64 {
-        let Some(&bio) = self.threads[tid.idx()].pending.front() else { return STRIPE_ADD_NS };
+        let Some(&bio) = self.threads[tid].pending.front() else { return STRIPE_ADD_NS };
         let r = self.raid5_of(self.bios.get(bio.0).dev);
         let raid = &self.raid5[r];
         if !raid.can_proceed() {
             // The check fails: raid5_unplug_device, then schedule().
             return STRIPE_ADD_NS + self.unplug_slaves_ns(r);
         }
-        let unmapped: u64 = self.threads[tid.idx()]
+        let unmapped: u64 = self.threads[tid]
             .pending
             .iter()
             .map(|b| self.bios.get(b.0))
@@ -562,7 +562,7 @@ impl Sim {
     /// the pieces whose pages are up to date (copying the data into the bio), and free the head
     /// once nothing is left on it, waking `wait_for_stripe` by the 3/4 rule.
     pub(crate) fn raid5d_step(&mut self, tid: ThreadId) -> Next {
-        let ThreadKind::Raid5d(dev) = self.threads[tid.idx()].kind else { unreachable!("not raid5d") };
+        let ThreadKind::Raid5d(dev) = self.threads[tid].kind else { unreachable!("not raid5d") };
         let r = self.raid5_of(dev);
         let now = self.now();
         self.charge(STRIPE_HANDLE_NS);
@@ -584,7 +584,7 @@ impl Sim {
             let io = IoId(self.ios.insert(Io { owner, bytes: STRIPE_BYTES, bios_left: 1, started: now, sync: !write }));
             let bio = BioId(self.bios.insert(Bio::new(io, member, sector, STRIPE_BYTES as u32, write, now)));
             self.totals.bios_submitted += 1;
-            self.threads[tid.idx()].pending.push_back(bio);
+            self.threads[tid].pending.push_back(bio);
         }
         self.totals.stripe_returned_bytes += out.done.len() as u64 * STRIPE_BYTES;
         for &bio in &out.done {
@@ -620,7 +620,7 @@ impl Sim {
     /// `THREAD_WAKEUP` makes it run another pass.
     pub(crate) fn md_wakeup_thread(&mut self, r: usize) {
         let raid5d = self.raid5[r].raid5d;
-        if self.threads[raid5d.idx()].is_idle_kthread() {
+        if self.threads[raid5d].is_idle_kthread() {
             self.raid5[r].wakeup = false;
             self.wake(raid5d, Step::Raid5d);
         } else {
@@ -644,7 +644,7 @@ impl Sim {
         // the queue, so this is the walk the kernel does, without re-indexing the queue of
         // ~100 (mostly running) waiters for each one (the herd was 13% of raid5-chunk's run).
         let threads = &self.threads;
-        let asleep: Vec<ThreadId> = self.raid5[r].waiters.iter().copied().filter(|w| threads[w.idx()].wait == Some(Wait::Stripe)).collect();
+        let asleep: Vec<ThreadId> = self.raid5[r].waiters.iter().copied().filter(|w| threads[*w].wait == Some(Wait::Stripe)).collect();
         for w in asleep {
             self.wake(w, Step::RetryStripe);
         }
@@ -689,7 +689,7 @@ impl Sim {
     /// thread leaves the wait queue, clears `inactive_blocked` and goes on mapping its bio;
     /// else it runs `raid5_unplug_device` and sleeps again, still on the queue.
     pub(crate) fn retry_stripe(&mut self, tid: ThreadId) -> Next {
-        let bio = *self.threads[tid.idx()].pending.front().expect("a stripe sleeper has its bio");
+        let bio = *self.threads[tid].pending.front().expect("a stripe sleeper has its bio");
         let r = self.raid5_of(self.bios.get(bio.0).dev);
         if !self.raid5[r].can_proceed() {
             self.raid5_unplug_device(r);

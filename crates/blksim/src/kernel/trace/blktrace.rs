@@ -258,7 +258,7 @@ impl Sim {
     pub(crate) fn context(&self) -> ThreadId {
         self.cur_thread.unwrap_or_else(|| {
             let core = &self.cores[self.cur_cpu as usize];
-            core.current.filter(|t| self.threads[t.idx()].state == ThreadState::Running).unwrap_or(ThreadId::SWAPPER)
+            core.current.filter(|t| self.threads[*t].state == ThreadState::Running).unwrap_or(ThreadId::SWAPPER)
         })
     }
 
