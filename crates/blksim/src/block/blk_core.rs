@@ -2,13 +2,27 @@
 //! `__make_request`, `get_request` with 2.6's batching, plugging, `__blk_run_queue`,
 //! `blk_run_queue_async`, `blk_delay_queue` and `freed_request`.
 
-use crate::block::{DevKind, Owner, Request};
+use crate::block::{DevKind, Owner, Request, RequestQueue};
 use crate::calib::*;
 use crate::engine::event::Event;
 use crate::engine::ids::*;
+use crate::engine::time::{Fired, OneShotTimer};
 use crate::engine::{Next, Sim};
 use crate::kernel::sched::{Step, ThreadKind, Wait};
 use crate::kernel::trace::blktrace::Action;
+
+/// blk-core's state: the running thread's plug (`blk_start_plug` .. `blk_finish_plug` around
+/// one step: requests made during the step wait here, where later bios merge into them, and go
+/// to their elevators when the step ends), and emptied bio lists of completed requests for
+/// new requests (`recycle_bio_list`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BlkCore {
+    pub plugging: bool,
+    pub plug: Vec<ReqId>,
+    /// Scratch for `flush_plug`: the devices the plug held requests for.
+    pub plug_devs: Vec<DevId>,
+    pub bio_lists: Vec<Vec<BioId>>,
+}
 
 impl Sim {
     /// Submits the thread's pending bios; sleeps in `get_request_wait` if the pool is full.
@@ -77,9 +91,9 @@ impl Sim {
         let page = bio.page_bytes() as u64;
         let first_end = bio.sector + page / 512;
         // attempt_plug_merge: a request of this step that is still on the plug, newest first.
-        if self.plugging {
-            for i in (0..self.plug.len()).rev() {
-                let rq = self.plug[i];
+        if self.blk.plugging {
+            for i in (0..self.blk.plug.len()).rev() {
+                let rq = self.blk.plug[i];
                 let r = self.reqs.get(rq.0);
                 if r.dev != dev || r.write != bio.write || r.bytes + page > max {
                     continue;
@@ -132,7 +146,7 @@ impl Sim {
         let sector_end = bio.sector + bio.bytes as u64 / 512;
         // Room for every bio that can merge in up to max_sectors (a 512 KiB request of page
         // bios holds 128): growing the list one bio at a time was an eighth of the run time.
-        let mut bios = self.bio_lists.pop().unwrap_or_default();
+        let mut bios = self.blk.bio_lists.pop().unwrap_or_default();
         bios.reserve((max / bio.bytes.max(512) as u64).clamp(1, 256) as usize);
         bios.push(bio_id);
         let at = self.stamp_now(dev);
@@ -151,7 +165,7 @@ impl Sim {
             clone_of: None,
             nr_clone_bios: 0,
             host_freed: false,
-            cpu: Some(CoreId(self.cur_cpu)),
+            cpu: Some(CoreId(self.current.cpu)),
         }));
         self.devs[di].stats.start(at);
         self.charge(GET_REQUEST_NS);
@@ -164,11 +178,11 @@ impl Sim {
             self.blk_mq_insert(dev, rq);
             self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
             self.blk_mq_run_hw_queue(dev, hctx, false);
-        } else if self.plugging {
-            if !self.plug.iter().any(|r| self.reqs.get(r.0).dev == dev) {
+        } else if self.blk.plugging {
+            if !self.blk.plug.iter().any(|r| self.reqs.get(r.0).dev == dev) {
                 self.emit(dev, Action::P, bio.write, bio.sector, 0, tid, rq.0, 0);
             }
-            self.plug.push(rq);
+            self.blk.plug.push(rq);
         } else {
             let owner = self.owner(rq);
             let was_empty = self.devs[di].queue.elevator.is_empty();
@@ -209,9 +223,7 @@ impl Sim {
         q.plugged = true;
         self.emit(dev, Action::P, false, 0, 0, tid, 0, 0);
         let due = self.now() + UNPLUG_DELAY_NS;
-        self.unplug_armed[dev.idx()] = Some((due, CoreId(self.cur_cpu)));
-        if !self.unplug_event[dev.idx()] {
-            self.unplug_event[dev.idx()] = true;
+        if self.devs[dev].queue.unplug_timer.arm(due, CoreId(self.current.cpu)) {
             self.events.schedule(due, Event::UnplugTimer { dev });
         }
     }
@@ -223,7 +235,7 @@ impl Sim {
             return false;
         }
         q.plugged = false;
-        self.unplug_armed[dev.idx()] = None;
+        q.unplug_timer.cancel();
         true
     }
 
@@ -279,13 +291,13 @@ impl Sim {
     /// `blk_finish_plug`: the step's requests go into their elevators in the order they were
     /// made, then each queue they went to is unplugged and run.
     pub(crate) fn flush_plug(&mut self, tid: ThreadId) {
-        if self.plug.is_empty() {
+        if self.blk.plug.is_empty() {
             return;
         }
         let now = self.now();
-        let mut plug = std::mem::take(&mut self.plug);
+        let mut plug = std::mem::take(&mut self.blk.plug);
         // A scratch list kept between calls: a flush per step must not allocate.
-        let mut devs = std::mem::take(&mut self.plug_devs);
+        let mut devs = std::mem::take(&mut self.blk.plug_devs);
         for &rq in &plug {
             let r = self.reqs.get(rq.0);
             let (dev, write, sector, bytes) = (r.dev, r.write, r.sector, r.bytes);
@@ -303,13 +315,13 @@ impl Sim {
             Vec::new()
         };
         plug.clear();
-        self.plug = plug;
+        self.blk.plug = plug;
         for (i, &dev) in devs.iter().enumerate() {
             self.emit(dev, Action::U, false, 0, 0, tid, 0, unplugged.get(i).copied().unwrap_or(0));
             self.run_queue(dev);
         }
         devs.clear();
-        self.plug_devs = devs;
+        self.blk.plug_devs = devs;
     }
 
     /// The queue's request_fn (`scsi_request_fn`): dispatch while the device has tags and the
@@ -329,8 +341,8 @@ impl Sim {
         // cfq idling: run the queue again when the idle window closes (one timer per queue,
         // as `cfqd->idle_slice_timer`; one armed for an earlier window re-arms when it fires).
         if let Some(t) = self.devs[dev].queue.elevator.idle_until() {
-            if self.elv_timer[dev.idx()].is_none() && t > self.now() {
-                self.elv_timer[dev.idx()] = Some(t);
+            if self.devs[dev].queue.idle_slice_timer.is_none() && t > self.now() {
+                self.devs[dev].queue.idle_slice_timer = Some(t);
                 self.events.schedule(t, Event::ElevatorTimer { dev });
             }
         }
@@ -345,7 +357,7 @@ impl Sim {
         if q.pool_count[dir] < q.congestion_off() {
             q.congested[dir] = false;
             if write {
-                for t in std::mem::take(&mut self.congestion_waiters) {
+                for t in std::mem::take(&mut self.vm.congestion_waiters) {
                     self.threads[t].congestion_until = None;
                     self.wake(t, Step::FlushWork);
                 }
@@ -371,14 +383,15 @@ impl Sim {
     /// - 2.6.39-rc (`queue.async_run_cancels_delay` false; inferred from that fix): with the
     ///   timer armed the work is pending, so nothing is queued: the run waits for the timer.
     pub(crate) fn run_queue_async(&mut self, dev: DevId, cpu: CoreId) {
-        if self.delay_armed[dev.idx()].is_some() && !self.cfg.scenario.queue.async_run_cancels_delay {
+        let q = &mut self.devs[dev].queue;
+        if q.delay_work.is_armed() && !self.cfg.scenario.queue.async_run_cancels_delay {
             return;
         }
-        self.delay_armed[dev.idx()] = None;
-        if self.run_queued[dev.idx()] {
+        q.delay_work.cancel();
+        if q.run_queued {
             return;
         }
-        self.run_queued[dev.idx()] = true;
+        q.run_queued = true;
         self.kblockd_queue_work(crate::kernel::workqueue::Work::Queue(dev), cpu);
     }
 
@@ -391,14 +404,25 @@ impl Sim {
 
     /// `blk_delay_queue(q, msecs)`.
     pub(crate) fn delay_queue_ns(&mut self, dev: DevId, delay: u64) {
-        if self.run_queued[dev.idx()] || self.delay_armed[dev.idx()].is_some() {
+        let due = self.now() + delay;
+        let q = &mut self.devs[dev].queue;
+        if q.run_queued || q.delay_work.is_armed() {
             return;
         }
-        let due = self.now() + delay;
-        self.delay_armed[dev.idx()] = Some((due, CoreId(self.cur_cpu)));
-        if !self.delay_event[dev.idx()] {
-            self.delay_event[dev.idx()] = true;
+        if q.delay_work.arm(due, CoreId(self.current.cpu)) {
             self.events.schedule(due, Event::DelayWork { dev });
+        }
+    }
+
+    /// A queue's `delay_work` or `unplug_timer` event has come: when due, the work is queued
+    /// on kblockd of the CPU that armed it (`blk_unplug_timeout` queues `q->unplug_work`, whose
+    /// `blk_unplug_work` calls the queue's `unplug_fn`).
+    pub(crate) fn on_queue_timer(&mut self, dev: DevId, timer: fn(&mut RequestQueue) -> &mut OneShotTimer, again: Event) {
+        let now = self.now();
+        match timer(&mut self.devs[dev].queue).fire(now) {
+            Fired::Lapsed => {}
+            Fired::Later(due) => self.events.schedule(due, again),
+            Fired::Due(cpu) => self.run_queue_async(dev, cpu),
         }
     }
 
@@ -406,9 +430,9 @@ impl Sim {
     /// one per request was a few percent of the run time); at most `BIO_LISTS_KEPT` wait.
     pub(crate) fn recycle_bio_list(&mut self, mut bios: Vec<BioId>) {
         const BIO_LISTS_KEPT: usize = 1024;
-        if self.bio_lists.len() < BIO_LISTS_KEPT {
+        if self.blk.bio_lists.len() < BIO_LISTS_KEPT {
             bios.clear();
-            self.bio_lists.push(bios);
+            self.blk.bio_lists.push(bios);
         }
     }
 
@@ -440,11 +464,11 @@ mod tests {
             let dev = DevId(sd as _);
             // The host was busy with nothing of the device's in flight: blk_delay_queue armed.
             sim.delay_queue(dev);
-            let due = sim.delay_armed[sd].expect("armed").0;
+            let due = sim.devs[dev].queue.delay_work.due().expect("armed");
             // A completion punts a run of the device (scsi_run_queue, c21e6beb).
             sim.run_queue_async(dev, CoreId(0));
-            assert_eq!(sim.run_queued[sd], runs_now, "cancels {cancels}: queued on kblockd now");
-            assert_eq!(sim.delay_armed[sd].map(|d| d.0), (!runs_now).then_some(due), "cancels {cancels}: the timer");
+            assert_eq!(sim.devs[dev].queue.run_queued, runs_now, "cancels {cancels}: queued on kblockd now");
+            assert_eq!(sim.devs[dev].queue.delay_work.due(), (!runs_now).then_some(due), "cancels {cancels}: the timer");
         }
     }
 }

@@ -157,7 +157,7 @@ impl Sim {
     /// `blk_mq_run_hw_queue`: nothing if the queue is STOPPED; synchronously if asked and this
     /// CPU is one of the queue's; else its `run_work` on kblockd of `blk_mq_hctx_next_cpu`.
     pub(crate) fn blk_mq_run_hw_queue(&mut self, dev: DevId, h: u16, async_run: bool) {
-        let cur = CoreId(self.cur_cpu);
+        let cur = CoreId(self.current.cpu);
         let single = self.mq(dev).hctx.len() == 1;
         let q = &mut self.mq_mut(dev).hctx[h as usize];
         if q.stopped {
@@ -190,7 +190,7 @@ impl Sim {
         while let Some(rq) = list.pop_front() {
             if let QueueRq::Busy = self.scsi_queue_rq(dev, h, rq) {
                 list.push_front(rq);
-                let cpu = CoreId(self.cur_cpu);
+                let cpu = CoreId(self.current.cpu);
                 let q = &mut self.mq_mut(dev).hctx[h as usize];
                 assert!(q.splicing.iter().all(|(c, _)| *c != cpu), "one BUSY run per CPU at a time");
                 q.splicing.push((cpu, list.into_iter().collect()));
@@ -325,10 +325,10 @@ impl Sim {
             self.emit(dev, Action::I, write, sector, bytes, self.context(), rq.0, 0);
         }
         if self.cfg.scenario.blk_mq.rerun_after_splice {
-            let saved = self.cur_cpu;
-            self.cur_cpu = cpu.0;
+            let saved = self.current.cpu;
+            self.current.cpu = cpu.0;
             self.blk_mq_run_hw_queue(dev, h, true);
-            self.cur_cpu = saved;
+            self.current.cpu = saved;
         }
     }
 
@@ -354,6 +354,29 @@ impl Sim {
             self.wake(w, crate::kernel::sched::Step::RetryTag);
         }
     }
+}
+
+impl Sim {
+    /// blk-mq's tag set is the host's: shared once two LUN queues use it.
+    pub(crate) fn blk_mq_share_tag_sets(&mut self) {
+        for i in 0..self.devs.len() {
+            let crate::block::DevKind::Sd { host, .. } = self.devs[i].kind else { continue };
+            let luns = self
+                .devs
+                .iter()
+                .filter(|d| d.queue.mq.is_some() && matches!(d.kind, crate::block::DevKind::Sd { host: h, .. } if h == host))
+                .count();
+            if let Some(m) = self.devs[i].queue.mq.as_mut() {
+                m.shared_tags = luns > 1;
+            }
+        }
+    }
+}
+
+/// The events a device's blk-mq queues can have queued at once: per hardware queue a splice
+/// per CPU and a delayed run; per queue a timer and a path check.
+pub(crate) fn blk_mq_events_max(s: &crate::scenario::Scenario) -> usize {
+    s.host.nr_hw_queues as usize * (s.cpu.cores as usize + 1) + 2
 }
 
 #[cfg(test)]
@@ -417,7 +440,7 @@ mod tests {
                 sim.mq_mut(dev).hctx[0].tags.put(tag);
             }
         }
-        sim.cur_cpu = 0;
+        sim.current.cpu = 0;
         sim.blk_mq_dispatch(dev, 0);
         sim.mq_splice(dev, 0, CoreId(0));
         let (devs, _) = sim.occupancy();
@@ -432,7 +455,7 @@ mod tests {
         for _ in 0..3 {
             add(&mut sim, 0);
         }
-        sim.cur_cpu = 0;
+        sim.current.cpu = 0;
         sim.blk_mq_dispatch(DevId(0), 0);
         sim
     }
@@ -460,7 +483,7 @@ mod tests {
         assert!(sim.mq(dev).hctx[0].run_pending, "the restart queues a run on kblockd");
         sim.mq_mut(dev).hctx[0].run_pending = false;
         sim.kblockd_cancel(crate::kernel::workqueue::Work::Hctx(dev, 0));
-        sim.cur_cpu = 1;
+        sim.current.cpu = 1;
         sim.blk_mq_dispatch(dev, 0);
         sim.mq_splice(dev, 0, CoreId(0));
         sim
@@ -499,11 +522,11 @@ mod tests {
         sim.on_mq_timer(dev);
         assert_eq!(sim.mq(dev).sleepers().count(), 1, "the timer does not end the stall");
         // A submitter on CPU 2 runs queue 1: queue 0 stays parked.
-        sim.cur_cpu = 2;
+        sim.current.cpu = 2;
         sim.blk_mq_run_hw_queue(dev, 1, false);
         assert_eq!(sim.mq(dev).hctx[0].dispatch.len(), 1);
         // One on CPU 1 (queue 0's) runs it: the parked request is started.
-        sim.cur_cpu = 1;
+        sim.current.cpu = 1;
         sim.blk_mq_run_hw_queue(dev, 0, false);
         assert!(sim.mq(dev).hctx[0].dispatch.is_empty());
         assert_eq!(sim.mq(dev).device_busy, 1);

@@ -60,9 +60,9 @@ impl Sim {
             d.check_invariants();
         }
         let bios_live: u64 = self.bios.iter().map(|b| b.pages as u64).sum();
-        assert_eq!(self.totals.bios_submitted - self.totals.bios_completed, bios_live, "bio accounting");
-        assert!(self.totals.clones_completed <= self.totals.clones_made, "more dm clones completed than made");
-        assert!(self.totals.clone_bios_completed <= self.totals.clone_bios_made, "more clone bios completed than made");
+        assert_eq!(self.acct.totals.bios_submitted - self.acct.totals.bios_completed, bios_live, "bio accounting");
+        assert!(self.acct.totals.clones_completed <= self.acct.totals.clones_made, "more dm clones completed than made");
+        assert!(self.acct.totals.clone_bios_completed <= self.acct.totals.clone_bios_made, "more clone bios completed than made");
         for c in &self.cores {
             assert!(!c.softirq_deferred || !c.softirq.is_empty() || c.busy, "softirq deferred to ksoftirqd with nothing pending");
         }
@@ -82,11 +82,11 @@ impl Sim {
         }
         let dirty: u64 = self.jobs.iter().map(|j| j.dirty_bytes).sum();
         let writeback: u64 = self.jobs.iter().map(|j| j.writeback_bytes).sum();
-        assert_eq!((dirty, writeback), (self.dirty_total, self.writeback_total), "page cache accounting");
+        assert_eq!((dirty, writeback), (self.vm.dirty_total, self.vm.writeback_total), "page cache accounting");
 
         // Request-based devices count requests in flight; bio-based md counts bios.
         let in_flight: u64 = self.devs.iter().filter(|d| !d.is_bio_based()).map(|d| d.stats.in_flight).sum();
-        for r in &self.raid5 {
+        for r in &self.md.raid5 {
             assert!(r.active <= r.max_stripes, "md: active stripes over stripe_cache_size");
             assert_eq!(r.active as usize + r.free_heads(), r.max_stripes as usize, "md: stripe heads lost");
         }

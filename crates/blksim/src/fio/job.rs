@@ -223,6 +223,9 @@ pub struct Job {
 }
 
 impl Job {
+    /// The events a job can have queued at once: its start, and its process's timers.
+    pub(crate) const EVENTS_MAX: usize = 4;
+
     pub fn new(id: JobId, tid: ThreadId, dev: DevId, region_start: u64, region_len: u64, w: &Workload, rng: Stream) -> Job {
         Job {
             id,

@@ -26,8 +26,8 @@ impl Sim {
             // front of what is left, so blktrace shows the rest queued (Q), then the split (X).
             let split_rest = if bytes > max { (end - off) as u32 } else { 0 };
             let bio = BioId(self.bios.insert(Bio { split_rest, ..Bio::new(io, dev, off / 512, len as u32, write, now) }));
-            self.totals.bios_submitted += 1;
-            *if write { &mut self.totals.pgpgout_bytes } else { &mut self.totals.pgpgin_bytes } += len;
+            self.acct.totals.bios_submitted += 1;
+            *if write { &mut self.acct.totals.pgpgout_bytes } else { &mut self.acct.totals.pgpgin_bytes } += len;
             self.threads[tid].pending.push_back(bio);
             pieces += 1;
             off += len;

@@ -17,7 +17,7 @@ impl Sim {
         let ThreadKind::Flusher(dev) = self.threads[tid].kind else { unreachable!("not a flusher") };
         let over_background = self.over_bground_thresh();
         let jobs_here: Vec<usize> = (0..self.jobs.len()).filter(|&i| self.jobs[i].dev == dev).collect();
-        let (mut cursor, mut chunk_left) = self.flush_cursor[dev.idx()];
+        let (mut cursor, mut chunk_left) = self.devs[dev].queue.bdi.flush_cursor;
         for _ in 0..=jobs_here.len() {
             let Some(&j) = jobs_here.get(cursor % jobs_here.len().max(1)) else { break };
             let wanted = self.jobs[j].dirty_bytes > 0 && (over_background || self.jobs[j].fsync_waiting);
@@ -26,7 +26,7 @@ impl Sim {
                 // Background writeback is nonblocking: a congested device is skipped
                 // (`wbc->encountered_congestion`) and the flusher waits for the congestion to
                 // clear, rather than sleep in get_request_wait.
-                self.flush_cursor[dev.idx()] = (cursor, chunk_left);
+                self.devs[dev].queue.bdi.flush_cursor = (cursor, chunk_left);
                 return self.congestion_wait(tid);
             }
             if wanted && chunk_left > 0 {
@@ -34,13 +34,13 @@ impl Sim {
                 let piece = self.writeback_bio_bytes(max);
                 let len = self.write_back(tid, JobId(j as u32), dev, piece, false).expect("dirty bytes present");
                 chunk_left = chunk_left.saturating_sub(len);
-                self.flush_cursor[dev.idx()] = (cursor, chunk_left);
+                self.devs[dev].queue.bdi.flush_cursor = (cursor, chunk_left);
                 return self.submit_pending(tid);
             }
             cursor += 1;
             chunk_left = MAX_WRITEBACK_BYTES;
         }
-        self.flush_cursor[dev.idx()] = (cursor, chunk_left);
+        self.devs[dev].queue.bdi.flush_cursor = (cursor, chunk_left);
         Next::Idle
     }
 
@@ -71,13 +71,13 @@ impl Sim {
         let (off, len) = self.jobs[j].take_dirty(max)?;
         // write_cache_pages: each page looked up, locked, cleaned and set under writeback.
         self.charge(WRITEBACK_PAGE_NS * len.div_ceil(4096));
-        self.dirty_total -= len;
-        self.writeback_total += len;
+        self.vm.dirty_total -= len;
+        self.vm.writeback_total += len;
         let now = self.now();
         let io = IoId(self.ios.insert(Io { owner: IoOwner::Writeback(j), bytes: len, bios_left: 1, started: now, sync }));
         let bio = BioId(self.bios.insert(Bio::new(io, dev, off / 512, len as u32, true, now)));
-        self.totals.bios_submitted += 1;
-        self.totals.pgpgout_bytes += len;
+        self.acct.totals.bios_submitted += 1;
+        self.acct.totals.pgpgout_bytes += len;
         self.threads[tid].pending.push_back(bio);
         Some(len)
     }

@@ -254,6 +254,14 @@ impl Thread {
     }
 }
 
+/// `smp_processor_id()` and `current`: the core whose work is being applied now, and the
+/// thread whose step it is (None in interrupt context), as a trace record names them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Current {
+    pub cpu: u16,
+    pub thread: Option<ThreadId>,
+}
+
 impl Sim {
     /// `rq->nr_running`: the thread running on `c` and those waiting for it.
     pub(crate) fn nr_running(&self, c: usize) -> u64 {
@@ -345,7 +353,7 @@ impl Sim {
                 };
                 if next != cur {
                     switched = true;
-                    self.totals.context_switches += 1;
+                    self.acct.totals.context_switches += 1;
                     if let Some(prev) = cur {
                         self.threads[prev].cs += 1;
                     }
@@ -403,7 +411,7 @@ impl Sim {
     pub(crate) fn on_core_done(&mut self, c: CoreId) {
         self.account(c);
         let ci = c.idx();
-        self.cur_cpu = c.0;
+        self.current.cpu = c.0;
         // The core stays busy while the work's effects run: a thread woken onto this core by
         // them waits in the run queue for the kick below, not inside this work.
         if self.cores[ci].in_irq_softirq {
@@ -427,14 +435,14 @@ impl Sim {
         self.threads[tid].exec_start = self.now();
         // A thread's step runs under a plug, as submitters do (blk_start_plug/blk_finish_plug;
         // in 2.6.32 the queue plug that the submitter's wait unplugs has the same effect).
-        self.plugging = self.cfg.scenario.queue.plugging == crate::scenario::Plugging::Task;
-        self.cur_thread = Some(tid);
+        self.blk.plugging = self.cfg.scenario.queue.plugging == crate::scenario::Plugging::Task;
+        self.current.thread = Some(tid);
         self.work_begin(self.cores[ci].work_start);
         let next = self.run_step(tid, step);
-        self.plugging = false;
+        self.blk.plugging = false;
         self.flush_plug(tid);
         self.work_end();
-        self.cur_thread = None;
+        self.current.thread = None;
         match next {
             Next::Continue(s) => self.threads[tid].next = Some(s),
             Next::Sleep(w) => {
@@ -457,6 +465,28 @@ impl Sim {
         self.cores[ci].busy = false;
         self.kick(c);
     }
+}
+
+impl Sim {
+    /// The per-CPU kernel threads, there from boot as in the kernel: ksoftirqd/N and
+    /// kblockd/N. They only run when a later mechanism gives them work (softirq overrun,
+    /// kblockd punts); top lists them either way.
+    pub(crate) fn spawn_percpu_kthreads(&mut self) {
+        let cores = self.cores.len() as u32;
+        for c in 0..cores {
+            self.threads.push(Thread::kernel(format!("ksoftirqd/{c}"), ThreadKind::Ksoftirqd, CoreId(c as u16), 3 + 6 * c));
+        }
+        for c in 0..cores {
+            let cpu = CoreId(c as u16);
+            self.threads.push(Thread::kernel(format!("kblockd/{c}"), ThreadKind::Kblockd(cpu), cpu, 200 + c));
+        }
+    }
+}
+
+impl Core {
+    /// The events a core can have queued at once: its work's end, and room for the timers
+    /// its threads arm.
+    pub(crate) const EVENTS_MAX: usize = 4;
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::kernel::sched::{AcctState, Step, ThreadKind, ThreadState};
 impl Sim {
     /// Raises an interrupt on `c` whose softirq work completes `req`.
     pub(crate) fn raise_irq(&mut self, c: CoreId, req: ReqId) {
-        self.totals.interrupts += 1;
+        self.acct.totals.interrupts += 1;
         self.cores[c].softirq.push_back(req);
         self.kick(c);
     }

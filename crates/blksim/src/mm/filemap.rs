@@ -20,12 +20,12 @@ impl Sim {
             (job.write_off, job.write_left) = (off, len);
             // fio counts a buffered write() as an I/O at the application, as fio reports it;
             // iostat shows what reached the disk.
-            self.totals.ios_completed += 1;
+            self.acct.totals.ios_completed += 1;
         }
         // generic_perform_write copies the pages in, one by one, calling
         // balance_dirty_pages_ratelimited after each: here up to the page that reaches the check.
         let (len, checks) = self.write_segment(j);
-        let cpu = self.cur_cpu as usize;
+        let cpu = self.current.cpu as usize;
         let job = &mut self.jobs[j];
         let off = job.write_off;
         job.dirty_extent(off, len);
@@ -33,19 +33,19 @@ impl Sim {
         job.write_left -= len;
         job.bytes_done += len;
         let dev = job.dev;
-        self.dirty_total += len;
+        self.vm.dirty_total += len;
         // The application's bytes, as they are copied in (the books: dirty + writeback +
         // written = the jobs' bytes, at every moment).
-        self.totals.bytes_written += len;
+        self.acct.totals.bytes_written += len;
         self.charge(PAGE_COPY_NS * len.div_ceil(4096));
         if self.over_bground_thresh() {
             self.wake_flusher(dev);
         }
         if checks {
-            self.ratelimits[cpu] = 0;
+            self.vm.ratelimits[cpu] = 0;
             return self.balance_dirty_pages(j);
         }
-        self.ratelimits[cpu] += len.div_ceil(4096);
+        self.vm.ratelimits[cpu] += len.div_ceil(4096);
         self.finish_buffered_write(j);
         Next::Continue(Step::Next)
     }
@@ -59,7 +59,7 @@ impl Sim {
         let left = if job.write_left == 0 { job.next_extent_len() } else { job.write_left };
         let (d, w) = self.bdi_bytes(job.dev);
         let ratelimit = if self.dirty_exceeded(job.dev, d + w, 0) { 8 } else { self.ratelimit_pages() };
-        let room = ratelimit.saturating_sub(self.ratelimits[self.cur_cpu as usize]).max(1) * 4096;
+        let room = ratelimit.saturating_sub(self.vm.ratelimits[self.current.cpu as usize]).max(1) * 4096;
         if left >= room {
             (room, true)
         } else {
@@ -80,7 +80,7 @@ impl Sim {
         let now = self.now();
         let since = std::mem::replace(&mut self.jobs[j].write_since, now);
         self.job_progressed();
-        self.latency.record(now - since);
+        self.acct.latency.record(now - since);
     }
 
     /// What the next read() step costs: entering read(), starting the planned windows (a page
@@ -134,7 +134,7 @@ impl Sim {
         }
         // Copy what is up to date, window by window. A window whose pages reclaim took (more
         // than the page cache holds of reads were added after it) is gone: readahead reads it again.
-        let (added, cache) = (self.totals.page_cache_read_added_bytes, crate::mm::page_alloc::page_cache_bytes(&self.cfg.scenario));
+        let (added, cache) = (self.acct.totals.page_cache_read_added_bytes, crate::mm::page_alloc::page_cache_bytes(&self.cfg.scenario));
         let job = &mut self.jobs[j];
         while job.read_left > 0 {
             let pos = job.read_pos;
@@ -145,7 +145,7 @@ impl Sim {
             }
             if added - w.added_at > cache {
                 let w = job.ra.remove(i).expect("found");
-                self.totals.readahead_thrashed_bytes += w.end - pos;
+                self.acct.totals.readahead_thrashed_bytes += w.end - pos;
                 break;
             }
             let n = job.read_left.min(w.end - pos);
@@ -171,10 +171,10 @@ impl Sim {
             let len = job.read_len;
             job.bytes_done += len;
             let since = job.write_since;
-            self.latency.record(now - since);
-            self.totals.bytes_read += len;
-            self.totals.buffered_read_bytes += len;
-            self.totals.ios_completed += 1;
+            self.acct.latency.record(now - since);
+            self.acct.totals.bytes_read += len;
+            self.acct.totals.buffered_read_bytes += len;
+            self.acct.totals.ios_completed += 1;
             self.job_progressed();
             self.job_finished(j);
         }
@@ -215,7 +215,7 @@ impl Sim {
                 job.ra.retain(|w| !w.done || (w.start <= pos && pos < w.end));
             }
         }
-        let (added, cache) = (self.totals.page_cache_read_added_bytes, crate::mm::page_alloc::page_cache_bytes(&self.cfg.scenario));
+        let (added, cache) = (self.acct.totals.page_cache_read_added_bytes, crate::mm::page_alloc::page_cache_bytes(&self.cfg.scenario));
         while self.jobs[j].read_left > 0 {
             let job = &self.jobs[j];
             let pos = job.read_pos;
@@ -236,7 +236,7 @@ impl Sim {
             if let Some(i) = found.filter(|&i| job.ra[i].ready_end(pos).is_some() && added - job.ra[i].added_at > cache) {
                 // Read, then reclaimed before the reader got to it.
                 let w = job.ra.remove(i).expect("found");
-                self.totals.readahead_thrashed_bytes += w.end - pos;
+                self.acct.totals.readahead_thrashed_bytes += w.end - pos;
                 continue;
             }
             let Some(i) = found else {
@@ -269,10 +269,10 @@ impl Sim {
         let len = job.read_len;
         job.bytes_done += len;
         let since = job.write_since;
-        self.latency.record(now - since);
-        self.totals.bytes_read += len;
-        self.totals.buffered_read_bytes += len;
-        self.totals.ios_completed += 1;
+        self.acct.latency.record(now - since);
+        self.acct.totals.bytes_read += len;
+        self.acct.totals.buffered_read_bytes += len;
+        self.acct.totals.ios_completed += 1;
         self.job_progressed();
         self.job_finished(j);
         Next::Continue(Step::Next)

@@ -258,15 +258,15 @@ impl Sim {
                 let mut b = Bio::new(io, dev, off / 512, (len * pages) as u32, false, now);
                 b.pages = pages as u32;
                 let bio = BioId(self.bios.insert(b));
-                self.totals.bios_submitted += pages;
-                self.totals.pgpgin_bytes += len * pages;
+                self.acct.totals.bios_submitted += pages;
+                self.acct.totals.pgpgin_bytes += len * pages;
                 self.threads[tid].pending.push_back(bio);
                 off += len * pages;
                 count -= pages;
             }
         }
-        let added_at = self.totals.page_cache_read_added_bytes;
-        self.totals.page_cache_read_added_bytes += end - start;
+        let added_at = self.acct.totals.page_cache_read_added_bytes;
+        self.acct.totals.page_cache_read_added_bytes += end - start;
         let job = &mut self.jobs[j];
         // Windows stay in stream order (a window read again after reclaim goes back in place).
         let at = job.ra.iter().position(|w| w.start > start).unwrap_or(job.ra.len());
@@ -281,7 +281,7 @@ impl Sim {
     pub(crate) fn bdi_read_congested(&self, dev: DevId) -> bool {
         match &self.devs[dev].kind {
             DevKind::Md { .. } => {
-                let raid = &self.raid5[self.raid5_of(dev)];
+                let raid = &self.md.raid5[self.raid5_of(dev)];
                 raid.inactive_blocked || raid.free_heads() == 0
             }
             DevKind::DmLinear { lower } => self.bdi_read_congested(*lower),

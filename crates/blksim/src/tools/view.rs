@@ -258,12 +258,12 @@ impl Sim {
             })
             .collect::<Vec<_>>();
         let mut devs = devs;
-        for (i, k) in self.kdm.iter().enumerate() {
-            if let Some((_, q)) = k {
-                devs[i].kdm_queued = q.len() as u32;
+        for (o, d) in devs.iter_mut().zip(&self.devs) {
+            if let Some(k) = &d.kdm {
+                o.kdm_queued = k.queue.len() as u32;
             }
         }
-        for r in &self.raid5 {
+        for r in &self.md.raid5 {
             let o = &mut devs[r.dev.idx()];
             o.stripes_active = r.active;
             o.stripes_max = r.max_stripes;

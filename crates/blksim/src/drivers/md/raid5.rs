@@ -355,9 +355,17 @@ impl Raid5 {
     }
 }
 
+/// md: the RAID5 arrays (their devices are `DevKind::Md`), and raid5d's `handle_stripe`
+/// result, its vectors reused from step to step.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Md {
+    pub raid5: Vec<Raid5>,
+    pub stripe_handle: Handle,
+}
+
 impl Sim {
     pub(crate) fn raid5_of(&self, dev: DevId) -> usize {
-        self.raid5.iter().position(|r| r.dev == dev).expect("an md device has its array")
+        self.md.raid5.iter().position(|r| r.dev == dev).expect("an md device has its array")
     }
 
     /// raid5's `make_request`. A read first tries `chunk_aligned_read`: inside one chunk and
@@ -373,8 +381,8 @@ impl Sim {
     pub(crate) fn md_make_request(&mut self, bio_id: BioId, tid: ThreadId) -> Result<(), Wait> {
         let r = self.raid5_of(self.bios.get(bio_id.0).dev);
         let bio = *self.bios.get(bio_id.0);
-        let chunk = self.raid5[r].chunk_sectors;
-        let member_max = self.devs[self.raid5[r].members[0].idx()].queue.max_request_bytes();
+        let chunk = self.md.raid5[r].chunk_sectors;
+        let member_max = self.devs[self.md.raid5[r].members[0].idx()].queue.max_request_bytes();
         if bio.mapped == 0 && bio.remaining == 0 {
             let at = self.stamp_now(bio.dev);
             self.devs[bio.dev].stats.start(at);
@@ -393,13 +401,13 @@ impl Sim {
             while off < bio.bytes as u64 {
                 let logical = bio.sector + off / 512;
                 let len = (bio.bytes as u64 - off).min((chunk - logical % chunk) * 512);
-                let m = self.raid5[r].map(logical);
-                pending.push((self.raid5[r].members[m.disk as usize], m.sector, len as u32, off > 0, logical));
+                let m = self.md.raid5[r].map(logical);
+                pending.push((self.md.raid5[r].members[m.disk as usize], m.sector, len as u32, off > 0, logical));
                 off += len;
             }
         } else if !bio.write && aligned && self.cfg.scenario.md.split_aligned_reads {
-            let m = self.raid5[r].map(bio.sector);
-            let member = self.raid5[r].members[m.disk as usize];
+            let m = self.md.raid5[r].map(bio.sector);
+            let member = self.md.raid5[r].members[m.disk as usize];
             let mut off = 0u64;
             while off < bio.bytes as u64 {
                 let len = (bio.bytes as u64 - off).min(member_max);
@@ -416,14 +424,14 @@ impl Sim {
                     Some((start, m0)) if logical >= start && logical < start + chunk => (start, m0),
                     _ => {
                         let start = logical - logical % chunk;
-                        let m0 = self.raid5[r].map(start);
+                        let m0 = self.md.raid5[r].map(start);
                         chunk_map = Some((start, m0));
                         (start, m0)
                     }
                 };
                 let m = Mapped { sector: m0.sector + (logical - start), ..m0 };
-                debug_assert_eq!(m, self.raid5[r].map(logical));
-                let raid = &mut self.raid5[r];
+                debug_assert_eq!(m, self.md.raid5[r].map(logical));
+                let raid = &mut self.md.raid5[r];
                 let Some(h) = raid.get_active_stripe(m.sector) else {
                     // wait_event_lock_irq: on the wait queue (at its head), then the check
                     // fails and `cmd`, raid5_unplug_device, runs before the first schedule().
@@ -432,7 +440,7 @@ impl Sim {
                     return Err(Wait::Stripe);
                 };
                 self.charge(STRIPE_ADD_NS + STRIPE_HANDLE_NS);
-                let raid = &mut self.raid5[r];
+                let raid = &mut self.md.raid5[r];
                 let head = raid.head_mut(h);
                 head.parity = m.parity;
                 head.pieces.push(Piece { bio: bio_id, disk: m.disk, write: bio.write, issued: false });
@@ -473,12 +481,12 @@ impl Sim {
     /// with nothing to do goes back to the inactive list.
     pub(crate) fn handle_stripe_read(&mut self, r: usize, h: u32) -> Option<BioId> {
         let now = self.now();
-        let mut out = std::mem::take(&mut self.stripe_handle);
-        self.raid5[r].handle_stripe_into(h, &mut out);
+        let mut out = std::mem::take(&mut self.md.stripe_handle);
+        self.md.raid5[r].handle_stripe_into(h, &mut out);
         debug_assert!(out.writes.is_empty() && out.reads.len() <= 1, "a read piece starts at most its own page's read");
-        let sector = self.raid5[r].head(h).sector;
+        let sector = self.md.raid5[r].head(h).sector;
         let read = out.reads.first().map(|&disk| {
-            let member = self.raid5[r].members[disk as usize];
+            let member = self.md.raid5[r].members[disk as usize];
             let io = IoId(self.ios.insert(Io {
                 owner: IoOwner::StripeRead { md: r as u16, head: h, disk },
                 bytes: STRIPE_BYTES,
@@ -486,21 +494,21 @@ impl Sim {
                 started: now,
                 sync: true,
             }));
-            self.totals.bios_submitted += 1;
+            self.acct.totals.bios_submitted += 1;
             BioId(self.bios.insert(Bio::new(io, member, sector, STRIPE_BYTES as u32, false, now)))
         });
-        self.totals.stripe_returned_bytes += out.done.len() as u64 * STRIPE_BYTES;
+        self.acct.totals.stripe_returned_bytes += out.done.len() as u64 * STRIPE_BYTES;
         for &bio in &out.done {
             self.bio_piece_done(bio);
         }
         // A head on handle_list is raid5d's to release (the list holds a reference, as
         // 2.6.20's stripe count does): the reader's release only drops its own, and raid5d
         // frees the head when it handles it.
-        if out.idle && !self.raid5[r].head(h).queued {
-            self.raid5[r].free(h);
+        if out.idle && !self.md.raid5[r].head(h).queued {
+            self.md.raid5[r].free(h);
             self.wake_up_stripe_waiters(r);
         }
-        self.stripe_handle = out;
+        self.md.stripe_handle = out;
         read
     }
 
@@ -508,7 +516,7 @@ impl Sim {
     /// starts reading, and a page copy per piece it returns.
     pub(crate) fn raid5d_cost(&self, tid: ThreadId) -> u64 {
         let ThreadKind::Raid5d(dev) = self.threads[tid].kind else { unreachable!("not raid5d") };
-        let raid = &self.raid5[self.raid5_of(dev)];
+        let raid = &self.md.raid5[self.raid5_of(dev)];
         let r = self.raid5_of(dev);
         // The pass's last stripe, or an empty pass: unplug_slaves.
         let unplug = if raid.handle_list.len() <= 1 { self.unplug_slaves_ns(r) } else { 0 };
@@ -543,7 +551,7 @@ impl Sim {
     pub(crate) fn retry_stripe_cost(&self, tid: ThreadId) -> u64 {
         let Some(&bio) = self.threads[tid].pending.front() else { return STRIPE_ADD_NS };
         let r = self.raid5_of(self.bios.get(bio.0).dev);
-        let raid = &self.raid5[r];
+        let raid = &self.md.raid5[r];
         if !raid.can_proceed() {
             // The check fails: raid5_unplug_device, then schedule().
             return STRIPE_ADD_NS + self.unplug_slaves_ns(r);
@@ -566,16 +574,16 @@ impl Sim {
         let r = self.raid5_of(dev);
         let now = self.now();
         self.charge(STRIPE_HANDLE_NS);
-        let Some(h) = self.raid5[r].handle_list.pop_front() else {
+        let Some(h) = self.md.raid5[r].handle_list.pop_front() else {
             // Woken with nothing to handle (md_wakeup_thread): the pass ends at once.
             return self.raid5d_pass_end(r);
         };
-        self.raid5[r].head_mut(h).queued = false;
-        let sector = self.raid5[r].head(h).sector;
-        let mut out = std::mem::take(&mut self.stripe_handle);
-        self.raid5[r].handle_stripe_into(h, &mut out);
+        self.md.raid5[r].head_mut(h).queued = false;
+        let sector = self.md.raid5[r].head(h).sector;
+        let mut out = std::mem::take(&mut self.md.stripe_handle);
+        self.md.raid5[r].handle_stripe_into(h, &mut out);
         for (disk, write) in out.reads.iter().map(|&d| (d, false)).chain(out.writes.iter().map(|&d| (d, true))) {
-            let member = self.raid5[r].members[disk as usize];
+            let member = self.md.raid5[r].members[disk as usize];
             let owner = if write {
                 IoOwner::StripeWrite { md: r as u16, head: h, disk }
             } else {
@@ -583,22 +591,22 @@ impl Sim {
             };
             let io = IoId(self.ios.insert(Io { owner, bytes: STRIPE_BYTES, bios_left: 1, started: now, sync: !write }));
             let bio = BioId(self.bios.insert(Bio::new(io, member, sector, STRIPE_BYTES as u32, write, now)));
-            self.totals.bios_submitted += 1;
+            self.acct.totals.bios_submitted += 1;
             self.threads[tid].pending.push_back(bio);
         }
-        self.totals.stripe_returned_bytes += out.done.len() as u64 * STRIPE_BYTES;
+        self.acct.totals.stripe_returned_bytes += out.done.len() as u64 * STRIPE_BYTES;
         for &bio in &out.done {
             self.bio_piece_done(bio);
         }
         if out.idle {
-            self.raid5[r].free(h);
+            self.md.raid5[r].free(h);
             self.wake_up_stripe_waiters(r);
         }
-        self.stripe_handle = out;
+        self.md.stripe_handle = out;
         if let Err(wait) = self.submit_bios(tid) {
             return Next::Sleep(wait);
         }
-        if self.raid5[r].handle_list.is_empty() {
+        if self.md.raid5[r].handle_list.is_empty() {
             self.raid5d_pass_end(r)
         } else {
             Next::Continue(Step::Raid5d)
@@ -609,7 +617,7 @@ impl Sim {
     /// `md_wakeup_thread` was called meanwhile (`THREAD_WAKEUP`), else raid5d sleeps.
     fn raid5d_pass_end(&mut self, r: usize) -> Next {
         self.unplug_slaves(r);
-        if std::mem::take(&mut self.raid5[r].wakeup) {
+        if std::mem::take(&mut self.md.raid5[r].wakeup) {
             Next::Continue(Step::Raid5d)
         } else {
             Next::Idle
@@ -619,12 +627,12 @@ impl Sim {
     /// `md_wakeup_thread(mddev->thread)`: raid5d wakes if it sleeps; if it is running, its
     /// `THREAD_WAKEUP` makes it run another pass.
     pub(crate) fn md_wakeup_thread(&mut self, r: usize) {
-        let raid5d = self.raid5[r].raid5d;
+        let raid5d = self.md.raid5[r].raid5d;
         if self.threads[raid5d].is_idle_kthread() {
-            self.raid5[r].wakeup = false;
+            self.md.raid5[r].wakeup = false;
             self.wake(raid5d, Step::Raid5d);
         } else {
-            self.raid5[r].wakeup = true;
+            self.md.raid5[r].wakeup = true;
         }
     }
 
@@ -644,7 +652,7 @@ impl Sim {
         // the queue, so this is the walk the kernel does, without re-indexing the queue of
         // ~100 (mostly running) waiters for each one (the herd was 13% of raid5-chunk's run).
         let threads = &self.threads;
-        let asleep: Vec<ThreadId> = self.raid5[r].waiters.iter().copied().filter(|w| threads[*w].wait == Some(Wait::Stripe)).collect();
+        let asleep: Vec<ThreadId> = self.md.raid5[r].waiters.iter().copied().filter(|w| threads[*w].wait == Some(Wait::Stripe)).collect();
         for w in asleep {
             self.wake(w, Step::RetryStripe);
         }
@@ -653,21 +661,21 @@ impl Sim {
     /// `unplug_slaves`: every member's `unplug_fn` (with 2.6.20 plugging, a plugged member
     /// queue is unplugged and run).
     pub(crate) fn unplug_slaves(&mut self, r: usize) {
-        for i in 0..self.raid5[r].members.len() {
-            let m = self.raid5[r].members[i];
+        for i in 0..self.md.raid5[r].members.len() {
+            let m = self.md.raid5[r].members[i];
             self.unplug_device(m);
         }
     }
 
     /// What `unplug_slaves` costs.
     pub(crate) fn unplug_slaves_ns(&self, r: usize) -> u64 {
-        self.raid5[r].members.len() as u64 * UNPLUG_NS
+        self.md.raid5[r].members.len() as u64 * UNPLUG_NS
     }
 
     /// `release_stripe` of a head with work: it goes on `handle_list` and raid5d is woken
     /// (`md_wakeup_thread`).
     pub(crate) fn release_stripe(&mut self, r: usize, h: u32) {
-        if self.raid5[r].queue(h) {
+        if self.md.raid5[r].queue(h) {
             self.md_wakeup_thread(r);
         }
     }
@@ -675,7 +683,7 @@ impl Sim {
     /// `raid5_end_read_request` / `raid5_end_write_request` (softirq): the member page is read
     /// (up to date) or written (on the disk, and still up to date); the head goes back to raid5d.
     pub(crate) fn stripe_io_done(&mut self, r: usize, h: u32, disk: u16, write: bool) {
-        let head = self.raid5[r].head_mut(h);
+        let head = self.md.raid5[r].head_mut(h);
         if write {
             head.writing[disk as usize] = false;
         } else {
@@ -691,13 +699,30 @@ impl Sim {
     pub(crate) fn retry_stripe(&mut self, tid: ThreadId) -> Next {
         let bio = *self.threads[tid].pending.front().expect("a stripe sleeper has its bio");
         let r = self.raid5_of(self.bios.get(bio.0).dev);
-        if !self.raid5[r].can_proceed() {
+        if !self.md.raid5[r].can_proceed() {
             self.raid5_unplug_device(r);
             return Next::Sleep(Wait::Stripe);
         }
-        self.raid5[r].waiters.retain(|&w| w != tid);
-        self.raid5[r].unblock();
+        self.md.raid5[r].waiters.retain(|&w| w != tid);
+        self.md.raid5[r].unblock();
         self.submit_pending(tid)
+    }
+}
+
+impl Sim {
+    /// `md_run`: each md device's RAID5 array and its raid5d thread.
+    pub(crate) fn md_run(&mut self) {
+        let s = &self.cfg.scenario;
+        for i in 0..self.devs.len() {
+            let d = &self.devs[i];
+            if let crate::block::DevKind::Md { members } = &d.kind {
+                let (dev, tid) = (DevId(i as u16), ThreadId(self.threads.len() as u32));
+                let raid = Raid5::new(dev, members.clone(), s.md.chunk_kb, s.md.stripe_cache_size, tid);
+                let name = format!("{}_raid5", d.name);
+                self.threads.push(crate::kernel::sched::Thread::kernel(name, ThreadKind::Raid5d(dev), CoreId(0), 300 + i as u32));
+                self.md.raid5.push(raid);
+            }
+        }
     }
 }
 

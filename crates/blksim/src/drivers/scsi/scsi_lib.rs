@@ -57,22 +57,22 @@ impl Sim {
         // The request_fn's prep and the driver's queuecommand, traced as the command goes out.
         self.charge(DISPATCH_NS);
         self.emit(dev, Action::D, write, sector, bytes, ctx, rq.0, 0);
-        let mut started = std::mem::take(&mut self.disk_started);
+        let mut started = std::mem::take(&mut self.disks[disk].started);
         self.disks[disk].submit(now, cmd, &mut started);
         for (slot, done) in started.drain(..) {
             self.events.schedule(done, Event::DiskDone { disk, slot });
         }
-        self.disk_started = started;
+        self.disks[disk].started = started;
     }
 
     pub(crate) fn on_disk_done(&mut self, disk: DiskId, slot: u16) {
         let now = self.now();
-        let mut started = std::mem::take(&mut self.disk_started);
+        let mut started = std::mem::take(&mut self.disks[disk].started);
         let cmd = self.disks[disk].complete(now, slot, &mut started);
         for (slot, done) in started.drain(..) {
             self.events.schedule(done, Event::DiskDone { disk, slot });
         }
-        self.disk_started = started;
+        self.disks[disk].started = started;
         // A RAID controller's own stripe operation ended: no host command completes.
         let Some(cmd) = cmd else { return };
         let dev = self.reqs.get(cmd.req.0).dev;
@@ -110,7 +110,7 @@ impl Sim {
         if cpu != irq_cpu {
             // The IPI (`__smp_call_function_single` → `trigger_softirq`) is an interrupt of
             // its own on the target CPU: /proc/stat's intr, vmstat's in, count it.
-            self.totals.interrupts += 1;
+            self.acct.totals.interrupts += 1;
         }
         self.raise_irq(cpu, rq);
     }
@@ -182,7 +182,7 @@ impl Sim {
             match self.cfg.scenario.scsi.run_queue {
                 RunQueueMode::Direct | RunQueueMode::Fixed => self.run_queue(sdev),
                 RunQueueMode::Kblockd => {
-                    let cpu = CoreId(self.cur_cpu);
+                    let cpu = CoreId(self.current.cpu);
                     self.run_queue_async(sdev, cpu);
                 }
             }
