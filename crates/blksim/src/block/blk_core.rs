@@ -76,21 +76,33 @@ impl Sim {
     /// `__make_request`: merge the bio into a waiting request, or allocate a new request and
     /// insert it. Err: the request pool is full and the caller must sleep.
     pub(crate) fn make_request(&mut self, bio_id: BioId, tid: ThreadId) -> Result<(), Wait> {
-        let now = self.now();
-        let bio = *self.bios.get(bio_id.0);
-        let dev = bio.dev;
-        let di = dev.idx();
-        match self.devs[di].kind {
+        let dev = self.bios.get(bio_id.0).dev;
+        match self.devs[dev].kind {
             DevKind::Md { .. } => return self.md_make_request(bio_id, tid),
             DevKind::DmLinear { lower } => return self.dm_linear_map(bio_id, lower, tid),
             _ => {}
         }
-        let max = self.devs[di].queue.max_request_bytes();
-        // A run (`Bio::pages`) goes where its first bio would go; as many of the rest follow
-        // it there as would one by one (`run_fit`), and the others are submitted next.
+        let max = self.devs[dev].queue.max_request_bytes();
+        if self.attempt_merge(bio_id, tid, max) {
+            return Ok(());
+        }
+        let (tag, hctx) = self.get_request_or_tag(bio_id, tid)?;
+        // A run's first bio makes the request; the rest try to merge next, one by one's way.
+        self.split_run(bio_id, 1, tid);
+        let rq = self.init_request_from_bio(bio_id, tid, tag, hctx, max);
+        self.add_request(rq, bio_id, tid);
+        Ok(())
+    }
+
+    /// `attempt_plug_merge`, then `elv_merge`: whether the bio merged into a request of this
+    /// step still on the plug (newest first), or into one waiting in the elevator, at its back
+    /// or front. A run (`Bio::pages`) goes where its first bio would go; as many of the rest
+    /// follow it there as would one by one (`run_fit`), and the others are submitted next.
+    fn attempt_merge(&mut self, bio_id: BioId, tid: ThreadId, max: u64) -> bool {
+        let bio = *self.bios.get(bio_id.0);
+        let dev = bio.dev;
         let page = bio.page_bytes() as u64;
         let first_end = bio.sector + page / 512;
-        // attempt_plug_merge: a request of this step that is still on the plug, newest first.
         if self.blk.plugging {
             for i in (0..self.blk.plug.len()).rev() {
                 let rq = self.blk.plug[i];
@@ -101,49 +113,56 @@ impl Sim {
                 if r.sector + r.bytes / 512 == bio.sector {
                     let fit = self.run_fit(bio_id, rq, i + 1, false, max);
                     self.merge_bios(rq, bio_id, fit, false, tid);
-                    return Ok(());
+                    return true;
                 }
                 if first_end == r.sector {
                     self.merge_bios(rq, bio_id, 1, true, tid);
-                    return Ok(());
+                    return true;
                 }
             }
         }
         // Back merge: a waiting request that ends where this bio starts.
-        if let Some(rq) = self.devs[di].queue.elevator.back_candidate(bio.write, bio.sector) {
+        if let Some(rq) = self.devs[dev].queue.elevator.back_candidate(bio.write, bio.sector) {
             if self.reqs.get(rq.0).bytes + page <= max {
                 let fit = self.run_fit(bio_id, rq, 0, true, max);
                 self.merge_bios(rq, bio_id, fit, false, tid);
-                return Ok(());
+                return true;
             }
         }
-        if let Some(rq) = self.devs[di].queue.elevator.front_candidate(bio.write, first_end) {
+        if let Some(rq) = self.devs[dev].queue.elevator.front_candidate(bio.write, first_end) {
             if self.reqs.get(rq.0).bytes + page <= max {
                 self.merge_bios(rq, bio_id, 1, true, tid);
-                return Ok(());
+                return true;
             }
         }
-        // blk-mq: the request is a tag of the submitting CPU's hardware queue, or the submitter
-        // sleeps in bt_get.
-        let mut tag = None;
-        let mut hctx = 0;
-        if self.devs[di].queue.mq.is_some() {
-            let cpu = self.threads[tid].home;
-            hctx = self.mq(dev).hctx_of(cpu);
-            match self.bt_get(dev, hctx, tid) {
-                Some(t) => tag = Some(t),
-                None => {
-                    self.emit(dev, Action::S, bio.write, bio.sector, bio.bytes, tid, bio_id.0, 0);
-                    return Err(Wait::Tag { dev });
-                }
-            }
-        } else {
-            self.get_request(dev, bio_id, tid)?;
-        }
-        // A run's first bio makes the request; the rest try to merge next, one by one's way.
-        self.split_run(bio_id, 1, tid);
+        false
+    }
+
+    /// A request for the bio: on blk-mq a tag of the submitting CPU's hardware queue (the
+    /// submitter sleeps in `bt_get` without one), else one from the queue's pool
+    /// (`get_request`). Returns the tag and hardware queue.
+    fn get_request_or_tag(&mut self, bio_id: BioId, tid: ThreadId) -> Result<(Option<u16>, u16), Wait> {
         let bio = *self.bios.get(bio_id.0);
-        let sector_end = bio.sector + bio.bytes as u64 / 512;
+        let dev = bio.dev;
+        if self.devs[dev].queue.mq.is_none() {
+            self.get_request(dev, bio_id, tid)?;
+            return Ok((None, 0));
+        }
+        let cpu = self.threads[tid].home;
+        let hctx = self.mq(dev).hctx_of(cpu);
+        match self.bt_get(dev, hctx, tid) {
+            Some(t) => Ok((Some(t), hctx)),
+            None => {
+                self.emit(dev, Action::S, bio.write, bio.sector, bio.bytes, tid, bio_id.0, 0);
+                Err(Wait::Tag { dev })
+            }
+        }
+    }
+
+    /// `init_request_from_bio`: the request the bio makes, counted in flight from now.
+    fn init_request_from_bio(&mut self, bio_id: BioId, tid: ThreadId, tag: Option<u16>, hctx: u16, max: u64) -> ReqId {
+        let bio = *self.bios.get(bio_id.0);
+        let dev = bio.dev;
         // Room for every bio that can merge in up to max_sectors (a 512 KiB request of page
         // bios holds 128): growing the list one bio at a time was an eighth of the run time.
         let mut bios = self.blk.bio_lists.pop().unwrap_or_default();
@@ -167,14 +186,25 @@ impl Sim {
             host_freed: false,
             cpu: Some(CoreId(self.current.cpu)),
         }));
-        self.devs[di].stats.start(at);
+        self.devs[dev].stats.start(at);
         self.charge(GET_REQUEST_NS);
         self.emit(dev, Action::G, bio.write, bio.sector, bio.bytes, tid, rq.0, bio_id.0);
-        // init_request_from_bio, and add_request's insert (or the plug's list).
+        rq
+    }
+
+    /// `add_request`'s insert, or the plug's list: a blk-mq request goes to its hardware
+    /// queue, which runs; a legacy one to the elevator, which plugs or runs the queue.
+    fn add_request(&mut self, rq: ReqId, bio_id: BioId, tid: ThreadId) {
+        let now = self.now();
+        let bio = *self.bios.get(bio_id.0);
+        let dev = bio.dev;
+        let sector_end = bio.sector + bio.bytes as u64 / 512;
         self.charge(ADD_REQUEST_NS);
-        if tag.is_some() {
+        let r = self.reqs.get(rq.0);
+        if r.tag.is_some() {
             // blk_mq_make_request (4.0), a sync request over several hardware queues: no plug;
             // insert and run the queue from this CPU.
+            let hctx = r.hctx;
             self.blk_mq_insert(dev, rq);
             self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
             self.blk_mq_run_hw_queue(dev, hctx, false);
@@ -185,25 +215,24 @@ impl Sim {
             self.blk.plug.push(rq);
         } else {
             let owner = self.owner(rq);
-            let was_empty = self.devs[di].queue.elevator.is_empty();
-            self.devs[di].queue.elevator.add(rq, bio.write, bio.sector, sector_end, now, owner);
+            let was_empty = self.devs[dev].queue.elevator.is_empty();
+            self.devs[dev].queue.elevator.add(rq, bio.write, bio.sector, sector_end, now, owner);
             self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
-            if self.queue_plugging(dev) {
-                // 2.6.20 __make_request: a request added to an empty queue plugs it; then
-                // __elv_add_request unplugs it once unplug_thresh requests wait unissued.
-                if was_empty {
-                    self.plug_device(dev, tid);
-                }
-                let q = &self.devs[di].queue;
-                let waiting = q.pool_count[0] + q.pool_count[1] - q.tags.busy();
-                if !q.plugged || waiting >= UNPLUG_THRESH {
-                    self.unplug_device(dev);
-                }
-            } else {
+            if !self.queue_plugging(dev) {
                 self.run_queue(dev);
+                return;
+            }
+            // 2.6.20 __make_request: a request added to an empty queue plugs it; then
+            // __elv_add_request unplugs it once unplug_thresh requests wait unissued.
+            if was_empty {
+                self.plug_device(dev, tid);
+            }
+            let q = &self.devs[dev].queue;
+            let waiting = q.pool_count[0] + q.pool_count[1] - q.tags.busy();
+            if !q.plugged || waiting >= UNPLUG_THRESH {
+                self.unplug_device(dev);
             }
         }
-        Ok(())
     }
 
     /// Whether `dev`'s queue plugs itself (`queue.plugging = 2.6.20`): leaf request queues of

@@ -321,7 +321,6 @@ impl Sim {
         if self.do_softirq(c) {
             return;
         }
-        let mut switched = false;
         let cur = self.cores[ci].current;
         let highpri = self.kblockd_preempts(c);
         let fair = self.fair();
@@ -333,34 +332,9 @@ impl Sim {
                 && highpri.is_none()
                 && (self.cores[ci].runq.is_empty() || (now - th.slice_start < SCHED_SLICE_NS && !preempted))
         });
-        let run = match keep {
-            Some(t) => Some(t),
-            None => {
-                if let Some(t) = cur.filter(|&t| self.threads[t].state == ThreadState::Running) {
-                    // Preempted at a step boundary: its slice is used up and others wait.
-                    self.threads[t].state = ThreadState::Runnable;
-                    self.cores[ci].runq.push_back(t);
-                }
-                // schedule() on a CPU about to go idle looks for work first (`idle_balance`).
-                if self.cores[ci].runq.is_empty() && cur.is_some() && self.load_balancing() {
-                    self.idle_balance(ci);
-                }
-                // A nice -20 kblockd worker is picked first (CFS: the smallest vruntime).
-                let next = match highpri {
-                    Some(i) => self.cores[ci].runq.remove(i),
-                    None if fair => self.pick_next_entity(ci).and_then(|i| self.cores[ci].runq.remove(i)),
-                    None => self.cores[ci].runq.pop_front(),
-                };
-                if next != cur {
-                    switched = true;
-                    self.acct.totals.context_switches += 1;
-                    if let Some(prev) = cur {
-                        self.threads[prev].cs += 1;
-                    }
-                }
-                self.cores[ci].current = next;
-                next
-            }
+        let (run, switched) = match keep {
+            Some(t) => (Some(t), false),
+            None => self.schedule_next(c, cur, highpri),
         };
         let Some(tid) = run else {
             self.cores[ci].state = AcctState::Idle;
@@ -391,6 +365,39 @@ impl Sim {
         core.busy = true;
         core.state = state;
         self.events.schedule(now + cost, Event::CoreDone { core: c });
+    }
+
+    /// `schedule()` when the running thread does not keep its core: it goes back on the run
+    /// queue if still runnable, and the next thread is picked. Returns it, and whether that
+    /// is a context switch.
+    fn schedule_next(&mut self, c: CoreId, cur: Option<ThreadId>, highpri: Option<usize>) -> (Option<ThreadId>, bool) {
+        let ci = c.idx();
+        let fair = self.fair();
+        let mut switched = false;
+        if let Some(t) = cur.filter(|&t| self.threads[t].state == ThreadState::Running) {
+            // Preempted at a step boundary: its slice is used up and others wait.
+            self.threads[t].state = ThreadState::Runnable;
+            self.cores[ci].runq.push_back(t);
+        }
+        // schedule() on a CPU about to go idle looks for work first (`idle_balance`).
+        if self.cores[ci].runq.is_empty() && cur.is_some() && self.load_balancing() {
+            self.idle_balance(ci);
+        }
+        // A nice -20 kblockd worker is picked first (CFS: the smallest vruntime).
+        let next = match highpri {
+            Some(i) => self.cores[ci].runq.remove(i),
+            None if fair => self.pick_next_entity(ci).and_then(|i| self.cores[ci].runq.remove(i)),
+            None => self.cores[ci].runq.pop_front(),
+        };
+        if next != cur {
+            switched = true;
+            self.acct.totals.context_switches += 1;
+            if let Some(prev) = cur {
+                self.threads[prev].cs += 1;
+            }
+        }
+        self.cores[ci].current = next;
+        (next, switched)
     }
 
     /// With `cpu.kblockd_highpri` (kblockd is `WQ_HIGHPRI` in 4.0: nice -20 workers), a kblockd

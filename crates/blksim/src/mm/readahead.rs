@@ -15,6 +15,53 @@ const VM_MIN_READAHEAD_PAGES: u64 = 4;
 /// `VM_MAX_CACHE_HIT`: readahead finding this many pages already cached in a row turns off.
 const VM_MAX_CACHE_HIT: u64 = 256;
 
+/// What `page_cache_readahead`'s windows are read through: the most a window holds, whether
+/// the device is congested, which pages of a range are absent from the cache, and the runs
+/// to read.
+struct RaWindows<'a> {
+    max: u64,
+    congested: bool,
+    absent: &'a dyn Fn(u64, u64) -> Vec<(u64, u64)>,
+    out: &'a mut Vec<(u64, u64)>,
+}
+
+impl RaWindows<'_> {
+    /// `__do_page_cache_readahead` and `check_ra_success`; `blockable_page_cache_readahead`
+    /// skips a congested device unless the read must block.
+    fn blockable(&mut self, ra: &mut FileRaState, offset: u64, nr: u64, block: bool) -> bool {
+        if !block && self.congested {
+            return false;
+        }
+        let runs = (self.absent)(offset, offset + nr);
+        let actual: u64 = runs.iter().map(|(a, b)| b - a).sum();
+        self.out.extend(runs);
+        if actual == 0 {
+            ra.cache_hit += nr;
+            if ra.cache_hit >= VM_MAX_CACHE_HIT {
+                ra_off(ra);
+                ra.incache = true;
+                return false;
+            }
+        } else {
+            ra.cache_hit = 0;
+        }
+        true
+    }
+
+    /// `make_ahead_window`: the next window after the current one; dropped (reset) when it
+    /// could not be read without blocking.
+    fn make_ahead_window(&mut self, ra: &mut FileRaState, force: bool) -> bool {
+        ra.ahead_size = next_ra_size(ra, self.max);
+        ra.ahead_start = ra.start + ra.size;
+        let block = force || ra.prev_page >= ra.ahead_start as i64;
+        let ret = self.blockable(ra, ra.ahead_start, ra.ahead_size, block);
+        if !ret && !force {
+            reset_ahead_window(ra);
+        }
+        ret
+    }
+}
+
 /// 2.6.20 `page_cache_readahead` on the state of one file: decides the windows to read and
 /// moves the state on. `max` is `ra_pages` (`read_ahead_kb` in pages), `congested` whether
 /// the device is read-congested now (`bdi_read_congested`), `absent` the runs of pages of a
@@ -29,39 +76,7 @@ pub fn page_cache_readahead(
     req_size: u64,
     out: &mut Vec<(u64, u64)>,
 ) -> u64 {
-    // __do_page_cache_readahead and check_ra_success; blockable_page_cache_readahead skips a
-    // congested device unless the read must block.
-    let blockable = |ra: &mut FileRaState, out: &mut Vec<(u64, u64)>, offset: u64, nr: u64, block: bool| -> bool {
-        if !block && congested {
-            return false;
-        }
-        let runs = absent(offset, offset + nr);
-        let actual: u64 = runs.iter().map(|(a, b)| b - a).sum();
-        out.extend(runs);
-        if actual == 0 {
-            ra.cache_hit += nr;
-            if ra.cache_hit >= VM_MAX_CACHE_HIT {
-                ra_off(ra);
-                ra.incache = true;
-                return false;
-            }
-        } else {
-            ra.cache_hit = 0;
-        }
-        true
-    };
-    // make_ahead_window: the next window after the current one; dropped (reset) when it could
-    // not be read without blocking.
-    let make_ahead_window = |ra: &mut FileRaState, out: &mut Vec<(u64, u64)>, force: bool| -> bool {
-        ra.ahead_size = next_ra_size(ra, max);
-        ra.ahead_start = ra.start + ra.size;
-        let block = force || ra.prev_page >= ra.ahead_start as i64;
-        let ret = blockable(ra, out, ra.ahead_start, ra.ahead_size, block);
-        if !ret && !force {
-            reset_ahead_window(ra);
-        }
-        ret
-    };
+    let mut w = RaWindows { max, congested, absent, out };
     let (mut offset, mut req_size) = (offset, req_size);
     if offset as i64 == ra.prev_page {
         req_size -= 1;
@@ -81,18 +96,18 @@ pub fn page_cache_readahead(
         // window if the read is as large as the maximum.
         ra.size = init_ra_size(newsize, max);
         ra.start = offset;
-        if blockable(ra, out, offset, ra.size, true) && req_size >= max {
-            make_ahead_window(ra, out, true);
+        if w.blockable(ra, offset, ra.size, true) && req_size >= max {
+            w.make_ahead_window(ra, true);
         }
         return (ra.prev_page + 1) as u64;
     }
     if !sequential {
         ra_off(ra);
-        blockable(ra, out, offset, newsize, true);
+        w.blockable(ra, offset, newsize, true);
         return (ra.prev_page + 1) as u64;
     }
     let mut recheck = false;
-    if ra.ahead_start == 0 && !make_ahead_window(ra, out, false) {
+    if ra.ahead_start == 0 && !w.make_ahead_window(ra, false) {
         recheck = true;
     }
     if recheck || ra.prev_page >= ra.ahead_start as i64 {
@@ -101,7 +116,7 @@ pub fn page_cache_readahead(
             // next ahead window is started.
             ra.start = ra.ahead_start;
             ra.size = ra.ahead_size;
-            make_ahead_window(ra, out, false);
+            w.make_ahead_window(ra, false);
         }
         ra.prev_page = ra.prev_page.min((ra.ahead_start + ra.ahead_size) as i64 - 1);
     }

@@ -213,34 +213,7 @@ impl Sim {
                     .as_ref()
                     .map_or(d.queue.elevator.len() as u32, |m| m.hctx.iter().map(|h| (h.queued.len() + h.dispatch.len()) as u32).sum()),
                 tags: d.queue.mq.as_ref().map_or(d.queue.tags.busy(), |m| m.device_busy),
-                hctx: d
-                    .queue
-                    .mq
-                    .iter()
-                    .flat_map(|m| m.hctx.iter())
-                    .map(|h| HctxOccupancy {
-                        tags: h.tags.busy(),
-                        depth: h.tags.depth(),
-                        queued: h.queued.len() as u32,
-                        stopped: h.stopped,
-                        sleepers: h.wait.sleepers().map(|t| self.threads[t].pid).collect(),
-                        parked: h
-                            .dispatch
-                            .iter()
-                            .map(|rq| {
-                                let r = self.reqs.get(rq.0);
-                                ParkedRequest {
-                                    id: rq.0,
-                                    write: r.write,
-                                    sector: r.sector,
-                                    bytes: r.bytes as u32,
-                                    tagged: r.tag.is_some(),
-                                    alloc_ns: r.alloc_at.ns(),
-                                }
-                            })
-                            .collect(),
-                    })
-                    .collect(),
+                hctx: d.queue.mq.iter().flat_map(|m| m.hctx.iter()).map(|h| self.hctx_occupancy(h)).collect(),
                 in_drive: match d.kind {
                     DevKind::Sd { disk, .. } => self.disks[disk].outstanding() as u32,
                     _ => 0,
@@ -281,6 +254,32 @@ impl Sim {
             .map(|h| HostOccupancy { busy: h.busy(), starved: h.starved().map(|d| self.devs[d].name.clone()).collect() })
             .collect();
         (devs, hosts)
+    }
+
+    /// A blk-mq hardware queue's tags, requests and sleepers.
+    fn hctx_occupancy(&self, h: &crate::block::blk_mq::Hctx) -> HctxOccupancy {
+        HctxOccupancy {
+            tags: h.tags.busy(),
+            depth: h.tags.depth(),
+            queued: h.queued.len() as u32,
+            stopped: h.stopped,
+            sleepers: h.wait.sleepers().map(|t| self.threads[t].pid).collect(),
+            parked: h
+                .dispatch
+                .iter()
+                .map(|rq| {
+                    let r = self.reqs.get(rq.0);
+                    ParkedRequest {
+                        id: rq.0,
+                        write: r.write,
+                        sector: r.sector,
+                        bytes: r.bytes as u32,
+                        tagged: r.tag.is_some(),
+                        alloc_ns: r.alloc_at.ns(),
+                    }
+                })
+                .collect(),
+        }
     }
 }
 

@@ -394,75 +394,15 @@ impl Sim {
             b.started = at;
         }
         let aligned = in_chunk_boundary(bio.sector, bio.bytes as u64, chunk);
-        let mut pending = Vec::new();
-        if !bio.write && aligned && bio.bytes as u64 <= member_max {
-            // chunk_aligned_read: one piece per chunk.
-            let mut off = 0u64;
-            while off < bio.bytes as u64 {
-                let logical = bio.sector + off / 512;
-                let len = (bio.bytes as u64 - off).min((chunk - logical % chunk) * 512);
-                let m = self.md.raid5[r].map(logical);
-                pending.push((self.md.raid5[r].members[m.disk as usize], m.sector, len as u32, off > 0, logical));
-                off += len;
-            }
-        } else if !bio.write && aligned && self.cfg.scenario.md.split_aligned_reads {
-            let m = self.md.raid5[r].map(bio.sector);
-            let member = self.md.raid5[r].members[m.disk as usize];
-            let mut off = 0u64;
-            while off < bio.bytes as u64 {
-                let len = (bio.bytes as u64 - off).min(member_max);
-                pending.push((member, m.sector + off / 512, len as u32, off > 0, bio.sector + off / 512));
-                off += len;
-            }
+        let split = self.cfg.scenario.md.split_aligned_reads;
+        let pending = if !bio.write && aligned && (bio.bytes as u64 <= member_max || split) {
+            self.aligned_read_pieces(r, &bio, member_max)
         } else {
-            // compute_sector once per chunk: a chunk's pages lie on one member, one after another.
-            let mut chunk_map: Option<(u64, Mapped)> = None;
-            while (self.bios.get(bio_id.0).mapped as u64) < bio.bytes as u64 {
-                let off = self.bios.get(bio_id.0).mapped as u64;
-                let logical = bio.sector + off / 512;
-                let (start, m0) = match chunk_map {
-                    Some((start, m0)) if logical >= start && logical < start + chunk => (start, m0),
-                    _ => {
-                        let start = logical - logical % chunk;
-                        let m0 = self.md.raid5[r].map(start);
-                        chunk_map = Some((start, m0));
-                        (start, m0)
-                    }
-                };
-                let m = Mapped { sector: m0.sector + (logical - start), ..m0 };
-                debug_assert_eq!(m, self.md.raid5[r].map(logical));
-                let raid = &mut self.md.raid5[r];
-                let Some(h) = raid.get_active_stripe(m.sector) else {
-                    // wait_event_lock_irq: on the wait queue (at its head), then the check
-                    // fails and `cmd`, raid5_unplug_device, runs before the first schedule().
-                    raid.waiters.push_front(tid);
-                    self.raid5_unplug_device(r);
-                    return Err(Wait::Stripe);
-                };
-                self.charge(STRIPE_ADD_NS + STRIPE_HANDLE_NS);
-                let raid = &mut self.md.raid5[r];
-                let head = raid.head_mut(h);
-                head.parity = m.parity;
-                head.pieces.push(Piece { bio: bio_id, disk: m.disk, write: bio.write, issued: false });
-                let b = self.bios.get_mut(bio_id.0);
-                b.mapped += STRIPE_BYTES as u32;
-                b.remaining += 1;
-                if bio.write {
-                    self.release_stripe(r, h);
-                    continue;
-                }
-                // handle_stripe5 in the reader's context: the page's read starts now.
-                let read = self.handle_stripe_read(r, h);
-                if let Some(member_bio) = read {
-                    // generic_make_request recurses into the member's queue: the member bio
-                    // goes next, and this bio's mapping goes on after it.
-                    let pending = &mut self.threads[tid].pending;
-                    pending.push_front(bio_id);
-                    pending.push_front(member_bio);
-                    return Ok(());
-                }
+            if let Some(done) = self.add_to_stripes(r, bio_id, tid) {
+                return done;
             }
-        }
+            Vec::new()
+        };
         // Children go first in line, in order, ahead of whatever else the thread has pending.
         let children: Vec<BioId> =
             pending.iter().map(|&(dev, sector, bytes, split, from)| self.child_bio(bio_id, dev, sector, bytes, tid, split, from)).collect();
@@ -473,6 +413,90 @@ impl Sim {
         // Drop the bias: if every piece is already done, the bio ends here.
         self.bio_piece_done(bio_id);
         Ok(())
+    }
+
+    /// A read within a chunk bypasses the stripe cache: `chunk_aligned_read`, one piece per
+    /// chunk; or, larger than the member's queue takes (`md.split_aligned_reads`), pieces of
+    /// the member's request size. Each piece: (member, sector, bytes, split, logical sector).
+    fn aligned_read_pieces(&self, r: usize, bio: &Bio, member_max: u64) -> Vec<(DevId, u64, u32, bool, u64)> {
+        let raid = &self.md.raid5[r];
+        let chunk = raid.chunk_sectors;
+        let mut pending = Vec::new();
+        let mut off = 0u64;
+        if bio.bytes as u64 <= member_max {
+            while off < bio.bytes as u64 {
+                let logical = bio.sector + off / 512;
+                let len = (bio.bytes as u64 - off).min((chunk - logical % chunk) * 512);
+                let m = raid.map(logical);
+                pending.push((raid.members[m.disk as usize], m.sector, len as u32, off > 0, logical));
+                off += len;
+            }
+        } else {
+            let m = raid.map(bio.sector);
+            let member = raid.members[m.disk as usize];
+            while off < bio.bytes as u64 {
+                let len = (bio.bytes as u64 - off).min(member_max);
+                pending.push((member, m.sector + off / 512, len as u32, off > 0, bio.sector + off / 512));
+                off += len;
+            }
+        }
+        pending
+    }
+
+    /// `add_stripe_bio` for each page of the bio not mapped yet. Returns the request's
+    /// result when it stops early: the reader's page read goes first (`generic_make_request`
+    /// recursing), or no stripe head is free (it waits); None once every page is mapped.
+    fn add_to_stripes(&mut self, r: usize, bio_id: BioId, tid: ThreadId) -> Option<Result<(), Wait>> {
+        let bio = *self.bios.get(bio_id.0);
+        let chunk = self.md.raid5[r].chunk_sectors;
+        // compute_sector once per chunk: a chunk's pages lie on one member, one after another.
+        let mut chunk_map: Option<(u64, Mapped)> = None;
+        while (self.bios.get(bio_id.0).mapped as u64) < bio.bytes as u64 {
+            let off = self.bios.get(bio_id.0).mapped as u64;
+            let logical = bio.sector + off / 512;
+            let (start, m0) = match chunk_map {
+                Some((start, m0)) if logical >= start && logical < start + chunk => (start, m0),
+                _ => {
+                    let start = logical - logical % chunk;
+                    let m0 = self.md.raid5[r].map(start);
+                    chunk_map = Some((start, m0));
+                    (start, m0)
+                }
+            };
+            let m = Mapped { sector: m0.sector + (logical - start), ..m0 };
+            debug_assert_eq!(m, self.md.raid5[r].map(logical));
+            let raid = &mut self.md.raid5[r];
+            let Some(h) = raid.get_active_stripe(m.sector) else {
+                // wait_event_lock_irq: on the wait queue (at its head), then the check
+                // fails and `cmd`, raid5_unplug_device, runs before the first schedule().
+                raid.waiters.push_front(tid);
+                self.raid5_unplug_device(r);
+                return Some(Err(Wait::Stripe));
+            };
+            self.charge(STRIPE_ADD_NS + STRIPE_HANDLE_NS);
+            let raid = &mut self.md.raid5[r];
+            let head = raid.head_mut(h);
+            head.parity = m.parity;
+            head.pieces.push(Piece { bio: bio_id, disk: m.disk, write: bio.write, issued: false });
+            let b = self.bios.get_mut(bio_id.0);
+            b.mapped += STRIPE_BYTES as u32;
+            b.remaining += 1;
+            if bio.write {
+                self.release_stripe(r, h);
+                continue;
+            }
+            // handle_stripe5 in the reader's context: the page's read starts now.
+            let read = self.handle_stripe_read(r, h);
+            if let Some(member_bio) = read {
+                // generic_make_request recurses into the member's queue: the member bio
+                // goes next, and this bio's mapping goes on after it.
+                let pending = &mut self.threads[tid].pending;
+                pending.push_front(bio_id);
+                pending.push_front(member_bio);
+                return Some(Ok(()));
+            }
+        }
+        None
     }
 
     /// `handle_stripe5` of a read head by the submitter, then its `release_stripe`: a read of a
