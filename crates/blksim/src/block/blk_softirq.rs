@@ -93,8 +93,8 @@ impl Sim {
         if let Some(orig) = r.clone_of {
             // A dm clone: its clone bios end (end_clone_bio), and with them the original.
             // A clone came from dm's mempool, not from this queue's request pool.
-            self.acct.totals.clones_completed += 1;
-            self.acct.totals.clone_bios_completed += r.nr_clone_bios as u64;
+            self.acct.totals.clones.completed += 1;
+            self.acct.totals.clones.bios_completed += r.nr_clone_bios as u64;
             // end_clone_bio per clone bio (with its recount), then the original completes.
             self.charge(SOFTIRQ_REQUEST_NS + self.clone_bios_end_ns(r.nr_clone_bios as u64));
             self.dm_end_request(orig);

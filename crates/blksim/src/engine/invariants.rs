@@ -19,14 +19,14 @@ impl Sim {
         }
         let bios_live: u64 = self.bios.iter().map(|b| b.pages as u64).sum();
         assert_eq!(self.acct.totals.bios_submitted - self.acct.totals.bios_completed, bios_live, "bio accounting");
-        assert!(self.acct.totals.clones_completed <= self.acct.totals.clones_made, "more dm clones completed than made");
-        assert!(self.acct.totals.clone_bios_completed <= self.acct.totals.clone_bios_made, "more clone bios completed than made");
+        assert!(self.acct.totals.clones.completed <= self.acct.totals.clones.made, "more dm clones completed than made");
+        assert!(self.acct.totals.clones.bios_completed <= self.acct.totals.clones.bios_made, "more clone bios completed than made");
         for c in &self.cores {
             assert!(!c.softirq_deferred || !c.softirq.is_empty() || c.busy, "softirq deferred to ksoftirqd with nothing pending");
         }
         self.check_readahead();
-        let dirty: u64 = self.jobs.iter().map(|j| j.dirty_bytes).sum();
-        let writeback: u64 = self.jobs.iter().map(|j| j.writeback_bytes).sum();
+        let dirty: u64 = self.jobs.iter().map(|j| j.pages.dirty_bytes).sum();
+        let writeback: u64 = self.jobs.iter().map(|j| j.pages.writeback_bytes).sum();
         assert_eq!((dirty, writeback), (self.vm.dirty_total, self.vm.writeback_total), "page cache accounting");
 
         // Request-based devices count requests in flight; bio-based md counts bios.
@@ -98,7 +98,7 @@ impl Sim {
         // id (soak long, raid5-chunk at 7 simulated minutes: a new read's bios were taken for
         // an old window's).
         for (j, job) in self.jobs.iter().enumerate() {
-            let pending: Vec<IoId> = job.ra.iter().filter(|w| !w.done).map(|w| w.io).collect();
+            let pending: Vec<IoId> = job.read.ra.iter().filter(|w| !w.done).map(|w| w.io).collect();
             for (k, io) in pending.iter().enumerate() {
                 assert!(
                     self.ios.is_live(io.0) && matches!(self.ios.get(io.0).owner, crate::fio::job::IoOwner::Readahead(o) if o.idx() == j),

@@ -63,10 +63,7 @@ pub struct Totals {
     pub bytes_written: u64,
     pub ios_completed: u64,
     /// Request-based dm clones made and completed, and the clone bios they carried.
-    pub clones_made: u64,
-    pub clones_completed: u64,
-    pub clone_bios_made: u64,
-    pub clone_bios_completed: u64,
+    pub clones: CloneTotals,
     /// /proc/vmstat `pgpgin`/`pgpgout` in bytes: what `submit_bio` took from the page cache,
     /// direct I/O and writeback (stacking drivers resubmit below it, uncounted): vmstat bi/bo.
     pub pgpgin_bytes: u64,
@@ -85,9 +82,24 @@ pub struct Totals {
     /// multipathd's path-checker reads (4 KiB each): on the disks' diskstats, but no job's
     /// bytes, so the books (iostat = the jobs' bytes) leave them out.
     pub path_check_bytes: u64,
-    /// The jobs' progress (`Sim::job_progressed`): when a job last completed a read or a write
-    /// or finished, and the longest span so far without that (a stall) and when it began.
-    pub job_progress_at_ns: u64,
+    /// The jobs' progress (`Sim::job_progressed`).
+    pub progress: JobProgress,
+}
+
+/// Request-based dm clones made and completed, and the clone bios they carried.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CloneTotals {
+    pub made: u64,
+    pub completed: u64,
+    pub bios_made: u64,
+    pub bios_completed: u64,
+}
+
+/// The jobs' progress: when a job last completed a read or a write or finished, and the
+/// longest span so far without that (a stall) and when it began.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct JobProgress {
+    pub at_ns: u64,
     pub stall_ns_max: u64,
     pub stall_from_ns: u64,
 }
@@ -363,7 +375,7 @@ impl Sim {
                     // limit, also build and submit the writeback chunk.
                     let j = self.job_of(tid);
                     let (seg, checks) = self.write_segment(j);
-                    let enter = if job.write_left == 0 { SYSCALL_NS } else { 0 };
+                    let enter = if job.write.write_left == 0 { SYSCALL_NS } else { 0 };
                     enter + PAGE_COPY_NS * seg.div_ceil(4096) + if checks { self.dirty_writeback_ns(j, seg) } else { 0 }
                 } else {
                     let bios = job.bios_per_io(self.devs[job.dev].queue.max_request_bytes());
@@ -417,7 +429,7 @@ impl Sim {
                 // Entering the system call (a read() or write() that goes on with its pages has
                 // entered it).
                 let job = &self.jobs[j];
-                if (!job.buffered_read || job.read_left == 0) && job.write_left == 0 {
+                if (!job.buffered_read || job.read.read_left == 0) && job.write.write_left == 0 {
                     self.charge(SYSCALL_NS);
                 }
                 if self.jobs[j].buffered_read {

@@ -39,7 +39,7 @@ impl Sim {
         } else if job.needs_fsync() {
             // fsync: the caller writes back everything its file has dirty (`filemap_fdatawrite`,
             // in its own context, blocking), then waits for it (`filemap_fdatawait`).
-            if job.dirty_bytes > 0 {
+            if job.pages.dirty_bytes > 0 {
                 return Next::Continue(Step::FsyncWrite);
             }
             self.jobs[j].fsync_waiting = true;
@@ -56,12 +56,12 @@ impl Sim {
     pub(crate) fn job_progressed(&mut self) {
         let now = self.now().ns();
         let t = &mut self.acct.totals;
-        let gap = now - t.job_progress_at_ns;
-        if gap > t.stall_ns_max {
-            t.stall_ns_max = gap;
-            t.stall_from_ns = t.job_progress_at_ns;
+        let gap = now - t.progress.at_ns;
+        if gap > t.progress.stall_ns_max {
+            t.progress.stall_ns_max = gap;
+            t.progress.stall_from_ns = t.progress.at_ns;
         }
-        t.job_progress_at_ns = now;
+        t.progress.at_ns = now;
     }
 
     /// The longest stall of the run so far, (from, length) in ns: the longest span in which no
@@ -69,11 +69,11 @@ impl Sim {
     /// its last progress; a finished run does not count the idle time after its end.
     pub fn longest_stall_ns(&self) -> (u64, u64) {
         let t = &self.acct.totals;
-        let open = if self.acct.finished_at.is_none() { self.now().ns() - t.job_progress_at_ns } else { 0 };
-        if open > t.stall_ns_max {
-            (t.job_progress_at_ns, open)
+        let open = if self.acct.finished_at.is_none() { self.now().ns() - t.progress.at_ns } else { 0 };
+        if open > t.progress.stall_ns_max {
+            (t.progress.at_ns, open)
         } else {
-            (t.stall_from_ns, t.stall_ns_max)
+            (t.progress.stall_from_ns, t.progress.stall_ns_max)
         }
     }
 

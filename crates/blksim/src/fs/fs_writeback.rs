@@ -20,7 +20,7 @@ impl Sim {
         let (mut cursor, mut chunk_left) = self.devs[dev].queue.bdi.flush_cursor;
         for _ in 0..=jobs_here.len() {
             let Some(&j) = jobs_here.get(cursor % jobs_here.len().max(1)) else { break };
-            let wanted = self.jobs[j].dirty_bytes > 0 && (over_background || self.jobs[j].fsync_waiting);
+            let wanted = self.jobs[j].pages.dirty_bytes > 0 && (over_background || self.jobs[j].fsync_waiting);
             let nonblocking = self.cfg.scenario.vm.writeback == Writeback::Pdflush;
             if wanted && chunk_left > 0 && nonblocking && self.bdi_write_congested(dev) {
                 // Background writeback is nonblocking: a congested device is skipped

@@ -202,7 +202,7 @@ impl Sim {
 
     /// Bytes of a device's files that are dirty, and under writeback.
     pub(crate) fn bdi_bytes(&self, dev: DevId) -> (u64, u64) {
-        self.jobs.iter().filter(|x| x.dev == dev).fold((0, 0), |(d, w), x| (d + x.dirty_bytes, w + x.writeback_bytes))
+        self.jobs.iter().filter(|x| x.dev == dev).fold((0, 0), |(d, w), x| (d + x.pages.dirty_bytes, w + x.pages.writeback_bytes))
     }
 
     /// `io_schedule_timeout(pause)` in `balance_dirty_pages`.
@@ -244,7 +244,7 @@ impl Sim {
             self.bdi_writeout_inc(dev, bytes);
         }
         self.vm.writeback_total -= bytes;
-        self.jobs[j].writeback_bytes -= bytes;
+        self.jobs[j].pages.writeback_bytes -= bytes;
         let job = &self.jobs[j];
         if job.fsync_waiting && !job.needs_fsync() {
             self.jobs[j].fsync_waiting = false;

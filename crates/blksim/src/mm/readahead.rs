@@ -186,25 +186,25 @@ impl Sim {
         let ra = self.ra_bytes(job);
         let mut out = Vec::new();
         if job.rw.is_random() {
-            if !job.ra.iter().any(|w| w.start <= pos && pos < w.end) {
+            if !job.read.ra.iter().any(|w| w.start <= pos && pos < w.end) {
                 out.push((pos, job.window_end(pos, ra)));
             }
             return out;
         }
-        if pos < job.ra_next && !job.ra.iter().any(|w| w.start <= pos && pos < w.end) {
+        if pos < job.read.ra_next && !job.read.ra.iter().any(|w| w.start <= pos && pos < w.end) {
             // Behind the readahead front but not in the cache: reclaim took it. Read it again
             // (`page_cache_sync_readahead` on the miss), up to the next window still there.
-            let next_start = job.ra.iter().map(|w| w.start).filter(|&s| s > pos).min().unwrap_or(job.ra_next);
+            let next_start = job.read.ra.iter().map(|w| w.start).filter(|&s| s > pos).min().unwrap_or(job.read.ra_next);
             out.push((pos, job.window_end(pos, ra).min(next_start)));
             return out;
         }
-        let mut next = job.ra_next;
+        let mut next = job.read.ra_next;
         while next <= pos {
             let end = job.window_end(next, ra);
             out.push((next, end));
             next = end;
         }
-        let newest = out.last().map(|w| w.0).or(job.ra.back().map(|w| w.start)).unwrap_or(0);
+        let newest = out.last().map(|w| w.0).or(job.read.ra.back().map(|w| w.start)).unwrap_or(0);
         if self.cfg.scenario.queue.read_ahead_kb > 0 && pos >= newest {
             out.push((next, job.window_end(next, ra)));
         }
@@ -284,10 +284,10 @@ impl Sim {
         self.acct.totals.page_cache_read_added_bytes += end - start;
         let job = &mut self.jobs[j];
         // Windows stay in stream order (a window read again after reclaim goes back in place).
-        let at = job.ra.iter().position(|w| w.start > start).unwrap_or(job.ra.len());
-        job.ra.insert(at, RaWindow { start, end, io, done: false, added_at, dev_start: off0, ready: Vec::new() });
-        if !job.rw.is_random() && end > job.ra_next {
-            job.ra_next = end;
+        let at = job.read.ra.iter().position(|w| w.start > start).unwrap_or(job.read.ra.len());
+        job.read.ra.insert(at, RaWindow { start, end, io, done: false, added_at, dev_start: off0, ready: Vec::new() });
+        if !job.rw.is_random() && end > job.read.ra_next {
+            job.read.ra_next = end;
         }
     }
 
@@ -308,14 +308,14 @@ impl Sim {
     /// on a copy of its state (the caller keeps it, or only prices the windows): returns the
     /// new state, the page at which it is called next, and the runs of pages to read.
     pub(crate) fn readahead_2620(&self, job: &Job, offset: u64, req_size: u64) -> (FileRaState, u64, Vec<(u64, u64)>) {
-        let mut ra = job.ra20;
+        let mut ra = job.read.ra20;
         let max = self.cfg.scenario.queue.read_ahead_kb as u64 / 4;
         let congested = self.bdi_read_congested(job.dev);
         let absent = |a: u64, b: u64| -> Vec<(u64, u64)> {
             // The pages of [a, b) not covered by a window in the cache.
             let mut runs = Vec::new();
             let mut p = a;
-            for w in job.ra.iter().filter(|w| w.end > a * 4096 && w.start < b * 4096) {
+            for w in job.read.ra.iter().filter(|w| w.end > a * 4096 && w.start < b * 4096) {
                 let (ws, we) = (w.start / 4096, w.end.div_ceil(4096));
                 if ws > p {
                     runs.push((p, ws.min(b)));
@@ -350,10 +350,10 @@ impl Sim {
     pub(crate) fn readahead_bio_done(&mut self, j: JobId, io: IoId, dev_offset: u64, bytes: u64) {
         let job = &mut self.jobs[j];
         // A window done long ago keeps the id its read had, which a new read may have now.
-        let Some(w) = job.ra.iter_mut().find(|w| w.io == io && !w.done) else { return };
+        let Some(w) = job.read.ra.iter_mut().find(|w| w.io == io && !w.done) else { return };
         let a = w.start + (dev_offset - w.dev_start);
         w.mark_ready(a, a + bytes);
-        let pos = job.read_pos;
+        let pos = job.read.read_pos;
         let ready = w.ready_end(pos).is_some();
         let tid = job.tid;
         if ready && self.threads[tid].wait == Some(Wait::Io) {
@@ -364,11 +364,11 @@ impl Sim {
     /// A readahead window's pages are up to date: wake the reader if it waits for one of them.
     pub(crate) fn readahead_done(&mut self, j: JobId, io: IoId) {
         let job = &mut self.jobs[j];
-        if let Some(w) = job.ra.iter_mut().find(|w| w.io == io && !w.done) {
+        if let Some(w) = job.read.ra.iter_mut().find(|w| w.io == io && !w.done) {
             w.done = true;
         }
-        let pos = job.read_pos;
-        let ready = job.ra.iter().any(|w| w.done && w.start <= pos && pos < w.end);
+        let pos = job.read.read_pos;
+        let ready = job.read.ra.iter().any(|w| w.done && w.start <= pos && pos < w.end);
         let tid = job.tid;
         if ready && self.threads[tid].wait == Some(Wait::Io) {
             self.wake(tid, Step::Next);

@@ -88,8 +88,8 @@ impl Sim {
             host_freed: false,
             cpu,
         }));
-        self.acct.totals.clones_made += 1;
-        self.acct.totals.clone_bios_made += nbios as u64;
+        self.acct.totals.clones.made += 1;
+        self.acct.totals.clones.bios_made += nbios as u64;
         self.devs[path].stats.start(at);
         let from = Some((self.reqs.get(rq.0).dev, sector));
         // blk_rq_prep_clone: a clone bio per bio.
