@@ -8,7 +8,7 @@ use crate::block::TagMap;
 use crate::calib::*;
 use crate::engine::event::Event;
 use crate::engine::ids::*;
-use crate::engine::time::SimTime;
+use crate::engine::time::{Fired, OneShotTimer, SimTime};
 use crate::engine::Sim;
 use crate::kernel::trace::blktrace::Action;
 use std::collections::VecDeque;
@@ -31,10 +31,8 @@ pub struct Hctx {
     pub stopped: bool,
     /// Its `run_work` is queued on kblockd.
     pub run_pending: bool,
-    /// Its `delay_work` (`blk_mq_delay_queue`) is armed for then, and whether its timer event
-    /// is in the queue (one per hardware queue: a cancelled one is left to lapse).
-    pub delay_at: Option<SimTime>,
-    delay_event: bool,
+    /// Its `delay_work`'s timer (`blk_mq_delay_queue`).
+    pub delay_work: OneShotTimer,
     /// BUSY runs between `blk_mq_stop_hw_queue` and their splice: the CPU running each, and
     /// its leftovers (at most one per CPU).
     pub splicing: Vec<(CoreId, Vec<ReqId>)>,
@@ -74,8 +72,7 @@ impl BlkMq {
                     dispatch: VecDeque::new(),
                     stopped: false,
                     run_pending: false,
-                    delay_at: None,
-                    delay_event: false,
+                    delay_work: OneShotTimer::default(),
                     splicing: Vec::new(),
                     first_cpu: first as u16,
                     nr_cpus: (next - first) as u16,
@@ -240,7 +237,7 @@ impl Sim {
     pub(crate) fn blk_mq_stop_hw_queue(&mut self, dev: DevId, h: u16) {
         let q = &mut self.mq_mut(dev).hctx[h as usize];
         q.stopped = true;
-        q.delay_at = None;
+        q.delay_work.cancel();
         if q.run_pending {
             q.run_pending = false;
             self.kblockd_cancel(crate::kernel::workqueue::Work::Hctx(dev, h));
@@ -250,13 +247,12 @@ impl Sim {
     /// `blk_mq_delay_queue(hctx, SCSI_QUEUE_DELAY)`.
     fn blk_mq_delay_queue(&mut self, dev: DevId, h: u16) {
         let at = self.now() + SCSI_QUEUE_DELAY_NS;
+        let cpu = CoreId(self.current.cpu);
         let q = &mut self.mq_mut(dev).hctx[h as usize];
-        if q.delay_at.is_some() {
+        if q.delay_work.is_armed() {
             return;
         }
-        q.delay_at = Some(at);
-        if !q.delay_event {
-            q.delay_event = true;
+        if q.delay_work.arm(at, cpu) {
             self.events.schedule(at, Event::MqDelayRun { dev, hctx: h });
         }
     }
@@ -266,15 +262,13 @@ impl Sim {
     pub(crate) fn on_mq_delay_run(&mut self, dev: DevId, h: u16) {
         let now = self.now();
         let q = &mut self.mq_mut(dev).hctx[h as usize];
-        q.delay_event = false;
-        match q.delay_at {
-            None => return,
-            Some(at) if at > now => {
-                q.delay_event = true;
+        match q.delay_work.fire(now) {
+            Fired::Lapsed => return,
+            Fired::Later(at) => {
                 self.events.schedule(at, Event::MqDelayRun { dev, hctx: h });
                 return;
             }
-            Some(_) => q.delay_at = None,
+            Fired::Due(_) => {}
         }
         if q.stopped {
             q.stopped = false;
