@@ -92,7 +92,7 @@ impl Sim {
     /// first in wake order among equals), as its index in the run queue.
     pub(crate) fn pick_next_entity(&self, c: usize) -> Option<usize> {
         let runq = &self.cores[c].runq;
-        (0..runq.len()).min_by_key(|&i| self.threads[runq[i].idx()].vruntime)
+        (0..runq.len()).min_by_key(|&i| self.threads[runq[i]].vruntime)
     }
 
     /// `check_preempt_wakeup` → `wakeup_preempt_entity`: the leftmost runnable thread preempts
@@ -100,7 +100,7 @@ impl Sim {
     /// granularity.
     pub(crate) fn check_preempt_wakeup(&self, c: usize, cur: ThreadId) -> bool {
         let Some(i) = self.pick_next_entity(c) else { return false };
-        let left = self.threads[self.cores[c].runq[i].idx()].vruntime;
+        let left = self.threads[self.cores[c].runq[i]].vruntime;
         self.threads[cur].vruntime > left + self.sched_wakeup_gran_ns()
     }
 
@@ -110,7 +110,7 @@ impl Sim {
     pub(crate) fn update_curr(&mut self, c: usize, tid: ThreadId, cost_ns: u64) {
         let v = self.threads[tid].vruntime + cost_ns;
         self.threads[tid].vruntime = v;
-        let least = self.pick_next_entity(c).map_or(v, |i| v.min(self.threads[self.cores[c].runq[i].idx()].vruntime));
+        let least = self.pick_next_entity(c).map_or(v, |i| v.min(self.threads[self.cores[c].runq[i]].vruntime));
         let core = &mut self.cores[c];
         core.min_vruntime = core.min_vruntime.max(least);
     }

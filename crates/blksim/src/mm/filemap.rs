@@ -100,7 +100,7 @@ impl Sim {
         cost += pages * RA_PAGE_NS + bios.max(pages.min(1)) * (BIO_SUBMIT_NS + clone);
         // md: pages that go through the stripe cache cost get_active_stripe + add_stripe_bio.
         if let DevKind::Md { members } = &self.devs[job.dev].kind {
-            let member_max = self.devs[members[0].idx()].queue.max_request_bytes();
+            let member_max = self.devs[members[0]].queue.max_request_bytes();
             let bio = self.ra_bio_bytes(job).min(self.devs[job.dev].bio_boundary(&self.cfg.scenario, false).unwrap_or(u64::MAX));
             if bio > member_max && !self.cfg.scenario.md.split_aligned_reads {
                 cost += pages * Self::stripe_read_page_ns();
@@ -295,7 +295,7 @@ impl Sim {
         let bios = (pages * 4096).div_ceil(self.ra_bio_bytes(job).max(4096));
         cost += pages * RA_PAGE_NS + bios * BIO_SUBMIT_NS;
         if let DevKind::Md { members } = &self.devs[job.dev].kind {
-            let member_max = self.devs[members[0].idx()].queue.max_request_bytes();
+            let member_max = self.devs[members[0]].queue.max_request_bytes();
             let bio = self.ra_bio_bytes(job).min(self.devs[job.dev].bio_boundary(&self.cfg.scenario, false).unwrap_or(u64::MAX));
             if bio > member_max && !self.cfg.scenario.md.split_aligned_reads {
                 cost += pages * Self::stripe_read_page_ns();

@@ -382,7 +382,7 @@ impl Sim {
         let r = self.raid5_of(self.bios.get(bio_id.0).dev);
         let bio = *self.bios.get(bio_id.0);
         let chunk = self.md.raid5[r].chunk_sectors;
-        let member_max = self.devs[self.md.raid5[r].members[0].idx()].queue.max_request_bytes();
+        let member_max = self.devs[self.md.raid5[r].members[0]].queue.max_request_bytes();
         if bio.mapped == 0 && bio.remaining == 0 {
             let at = self.stamp_now(bio.dev);
             self.devs[bio.dev].stats.start(at);
