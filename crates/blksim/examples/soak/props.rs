@@ -194,10 +194,10 @@ fn books(sim: &mut Sim) -> Result<(), String> {
     let app = (t.bytes_read + t.bytes_written - t.buffered_read_bytes + t.readahead_bytes).saturating_sub(cache_hits);
     let disk = sectors * 512 + dirty + writeback;
     check(disk >= app, format!("iostat {} + dirty {dirty} + writeback {writeback} < jobs {app}", sectors * 512))?;
-    check(t.clones_completed <= t.clones_made && t.clone_bios_completed <= t.clone_bios_made, "more clones completed than made".into())?;
+    check(t.clones.completed <= t.clones.made && t.clones.bios_completed <= t.clones.bios_made, "more clones completed than made".into())?;
     if sim.bios_live() == 0 {
-        check(t.clones_completed == t.clones_made, "a clone outlived its bios".into())?;
-        check(t.clone_bios_completed == t.clone_bios_made, "a clone bio outlived its bios".into())?;
+        check(t.clones.completed == t.clones.made, "a clone outlived its bios".into())?;
+        check(t.clones.bios_completed == t.clones.bios_made, "a clone bio outlived its bios".into())?;
     }
     let raid5 = sim.topology().upper.iter().any(|u| u.name.starts_with("md"));
     if sim.is_finished() && sim.bios_live() == 0 && !raid5 {

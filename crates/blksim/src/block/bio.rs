@@ -84,7 +84,7 @@ impl Sim {
         let (io, write, psector, pdev) = (p.io, p.write, p.sector, p.dev);
         let child = Bio { parent: Some(parent), ..Bio::new(io, dev, sector, bytes, write, now) };
         let id = BioId(self.bios.insert(child));
-        self.totals.bios_submitted += 1;
+        self.acct.totals.bios_submitted += 1;
         if split {
             // The parent, split where this piece starts on the parent's device.
             self.emit_from(pdev, Action::X, write, psector, bytes, tid, id.0, parent.0, Some((pdev, from_sector)));
@@ -105,16 +105,16 @@ impl Sim {
     /// `bio_endio`: every bio completes exactly once (the slab panics on a second free).
     pub(crate) fn end_bio(&mut self, bio_id: BioId) {
         let bio = self.bios.remove(bio_id.0);
-        self.totals.bios_completed += bio.pages as u64;
-        assert!(self.totals.bios_completed <= self.totals.bios_submitted, "more bios completed than submitted");
+        self.acct.totals.bios_completed += bio.pages as u64;
+        assert!(self.acct.totals.bios_completed <= self.acct.totals.bios_submitted, "more bios completed than submitted");
         if let Some(parent) = bio.parent {
             return self.bio_piece_done(parent);
         }
-        if self.devs[bio.dev.idx()].is_bio_based() {
+        if self.devs[bio.dev].is_bio_based() {
             let ctx = self.context();
             self.emit(bio.dev, Action::C, bio.write, bio.sector, bio.bytes, ctx, bio_id.0, 0);
             let at = self.stamp_now(bio.dev);
-            self.devs[bio.dev.idx()].stats.done(at, bio.write, bio.bytes as u64 / 512, at - bio.started);
+            self.devs[bio.dev].stats.done(at, bio.write, bio.bytes as u64 / 512, at - bio.started);
         }
         if let crate::fio::job::IoOwner::Readahead(j) = self.ios.get(bio.io.0).owner {
             if self.cfg.scenario.vm.readahead == crate::scenario::Readahead::V2_6_20 {

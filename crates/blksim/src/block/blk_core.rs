@@ -2,13 +2,27 @@
 //! `__make_request`, `get_request` with 2.6's batching, plugging, `__blk_run_queue`,
 //! `blk_run_queue_async`, `blk_delay_queue` and `freed_request`.
 
-use crate::block::{DevKind, Owner, Request};
+use crate::block::{DevKind, Owner, Request, RequestQueue};
 use crate::calib::*;
 use crate::engine::event::Event;
 use crate::engine::ids::*;
+use crate::engine::time::{Fired, OneShotTimer};
 use crate::engine::{Next, Sim};
 use crate::kernel::sched::{Step, ThreadKind, Wait};
 use crate::kernel::trace::blktrace::Action;
+
+/// blk-core's state: the running thread's plug (`blk_start_plug` .. `blk_finish_plug` around
+/// one step: requests made during the step wait here, where later bios merge into them, and go
+/// to their elevators when the step ends), and emptied bio lists of completed requests for
+/// new requests (`recycle_bio_list`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BlkCore {
+    pub plugging: bool,
+    pub plug: Vec<ReqId>,
+    /// Scratch for `flush_plug`: the devices the plug held requests for.
+    pub plug_devs: Vec<DevId>,
+    pub bio_lists: Vec<Vec<BioId>>,
+}
 
 impl Sim {
     /// Submits the thread's pending bios; sleeps in `get_request_wait` if the pool is full.
@@ -16,7 +30,7 @@ impl Sim {
         if let Err(wait) = self.submit_bios(tid) {
             return Next::Sleep(wait);
         }
-        match self.threads[tid.idx()].kind {
+        match self.threads[tid].kind {
             ThreadKind::User(_) => self.after_submit(tid),
             ThreadKind::Flusher(_) => Next::Continue(Step::FlushWork),
             ThreadKind::Raid5d(_) => Next::Continue(Step::Raid5d),
@@ -28,7 +42,7 @@ impl Sim {
     /// driver may put the bios it makes at the front of the list (they go next, as with
     /// `current->bio_list`). Err: the thread must sleep; the bio stays first in line.
     pub(crate) fn submit_bios(&mut self, tid: ThreadId) -> Result<(), Wait> {
-        while let Some(bio) = self.threads[tid.idx()].pending.pop_front() {
+        while let Some(bio) = self.threads[tid].pending.pop_front() {
             // Q is traced when generic_make_request takes the bio (once, though it may sleep
             // and come back), so each bio's Q comes just before its G or M, as in blkparse.
             // A run of page bios is charged bio by bio where one-by-one submission would
@@ -52,7 +66,7 @@ impl Sim {
                 self.charge(ELV_MERGE_NS);
             }
             if let Err(wait) = self.make_request(bio, tid) {
-                self.threads[tid.idx()].pending.push_front(bio);
+                self.threads[tid].pending.push_front(bio);
                 return Err(wait);
             }
         }
@@ -62,24 +76,36 @@ impl Sim {
     /// `__make_request`: merge the bio into a waiting request, or allocate a new request and
     /// insert it. Err: the request pool is full and the caller must sleep.
     pub(crate) fn make_request(&mut self, bio_id: BioId, tid: ThreadId) -> Result<(), Wait> {
-        let now = self.now();
-        let bio = *self.bios.get(bio_id.0);
-        let dev = bio.dev;
-        let di = dev.idx();
-        match self.devs[di].kind {
+        let dev = self.bios.get(bio_id.0).dev;
+        match self.devs[dev].kind {
             DevKind::Md { .. } => return self.md_make_request(bio_id, tid),
             DevKind::DmLinear { lower } => return self.dm_linear_map(bio_id, lower, tid),
             _ => {}
         }
-        let max = self.devs[di].queue.max_request_bytes();
-        // A run (`Bio::pages`) goes where its first bio would go; as many of the rest follow
-        // it there as would one by one (`run_fit`), and the others are submitted next.
+        let max = self.devs[dev].queue.max_request_bytes();
+        if self.attempt_merge(bio_id, tid, max) {
+            return Ok(());
+        }
+        let (tag, hctx) = self.get_request_or_tag(bio_id, tid)?;
+        // A run's first bio makes the request; the rest try to merge next, one by one's way.
+        self.split_run(bio_id, 1, tid);
+        let rq = self.init_request_from_bio(bio_id, tid, tag, hctx, max);
+        self.add_request(rq, bio_id, tid);
+        Ok(())
+    }
+
+    /// `attempt_plug_merge`, then `elv_merge`: whether the bio merged into a request of this
+    /// step still on the plug (newest first), or into one waiting in the elevator, at its back
+    /// or front. A run (`Bio::pages`) goes where its first bio would go; as many of the rest
+    /// follow it there as would one by one (`run_fit`), and the others are submitted next.
+    fn attempt_merge(&mut self, bio_id: BioId, tid: ThreadId, max: u64) -> bool {
+        let bio = *self.bios.get(bio_id.0);
+        let dev = bio.dev;
         let page = bio.page_bytes() as u64;
         let first_end = bio.sector + page / 512;
-        // attempt_plug_merge: a request of this step that is still on the plug, newest first.
-        if self.plugging {
-            for i in (0..self.plug.len()).rev() {
-                let rq = self.plug[i];
+        if self.blk.plugging {
+            for i in (0..self.blk.plug.len()).rev() {
+                let rq = self.blk.plug[i];
                 let r = self.reqs.get(rq.0);
                 if r.dev != dev || r.write != bio.write || r.bytes + page > max {
                     continue;
@@ -87,52 +113,59 @@ impl Sim {
                 if r.sector + r.bytes / 512 == bio.sector {
                     let fit = self.run_fit(bio_id, rq, i + 1, false, max);
                     self.merge_bios(rq, bio_id, fit, false, tid);
-                    return Ok(());
+                    return true;
                 }
                 if first_end == r.sector {
                     self.merge_bios(rq, bio_id, 1, true, tid);
-                    return Ok(());
+                    return true;
                 }
             }
         }
         // Back merge: a waiting request that ends where this bio starts.
-        if let Some(rq) = self.devs[di].queue.elevator.back_candidate(bio.write, bio.sector) {
+        if let Some(rq) = self.devs[dev].queue.elevator.back_candidate(bio.write, bio.sector) {
             if self.reqs.get(rq.0).bytes + page <= max {
                 let fit = self.run_fit(bio_id, rq, 0, true, max);
                 self.merge_bios(rq, bio_id, fit, false, tid);
-                return Ok(());
+                return true;
             }
         }
-        if let Some(rq) = self.devs[di].queue.elevator.front_candidate(bio.write, first_end) {
+        if let Some(rq) = self.devs[dev].queue.elevator.front_candidate(bio.write, first_end) {
             if self.reqs.get(rq.0).bytes + page <= max {
                 self.merge_bios(rq, bio_id, 1, true, tid);
-                return Ok(());
+                return true;
             }
         }
-        // blk-mq: the request is a tag of the submitting CPU's hardware queue, or the submitter
-        // sleeps in bt_get.
-        let mut tag = None;
-        let mut hctx = 0;
-        if self.devs[di].queue.mq.is_some() {
-            let cpu = self.threads[tid.idx()].home;
-            hctx = self.mq(dev).hctx_of(cpu);
-            match self.bt_get(dev, hctx, tid) {
-                Some(t) => tag = Some(t),
-                None => {
-                    self.emit(dev, Action::S, bio.write, bio.sector, bio.bytes, tid, bio_id.0, 0);
-                    return Err(Wait::Tag { dev });
-                }
-            }
-        } else {
-            self.get_request(dev, bio_id, tid)?;
-        }
-        // A run's first bio makes the request; the rest try to merge next, one by one's way.
-        self.split_run(bio_id, 1, tid);
+        false
+    }
+
+    /// A request for the bio: on blk-mq a tag of the submitting CPU's hardware queue (the
+    /// submitter sleeps in `bt_get` without one), else one from the queue's pool
+    /// (`get_request`). Returns the tag and hardware queue.
+    fn get_request_or_tag(&mut self, bio_id: BioId, tid: ThreadId) -> Result<(Option<u16>, u16), Wait> {
         let bio = *self.bios.get(bio_id.0);
-        let sector_end = bio.sector + bio.bytes as u64 / 512;
+        let dev = bio.dev;
+        if self.devs[dev].queue.mq.is_none() {
+            self.get_request(dev, bio_id, tid)?;
+            return Ok((None, 0));
+        }
+        let cpu = self.threads[tid].home;
+        let hctx = self.mq(dev).hctx_of(cpu);
+        match self.bt_get(dev, hctx, tid) {
+            Some(t) => Ok((Some(t), hctx)),
+            None => {
+                self.emit(dev, Action::S, bio.write, bio.sector, bio.bytes, tid, bio_id.0, 0);
+                Err(Wait::Tag { dev })
+            }
+        }
+    }
+
+    /// `init_request_from_bio`: the request the bio makes, counted in flight from now.
+    fn init_request_from_bio(&mut self, bio_id: BioId, tid: ThreadId, tag: Option<u16>, hctx: u16, max: u64) -> ReqId {
+        let bio = *self.bios.get(bio_id.0);
+        let dev = bio.dev;
         // Room for every bio that can merge in up to max_sectors (a 512 KiB request of page
         // bios holds 128): growing the list one bio at a time was an eighth of the run time.
-        let mut bios = self.bio_lists.pop().unwrap_or_default();
+        let mut bios = self.blk.bio_lists.pop().unwrap_or_default();
         bios.reserve((max / bio.bytes.max(512) as u64).clamp(1, 256) as usize);
         bios.push(bio_id);
         let at = self.stamp_now(dev);
@@ -151,79 +184,87 @@ impl Sim {
             clone_of: None,
             nr_clone_bios: 0,
             host_freed: false,
-            cpu: Some(CoreId(self.cur_cpu)),
+            cpu: Some(CoreId(self.current.cpu)),
         }));
-        self.devs[di].stats.start(at);
+        self.devs[dev].stats.start(at);
         self.charge(GET_REQUEST_NS);
         self.emit(dev, Action::G, bio.write, bio.sector, bio.bytes, tid, rq.0, bio_id.0);
-        // init_request_from_bio, and add_request's insert (or the plug's list).
+        rq
+    }
+
+    /// `add_request`'s insert, or the plug's list: a blk-mq request goes to its hardware
+    /// queue, which runs; a legacy one to the elevator, which plugs or runs the queue.
+    fn add_request(&mut self, rq: ReqId, bio_id: BioId, tid: ThreadId) {
+        let now = self.now();
+        let bio = *self.bios.get(bio_id.0);
+        let dev = bio.dev;
+        let sector_end = bio.sector + bio.bytes as u64 / 512;
         self.charge(ADD_REQUEST_NS);
-        if tag.is_some() {
+        let r = self.reqs.get(rq.0);
+        if r.tag.is_some() {
             // blk_mq_make_request (4.0), a sync request over several hardware queues: no plug;
             // insert and run the queue from this CPU.
+            let hctx = r.hctx;
             self.blk_mq_insert(dev, rq);
             self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
             self.blk_mq_run_hw_queue(dev, hctx, false);
-        } else if self.plugging {
-            if !self.plug.iter().any(|r| self.reqs.get(r.0).dev == dev) {
+        } else if self.blk.plugging {
+            if !self.blk.plug.iter().any(|r| self.reqs.get(r.0).dev == dev) {
                 self.emit(dev, Action::P, bio.write, bio.sector, 0, tid, rq.0, 0);
             }
-            self.plug.push(rq);
+            self.blk.plug.push(rq);
         } else {
             let owner = self.owner(rq);
-            let was_empty = self.devs[di].queue.elevator.is_empty();
-            self.devs[di].queue.elevator.add(rq, bio.write, bio.sector, sector_end, now, owner);
+            let was_empty = self.devs[dev].queue.elevator.is_empty();
+            self.devs[dev].queue.elevator.add(rq, bio.write, bio.sector, sector_end, now, owner);
             self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
-            if self.queue_plugging(dev) {
-                // 2.6.20 __make_request: a request added to an empty queue plugs it; then
-                // __elv_add_request unplugs it once unplug_thresh requests wait unissued.
-                if was_empty {
-                    self.plug_device(dev, tid);
-                }
-                let q = &self.devs[di].queue;
-                let waiting = q.pool_count[0] + q.pool_count[1] - q.tags.busy();
-                if !q.plugged || waiting >= UNPLUG_THRESH {
-                    self.unplug_device(dev);
-                }
-            } else {
+            if !self.queue_plugging(dev) {
                 self.run_queue(dev);
+                return;
+            }
+            // 2.6.20 __make_request: a request added to an empty queue plugs it; then
+            // __elv_add_request unplugs it once unplug_thresh requests wait unissued.
+            if was_empty {
+                self.plug_device(dev, tid);
+            }
+            let q = &self.devs[dev].queue;
+            let waiting = q.pool_count[0] + q.pool_count[1] - q.tags.busy();
+            if !q.plugged || waiting >= UNPLUG_THRESH {
+                self.unplug_device(dev);
             }
         }
-        Ok(())
     }
 
     /// Whether `dev`'s queue plugs itself (`queue.plugging = 2.6.20`): leaf request queues of
     /// the legacy block layer.
     pub(crate) fn queue_plugging(&self, dev: DevId) -> bool {
         self.cfg.scenario.queue.plugging == crate::scenario::Plugging::Queue
-            && self.devs[dev.idx()].is_leaf()
-            && self.devs[dev.idx()].queue.mq.is_none()
+            && self.devs[dev].is_leaf()
+            && self.devs[dev].queue.mq.is_none()
     }
 
     /// `blk_plug_device`: plug the queue and arm its unplug timer (`q->unplug_delay`).
     pub(crate) fn plug_device(&mut self, dev: DevId, tid: ThreadId) {
-        let q = &mut self.devs[dev.idx()].queue;
+        let q = &mut self.devs[dev].queue;
         if q.plugged {
             return;
         }
         q.plugged = true;
         self.emit(dev, Action::P, false, 0, 0, tid, 0, 0);
         let due = self.now() + UNPLUG_DELAY_NS;
-        self.unplug_armed[dev.idx()] = Some((due, CoreId(self.cur_cpu)));
-        if !self.unplug_event[dev.idx()] {
-            self.unplug_event[dev.idx()] = true;
+        if self.devs[dev].queue.unplug_timer.arm(due, CoreId(self.current.cpu)) {
             self.events.schedule(due, Event::UnplugTimer { dev });
         }
     }
 
     /// `blk_remove_plug`: clear the plug and its timer. Returns whether the queue was plugged.
     pub(crate) fn remove_plug(&mut self, dev: DevId) -> bool {
-        let q = &mut self.devs[dev.idx()].queue;
+        let q = &mut self.devs[dev].queue;
         if !q.plugged {
             return false;
         }
         q.plugged = false;
-        self.unplug_armed[dev.idx()] = None;
+        q.unplug_timer.cancel();
         true
     }
 
@@ -233,7 +274,7 @@ impl Sim {
         if !self.remove_plug(dev) {
             return;
         }
-        let waiting = self.devs[dev.idx()].queue.elevator.len() as u32;
+        let waiting = self.devs[dev].queue.elevator.len() as u32;
         let ctx = self.context();
         self.emit(dev, Action::U, false, 0, 0, ctx, 0, waiting);
         self.run_queue(dev);
@@ -245,10 +286,10 @@ impl Sim {
     pub(crate) fn get_request(&mut self, dev: DevId, bio_id: BioId, tid: ThreadId) -> Result<(), Wait> {
         let now = self.now();
         let bio = *self.bios.get(bio_id.0);
-        let pool_max = self.devs[dev.idx()].queue.pool_max(self.threads.len());
-        let q = &mut self.devs[dev.idx()].queue;
+        let pool_max = self.devs[dev].queue.pool_max(self.threads.len());
+        let q = &mut self.devs[dev].queue;
         let dir = bio.write as usize;
-        let th = &mut self.threads[tid.idx()];
+        let th = &mut self.threads[tid];
         let mut refuse = q.draining;
         if q.pool_count[dir] + 1 >= q.nr_requests {
             if !q.full[dir] {
@@ -279,18 +320,18 @@ impl Sim {
     /// `blk_finish_plug`: the step's requests go into their elevators in the order they were
     /// made, then each queue they went to is unplugged and run.
     pub(crate) fn flush_plug(&mut self, tid: ThreadId) {
-        if self.plug.is_empty() {
+        if self.blk.plug.is_empty() {
             return;
         }
         let now = self.now();
-        let mut plug = std::mem::take(&mut self.plug);
+        let mut plug = std::mem::take(&mut self.blk.plug);
         // A scratch list kept between calls: a flush per step must not allocate.
-        let mut devs = std::mem::take(&mut self.plug_devs);
+        let mut devs = std::mem::take(&mut self.blk.plug_devs);
         for &rq in &plug {
             let r = self.reqs.get(rq.0);
             let (dev, write, sector, bytes) = (r.dev, r.write, r.sector, r.bytes);
             let owner = self.owner(rq);
-            self.devs[dev.idx()].queue.elevator.add(rq, write, sector, sector + bytes / 512, now, owner);
+            self.devs[dev].queue.elevator.add(rq, write, sector, sector + bytes / 512, now, owner);
             self.emit(dev, Action::I, write, sector, bytes as u32, tid, rq.0, 0);
             if !devs.contains(&dev) {
                 devs.push(dev);
@@ -303,24 +344,24 @@ impl Sim {
             Vec::new()
         };
         plug.clear();
-        self.plug = plug;
+        self.blk.plug = plug;
         for (i, &dev) in devs.iter().enumerate() {
             self.emit(dev, Action::U, false, 0, 0, tid, 0, unplugged.get(i).copied().unwrap_or(0));
             self.run_queue(dev);
         }
         devs.clear();
-        self.plug_devs = devs;
+        self.blk.plug_devs = devs;
     }
 
     /// The queue's request_fn (`scsi_request_fn`): dispatch while the device has tags and the
     /// host has room; a device stopped by a busy host joins the host's starved list.
     pub(crate) fn run_queue(&mut self, dev: DevId) {
         // A plugged queue's request_fn runs when it is unplugged.
-        if self.devs[dev.idx()].queue.plugged {
+        if self.devs[dev].queue.plugged {
             return;
         }
-        match self.devs[dev.idx()].kind {
-            DevKind::Sd { .. } if self.devs[dev.idx()].queue.mq.is_some() => self.blk_mq_run_hw_queues(dev),
+        match self.devs[dev].kind {
+            DevKind::Sd { .. } if self.devs[dev].queue.mq.is_some() => self.blk_mq_run_hw_queues(dev),
             DevKind::Sd { .. } => self.scsi_request_fn(dev),
             DevKind::DmMpath { .. } => self.dm_request_fn(dev),
             // Bio-based: md and dm-linear have no request queue to run.
@@ -328,9 +369,9 @@ impl Sim {
         }
         // cfq idling: run the queue again when the idle window closes (one timer per queue,
         // as `cfqd->idle_slice_timer`; one armed for an earlier window re-arms when it fires).
-        if let Some(t) = self.devs[dev.idx()].queue.elevator.idle_until() {
-            if self.elv_timer[dev.idx()].is_none() && t > self.now() {
-                self.elv_timer[dev.idx()] = Some(t);
+        if let Some(t) = self.devs[dev].queue.elevator.idle_until() {
+            if self.devs[dev].queue.idle_slice_timer.is_none() && t > self.now() {
+                self.devs[dev].queue.idle_slice_timer = Some(t);
                 self.events.schedule(t, Event::ElevatorTimer { dev });
             }
         }
@@ -338,20 +379,20 @@ impl Sim {
 
     /// `freed_request`: give a request's slot back to its pool and wake one waiter.
     pub(crate) fn freed_request(&mut self, dev: DevId, write: bool) {
-        let q = &mut self.devs[dev.idx()].queue;
+        let q = &mut self.devs[dev].queue;
         let dir = write as usize;
         q.pool_count[dir] -= 1;
         // clear_queue_congested: below the off threshold, and it wakes blk_congestion_wait.
         if q.pool_count[dir] < q.congestion_off() {
             q.congested[dir] = false;
             if write {
-                for t in std::mem::take(&mut self.congestion_waiters) {
-                    self.threads[t.idx()].congestion_until = None;
+                for t in std::mem::take(&mut self.vm.congestion_waiters) {
+                    self.threads[t].congestion_until = None;
                     self.wake(t, Step::FlushWork);
                 }
             }
         }
-        let q = &mut self.devs[dev.idx()].queue;
+        let q = &mut self.devs[dev].queue;
         if q.draining && q.pool_count.iter().all(|&c| c <= q.nr_requests) {
             q.draining = false;
         }
@@ -371,14 +412,15 @@ impl Sim {
     /// - 2.6.39-rc (`queue.async_run_cancels_delay` false; inferred from that fix): with the
     ///   timer armed the work is pending, so nothing is queued: the run waits for the timer.
     pub(crate) fn run_queue_async(&mut self, dev: DevId, cpu: CoreId) {
-        if self.delay_armed[dev.idx()].is_some() && !self.cfg.scenario.queue.async_run_cancels_delay {
+        let q = &mut self.devs[dev].queue;
+        if q.delay_work.is_armed() && !self.cfg.scenario.queue.async_run_cancels_delay {
             return;
         }
-        self.delay_armed[dev.idx()] = None;
-        if self.run_queued[dev.idx()] {
+        q.delay_work.cancel();
+        if q.run_queued {
             return;
         }
-        self.run_queued[dev.idx()] = true;
+        q.run_queued = true;
         self.kblockd_queue_work(crate::kernel::workqueue::Work::Queue(dev), cpu);
     }
 
@@ -391,14 +433,25 @@ impl Sim {
 
     /// `blk_delay_queue(q, msecs)`.
     pub(crate) fn delay_queue_ns(&mut self, dev: DevId, delay: u64) {
-        if self.run_queued[dev.idx()] || self.delay_armed[dev.idx()].is_some() {
+        let due = self.now() + delay;
+        let q = &mut self.devs[dev].queue;
+        if q.run_queued || q.delay_work.is_armed() {
             return;
         }
-        let due = self.now() + delay;
-        self.delay_armed[dev.idx()] = Some((due, CoreId(self.cur_cpu)));
-        if !self.delay_event[dev.idx()] {
-            self.delay_event[dev.idx()] = true;
+        if q.delay_work.arm(due, CoreId(self.current.cpu)) {
             self.events.schedule(due, Event::DelayWork { dev });
+        }
+    }
+
+    /// A queue's `delay_work` or `unplug_timer` event has come: when due, the work is queued
+    /// on kblockd of the CPU that armed it (`blk_unplug_timeout` queues `q->unplug_work`, whose
+    /// `blk_unplug_work` calls the queue's `unplug_fn`).
+    pub(crate) fn on_queue_timer(&mut self, dev: DevId, timer: fn(&mut RequestQueue) -> &mut OneShotTimer, again: Event) {
+        let now = self.now();
+        match timer(&mut self.devs[dev].queue).fire(now) {
+            Fired::Lapsed => {}
+            Fired::Later(due) => self.events.schedule(due, again),
+            Fired::Due(cpu) => self.run_queue_async(dev, cpu),
         }
     }
 
@@ -406,9 +459,9 @@ impl Sim {
     /// one per request was a few percent of the run time); at most `BIO_LISTS_KEPT` wait.
     pub(crate) fn recycle_bio_list(&mut self, mut bios: Vec<BioId>) {
         const BIO_LISTS_KEPT: usize = 1024;
-        if self.bio_lists.len() < BIO_LISTS_KEPT {
+        if self.blk.bio_lists.len() < BIO_LISTS_KEPT {
             bios.clear();
-            self.bio_lists.push(bios);
+            self.blk.bio_lists.push(bios);
         }
     }
 
@@ -440,11 +493,11 @@ mod tests {
             let dev = DevId(sd as _);
             // The host was busy with nothing of the device's in flight: blk_delay_queue armed.
             sim.delay_queue(dev);
-            let due = sim.delay_armed[sd].expect("armed").0;
+            let due = sim.devs[dev].queue.delay_work.due().expect("armed");
             // A completion punts a run of the device (scsi_run_queue, c21e6beb).
             sim.run_queue_async(dev, CoreId(0));
-            assert_eq!(sim.run_queued[sd], runs_now, "cancels {cancels}: queued on kblockd now");
-            assert_eq!(sim.delay_armed[sd].map(|d| d.0), (!runs_now).then_some(due), "cancels {cancels}: the timer");
+            assert_eq!(sim.devs[dev].queue.run_queued, runs_now, "cancels {cancels}: queued on kblockd now");
+            assert_eq!(sim.devs[dev].queue.delay_work.due(), (!runs_now).then_some(due), "cancels {cancels}: the timer");
         }
     }
 }

@@ -25,7 +25,7 @@ impl Sim {
     /// elevator yet.
     pub(crate) fn merge(&mut self, rq: ReqId, bio_id: BioId, front: bool) {
         let bio = *self.bios.get(bio_id.0);
-        let on_plug = self.plug.contains(&rq);
+        let on_plug = self.blk.plug.contains(&rq);
         let r = self.reqs.get_mut(rq.0);
         let (old_start, old_end) = (r.sector, r.sector + r.bytes / 512);
         if front {
@@ -61,7 +61,7 @@ impl Sim {
         }
         // Bio k (0-based) starts at sector + k·ps; which k would another request take?
         let k_at = |start: u64| (start > bio.sector && (start - bio.sector) % ps == 0).then(|| (start - bio.sector) / ps);
-        let plug = if in_elevator { &self.plug[..] } else { &self.plug[plug_from..] };
+        let plug = if in_elevator { &self.blk.plug[..] } else { &self.blk.plug[plug_from..] };
         for &other in plug {
             let y = self.reqs.get(other.0);
             if other == rq || y.dev != bio.dev || y.write != bio.write || y.bytes + page > max {
@@ -79,7 +79,7 @@ impl Sim {
         if in_elevator {
             let lo = bio.sector + ps;
             let hi = bio.sector + (fit - 1) * ps;
-            if let Some(start) = self.devs[bio.dev.idx()].queue.elevator.other_end_in(bio.write, lo, hi, rq, ps, bio.sector) {
+            if let Some(start) = self.devs[bio.dev].queue.elevator.other_end_in(bio.write, lo, hi, rq, ps, bio.sector) {
                 fit = fit.min(k_at(start).expect("aligned"));
             }
         }
@@ -102,6 +102,6 @@ impl Sim {
         rest.sector += (keep * page / 512) as u64;
         rest.charge_first = true;
         let id = BioId(self.bios.insert(rest));
-        self.threads[tid.idx()].pending.push_front(id);
+        self.threads[tid].pending.push_front(id);
     }
 }

@@ -8,7 +8,7 @@ use crate::block::TagMap;
 use crate::calib::*;
 use crate::engine::event::Event;
 use crate::engine::ids::*;
-use crate::engine::time::SimTime;
+use crate::engine::time::{Fired, OneShotTimer, SimTime};
 use crate::engine::Sim;
 use crate::kernel::trace::blktrace::Action;
 use std::collections::VecDeque;
@@ -31,10 +31,8 @@ pub struct Hctx {
     pub stopped: bool,
     /// Its `run_work` is queued on kblockd.
     pub run_pending: bool,
-    /// Its `delay_work` (`blk_mq_delay_queue`) is armed for then, and whether its timer event
-    /// is in the queue (one per hardware queue: a cancelled one is left to lapse).
-    pub delay_at: Option<SimTime>,
-    delay_event: bool,
+    /// Its `delay_work`'s timer (`blk_mq_delay_queue`).
+    pub delay_work: OneShotTimer,
     /// BUSY runs between `blk_mq_stop_hw_queue` and their splice: the CPU running each, and
     /// its leftovers (at most one per CPU).
     pub splicing: Vec<(CoreId, Vec<ReqId>)>,
@@ -74,8 +72,7 @@ impl BlkMq {
                     dispatch: VecDeque::new(),
                     stopped: false,
                     run_pending: false,
-                    delay_at: None,
-                    delay_event: false,
+                    delay_work: OneShotTimer::default(),
                     splicing: Vec::new(),
                     first_cpu: first as u16,
                     nr_cpus: (next - first) as u16,
@@ -132,11 +129,11 @@ enum QueueRq {
 
 impl Sim {
     pub(crate) fn mq(&self, dev: DevId) -> &BlkMq {
-        self.devs[dev.idx()].queue.mq.as_ref().expect("a blk-mq queue")
+        self.devs[dev].queue.mq.as_ref().expect("a blk-mq queue")
     }
 
     pub(crate) fn mq_mut(&mut self, dev: DevId) -> &mut BlkMq {
-        self.devs[dev.idx()].queue.mq.as_mut().expect("a blk-mq queue")
+        self.devs[dev].queue.mq.as_mut().expect("a blk-mq queue")
     }
 
     /// `blk_mq_insert_request`: `rq` (with its tag) goes on its hardware queue's software queue.
@@ -157,7 +154,7 @@ impl Sim {
     /// `blk_mq_run_hw_queue`: nothing if the queue is STOPPED; synchronously if asked and this
     /// CPU is one of the queue's; else its `run_work` on kblockd of `blk_mq_hctx_next_cpu`.
     pub(crate) fn blk_mq_run_hw_queue(&mut self, dev: DevId, h: u16, async_run: bool) {
-        let cur = CoreId(self.cur_cpu);
+        let cur = CoreId(self.current.cpu);
         let single = self.mq(dev).hctx.len() == 1;
         let q = &mut self.mq_mut(dev).hctx[h as usize];
         if q.stopped {
@@ -190,7 +187,7 @@ impl Sim {
         while let Some(rq) = list.pop_front() {
             if let QueueRq::Busy = self.scsi_queue_rq(dev, h, rq) {
                 list.push_front(rq);
-                let cpu = CoreId(self.cur_cpu);
+                let cpu = CoreId(self.current.cpu);
                 let q = &mut self.mq_mut(dev).hctx[h as usize];
                 assert!(q.splicing.iter().all(|(c, _)| *c != cpu), "one BUSY run per CPU at a time");
                 q.splicing.push((cpu, list.into_iter().collect()));
@@ -206,12 +203,12 @@ impl Sim {
     /// queue is stopped (`blk_mq_stop_hw_queue`), with a 3 ms delayed restart only when the
     /// LUN has nothing in flight. Ready: the command goes to the target.
     fn scsi_queue_rq(&mut self, dev: DevId, h: u16, rq: ReqId) -> QueueRq {
-        let (_, host) = self.devs[dev.idx()].sd();
+        let (_, host) = self.devs[dev].sd();
         let m = self.mq(dev);
         // The mempool clone over blk-mq has no tag until here.
         let need_tag = self.reqs.get(rq.0).tag.is_none();
         let no_tag = need_tag && m.hctx[h as usize].tags.is_full();
-        if no_tag || m.device_busy >= m.device_depth || self.hosts[host.idx()].is_busy() {
+        if no_tag || m.device_busy >= m.device_depth || self.hosts[host].is_busy() {
             self.blk_mq_stop_hw_queue(dev, h);
             if self.mq(dev).device_busy == 0 {
                 self.blk_mq_delay_queue(dev, h);
@@ -222,7 +219,7 @@ impl Sim {
             let t = self.mq_mut(dev).hctx[h as usize].tags.get();
             self.reqs.get_mut(rq.0).tag = t;
         }
-        assert!(self.hosts[host.idx()].try_get(dev), "checked not busy");
+        assert!(self.hosts[host].try_get(dev), "checked not busy");
         let m = self.mq_mut(dev);
         m.device_busy += 1;
         assert!(m.device_busy <= m.device_depth, "device_busy over queue_depth");
@@ -240,7 +237,7 @@ impl Sim {
     pub(crate) fn blk_mq_stop_hw_queue(&mut self, dev: DevId, h: u16) {
         let q = &mut self.mq_mut(dev).hctx[h as usize];
         q.stopped = true;
-        q.delay_at = None;
+        q.delay_work.cancel();
         if q.run_pending {
             q.run_pending = false;
             self.kblockd_cancel(crate::kernel::workqueue::Work::Hctx(dev, h));
@@ -250,13 +247,12 @@ impl Sim {
     /// `blk_mq_delay_queue(hctx, SCSI_QUEUE_DELAY)`.
     fn blk_mq_delay_queue(&mut self, dev: DevId, h: u16) {
         let at = self.now() + SCSI_QUEUE_DELAY_NS;
+        let cpu = CoreId(self.current.cpu);
         let q = &mut self.mq_mut(dev).hctx[h as usize];
-        if q.delay_at.is_some() {
+        if q.delay_work.is_armed() {
             return;
         }
-        q.delay_at = Some(at);
-        if !q.delay_event {
-            q.delay_event = true;
+        if q.delay_work.arm(at, cpu) {
             self.events.schedule(at, Event::MqDelayRun { dev, hctx: h });
         }
     }
@@ -266,15 +262,13 @@ impl Sim {
     pub(crate) fn on_mq_delay_run(&mut self, dev: DevId, h: u16) {
         let now = self.now();
         let q = &mut self.mq_mut(dev).hctx[h as usize];
-        q.delay_event = false;
-        match q.delay_at {
-            None => return,
-            Some(at) if at > now => {
-                q.delay_event = true;
+        match q.delay_work.fire(now) {
+            Fired::Lapsed => return,
+            Fired::Later(at) => {
                 self.events.schedule(at, Event::MqDelayRun { dev, hctx: h });
                 return;
             }
-            Some(_) => q.delay_at = None,
+            Fired::Due(_) => {}
         }
         if q.stopped {
             q.stopped = false;
@@ -298,8 +292,8 @@ impl Sim {
     /// of that run, the run resumes (and splices) only after it (INFERRED: the hctx lock is not
     /// irq-safe, so interrupts run inside the window).
     pub(crate) fn mq_splice_due(&mut self, dev: DevId, h: u16, cpu: CoreId) {
-        if self.cores[cpu.idx()].in_irq_softirq {
-            self.cores[cpu.idx()].splice_after_irq.push((dev, h));
+        if self.cores[cpu].in_irq_softirq {
+            self.cores[cpu].splice_after_irq.push((dev, h));
             return;
         }
         self.mq_splice(dev, h, cpu);
@@ -325,10 +319,10 @@ impl Sim {
             self.emit(dev, Action::I, write, sector, bytes, self.context(), rq.0, 0);
         }
         if self.cfg.scenario.blk_mq.rerun_after_splice {
-            let saved = self.cur_cpu;
-            self.cur_cpu = cpu.0;
+            let saved = self.current.cpu;
+            self.current.cpu = cpu.0;
             self.blk_mq_run_hw_queue(dev, h, true);
-            self.cur_cpu = saved;
+            self.current.cpu = saved;
         }
     }
 
@@ -354,6 +348,29 @@ impl Sim {
             self.wake(w, crate::kernel::sched::Step::RetryTag);
         }
     }
+}
+
+impl Sim {
+    /// blk-mq's tag set is the host's: shared once two LUN queues use it.
+    pub(crate) fn blk_mq_share_tag_sets(&mut self) {
+        for i in 0..self.devs.len() {
+            let crate::block::DevKind::Sd { host, .. } = self.devs[i].kind else { continue };
+            let luns = self
+                .devs
+                .iter()
+                .filter(|d| d.queue.mq.is_some() && matches!(d.kind, crate::block::DevKind::Sd { host: h, .. } if h == host))
+                .count();
+            if let Some(m) = self.devs[i].queue.mq.as_mut() {
+                m.shared_tags = luns > 1;
+            }
+        }
+    }
+}
+
+/// The events a device's blk-mq queues can have queued at once: per hardware queue a splice
+/// per CPU and a delayed run; per queue a timer and a path check.
+pub(crate) fn blk_mq_events_max(s: &crate::scenario::Scenario) -> usize {
+    s.host.nr_hw_queues as usize * (s.cpu.cores as usize + 1) + 2
 }
 
 #[cfg(test)]
@@ -417,7 +434,7 @@ mod tests {
                 sim.mq_mut(dev).hctx[0].tags.put(tag);
             }
         }
-        sim.cur_cpu = 0;
+        sim.current.cpu = 0;
         sim.blk_mq_dispatch(dev, 0);
         sim.mq_splice(dev, 0, CoreId(0));
         let (devs, _) = sim.occupancy();
@@ -432,7 +449,7 @@ mod tests {
         for _ in 0..3 {
             add(&mut sim, 0);
         }
-        sim.cur_cpu = 0;
+        sim.current.cpu = 0;
         sim.blk_mq_dispatch(DevId(0), 0);
         sim
     }
@@ -460,7 +477,7 @@ mod tests {
         assert!(sim.mq(dev).hctx[0].run_pending, "the restart queues a run on kblockd");
         sim.mq_mut(dev).hctx[0].run_pending = false;
         sim.kblockd_cancel(crate::kernel::workqueue::Work::Hctx(dev, 0));
-        sim.cur_cpu = 1;
+        sim.current.cpu = 1;
         sim.blk_mq_dispatch(dev, 0);
         sim.mq_splice(dev, 0, CoreId(0));
         sim
@@ -499,11 +516,11 @@ mod tests {
         sim.on_mq_timer(dev);
         assert_eq!(sim.mq(dev).sleepers().count(), 1, "the timer does not end the stall");
         // A submitter on CPU 2 runs queue 1: queue 0 stays parked.
-        sim.cur_cpu = 2;
+        sim.current.cpu = 2;
         sim.blk_mq_run_hw_queue(dev, 1, false);
         assert_eq!(sim.mq(dev).hctx[0].dispatch.len(), 1);
         // One on CPU 1 (queue 0's) runs it: the parked request is started.
-        sim.cur_cpu = 1;
+        sim.current.cpu = 1;
         sim.blk_mq_run_hw_queue(dev, 0, false);
         assert!(sim.mq(dev).hctx[0].dispatch.is_empty());
         assert_eq!(sim.mq(dev).device_busy, 1);

@@ -83,18 +83,18 @@ impl Sim {
         }
         if !r.host_freed {
             let (_, h) = self.devs[di].sd();
-            self.hosts[h.idx()].put();
+            self.hosts[h].put();
         }
         let at = self.stamp_now(dev);
         self.devs[di].stats.done(at, r.write, r.bytes / 512, at - r.alloc_at);
-        self.totals.requests_completed += 1;
+        self.acct.totals.requests_completed += 1;
         let owner = Self::owner_of(&r);
         self.devs[di].queue.elevator.completed(owner, now);
         if let Some(orig) = r.clone_of {
             // A dm clone: its clone bios end (end_clone_bio), and with them the original.
             // A clone came from dm's mempool, not from this queue's request pool.
-            self.totals.clones_completed += 1;
-            self.totals.clone_bios_completed += r.nr_clone_bios as u64;
+            self.acct.totals.clones.completed += 1;
+            self.acct.totals.clones.bios_completed += r.nr_clone_bios as u64;
             // end_clone_bio per clone bio (with its recount), then the original completes.
             self.charge(SOFTIRQ_REQUEST_NS + self.clone_bios_end_ns(r.nr_clone_bios as u64));
             self.dm_end_request(orig);

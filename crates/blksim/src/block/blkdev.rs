@@ -3,7 +3,7 @@
 
 use crate::block::{elevator_kind, Elevator, TagMap};
 use crate::engine::ids::{BioId, CoreId, DevId, ReqId, ThreadId};
-use crate::engine::time::SimTime;
+use crate::engine::time::{OneShotTimer, SimTime};
 use crate::scenario::Scenario;
 use std::collections::VecDeque;
 
@@ -67,9 +67,23 @@ pub struct RequestQueue {
     /// `QUEUE_FLAG_PLUGGED` (queue plugging, `queue.plugging = 2.6.20`): the request_fn is not
     /// run until the queue is unplugged.
     pub plugged: bool,
+    /// `q->unplug_timer`: a plugged queue unplugs itself `unplug_delay` after plugging.
+    pub unplug_timer: OneShotTimer,
+    /// `q->delay_work`'s timer (`blk_delay_queue`), and whether the work is on a kblockd list
+    /// (queueing it twice is a no-op).
+    pub delay_work: OneShotTimer,
+    pub run_queued: bool,
+    /// When cfq's `idle_slice_timer` is armed for.
+    pub idle_slice_timer: Option<SimTime>,
+    /// `q->backing_dev_info`.
+    pub bdi: crate::mm::backing_dev::BackingDevInfo,
 }
 
 impl RequestQueue {
+    /// The events a queue can have queued at once: its cfq idle timer, its `delay_work` and
+    /// its unplug timer.
+    pub(crate) const EVENTS_MAX: usize = 3;
+
     /// The most a request (or a bio built for this queue) may carry: `max_sectors_kb`, and
     /// `max_segments` page-sized segments (page-cache and user pages are not contiguous), in
     /// whole pages (`bio_add_page` adds a page whole or not at all: under md's 255 sectors a
@@ -119,6 +133,11 @@ impl RequestQueue {
             tags: TagMap::new(depth),
             mq: None,
             plugged: false,
+            unplug_timer: Default::default(),
+            delay_work: Default::default(),
+            run_queued: false,
+            idle_slice_timer: None,
+            bdi: Default::default(),
         }
     }
 }

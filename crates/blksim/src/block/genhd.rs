@@ -6,7 +6,7 @@ use crate::block::{is_mq, tag_depth, RequestQueue};
 use crate::drivers::scsi::sd::{sd_major_minor, sd_name};
 use crate::hw::Disk;
 
-use crate::engine::ids::{DevId, DiskId, HostId};
+use crate::engine::ids::{DevId, DiskId, HostId, IdVec};
 use crate::scenario::Scenario;
 use crate::tools::stats::DiskStats;
 
@@ -37,6 +37,8 @@ pub struct BlockDev {
     pub kind: DevKind,
     pub queue: RequestQueue,
     pub stats: DiskStats,
+    /// Request-based dm over blk-mq: its kdmwork thread.
+    pub kdm: Option<crate::drivers::md::dm::KdmWork>,
 }
 
 /// The major number the kernel gives device-mapper dynamically; 253 on most systems.
@@ -58,6 +60,7 @@ impl BlockDev {
                 ..RequestQueue::new(s, s.disk.max_sectors_kb, tag_depth(s))
             },
             stats: DiskStats::default(),
+            kdm: None,
         }
     }
 
@@ -71,6 +74,7 @@ impl BlockDev {
             kind: DevKind::DmMpath { paths },
             queue: RequestQueue::new(s, dm_mpath_max_sectors_kb(s), 0),
             stats: DiskStats::default(),
+            kdm: None,
         }
     }
 
@@ -83,6 +87,7 @@ impl BlockDev {
             kind: DevKind::DmLinear { lower },
             queue: RequestQueue::new(s, s.disk.max_sectors_kb, 0),
             stats: DiskStats::default(),
+            kdm: None,
         }
     }
 
@@ -104,6 +109,7 @@ impl BlockDev {
             kind: DevKind::Md { members },
             queue: RequestQueue { max_sectors_bytes: SAFE_MAX_SECTORS * 512, ..RequestQueue::new(s, 0, 0) },
             stats: DiskStats::default(),
+            kdm: None,
         }
     }
 
@@ -133,9 +139,14 @@ impl BlockDev {
 }
 
 /// A device's size: a disk's capacity, a path's for dm-multipath, (n - 1) members' for RAID5.
-pub(crate) fn dev_capacity_sectors(devs: &[BlockDev], disks: &[Disk], dev: DevId, s: &crate::scenario::Scenario) -> u64 {
-    match &devs[dev.idx()].kind {
-        DevKind::Sd { disk, .. } => disks[disk.idx()].capacity_sectors(),
+pub(crate) fn dev_capacity_sectors(
+    devs: &IdVec<DevId, BlockDev>,
+    disks: &IdVec<DiskId, Disk>,
+    dev: DevId,
+    s: &crate::scenario::Scenario,
+) -> u64 {
+    match &devs[dev].kind {
+        DevKind::Sd { disk, .. } => disks[*disk].capacity_sectors(),
         DevKind::DmMpath { paths } => dev_capacity_sectors(devs, disks, paths[0], s),
         DevKind::DmLinear { lower } => dev_capacity_sectors(devs, disks, *lower, s) - crate::block::LVM_PE_START_SECTORS,
         DevKind::Md { members } => {
@@ -171,3 +182,40 @@ pub(crate) fn top_capacity_sectors(s: &crate::scenario::Scenario) -> u64 {
 pub fn dm_mpath_max_sectors_kb(s: &Scenario) -> u32 {
     s.dm.max_sectors_kb.min(s.disk.max_sectors_kb)
 }
+
+impl crate::engine::Sim {
+    /// The disks and their sd devices, then the stacking layer, listed after the disks as
+    /// iostat lists dm-* and md* after sd*. Returns the top of the stack, the devices the jobs
+    /// use. With dm-multipath over several paths, each path to a disk is its own sd device, on
+    /// the next HBA along (as two HBAs cabled to the same enclosure show every disk twice).
+    pub(crate) fn add_disks(&mut self) -> Vec<DevId> {
+        let s = &self.cfg.scenario;
+        let paths = s.dm.paths;
+        for d in 0..s.disks {
+            let mut rng = crate::engine::rng::Stream::new(self.seed, crate::engine::rng::STREAM_DISK + d as u64);
+            let mut disk = Disk::new(s.disk.kind, s.disk.write_cache, s.disk.controller_cache, &mut rng);
+            disk.set_skip_within_track(s.disk.skip_within_track);
+            self.disks.push(disk);
+            let first_host = d as u64 * s.hbas as u64 / s.disks as u64;
+            for p in 0..paths {
+                let host = HostId(((first_host + p as u64) % s.hbas as u64) as u16);
+                self.devs.push(BlockDev::leaf(d * paths + p, DiskId(d as u16), host, s));
+            }
+        }
+        let devs = &mut self.devs;
+        let mut add = |dev: BlockDev| {
+            devs.push(dev);
+            DevId((devs.len() - 1) as u16)
+        };
+        match s.stack {
+            StackKindUse::Direct => (0..s.disks).map(|d| DevId(d as u16)).collect(),
+            StackKindUse::Lvm => (0..s.disks).map(|d| add(BlockDev::dm_linear(d, DevId(d as u16), s))).collect(),
+            StackKindUse::Dm => {
+                (0..s.disks).map(|d| add(BlockDev::dm_mpath(d, (0..paths).map(|p| DevId((d * paths + p) as u16)).collect(), s))).collect()
+            }
+            StackKindUse::Md => vec![add(BlockDev::md(0, (0..s.disks).map(|d| DevId(d as u16)).collect(), s))],
+        }
+    }
+}
+
+use crate::scenario::StackKind as StackKindUse;

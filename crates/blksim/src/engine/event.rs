@@ -81,6 +81,12 @@ impl EventQueue {
         EventQueue { heap: BinaryHeap::with_capacity(limit.min(1 << 16)), now: SimTime::ZERO, next_seq: 0, limit }
     }
 
+    /// Sets the limit, once the machine is built and each subsystem's share is known.
+    pub fn set_limit(&mut self, limit: usize) {
+        self.limit = limit;
+        self.heap.reserve(limit.min(1 << 16));
+    }
+
     pub fn now(&self) -> SimTime {
         self.now
     }

@@ -12,7 +12,99 @@ macro_rules! id {
                 self.0 as usize
             }
         }
+        impl Idx for $name {
+            fn idx(self) -> usize {
+                self.0 as usize
+            }
+        }
     };
+}
+
+/// An id that indexes an `IdVec`.
+pub trait Idx: Copy {
+    fn idx(self) -> usize;
+}
+
+/// A vector indexed by its typed id (`sim.devs[dev]`): the devices, jobs, threads, cores,
+/// disks and hosts, each in id order. It is a `Vec` otherwise (push, len, iter).
+#[derive(Clone, Debug)]
+pub struct IdVec<I, T> {
+    items: Vec<T>,
+    id: std::marker::PhantomData<fn(I)>,
+}
+
+impl<I, T> Default for IdVec<I, T> {
+    fn default() -> Self {
+        IdVec { items: Vec::new(), id: std::marker::PhantomData }
+    }
+}
+
+impl<I, T> From<Vec<T>> for IdVec<I, T> {
+    fn from(items: Vec<T>) -> Self {
+        IdVec { items, id: std::marker::PhantomData }
+    }
+}
+
+impl<I, T> FromIterator<T> for IdVec<I, T> {
+    fn from_iter<It: IntoIterator<Item = T>>(it: It) -> Self {
+        Vec::from_iter(it).into()
+    }
+}
+
+impl<I, T> std::ops::Deref for IdVec<I, T> {
+    type Target = Vec<T>;
+    fn deref(&self) -> &Vec<T> {
+        &self.items
+    }
+}
+
+impl<I, T> std::ops::DerefMut for IdVec<I, T> {
+    fn deref_mut(&mut self) -> &mut Vec<T> {
+        &mut self.items
+    }
+}
+
+impl<I: Idx, T> std::ops::Index<I> for IdVec<I, T> {
+    type Output = T;
+    fn index(&self, i: I) -> &T {
+        &self.items[i.idx()]
+    }
+}
+
+impl<I: Idx, T> std::ops::IndexMut<I> for IdVec<I, T> {
+    fn index_mut(&mut self, i: I) -> &mut T {
+        &mut self.items[i.idx()]
+    }
+}
+
+/// By position too, for a walk over `0..len()`.
+impl<I, T> std::ops::Index<usize> for IdVec<I, T> {
+    type Output = T;
+    fn index(&self, i: usize) -> &T {
+        &self.items[i]
+    }
+}
+
+impl<I, T> std::ops::IndexMut<usize> for IdVec<I, T> {
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        &mut self.items[i]
+    }
+}
+
+impl<'a, I, T> IntoIterator for &'a IdVec<I, T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.iter()
+    }
+}
+
+impl<'a, I, T> IntoIterator for &'a mut IdVec<I, T> {
+    type Item = &'a mut T;
+    type IntoIter = std::slice::IterMut<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.iter_mut()
+    }
 }
 
 id!(/// A CPU core.

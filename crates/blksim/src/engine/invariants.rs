@@ -9,7 +9,38 @@ use crate::kernel::sched::ThreadState;
 impl Sim {
     /// Invariants that must hold between any two events. Checked by tests after every step.
     pub fn check_invariants(&self) {
-        // A running thread runs on one core: its own, with its context installed there.
+        self.check_threads();
+        self.check_queues();
+        for h in &self.hosts {
+            assert!(h.busy() <= h.can_queue(), "host_busy over can_queue");
+        }
+        for d in &self.disks {
+            d.check_invariants();
+        }
+        let bios_live: u64 = self.bios.iter().map(|b| b.pages as u64).sum();
+        assert_eq!(self.acct.totals.bios_submitted - self.acct.totals.bios_completed, bios_live, "bio accounting");
+        assert!(self.acct.totals.clones.completed <= self.acct.totals.clones.made, "more dm clones completed than made");
+        assert!(self.acct.totals.clones.bios_completed <= self.acct.totals.clones.bios_made, "more clone bios completed than made");
+        for c in &self.cores {
+            assert!(!c.softirq_deferred || !c.softirq.is_empty() || c.busy, "softirq deferred to ksoftirqd with nothing pending");
+        }
+        self.check_readahead();
+        let dirty: u64 = self.jobs.iter().map(|j| j.pages.dirty_bytes).sum();
+        let writeback: u64 = self.jobs.iter().map(|j| j.pages.writeback_bytes).sum();
+        assert_eq!((dirty, writeback), (self.vm.dirty_total, self.vm.writeback_total), "page cache accounting");
+
+        // Request-based devices count requests in flight; bio-based md counts bios.
+        let in_flight: u64 = self.devs.iter().filter(|d| !d.is_bio_based()).map(|d| d.stats.in_flight).sum();
+        for r in &self.md.raid5 {
+            assert!(r.active <= r.max_stripes, "md: active stripes over stripe_cache_size");
+            assert_eq!(r.active as usize + r.free_heads(), r.max_stripes as usize, "md: stripe heads lost");
+        }
+        assert_eq!(in_flight, self.reqs.live() as u64, "diskstats in_flight vs live requests");
+    }
+
+    /// A running thread runs on one core: its own, with its context installed there; a
+    /// waiting thread waits on its own core's run queue only.
+    fn check_threads(&self) {
         for (i, t) in self.threads.iter().enumerate() {
             let on: Vec<usize> = (0..self.cores.len()).filter(|&c| self.cores[c].current == Some(ThreadId(i as u32))).collect();
             assert!(on.len() <= 1, "{} is the current thread of cores {on:?}", t.name);
@@ -27,6 +58,10 @@ impl Sim {
                 assert!(queued.is_empty(), "{} is not runnable, but queued on cores {queued:?}", t.name);
             }
         }
+    }
+
+    /// The request pools, tags and blk-mq hardware queues within their limits.
+    fn check_queues(&self) {
         for d in &self.devs {
             let q = &d.queue;
             for dir in 0..2 {
@@ -53,25 +88,17 @@ impl Sim {
                 }
             }
         }
-        for h in &self.hosts {
-            assert!(h.busy() <= h.can_queue(), "host_busy over can_queue");
-        }
-        for d in &self.disks {
-            d.check_invariants();
-        }
-        let bios_live: u64 = self.bios.iter().map(|b| b.pages as u64).sum();
-        assert_eq!(self.totals.bios_submitted - self.totals.bios_completed, bios_live, "bio accounting");
-        assert!(self.totals.clones_completed <= self.totals.clones_made, "more dm clones completed than made");
-        assert!(self.totals.clone_bios_completed <= self.totals.clone_bios_made, "more clone bios completed than made");
-        for c in &self.cores {
-            assert!(!c.softirq_deferred || !c.softirq.is_empty() || c.busy, "softirq deferred to ksoftirqd with nothing pending");
-        }
+    }
+
+    /// A readahead window whose pages are not all read yet belongs to a live read of its
+    /// job, its own.
+    fn check_readahead(&self) {
         // A readahead window whose pages are not all read yet belongs to a live read of its
         // job, its own: ids are reused once a read ends, and a window done long ago keeps its
         // id (soak long, raid5-chunk at 7 simulated minutes: a new read's bios were taken for
         // an old window's).
         for (j, job) in self.jobs.iter().enumerate() {
-            let pending: Vec<IoId> = job.ra.iter().filter(|w| !w.done).map(|w| w.io).collect();
+            let pending: Vec<IoId> = job.read.ra.iter().filter(|w| !w.done).map(|w| w.io).collect();
             for (k, io) in pending.iter().enumerate() {
                 assert!(
                     self.ios.is_live(io.0) && matches!(self.ios.get(io.0).owner, crate::fio::job::IoOwner::Readahead(o) if o.idx() == j),
@@ -80,17 +107,6 @@ impl Sim {
                 assert!(!pending[..k].contains(io), "job {j}: two readahead windows on {io:?}");
             }
         }
-        let dirty: u64 = self.jobs.iter().map(|j| j.dirty_bytes).sum();
-        let writeback: u64 = self.jobs.iter().map(|j| j.writeback_bytes).sum();
-        assert_eq!((dirty, writeback), (self.dirty_total, self.writeback_total), "page cache accounting");
-
-        // Request-based devices count requests in flight; bio-based md counts bios.
-        let in_flight: u64 = self.devs.iter().filter(|d| !d.is_bio_based()).map(|d| d.stats.in_flight).sum();
-        for r in &self.raid5 {
-            assert!(r.active <= r.max_stripes, "md: active stripes over stripe_cache_size");
-            assert_eq!(r.active as usize + r.free_heads(), r.max_stripes as usize, "md: stripe heads lost");
-        }
-        assert_eq!(in_flight, self.reqs.live() as u64, "diskstats in_flight vs live requests");
     }
 
     pub fn bios_live(&self) -> usize {

@@ -59,3 +59,63 @@ impl fmt::Display for SimTime {
         write!(f, "{}.{:09}", self.0 / NS_PER_S, self.0 % NS_PER_S)
     }
 }
+
+/// A kernel timer with one event in the queue at a time (a `timer_list`, as a queue's
+/// `delay_work` and `unplug_timer` are): arming it while its event is queued only moves the
+/// deadline, a cancelled one's event lapses, and an event that finds a later deadline waits
+/// for it. It remembers the CPU that armed it, whose kblockd its work goes to.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OneShotTimer {
+    armed: Option<(SimTime, crate::engine::ids::CoreId)>,
+    queued: bool,
+}
+
+/// What a timer's event finds (`OneShotTimer::fire`).
+pub enum Fired {
+    /// Cancelled since: nothing to do.
+    Lapsed,
+    /// Re-armed for later: its event goes back in the queue for that deadline.
+    Later(SimTime),
+    /// Due: the timer function runs, on behalf of the CPU that armed it.
+    Due(crate::engine::ids::CoreId),
+}
+
+impl OneShotTimer {
+    /// When it fires, if armed.
+    pub fn due(&self) -> Option<SimTime> {
+        self.armed.map(|(due, _)| due)
+    }
+
+    pub fn is_armed(&self) -> bool {
+        self.armed.is_some()
+    }
+
+    /// Arms it for `due` on `cpu`. Returns whether its event must be scheduled (none is
+    /// queued); the caller schedules it, so that the event takes its place in the order.
+    #[must_use]
+    pub fn arm(&mut self, due: SimTime, cpu: crate::engine::ids::CoreId) -> bool {
+        self.armed = Some((due, cpu));
+        !std::mem::replace(&mut self.queued, true)
+    }
+
+    /// `del_timer`: its queued event, if any, lapses.
+    pub fn cancel(&mut self) {
+        self.armed = None;
+    }
+
+    /// Its event has come at `now`.
+    pub fn fire(&mut self, now: SimTime) -> Fired {
+        self.queued = false;
+        match self.armed {
+            None => Fired::Lapsed,
+            Some((due, _)) if due > now => {
+                self.queued = true;
+                Fired::Later(due)
+            }
+            Some((_, cpu)) => {
+                self.armed = None;
+                Fired::Due(cpu)
+            }
+        }
+    }
+}

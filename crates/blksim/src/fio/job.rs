@@ -171,6 +171,38 @@ impl RandomMap {
     }
 }
 
+/// A job's file in the page cache: dirty extents (offset, bytes) in the order they were
+/// written, oldest first, their bytes, and the bytes submitted by writeback and not yet
+/// completed.
+#[derive(Clone, Debug, Default)]
+pub struct DirtyPages {
+    pub dirty: VecDeque<(u64, u64)>,
+    pub dirty_bytes: u64,
+    pub writeback_bytes: u64,
+}
+
+/// Buffered reads: the readahead windows in flight or not yet consumed, oldest first; the
+/// stream position the next window starts at; the next byte read() copies; the bytes the
+/// current read() still has to copy (0: not inside a read()) and its length; and, for
+/// `vm.readahead = 2.6.20`, the file's readahead state.
+#[derive(Clone, Debug, Default)]
+pub struct BufferedRead {
+    pub ra: VecDeque<RaWindow>,
+    pub ra_next: u64,
+    pub read_pos: u64,
+    pub read_left: u64,
+    pub read_len: u64,
+    pub ra20: FileRaState,
+}
+
+/// A buffered write() under way: where its next page goes and the bytes it still has to copy
+/// in (0: not inside a write()). It copies up to each `balance_dirty_pages` check.
+#[derive(Clone, Debug, Default)]
+pub struct BufferedWrite {
+    pub write_off: u64,
+    pub write_left: u64,
+}
+
 #[derive(Clone, Debug)]
 pub struct Job {
     pub id: JobId,
@@ -193,36 +225,27 @@ pub struct Job {
     pub done_at: Option<SimTime>,
     /// Buffered writes go to the page cache (fio direct=0); writeback moves them to the disk.
     pub buffered: bool,
-    /// Dirty extents (offset, bytes) in the order they were written, oldest first.
-    pub dirty: VecDeque<(u64, u64)>,
-    pub dirty_bytes: u64,
-    /// Bytes submitted by writeback and not yet completed.
-    pub writeback_bytes: u64,
+    /// The file's dirty and under-writeback pages.
+    pub pages: DirtyPages,
     /// fsync at the end (fio end_fsync): set while the job waits for it.
     pub fsync: bool,
     pub fsync_waiting: bool,
     /// When the current buffered write() was entered (fio's clat for buffered I/O).
     pub write_since: SimTime,
-    /// Buffered reads: the readahead windows in flight or not yet consumed, oldest first; the
-    /// stream position the next window starts at; the next byte read() copies; and the bytes
-    /// the current read() still has to copy (0: not inside a read()).
+    /// Reads go through the page cache (fio direct=0 on a read job).
     pub buffered_read: bool,
-    pub ra: VecDeque<RaWindow>,
-    pub ra_next: u64,
-    pub read_pos: u64,
-    pub read_left: u64,
-    pub read_len: u64,
-    /// `vm.readahead = 2.6.20`: the file's readahead state.
-    pub ra20: FileRaState,
-    /// A buffered write() under way: where its next page goes and the bytes it still has to
-    /// copy in (0: not inside a write()). It copies up to each `balance_dirty_pages` check.
-    pub write_off: u64,
-    pub write_left: u64,
+    /// A buffered read() under way, and the file's readahead.
+    pub read: BufferedRead,
+    /// A buffered write() under way.
+    pub write: BufferedWrite,
     rng: Stream,
     random_map: RandomMap,
 }
 
 impl Job {
+    /// The events a job can have queued at once: its start, and its process's timers.
+    pub(crate) const EVENTS_MAX: usize = 4;
+
     pub fn new(id: JobId, tid: ThreadId, dev: DevId, region_start: u64, region_len: u64, w: &Workload, rng: Stream) -> Job {
         Job {
             id,
@@ -242,21 +265,13 @@ impl Job {
             done_at: None,
             // The page cache models buffered writes; buffered reads are not modelled yet.
             buffered: !w.direct && w.rw.is_write(),
-            dirty: VecDeque::new(),
-            dirty_bytes: 0,
-            writeback_bytes: 0,
             fsync: w.fsync,
             fsync_waiting: false,
             write_since: SimTime::ZERO,
+            pages: DirtyPages::default(),
+            read: BufferedRead::default(),
+            write: BufferedWrite::default(),
             buffered_read: !w.direct && !w.rw.is_write(),
-            ra: VecDeque::new(),
-            ra_next: 0,
-            read_pos: 0,
-            read_left: 0,
-            write_off: 0,
-            write_left: 0,
-            read_len: 0,
-            ra20: FileRaState::default(),
             rng,
             random_map: RandomMap::default(),
         }
@@ -265,11 +280,11 @@ impl Job {
     /// More I/O to start: bytes the job's size has left, or a buffered write() part-way through
     /// its pages (stopped at a `balance_dirty_pages` check).
     pub fn has_more_to_issue(&self) -> bool {
-        self.size.is_none_or(|s| self.bytes_issued < s) || self.write_left > 0
+        self.size.is_none_or(|s| self.bytes_issued < s) || self.write.write_left > 0
     }
 
     pub fn is_done(&self) -> bool {
-        self.size.is_some() && !self.has_more_to_issue() && self.inflight == 0 && !self.needs_fsync() && self.read_left == 0
+        self.size.is_some() && !self.has_more_to_issue() && self.inflight == 0 && !self.needs_fsync() && self.read.read_left == 0
     }
 
     /// The device byte offset of a stream position (a reader wraps at the end of its region).
@@ -299,39 +314,39 @@ impl Job {
             None => self.bs,
         };
         if self.rw.is_random() {
-            self.read_pos = self.random_pos();
+            self.read.read_pos = self.random_pos();
         }
         self.bytes_issued += len;
-        self.read_left = len;
-        self.read_len = len;
+        self.read.read_left = len;
+        self.read.read_len = len;
     }
 
     /// Whether the job still has data in the page cache that its fsync must wait for.
     pub fn needs_fsync(&self) -> bool {
-        self.fsync && self.buffered && (self.dirty_bytes > 0 || self.writeback_bytes > 0)
+        self.fsync && self.buffered && (self.pages.dirty_bytes > 0 || self.pages.writeback_bytes > 0)
     }
 
     /// Dirties `len` bytes at `off` (coalescing with the last extent when contiguous).
     pub fn dirty_extent(&mut self, off: u64, len: u64) {
-        match self.dirty.back_mut() {
+        match self.pages.dirty.back_mut() {
             Some((o, l)) if *o + *l == off => *l += len,
-            _ => self.dirty.push_back((off, len)),
+            _ => self.pages.dirty.push_back((off, len)),
         }
-        self.dirty_bytes += len;
+        self.pages.dirty_bytes += len;
     }
 
     /// Takes up to `max` bytes of the oldest dirty extent for writeback.
     pub fn take_dirty(&mut self, max: u64) -> Option<(u64, u64)> {
-        let (o, l) = self.dirty.front_mut()?;
+        let (o, l) = self.pages.dirty.front_mut()?;
         let take = (*l).min(max);
         let out = (*o, take);
         *o += take;
         *l -= take;
         if *l == 0 {
-            self.dirty.pop_front();
+            self.pages.dirty.pop_front();
         }
-        self.dirty_bytes -= take;
-        self.writeback_bytes += take;
+        self.pages.dirty_bytes -= take;
+        self.pages.writeback_bytes += take;
         Some(out)
     }
 

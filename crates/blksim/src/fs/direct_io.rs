@@ -9,14 +9,14 @@ impl Sim {
     /// Builds the next I/O of job `j` as bios, split at the queue's `max_sectors_kb`.
     pub(crate) fn issue_io(&mut self, j: JobId) {
         let now = self.now();
-        let job = &mut self.jobs[j.idx()];
+        let job = &mut self.jobs[j];
         let (offset, bytes) = job.next_extent();
         let write = job.rw.is_write();
         let dev = job.dev;
         let tid = job.tid;
         let io = IoId(self.ios.insert(Io { owner: IoOwner::Job(j), bytes, bios_left: 0, started: now, sync: true }));
-        let max = self.devs[dev.idx()].queue.max_request_bytes();
-        let boundary = self.devs[dev.idx()].bio_boundary(&self.cfg.scenario, write).unwrap_or(u64::MAX);
+        let max = self.devs[dev].queue.max_request_bytes();
+        let boundary = self.devs[dev].bio_boundary(&self.cfg.scenario, write).unwrap_or(u64::MAX);
         let mut off = offset;
         let end = offset + bytes;
         let mut pieces = 0;
@@ -26,14 +26,14 @@ impl Sim {
             // front of what is left, so blktrace shows the rest queued (Q), then the split (X).
             let split_rest = if bytes > max { (end - off) as u32 } else { 0 };
             let bio = BioId(self.bios.insert(Bio { split_rest, ..Bio::new(io, dev, off / 512, len as u32, write, now) }));
-            self.totals.bios_submitted += 1;
-            *if write { &mut self.totals.pgpgout_bytes } else { &mut self.totals.pgpgin_bytes } += len;
-            self.threads[tid.idx()].pending.push_back(bio);
+            self.acct.totals.bios_submitted += 1;
+            *if write { &mut self.acct.totals.pgpgout_bytes } else { &mut self.acct.totals.pgpgin_bytes } += len;
+            self.threads[tid].pending.push_back(bio);
             pieces += 1;
             off += len;
         }
         self.ios.get_mut(io.0).bios_left = pieces;
-        let job = &mut self.jobs[j.idx()];
+        let job = &mut self.jobs[j];
         job.inflight += 1;
     }
 }

@@ -48,6 +48,9 @@ pub struct Disk {
     /// Time with at least one command in the drive.
     busy_ns_total: u64,
     busy_since: Option<SimTime>,
+    /// Scratch for the commands a submission or completion starts (reused, so a completion
+    /// allocates nothing).
+    pub(crate) started: Vec<(u16, SimTime)>,
 }
 
 /// A device model's capacity, without building it.
@@ -84,7 +87,15 @@ impl Disk {
                 (Model::HwRaid5(Box::new(c)), crate::scenario::limits::QUEUE_DEPTH_MAX, capacity)
             }
         };
-        Disk { model, queue: VecDeque::new(), slots: vec![None; slots as usize], capacity_sectors, busy_ns_total: 0, busy_since: None }
+        Disk {
+            model,
+            queue: VecDeque::new(),
+            slots: vec![None; slots as usize],
+            capacity_sectors,
+            busy_ns_total: 0,
+            busy_since: None,
+            started: Vec::new(),
+        }
     }
 
     /// `disk.skip_within_track` (an HDD's; other models ignore it).
@@ -222,4 +233,13 @@ impl Disk {
 
 pub fn transfer_ns(bytes: u64, bytes_per_s: u64) -> u64 {
     crate::engine::time::mul_div(bytes, NS_PER_S, bytes_per_s)
+}
+
+impl Disk {
+    /// The events a disk can have queued at once: a completion per command slot, one for a
+    /// RAID controller's stripe operation, and 64 more for its timers (a RAM LUN has 64 slots,
+    /// a RAID controller one per tag, up to 1024).
+    pub(crate) fn events_max(&self) -> usize {
+        64 + self.slot_count() + 1
+    }
 }

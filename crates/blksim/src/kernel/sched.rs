@@ -254,11 +254,19 @@ impl Thread {
     }
 }
 
+/// `smp_processor_id()` and `current`: the core whose work is being applied now, and the
+/// thread whose step it is (None in interrupt context), as a trace record names them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Current {
+    pub cpu: u16,
+    pub thread: Option<ThreadId>,
+}
+
 impl Sim {
     /// `rq->nr_running`: the thread running on `c` and those waiting for it.
     pub(crate) fn nr_running(&self, c: usize) -> u64 {
         let core = &self.cores[c];
-        let running = core.current.is_some_and(|t| self.threads[t.idx()].state == ThreadState::Running);
+        let running = core.current.is_some_and(|t| self.threads[t].state == ThreadState::Running);
         core.runq.len() as u64 + u64::from(running)
     }
 
@@ -270,34 +278,34 @@ impl Sim {
     /// Charges the time since the last change on `c` to what the core was doing.
     pub(crate) fn account(&mut self, c: CoreId) {
         let now = self.now();
-        self.cores[c.idx()].account(now);
+        self.cores[c].account(now);
     }
 
     /// Makes a sleeping (or new) thread runnable on its home core, with `step` to run next.
     pub(crate) fn wake(&mut self, tid: ThreadId, step: Step) {
-        let t = &mut self.threads[tid.idx()];
+        let t = &mut self.threads[tid];
         assert!(matches!(t.state, ThreadState::Sleeping | ThreadState::New), "waking {} in state {:?}", t.name, t.state);
         let home = t.home;
         if t.wait.is_some_and(|w| w.is_iowait()) {
             self.account(home);
-            self.cores[home.idx()].nr_iowait -= 1;
+            self.cores[home].nr_iowait -= 1;
         }
         let to = self.select_task_rq(tid, home);
-        if to != home && self.cores[home.idx()].current == Some(tid) {
+        if to != home && self.cores[home].current == Some(tid) {
             // Its context leaves the old CPU: that CPU's next thread switches in from idle.
-            self.cores[home.idx()].current = None;
+            self.cores[home].current = None;
         }
         if self.fair() {
             self.place_entity(tid, home, to);
         }
         self.update_avg_idle(to);
         let home = to;
-        let t = &mut self.threads[tid.idx()];
+        let t = &mut self.threads[tid];
         t.wait = None;
         t.state = ThreadState::Runnable;
         t.next = Some(step);
         t.home = home;
-        self.cores[home.idx()].runq.push_back(tid);
+        self.cores[home].runq.push_back(tid);
         self.kick(home);
     }
 
@@ -313,52 +321,26 @@ impl Sim {
         if self.do_softirq(c) {
             return;
         }
-        let mut switched = false;
         let cur = self.cores[ci].current;
         let highpri = self.kblockd_preempts(c);
         let fair = self.fair();
         let keep = cur.filter(|&t| {
-            let th = &self.threads[t.idx()];
+            let th = &self.threads[t];
             // fair: check_preempt_wakeup, taken at the running thread's next step.
             let preempted = fair && self.check_preempt_wakeup(ci, t);
             th.state == ThreadState::Running
                 && highpri.is_none()
                 && (self.cores[ci].runq.is_empty() || (now - th.slice_start < SCHED_SLICE_NS && !preempted))
         });
-        let run = match keep {
-            Some(t) => Some(t),
-            None => {
-                if let Some(t) = cur.filter(|&t| self.threads[t.idx()].state == ThreadState::Running) {
-                    // Preempted at a step boundary: its slice is used up and others wait.
-                    self.threads[t.idx()].state = ThreadState::Runnable;
-                    self.cores[ci].runq.push_back(t);
-                }
-                // schedule() on a CPU about to go idle looks for work first (`idle_balance`).
-                if self.cores[ci].runq.is_empty() && cur.is_some() && self.load_balancing() {
-                    self.idle_balance(ci);
-                }
-                // A nice -20 kblockd worker is picked first (CFS: the smallest vruntime).
-                let next = match highpri {
-                    Some(i) => self.cores[ci].runq.remove(i),
-                    None if fair => self.pick_next_entity(ci).and_then(|i| self.cores[ci].runq.remove(i)),
-                    None => self.cores[ci].runq.pop_front(),
-                };
-                if next != cur {
-                    switched = true;
-                    self.totals.context_switches += 1;
-                    if let Some(prev) = cur {
-                        self.threads[prev.idx()].cs += 1;
-                    }
-                }
-                self.cores[ci].current = next;
-                next
-            }
+        let (run, switched) = match keep {
+            Some(t) => (Some(t), false),
+            None => self.schedule_next(c, cur, highpri),
         };
         let Some(tid) = run else {
             self.cores[ci].state = AcctState::Idle;
             return;
         };
-        let th = &mut self.threads[tid.idx()];
+        let th = &mut self.threads[tid];
         if switched {
             th.slice_start = now;
         }
@@ -373,7 +355,7 @@ impl Sim {
                 self.scsi_device_unbusy(rq);
             }
         }
-        self.threads[tid.idx()].cpu_ns += cost;
+        self.threads[tid].cpu_ns += cost;
         if fair {
             self.update_curr(ci, tid, cost);
         }
@@ -385,6 +367,39 @@ impl Sim {
         self.events.schedule(now + cost, Event::CoreDone { core: c });
     }
 
+    /// `schedule()` when the running thread does not keep its core: it goes back on the run
+    /// queue if still runnable, and the next thread is picked. Returns it, and whether that
+    /// is a context switch.
+    fn schedule_next(&mut self, c: CoreId, cur: Option<ThreadId>, highpri: Option<usize>) -> (Option<ThreadId>, bool) {
+        let ci = c.idx();
+        let fair = self.fair();
+        let mut switched = false;
+        if let Some(t) = cur.filter(|&t| self.threads[t].state == ThreadState::Running) {
+            // Preempted at a step boundary: its slice is used up and others wait.
+            self.threads[t].state = ThreadState::Runnable;
+            self.cores[ci].runq.push_back(t);
+        }
+        // schedule() on a CPU about to go idle looks for work first (`idle_balance`).
+        if self.cores[ci].runq.is_empty() && cur.is_some() && self.load_balancing() {
+            self.idle_balance(ci);
+        }
+        // A nice -20 kblockd worker is picked first (CFS: the smallest vruntime).
+        let next = match highpri {
+            Some(i) => self.cores[ci].runq.remove(i),
+            None if fair => self.pick_next_entity(ci).and_then(|i| self.cores[ci].runq.remove(i)),
+            None => self.cores[ci].runq.pop_front(),
+        };
+        if next != cur {
+            switched = true;
+            self.acct.totals.context_switches += 1;
+            if let Some(prev) = cur {
+                self.threads[prev].cs += 1;
+            }
+        }
+        self.cores[ci].current = next;
+        (next, switched)
+    }
+
     /// With `cpu.kblockd_highpri` (kblockd is `WQ_HIGHPRI` in 4.0: nice -20 workers), a kblockd
     /// worker waiting on core `c` preempts the normal-priority thread there at its step
     /// boundary (`check_preempt_wakeup`): the position of that worker in the run queue.
@@ -392,9 +407,9 @@ impl Sim {
         if !self.cfg.scenario.cpu.kblockd_highpri {
             return None;
         }
-        let core = &self.cores[c.idx()];
-        let is_kblockd = |t: ThreadId| matches!(self.threads[t.idx()].kind, ThreadKind::Kblockd(_));
-        if core.current.is_some_and(|t| is_kblockd(t) && self.threads[t.idx()].state == ThreadState::Running) {
+        let core = &self.cores[c];
+        let is_kblockd = |t: ThreadId| matches!(self.threads[t].kind, ThreadKind::Kblockd(_));
+        if core.current.is_some_and(|t| is_kblockd(t) && self.threads[t].state == ThreadState::Running) {
             return None;
         }
         core.runq.iter().position(|&t| is_kblockd(t))
@@ -403,7 +418,7 @@ impl Sim {
     pub(crate) fn on_core_done(&mut self, c: CoreId) {
         self.account(c);
         let ci = c.idx();
-        self.cur_cpu = c.0;
+        self.current.cpu = c.0;
         // The core stays busy while the work's effects run: a thread woken onto this core by
         // them waits in the run queue for the kick below, not inside this work.
         if self.cores[ci].in_irq_softirq {
@@ -423,40 +438,62 @@ impl Sim {
             return;
         }
         let tid = self.cores[ci].current.expect("a core finished a step with no thread");
-        let step = self.threads[tid.idx()].next.take().expect("step");
-        self.threads[tid.idx()].exec_start = self.now();
+        let step = self.threads[tid].next.take().expect("step");
+        self.threads[tid].exec_start = self.now();
         // A thread's step runs under a plug, as submitters do (blk_start_plug/blk_finish_plug;
         // in 2.6.32 the queue plug that the submitter's wait unplugs has the same effect).
-        self.plugging = self.cfg.scenario.queue.plugging == crate::scenario::Plugging::Task;
-        self.cur_thread = Some(tid);
+        self.blk.plugging = self.cfg.scenario.queue.plugging == crate::scenario::Plugging::Task;
+        self.current.thread = Some(tid);
         self.work_begin(self.cores[ci].work_start);
         let next = self.run_step(tid, step);
-        self.plugging = false;
+        self.blk.plugging = false;
         self.flush_plug(tid);
         self.work_end();
-        self.cur_thread = None;
+        self.current.thread = None;
         match next {
-            Next::Continue(s) => self.threads[tid.idx()].next = Some(s),
+            Next::Continue(s) => self.threads[tid].next = Some(s),
             Next::Sleep(w) => {
-                let t = &mut self.threads[tid.idx()];
+                let t = &mut self.threads[tid];
                 t.state = ThreadState::Sleeping;
                 t.wait = Some(w);
                 if w.is_iowait() {
                     let home = t.home;
                     self.account(home);
-                    self.cores[home.idx()].nr_iowait += 1;
+                    self.cores[home].nr_iowait += 1;
                 }
             }
             Next::Idle => {
-                let t = &mut self.threads[tid.idx()];
+                let t = &mut self.threads[tid];
                 t.state = ThreadState::Sleeping;
                 t.wait = None;
             }
-            Next::Exit => self.threads[tid.idx()].state = ThreadState::Exited,
+            Next::Exit => self.threads[tid].state = ThreadState::Exited,
         }
         self.cores[ci].busy = false;
         self.kick(c);
     }
+}
+
+impl Sim {
+    /// The per-CPU kernel threads, there from boot as in the kernel: ksoftirqd/N and
+    /// kblockd/N. They only run when a later mechanism gives them work (softirq overrun,
+    /// kblockd punts); top lists them either way.
+    pub(crate) fn spawn_percpu_kthreads(&mut self) {
+        let cores = self.cores.len() as u32;
+        for c in 0..cores {
+            self.threads.push(Thread::kernel(format!("ksoftirqd/{c}"), ThreadKind::Ksoftirqd, CoreId(c as u16), 3 + 6 * c));
+        }
+        for c in 0..cores {
+            let cpu = CoreId(c as u16);
+            self.threads.push(Thread::kernel(format!("kblockd/{c}"), ThreadKind::Kblockd(cpu), cpu, 200 + c));
+        }
+    }
+}
+
+impl Core {
+    /// The events a core can have queued at once: its work's end, and room for the timers
+    /// its threads arm.
+    pub(crate) const EVENTS_MAX: usize = 4;
 }
 
 #[cfg(test)]
@@ -473,15 +510,15 @@ mod tests {
         }
         let mut sim = Sim::new(&s.validate().unwrap(), 1);
         let user = sim.threads.iter().position(|t| matches!(t.kind, ThreadKind::User(_))).map(|i| ThreadId(i as u32)).unwrap();
-        let t = &mut sim.threads[user.idx()];
+        let t = &mut sim.threads[user];
         t.state = ThreadState::Running;
         t.next = Some(Step::Next);
         sim.cores[0].current = Some(user);
         let kblockd = ThreadId(1);
-        assert!(matches!(sim.threads[kblockd.idx()].kind, ThreadKind::Kblockd(_)));
+        assert!(matches!(sim.threads[kblockd].kind, ThreadKind::Kblockd(_)));
         sim.wake(kblockd, Step::KblockdWork);
         let cur = sim.cores[0].current.expect("something runs");
-        sim.threads[cur.idx()].name.clone()
+        sim.threads[cur].name.clone()
     }
 
     #[test]

@@ -26,7 +26,7 @@ impl Sim {
     /// stops at the last domain sharing package resources (the MC domain): moving a thread to
     /// another socket is the load balancer's job.
     pub(crate) fn select_task_rq(&self, tid: ThreadId, prev: CoreId) -> CoreId {
-        if matches!(self.threads[tid.idx()].kind, ThreadKind::Ksoftirqd | ThreadKind::Kblockd(_)) {
+        if matches!(self.threads[tid].kind, ThreadKind::Ksoftirqd | ThreadKind::Kblockd(_)) {
             return prev;
         }
         let kernel_test = self.cfg.scenario.cpu.wake_idle == crate::scenario::WakeIdle::IdleCpu;
@@ -40,7 +40,7 @@ impl Sim {
         if idle(prev.idx()) {
             return prev;
         }
-        let (first, n) = match self.cores[prev.idx()].sd.first() {
+        let (first, n) = match self.cores[prev].sd.first() {
             Some(mc) if mc.share_pkg_resources => (mc.first as usize, mc.span as usize),
             Some(_) => return prev,
             None => (0, self.cores.len()),
@@ -80,10 +80,10 @@ impl Sim {
     /// behind `min_vruntime` than half the latency (GENTLE_FAIR_SLEEPERS), so a long sleeper
     /// gets that much credit and a short one keeps what it had.
     pub(crate) fn place_entity(&mut self, tid: ThreadId, from: CoreId, to: CoreId) {
-        let from_min = self.cores[from.idx()].min_vruntime;
-        let to_min = self.cores[to.idx()].min_vruntime;
+        let from_min = self.cores[from].min_vruntime;
+        let to_min = self.cores[to].min_vruntime;
         let credit = self.sched_latency_ns() / 2;
-        let t = &mut self.threads[tid.idx()];
+        let t = &mut self.threads[tid];
         let v = (t.vruntime + to_min).saturating_sub(from_min);
         t.vruntime = v.max(to_min.saturating_sub(credit));
     }
@@ -92,7 +92,7 @@ impl Sim {
     /// first in wake order among equals), as its index in the run queue.
     pub(crate) fn pick_next_entity(&self, c: usize) -> Option<usize> {
         let runq = &self.cores[c].runq;
-        (0..runq.len()).min_by_key(|&i| self.threads[runq[i].idx()].vruntime)
+        (0..runq.len()).min_by_key(|&i| self.threads[runq[i]].vruntime)
     }
 
     /// `check_preempt_wakeup` → `wakeup_preempt_entity`: the leftmost runnable thread preempts
@@ -100,17 +100,17 @@ impl Sim {
     /// granularity.
     pub(crate) fn check_preempt_wakeup(&self, c: usize, cur: ThreadId) -> bool {
         let Some(i) = self.pick_next_entity(c) else { return false };
-        let left = self.threads[self.cores[c].runq[i].idx()].vruntime;
-        self.threads[cur.idx()].vruntime > left + self.sched_wakeup_gran_ns()
+        let left = self.threads[self.cores[c].runq[i]].vruntime;
+        self.threads[cur].vruntime > left + self.sched_wakeup_gran_ns()
     }
 
     /// `update_curr` → `update_min_vruntime`: the running thread's vruntime grows by the CPU
     /// time of its step; the core's `min_vruntime` follows the least of the running and the
     /// runnable, never backwards.
     pub(crate) fn update_curr(&mut self, c: usize, tid: ThreadId, cost_ns: u64) {
-        let v = self.threads[tid.idx()].vruntime + cost_ns;
-        self.threads[tid.idx()].vruntime = v;
-        let least = self.pick_next_entity(c).map_or(v, |i| v.min(self.threads[self.cores[c].runq[i].idx()].vruntime));
+        let v = self.threads[tid].vruntime + cost_ns;
+        self.threads[tid].vruntime = v;
+        let least = self.pick_next_entity(c).map_or(v, |i| v.min(self.threads[self.cores[c].runq[i]].vruntime));
         let core = &mut self.cores[c];
         core.min_vruntime = core.min_vruntime.max(least);
     }
@@ -143,7 +143,7 @@ mod tests {
             let t = s.jobs[0].tid;
             let other = (0..s.threads.len() as u32)
                 .map(ThreadId)
-                .find(|&o| o != t && !matches!(s.threads[o.idx()].kind, ThreadKind::Ksoftirqd | ThreadKind::Kblockd(_)))
+                .find(|&o| o != t && !matches!(s.threads[o].kind, ThreadKind::Ksoftirqd | ThreadKind::Kblockd(_)))
                 .expect("a second thread");
             // CPU 0 handles interrupt work with no task of its own (its idle task is current).
             s.cores[0].busy = true;
@@ -156,7 +156,7 @@ mod tests {
             // ...and so is one running a thread.
             s.cores[0].runq.clear();
             s.cores[0].current = Some(other);
-            s.threads[other.idx()].state = ThreadState::Running;
+            s.threads[other].state = ThreadState::Running;
             assert_eq!(s.select_task_rq(t, CoreId(0)), CoreId(1), "{rule}");
         }
     }
@@ -174,16 +174,16 @@ mod tests {
         let mut s = sim("8");
         let (long, short) = (ThreadId(0), ThreadId(1));
         s.cores[0].min_vruntime = 100 * NS_PER_MS;
-        s.threads[long.idx()].vruntime = 10 * NS_PER_MS;
-        s.threads[short.idx()].vruntime = 95 * NS_PER_MS;
+        s.threads[long].vruntime = 10 * NS_PER_MS;
+        s.threads[short].vruntime = 95 * NS_PER_MS;
         s.place_entity(long, CoreId(0), CoreId(0));
         s.place_entity(short, CoreId(0), CoreId(0));
-        assert_eq!(s.threads[long.idx()].vruntime, 88 * NS_PER_MS);
-        assert_eq!(s.threads[short.idx()].vruntime, 95 * NS_PER_MS);
+        assert_eq!(s.threads[long].vruntime, 88 * NS_PER_MS);
+        assert_eq!(s.threads[short].vruntime, 95 * NS_PER_MS);
         // Moving to a CPU whose min_vruntime is 50 ms further on keeps its place relative to it.
         s.cores[1].min_vruntime = 150 * NS_PER_MS;
         s.place_entity(short, CoreId(0), CoreId(1));
-        assert_eq!(s.threads[short.idx()].vruntime, 145 * NS_PER_MS);
+        assert_eq!(s.threads[short].vruntime, 145 * NS_PER_MS);
     }
 
     #[test]
@@ -192,10 +192,10 @@ mod tests {
         let (cur, woken) = (ThreadId(0), ThreadId(1));
         s.cores[0].runq.clear();
         s.cores[0].runq.push_back(woken);
-        s.threads[woken.idx()].vruntime = 88 * NS_PER_MS;
-        s.threads[cur.idx()].vruntime = 92 * NS_PER_MS;
+        s.threads[woken].vruntime = 88 * NS_PER_MS;
+        s.threads[cur].vruntime = 92 * NS_PER_MS;
         assert!(!s.check_preempt_wakeup(0, cur), "4 ms ahead is the granularity, not more");
-        s.threads[cur.idx()].vruntime = 92 * NS_PER_MS + 1;
+        s.threads[cur].vruntime = 92 * NS_PER_MS + 1;
         assert!(s.check_preempt_wakeup(0, cur));
         assert_eq!(s.pick_next_entity(0), Some(0));
     }

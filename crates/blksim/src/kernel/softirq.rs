@@ -10,8 +10,8 @@ use crate::kernel::sched::{AcctState, Step, ThreadKind, ThreadState};
 impl Sim {
     /// Raises an interrupt on `c` whose softirq work completes `req`.
     pub(crate) fn raise_irq(&mut self, c: CoreId, req: ReqId) {
-        self.totals.interrupts += 1;
-        self.cores[c.idx()].softirq.push_back(req);
+        self.acct.totals.interrupts += 1;
+        self.cores[c].softirq.push_back(req);
         self.kick(c);
     }
 
@@ -31,8 +31,8 @@ impl Sim {
                 // its turn with the others on this CPU. Waking it kicks this core again.
                 self.cores[ci].softirq_deferred = true;
                 let ksoftirqd = ThreadId(c.0 as u32);
-                debug_assert_eq!(self.threads[ksoftirqd.idx()].kind, ThreadKind::Ksoftirqd);
-                if self.threads[ksoftirqd.idx()].is_idle_kthread() {
+                debug_assert_eq!(self.threads[ksoftirqd].kind, ThreadKind::Ksoftirqd);
+                if self.threads[ksoftirqd].is_idle_kthread() {
                     self.wake(ksoftirqd, Step::Softirq);
                     return true;
                 }
@@ -45,8 +45,8 @@ impl Sim {
             // column), and 2.6.x's `task_times` scales utime + stime to sum_exec_runtime,
             // which the irq ran inside. On an idle CPU it is no task's. (With
             // CONFIG_IRQ_TIME_ACCOUNTING, 2.6.39 on and off by default, it would not be.)
-            if let Some(t) = self.cores[ci].current.filter(|t| self.threads[t.idx()].state == ThreadState::Running) {
-                self.threads[t.idx()].cpu_ns += cost;
+            if let Some(t) = self.cores[ci].current.filter(|t| self.threads[*t].state == ThreadState::Running) {
+                self.threads[t].cpu_ns += cost;
             }
             let core = &mut self.cores[ci];
             core.softirq_burst_ns += cost;
@@ -62,7 +62,7 @@ impl Sim {
 
     /// ksoftirqd/N's step: complete the next pending request; idle once none is left.
     pub(crate) fn ksoftirqd_step(&mut self, tid: ThreadId) -> Next {
-        let c = self.threads[tid.idx()].home.idx();
+        let c = self.threads[tid].home.idx();
         if let Some(rq) = self.cores[c].softirq.pop_front() {
             self.softirq_complete(rq);
         }
@@ -92,7 +92,7 @@ mod tests {
             assert!(sim.step(), "the run ended with no completion pending");
         }
         let user = sim.threads.iter().position(|t| matches!(t.kind, ThreadKind::User(_))).map(|i| ThreadId(i as u32)).unwrap();
-        let t = &mut sim.threads[user.idx()];
+        let t = &mut sim.threads[user];
         t.state = state;
         t.next = (state == ThreadState::Running).then_some(Step::Next);
         let before = t.cpu_ns;
@@ -102,7 +102,7 @@ mod tests {
         sim.cores[0].softirq_burst_ns = 0;
         let cost = sim.softirq_cost(*sim.cores[0].softirq.front().unwrap());
         assert!(sim.do_softirq(CoreId(0)) && sim.cores[0].in_irq_softirq);
-        (sim.threads[user.idx()].cpu_ns - before, cost)
+        (sim.threads[user].cpu_ns - before, cost)
     }
 
     #[test]

@@ -89,6 +89,22 @@ pub fn sched_domains(cores: u32, sockets: u32) -> Vec<Vec<SchedDomain>> {
         .collect()
 }
 
+impl crate::engine::Sim {
+    /// `sched_init_smp`: with load balancing on, each core gets its sched domains, and the
+    /// scheduler tick starts.
+    pub(crate) fn sched_init_smp(&mut self) {
+        let cpu = &self.cfg.scenario.cpu;
+        if cpu.load_balance == crate::scenario::LoadBalance::Off {
+            return;
+        }
+        for (core, sd) in self.cores.iter_mut().zip(sched_domains(cpu.cores, cpu.sockets)) {
+            core.sd = sd;
+            core.avg_idle_ns = 2 * crate::calib::SCHED_MIGRATION_COST_NS;
+        }
+        self.events.schedule(SimTime(crate::calib::JIFFY_NS), crate::engine::event::Event::SchedTick);
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use crate::engine::Sim;

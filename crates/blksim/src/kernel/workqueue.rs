@@ -13,34 +13,46 @@ pub enum Work {
     Hctx(DevId, u16),
 }
 
+/// kblockd: per CPU, the work punted to its worker.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Kblockd {
+    pub lists: IdVec<CoreId, std::collections::VecDeque<Work>>,
+}
+
+impl Kblockd {
+    pub(crate) fn new(cores: u32) -> Kblockd {
+        Kblockd { lists: vec![Default::default(); cores as usize].into() }
+    }
+}
+
 impl Sim {
     /// The work goes on this CPU's kblockd list, and the worker wakes.
     pub(crate) fn kblockd_queue_work(&mut self, work: Work, cpu: CoreId) {
-        assert!(self.kblockd_queue[cpu.idx()].len() < 4096, "kblockd list over its limit");
-        self.kblockd_queue[cpu.idx()].push_back(work);
+        assert!(self.kblockd.lists[cpu].len() < 4096, "kblockd list over its limit");
+        self.kblockd.lists[cpu].push_back(work);
         // kblockd/N are the threads right after the ksoftirqds.
         let worker = ThreadId(self.cores.len() as u32 + cpu.0 as u32);
-        debug_assert!(matches!(self.threads[worker.idx()].kind, ThreadKind::Kblockd(c) if c == cpu));
-        if self.threads[worker.idx()].is_idle_kthread() {
+        debug_assert!(matches!(self.threads[worker].kind, ThreadKind::Kblockd(c) if c == cpu));
+        if self.threads[worker].is_idle_kthread() {
             self.wake(worker, Step::KblockdWork);
         }
     }
 
     /// `cancel_delayed_work` of a work item already on a kblockd list: it is taken off.
     pub(crate) fn kblockd_cancel(&mut self, work: Work) {
-        for q in &mut self.kblockd_queue {
+        for q in &mut self.kblockd.lists {
             q.retain(|w| *w != work);
         }
     }
 
     pub(crate) fn kblockd_work(&mut self, tid: ThreadId) -> Next {
-        let ThreadKind::Kblockd(cpu) = self.threads[tid.idx()].kind else { unreachable!("not kblockd") };
-        match self.kblockd_queue[cpu.idx()].pop_front() {
+        let ThreadKind::Kblockd(cpu) = self.threads[tid].kind else { unreachable!("not kblockd") };
+        match self.kblockd.lists[cpu].pop_front() {
             Some(Work::Queue(dev)) => {
-                self.run_queued[dev.idx()] = false;
+                self.devs[dev].queue.run_queued = false;
                 // A queue run from kblockd unplugs the queue first (blk_unplug_work, cfq_kick_queue).
                 if self.remove_plug(dev) {
-                    let waiting = self.devs[dev.idx()].queue.elevator.len() as u32;
+                    let waiting = self.devs[dev].queue.elevator.len() as u32;
                     self.emit(dev, crate::kernel::trace::blktrace::Action::U, false, 0, 0, tid, 0, waiting);
                 }
                 self.run_queue(dev);
@@ -51,7 +63,7 @@ impl Sim {
             }
             None => {}
         }
-        if self.kblockd_queue[cpu.idx()].is_empty() {
+        if self.kblockd.lists[cpu].is_empty() {
             Next::Idle
         } else {
             Next::Continue(Step::KblockdWork)

@@ -14,38 +14,38 @@ impl Sim {
     /// background threshold the device's flusher is woken; above the dirty limit the writer
     /// sleeps in `balance_dirty_pages` until writeback brings it back under.
     pub(crate) fn buffered_write(&mut self, j: JobId) -> Next {
-        if self.jobs[j.idx()].write_left == 0 {
-            let job = &mut self.jobs[j.idx()];
+        if self.jobs[j].write.write_left == 0 {
+            let job = &mut self.jobs[j];
             let (off, len) = job.next_extent();
-            (job.write_off, job.write_left) = (off, len);
+            (job.write.write_off, job.write.write_left) = (off, len);
             // fio counts a buffered write() as an I/O at the application, as fio reports it;
             // iostat shows what reached the disk.
-            self.totals.ios_completed += 1;
+            self.acct.totals.ios_completed += 1;
         }
         // generic_perform_write copies the pages in, one by one, calling
         // balance_dirty_pages_ratelimited after each: here up to the page that reaches the check.
         let (len, checks) = self.write_segment(j);
-        let cpu = self.cur_cpu as usize;
-        let job = &mut self.jobs[j.idx()];
-        let off = job.write_off;
+        let cpu = self.current.cpu as usize;
+        let job = &mut self.jobs[j];
+        let off = job.write.write_off;
         job.dirty_extent(off, len);
-        job.write_off += len;
-        job.write_left -= len;
+        job.write.write_off += len;
+        job.write.write_left -= len;
         job.bytes_done += len;
         let dev = job.dev;
-        self.dirty_total += len;
+        self.vm.dirty_total += len;
         // The application's bytes, as they are copied in (the books: dirty + writeback +
         // written = the jobs' bytes, at every moment).
-        self.totals.bytes_written += len;
+        self.acct.totals.bytes_written += len;
         self.charge(PAGE_COPY_NS * len.div_ceil(4096));
         if self.over_bground_thresh() {
             self.wake_flusher(dev);
         }
         if checks {
-            self.ratelimits[cpu] = 0;
+            self.vm.ratelimits[cpu] = 0;
             return self.balance_dirty_pages(j);
         }
-        self.ratelimits[cpu] += len.div_ceil(4096);
+        self.vm.ratelimits[cpu] += len.div_ceil(4096);
         self.finish_buffered_write(j);
         Next::Continue(Step::Next)
     }
@@ -55,11 +55,11 @@ impl Sim {
     /// (2.6.2-2.6.39) checks when the running CPU has dirtied `ratelimit_pages`, or 8 pages
     /// once the device is over its limit (`dirty_exceeded`).
     pub(crate) fn write_segment(&self, j: JobId) -> (u64, bool) {
-        let job = &self.jobs[j.idx()];
-        let left = if job.write_left == 0 { job.next_extent_len() } else { job.write_left };
+        let job = &self.jobs[j];
+        let left = if job.write.write_left == 0 { job.next_extent_len() } else { job.write.write_left };
         let (d, w) = self.bdi_bytes(job.dev);
         let ratelimit = if self.dirty_exceeded(job.dev, d + w, 0) { 8 } else { self.ratelimit_pages() };
-        let room = ratelimit.saturating_sub(self.ratelimits[self.cur_cpu as usize]).max(1) * 4096;
+        let room = ratelimit.saturating_sub(self.vm.ratelimits[self.current.cpu as usize]).max(1) * 4096;
         if left >= room {
             (room, true)
         } else {
@@ -70,17 +70,17 @@ impl Sim {
     /// `balance_dirty_pages` returned (its chunk and pause are done), and with the write()'s
     /// last page copied in, write() returns: its latency includes the writeback and pauses.
     pub(crate) fn finish_buffered_write(&mut self, j: JobId) {
-        let tid = self.jobs[j.idx()].tid;
-        let th = &mut self.threads[tid.idx()];
+        let tid = self.jobs[j].tid;
+        let th = &mut self.threads[tid];
         th.dirty_pause_ns = 0;
         th.dirty_written = 0;
-        if self.jobs[j.idx()].write_left > 0 {
+        if self.jobs[j].write.write_left > 0 {
             return;
         }
         let now = self.now();
-        let since = std::mem::replace(&mut self.jobs[j.idx()].write_since, now);
+        let since = std::mem::replace(&mut self.jobs[j].write_since, now);
         self.job_progressed();
-        self.latency.record(now - since);
+        self.acct.latency.record(now - since);
     }
 
     /// What the next read() step costs: entering read(), starting the planned windows (a page
@@ -89,18 +89,19 @@ impl Sim {
         if self.cfg.scenario.vm.readahead == Readahead::V2_6_20 {
             return self.buffered_read_cost_2620(job);
         }
-        let mut cost = if job.read_left == 0 { SYSCALL_NS } else { 0 };
-        let want = if job.read_left == 0 { job.bs } else { job.read_left };
-        let ready: u64 = job.ra.iter().filter(|w| w.done && w.end > job.read_pos).map(|w| w.end - w.start.max(job.read_pos)).sum();
+        let mut cost = if job.read.read_left == 0 { SYSCALL_NS } else { 0 };
+        let want = if job.read.read_left == 0 { job.bs } else { job.read.read_left };
+        let ready: u64 =
+            job.read.ra.iter().filter(|w| w.done && w.end > job.read.read_pos).map(|w| w.end - w.start.max(job.read.read_pos)).sum();
         let copied = want.min(ready);
-        let pages: u64 = self.ra_plan(job, job.read_pos + copied).iter().map(|(s, e)| (e - s).div_ceil(4096)).sum();
+        let pages: u64 = self.ra_plan(job, job.read.read_pos + copied).iter().map(|(s, e)| (e - s).div_ceil(4096)).sum();
         let bios = pages * 4096 / self.ra_bio_bytes(job).max(4096);
-        let clone = if matches!(self.devs[job.dev.idx()].kind, DevKind::DmMpath { .. }) { BIO_CLONE_NS } else { 0 };
+        let clone = if matches!(self.devs[job.dev].kind, DevKind::DmMpath { .. }) { BIO_CLONE_NS } else { 0 };
         cost += pages * RA_PAGE_NS + bios.max(pages.min(1)) * (BIO_SUBMIT_NS + clone);
         // md: pages that go through the stripe cache cost get_active_stripe + add_stripe_bio.
-        if let DevKind::Md { members } = &self.devs[job.dev.idx()].kind {
-            let member_max = self.devs[members[0].idx()].queue.max_request_bytes();
-            let bio = self.ra_bio_bytes(job).min(self.devs[job.dev.idx()].bio_boundary(&self.cfg.scenario, false).unwrap_or(u64::MAX));
+        if let DevKind::Md { members } = &self.devs[job.dev].kind {
+            let member_max = self.devs[members[0]].queue.max_request_bytes();
+            let bio = self.ra_bio_bytes(job).min(self.devs[job.dev].bio_boundary(&self.cfg.scenario, false).unwrap_or(u64::MAX));
             if bio > member_max && !self.cfg.scenario.md.split_aligned_reads {
                 cost += pages * Self::stripe_read_page_ns();
             }
@@ -117,77 +118,77 @@ impl Sim {
             return self.buffered_read_2620(j);
         }
         let now = self.now();
-        let tid = self.jobs[j.idx()].tid;
-        if self.jobs[j.idx()].read_left == 0 {
-            if !self.jobs[j.idx()].has_more_to_issue() {
+        let tid = self.jobs[j].tid;
+        if self.jobs[j].read.read_left == 0 {
+            if !self.jobs[j].has_more_to_issue() {
                 self.job_finished(j);
                 return Next::Exit;
             }
-            let job = &mut self.jobs[j.idx()];
+            let job = &mut self.jobs[j];
             job.start_read();
             job.write_since = now;
             if job.rw.is_random() {
                 // Windows of earlier random reads that are read are dropped from the plan.
-                let pos = job.read_pos;
-                job.ra.retain(|w| !w.done || (w.start <= pos && pos < w.end));
+                let pos = job.read.read_pos;
+                job.read.ra.retain(|w| !w.done || (w.start <= pos && pos < w.end));
             }
         }
         // Copy what is up to date, window by window. A window whose pages reclaim took (more
         // than the page cache holds of reads were added after it) is gone: readahead reads it again.
-        let (added, cache) = (self.totals.page_cache_read_added_bytes, crate::mm::page_alloc::page_cache_bytes(&self.cfg.scenario));
-        let job = &mut self.jobs[j.idx()];
-        while job.read_left > 0 {
-            let pos = job.read_pos;
-            let Some(i) = job.ra.iter().position(|w| w.start <= pos && pos < w.end) else { break };
-            let w = &job.ra[i];
+        let (added, cache) = (self.acct.totals.page_cache_read_added_bytes, crate::mm::page_alloc::page_cache_bytes(&self.cfg.scenario));
+        let job = &mut self.jobs[j];
+        while job.read.read_left > 0 {
+            let pos = job.read.read_pos;
+            let Some(i) = job.read.ra.iter().position(|w| w.start <= pos && pos < w.end) else { break };
+            let w = &job.read.ra[i];
             if !w.done {
                 break;
             }
             if added - w.added_at > cache {
-                let w = job.ra.remove(i).expect("found");
-                self.totals.readahead_thrashed_bytes += w.end - pos;
+                let w = job.read.ra.remove(i).expect("found");
+                self.acct.totals.readahead_thrashed_bytes += w.end - pos;
                 break;
             }
-            let n = job.read_left.min(w.end - pos);
-            job.read_pos += n;
-            job.read_left -= n;
+            let n = job.read.read_left.min(w.end - pos);
+            job.read.read_pos += n;
+            job.read.read_left -= n;
         }
-        while job.ra.front().is_some_and(|w| w.done && w.end <= job.read_pos) {
-            job.ra.pop_front();
+        while job.read.ra.front().is_some_and(|w| w.done && w.end <= job.read.read_pos) {
+            job.read.ra.pop_front();
         }
         // Where the copy stopped (or the next read() starts), readahead starts what is missing.
         // A random read() that has copied its pages is done: the kernel reads only the pages
         // a random read asks for (`ondemand_readahead`'s "standalone, small random read"), so
         // nothing is started at the page after it.
-        let pos = job.read_pos;
-        if !(job.rw.is_random() && job.read_left == 0) {
-            for (start, end) in self.ra_plan(&self.jobs[j.idx()], pos) {
+        let pos = job.read.read_pos;
+        if !(job.rw.is_random() && job.read.read_left == 0) {
+            for (start, end) in self.ra_plan(&self.jobs[j], pos) {
                 self.submit_readahead(j, start, end);
             }
         }
-        let job = &mut self.jobs[j.idx()];
-        if job.read_left == 0 {
+        let job = &mut self.jobs[j];
+        if job.read.read_left == 0 {
             // read() returns: the bytes count as read, as dd and fio see them.
-            let len = job.read_len;
+            let len = job.read.read_len;
             job.bytes_done += len;
             let since = job.write_since;
-            self.latency.record(now - since);
-            self.totals.bytes_read += len;
-            self.totals.buffered_read_bytes += len;
-            self.totals.ios_completed += 1;
+            self.acct.latency.record(now - since);
+            self.acct.totals.bytes_read += len;
+            self.acct.totals.buffered_read_bytes += len;
+            self.acct.totals.ios_completed += 1;
             self.job_progressed();
             self.job_finished(j);
         }
         if let Err(wait) = self.submit_bios(tid) {
             return Next::Sleep(wait);
         }
-        if self.jobs[j.idx()].read_left == 0 {
+        if self.jobs[j].read.read_left == 0 {
             Next::Continue(Step::Next)
         } else {
             // lock_page: sync_page unplugs the device (its backing_dev_info's unplug_io_fn),
             // then the reader sleeps in io_schedule until the page is read (PG_locked cleared
             // by the bio's end).
-            let dev = self.jobs[j.idx()].dev;
+            let dev = self.jobs[j].dev;
             self.sync_page(dev);
             Next::Sleep(Wait::Io)
         }
@@ -200,48 +201,48 @@ impl Sim {
     /// read is waited for (`lock_page`: `sync_page`, then sleep).
     fn buffered_read_2620(&mut self, j: JobId) -> Next {
         let now = self.now();
-        let tid = self.jobs[j.idx()].tid;
-        if self.jobs[j.idx()].read_left == 0 {
-            if !self.jobs[j.idx()].has_more_to_issue() {
+        let tid = self.jobs[j].tid;
+        if self.jobs[j].read.read_left == 0 {
+            if !self.jobs[j].has_more_to_issue() {
                 self.job_finished(j);
                 return Next::Exit;
             }
-            let job = &mut self.jobs[j.idx()];
+            let job = &mut self.jobs[j];
             job.start_read();
             job.write_since = now;
-            job.ra20.next_index = job.read_pos / 4096;
+            job.read.ra20.next_index = job.read.read_pos / 4096;
             if job.rw.is_random() {
-                let pos = job.read_pos;
-                job.ra.retain(|w| !w.done || (w.start <= pos && pos < w.end));
+                let pos = job.read.read_pos;
+                job.read.ra.retain(|w| !w.done || (w.start <= pos && pos < w.end));
             }
         }
-        let (added, cache) = (self.totals.page_cache_read_added_bytes, crate::mm::page_alloc::page_cache_bytes(&self.cfg.scenario));
-        while self.jobs[j.idx()].read_left > 0 {
-            let job = &self.jobs[j.idx()];
-            let pos = job.read_pos;
+        let (added, cache) = (self.acct.totals.page_cache_read_added_bytes, crate::mm::page_alloc::page_cache_bytes(&self.cfg.scenario));
+        while self.jobs[j].read.read_left > 0 {
+            let job = &self.jobs[j];
+            let pos = job.read.read_pos;
             let page = pos / 4096;
-            if page == job.ra20.next_index {
-                let last_index = (pos + job.read_left).div_ceil(4096);
+            if page == job.read.ra20.next_index {
+                let last_index = (pos + job.read.read_left).div_ceil(4096);
                 let (ra, next, runs) = self.readahead_2620(job, page, last_index - page);
-                let job = &mut self.jobs[j.idx()];
-                job.ra20 = ra;
-                job.ra20.next_index = next;
+                let job = &mut self.jobs[j];
+                job.read.ra20 = ra;
+                job.read.ra20.next_index = next;
                 self.submit_page_runs(j, &runs);
                 if let Err(wait) = self.submit_bios(tid) {
                     return Next::Sleep(wait);
                 }
             }
-            let job = &mut self.jobs[j.idx()];
-            let found = job.ra.iter().position(|w| w.start <= pos && pos < w.end);
-            if let Some(i) = found.filter(|&i| job.ra[i].ready_end(pos).is_some() && added - job.ra[i].added_at > cache) {
+            let job = &mut self.jobs[j];
+            let found = job.read.ra.iter().position(|w| w.start <= pos && pos < w.end);
+            if let Some(i) = found.filter(|&i| job.read.ra[i].ready_end(pos).is_some() && added - job.read.ra[i].added_at > cache) {
                 // Read, then reclaimed before the reader got to it.
-                let w = job.ra.remove(i).expect("found");
-                self.totals.readahead_thrashed_bytes += w.end - pos;
+                let w = job.read.ra.remove(i).expect("found");
+                self.acct.totals.readahead_thrashed_bytes += w.end - pos;
                 continue;
             }
             let Some(i) = found else {
                 // find_get_page missed: handle_ra_miss, then readpage of this page alone.
-                job.ra20.miss = true;
+                job.read.ra20.miss = true;
                 let start = page * 4096;
                 self.submit_readahead(j, start, start + 4096);
                 if let Err(wait) = self.submit_bios(tid) {
@@ -249,30 +250,30 @@ impl Sim {
                 }
                 continue;
             };
-            let Some(end) = job.ra[i].ready_end(pos) else {
+            let Some(end) = job.read.ra[i].ready_end(pos) else {
                 // lock_page on a page being read.
                 let dev = job.dev;
                 self.sync_page(dev);
                 return Next::Sleep(Wait::Io);
             };
             // Copy up to the next page readahead is called at.
-            let stop = if job.ra20.next_index * 4096 > pos { job.ra20.next_index * 4096 } else { u64::MAX };
-            let n = job.read_left.min(end - pos).min(stop - pos);
-            job.read_pos += n;
-            job.read_left -= n;
+            let stop = if job.read.ra20.next_index * 4096 > pos { job.read.ra20.next_index * 4096 } else { u64::MAX };
+            let n = job.read.read_left.min(end - pos).min(stop - pos);
+            job.read.read_pos += n;
+            job.read.read_left -= n;
         }
-        let job = &mut self.jobs[j.idx()];
-        while job.ra.front().is_some_and(|w| w.done && w.end <= job.read_pos) {
-            job.ra.pop_front();
+        let job = &mut self.jobs[j];
+        while job.read.ra.front().is_some_and(|w| w.done && w.end <= job.read.read_pos) {
+            job.read.ra.pop_front();
         }
         // read() returns: the bytes count as read, as dd and fio see them.
-        let len = job.read_len;
+        let len = job.read.read_len;
         job.bytes_done += len;
         let since = job.write_since;
-        self.latency.record(now - since);
-        self.totals.bytes_read += len;
-        self.totals.buffered_read_bytes += len;
-        self.totals.ios_completed += 1;
+        self.acct.latency.record(now - since);
+        self.acct.totals.bytes_read += len;
+        self.acct.totals.buffered_read_bytes += len;
+        self.acct.totals.ios_completed += 1;
         self.job_progressed();
         self.job_finished(j);
         Next::Continue(Step::Next)
@@ -282,9 +283,10 @@ impl Sim {
     /// `next_index` (a page each, a bio per piece, and for md the stripe cache's work per page
     /// that goes through it), the copy of what is up to date, and `sync_page` if it will wait.
     fn buffered_read_cost_2620(&self, job: &Job) -> u64 {
-        let mut cost = if job.read_left == 0 { SYSCALL_NS } else { 0 };
-        let pos = job.read_pos;
-        let (want, next_index) = if job.read_left == 0 { (job.bs, pos / 4096) } else { (job.read_left, job.ra20.next_index) };
+        let mut cost = if job.read.read_left == 0 { SYSCALL_NS } else { 0 };
+        let pos = job.read.read_pos;
+        let (want, next_index) =
+            if job.read.read_left == 0 { (job.bs, pos / 4096) } else { (job.read.read_left, job.read.ra20.next_index) };
         let mut pages = 0;
         if pos / 4096 == next_index {
             let (_, _, runs) = self.readahead_2620(job, pos / 4096, (pos + want).div_ceil(4096) - pos / 4096);
@@ -292,14 +294,14 @@ impl Sim {
         }
         let bios = (pages * 4096).div_ceil(self.ra_bio_bytes(job).max(4096));
         cost += pages * RA_PAGE_NS + bios * BIO_SUBMIT_NS;
-        if let DevKind::Md { members } = &self.devs[job.dev.idx()].kind {
-            let member_max = self.devs[members[0].idx()].queue.max_request_bytes();
-            let bio = self.ra_bio_bytes(job).min(self.devs[job.dev.idx()].bio_boundary(&self.cfg.scenario, false).unwrap_or(u64::MAX));
+        if let DevKind::Md { members } = &self.devs[job.dev].kind {
+            let member_max = self.devs[members[0]].queue.max_request_bytes();
+            let bio = self.ra_bio_bytes(job).min(self.devs[job.dev].bio_boundary(&self.cfg.scenario, false).unwrap_or(u64::MAX));
             if bio > member_max && !self.cfg.scenario.md.split_aligned_reads {
                 cost += pages * Self::stripe_read_page_ns();
             }
         }
-        let ready = job.ra.iter().find_map(|w| w.ready_end(pos)).map_or(0, |end| end - pos);
+        let ready = job.read.ra.iter().find_map(|w| w.ready_end(pos)).map_or(0, |end| end - pos);
         let copied = want.min(ready);
         let sync_page = if copied < want { self.sync_page_ns(job.dev) } else { 0 };
         cost + copied.div_ceil(4096) * PAGE_COPY_NS + sync_page
@@ -310,7 +312,7 @@ impl Sim {
     /// it; a disk's queue is unplugged if it is plugged (2.6.20 plugging; ->sync_page is gone
     /// from 2.6.39, whose per-task plug is flushed before sleeping instead).
     pub(crate) fn sync_page(&mut self, dev: DevId) {
-        match &self.devs[dev.idx()].kind {
+        match &self.devs[dev].kind {
             DevKind::Md { .. } => {
                 let r = self.raid5_of(dev);
                 self.raid5_unplug_device(r);
@@ -341,23 +343,23 @@ impl Sim {
         let &bio = orig.bios.first()?;
         let io = self.bios.get(bio.0).io;
         let crate::fio::job::IoOwner::Readahead(j) = self.ios.get(io.0).owner else { return None };
-        let job = &self.jobs[j.idx()];
-        let th = &self.threads[job.tid.idx()];
-        if th.wait != Some(Wait::Io) || job.read_left == 0 {
+        let job = &self.jobs[j];
+        let th = &self.threads[job.tid];
+        if th.wait != Some(Wait::Io) || job.read.read_left == 0 {
             return None;
         }
-        let w = job.ra.iter().find(|w| w.start <= job.read_pos && job.read_pos < w.end)?;
+        let w = job.read.ra.iter().find(|w| w.start <= job.read.read_pos && job.read.read_pos < w.end)?;
         if w.io != io || w.done {
             return None;
         }
-        let at = job.stream_offset(job.read_pos);
+        let at = job.stream_offset(job.read.read_pos);
         let (start, end) = (r.sector * 512, r.sector * 512 + r.bytes);
         (at < end).then(|| at.saturating_sub(start) / 4096)
     }
 
     /// What `sync_page` costs on `dev`.
     pub(crate) fn sync_page_ns(&self, dev: DevId) -> u64 {
-        match &self.devs[dev.idx()].kind {
+        match &self.devs[dev].kind {
             DevKind::Md { .. } => self.unplug_slaves_ns(self.raid5_of(dev)),
             _ => 0,
         }

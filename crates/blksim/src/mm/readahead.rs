@@ -15,6 +15,53 @@ const VM_MIN_READAHEAD_PAGES: u64 = 4;
 /// `VM_MAX_CACHE_HIT`: readahead finding this many pages already cached in a row turns off.
 const VM_MAX_CACHE_HIT: u64 = 256;
 
+/// What `page_cache_readahead`'s windows are read through: the most a window holds, whether
+/// the device is congested, which pages of a range are absent from the cache, and the runs
+/// to read.
+struct RaWindows<'a> {
+    max: u64,
+    congested: bool,
+    absent: &'a dyn Fn(u64, u64) -> Vec<(u64, u64)>,
+    out: &'a mut Vec<(u64, u64)>,
+}
+
+impl RaWindows<'_> {
+    /// `__do_page_cache_readahead` and `check_ra_success`; `blockable_page_cache_readahead`
+    /// skips a congested device unless the read must block.
+    fn blockable(&mut self, ra: &mut FileRaState, offset: u64, nr: u64, block: bool) -> bool {
+        if !block && self.congested {
+            return false;
+        }
+        let runs = (self.absent)(offset, offset + nr);
+        let actual: u64 = runs.iter().map(|(a, b)| b - a).sum();
+        self.out.extend(runs);
+        if actual == 0 {
+            ra.cache_hit += nr;
+            if ra.cache_hit >= VM_MAX_CACHE_HIT {
+                ra_off(ra);
+                ra.incache = true;
+                return false;
+            }
+        } else {
+            ra.cache_hit = 0;
+        }
+        true
+    }
+
+    /// `make_ahead_window`: the next window after the current one; dropped (reset) when it
+    /// could not be read without blocking.
+    fn make_ahead_window(&mut self, ra: &mut FileRaState, force: bool) -> bool {
+        ra.ahead_size = next_ra_size(ra, self.max);
+        ra.ahead_start = ra.start + ra.size;
+        let block = force || ra.prev_page >= ra.ahead_start as i64;
+        let ret = self.blockable(ra, ra.ahead_start, ra.ahead_size, block);
+        if !ret && !force {
+            reset_ahead_window(ra);
+        }
+        ret
+    }
+}
+
 /// 2.6.20 `page_cache_readahead` on the state of one file: decides the windows to read and
 /// moves the state on. `max` is `ra_pages` (`read_ahead_kb` in pages), `congested` whether
 /// the device is read-congested now (`bdi_read_congested`), `absent` the runs of pages of a
@@ -29,39 +76,7 @@ pub fn page_cache_readahead(
     req_size: u64,
     out: &mut Vec<(u64, u64)>,
 ) -> u64 {
-    // __do_page_cache_readahead and check_ra_success; blockable_page_cache_readahead skips a
-    // congested device unless the read must block.
-    let blockable = |ra: &mut FileRaState, out: &mut Vec<(u64, u64)>, offset: u64, nr: u64, block: bool| -> bool {
-        if !block && congested {
-            return false;
-        }
-        let runs = absent(offset, offset + nr);
-        let actual: u64 = runs.iter().map(|(a, b)| b - a).sum();
-        out.extend(runs);
-        if actual == 0 {
-            ra.cache_hit += nr;
-            if ra.cache_hit >= VM_MAX_CACHE_HIT {
-                ra_off(ra);
-                ra.incache = true;
-                return false;
-            }
-        } else {
-            ra.cache_hit = 0;
-        }
-        true
-    };
-    // make_ahead_window: the next window after the current one; dropped (reset) when it could
-    // not be read without blocking.
-    let make_ahead_window = |ra: &mut FileRaState, out: &mut Vec<(u64, u64)>, force: bool| -> bool {
-        ra.ahead_size = next_ra_size(ra, max);
-        ra.ahead_start = ra.start + ra.size;
-        let block = force || ra.prev_page >= ra.ahead_start as i64;
-        let ret = blockable(ra, out, ra.ahead_start, ra.ahead_size, block);
-        if !ret && !force {
-            reset_ahead_window(ra);
-        }
-        ret
-    };
+    let mut w = RaWindows { max, congested, absent, out };
     let (mut offset, mut req_size) = (offset, req_size);
     if offset as i64 == ra.prev_page {
         req_size -= 1;
@@ -81,18 +96,18 @@ pub fn page_cache_readahead(
         // window if the read is as large as the maximum.
         ra.size = init_ra_size(newsize, max);
         ra.start = offset;
-        if blockable(ra, out, offset, ra.size, true) && req_size >= max {
-            make_ahead_window(ra, out, true);
+        if w.blockable(ra, offset, ra.size, true) && req_size >= max {
+            w.make_ahead_window(ra, true);
         }
         return (ra.prev_page + 1) as u64;
     }
     if !sequential {
         ra_off(ra);
-        blockable(ra, out, offset, newsize, true);
+        w.blockable(ra, offset, newsize, true);
         return (ra.prev_page + 1) as u64;
     }
     let mut recheck = false;
-    if ra.ahead_start == 0 && !make_ahead_window(ra, out, false) {
+    if ra.ahead_start == 0 && !w.make_ahead_window(ra, false) {
         recheck = true;
     }
     if recheck || ra.prev_page >= ra.ahead_start as i64 {
@@ -101,7 +116,7 @@ pub fn page_cache_readahead(
             // next ahead window is started.
             ra.start = ra.ahead_start;
             ra.size = ra.ahead_size;
-            make_ahead_window(ra, out, false);
+            w.make_ahead_window(ra, false);
         }
         ra.prev_page = ra.prev_page.min((ra.ahead_start + ra.ahead_size) as i64 - 1);
     }
@@ -171,25 +186,25 @@ impl Sim {
         let ra = self.ra_bytes(job);
         let mut out = Vec::new();
         if job.rw.is_random() {
-            if !job.ra.iter().any(|w| w.start <= pos && pos < w.end) {
+            if !job.read.ra.iter().any(|w| w.start <= pos && pos < w.end) {
                 out.push((pos, job.window_end(pos, ra)));
             }
             return out;
         }
-        if pos < job.ra_next && !job.ra.iter().any(|w| w.start <= pos && pos < w.end) {
+        if pos < job.read.ra_next && !job.read.ra.iter().any(|w| w.start <= pos && pos < w.end) {
             // Behind the readahead front but not in the cache: reclaim took it. Read it again
             // (`page_cache_sync_readahead` on the miss), up to the next window still there.
-            let next_start = job.ra.iter().map(|w| w.start).filter(|&s| s > pos).min().unwrap_or(job.ra_next);
+            let next_start = job.read.ra.iter().map(|w| w.start).filter(|&s| s > pos).min().unwrap_or(job.read.ra_next);
             out.push((pos, job.window_end(pos, ra).min(next_start)));
             return out;
         }
-        let mut next = job.ra_next;
+        let mut next = job.read.ra_next;
         while next <= pos {
             let end = job.window_end(next, ra);
             out.push((next, end));
             next = end;
         }
-        let newest = out.last().map(|w| w.0).or(job.ra.back().map(|w| w.start)).unwrap_or(0);
+        let newest = out.last().map(|w| w.0).or(job.read.ra.back().map(|w| w.start)).unwrap_or(0);
         if self.cfg.scenario.queue.read_ahead_kb > 0 && pos >= newest {
             out.push((next, job.window_end(next, ra)));
         }
@@ -203,7 +218,7 @@ impl Sim {
     pub(crate) fn ra_bio_bytes(&self, job: &Job) -> u64 {
         match self.cfg.scenario.workload.filesystem {
             Filesystem::None => 4096,
-            Filesystem::Xfs => self.devs[job.dev.idx()].queue.max_request_bytes(),
+            Filesystem::Xfs => self.devs[job.dev].queue.max_request_bytes(),
         }
     }
 
@@ -211,15 +226,15 @@ impl Sim {
     /// reader's pending list (submitted by the caller).
     pub(crate) fn submit_readahead(&mut self, j: JobId, start: u64, end: u64) {
         let now = self.now();
-        let piece = self.ra_bio_bytes(&self.jobs[j.idx()]);
-        let job = &self.jobs[j.idx()];
+        let piece = self.ra_bio_bytes(&self.jobs[j]);
+        let job = &self.jobs[j];
         let (dev, tid) = (job.dev, job.tid);
         let off0 = job.stream_offset(start);
         let dev_end = off0 + (end - start);
         // A bio ends where the device's boundary is (md: a chunk, `raid5_mergeable_bvec`) or
         // when it is full; on a device without one, it never crosses a multiple of its size.
         // Equal bios back to back are gathered as (offset, len, count).
-        let boundary = self.devs[dev.idx()].bio_boundary(&self.cfg.scenario, false);
+        let boundary = self.devs[dev].bio_boundary(&self.cfg.scenario, false);
         let mut segments: Vec<(u64, u64, u64)> = Vec::new();
         let mut off = off0;
         while off < dev_end {
@@ -250,7 +265,7 @@ impl Sim {
         // Equal bios back to back go as one run (`Bio::pages`) into a request-based queue:
         // what a window's 128 page bios cost in the simulator, not what they cost the kernel
         // (that is charged per bio). The trace shows each bio, so with it on each is its own.
-        let runs = !self.trace.enabled() && !self.devs[dev.idx()].is_bio_based();
+        let runs = !self.trace.enabled() && !self.devs[dev].is_bio_based();
         let run_max = if runs { (u32::MAX as u64 / piece).max(1) } else { 1 };
         for (mut off, len, mut count) in segments {
             while count > 0 {
@@ -258,34 +273,34 @@ impl Sim {
                 let mut b = Bio::new(io, dev, off / 512, (len * pages) as u32, false, now);
                 b.pages = pages as u32;
                 let bio = BioId(self.bios.insert(b));
-                self.totals.bios_submitted += pages;
-                self.totals.pgpgin_bytes += len * pages;
-                self.threads[tid.idx()].pending.push_back(bio);
+                self.acct.totals.bios_submitted += pages;
+                self.acct.totals.pgpgin_bytes += len * pages;
+                self.threads[tid].pending.push_back(bio);
                 off += len * pages;
                 count -= pages;
             }
         }
-        let added_at = self.totals.page_cache_read_added_bytes;
-        self.totals.page_cache_read_added_bytes += end - start;
-        let job = &mut self.jobs[j.idx()];
+        let added_at = self.acct.totals.page_cache_read_added_bytes;
+        self.acct.totals.page_cache_read_added_bytes += end - start;
+        let job = &mut self.jobs[j];
         // Windows stay in stream order (a window read again after reclaim goes back in place).
-        let at = job.ra.iter().position(|w| w.start > start).unwrap_or(job.ra.len());
-        job.ra.insert(at, RaWindow { start, end, io, done: false, added_at, dev_start: off0, ready: Vec::new() });
-        if !job.rw.is_random() && end > job.ra_next {
-            job.ra_next = end;
+        let at = job.read.ra.iter().position(|w| w.start > start).unwrap_or(job.read.ra.len());
+        job.read.ra.insert(at, RaWindow { start, end, io, done: false, added_at, dev_start: off0, ready: Vec::new() });
+        if !job.rw.is_random() && end > job.read.ra_next {
+            job.read.ra_next = end;
         }
     }
 
     /// `bdi_read_congested`: md RAID5's `raid5_congested` (the stripe cache is blocked or has
     /// no free head), a request queue's read congestion bit, dm's of what is below it.
     pub(crate) fn bdi_read_congested(&self, dev: DevId) -> bool {
-        match &self.devs[dev.idx()].kind {
+        match &self.devs[dev].kind {
             DevKind::Md { .. } => {
-                let raid = &self.raid5[self.raid5_of(dev)];
+                let raid = &self.md.raid5[self.raid5_of(dev)];
                 raid.inactive_blocked || raid.free_heads() == 0
             }
             DevKind::DmLinear { lower } => self.bdi_read_congested(*lower),
-            DevKind::DmMpath { .. } | DevKind::Sd { .. } => self.devs[dev.idx()].queue.congested[0],
+            DevKind::DmMpath { .. } | DevKind::Sd { .. } => self.devs[dev].queue.congested[0],
         }
     }
 
@@ -293,14 +308,14 @@ impl Sim {
     /// on a copy of its state (the caller keeps it, or only prices the windows): returns the
     /// new state, the page at which it is called next, and the runs of pages to read.
     pub(crate) fn readahead_2620(&self, job: &Job, offset: u64, req_size: u64) -> (FileRaState, u64, Vec<(u64, u64)>) {
-        let mut ra = job.ra20;
+        let mut ra = job.read.ra20;
         let max = self.cfg.scenario.queue.read_ahead_kb as u64 / 4;
         let congested = self.bdi_read_congested(job.dev);
         let absent = |a: u64, b: u64| -> Vec<(u64, u64)> {
             // The pages of [a, b) not covered by a window in the cache.
             let mut runs = Vec::new();
             let mut p = a;
-            for w in job.ra.iter().filter(|w| w.end > a * 4096 && w.start < b * 4096) {
+            for w in job.read.ra.iter().filter(|w| w.end > a * 4096 && w.start < b * 4096) {
                 let (ws, we) = (w.start / 4096, w.end.div_ceil(4096));
                 if ws > p {
                     runs.push((p, ws.min(b)));
@@ -323,7 +338,7 @@ impl Sim {
         for &(a, b) in runs {
             let (mut s, e) = (a * 4096, b * 4096);
             while s < e {
-                let m = self.jobs[j.idx()].window_end(s, e - s);
+                let m = self.jobs[j].window_end(s, e - s);
                 self.submit_readahead(j, s, m);
                 s = m;
             }
@@ -333,29 +348,29 @@ impl Sim {
     /// One bio of a readahead window ended (`vm.readahead = 2.6.20`): its pages are unlocked
     /// (`mpage_end_io_read`), and a reader waiting on one of them wakes.
     pub(crate) fn readahead_bio_done(&mut self, j: JobId, io: IoId, dev_offset: u64, bytes: u64) {
-        let job = &mut self.jobs[j.idx()];
+        let job = &mut self.jobs[j];
         // A window done long ago keeps the id its read had, which a new read may have now.
-        let Some(w) = job.ra.iter_mut().find(|w| w.io == io && !w.done) else { return };
+        let Some(w) = job.read.ra.iter_mut().find(|w| w.io == io && !w.done) else { return };
         let a = w.start + (dev_offset - w.dev_start);
         w.mark_ready(a, a + bytes);
-        let pos = job.read_pos;
+        let pos = job.read.read_pos;
         let ready = w.ready_end(pos).is_some();
         let tid = job.tid;
-        if ready && self.threads[tid.idx()].wait == Some(Wait::Io) {
+        if ready && self.threads[tid].wait == Some(Wait::Io) {
             self.wake(tid, Step::Next);
         }
     }
 
     /// A readahead window's pages are up to date: wake the reader if it waits for one of them.
     pub(crate) fn readahead_done(&mut self, j: JobId, io: IoId) {
-        let job = &mut self.jobs[j.idx()];
-        if let Some(w) = job.ra.iter_mut().find(|w| w.io == io && !w.done) {
+        let job = &mut self.jobs[j];
+        if let Some(w) = job.read.ra.iter_mut().find(|w| w.io == io && !w.done) {
             w.done = true;
         }
-        let pos = job.read_pos;
-        let ready = job.ra.iter().any(|w| w.done && w.start <= pos && pos < w.end);
+        let pos = job.read.read_pos;
+        let ready = job.read.ra.iter().any(|w| w.done && w.start <= pos && pos < w.end);
         let tid = job.tid;
-        if ready && self.threads[tid.idx()].wait == Some(Wait::Io) {
+        if ready && self.threads[tid].wait == Some(Wait::Io) {
             self.wake(tid, Step::Next);
         }
     }

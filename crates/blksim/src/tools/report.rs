@@ -180,8 +180,8 @@ impl RunReport {
             .jobs
             .iter()
             .map(|j| JobReport {
-                name: format!("{}.{}", sim.threads[j.tid.idx()].name, j.id.0),
-                device: sim.devs[j.dev.idx()].name.clone(),
+                name: format!("{}.{}", sim.threads[j.tid].name, j.id.0),
+                device: sim.devs[j.dev].name.clone(),
                 bytes: j.bytes_done,
                 done: j.done_at.is_some(),
                 completion_s: j.done_at.map(|t| t.as_secs_f64()),
@@ -195,7 +195,7 @@ impl RunReport {
             variant: variant.to_string(),
             seed: sim.seed(),
             sim_seconds: cur.end.as_secs_f64(),
-            events: sim.totals.events,
+            events: sim.acct.totals.events,
             throughput_mb_s: iv.throughput_mb_s,
             read_mb_s: iv.read_mb_s,
             write_mb_s: iv.write_mb_s,
@@ -211,9 +211,9 @@ impl RunReport {
             longest_stall_s: stall_ns as f64 / NS_PER_S as f64,
             longest_stall_from_s: stall_from_ns as f64 / NS_PER_S as f64,
             latency_ms: LatencyReport {
-                p50: ms(sim.latency.quantile_ns(0.5)),
-                p99: ms(sim.latency.quantile_ns(0.99)),
-                max: ms(sim.latency.max_ns()),
+                p50: ms(sim.acct.latency.quantile_ns(0.5)),
+                p99: ms(sim.acct.latency.quantile_ns(0.99)),
+                max: ms(sim.acct.latency.max_ns()),
             },
             readahead_thrashed_mb: sim.totals().readahead_thrashed_bytes as f64 / 1e6,
             vmstat: whole_seconds.0,

@@ -46,6 +46,30 @@ pub struct Interval {
     pub latency_log2: Vec<u64>,
 }
 
+/// The run's accounting: totals, the latency histogram, the snapshots taken each simulated
+/// second (the most recent `HISTORY_MAX`) and the running one, and when every job with a
+/// finite size had finished.
+#[derive(Clone, Debug)]
+pub(crate) struct Accounting {
+    pub totals: crate::engine::Totals,
+    pub latency: crate::tools::stats::LatencyHist,
+    pub history: std::collections::VecDeque<Interval>,
+    pub last_tick: Interval,
+    pub finished_at: Option<SimTime>,
+}
+
+impl Accounting {
+    pub(crate) fn new(devs: usize, cores: usize) -> Accounting {
+        Accounting {
+            totals: Default::default(),
+            latency: Default::default(),
+            history: Default::default(),
+            last_tick: Interval::zero_with(devs, cores),
+            finished_at: None,
+        }
+    }
+}
+
 impl Sim {
     pub(crate) fn snapshot(&mut self) -> Interval {
         let now = self.now();
@@ -64,13 +88,13 @@ impl Sim {
             self.threads.iter().filter(|t| t.state == ThreadState::Sleeping && t.wait.is_some_and(|w| w.is_iowait())).count() as u32;
         Interval {
             end: now,
-            read_bytes: self.totals.bytes_read,
-            write_bytes: self.totals.bytes_written,
-            pgpgin_bytes: self.totals.pgpgin_bytes,
-            pgpgout_bytes: self.totals.pgpgout_bytes,
-            ios: self.totals.ios_completed,
-            context_switches: self.totals.context_switches,
-            interrupts: self.totals.interrupts,
+            read_bytes: self.acct.totals.bytes_read,
+            write_bytes: self.acct.totals.bytes_written,
+            pgpgin_bytes: self.acct.totals.pgpgin_bytes,
+            pgpgout_bytes: self.acct.totals.pgpgout_bytes,
+            ios: self.acct.totals.ios_completed,
+            context_switches: self.acct.totals.context_switches,
+            interrupts: self.acct.totals.interrupts,
             cpu,
             per_core,
             thread_cpu_ns: self.threads.iter().map(|t| t.cpu_ns).collect(),
@@ -78,24 +102,24 @@ impl Sim {
             running,
             blocked,
             job_bytes: self.jobs.iter().map(|j| j.bytes_done).collect(),
-            dirty_bytes: self.dirty_total,
-            writeback_bytes: self.writeback_total,
+            dirty_bytes: self.vm.dirty_total,
+            writeback_bytes: self.vm.writeback_total,
             diskstats: self.devs.iter().map(|d| d.stats.clone()).collect(),
-            latency_log2: self.latency.log2_counts(),
+            latency_log2: self.acct.latency.log2_counts(),
         }
     }
 
     pub(crate) fn push_history(&mut self, snap: Interval) {
-        if self.history.len() == HISTORY_MAX {
-            self.history.pop_front();
+        if self.acct.history.len() == HISTORY_MAX {
+            self.acct.history.pop_front();
         }
-        self.history.push_back(snap);
+        self.acct.history.push_back(snap);
     }
 
     pub(crate) fn on_stats_tick(&mut self) {
         let snap = self.snapshot();
         self.push_history(snap.clone());
-        self.last_tick = snap;
+        self.acct.last_tick = snap;
         let next = self.now() + NS_PER_S;
         self.events.schedule(next, Event::StatsTick);
     }
@@ -107,7 +131,7 @@ impl Sim {
 
     /// The snapshot taken at the last one-second tick.
     pub fn last_tick(&self) -> &Interval {
-        &self.last_tick
+        &self.acct.last_tick
     }
 
     /// The run's fairness across disks (Jain's index of their sectors moved).
@@ -140,17 +164,17 @@ impl Sim {
 
     /// The jobs' I/O latencies so far per power of two of ns (`LatencyHist::log2_counts`).
     pub fn latency_log2(&self) -> Vec<u64> {
-        self.latency.log2_counts()
+        self.acct.latency.log2_counts()
     }
 
     /// Latency histogram buckets: (ns, count), for the UI's histogram.
     pub fn latency_buckets(&self) -> Vec<(u64, u64)> {
-        self.latency.buckets().collect()
+        self.acct.latency.buckets().collect()
     }
 
     /// Bytes in the page cache: (dirty, under writeback).
     pub fn page_cache_bytes(&self) -> (u64, u64) {
-        (self.dirty_total, self.writeback_total)
+        (self.vm.dirty_total, self.vm.writeback_total)
     }
 
     /// A hardware RAID controller's stripe operations so far (None for other disks).

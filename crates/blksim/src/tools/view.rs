@@ -77,7 +77,7 @@ impl Sim {
             devices: self.devs.iter().filter(|d| d.is_leaf()).map(dev_view).collect(),
             upper: self.devs.iter().filter(|d| !d.is_leaf()).map(dev_view).collect(),
             hosts: self.hosts.iter().map(|h| HostView { can_queue: h.can_queue(), irq_cpu: h.irq_cpu.0 }).collect(),
-            processes: self.jobs.iter().map(|j| (self.threads[j.tid.idx()].name.clone(), self.threads[j.tid.idx()].pid)).collect(),
+            processes: self.jobs.iter().map(|j| (self.threads[j.tid].name.clone(), self.threads[j.tid].pid)).collect(),
             disk_kind: crate::scenario::knob_table::DISK_KIND.get(s),
         }
     }
@@ -129,12 +129,12 @@ impl Sim {
     fn has_exited(&self, thread: usize) -> bool {
         let t = &self.threads[thread];
         t.state == crate::kernel::sched::ThreadState::Exited
-            || (self.is_finished() && matches!(t.kind, crate::kernel::sched::ThreadKind::User(j) if self.jobs[j.idx()].done_at.is_some()))
+            || (self.is_finished() && matches!(t.kind, crate::kernel::sched::ThreadKind::User(j) if self.jobs[j].done_at.is_some()))
     }
 
     /// Head position as a fraction of the stroke, per leaf device (the disk behind each path).
     pub fn head_positions(&self) -> Vec<f64> {
-        self.devs.iter().filter(|d| d.is_leaf()).map(|d| self.disks[d.sd().0.idx()].head_position()).collect()
+        self.devs.iter().filter(|d| d.is_leaf()).map(|d| self.disks[d.sd().0].head_position()).collect()
     }
 }
 
@@ -213,36 +213,9 @@ impl Sim {
                     .as_ref()
                     .map_or(d.queue.elevator.len() as u32, |m| m.hctx.iter().map(|h| (h.queued.len() + h.dispatch.len()) as u32).sum()),
                 tags: d.queue.mq.as_ref().map_or(d.queue.tags.busy(), |m| m.device_busy),
-                hctx: d
-                    .queue
-                    .mq
-                    .iter()
-                    .flat_map(|m| m.hctx.iter())
-                    .map(|h| HctxOccupancy {
-                        tags: h.tags.busy(),
-                        depth: h.tags.depth(),
-                        queued: h.queued.len() as u32,
-                        stopped: h.stopped,
-                        sleepers: h.wait.sleepers().map(|t| self.threads[t.idx()].pid).collect(),
-                        parked: h
-                            .dispatch
-                            .iter()
-                            .map(|rq| {
-                                let r = self.reqs.get(rq.0);
-                                ParkedRequest {
-                                    id: rq.0,
-                                    write: r.write,
-                                    sector: r.sector,
-                                    bytes: r.bytes as u32,
-                                    tagged: r.tag.is_some(),
-                                    alloc_ns: r.alloc_at.ns(),
-                                }
-                            })
-                            .collect(),
-                    })
-                    .collect(),
+                hctx: d.queue.mq.iter().flat_map(|m| m.hctx.iter()).map(|h| self.hctx_occupancy(h)).collect(),
                 in_drive: match d.kind {
-                    DevKind::Sd { disk, .. } => self.disks[disk.idx()].outstanding() as u32,
+                    DevKind::Sd { disk, .. } => self.disks[disk].outstanding() as u32,
                     _ => 0,
                 },
                 sleepers: d
@@ -252,18 +225,18 @@ impl Sim {
                     .flatten()
                     .copied()
                     .chain(d.queue.mq.iter().flat_map(|m| m.sleepers()))
-                    .map(|t| self.threads[t.idx()].pid)
+                    .map(|t| self.threads[t].pid)
                     .collect(),
                 ..Default::default()
             })
             .collect::<Vec<_>>();
         let mut devs = devs;
-        for (i, k) in self.kdm.iter().enumerate() {
-            if let Some((_, q)) = k {
-                devs[i].kdm_queued = q.len() as u32;
+        for (o, d) in devs.iter_mut().zip(&self.devs) {
+            if let Some(k) = &d.kdm {
+                o.kdm_queued = k.queue.len() as u32;
             }
         }
-        for r in &self.raid5 {
+        for r in &self.md.raid5 {
             let o = &mut devs[r.dev.idx()];
             o.stripes_active = r.active;
             o.stripes_max = r.max_stripes;
@@ -271,16 +244,42 @@ impl Sim {
             o.stripe_sleepers = r
                 .waiters
                 .iter()
-                .filter(|t| self.threads[t.idx()].wait == Some(crate::kernel::sched::Wait::Stripe))
-                .map(|t| self.threads[t.idx()].pid)
+                .filter(|t| self.threads[**t].wait == Some(crate::kernel::sched::Wait::Stripe))
+                .map(|t| self.threads[*t].pid)
                 .collect();
         }
         let hosts = self
             .hosts
             .iter()
-            .map(|h| HostOccupancy { busy: h.busy(), starved: h.starved().map(|d| self.devs[d.idx()].name.clone()).collect() })
+            .map(|h| HostOccupancy { busy: h.busy(), starved: h.starved().map(|d| self.devs[d].name.clone()).collect() })
             .collect();
         (devs, hosts)
+    }
+
+    /// A blk-mq hardware queue's tags, requests and sleepers.
+    fn hctx_occupancy(&self, h: &crate::block::blk_mq::Hctx) -> HctxOccupancy {
+        HctxOccupancy {
+            tags: h.tags.busy(),
+            depth: h.tags.depth(),
+            queued: h.queued.len() as u32,
+            stopped: h.stopped,
+            sleepers: h.wait.sleepers().map(|t| self.threads[t].pid).collect(),
+            parked: h
+                .dispatch
+                .iter()
+                .map(|rq| {
+                    let r = self.reqs.get(rq.0);
+                    ParkedRequest {
+                        id: rq.0,
+                        write: r.write,
+                        sector: r.sector,
+                        bytes: r.bytes as u32,
+                        tagged: r.tag.is_some(),
+                        alloc_ns: r.alloc_at.ns(),
+                    }
+                })
+                .collect(),
+        }
     }
 }
 

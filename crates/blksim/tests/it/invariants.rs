@@ -187,10 +187,10 @@ proptest! {
         let cache_hits = t.stripe_returned_bytes.saturating_sub(t.stripe_read_bytes);
         let app = (t.bytes_read + t.bytes_written - t.buffered_read_bytes + t.readahead_bytes).saturating_sub(cache_hits);
         prop_assert!(sectors * 512 + dirty + writeback >= app, "iostat {} + dirty {} + writeback {} < jobs {}", sectors * 512, dirty, writeback, app);
-        prop_assert!(t.clones_completed <= t.clones_made && t.clone_bios_completed <= t.clone_bios_made);
+        prop_assert!(t.clones.completed <= t.clones.made && t.clones.bios_completed <= t.clones.bios_made);
         if sim.bios_live() == 0 {
-            prop_assert_eq!(t.clones_completed, t.clones_made, "a clone outlived its bios");
-            prop_assert_eq!(t.clone_bios_completed, t.clone_bios_made);
+            prop_assert_eq!(t.clones.completed, t.clones.made, "a clone outlived its bios");
+            prop_assert_eq!(t.clones.bios_completed, t.clones.bios_made);
         }
         // RAID5 also writes parity and reads old pages for read-modify-write: only the bound holds.
         let raid5 = sim.topology().upper.iter().any(|u| u.name.starts_with("md"));

@@ -8,6 +8,13 @@ use crate::engine::{Next, Sim};
 use crate::kernel::sched::{Step, ThreadKind, Wait};
 use crate::kernel::trace::blktrace::Action;
 
+/// Request-based dm over blk-mq: the device's `kdmwork` thread and the requests queued to it.
+#[derive(Clone, Debug)]
+pub struct KdmWork {
+    pub thread: ThreadId,
+    pub queue: std::collections::VecDeque<ReqId>,
+}
+
 impl Sim {
     /// `dm_request_fn` (2.6.31+, cec47e3d): while the path is not busy, take the next request
     /// off the dm elevator, clone it (one clone bio per original bio) and insert the clone into
@@ -17,7 +24,7 @@ impl Sim {
     pub(crate) fn dm_request_fn(&mut self, dev: DevId) {
         let now = self.now();
         let di = dev.idx();
-        if self.kdm[di].is_some() {
+        if self.devs[dev].kdm.is_some() {
             // Over blk-mq (4.0): no busy check (blk-mq has no lld_busy); every request is
             // handed to the device's kdmwork thread, which maps it.
             while let Some(rq) = self.devs[di].queue.elevator.next(now) {
@@ -27,12 +34,13 @@ impl Sim {
                 let ctx = self.context();
                 self.charge(DISPATCH_NS);
                 self.emit(dev, Action::D, write, sector, bytes as u32, ctx, rq.0, 0);
-                self.kdm[di].as_mut().expect("checked").1.push_back(rq);
+                self.devs[dev].kdm.as_mut().expect("checked").queue.push_back(rq);
             }
             // delay_and_out: the queue is empty, so its next run is armed HZ/10 from now.
             self.delay_queue_ns(dev, DM_REQUEST_DELAY_NS);
-            let worker = self.kdm[di].as_ref().expect("checked").0;
-            if !self.kdm[di].as_ref().expect("checked").1.is_empty() && self.threads[worker.idx()].is_idle_kthread() {
+            let kdm = self.devs[dev].kdm.as_ref().expect("checked");
+            let worker = kdm.thread;
+            if !kdm.queue.is_empty() && self.threads[worker].is_idle_kthread() {
                 self.wake(worker, Step::KdmWork);
             }
             return;
@@ -61,7 +69,7 @@ impl Sim {
         // `__blk_rq_prep_clone` (2.6.31+): `dst->cpu = src->cpu`, so the clone completes where
         // rq_affinity places the original's submitter. Over blk-mq (4.0) the completion CPU is
         // the clone's software queue's, not this.
-        let cpu = if self.devs[path.idx()].queue.mq.is_some() { None } else { r.cpu };
+        let cpu = if self.devs[path].queue.mq.is_some() { None } else { r.cpu };
         let at = self.stamp_now(path);
         let clone = ReqId(self.reqs.insert(Request {
             dev: path,
@@ -80,18 +88,18 @@ impl Sim {
             host_freed: false,
             cpu,
         }));
-        self.totals.clones_made += 1;
-        self.totals.clone_bios_made += nbios as u64;
-        self.devs[path.idx()].stats.start(at);
+        self.acct.totals.clones.made += 1;
+        self.acct.totals.clones.bios_made += nbios as u64;
+        self.devs[path].stats.start(at);
         let from = Some((self.reqs.get(rq.0).dev, sector));
         // blk_rq_prep_clone: a clone bio per bio.
         self.charge(BIO_CLONE_NS * nbios as u64);
         self.emit_from(path, Action::A, write, sector, bytes as u32, by, clone.0, rq.0, from);
-        if self.devs[path.idx()].queue.mq.is_some() {
+        if self.devs[path].queue.mq.is_some() {
             self.blk_mq_insert(path, clone);
         } else {
             let owner = self.owner(clone);
-            self.devs[path.idx()].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now, owner);
+            self.devs[path].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now, owner);
         }
         self.emit(path, Action::I, write, sector, bytes as u32, by, clone.0, 0);
         clone
@@ -106,10 +114,10 @@ impl Sim {
         let ctx = self.context();
         self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, ctx, rq.0, 0);
         let at = self.stamp_now(dev);
-        self.devs[dev.idx()].stats.done(at, r.write, r.bytes / 512, at - r.alloc_at);
-        self.totals.requests_completed += 1;
+        self.devs[dev].stats.done(at, r.write, r.bytes / 512, at - r.alloc_at);
+        self.acct.totals.requests_completed += 1;
         let owner = Self::owner_of(&r);
-        self.devs[dev.idx()].queue.elevator.completed(owner, now);
+        self.devs[dev].queue.elevator.completed(owner, now);
         for &bio in &r.bios {
             self.end_bio(bio);
         }
@@ -132,8 +140,8 @@ impl Sim {
     pub(crate) fn kdm_map(&mut self, tid: ThreadId) -> Next {
         use crate::scenario::CloneAlloc;
         let now = self.now();
-        let ThreadKind::KdmWork(dm) = self.threads[tid.idx()].kind else { unreachable!("not kdmwork") };
-        let Some(&rq) = self.kdm[dm.idx()].as_ref().expect("kdmwork has a queue").1.front() else { return Next::Idle };
+        let ThreadKind::KdmWork(dm) = self.threads[tid].kind else { unreachable!("not kdmwork") };
+        let Some(&rq) = self.devs[dm].kdm.as_ref().expect("kdmwork has a queue").queue.front() else { return Next::Idle };
         let path = self.select_path(dm, false).expect("a dm device has a path");
         // map_tio_request, then the clone's request from the path's hardware queue.
         self.charge(DM_MAP_REQUEST_NS + GET_REQUEST_NS);
@@ -142,16 +150,16 @@ impl Sim {
             (r.write, r.sector, r.bytes)
         };
         // kdmwork is unbound: the hardware queue is the one of the CPU it runs on now.
-        let cpu = self.threads[tid.idx()].home;
+        let cpu = self.threads[tid].home;
         let h = self.mq(path).hctx_of(cpu);
         let tag = match self.cfg.scenario.dm.clone_alloc {
             CloneAlloc::Mempool => None,
             CloneAlloc::Nowait => match self.mq_mut(path).hctx[h as usize].tags.get() {
                 Some(t) => Some(t),
                 None => {
-                    self.kdm[dm.idx()].as_mut().expect("checked").1.pop_front();
+                    self.devs[dm].kdm.as_mut().expect("checked").queue.pop_front();
                     let owner = self.owner(rq);
-                    self.devs[dm.idx()].queue.elevator.requeue(rq, write, sector, sector + bytes / 512, now, owner);
+                    self.devs[dm].queue.elevator.requeue(rq, write, sector, sector + bytes / 512, now, owner);
                     return self.kdm_next(dm);
                 }
             },
@@ -163,7 +171,7 @@ impl Sim {
                 }
             },
         };
-        self.kdm[dm.idx()].as_mut().expect("checked").1.pop_front();
+        self.devs[dm].kdm.as_mut().expect("checked").queue.pop_front();
         self.insert_clone(rq, path, tag, h, tid);
         // blk_mq_insert_request(rq, false, true, true): the run is asynchronous.
         self.blk_mq_run_hw_queue(path, h, true);
@@ -171,10 +179,32 @@ impl Sim {
     }
 
     pub(crate) fn kdm_next(&self, dm: DevId) -> Next {
-        if self.kdm[dm.idx()].as_ref().expect("kdmwork has a queue").1.is_empty() {
+        if self.devs[dm].kdm.as_ref().expect("kdmwork has a queue").queue.is_empty() {
             Next::Idle
         } else {
             Next::Continue(Step::KdmWork)
+        }
+    }
+}
+
+impl Sim {
+    /// Request-based dm over blk-mq maps in one kthread per device (4.0: kdmwork-MAJ:MIN).
+    pub(crate) fn dm_start_kdmwork(&mut self) {
+        let mut kdm_cpu = crate::engine::rng::Stream::new(self.seed, crate::engine::rng::STREAM_JOB - 3);
+        for i in 0..self.devs.len() {
+            let d = &self.devs[i];
+            let over_mq = matches!(&d.kind, crate::block::DevKind::DmMpath { paths } if self.devs[paths[0]].queue.mq.is_some());
+            if !over_mq {
+                continue;
+            }
+            let thread = ThreadId(self.threads.len() as u32);
+            // Where the scheduler left the unbound kthread before the run (its history is not
+            // modelled), drawn from the seed as multipathd's checker CPU is: when woken it
+            // stays on that CPU while it is idle (select_idle_sibling).
+            let home = CoreId(kdm_cpu.below(self.cores.len() as u64) as u16);
+            let name = format!("kdmwork-{}:{}", d.major, d.minor);
+            self.threads.push(crate::kernel::sched::Thread::kernel(name, ThreadKind::KdmWork(DevId(i as u16)), home, 600 + i as u32));
+            self.devs[i].kdm = Some(KdmWork { thread, queue: Default::default() });
         }
     }
 }

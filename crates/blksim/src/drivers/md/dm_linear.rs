@@ -13,12 +13,12 @@ impl Sim {
     pub(crate) fn dm_linear_map(&mut self, bio_id: BioId, lower: DevId, tid: ThreadId) -> Result<(), Wait> {
         let bio = *self.bios.get(bio_id.0);
         let at = self.stamp_now(bio.dev);
-        self.devs[bio.dev.idx()].stats.start(at);
+        self.devs[bio.dev].stats.start(at);
         let b = self.bios.get_mut(bio_id.0);
         b.mapped = bio.bytes;
         b.started = at;
         let id = self.child_bio(bio_id, lower, bio.sector + LVM_PE_START_SECTORS, bio.bytes, tid, false, bio.sector);
-        self.threads[tid.idx()].pending.push_front(id);
+        self.threads[tid].pending.push_front(id);
         Ok(())
     }
 }

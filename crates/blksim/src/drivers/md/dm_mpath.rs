@@ -10,20 +10,31 @@ use crate::engine::time::NS_PER_S;
 use crate::engine::Sim;
 use crate::kernel::trace::blktrace::Action;
 
+/// dm-multipath: per device the round-robin selector's next path, and multipathd
+/// (`dm.polling_interval` > 0 over blk-mq paths): its thread, the stream its checks' timing is
+/// drawn from, and per path the checker's current interval (ns).
+#[derive(Clone, Debug)]
+pub(crate) struct Multipath {
+    pub rr_next: IdVec<DevId, u16>,
+    pub multipathd: Option<ThreadId>,
+    pub rng: crate::engine::rng::Stream,
+    pub checkint: IdVec<DevId, u64>,
+}
+
 impl Sim {
     /// The path selector: `failover` uses the first path of its only group; `multibus` takes
     /// the paths in turn, `rr_min_io_rq` requests each (1, multipath-tools' default for
     /// request-based dm), skipping busy ones when `skip_busy`. None: every path is busy.
     pub(crate) fn select_path(&mut self, dm: DevId, skip_busy: bool) -> Option<DevId> {
-        let DevKind::DmMpath { paths } = &self.devs[dm.idx()].kind else { unreachable!("not a dm device") };
+        let DevKind::DmMpath { paths } = &self.devs[dm].kind else { unreachable!("not a dm device") };
         let n = paths.len();
         let (start, tries) = match self.cfg.scenario.dm.path_grouping {
             crate::scenario::PathPolicy::Failover => (0, 1),
-            crate::scenario::PathPolicy::Multibus => (self.rr_next[dm.idx()] as usize, n),
+            crate::scenario::PathPolicy::Multibus => (self.mpath.rr_next[dm] as usize, n),
         };
         let i = (0..tries).map(|k| (start + k) % n).find(|&i| !skip_busy || !self.lld_busy(paths[i]))?;
         let pick = paths[i];
-        self.rr_next[dm.idx()] = ((i + 1) % n) as u16;
+        self.mpath.rr_next[dm] = ((i + 1) % n) as u16;
         Some(pick)
     }
 
@@ -37,16 +48,16 @@ impl Sim {
     pub(crate) fn path_check(&mut self, dev: DevId) {
         let now = self.now();
         let poll = self.cfg.scenario.dm.polling_interval as u64 * NS_PER_S;
-        let int = self.path_checkint[dev.idx()];
-        self.path_checkint[dev.idx()] = (2 * int).min(MULTIPATH_MAX_CHECKINT_FACTOR * poll);
+        let int = self.mpath.checkint[dev];
+        self.mpath.checkint[dev] = (2 * int).min(MULTIPATH_MAX_CHECKINT_FACTOR * poll);
         self.events.schedule(now + int, Event::PathCheck { dev });
         let cores = self.cores.len() as u64;
-        let cpu = CoreId(self.multipathd_rng.below(cores) as u16);
-        let tid = self.multipathd.expect("multipathd runs when paths are checked");
-        let saved = (self.cur_cpu, self.cur_thread);
-        self.cur_cpu = cpu.0;
-        self.cur_thread = Some(tid);
-        self.threads[tid.idx()].home = cpu;
+        let cpu = CoreId(self.mpath.rng.below(cores) as u16);
+        let tid = self.mpath.multipathd.expect("multipathd runs when paths are checked");
+        let saved = (self.current.cpu, self.current.thread);
+        self.current.cpu = cpu.0;
+        self.current.thread = Some(tid);
+        self.threads[tid].home = cpu;
         let h = self.mq(dev).hctx_of(cpu);
         let mut tag = self.mq_mut(dev).hctx[h as usize].tags.get();
         if tag.is_none() {
@@ -73,14 +84,63 @@ impl Sim {
                 // multipathd's read is made on the CPU it runs on (req->cpu).
                 cpu: Some(cpu),
             }));
-            self.devs[dev.idx()].stats.start(at);
-            self.totals.path_check_bytes += 4096;
+            self.devs[dev].stats.start(at);
+            self.acct.totals.path_check_bytes += 4096;
             self.emit(dev, Action::G, false, 0, 4096, tid, rq.0, 0);
             self.blk_mq_insert(dev, rq);
             self.emit(dev, Action::I, false, 0, 4096, tid, rq.0, 0);
             // blk_mq_insert_request(rq, at_head, true, false): run from this CPU.
             self.blk_mq_run_hw_queue(dev, h, false);
         }
-        (self.cur_cpu, self.cur_thread) = saved;
+        (self.current.cpu, self.current.thread) = saved;
+    }
+}
+
+impl Multipath {
+    pub(crate) fn new(seed: u64) -> Multipath {
+        Multipath {
+            rr_next: IdVec::default(),
+            multipathd: None,
+            rng: crate::engine::rng::Stream::new(seed, crate::engine::rng::STREAM_JOB - 2),
+            checkint: IdVec::default(),
+        }
+    }
+}
+
+impl Sim {
+    /// The path selectors, and multipathd, which checks each blk-mq path of a dm-multipath
+    /// device (`dm.polling_interval` > 0). Returns the paths it checks.
+    pub(crate) fn multipathd_init(&mut self) -> Vec<DevId> {
+        let n = self.devs.len();
+        self.mpath.rr_next = vec![0; n].into();
+        self.mpath.checkint = vec![0; n].into();
+        if self.cfg.scenario.dm.polling_interval == 0 {
+            return Vec::new();
+        }
+        let checked: Vec<DevId> = self
+            .devs
+            .iter()
+            .filter_map(|d| match &d.kind {
+                DevKind::DmMpath { paths } => Some(paths.clone()),
+                _ => None,
+            })
+            .flatten()
+            .filter(|p| self.devs[*p].queue.mq.is_some())
+            .collect();
+        if !checked.is_empty() {
+            let kind = crate::kernel::sched::ThreadKind::Multipathd;
+            self.threads.push(crate::kernel::sched::Thread::kernel("multipathd".into(), kind, CoreId(0), 900));
+            self.mpath.multipathd = Some(ThreadId(self.threads.len() as u32 - 1));
+        }
+        checked
+    }
+
+    /// multipathd's first check of each path comes within one polling interval.
+    pub(crate) fn multipathd_start(&mut self, checked: &[DevId]) {
+        let poll = self.cfg.scenario.dm.polling_interval as u64 * NS_PER_S;
+        for &p in checked {
+            self.mpath.checkint[p] = 2 * poll;
+            self.events.schedule(crate::engine::time::SimTime(self.mpath.rng.below(poll)), Event::PathCheck { dev: p });
+        }
     }
 }

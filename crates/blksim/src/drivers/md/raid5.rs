@@ -355,9 +355,17 @@ impl Raid5 {
     }
 }
 
+/// md: the RAID5 arrays (their devices are `DevKind::Md`), and raid5d's `handle_stripe`
+/// result, its vectors reused from step to step.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Md {
+    pub raid5: Vec<Raid5>,
+    pub stripe_handle: Handle,
+}
+
 impl Sim {
     pub(crate) fn raid5_of(&self, dev: DevId) -> usize {
-        self.raid5.iter().position(|r| r.dev == dev).expect("an md device has its array")
+        self.md.raid5.iter().position(|r| r.dev == dev).expect("an md device has its array")
     }
 
     /// raid5's `make_request`. A read first tries `chunk_aligned_read`: inside one chunk and
@@ -373,11 +381,11 @@ impl Sim {
     pub(crate) fn md_make_request(&mut self, bio_id: BioId, tid: ThreadId) -> Result<(), Wait> {
         let r = self.raid5_of(self.bios.get(bio_id.0).dev);
         let bio = *self.bios.get(bio_id.0);
-        let chunk = self.raid5[r].chunk_sectors;
-        let member_max = self.devs[self.raid5[r].members[0].idx()].queue.max_request_bytes();
+        let chunk = self.md.raid5[r].chunk_sectors;
+        let member_max = self.devs[self.md.raid5[r].members[0]].queue.max_request_bytes();
         if bio.mapped == 0 && bio.remaining == 0 {
             let at = self.stamp_now(bio.dev);
-            self.devs[bio.dev.idx()].stats.start(at);
+            self.devs[bio.dev].stats.start(at);
             // The bias that keeps the bio alive while it is being mapped (bi_phys_segments = 1).
             // Its await counts from here, where it became in flight, so that iostat's
             // avgqu-sz = (r/s + w/s) × await holds on md as on every other device.
@@ -386,85 +394,109 @@ impl Sim {
             b.started = at;
         }
         let aligned = in_chunk_boundary(bio.sector, bio.bytes as u64, chunk);
-        let mut pending = Vec::new();
-        if !bio.write && aligned && bio.bytes as u64 <= member_max {
-            // chunk_aligned_read: one piece per chunk.
-            let mut off = 0u64;
-            while off < bio.bytes as u64 {
-                let logical = bio.sector + off / 512;
-                let len = (bio.bytes as u64 - off).min((chunk - logical % chunk) * 512);
-                let m = self.raid5[r].map(logical);
-                pending.push((self.raid5[r].members[m.disk as usize], m.sector, len as u32, off > 0, logical));
-                off += len;
-            }
-        } else if !bio.write && aligned && self.cfg.scenario.md.split_aligned_reads {
-            let m = self.raid5[r].map(bio.sector);
-            let member = self.raid5[r].members[m.disk as usize];
-            let mut off = 0u64;
-            while off < bio.bytes as u64 {
-                let len = (bio.bytes as u64 - off).min(member_max);
-                pending.push((member, m.sector + off / 512, len as u32, off > 0, bio.sector + off / 512));
-                off += len;
-            }
+        let split = self.cfg.scenario.md.split_aligned_reads;
+        let pending = if !bio.write && aligned && (bio.bytes as u64 <= member_max || split) {
+            self.aligned_read_pieces(r, &bio, member_max)
         } else {
-            // compute_sector once per chunk: a chunk's pages lie on one member, one after another.
-            let mut chunk_map: Option<(u64, Mapped)> = None;
-            while (self.bios.get(bio_id.0).mapped as u64) < bio.bytes as u64 {
-                let off = self.bios.get(bio_id.0).mapped as u64;
-                let logical = bio.sector + off / 512;
-                let (start, m0) = match chunk_map {
-                    Some((start, m0)) if logical >= start && logical < start + chunk => (start, m0),
-                    _ => {
-                        let start = logical - logical % chunk;
-                        let m0 = self.raid5[r].map(start);
-                        chunk_map = Some((start, m0));
-                        (start, m0)
-                    }
-                };
-                let m = Mapped { sector: m0.sector + (logical - start), ..m0 };
-                debug_assert_eq!(m, self.raid5[r].map(logical));
-                let raid = &mut self.raid5[r];
-                let Some(h) = raid.get_active_stripe(m.sector) else {
-                    // wait_event_lock_irq: on the wait queue (at its head), then the check
-                    // fails and `cmd`, raid5_unplug_device, runs before the first schedule().
-                    raid.waiters.push_front(tid);
-                    self.raid5_unplug_device(r);
-                    return Err(Wait::Stripe);
-                };
-                self.charge(STRIPE_ADD_NS + STRIPE_HANDLE_NS);
-                let raid = &mut self.raid5[r];
-                let head = raid.head_mut(h);
-                head.parity = m.parity;
-                head.pieces.push(Piece { bio: bio_id, disk: m.disk, write: bio.write, issued: false });
-                let b = self.bios.get_mut(bio_id.0);
-                b.mapped += STRIPE_BYTES as u32;
-                b.remaining += 1;
-                if bio.write {
-                    self.release_stripe(r, h);
-                    continue;
-                }
-                // handle_stripe5 in the reader's context: the page's read starts now.
-                let read = self.handle_stripe_read(r, h);
-                if let Some(member_bio) = read {
-                    // generic_make_request recurses into the member's queue: the member bio
-                    // goes next, and this bio's mapping goes on after it.
-                    let pending = &mut self.threads[tid.idx()].pending;
-                    pending.push_front(bio_id);
-                    pending.push_front(member_bio);
-                    return Ok(());
-                }
+            if let Some(done) = self.add_to_stripes(r, bio_id, tid) {
+                return done;
             }
-        }
+            Vec::new()
+        };
         // Children go first in line, in order, ahead of whatever else the thread has pending.
         let children: Vec<BioId> =
             pending.iter().map(|&(dev, sector, bytes, split, from)| self.child_bio(bio_id, dev, sector, bytes, tid, split, from)).collect();
         for id in children.into_iter().rev() {
-            self.threads[tid.idx()].pending.push_front(id);
+            self.threads[tid].pending.push_front(id);
         }
         self.bios.get_mut(bio_id.0).mapped = bio.bytes;
         // Drop the bias: if every piece is already done, the bio ends here.
         self.bio_piece_done(bio_id);
         Ok(())
+    }
+
+    /// A read within a chunk bypasses the stripe cache: `chunk_aligned_read`, one piece per
+    /// chunk; or, larger than the member's queue takes (`md.split_aligned_reads`), pieces of
+    /// the member's request size. Each piece: (member, sector, bytes, split, logical sector).
+    fn aligned_read_pieces(&self, r: usize, bio: &Bio, member_max: u64) -> Vec<(DevId, u64, u32, bool, u64)> {
+        let raid = &self.md.raid5[r];
+        let chunk = raid.chunk_sectors;
+        let mut pending = Vec::new();
+        let mut off = 0u64;
+        if bio.bytes as u64 <= member_max {
+            while off < bio.bytes as u64 {
+                let logical = bio.sector + off / 512;
+                let len = (bio.bytes as u64 - off).min((chunk - logical % chunk) * 512);
+                let m = raid.map(logical);
+                pending.push((raid.members[m.disk as usize], m.sector, len as u32, off > 0, logical));
+                off += len;
+            }
+        } else {
+            let m = raid.map(bio.sector);
+            let member = raid.members[m.disk as usize];
+            while off < bio.bytes as u64 {
+                let len = (bio.bytes as u64 - off).min(member_max);
+                pending.push((member, m.sector + off / 512, len as u32, off > 0, bio.sector + off / 512));
+                off += len;
+            }
+        }
+        pending
+    }
+
+    /// `add_stripe_bio` for each page of the bio not mapped yet. Returns the request's
+    /// result when it stops early: the reader's page read goes first (`generic_make_request`
+    /// recursing), or no stripe head is free (it waits); None once every page is mapped.
+    fn add_to_stripes(&mut self, r: usize, bio_id: BioId, tid: ThreadId) -> Option<Result<(), Wait>> {
+        let bio = *self.bios.get(bio_id.0);
+        let chunk = self.md.raid5[r].chunk_sectors;
+        // compute_sector once per chunk: a chunk's pages lie on one member, one after another.
+        let mut chunk_map: Option<(u64, Mapped)> = None;
+        while (self.bios.get(bio_id.0).mapped as u64) < bio.bytes as u64 {
+            let off = self.bios.get(bio_id.0).mapped as u64;
+            let logical = bio.sector + off / 512;
+            let (start, m0) = match chunk_map {
+                Some((start, m0)) if logical >= start && logical < start + chunk => (start, m0),
+                _ => {
+                    let start = logical - logical % chunk;
+                    let m0 = self.md.raid5[r].map(start);
+                    chunk_map = Some((start, m0));
+                    (start, m0)
+                }
+            };
+            let m = Mapped { sector: m0.sector + (logical - start), ..m0 };
+            debug_assert_eq!(m, self.md.raid5[r].map(logical));
+            let raid = &mut self.md.raid5[r];
+            let Some(h) = raid.get_active_stripe(m.sector) else {
+                // wait_event_lock_irq: on the wait queue (at its head), then the check
+                // fails and `cmd`, raid5_unplug_device, runs before the first schedule().
+                raid.waiters.push_front(tid);
+                self.raid5_unplug_device(r);
+                return Some(Err(Wait::Stripe));
+            };
+            self.charge(STRIPE_ADD_NS + STRIPE_HANDLE_NS);
+            let raid = &mut self.md.raid5[r];
+            let head = raid.head_mut(h);
+            head.parity = m.parity;
+            head.pieces.push(Piece { bio: bio_id, disk: m.disk, write: bio.write, issued: false });
+            let b = self.bios.get_mut(bio_id.0);
+            b.mapped += STRIPE_BYTES as u32;
+            b.remaining += 1;
+            if bio.write {
+                self.release_stripe(r, h);
+                continue;
+            }
+            // handle_stripe5 in the reader's context: the page's read starts now.
+            let read = self.handle_stripe_read(r, h);
+            if let Some(member_bio) = read {
+                // generic_make_request recurses into the member's queue: the member bio
+                // goes next, and this bio's mapping goes on after it.
+                let pending = &mut self.threads[tid].pending;
+                pending.push_front(bio_id);
+                pending.push_front(member_bio);
+                return Some(Ok(()));
+            }
+        }
+        None
     }
 
     /// `handle_stripe5` of a read head by the submitter, then its `release_stripe`: a read of a
@@ -473,12 +505,12 @@ impl Sim {
     /// with nothing to do goes back to the inactive list.
     pub(crate) fn handle_stripe_read(&mut self, r: usize, h: u32) -> Option<BioId> {
         let now = self.now();
-        let mut out = std::mem::take(&mut self.stripe_handle);
-        self.raid5[r].handle_stripe_into(h, &mut out);
+        let mut out = std::mem::take(&mut self.md.stripe_handle);
+        self.md.raid5[r].handle_stripe_into(h, &mut out);
         debug_assert!(out.writes.is_empty() && out.reads.len() <= 1, "a read piece starts at most its own page's read");
-        let sector = self.raid5[r].head(h).sector;
+        let sector = self.md.raid5[r].head(h).sector;
         let read = out.reads.first().map(|&disk| {
-            let member = self.raid5[r].members[disk as usize];
+            let member = self.md.raid5[r].members[disk as usize];
             let io = IoId(self.ios.insert(Io {
                 owner: IoOwner::StripeRead { md: r as u16, head: h, disk },
                 bytes: STRIPE_BYTES,
@@ -486,29 +518,29 @@ impl Sim {
                 started: now,
                 sync: true,
             }));
-            self.totals.bios_submitted += 1;
+            self.acct.totals.bios_submitted += 1;
             BioId(self.bios.insert(Bio::new(io, member, sector, STRIPE_BYTES as u32, false, now)))
         });
-        self.totals.stripe_returned_bytes += out.done.len() as u64 * STRIPE_BYTES;
+        self.acct.totals.stripe_returned_bytes += out.done.len() as u64 * STRIPE_BYTES;
         for &bio in &out.done {
             self.bio_piece_done(bio);
         }
         // A head on handle_list is raid5d's to release (the list holds a reference, as
         // 2.6.20's stripe count does): the reader's release only drops its own, and raid5d
         // frees the head when it handles it.
-        if out.idle && !self.raid5[r].head(h).queued {
-            self.raid5[r].free(h);
+        if out.idle && !self.md.raid5[r].head(h).queued {
+            self.md.raid5[r].free(h);
             self.wake_up_stripe_waiters(r);
         }
-        self.stripe_handle = out;
+        self.md.stripe_handle = out;
         read
     }
 
     /// What raid5d's next `handle_stripe` costs: the state machine, a bio per member page it
     /// starts reading, and a page copy per piece it returns.
     pub(crate) fn raid5d_cost(&self, tid: ThreadId) -> u64 {
-        let ThreadKind::Raid5d(dev) = self.threads[tid.idx()].kind else { unreachable!("not raid5d") };
-        let raid = &self.raid5[self.raid5_of(dev)];
+        let ThreadKind::Raid5d(dev) = self.threads[tid].kind else { unreachable!("not raid5d") };
+        let raid = &self.md.raid5[self.raid5_of(dev)];
         let r = self.raid5_of(dev);
         // The pass's last stripe, or an empty pass: unplug_slaves.
         let unplug = if raid.handle_list.len() <= 1 { self.unplug_slaves_ns(r) } else { 0 };
@@ -541,14 +573,14 @@ impl Sim {
     /// What a reader woken on `wait_for_stripe` costs: the check, and, when it may go on, the
     /// pages it maps before the cache is empty again or its pending md bios are mapped.
     pub(crate) fn retry_stripe_cost(&self, tid: ThreadId) -> u64 {
-        let Some(&bio) = self.threads[tid.idx()].pending.front() else { return STRIPE_ADD_NS };
+        let Some(&bio) = self.threads[tid].pending.front() else { return STRIPE_ADD_NS };
         let r = self.raid5_of(self.bios.get(bio.0).dev);
-        let raid = &self.raid5[r];
+        let raid = &self.md.raid5[r];
         if !raid.can_proceed() {
             // The check fails: raid5_unplug_device, then schedule().
             return STRIPE_ADD_NS + self.unplug_slaves_ns(r);
         }
-        let unmapped: u64 = self.threads[tid.idx()]
+        let unmapped: u64 = self.threads[tid]
             .pending
             .iter()
             .map(|b| self.bios.get(b.0))
@@ -562,20 +594,20 @@ impl Sim {
     /// the pieces whose pages are up to date (copying the data into the bio), and free the head
     /// once nothing is left on it, waking `wait_for_stripe` by the 3/4 rule.
     pub(crate) fn raid5d_step(&mut self, tid: ThreadId) -> Next {
-        let ThreadKind::Raid5d(dev) = self.threads[tid.idx()].kind else { unreachable!("not raid5d") };
+        let ThreadKind::Raid5d(dev) = self.threads[tid].kind else { unreachable!("not raid5d") };
         let r = self.raid5_of(dev);
         let now = self.now();
         self.charge(STRIPE_HANDLE_NS);
-        let Some(h) = self.raid5[r].handle_list.pop_front() else {
+        let Some(h) = self.md.raid5[r].handle_list.pop_front() else {
             // Woken with nothing to handle (md_wakeup_thread): the pass ends at once.
             return self.raid5d_pass_end(r);
         };
-        self.raid5[r].head_mut(h).queued = false;
-        let sector = self.raid5[r].head(h).sector;
-        let mut out = std::mem::take(&mut self.stripe_handle);
-        self.raid5[r].handle_stripe_into(h, &mut out);
+        self.md.raid5[r].head_mut(h).queued = false;
+        let sector = self.md.raid5[r].head(h).sector;
+        let mut out = std::mem::take(&mut self.md.stripe_handle);
+        self.md.raid5[r].handle_stripe_into(h, &mut out);
         for (disk, write) in out.reads.iter().map(|&d| (d, false)).chain(out.writes.iter().map(|&d| (d, true))) {
-            let member = self.raid5[r].members[disk as usize];
+            let member = self.md.raid5[r].members[disk as usize];
             let owner = if write {
                 IoOwner::StripeWrite { md: r as u16, head: h, disk }
             } else {
@@ -583,22 +615,22 @@ impl Sim {
             };
             let io = IoId(self.ios.insert(Io { owner, bytes: STRIPE_BYTES, bios_left: 1, started: now, sync: !write }));
             let bio = BioId(self.bios.insert(Bio::new(io, member, sector, STRIPE_BYTES as u32, write, now)));
-            self.totals.bios_submitted += 1;
-            self.threads[tid.idx()].pending.push_back(bio);
+            self.acct.totals.bios_submitted += 1;
+            self.threads[tid].pending.push_back(bio);
         }
-        self.totals.stripe_returned_bytes += out.done.len() as u64 * STRIPE_BYTES;
+        self.acct.totals.stripe_returned_bytes += out.done.len() as u64 * STRIPE_BYTES;
         for &bio in &out.done {
             self.bio_piece_done(bio);
         }
         if out.idle {
-            self.raid5[r].free(h);
+            self.md.raid5[r].free(h);
             self.wake_up_stripe_waiters(r);
         }
-        self.stripe_handle = out;
+        self.md.stripe_handle = out;
         if let Err(wait) = self.submit_bios(tid) {
             return Next::Sleep(wait);
         }
-        if self.raid5[r].handle_list.is_empty() {
+        if self.md.raid5[r].handle_list.is_empty() {
             self.raid5d_pass_end(r)
         } else {
             Next::Continue(Step::Raid5d)
@@ -609,7 +641,7 @@ impl Sim {
     /// `md_wakeup_thread` was called meanwhile (`THREAD_WAKEUP`), else raid5d sleeps.
     fn raid5d_pass_end(&mut self, r: usize) -> Next {
         self.unplug_slaves(r);
-        if std::mem::take(&mut self.raid5[r].wakeup) {
+        if std::mem::take(&mut self.md.raid5[r].wakeup) {
             Next::Continue(Step::Raid5d)
         } else {
             Next::Idle
@@ -619,12 +651,12 @@ impl Sim {
     /// `md_wakeup_thread(mddev->thread)`: raid5d wakes if it sleeps; if it is running, its
     /// `THREAD_WAKEUP` makes it run another pass.
     pub(crate) fn md_wakeup_thread(&mut self, r: usize) {
-        let raid5d = self.raid5[r].raid5d;
-        if self.threads[raid5d.idx()].is_idle_kthread() {
-            self.raid5[r].wakeup = false;
+        let raid5d = self.md.raid5[r].raid5d;
+        if self.threads[raid5d].is_idle_kthread() {
+            self.md.raid5[r].wakeup = false;
             self.wake(raid5d, Step::Raid5d);
         } else {
-            self.raid5[r].wakeup = true;
+            self.md.raid5[r].wakeup = true;
         }
     }
 
@@ -644,7 +676,7 @@ impl Sim {
         // the queue, so this is the walk the kernel does, without re-indexing the queue of
         // ~100 (mostly running) waiters for each one (the herd was 13% of raid5-chunk's run).
         let threads = &self.threads;
-        let asleep: Vec<ThreadId> = self.raid5[r].waiters.iter().copied().filter(|w| threads[w.idx()].wait == Some(Wait::Stripe)).collect();
+        let asleep: Vec<ThreadId> = self.md.raid5[r].waiters.iter().copied().filter(|w| threads[*w].wait == Some(Wait::Stripe)).collect();
         for w in asleep {
             self.wake(w, Step::RetryStripe);
         }
@@ -653,21 +685,21 @@ impl Sim {
     /// `unplug_slaves`: every member's `unplug_fn` (with 2.6.20 plugging, a plugged member
     /// queue is unplugged and run).
     pub(crate) fn unplug_slaves(&mut self, r: usize) {
-        for i in 0..self.raid5[r].members.len() {
-            let m = self.raid5[r].members[i];
+        for i in 0..self.md.raid5[r].members.len() {
+            let m = self.md.raid5[r].members[i];
             self.unplug_device(m);
         }
     }
 
     /// What `unplug_slaves` costs.
     pub(crate) fn unplug_slaves_ns(&self, r: usize) -> u64 {
-        self.raid5[r].members.len() as u64 * UNPLUG_NS
+        self.md.raid5[r].members.len() as u64 * UNPLUG_NS
     }
 
     /// `release_stripe` of a head with work: it goes on `handle_list` and raid5d is woken
     /// (`md_wakeup_thread`).
     pub(crate) fn release_stripe(&mut self, r: usize, h: u32) {
-        if self.raid5[r].queue(h) {
+        if self.md.raid5[r].queue(h) {
             self.md_wakeup_thread(r);
         }
     }
@@ -675,7 +707,7 @@ impl Sim {
     /// `raid5_end_read_request` / `raid5_end_write_request` (softirq): the member page is read
     /// (up to date) or written (on the disk, and still up to date); the head goes back to raid5d.
     pub(crate) fn stripe_io_done(&mut self, r: usize, h: u32, disk: u16, write: bool) {
-        let head = self.raid5[r].head_mut(h);
+        let head = self.md.raid5[r].head_mut(h);
         if write {
             head.writing[disk as usize] = false;
         } else {
@@ -689,15 +721,32 @@ impl Sim {
     /// thread leaves the wait queue, clears `inactive_blocked` and goes on mapping its bio;
     /// else it runs `raid5_unplug_device` and sleeps again, still on the queue.
     pub(crate) fn retry_stripe(&mut self, tid: ThreadId) -> Next {
-        let bio = *self.threads[tid.idx()].pending.front().expect("a stripe sleeper has its bio");
+        let bio = *self.threads[tid].pending.front().expect("a stripe sleeper has its bio");
         let r = self.raid5_of(self.bios.get(bio.0).dev);
-        if !self.raid5[r].can_proceed() {
+        if !self.md.raid5[r].can_proceed() {
             self.raid5_unplug_device(r);
             return Next::Sleep(Wait::Stripe);
         }
-        self.raid5[r].waiters.retain(|&w| w != tid);
-        self.raid5[r].unblock();
+        self.md.raid5[r].waiters.retain(|&w| w != tid);
+        self.md.raid5[r].unblock();
         self.submit_pending(tid)
+    }
+}
+
+impl Sim {
+    /// `md_run`: each md device's RAID5 array and its raid5d thread.
+    pub(crate) fn md_run(&mut self) {
+        let s = &self.cfg.scenario;
+        for i in 0..self.devs.len() {
+            let d = &self.devs[i];
+            if let crate::block::DevKind::Md { members } = &d.kind {
+                let (dev, tid) = (DevId(i as u16), ThreadId(self.threads.len() as u32));
+                let raid = Raid5::new(dev, members.clone(), s.md.chunk_kb, s.md.stripe_cache_size, tid);
+                let name = format!("{}_raid5", d.name);
+                self.threads.push(crate::kernel::sched::Thread::kernel(name, ThreadKind::Raid5d(dev), CoreId(0), 300 + i as u32));
+                self.md.raid5.push(raid);
+            }
+        }
     }
 }
 

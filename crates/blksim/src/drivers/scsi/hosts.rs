@@ -5,6 +5,22 @@ use crate::engine::ids::{CoreId, DevId, ReqId};
 use crate::engine::time::SimTime;
 use std::collections::VecDeque;
 
+impl Host {
+    /// The events a host can have queued at once: its link's next transfer.
+    pub(crate) const EVENTS_MAX: usize = 1;
+}
+
+/// The HBAs, each interrupting the CPU `cpu.irq_cpus` names (round robin without it).
+pub(crate) fn scsi_init_hosts(s: &crate::scenario::Scenario) -> crate::engine::ids::IdVec<crate::engine::ids::HostId, Host> {
+    (0..s.hbas)
+        .map(|h| {
+            let irq_cpu = if s.cpu.irq_cpus.is_empty() { h % s.cpu.cores } else { s.cpu.irq_cpus[h as usize] };
+            let link = if s.host.link_mb_s == 0 { u64::MAX } else { s.host.link_mb_s as u64 * 1_000_000 };
+            Host::with_link(s.host.can_queue, CoreId(irq_cpu as u16), link)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,8 +13,8 @@ impl Sim {
     /// `scsi_lld_busy`: the device has no free tag or the host is full. Request-based dm asks
     /// it of the path (`multipath_busy`) before taking a request off its own queue.
     pub(crate) fn lld_busy(&self, dev: DevId) -> bool {
-        let (_, h) = self.devs[dev.idx()].sd();
-        self.devs[dev.idx()].queue.tags.is_full() || self.hosts[h.idx()].is_busy()
+        let (_, h) = self.devs[dev].sd();
+        self.devs[dev].queue.tags.is_full() || self.hosts[h].is_busy()
     }
 
     /// The leaf queue's request_fn (`scsi_request_fn`).
@@ -28,7 +28,7 @@ impl Sim {
                 break;
             }
             let (_, h) = self.devs[di].sd();
-            if !self.hosts[h.idx()].try_get(dev) {
+            if !self.hosts[h].try_get(dev) {
                 // not_ready → out_delay: with nothing of its own in flight no completion
                 // will run this queue, so it polls from kblockd every SCSI_QUEUE_DELAY.
                 if self.devs[di].queue.tags.busy() == 0 {
@@ -49,7 +49,7 @@ impl Sim {
     /// `scsi_dispatch_cmd`: the command goes to the target (D in the trace).
     pub(crate) fn start_command(&mut self, dev: DevId, rq: ReqId) {
         let now = self.now();
-        let (disk, _) = self.devs[dev.idx()].sd();
+        let (disk, _) = self.devs[dev].sd();
         let r = self.reqs.get(rq.0);
         let cmd = Cmd { req: rq, sector: r.sector, bytes: r.bytes, write: r.write, queued_at: now };
         let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
@@ -57,31 +57,31 @@ impl Sim {
         // The request_fn's prep and the driver's queuecommand, traced as the command goes out.
         self.charge(DISPATCH_NS);
         self.emit(dev, Action::D, write, sector, bytes, ctx, rq.0, 0);
-        let mut started = std::mem::take(&mut self.disk_started);
-        self.disks[disk.idx()].submit(now, cmd, &mut started);
+        let mut started = std::mem::take(&mut self.disks[disk].started);
+        self.disks[disk].submit(now, cmd, &mut started);
         for (slot, done) in started.drain(..) {
             self.events.schedule(done, Event::DiskDone { disk, slot });
         }
-        self.disk_started = started;
+        self.disks[disk].started = started;
     }
 
     pub(crate) fn on_disk_done(&mut self, disk: DiskId, slot: u16) {
         let now = self.now();
-        let mut started = std::mem::take(&mut self.disk_started);
-        let cmd = self.disks[disk.idx()].complete(now, slot, &mut started);
+        let mut started = std::mem::take(&mut self.disks[disk].started);
+        let cmd = self.disks[disk].complete(now, slot, &mut started);
         for (slot, done) in started.drain(..) {
             self.events.schedule(done, Event::DiskDone { disk, slot });
         }
-        self.disk_started = started;
+        self.disks[disk].started = started;
         // A RAID controller's own stripe operation ended: no host command completes.
         let Some(cmd) = cmd else { return };
         let dev = self.reqs.get(cmd.req.0).dev;
-        let (_, host) = self.devs[dev.idx()].sd();
+        let (_, host) = self.devs[dev].sd();
         // Every hardware queue's completions interrupt the host's CPU: each SRP channel has its
         // own completion vector, but with the affinity the era's defaults gave them (all CPUs,
         // delivered to the first) they land on one CPU (INFERRED).
         // The data crosses the HBA's link before the reply comes (`host.link_mb_s`).
-        let h = &mut self.hosts[host.idx()];
+        let h = &mut self.hosts[host];
         let through = h.link_through_at(now, cmd.bytes);
         if through == now && h.link_queue.is_empty() {
             return self.host_interrupt(host, cmd.req);
@@ -95,8 +95,8 @@ impl Sim {
 
     /// The command at the head of `host`'s link queue is through: its interrupt is raised.
     pub(crate) fn host_link_through(&mut self, host: HostId) {
-        let (_, rq) = self.hosts[host.idx()].link_queue.pop_front().expect("a link event has a command");
-        if let Some(&(next, _)) = self.hosts[host.idx()].link_queue.front() {
+        let (_, rq) = self.hosts[host].link_queue.pop_front().expect("a link event has a command");
+        if let Some(&(next, _)) = self.hosts[host].link_queue.front() {
             self.events.schedule(next, Event::HostLink { host });
         }
         self.host_interrupt(host, rq);
@@ -110,7 +110,7 @@ impl Sim {
         if cpu != irq_cpu {
             // The IPI (`__smp_call_function_single` → `trigger_softirq`) is an interrupt of
             // its own on the target CPU: /proc/stat's intr, vmstat's in, count it.
-            self.totals.interrupts += 1;
+            self.acct.totals.interrupts += 1;
         }
         self.raise_irq(cpu, rq);
     }
@@ -121,9 +121,9 @@ impl Sim {
     /// handled one after another, as `srp_recv_completion` polls its queue until it is empty.
     pub(crate) fn irq_cpu_of(&self, host: HostId, rq: ReqId) -> CoreId {
         let r = self.reqs.get(rq.0);
-        match &self.devs[r.dev.idx()].queue.mq {
+        match &self.devs[r.dev].queue.mq {
             Some(m) if self.cfg.scenario.host.irq_per_hw_queue => CoreId(m.hctx[r.hctx as usize].first_cpu),
-            _ => self.hosts[host.idx()].irq_cpu,
+            _ => self.hosts[host].irq_cpu,
         }
     }
 
@@ -155,8 +155,8 @@ impl Sim {
             return;
         }
         r.host_freed = true;
-        let (_, h) = self.devs[r.dev.idx()].sd();
-        self.hosts[h.idx()].put();
+        let (_, h) = self.devs[r.dev].sd();
+        self.hosts[h].put();
     }
 
     /// `scsi_run_queue`, called on every command completion: run the devices the host starved,
@@ -169,25 +169,25 @@ impl Sim {
     ///   run synchronously, takes the free slot first. Each kblockd run then finds the host busy
     ///   and re-adds its device in the order kblockd ran them.
     pub(crate) fn scsi_run_queue(&mut self, dev: DevId) {
-        if self.devs[dev.idx()].queue.mq.is_some() {
+        if self.devs[dev].queue.mq.is_some() {
             // scsi-mq (4.0 `scsi_end_request`): restart this LUN's STOPPED hardware queues.
             // Its starved-list branch (several LUNs on a busy host) is not modelled.
             self.blk_mq_start_stopped_hw_queues(dev);
             return;
         }
-        let (_, h) = self.devs[dev.idx()].sd();
-        let mut starved = self.hosts[h.idx()].take_starved();
-        while !self.hosts[h.idx()].is_busy() {
+        let (_, h) = self.devs[dev].sd();
+        let mut starved = self.hosts[h].take_starved();
+        while !self.hosts[h].is_busy() {
             let Some(sdev) = starved.pop_front() else { break };
             match self.cfg.scenario.scsi.run_queue {
                 RunQueueMode::Direct | RunQueueMode::Fixed => self.run_queue(sdev),
                 RunQueueMode::Kblockd => {
-                    let cpu = CoreId(self.cur_cpu);
+                    let cpu = CoreId(self.current.cpu);
                     self.run_queue_async(sdev, cpu);
                 }
             }
         }
-        self.hosts[h.idx()].splice_back(starved);
+        self.hosts[h].splice_back(starved);
         // blk_run_queue: removes the plug (2.6.20 plugging) and runs the queue.
         self.remove_plug(dev);
         self.run_queue(dev);

@@ -130,7 +130,7 @@ impl Sim {
     /// weighs against the cost of pulling a thread.
     pub(crate) fn update_avg_idle(&mut self, to: CoreId) {
         let now = self.now();
-        let core = &mut self.cores[to.idx()];
+        let core = &mut self.cores[to];
         if let Some(stamp) = core.idle_stamp.take() {
             let (delta, max) = (now - stamp, 2 * SCHED_MIGRATION_COST_NS);
             core.avg_idle_ns = if delta > max {
@@ -507,7 +507,7 @@ impl Sim {
     /// `can_migrate_task`: not a per-CPU kernel thread (`cpus_allowed`), and cache-cold unless
     /// balancing this domain has failed more than `cache_nice_tries` times.
     fn can_migrate_task(&self, tid: ThreadId, l: usize, c: usize, _idle: CpuIdleType, pinned: &mut bool) -> bool {
-        let t = &self.threads[tid.idx()];
+        let t = &self.threads[tid];
         if matches!(t.kind, ThreadKind::Ksoftirqd | ThreadKind::Kblockd(_)) {
             return false;
         }
@@ -521,7 +521,7 @@ impl Sim {
 
     /// `task_hot`: it ran within the last `sysctl_sched_migration_cost`.
     fn task_hot(&self, tid: ThreadId) -> bool {
-        self.now() - self.threads[tid.idx()].exec_start < SCHED_MIGRATION_COST_NS
+        self.now() - self.threads[tid].exec_start < SCHED_MIGRATION_COST_NS
     }
 
     /// `pull_task`: off `src`'s run queue onto `c`'s (`set_task_cpu` keeps its vruntime's place
@@ -533,7 +533,7 @@ impl Sim {
             self.cores[src].current = None;
         }
         let (from_min, to_min) = (self.cores[src].min_vruntime, self.cores[c].min_vruntime);
-        let t = &mut self.threads[tid.idx()];
+        let t = &mut self.threads[tid];
         t.vruntime = (t.vruntime + to_min).saturating_sub(from_min);
         t.home = CoreId(c as u16);
         self.cores[c].runq.push_back(tid);
@@ -592,21 +592,21 @@ mod tests {
         let ids: Vec<ThreadId> = (0..3).map(|i| ThreadId((s.threads.len() - 1 - i) as u32)).collect();
         let (running, cold, hot) = (ids[0], ids[1], ids[2]);
         for &t in &ids {
-            let th = &mut s.threads[t.idx()];
+            let th = &mut s.threads[t];
             th.kind = ThreadKind::User(JobId(0));
             th.home = CoreId(0);
             th.state = ThreadState::Runnable;
             th.exec_start = SimTime::ZERO;
         }
-        s.threads[running.idx()].state = ThreadState::Running;
+        s.threads[running].state = ThreadState::Running;
         s.cores[0].current = Some(running);
         s.cores[0].runq.clear();
         s.cores[0].runq.extend([cold, hot]);
-        s.threads[hot.idx()].exec_start = SimTime(now.0 - 100_000);
+        s.threads[hot].exec_start = SimTime(now.0 - 100_000);
         let mut balance = true;
         assert_eq!(s.load_balance(1, 0, CpuIdleType::Idle, Some(&mut balance)), LbResult::Moved);
         assert_eq!(s.cores[1].runq.iter().copied().collect::<Vec<_>>(), vec![cold], "the hot one stays");
-        assert_eq!(s.threads[cold.idx()].home, CoreId(1));
+        assert_eq!(s.threads[cold].home, CoreId(1));
         // Balanced now: one thread each way is within imbalance_pct.
         s.cores[1].runq.clear();
         s.cores[0].runq.retain(|&t| t != hot);

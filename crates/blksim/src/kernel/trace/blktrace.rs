@@ -93,11 +93,19 @@ pub struct TraceRing {
     capacity: usize,
     next_seq: u64,
     enabled: bool,
+    /// The records' stamps (kept whether recording is on or not).
+    pub(crate) clock: TraceClock,
 }
 
 impl TraceRing {
     pub fn new(capacity: usize) -> Self {
-        TraceRing { buf: VecDeque::with_capacity(capacity.min(1 << 16)), capacity, next_seq: 0, enabled: capacity > 0 }
+        TraceRing {
+            buf: VecDeque::with_capacity(capacity.min(1 << 16)),
+            capacity,
+            next_seq: 0,
+            enabled: capacity > 0,
+            clock: TraceClock::default(),
+        }
     }
 
     pub fn set_enabled(&mut self, on: bool) {
@@ -133,7 +141,13 @@ impl TraceRing {
 
     /// A ring like this one (capacity, on or off, the next `seq`) holding no records.
     pub fn empty_copy(&self) -> TraceRing {
-        TraceRing { buf: VecDeque::new(), capacity: self.capacity, next_seq: self.next_seq, enabled: self.enabled }
+        TraceRing {
+            buf: VecDeque::new(),
+            capacity: self.capacity,
+            next_seq: self.next_seq,
+            enabled: self.enabled,
+            clock: self.clock.clone(),
+        }
     }
 
     /// The `seq` the next record will get.
@@ -216,12 +230,12 @@ impl TraceClock {
 impl Sim {
     /// A work item starts applying its effects: its records are stamped from `start`.
     pub(crate) fn work_begin(&mut self, start: SimTime) {
-        self.trace_clock.work_ns = Some(start.ns());
+        self.trace.clock.work_ns = Some(start.ns());
     }
 
     /// The work item's effects are applied: records are stamped `now` again.
     pub(crate) fn work_end(&mut self) {
-        self.trace_clock.work_ns = None;
+        self.trace.clock.work_ns = None;
     }
 
     /// Where the running work has got to, for `dev`: the stamp a record of `dev` made now
@@ -231,14 +245,14 @@ impl Sim {
     /// requests had their start stamped later than their G, and await read 3-4% under G→C.
     pub(crate) fn stamp_now(&mut self, dev: DevId) -> SimTime {
         let now = self.now();
-        self.trace_clock.stamp(dev, now)
+        self.trace.clock.stamp(dev, now)
     }
 
     /// The running work item has done `ns` of work (a calib cost, where the kernel function
     /// that costs it runs); outside a work item, nothing.
     #[inline]
     pub(crate) fn charge(&mut self, ns: u64) {
-        if let Some(w) = self.trace_clock.work_ns.as_mut() {
+        if let Some(w) = self.trace.clock.work_ns.as_mut() {
             *w += ns;
         }
     }
@@ -256,9 +270,9 @@ impl Sim {
     }
 
     pub(crate) fn context(&self) -> ThreadId {
-        self.cur_thread.unwrap_or_else(|| {
-            let core = &self.cores[self.cur_cpu as usize];
-            core.current.filter(|t| self.threads[t.idx()].state == ThreadState::Running).unwrap_or(ThreadId::SWAPPER)
+        self.current.thread.unwrap_or_else(|| {
+            let core = &self.cores[self.current.cpu as usize];
+            core.current.filter(|t| self.threads[*t].state == ThreadState::Running).unwrap_or(ThreadId::SWAPPER)
         })
     }
 
@@ -292,9 +306,9 @@ impl Sim {
         related: u32,
         from: Option<(DevId, u64)>,
     ) {
-        let time = self.trace_clock.stamp(dev, self.now());
+        let time = self.trace.clock.stamp(dev, self.now());
         if self.trace.enabled() {
-            let rec = TraceRecord { seq: 0, time, dev, cpu: self.cur_cpu, action, write, sector, bytes, thread, token, related, from };
+            let rec = TraceRecord { seq: 0, time, dev, cpu: self.current.cpu, action, write, sector, bytes, thread, token, related, from };
             self.trace.push(rec);
         }
     }
