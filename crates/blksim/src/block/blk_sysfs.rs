@@ -127,8 +127,8 @@ mod tests {
     }
 
     /// `echo 128 > /sys/block/dm-N/queue/max_sectors_kb` on a running dm-sg-lists: the dm
-    /// devices' limit is 128 KiB from then on, so the throughput becomes the workaround's.
-    /// (It used to change only the configuration: the queues kept 512 KiB.)
+    /// devices' limit is 128 KiB from then on, so the throughput becomes the workaround's: the
+    /// write reaches the queues, not only the configuration.
     #[test]
     fn a_live_dm_max_sectors_kb_write_limits_the_dm_queues_from_then_on() {
         let l = crate::course::lessons::find("dm-sg-lists").unwrap();

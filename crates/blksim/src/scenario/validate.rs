@@ -37,7 +37,7 @@ pub fn counted(n: impl Into<u64>, noun: &str) -> String {
 
 /// Quotes at most 40 characters of user input back in a message, control characters escaped
 /// (`\n`, `\u{1b}`), so that the message stays one line however the input was garbled (a
-/// fuzzed link with a newline in a knob's value printed two lines: found by `scripts/soak`).
+/// link with a newline in a knob's value, say).
 pub fn clip(s: &str) -> String {
     clip_max(s, 40)
 }

@@ -263,7 +263,7 @@ fn compare_runs_every_variant_and_link_prints_the_fragment() {
     assert_eq!(code, 2);
     assert!(err.starts_with("blksim: --b: ") && err.contains("bogus"), "{err}");
     // B the same as A's variant (named, or A's default) is a link the page would refuse in
-    // part: refused here too, naming the others (the soak found `link` writing it).
+    // part: refused here too, naming the others (`link` must not write one).
     assert_bad(
         &["link", "scsi-starved", "--variant", "before", "--b", "before"],
         "--b: 'before' is run A's variant too (A/B compares two variants); expected another: regressed, fixed",

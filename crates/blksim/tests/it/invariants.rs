@@ -195,8 +195,8 @@ proptest! {
         // RAID5 also writes parity and reads old pages for read-modify-write: only the bound holds.
         let raid5 = sim.topology().upper.iter().any(|u| u.name.starts_with("md"));
         if sim.is_finished() && sim.bios_live() == 0 && !raid5 {
-            // Beyond the jobs' bytes, the disks read only multipathd's path checks (found by
-            // scripts/soak: `soak props --seed 4294967684`).
+            // Beyond the jobs' bytes, the disks read only multipathd's path checks
+            // (`soak props --seed 4294967684` draws such a scenario).
             let extra = sectors * 512 + dirty + writeback - app;
             prop_assert!(extra <= t.path_check_bytes, "iostat is {extra} bytes over the jobs', path checks {}", t.path_check_bytes);
             // Without fsync a buffered job is done when its data is in the page cache, while
