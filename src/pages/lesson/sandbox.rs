@@ -1,7 +1,7 @@
 //! The sandbox's fio job file box: editing a job, applying it, and what applying it did.
 
 use super::link::sync_fragment;
-use super::state::{Page, PageAction, PageDispatch};
+use super::state::{PageAction, PageDispatch, PageState};
 use super::SharedSession;
 use crate::protocol::{Command, Reply};
 use crate::view::RunView;
@@ -10,7 +10,7 @@ use yew::prelude::*;
 
 /// The job file box: the running workload as a job file, or the text being edited (`fio_text`),
 /// and what the last apply did (`fio_msg`).
-pub(super) fn job_file_box(session: &SharedSession, page: &PageDispatch, d: &RunView, ui: &Page) -> Html {
+pub(super) fn job_file_box(session: &SharedSession, page: &PageDispatch, d: &RunView, ui: &PageState) -> Html {
     let (fio_text, fio_msg) = (&ui.fio_text, &ui.fio_msg);
     // The job applies when asked (the button, or Ctrl+Enter in the box), not when the box
     // loses focus: a click elsewhere must do what it says, not restart the run first.

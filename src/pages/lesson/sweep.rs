@@ -3,7 +3,7 @@
 //! variant's distribution (`components::sweep_chart`), its percentiles, and its fastest and
 //! slowest seeds as links that open those runs.
 
-use super::state::{Page, PageAction, PageDispatch};
+use super::state::{PageAction, PageDispatch, PageState};
 use super::SharedSession;
 use crate::runs::SPEED_MAX;
 use crate::sweep::{best_and_worst, quantile, SeedRun, Sweep, SWEEP_SEEDS_MAX};
@@ -21,7 +21,7 @@ fn stall_words(r: &SeedRun) -> String {
 }
 
 /// The seeds box and Run (or Cancel while the sweep runs), and why a count was refused.
-fn seed_controls(session: &SharedSession, page: &PageDispatch, ui: &Page, running: bool) -> Html {
+fn seed_controls(session: &SharedSession, page: &PageDispatch, ui: &PageState, running: bool) -> Html {
     let (seeds, msg) = (&ui.sweep_seeds, &ui.sweep_msg);
     let start = {
         let (session, page, count) = (session.clone(), page.clone(), seeds.1);
@@ -180,7 +180,7 @@ fn sweep_results(s: &SessionView, sw: &Sweep) -> Html {
     }
 }
 
-pub(super) fn sweep_panel(session: &SharedSession, page: &PageDispatch, ui: &Page) -> Html {
+pub(super) fn sweep_panel(session: &SharedSession, page: &PageDispatch, ui: &PageState) -> Html {
     let s = session.borrow();
     let running = s.sweep.as_ref().is_some_and(|sw| !sw.is_done());
     let body = match &s.sweep {
