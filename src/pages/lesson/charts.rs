@@ -1,5 +1,6 @@
 //! The page's charts (drawn by components/charts.rs): a run's series, redrawing, PNG and CSV export.
 
+use super::state::{PageAction, PageDispatch};
 use super::SharedSession;
 use crate::components::charts::{draw_latency, draw_timeseries, RunSeries, CSV_HEADER};
 use crate::components::latency_heat::{draw_latency_heat, latency_columns, HeatColumns};
@@ -47,15 +48,15 @@ pub(super) fn draw_charts(s: &SessionView, chart: &NodeRef, latency: &NodeRef, d
 }
 
 /// The latency chart's two views: the run's histogram, or each second's latencies over time.
-pub(super) fn latency_view_buttons(session: &SharedSession, refresh: &UseForceUpdateHandle, over_time: bool) -> Html {
+pub(super) fn latency_view_buttons(session: &SharedSession, page: &PageDispatch, over_time: bool) -> Html {
     let set = |to: bool| {
-        let (session, refresh) = (session.clone(), refresh.clone());
+        let (session, page) = (session.clone(), page.clone());
         Callback::from(move |_: MouseEvent| {
             let mut s = session.borrow_mut();
             s.latency_over_time = to;
             s.charts_dirty = true;
             drop(s);
-            refresh.force_update();
+            page.dispatch(PageAction::SessionChanged);
         })
     };
     html! {

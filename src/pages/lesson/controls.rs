@@ -2,6 +2,7 @@
 
 use super::link::sync_fragment;
 use super::now_ms;
+use super::state::{Page, PageAction, PageDispatch};
 use super::steps::apply_step;
 use super::SharedSession;
 use crate::components::knobs::SeedInput;
@@ -69,14 +70,12 @@ fn not_a_shortcut(e: &KeyboardEvent) -> bool {
         || e.alt_key()
 }
 
-/// What the keyboard's listener acts on: the session, and the page's presenter mode, stop and
-/// shortcuts sheet (their values now in `now`, as the listener outlives each render).
+/// What the keyboard's listener acts on: the session, and the page's state (presenter mode, the
+/// stop and the shortcuts sheet, their values now in `now`, as the listener outlives each
+/// render; its actions through the page's dispatcher).
 struct Keys {
     session: SharedSession,
-    refresh: UseForceUpdateHandle,
-    presenter: UseStateHandle<bool>,
-    step: UseStateHandle<Option<usize>>,
-    shortcuts: UseStateHandle<bool>,
+    page: PageDispatch,
     /// (presenter mode, the stop, the sheet open) as the last render saw them.
     now: Rc<RefCell<(bool, Option<usize>, bool)>>,
 }
@@ -109,7 +108,7 @@ impl Keys {
             _ => return,
         }
         drop(s);
-        self.refresh.force_update();
+        self.page.dispatch(PageAction::SessionChanged);
     }
 
     /// The keys for the page rather than the run: the stops, the sheet and presenter mode.
@@ -122,20 +121,20 @@ impl Keys {
             "ArrowDown" | "ArrowRight" if in_presenter => 1,
             "ArrowUp" | "ArrowLeft" if in_presenter => -1,
             "?" => {
-                self.shortcuts.set(!sheet_open);
+                self.page.dispatch(PageAction::SetShortcutsOpen(!sheet_open));
                 return true;
             }
             "Escape" if sheet_open => {
-                self.shortcuts.set(false);
+                self.page.dispatch(PageAction::SetShortcutsOpen(false));
                 return true;
             }
             "p" | "P" => {
-                self.presenter.set(!in_presenter);
+                self.page.dispatch(PageAction::SetPresenter(!in_presenter));
                 return true;
             }
             // Escape leaves presenter mode, as it leaves a slide show.
             "Escape" if in_presenter => {
-                self.presenter.set(false);
+                self.page.dispatch(PageAction::SetPresenter(false));
                 return true;
             }
             _ => return false,
@@ -170,7 +169,7 @@ impl Keys {
         let mut s = self.session.borrow_mut();
         apply_step(&mut s, next);
         drop(s);
-        self.step.set(Some(next));
+        self.page.dispatch(PageAction::SetStep(Some(next)));
     }
 }
 
@@ -179,18 +178,13 @@ impl Keys {
 /// presenter mode; P toggles presenter mode and Escape leaves it; "?" opens the shortcuts
 /// sheet (`shortcuts.rs`), and Escape closes it first.
 #[hook]
-pub(super) fn use_keyboard_shortcuts(
-    session: SharedSession,
-    refresh: UseForceUpdateHandle,
-    presenter: UseStateHandle<bool>,
-    step: UseStateHandle<Option<usize>>,
-    shortcuts: UseStateHandle<bool>,
-) {
+pub(super) fn use_keyboard_shortcuts(session: SharedSession, page: &Page) {
     let keys_state = use_mut_ref(|| (false, None::<usize>, false));
-    *keys_state.borrow_mut() = (*presenter, *step, *shortcuts);
+    *keys_state.borrow_mut() = (page.presenter, page.step, page.shortcuts_open);
+    let page = page.dispatcher();
     use_effect_with((), move |_| {
         let window = web_sys::window().expect("window");
-        let keys = Keys { session, refresh, presenter, step, shortcuts, now: keys_state };
+        let keys = Keys { session, page, now: keys_state };
         // Not passive: Space must not scroll the page.
         let listener = EventListener::new_with_options(&window, "keydown", EventListenerOptions::enable_prevent_default(), move |e| {
             if let Some(e) = e.dyn_ref::<KeyboardEvent>() {
@@ -202,15 +196,9 @@ pub(super) fn use_keyboard_shortcuts(
 }
 
 /// Play/pause (or "done"), step, reset, skip, the speed slider and the seed field.
-pub(super) fn run_controls(
-    session: &SharedSession,
-    refresh: &UseForceUpdateHandle,
-    d: &RunView,
-    all_done: bool,
-    on_seed: Callback<String>,
-) -> Html {
+pub(super) fn run_controls(session: &SharedSession, page: &PageDispatch, d: &RunView, all_done: bool, on_seed: Callback<String>) -> Html {
     // Event handlers: each takes the session, changes it, and refreshes the page.
-    let act = |f: fn(&mut SessionView)| act_on(session, refresh, f);
+    let act = |f: fn(&mut SessionView)| act_on(session, page, f);
     let on_play = act(|s| {
         s.act(Command::TogglePlay);
     });
@@ -222,12 +210,12 @@ pub(super) fn run_controls(
     });
     let on_reset = act(super::link::reset);
     let on_speed = {
-        let (session, refresh) = (session.clone(), refresh.clone());
+        let (session, page) = (session.clone(), page.clone());
         Callback::from(move |e: InputEvent| {
             if let Some(input) = e.target_dyn_into::<HtmlInputElement>() {
                 if let Ok(v) = input.value().parse::<f64>() {
                     session.borrow_mut().act(Command::SetSpeed(slider_to_speed(v)));
-                    refresh.force_update();
+                    page.dispatch(PageAction::SessionChanged);
                 }
             }
         })
@@ -269,22 +257,18 @@ pub(super) fn run_controls(
 }
 
 /// A button's handler that acts on the session and redraws.
-pub(super) fn act_on(
-    session: &SharedSession,
-    refresh: &UseForceUpdateHandle,
-    f: impl Fn(&mut SessionView) + 'static,
-) -> Callback<MouseEvent> {
-    let (session, refresh) = (session.clone(), refresh.clone());
+pub(super) fn act_on(session: &SharedSession, page: &PageDispatch, f: impl Fn(&mut SessionView) + 'static) -> Callback<MouseEvent> {
+    let (session, page) = (session.clone(), page.clone());
     Callback::from(move |_: MouseEvent| {
         f(&mut session.borrow_mut());
-        refresh.force_update();
+        page.dispatch(PageAction::SessionChanged);
     })
 }
 
 /// The seed field's handler, memoized: `SeedInput`'s props then stay equal across the page's
 /// refreshes, and it keeps what the user is typing.
 #[hook]
-pub(super) fn use_seed_handler(session: SharedSession, refresh: UseForceUpdateHandle) -> Callback<String> {
+pub(super) fn use_seed_handler(session: SharedSession, page: PageDispatch) -> Callback<String> {
     use_callback((), move |text: String, _| {
         let mut s = session.borrow_mut();
         match text.trim().parse::<u64>() {
@@ -307,6 +291,6 @@ pub(super) fn use_seed_handler(session: SharedSession, refresh: UseForceUpdateHa
         }
         sync_fragment(&mut s);
         drop(s);
-        refresh.force_update();
+        page.dispatch(PageAction::SessionChanged);
     })
 }

@@ -1,6 +1,7 @@
 //! The animation-frame loop: runs the session, draws the diagrams, live lines and changed charts.
 
 use super::charts::draw_charts;
+use super::state::{PageAction, PageDispatch};
 use super::{now_ms, SharedSession};
 use crate::components::diagram::draw;
 use crate::format;
@@ -114,7 +115,7 @@ pub(super) fn use_frame_targets() -> FrameTargets {
 
 /// Advances the session each animation frame and draws it; `log_open`: the event log's tab shows.
 #[hook]
-pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHandle, log_open: bool, targets: FrameTargets) {
+pub(super) fn use_frame_loop(session: SharedSession, page: PageDispatch, log_open: bool, targets: FrameTargets) {
     let last_ts = use_mut_ref(|| None::<f64>);
     // The counters refresh once per simulated second; an open event log also refreshes a few
     // times a wall second while records come in (at a slow speed a simulated second takes
@@ -172,7 +173,7 @@ pub(super) fn use_frame_loop(session: SharedSession, refresh: UseForceUpdateHand
         }
         drop(live);
         if changed || log_moved {
-            refresh.force_update();
+            page.dispatch(PageAction::SessionChanged);
         }
         let work_ms = now_ms() - work_start;
         session.borrow_mut().tune(work_ms);

@@ -1,5 +1,6 @@
 //! The run's state in the URL: a history entry per state, Back and Forward, and Copy link.
 
+use super::state::{PageAction, PageDispatch};
 use super::SharedSession;
 use crate::protocol::Command;
 use crate::view::SessionView;
@@ -127,59 +128,43 @@ pub(super) fn current_hash() -> String {
 
 /// The view a link carries, applied as on a fresh load (a link pasted into this tab): the step
 /// (set up, if the link has no run state of its own), presenter mode and Large type.
-fn apply_view(
-    st: &blksim::course::link::LinkState,
-    s: &mut SessionView,
-    view: &(UseStateHandle<bool>, UseStateHandle<bool>, UseStateHandle<Option<usize>>),
-) {
-    let (presenter, large, step) = view;
+fn apply_view(st: &blksim::course::link::LinkState, s: &mut SessionView, page: &PageDispatch) {
     if let Some(p) = st.presenter {
-        presenter.set(p);
+        page.dispatch(PageAction::SetPresenter(p));
     }
     if let Some(l) = st.large {
-        large.set(l);
+        page.dispatch(PageAction::SetLarge(l));
     }
     match st.step {
         Some(n) => {
             super::steps::apply_linked_step(s, st);
-            step.set(Some(n as usize - 1));
+            page.dispatch(PageAction::SetStep(Some(n as usize - 1)));
         }
         // An entry from before the steps began (Back past the first step).
         None => {
             s.stop = None;
-            step.set(None);
+            page.dispatch(PageAction::SetStep(None));
         }
     }
 }
 
 /// Back and forward: when the URL's state differs from the run's, rebuild the run from it.
 #[hook]
-pub(super) fn use_back_forward(
-    session: SharedSession,
-    refresh: UseForceUpdateHandle,
-    id: String,
-    view: (UseStateHandle<bool>, UseStateHandle<bool>, UseStateHandle<Option<usize>>),
-) {
+pub(super) fn use_back_forward(session: SharedSession, page: PageDispatch, id: String) {
     use_effect_with((), move |_| {
         let window = web_sys::window().expect("window");
         let listener = EventListener::new(&window, "popstate", move |_| {
             // Once the views show the commands sent before it: the address is compared with
             // what they show.
-            let (hash, refresh, id, view) = (current_hash(), refresh.clone(), id.clone(), view.clone());
-            session.borrow_mut().when_settled(move |s| on_popstate(s, &hash, &refresh, &id, &view));
+            let (hash, page, id) = (current_hash(), page.clone(), id.clone());
+            session.borrow_mut().when_settled(move |s| on_popstate(s, &hash, &page, &id));
         });
         move || drop(listener)
     });
 }
 
 /// Back or Forward to `hash`: the same run with another B or time point, or another run.
-fn on_popstate(
-    s: &mut SessionView,
-    hash: &str,
-    refresh: &UseForceUpdateHandle,
-    id: &str,
-    view: &(UseStateHandle<bool>, UseStateHandle<bool>, UseStateHandle<Option<usize>>),
-) {
+fn on_popstate(s: &mut SessionView, hash: &str, page: &PageDispatch, id: &str) {
     let cur = state_fragment(s);
     if hash.split('?').next() != cur.split('?').next() || hash == cur {
         return;
@@ -194,8 +179,8 @@ fn on_popstate(
             // a fresh load of the link does. A link that names its pace (the sweep's
             // slowest-seed links ask 1 s/s) plays at it, as a fresh load of the link does.
             s.act(Command::SameRunLink { b: st.b.clone(), t: st.t, speed: st.speed });
-            apply_view(&st, s, view);
-            refresh.force_update();
+            apply_view(&st, s, page);
+            page.dispatch(PageAction::SessionChanged);
             return;
         }
     }
@@ -205,9 +190,9 @@ fn on_popstate(
     s.act(Command::OpenLink { fragment: hash.to_string(), default_lesson: id.to_string(), speed });
     replace_address_with_clean_link(s);
     if let Some(st) = &linked {
-        apply_view(st, s, view);
+        apply_view(st, s, page);
     }
-    refresh.force_update();
+    page.dispatch(PageAction::SessionChanged);
 }
 
 /// The whole address of a link fragment on this page (what a bug thread gets pasted).
@@ -219,12 +204,8 @@ pub(super) fn address_of(fragment: &str) -> String {
 /// Copy link: this run's address at this simulated time, to the clipboard and into a bar under
 /// the header (until the state changes).
 /// `view`: the step shown, presenter mode and Large type, which the link keeps too.
-pub(super) fn on_copy(
-    session: &SharedSession,
-    copied: &UseStateHandle<Option<(String, String)>>,
-    view: (Option<usize>, bool, bool),
-) -> Callback<MouseEvent> {
-    let (session, copied) = (session.clone(), copied.clone());
+pub(super) fn on_copy(session: &SharedSession, page: &PageDispatch, view: (Option<usize>, bool, bool)) -> Callback<MouseEvent> {
+    let (session, page) = (session.clone(), page.clone());
     Callback::from(move |_: MouseEvent| {
         let frag = session.borrow().fragment();
         let (step, presenter, large) = view;
@@ -262,6 +243,6 @@ pub(super) fn on_copy(
         let Some(w) = web_sys::window() else { return };
         let url = address_of(&frag);
         let _ = w.navigator().clipboard().write_text(&url);
-        copied.set(Some((url, state_fragment(&session.borrow()))));
+        page.dispatch(PageAction::SetCopied(Some((url, state_fragment(&session.borrow())))));
     })
 }

@@ -2,8 +2,9 @@
 //! numbers, charts, and the tabs (lesson text, event log, knobs). One `SessionView` runs the
 //! simulations and keeps the page's view of them; an animation-frame hook drives it. Presenter mode hides the prose.
 //!
-//! This file holds the page's state and its layout, and wires the parts beside it together:
-//! `controls` (run controls, keyboard), `steps` (steps, predict-then-reveal), `presenter`,
+//! This file holds the page's layout, and wires the parts beside it together: `state` (the
+//! page's own state, one reducer that every part dispatches its actions to, the session's
+//! changes among them), `controls` (run controls, keyboard), `steps` (steps, predict-then-reveal), `presenter`,
 //! `prefs` (themes), `link` (the URL), `nav`, `variants`, `stack`, `charts`, `frame` (the
 //! animation-frame loop), `tabs` and `sandbox`.
 
@@ -17,6 +18,7 @@ mod presenter;
 mod sandbox;
 mod shortcuts;
 mod stack;
+mod state;
 mod step_panel;
 mod steps;
 mod sweep;
@@ -34,7 +36,7 @@ use blksim::course::link::LinkState;
 pub use controls::{slider_to_speed, speed_to_slider};
 use frame::FrameTargets;
 use link::{current_hash, state_fragment};
-use prefs::Theme;
+use state::{Page, PageAction, PageDispatch, PageState};
 use std::cell::RefCell;
 use std::rc::Rc;
 use tabs::Tab;
@@ -52,75 +54,6 @@ pub type SharedSession = Rc<RefCell<SessionView>>;
 pub struct LessonPageProps {
     /// The lesson id, or "sandbox".
     pub id: String,
-}
-
-/// The page's own state beside the runs (which `SessionView` keeps): what the reader chose on
-/// the page and the messages its boxes show.
-struct PageState {
-    tab: UseStateHandle<Tab>,
-    presenter: UseStateHandle<bool>,
-    step: UseStateHandle<Option<usize>>,
-    /// The lesson text answers the prediction: it is held back until the answer is revealed,
-    /// or the reader asks for it (remembered for the browser tab, per lesson).
-    text_shown: UseStateHandle<bool>,
-    /// The last copied link, with the state it was copied in: it hides once the state changes.
-    copied: UseStateHandle<Option<(String, String)>>,
-    fio_msg: UseStateHandle<Option<String>>,
-    /// The sandbox's job file as the user is editing it; None shows the run's own workload.
-    fio_text: UseStateHandle<Option<String>>,
-    theme: UseStateHandle<Theme>,
-    large: UseStateHandle<bool>,
-    motion: UseStateHandle<prefs::Motion>,
-    /// The last knob change: its key, and what it did or why it was refused.
-    knob_msg: UseStateHandle<Option<tabs::KnobMessage>>,
-    knob_rejected: UseStateHandle<Option<(String, String)>>,
-    /// "Run many seeds": the box's text and the count it holds (None: not one the sweep
-    /// takes), and why a count was refused.
-    sweep_seeds: UseStateHandle<(String, Option<u64>)>,
-    sweep_msg: UseStateHandle<Option<String>>,
-    shortcuts_open: UseStateHandle<bool>,
-    legend_open: UseStateHandle<bool>,
-}
-
-/// The page's state, as a link (`view`) or the stored preferences start it.
-///
-/// Display preferences (presenter, large type, theme) last for the browser tab: an instructor
-/// moving to the next lesson, or reloading, keeps them. A link may carry them (and the step):
-/// it wins over the stored preference. Leniently: a link wrong in one part (a typo in its seed)
-/// keeps its step, presenter mode and Large type, as it keeps its variant.
-#[hook]
-fn use_page_state(id: &str, view: &Option<LinkState>) -> PageState {
-    let tab = use_state(|| Tab::Lesson);
-    let presenter =
-        use_state(|| view.as_ref().and_then(|v| v.presenter).unwrap_or_else(|| prefs::pref("presenter").as_deref() == Some("1")));
-    let step = use_state(|| view.as_ref().and_then(|v| v.step).map(|n| n as usize - 1));
-    let text_shown = use_state(|| prefs::pref(&tabs::text_shown_key(id)).is_some());
-    let theme = use_state(|| prefs::pref("theme").and_then(|p| Theme::ALL.into_iter().find(|t| t.name() == p)).unwrap_or(Theme::Auto));
-    let large = use_state(|| view.as_ref().and_then(|v| v.large).unwrap_or_else(|| prefs::pref("large").as_deref() == Some("1")));
-    // The legend shows by itself where a reader meets the diagram first: the sandbox and the
-    // primers (not in presenter mode, where it lies over the diagrams); elsewhere the Legend
-    // toggle opens it.
-    let legend_open = use_state(|| {
-        !*presenter && (id == blksim::course::lessons::SANDBOX || blksim::course::lessons::find(id).is_ok_and(|l| l.kind == "primer"))
-    });
-    PageState {
-        tab,
-        presenter,
-        step,
-        text_shown,
-        copied: use_state(|| None),
-        fio_msg: use_state(|| None),
-        fio_text: use_state(|| None),
-        theme,
-        large,
-        motion: use_state(prefs::Motion::stored),
-        knob_msg: use_state(|| None),
-        knob_rejected: use_state(|| None),
-        sweep_seeds: use_state(|| ("50".to_string(), Some(50u64))),
-        sweep_msg: use_state(|| None),
-        shortcuts_open: use_state(|| false),
-        legend_open,
-    }
 }
 
 /// A new stop opens at its top: in presenter mode the numbers column scrolls on its own, and a
@@ -142,11 +75,11 @@ fn use_stop_in_address(session: SharedSession, step: Option<usize>) {
 
 /// With reduced motion a run does not start by itself: the viewer presses Play.
 #[hook]
-fn use_paused_for_reduced_motion(session: SharedSession, refresh: UseForceUpdateHandle, reduced: bool) {
+fn use_paused_for_reduced_motion(session: SharedSession, page: PageDispatch, reduced: bool) {
     use_effect_with((), move |_| {
         if reduced {
             session.borrow_mut().act(crate::protocol::Command::Pause);
-            refresh.force_update();
+            page.dispatch(PageAction::SessionChanged);
         }
     });
 }
@@ -161,11 +94,11 @@ fn use_clean_address(session: SharedSession) {
 /// lesson plan's "open step 2", perhaps at a t) sets that step up, as PageDown would; a copied
 /// link carries its run's exact state, which stands.
 #[hook]
-fn use_linked_step(session: SharedSession, refresh: UseForceUpdateHandle, view: Rc<Option<LinkState>>) {
+fn use_linked_step(session: SharedSession, page: PageDispatch, view: Rc<Option<LinkState>>) {
     use_effect_with((), move |_| {
         if let Some(st) = view.as_ref().as_ref() {
             steps::apply_linked_step(&mut session.borrow_mut(), st);
-            refresh.force_update();
+            page.dispatch(PageAction::SessionChanged);
         }
     });
 }
@@ -173,13 +106,13 @@ fn use_linked_step(session: SharedSession, refresh: UseForceUpdateHandle, view: 
 /// A sweep started elsewhere (the prediction's, of as many seeds as its answer's rows) puts its
 /// count in the box: "Run 50 seeds" under a table of 200 would read as the table's button.
 #[hook]
-fn use_sweep_count_follows(session: &SharedSession, seeds: UseStateHandle<(String, Option<u64>)>, msg: UseStateHandle<Option<String>>) {
+fn use_sweep_count_follows(session: &SharedSession, page: &Page) {
     let sweep_n = session.borrow().sweep.as_ref().map(|sw| sw.seeds);
+    let (held, page) = (page.sweep_seeds.1, page.dispatcher());
     use_effect_with(sweep_n, move |n| {
         if let Some(n) = *n {
-            if seeds.1 != Some(n) {
-                seeds.set((n.to_string(), Some(n)));
-                msg.set(None);
+            if held != Some(n) {
+                page.dispatch(PageAction::SetSweepSeeds { text: n.to_string(), count: Some(n), msg: None });
             }
         }
     });
@@ -188,10 +121,11 @@ fn use_sweep_count_follows(session: &SharedSession, seeds: UseStateHandle<(Strin
 /// Presenter mode switched on from the page closes the legend: it would lie over the diagrams
 /// (in a primer's A/B step, over the whole of B).
 #[hook]
-fn use_legend_closes_for_presenter(presenter: bool, legend_open: UseStateHandle<bool>) {
-    use_effect_with(presenter, move |on| {
-        if *on && *legend_open {
-            legend_open.set(false);
+fn use_legend_closes_for_presenter(page: &Page) {
+    let (legend_open, page_dispatch) = (page.legend_open, page.dispatcher());
+    use_effect_with(page.presenter, move |on| {
+        if *on && legend_open {
+            page_dispatch.dispatch(PageAction::SetLegendOpen(false));
         }
     });
 }
@@ -223,28 +157,30 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         link::take_carried_notice(&mut s, &hash);
         s
     });
-    let refresh = use_force_update();
     let targets = frame::use_frame_targets();
     let view = use_memo((), |_| LinkState::decode_lenient(&current_hash()).ok().map(|(st, _)| st));
-    let ui = use_page_state(&props.id, &view);
-    use_stop_opens_at_top(*ui.step);
-    let prediction = steps::use_prediction();
-    use_stop_in_address(session.clone(), *ui.step);
-    use_paused_for_reduced_motion(session.clone(), refresh.clone(), ui.motion.reduced());
-    prefs::use_stored_prefs(*ui.presenter, *ui.large, *ui.theme);
+    let ui: Page = {
+        let (id, view) = (props.id.clone(), view.clone());
+        use_reducer(move || PageState::new(&id, &view))
+    };
+    let page = ui.dispatcher();
+    use_stop_opens_at_top(ui.step);
+    use_stop_in_address(session.clone(), ui.step);
+    use_paused_for_reduced_motion(session.clone(), page.clone(), ui.motion.reduced());
+    prefs::use_stored_prefs(ui.presenter, ui.large, ui.theme);
     use_clean_address(session.clone());
-    use_linked_step(session.clone(), refresh.clone(), view.clone());
-    use_sweep_count_follows(&session, ui.sweep_seeds.clone(), ui.sweep_msg.clone());
-    frame::use_frame_loop(session.clone(), refresh.clone(), *ui.tab == Tab::Log, targets.clone());
+    use_linked_step(session.clone(), page.clone(), view.clone());
+    use_sweep_count_follows(&session, &ui);
+    frame::use_frame_loop(session.clone(), page.clone(), ui.tab == Tab::Log, targets.clone());
     controls::use_blur_after_mouse_click();
-    shortcuts::use_sheet_focus(*ui.shortcuts_open);
-    use_legend_closes_for_presenter(*ui.presenter, ui.legend_open.clone());
-    use_legend_into_view(*ui.legend_open);
-    controls::use_keyboard_shortcuts(session.clone(), refresh.clone(), ui.presenter.clone(), ui.step.clone(), ui.shortcuts_open.clone());
-    link::use_back_forward(session.clone(), refresh.clone(), props.id.clone(), (ui.presenter.clone(), ui.large.clone(), ui.step.clone()));
-    let on_seed = controls::use_seed_handler(session.clone(), refresh.clone());
-    let on_knob = tabs::use_knob_handler(session.clone(), refresh.clone(), ui.knob_msg.clone(), ui.knob_rejected.clone());
-    presenter::use_notes_reply(props.id.clone(), *ui.step);
+    shortcuts::use_sheet_focus(ui.shortcuts_open);
+    use_legend_closes_for_presenter(&ui);
+    use_legend_into_view(ui.legend_open);
+    controls::use_keyboard_shortcuts(session.clone(), &ui);
+    link::use_back_forward(session.clone(), page.clone(), props.id.clone());
+    let on_seed = controls::use_seed_handler(session.clone(), page.clone());
+    let on_knob = tabs::use_knob_handler(session.clone(), page.clone());
+    presenter::use_notes_reply(props.id.clone(), ui.step);
     {
         let s = session.borrow();
         let (a, b) = (s.a.variant.clone(), s.b.as_ref().map(|b| b.variant.clone()));
@@ -252,18 +188,17 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
         variants::use_b_picker_shows_b(a, b);
     }
     let s = session.borrow();
-    let parts = Parts { id: &props.id, session: &session, refresh: &refresh, ui: &ui, targets: &targets, prediction: &prediction, s: &s };
-    page(&parts, on_seed, on_knob)
+    let parts = Parts { id: &props.id, session: &session, page: &page, ui: &ui, targets: &targets, s: &s };
+    page_html(&parts, on_seed, on_knob)
 }
 
 /// What the page's parts render from.
 struct Parts<'a> {
     id: &'a str,
     session: &'a SharedSession,
-    refresh: &'a UseForceUpdateHandle,
-    ui: &'a PageState,
+    page: &'a PageDispatch,
+    ui: &'a Page,
     targets: &'a FrameTargets,
-    prediction: &'a steps::Prediction,
     s: &'a SessionView,
 }
 
@@ -303,7 +238,7 @@ impl Parts<'_> {
     }
 }
 
-fn page(p: &Parts, on_seed: Callback<String>, on_knob: Callback<(String, String)>) -> Html {
+fn page_html(p: &Parts, on_seed: Callback<String>, on_knob: Callback<(String, String)>) -> Html {
     let (s, ui) = (p.s, p.ui);
     let d = &s.a;
     let lesson = &d.lesson;
@@ -311,9 +246,9 @@ fn page(p: &Parts, on_seed: Callback<String>, on_knob: Callback<(String, String)
     html! {
         <div class="app" data-presenter={ui.presenter.to_string()} data-lesson={lesson.id.clone()} data-variant={d.variant.clone()} data-playing={d.playing.to_string()} data-theme={ui.theme.name()} data-ab={ab.to_string()} data-expanded={s.expanded.map_or("none".to_string(), |g| g.to_string())} data-large={ui.large.to_string()} data-motion={ui.motion.name()}>
             { header_bar(p, on_seed) }
-            { shortcuts::shortcuts_dialog(&ui.shortcuts_open) }
+            { shortcuts::shortcuts_dialog(ui.shortcuts_open, p.page) }
             { notice(p) }
-            if let Some((url, _)) = (*ui.copied).as_ref().filter(|(_, state)| *state == state_fragment(s)) {
+            if let Some((url, _)) = ui.copied.as_ref().filter(|(_, state)| *state == state_fragment(s)) {
                 <p class="copied">{ "Link: " }<input class="copied-url" readonly=true value={url.clone()} aria-label="Link to this run" size="80" /></p>
             }
             <p class="question">{ &lesson.question }</p>
@@ -324,7 +259,7 @@ fn page(p: &Parts, on_seed: Callback<String>, on_knob: Callback<(String, String)
                 { stack_zone(p) }
                 { numbers(p, &on_knob) }
             </main>
-            { tabs::tab_buttons(&ui.tab, p.is_sandbox()) }
+            { tabs::tab_buttons(ui, p.is_sandbox()) }
             { tab_body(p, on_knob) }
             if !d.shown.model_gaps.is_empty() {
                 <footer class="gaps">
@@ -338,24 +273,24 @@ fn page(p: &Parts, on_seed: Callback<String>, on_knob: Callback<(String, String)
 
 /// The header: lesson picker, variants, run controls and the display toggles.
 fn header_bar(p: &Parts, on_seed: Callback<String>) -> Html {
-    let (session, refresh, s, ui) = (p.session, p.refresh, p.s, p.ui);
+    let (session, page, s, ui) = (p.session, p.page, p.s, p.ui);
     let d = &s.a;
     let all_done = d.is_done() && s.b.as_ref().is_none_or(|b| b.is_done());
-    let on_copy = link::on_copy(session, &ui.copied, (*ui.step, *ui.presenter, *ui.large));
+    let on_copy = link::on_copy(session, page, (ui.step, ui.presenter, ui.large));
     html! {
         <header class="bar">
             <h1><a href="#/" class="home-link" title="All lessons">{ "blkviz" }</a></h1>
             { nav::lesson_picker(&d.lesson.id) }
-            { variants::variant_controls(session, refresh, s) }
-            { controls::run_controls(session, refresh, d, all_done, on_seed) }
-            <button class="toggle" aria-pressed={ui.large.to_string()} title="Large type, for a projector" onclick={{ let large = ui.large.clone(); Callback::from(move |_| large.set(!*large)) }}>{ "Large type" }</button>
-            { presenter::presenter_buttons(&ui.presenter, p.id, *ui.step) }
-            { prefs::motion_button(&ui.motion) }
-            { shortcuts::shortcuts_button(&ui.shortcuts_open) }
-            <button class="toggle legend-toggle" aria-pressed={ui.legend_open.to_string()} title="What the diagram's marks and colours mean" onclick={{ let l = ui.legend_open.clone(); Callback::from(move |_| l.set(!*l)) }}>{ "Legend" }</button>
+            { variants::variant_controls(session, page, s) }
+            { controls::run_controls(session, page, d, all_done, on_seed) }
+            <button class="toggle" aria-pressed={ui.large.to_string()} title="Large type, for a projector" onclick={{ let (page, large) = (page.clone(), ui.large); Callback::from(move |_| page.dispatch(PageAction::SetLarge(!large))) }}>{ "Large type" }</button>
+            { presenter::presenter_buttons(ui.presenter, page, p.id, ui.step) }
+            { prefs::motion_button(ui.motion, page) }
+            { shortcuts::shortcuts_button(ui.shortcuts_open, page) }
+            <button class="toggle legend-toggle" aria-pressed={ui.legend_open.to_string()} title="What the diagram's marks and colours mean" onclick={{ let (page, open) = (page.clone(), ui.legend_open); Callback::from(move |_| page.dispatch(PageAction::SetLegendOpen(!open))) }}>{ "Legend" }</button>
             <button class="copy-link" onclick={on_copy} title="A link to exactly this run, at this simulated time">{ "Copy link" }</button>
             { nav::prev_next_links(&d.lesson.id) }
-            { prefs::theme_buttons(&ui.theme, session) }
+            { prefs::theme_buttons(ui.theme, page, session) }
         </header>
     }
 }
@@ -365,10 +300,10 @@ fn header_bar(p: &Parts, on_seed: Callback<String>) -> Html {
 fn notice(p: &Parts) -> Html {
     let Some(n) = &p.s.a.notice else { return html! {} };
     let on_close = {
-        let (session, refresh) = (p.session.clone(), p.refresh.clone());
+        let (session, page) = (p.session.clone(), p.page.clone());
         Callback::from(move |_: MouseEvent| {
             session.borrow_mut().set_notice(None);
-            refresh.force_update();
+            page.dispatch(PageAction::SessionChanged);
         })
     };
     html! {
@@ -389,13 +324,13 @@ fn stack_zone(p: &Parts) -> Html {
     let (session, s, t) = (p.session, p.s, p.targets);
     let d = &s.a;
     let ab = s.b.is_some();
-    let on_diagram_click = stack::on_diagram_click(session, p.refresh, &t.canvas_a);
+    let on_diagram_click = stack::on_diagram_click(session, p.page, &t.canvas_a);
     html! {
         <section class={classes!("stack", ab.then_some("split"))} aria-label="The block stack">
             <Diagram canvas={t.canvas_a.clone()} summary={stack::summary(d)} label={if ab { format!("A · {}", d.variant) } else { String::new() }} onclick_x={on_diagram_click.clone()} onpointer={stack::on_diagram_pointer(session, false)} />
             <p class="live" ref={t.live_a.clone()} data-testid="live" aria-live="off"></p>
-            { stack::group_buttons(session, p.refresh, s) }
-            if *p.ui.legend_open { <Legend /> }
+            { stack::group_buttons(session, p.page, s) }
+            if p.ui.legend_open { <Legend /> }
             if let Some(b) = &s.b {
                 <Diagram canvas={t.canvas_b.clone()} summary={stack::summary(b)} label={format!("B · {}", b.variant)} onclick_x={on_diagram_click.clone()} onpointer={stack::on_diagram_pointer(session, true)} />
                 <p class="live" ref={t.live_b.clone()} data-testid="live-b" aria-live="off"></p>
@@ -409,16 +344,16 @@ fn numbers(p: &Parts, on_knob: &Callback<(String, String)>) -> Html {
     let (session, s, ui) = (p.session, p.s, p.ui);
     let d = &s.a;
     let at_predict = p.at_predict();
-    let predict_box = if at_predict { steps::predict_box(session, p.refresh, d, p.prediction) } else { None };
+    let predict_box = if at_predict { steps::predict_box(session, p.page, d, p.ui.prediction) } else { None };
     html! {
         <div class="numbers" data-tables={p.step_tables()} data-predict={at_predict.to_string()} data-opening={ui.step.is_none().to_string()}>
             if p.is_sandbox() {
                 // The sandbox's knobs sit beside the diagram, grouped by layer.
                 <div class="sandbox-knobs">
-                    <KnobPanel scenario={d.shown.scenario.clone()} on_apply={on_knob.clone()} message={tabs::KnobMessage::for_run(&ui.knob_msg, d)} rejected={(*ui.knob_rejected).clone()} live_writes={tabs::live_write_lines(d)} />
+                    <KnobPanel scenario={d.shown.scenario.clone()} on_apply={on_knob.clone()} message={tabs::KnobMessage::for_run(&ui.knob_msg, d)} rejected={ui.knob_rejected.clone()} live_writes={tabs::live_write_lines(d)} />
                 </div>
             } else {
-                { step_panel::step_panel(&d.lesson, *ui.step, steps::go_callback(session, &ui.step), predict_box) }
+                { step_panel::step_panel(&d.lesson, ui.step, steps::go_callback(session, p.page), predict_box) }
             }
             { counters(p) }
             { charts_section(p) }
@@ -428,7 +363,7 @@ fn numbers(p: &Parts, on_knob: &Callback<(String, String)>) -> Html {
 
 /// The counters: throughput, vmstat, iostat -x and top, for A and B.
 fn counters(p: &Parts) -> Html {
-    let (session, refresh, s) = (p.session, p.refresh, p.s);
+    let (session, page, s) = (p.session, p.page, p.s);
     let d = &s.a;
     let lesson = &d.lesson;
     html! {
@@ -439,7 +374,7 @@ fn counters(p: &Parts) -> Html {
             done_s={d.shown.finished_at.map(|t| t.as_secs_f64())}
             b_done_s={s.b.as_ref().and_then(|b| b.shown.finished_at).map(|t| t.as_secs_f64())}
             jumping_to_s={d.catch_up_to.map(|t| t.as_secs_f64())}
-            on_skip_warmup={lesson.warmup_s.map(|w| controls::act_on(session, refresh, move |s| {
+            on_skip_warmup={lesson.warmup_s.map(|w| controls::act_on(session, page, move |s| {
                 s.act(crate::protocol::Command::JumpTo(blksim::SimTime::from_secs_f64(w)));
                 // The button goes with the banner: the keyboard's focus goes to the
                 // header's Play, which says "Stop · to" while the jump runs (one
@@ -447,22 +382,22 @@ fn counters(p: &Parts) -> Html {
                 shortcuts::focus_first("button.play");
             }))}
             iostat_rows={p.cur_step().map(|st| st.iostat_rows).unwrap_or_default()}
-            max_devices={if *p.ui.presenter { 4 } else { 12 }}
+            max_devices={if p.ui.presenter { 4 } else { 12 }}
             page_cache={!d.shown.scenario.workload.direct || s.b.as_ref().is_some_and(|b| !b.shown.scenario.workload.direct)} />
     }
 }
 
 /// The charts: throughput, latency, the timeline, the sweep and the exports.
 fn charts_section(p: &Parts) -> Html {
-    let (session, refresh, s, t) = (p.session, p.refresh, p.s, p.targets);
+    let (session, page, s, t) = (p.session, p.page, p.s, p.targets);
     html! {
         <section class="charts" aria-label="Charts">
             <canvas ref={t.chart.clone()} class="chart" data-testid="chart" role="img" aria-label="Throughput, context switches and CPU over simulated time"></canvas>
-            { charts::latency_view_buttons(session, refresh, s.latency_over_time) }
+            { charts::latency_view_buttons(session, page, s.latency_over_time) }
             <canvas ref={t.latency.clone()} class="latency" role="img" data-view={if s.latency_over_time { "over-time" } else { "histogram" }}
                 aria-label={if s.latency_over_time { "Latency heat map of the jobs' I/Os: each simulated second across, latency up in powers of two, pale yellow for few I/Os to deep red for many" } else { "Latency histogram of the jobs' I/Os (fio clat: each read, write or io, not each request)" }}></canvas>
-            { timeline::timeline_bar(session, refresh) }
-            { sweep::sweep_panel(session, refresh, &p.ui.sweep_seeds, &p.ui.sweep_msg) }
+            { timeline::timeline_bar(session, page) }
+            { sweep::sweep_panel(session, page, p.ui) }
             <div class="chart-actions">
                 <button onclick={charts::on_png(session, &t.chart)}>{ "Export PNG" }</button>
                 <button onclick={charts::on_csv(session)}>{ "Export CSV" }</button>
@@ -473,34 +408,34 @@ fn charts_section(p: &Parts) -> Html {
 
 /// The tab shown: the lesson text (held back by the prediction), the event log or the knobs.
 fn tab_body(p: &Parts, on_knob: Callback<(String, String)>) -> Html {
-    let (session, refresh, s, ui) = (p.session, p.refresh, p.s, p.ui);
+    let (session, page, s, ui) = (p.session, p.page, p.s, p.ui);
     let d = &s.a;
     let lesson = &d.lesson;
     html! {
         <div class="tab-body" role="tabpanel">
-            if *ui.tab == Tab::Lesson {
+            if ui.tab == Tab::Lesson {
                 <div class="lesson-tab">
                     if p.is_sandbox() {
-                        { sandbox::job_file_box(session, refresh, d, &ui.fio_text, &ui.fio_msg) }
+                        { sandbox::job_file_box(session, page, d, ui) }
                         <article class="lesson-text">{ markdown::lesson_body(&lesson.id) }</article>
                     } else {
                         <div class="lesson-side">
-                            { steps::steps_list(session, &ui.step, d) }
+                            { steps::steps_list(session, page, ui.step, d) }
                         </div>
                         <article class="lesson-text">
-                            if lesson.predict.is_some() && !p.prediction.is_revealed() && !*ui.text_shown {
+                            if lesson.predict.is_some() && !ui.prediction.revealed && !ui.text_shown {
                                 { markdown::lesson_heading(&lesson.id) }
-                                { tabs::text_gate(lesson, &ui.text_shown, steps::go_callback(session, &ui.step)) }
+                                { tabs::text_gate(lesson, page, steps::go_callback(session, page)) }
                             } else {
                                 { markdown::lesson_body(&lesson.id) }
                             }
                         </article>
                     }
                 </div>
-            } else if *ui.tab == Tab::Log {
-                { tabs::event_log(session, refresh, d, s.b.is_some()) }
+            } else if ui.tab == Tab::Log {
+                { tabs::event_log(session, page, d, s.b.is_some()) }
             } else {
-                <KnobPanel scenario={d.shown.scenario.clone()} also={s.b.as_ref().map(|b| b.shown.scenario.clone())} on_apply={on_knob} message={tabs::KnobMessage::for_run(&ui.knob_msg, d)} rejected={(*ui.knob_rejected).clone()} live_writes={tabs::live_write_lines(d)} />
+                <KnobPanel scenario={d.shown.scenario.clone()} also={s.b.as_ref().map(|b| b.shown.scenario.clone())} on_apply={on_knob} message={tabs::KnobMessage::for_run(&ui.knob_msg, d)} rejected={ui.knob_rejected.clone()} live_writes={tabs::live_write_lines(d)} />
             }
         </div>
     }

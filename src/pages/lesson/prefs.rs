@@ -1,5 +1,6 @@
 //! Display preferences kept for the browser tab (presenter, large type, theme), and the theme buttons.
 
+use super::state::{PageAction, PageDispatch};
 use super::SharedSession;
 use yew::prelude::*;
 
@@ -75,14 +76,14 @@ impl Motion {
 }
 
 /// The Motion toggle: pressed means requests move between stages.
-pub(super) fn motion_button(motion: &UseStateHandle<Motion>) -> Html {
+pub(super) fn motion_button(motion: Motion, page: &PageDispatch) -> Html {
     let reduced = motion.reduced();
     let onclick = {
-        let motion = motion.clone();
+        let page = page.clone();
         Callback::from(move |_: MouseEvent| {
             let m = if motion.reduced() { Motion::Full } else { Motion::Reduced };
             set_pref("motion", m.name());
-            motion.set(m);
+            page.dispatch(PageAction::SetMotion(m));
         })
     };
     html! {
@@ -101,18 +102,18 @@ pub(super) fn use_stored_prefs(presenter: bool, large: bool, theme: Theme) {
 }
 
 /// The theme buttons. A theme redraws the charts: their colours follow it.
-pub(super) fn theme_buttons(theme: &UseStateHandle<Theme>, session: &SharedSession) -> Html {
+pub(super) fn theme_buttons(theme: Theme, page: &PageDispatch, session: &SharedSession) -> Html {
     let set_theme = |t: Theme| {
-        let (theme, session) = (theme.clone(), session.clone());
+        let (page, session) = (page.clone(), session.clone());
         Callback::from(move |_: MouseEvent| {
-            theme.set(t);
+            page.dispatch(PageAction::SetTheme(t));
             session.borrow_mut().charts_dirty = true;
         })
     };
     html! {
         <div class="themes" role="group" aria-label="Theme">
             { for Theme::ALL.into_iter().map(|t| html! {
-                <button aria-pressed={(**theme == t).to_string()} onclick={set_theme(t)}>{ t.name() }</button>
+                <button aria-pressed={(theme == t).to_string()} onclick={set_theme(t)}>{ t.name() }</button>
             }) }
         </div>
     }

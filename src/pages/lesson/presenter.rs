@@ -1,5 +1,6 @@
 //! Presenter mode's buttons and its speaker notes: the notes window and which step it shows.
 
+use super::state::{PageAction, PageDispatch};
 use crate::pages::notes::CHANNEL;
 use gloo::events::EventListener;
 use wasm_bindgen::JsCast;
@@ -15,10 +16,10 @@ pub(super) fn post_step(lesson: &str, step: Option<usize>) {
 }
 
 /// The presenter toggle and, in presenter mode, the button that opens the speaker notes.
-pub(super) fn presenter_buttons(presenter: &UseStateHandle<bool>, id: &str, step: Option<usize>) -> Html {
+pub(super) fn presenter_buttons(presenter: bool, page: &PageDispatch, id: &str, step: Option<usize>) -> Html {
     let on_presenter = {
-        let presenter = presenter.clone();
-        Callback::from(move |_: MouseEvent| presenter.set(!*presenter))
+        let page = page.clone();
+        Callback::from(move |_: MouseEvent| page.dispatch(PageAction::SetPresenter(!presenter)))
     };
     let on_notes = {
         let id = id.to_string();
@@ -32,7 +33,7 @@ pub(super) fn presenter_buttons(presenter: &UseStateHandle<bool>, id: &str, step
     html! {
         <>
             <button class="presenter-toggle toggle" aria-pressed={presenter.to_string()} title="P: the prose hides, the stack and numbers fill the screen; PageDown/PageUp move through the steps" onclick={on_presenter}>{ "Presenter" }</button>
-            if **presenter { <button onclick={on_notes} title="Opens the speaker notes in a second window">{ "Speaker notes" }</button> }
+            if presenter { <button onclick={on_notes} title="Opens the speaker notes in a second window">{ "Speaker notes" }</button> }
         </>
     }
 }

@@ -1,6 +1,7 @@
 //! The sandbox's fio job file box: editing a job, applying it, and what applying it did.
 
 use super::link::sync_fragment;
+use super::state::{PageAction, PageDispatch, PageState};
 use super::SharedSession;
 use crate::protocol::{Command, Reply};
 use crate::view::RunView;
@@ -9,25 +10,20 @@ use yew::prelude::*;
 
 /// The job file box: the running workload as a job file, or the text being edited (`fio_text`),
 /// and what the last apply did (`fio_msg`).
-pub(super) fn job_file_box(
-    session: &SharedSession,
-    refresh: &UseForceUpdateHandle,
-    d: &RunView,
-    fio_text: &UseStateHandle<Option<String>>,
-    fio_msg: &UseStateHandle<Option<String>>,
-) -> Html {
+pub(super) fn job_file_box(session: &SharedSession, page: &PageDispatch, d: &RunView, ui: &PageState) -> Html {
+    let (fio_text, fio_msg) = (&ui.fio_text, &ui.fio_msg);
     // The job applies when asked (the button, or Ctrl+Enter in the box), not when the box
     // loses focus: a click elsewhere must do what it says, not restart the run first.
     let apply_fio = {
-        let (session, refresh, fio_msg, fio_text) = (session.clone(), refresh.clone(), fio_msg.clone(), fio_text.clone());
+        let (session, page, fio_text) = (session.clone(), page.clone(), fio_text.clone());
         Callback::from(move |()| {
-            let Some(text) = (*fio_text).clone() else { return };
+            let Some(text) = fio_text.clone() else { return };
             let mut s = session.borrow_mut();
             match blksim::fio::parse(&text) {
-                Err(e) => fio_msg.set(Some(format!("not applied: {e}"))),
+                Err(e) => page.dispatch(PageAction::SetFioMsg(Some(format!("not applied: {e}")))),
                 Ok(mut job) => {
                     job.fit_devices(&s.a.shown.scenario);
-                    let (fio_msg, fio_text) = (fio_msg.clone(), fio_text.clone());
+                    let outcome = page.clone();
                     s.act_then(Command::ApplyMany(job.knobs.clone()), move |_, r| {
                         let mut msg = Vec::new();
                         if let Reply::Refused(e) = r {
@@ -41,22 +37,22 @@ pub(super) fn job_file_box(
                             if let Some(notes) = job.notes() {
                                 msg.push(notes);
                             }
-                            fio_text.set(None);
+                            outcome.dispatch(PageAction::SetFioText(None));
                         }
-                        fio_msg.set(Some(msg.join("; ")));
+                        outcome.dispatch(PageAction::SetFioMsg(Some(msg.join("; "))));
                     });
                     sync_fragment(&mut s);
                 }
             }
             drop(s);
-            refresh.force_update();
+            page.dispatch(PageAction::SessionChanged);
         })
     };
     let on_fio_input = {
-        let fio_text = fio_text.clone();
+        let page = page.clone();
         Callback::from(move |e: InputEvent| {
             if let Some(t) = e.target_dyn_into::<web_sys::HtmlTextAreaElement>() {
-                fio_text.set(Some(t.value()));
+                page.dispatch(PageAction::SetFioText(Some(t.value())));
             }
         })
     };
@@ -74,12 +70,12 @@ pub(super) fn job_file_box(
             <h3>{ "fio job file" }</h3>
             <p class="dim">{ "Paste a job ([global] plus one job section). rw, bs, numjobs, ioengine, iodepth, direct (or buffered), size, end_fsync, filename, runtime (where the run stops) and time_based apply; the stack is in the Knobs tab. The link keeps it all." }</p>
             <textarea aria-label="fio job file" rows="10" cols="48" oninput={on_fio_input} onkeydown={on_fio_key}
-                value={(**fio_text).clone().unwrap_or_else(|| blksim::fio::job_file(&d.shown.scenario))} />
+                value={fio_text.clone().unwrap_or_else(|| blksim::fio::job_file(&d.shown.scenario))} />
             <p class="fio-actions">
                 <button data-testid="apply-fio" disabled={fio_text.is_none()} onclick={{ let apply_fio = apply_fio.clone(); Callback::from(move |_: MouseEvent| apply_fio.emit(())) }}>{ "Apply job" }</button>
                 <span class="dim">{ if fio_text.is_some() { " edited, not applied yet (Ctrl+Enter applies)" } else { " the running workload, as a job file" } }</span>
             </p>
-            if let Some(m) = &**fio_msg { <p class="knob-msg" role="status">{ m }</p> }
+            if let Some(m) = fio_msg { <p class="knob-msg" role="status">{ m }</p> }
         </section>
     }
 }

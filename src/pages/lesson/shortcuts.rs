@@ -1,6 +1,7 @@
 //! The keyboard shortcuts sheet: "?" (or its button) opens a dialog listing every key the page
 //! takes; Escape or its Close button closes it.
 
+use super::state::{PageAction, PageDispatch};
 use yew::prelude::*;
 
 /// Every shortcut, as (keys, what it does), in the order a lecture uses them.
@@ -19,10 +20,10 @@ pub(super) const SHORTCUTS: &[(&str, &str)] = &[
 ];
 
 /// The "?" button beside the display toggles.
-pub(super) fn shortcuts_button(open: &UseStateHandle<bool>) -> Html {
+pub(super) fn shortcuts_button(open: bool, page: &PageDispatch) -> Html {
     let onclick = {
-        let open = open.clone();
-        Callback::from(move |_: MouseEvent| open.set(!*open))
+        let page = page.clone();
+        Callback::from(move |_: MouseEvent| page.dispatch(PageAction::SetShortcutsOpen(!open)))
     };
     html! {
         <button class="toggle shortcuts-button" aria-haspopup="dialog" aria-expanded={open.to_string()} title="Keyboard shortcuts (?)" {onclick}>{ "?" }</button>
@@ -30,13 +31,13 @@ pub(super) fn shortcuts_button(open: &UseStateHandle<bool>) -> Html {
 }
 
 /// The sheet itself, when open.
-pub(super) fn shortcuts_dialog(open: &UseStateHandle<bool>) -> Html {
-    if !**open {
+pub(super) fn shortcuts_dialog(open: bool, page: &PageDispatch) -> Html {
+    if !open {
         return Html::default();
     }
     let close = {
-        let open = open.clone();
-        Callback::from(move |_: MouseEvent| open.set(false))
+        let page = page.clone();
+        Callback::from(move |_: MouseEvent| page.dispatch(PageAction::SetShortcutsOpen(false)))
     };
     html! {
         <div class="shortcuts" role="dialog" aria-modal="false" aria-label="Keyboard shortcuts" data-testid="shortcuts">

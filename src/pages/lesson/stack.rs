@@ -1,5 +1,6 @@
 //! The stack zone's parts: a diagram's summary in words, and expanding a device group.
 
+use super::state::{PageAction, PageDispatch};
 use super::SharedSession;
 use crate::components::diagram::layout_for;
 use crate::view::RunView;
@@ -23,8 +24,8 @@ pub(super) fn summary(d: &RunView) -> String {
 
 /// A click on a diagram at `x`, looked up in run A's layout: expands a device group, or
 /// collapses it.
-pub(super) fn on_diagram_click(session: &SharedSession, refresh: &UseForceUpdateHandle, canvas_a: &NodeRef) -> Callback<f64> {
-    let (session, refresh, canvas_a) = (session.clone(), refresh.clone(), canvas_a.clone());
+pub(super) fn on_diagram_click(session: &SharedSession, page: &PageDispatch, canvas_a: &NodeRef) -> Callback<f64> {
+    let (session, page, canvas_a) = (session.clone(), page.clone(), canvas_a.clone());
     Callback::from(move |x: f64| {
         let mut s = session.borrow_mut();
         let Some(c) = canvas_a.cast::<HtmlCanvasElement>() else { return };
@@ -37,7 +38,7 @@ pub(super) fn on_diagram_click(session: &SharedSession, refresh: &UseForceUpdate
                 None => return,
             };
             drop(s);
-            refresh.force_update();
+            page.dispatch(PageAction::SessionChanged);
         }
     })
 }
@@ -66,7 +67,7 @@ pub(super) fn on_diagram_pointer(session: &SharedSession, b: bool) -> Callback<c
 }
 
 /// The same expand/collapse as clicking the diagram, for the keyboard and screen readers.
-pub(super) fn group_buttons(session: &SharedSession, refresh: &UseForceUpdateHandle, s: &SessionView) -> Html {
+pub(super) fn group_buttons(session: &SharedSession, page: &PageDispatch, s: &SessionView) -> Html {
     let d = &s.a;
     let cols = crate::layout::columns(d.shown.topology.devices.len(), None);
     if cols.iter().any(|c| c.group.is_some()) {
@@ -77,12 +78,12 @@ pub(super) fn group_buttons(session: &SharedSession, refresh: &UseForceUpdateHan
                     let name = format!("{}–{}", d.shown.topology.devices[c.first].name, d.shown.topology.devices[c.first + c.count - 1].name);
                     let pressed = s.expanded == Some(g);
                     let onclick = {
-                        let (session, refresh) = (session.clone(), refresh.clone());
+                        let (session, page) = (session.clone(), page.clone());
                         Callback::from(move |_| {
                             let mut s = session.borrow_mut();
                             s.expanded = if s.expanded == Some(g) { None } else { Some(g) };
                             drop(s);
-                            refresh.force_update();
+                            page.dispatch(PageAction::SessionChanged);
                         })
                     };
                     html! { <button class="group" aria-pressed={pressed.to_string()} {onclick}>{ name }</button> }

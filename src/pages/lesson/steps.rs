@@ -1,6 +1,7 @@
 //! The lesson's steps and its prediction: going to a step, the steps list, predict-then-reveal.
 
 use super::link::sync_fragment;
+use super::state::{PageAction, PageDispatch};
 use super::SharedSession;
 use crate::protocol::{Command, LinkedStep, Reply};
 use crate::view::RunView;
@@ -30,40 +31,30 @@ pub(super) fn apply_linked_step(s: &mut SessionView, st: &blksim::course::link::
 
 /// The reader's prediction: the option picked, whether its A/B run started, and whether the
 /// answer shows.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Prediction {
-    predicted: UseStateHandle<Option<usize>>,
-    predict_ran: UseStateHandle<bool>,
-    revealed: UseStateHandle<bool>,
-}
-
-impl Prediction {
+    pub predicted: Option<usize>,
+    pub predict_ran: bool,
     /// Whether the answer shows (Reveal was pressed on this page).
-    pub(super) fn is_revealed(&self) -> bool {
-        *self.revealed
-    }
-}
-
-#[hook]
-pub(super) fn use_prediction() -> Prediction {
-    Prediction { predicted: use_state(|| None::<usize>), predict_ran: use_state(|| false), revealed: use_state(|| false) }
+    pub revealed: bool,
 }
 
 /// Goes to stop `i` (a step or the prediction); the notes window follows the page's stop
 /// (`presenter::use_notes_reply`).
-pub(super) fn go_callback(session: &SharedSession, step: &UseStateHandle<Option<usize>>) -> Callback<usize> {
-    let (session, step) = (session.clone(), step.clone());
+pub(super) fn go_callback(session: &SharedSession, page: &PageDispatch) -> Callback<usize> {
+    let (session, page) = (session.clone(), page.clone());
     Callback::from(move |i: usize| {
         let mut s = session.borrow_mut();
         apply_step(&mut s, i);
         drop(s);
-        step.set(Some(i));
+        page.dispatch(PageAction::SetStep(Some(i)));
     })
 }
 
 /// The lesson's stops (its steps, and the prediction where it is asked), the current one
 /// marked; each button goes to its stop.
-pub(super) fn steps_list(session: &SharedSession, step: &UseStateHandle<Option<usize>>, d: &RunView) -> Html {
-    let go = go_callback(session, step);
+pub(super) fn steps_list(session: &SharedSession, page: &PageDispatch, step: Option<usize>, d: &RunView) -> Html {
+    let go = go_callback(session, page);
     let goto_step = move |i: usize| {
         let go = go.clone();
         Callback::from(move |_: MouseEvent| {
@@ -82,8 +73,8 @@ pub(super) fn steps_list(session: &SharedSession, step: &UseStateHandle<Option<u
                 let title = lesson.stop_title(i).unwrap_or_default().to_string();
                 let class = (lesson.stop(i) == Some(Stop::Predict)).then_some("predict-stop");
                 html! {
-                    <li class={classes!((Some(i) == **step).then_some("current"), class)}>
-                        <button onclick={goto_step(i)} aria-current={if Some(i) == **step { "step" } else { "false" }}>{ title }</button>
+                    <li class={classes!((Some(i) == step).then_some("current"), class)}>
+                        <button onclick={goto_step(i)} aria-current={if Some(i) == step { "step" } else { "false" }}>{ title }</button>
                     </li>
                 }
             }) }
@@ -131,13 +122,8 @@ fn sweep_summary(s: &SessionView) -> Html {
 }
 
 /// Runs the prediction's comparison: the A/B pair, or a sweep of every variant over `seeds`.
-fn on_predict_run(
-    session: &SharedSession,
-    refresh: &UseForceUpdateHandle,
-    predict_ran: &UseStateHandle<bool>,
-    seeds: Option<u64>,
-) -> Callback<MouseEvent> {
-    let (session, refresh, predict_ran) = (session.clone(), refresh.clone(), predict_ran.clone());
+fn on_predict_run(session: &SharedSession, page: &PageDispatch, seeds: Option<u64>) -> Callback<MouseEvent> {
+    let (session, page) = (session.clone(), page.clone());
     Callback::from(move |_: MouseEvent| {
         let mut s = session.borrow_mut();
         let vs: Vec<String> = s.a.lesson.variants.iter().map(|v| v.name.clone()).collect();
@@ -154,8 +140,8 @@ fn on_predict_run(
         }
         sync_fragment(&mut s);
         drop(s);
-        predict_ran.set(true);
-        refresh.force_update();
+        page.dispatch(PageAction::PredictRan);
+        page.dispatch(PageAction::SessionChanged);
         // The comparison starts at the top of the page, above the prediction box.
         if let Some(w) = web_sys::window() {
             w.scroll_to_with_x_and_y(0.0, 0.0);
@@ -165,14 +151,14 @@ fn on_predict_run(
 
 /// The reveal's figures are whole runs; the counters show one second until a run ends: runs
 /// both to their end.
-fn on_to_end(session: &SharedSession, refresh: &UseForceUpdateHandle) -> Callback<MouseEvent> {
-    let (session, refresh) = (session.clone(), refresh.clone());
+fn on_to_end(session: &SharedSession, page: &PageDispatch) -> Callback<MouseEvent> {
+    let (session, page) = (session.clone(), page.clone());
     Callback::from(move |_: MouseEvent| {
         let mut s = session.borrow_mut();
         let end = s.b.as_ref().map_or(s.a.end(), |b| b.end().max(s.a.end()));
         s.act(Command::OpenAt(end));
         drop(s);
-        refresh.force_update();
+        page.dispatch(PageAction::SessionChanged);
         // The counters that now show the whole runs sit above the reveal (below the
         // fold on a 720 px projector): bring their label, and the numbers above it, in.
         gloo::timers::callback::Timeout::new(50, || {
@@ -184,10 +170,10 @@ fn on_to_end(session: &SharedSession, refresh: &UseForceUpdateHandle) -> Callbac
     })
 }
 
-fn on_reveal(revealed: &UseStateHandle<bool>) -> Callback<MouseEvent> {
-    let revealed = revealed.clone();
+fn on_reveal(page: &PageDispatch) -> Callback<MouseEvent> {
+    let page = page.clone();
     Callback::from(move |_: MouseEvent| {
-        revealed.set(true);
+        page.dispatch(PageAction::Reveal);
         // Once drawn, the answer scrolls into view: on a 720 px projector it would run past
         // the bottom, out of a clicker's reach. Its top goes just under the question and
         // the answer picked (sticky above it), so the verdict reads first; what is
@@ -276,7 +262,7 @@ fn reveal_rows(a: &Answer, on_to_end: Callback<MouseEvent>) -> Html {
 }
 
 /// Predict, then reveal: pick an option, run the lesson's A/B comparison, then see the answer.
-pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandle, d: &RunView, prediction: &Prediction) -> Option<Html> {
+pub(super) fn predict_box(session: &SharedSession, page: &PageDispatch, d: &RunView, prediction: Prediction) -> Option<Html> {
     let Prediction { predicted, predict_ran, revealed } = prediction;
     let seeds = sweep_seeds(&d.lesson);
     let cues = blksim::course::cues::committed_for(&d.lesson.id);
@@ -291,14 +277,14 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
     d.lesson.predict.as_ref().map(|pr| {
         let options = pr.options.iter().enumerate().map(|(i, o)| {
             let onchange = {
-                let predicted = predicted.clone();
-                Callback::from(move |_: Event| predicted.set(Some(i)))
+                let page = page.clone();
+                Callback::from(move |_: Event| page.dispatch(PageAction::Predict(i)))
             };
             html! {
-                <label class="option"><input type="radio" name="predict" value={i.to_string()} checked={**predicted == Some(i)} {onchange} />{ o }</label>
+                <label class="option"><input type="radio" name="predict" value={i.to_string()} checked={predicted == Some(i)} {onchange} />{ o }</label>
             }
         });
-        let answer = Answer { d, pr, picked: **predicted, shown, rows: &rows, seeds, at_end };
+        let answer = Answer { d, pr, picked: predicted, shown, rows: &rows, seeds, at_end };
         html! {
             <section class="predict" aria-label="Predict, then reveal">
                 <h3>{ "Predict" }</h3>
@@ -308,29 +294,29 @@ pub(super) fn predict_box(session: &SharedSession, refresh: &UseForceUpdateHandl
                 // The options give way to the one picked, so the two fit together.
                 <div class="predict-head" data-revealed={revealed.to_string()}>
                     <p class="predict-q">{ &pr.question }</p>
-                    if **revealed {
+                    if revealed {
                         <p class="picked" data-testid="picked">{ "Your answer: " }{ predicted.map(|i| pr.options[i].clone()).unwrap_or_default() }</p>
                     }
                 </div>
-                if !**revealed {
+                if !revealed {
                     <div class="options" role="radiogroup">{ for options }</div>
                 }
                 // Once run, the button says what a click does now: restart the runs still under
                 // way, or run them again once they are done; once revealed, Reveal has nothing
                 // more to show.
-                <button class="predict-run" disabled={predicted.is_none()} onclick={on_predict_run(session, refresh, predict_ran, seeds)}>{ format!("{} {}", match (**predict_ran, sweeping || (seeds.is_none() && !at_end)) {
+                <button class="predict-run" disabled={predicted.is_none()} onclick={on_predict_run(session, page, seeds)}>{ format!("{} {}", match (predict_ran, sweeping || (seeds.is_none() && !at_end)) {
                     (false, _) => "Run it",
                     (true, true) => "Restart",
                     (true, false) => "Run it again",
                 }, seeds.map_or("(A/B)".to_string(), |n| format!("({n} seeds of each variant)"))) }</button>
-                <button class="predict-reveal" disabled={!**predict_ran || sweeping || **revealed} onclick={on_reveal(revealed)}>{ if **revealed { "Revealed" } else { "Reveal" } }</button>
-                if !**revealed {
+                <button class="predict-reveal" disabled={!predict_ran || sweeping || revealed} onclick={on_reveal(page)}>{ if revealed { "Revealed" } else { "Reveal" } }</button>
+                if !revealed {
                     <span class="hint dim" data-testid="predict-hint">{
-                        if predicted.is_none() { "Pick an answer, then run it." } else if !**predict_ran { "Run it, then reveal." } else if sweeping { "Reveal once the seeds have run." } else { "" }
+                        if predicted.is_none() { "Pick an answer, then run it." } else if !predict_ran { "Run it, then reveal." } else if sweeping { "Reveal once the seeds have run." } else { "" }
                     }</span>
                 }
-                if **predict_ran && seeds.is_some() { { sweep_summary(&session.borrow()) } }
-                if **revealed { { reveal(&answer, on_to_end(session, refresh)) } }
+                if predict_ran && seeds.is_some() { { sweep_summary(&session.borrow()) } }
+                if revealed { { reveal(&answer, on_to_end(session, page)) } }
             </section>
         }
     })

@@ -3,6 +3,7 @@
 //! variant's distribution (`components::sweep_chart`), its percentiles, and its fastest and
 //! slowest seeds as links that open those runs.
 
+use super::state::{PageAction, PageDispatch, PageState};
 use super::SharedSession;
 use crate::runs::SPEED_MAX;
 use crate::sweep::{best_and_worst, quantile, SeedRun, Sweep, SWEEP_SEEDS_MAX};
@@ -20,43 +21,37 @@ fn stall_words(r: &SeedRun) -> String {
 }
 
 /// The seeds box and Run (or Cancel while the sweep runs), and why a count was refused.
-fn seed_controls(
-    session: &SharedSession,
-    refresh: &UseForceUpdateHandle,
-    seeds: &UseStateHandle<(String, Option<u64>)>,
-    msg: &UseStateHandle<Option<String>>,
-    running: bool,
-) -> Html {
+fn seed_controls(session: &SharedSession, page: &PageDispatch, ui: &PageState, running: bool) -> Html {
+    let (seeds, msg) = (&ui.sweep_seeds, &ui.sweep_msg);
     let start = {
-        let (session, refresh, seeds, msg) = (session.clone(), refresh.clone(), seeds.clone(), msg.clone());
+        let (session, page, count) = (session.clone(), page.clone(), seeds.1);
         Callback::from(move |_: MouseEvent| {
-            let Some(n) = seeds.1 else { return };
+            let Some(n) = count else { return };
             let r = session.borrow_mut().start_sweep(n);
-            msg.set(r.err());
-            refresh.force_update();
+            page.dispatch(PageAction::SetSweepMsg(r.err()));
+            page.dispatch(PageAction::SessionChanged);
         })
     };
     let cancel = {
-        let (session, refresh) = (session.clone(), refresh.clone());
+        let (session, page) = (session.clone(), page.clone());
         Callback::from(move |_: MouseEvent| {
             session.borrow_mut().sweep = None;
-            refresh.force_update();
+            page.dispatch(PageAction::SessionChanged);
         })
     };
     let oninput = {
-        let (seeds, msg) = (seeds.clone(), msg.clone());
+        let page = page.clone();
         Callback::from(move |e: InputEvent| {
             let input: HtmlInputElement = e.target_unchecked_into();
             match input.value().trim().parse::<u64>() {
                 Ok(n) if (1..=SWEEP_SEEDS_MAX).contains(&n) => {
-                    seeds.set((input.value(), Some(n)));
-                    msg.set(None);
+                    page.dispatch(PageAction::SetSweepSeeds { text: input.value(), count: Some(n), msg: None });
                 }
                 _ => {
                     // The box keeps what was typed, and Run waits for a count it can take:
                     // Run never runs another count than the box shows.
-                    seeds.set((input.value(), None));
-                    msg.set(Some(format!("'{}' is not allowed; expected a whole number from 1 to {SWEEP_SEEDS_MAX}", input.value())));
+                    let msg = format!("'{}' is not allowed; expected a whole number from 1 to {SWEEP_SEEDS_MAX}", input.value());
+                    page.dispatch(PageAction::SetSweepSeeds { text: input.value(), count: None, msg: Some(msg) });
                 }
             }
         })
@@ -69,7 +64,7 @@ fn seed_controls(
             } else {
                 <button onclick={start} data-testid="run-seeds" disabled={seeds.1.is_none()}>{ seeds.1.map_or_else(|| "Run seeds".to_string(), |n| format!("Run {n} seeds")) }</button>
             }
-            if let Some(m) = &**msg { <span class="error" role="alert">{ m }</span> }
+            if let Some(m) = msg { <span class="error" role="alert">{ m }</span> }
         </div>
     }
 }
@@ -185,12 +180,7 @@ fn sweep_results(s: &SessionView, sw: &Sweep) -> Html {
     }
 }
 
-pub(super) fn sweep_panel(
-    session: &SharedSession,
-    refresh: &UseForceUpdateHandle,
-    seeds: &UseStateHandle<(String, Option<u64>)>,
-    msg: &UseStateHandle<Option<String>>,
-) -> Html {
+pub(super) fn sweep_panel(session: &SharedSession, page: &PageDispatch, ui: &PageState) -> Html {
     let s = session.borrow();
     let running = s.sweep.as_ref().is_some_and(|sw| !sw.is_done());
     let body = match &s.sweep {
@@ -202,7 +192,7 @@ pub(super) fn sweep_panel(
         <details class="sweep" open={s.sweep.is_some()}>
             <summary>{ "Run many seeds" }</summary>
             <p class="dim">{ "The same run with other seeds (the CLI's blksim sweep): what varies is chance (rotational phase, which CPU a thread starts on, timer phases). A's variant, and B's in the A/B view; the runs on screen pause meanwhile." }</p>
-            { seed_controls(session, refresh, seeds, msg, running) }
+            { seed_controls(session, page, ui, running) }
             { body }
         </details>
     }

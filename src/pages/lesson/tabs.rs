@@ -1,6 +1,7 @@
 //! The details tabs (lesson text, event log, knobs): their buttons, the event log's data, knob changes.
 
 use super::link::sync_fragment;
+use super::state::{Page, PageAction, PageDispatch};
 use super::SharedSession;
 use crate::components::event_log::EventLog;
 use crate::protocol::{Command, Reply};
@@ -16,14 +17,18 @@ pub(super) enum Tab {
 }
 
 /// The tab buttons: the lesson text (the sandbox's job file there), the event log, the knobs.
-pub(super) fn tab_buttons(tab: &UseStateHandle<Tab>, is_sandbox: bool) -> Html {
+pub(super) fn tab_buttons(page: &Page, is_sandbox: bool) -> Html {
+    let to = |t: Tab| {
+        let page = page.dispatcher();
+        Callback::from(move |_| page.dispatch(PageAction::SetTab(t)))
+    };
     html! {
         <nav class="tabs" role="tablist" aria-label="Details">
-            <button role="tab" aria-selected={(**tab == Tab::Lesson).to_string()} onclick={{ let tab = tab.clone(); Callback::from(move |_| tab.set(Tab::Lesson)) }}>{ if is_sandbox { "Sandbox" } else { "Lesson" } }</button>
-            <button role="tab" aria-selected={(**tab == Tab::Log).to_string()} onclick={{ let tab = tab.clone(); Callback::from(move |_| tab.set(Tab::Log)) }}>{ "Event log (blkparse) · btt" }</button>
+            <button role="tab" aria-selected={(page.tab == Tab::Lesson).to_string()} onclick={to(Tab::Lesson)}>{ if is_sandbox { "Sandbox" } else { "Lesson" } }</button>
+            <button role="tab" aria-selected={(page.tab == Tab::Log).to_string()} onclick={to(Tab::Log)}>{ "Event log (blkparse) · btt" }</button>
             // The sandbox shows its knobs beside the diagram instead.
             if !is_sandbox {
-                <button role="tab" aria-selected={(**tab == Tab::Knobs).to_string()} onclick={{ let tab = tab.clone(); Callback::from(move |_| tab.set(Tab::Knobs)) }}>{ "Knobs" }</button>
+                <button role="tab" aria-selected={(page.tab == Tab::Knobs).to_string()} onclick={to(Tab::Knobs)}>{ "Knobs" }</button>
             }
         </nav>
     }
@@ -37,16 +42,16 @@ pub(super) fn text_shown_key(lesson_id: &str) -> String {
 /// In place of the lesson text while its prediction is unanswered: the text tells the report's
 /// outcome and its mechanism, which is the prediction's answer. A reader who wants it anyway (a
 /// kernel engineer reading the mechanism) gets it in one click.
-pub(super) fn text_gate(lesson: &blksim::course::lessons::Lesson, text_shown: &UseStateHandle<bool>, go: Callback<usize>) -> Html {
+pub(super) fn text_gate(lesson: &blksim::course::lessons::Lesson, page: &PageDispatch, go: Callback<usize>) -> Html {
     let when = match lesson.predict.as_ref().map_or(0, |p| p.after_step) {
         0 => "asked before the first step".to_string(),
         n => format!("asked after step {n}"),
     };
     let on_show = {
-        let (text_shown, id) = (text_shown.clone(), lesson.id.clone());
+        let (page, id) = (page.clone(), lesson.id.clone());
         Callback::from(move |_: MouseEvent| {
             super::prefs::set_pref(&text_shown_key(&id), "1");
-            text_shown.set(true);
+            page.dispatch(PageAction::ShowText);
         })
     };
     let on_predict = {
@@ -75,12 +80,12 @@ pub(super) fn text_gate(lesson: &blksim::course::lessons::Lesson, text_shown: &U
 }
 
 /// The event log tab: run A's trace records as blkparse lines, and btt.
-pub(super) fn event_log(session: &SharedSession, refresh: &UseForceUpdateHandle, d: &RunView, ab: bool) -> Html {
+pub(super) fn event_log(session: &SharedSession, page: &PageDispatch, d: &RunView, ab: bool) -> Html {
     let on_log_pause = {
-        let (session, refresh) = (session.clone(), refresh.clone());
+        let (session, page) = (session.clone(), page.clone());
         Callback::from(move |_| {
             session.borrow_mut().act(Command::ToggleLogPause);
-            refresh.force_update();
+            page.dispatch(PageAction::SessionChanged);
         })
     };
     // Copied (up to LOG_MAX records) at each refresh: the page calls this only while the log's
@@ -150,29 +155,25 @@ pub(super) fn live_write_lines(a: &RunView) -> Vec<String> {
 /// The knob panel's handler, memoized: the panel's props then only change with the scenario or
 /// the message, and the page's refreshes leave what the user is typing.
 #[hook]
-pub(super) fn use_knob_handler(
-    session: SharedSession,
-    refresh: UseForceUpdateHandle,
-    knob_msg: UseStateHandle<Option<KnobMessage>>,
-    knob_rejected: UseStateHandle<Option<(String, String)>>,
-) -> Callback<(String, String)> {
+pub(super) fn use_knob_handler(session: SharedSession, page: PageDispatch) -> Callback<(String, String)> {
     use_callback((), move |(k, v): (String, String), _| {
         let mut s = session.borrow_mut();
         let v = v.trim().to_string();
         // A setting may act in A's variant or in B's (the A/B view): both runs take it.
-        let (knob_msg, knob_rejected) = (knob_msg.clone(), knob_rejected.clone());
+        let outcome = page.clone();
         s.act_then(Command::ApplyKnob { key: k.clone(), value: v.clone() }, move |s, r| {
             let Reply::Knob(r) = r else { return };
-            knob_rejected.set(r.is_err().then(|| (k.clone(), v.clone())));
+            let rejected = r.is_err().then(|| (k.clone(), v.clone()));
             // Taken live: the message holds while the run has that write (a restart, Reset or
             // another seed, starts a run that has it from t = 0, not "live at t").
             let writes = s.a.live_writes.len();
             let live =
                 (r.is_ok() && s.a.live_writes.last().is_some_and(|w| w.writes.first() == Some(&(k.clone(), v.clone())))).then_some(writes);
-            knob_msg.set(Some(KnobMessage { key: k, text: r.unwrap_or_else(|e| format!("not applied: {e}")), live_writes: live }));
+            let msg = KnobMessage { key: k, text: r.unwrap_or_else(|e| format!("not applied: {e}")), live_writes: live };
+            outcome.dispatch(PageAction::KnobApplied { msg, rejected });
         });
         sync_fragment(&mut s);
         drop(s);
-        refresh.force_update();
+        page.dispatch(PageAction::SessionChanged);
     })
 }

@@ -3,6 +3,7 @@
 //! reached, the arrow keys move by one simulated second (with Shift, one millisecond). The
 //! link's `t` is the same time.
 
+use super::state::{PageAction, PageDispatch};
 use super::SharedSession;
 use crate::format;
 use crate::protocol::Command;
@@ -12,7 +13,7 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 /// The timeline's slider and where it stands.
-pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHandle) -> Html {
+pub(super) fn timeline_bar(session: &SharedSession, page: &PageDispatch) -> Html {
     let s = session.borrow();
     let now = s.clock();
     let end = s.reached();
@@ -20,10 +21,10 @@ pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHand
     let at = s.timeline_at();
     drop(s);
     let seek = {
-        let (session, refresh) = (session.clone(), refresh.clone());
+        let (session, page) = (session.clone(), page.clone());
         move |t: SimTime| {
             session.borrow_mut().act(Command::Seek(t));
-            refresh.force_update();
+            page.dispatch(PageAction::SessionChanged);
         }
     };
     let oninput = {
@@ -57,10 +58,10 @@ pub(super) fn timeline_bar(session: &SharedSession, refresh: &UseForceUpdateHand
         })
     };
     let stop = {
-        let (session, refresh) = (session.clone(), refresh.clone());
+        let (session, page) = (session.clone(), page.clone());
         Callback::from(move |_: MouseEvent| {
             super::link::stop_jump(&mut session.borrow_mut());
-            refresh.force_update();
+            page.dispatch(PageAction::SessionChanged);
         })
     };
     let status = match catching_up {

@@ -1,6 +1,7 @@
 //! The variants: run A's variant buttons, the A/B toggle and run B's variant picker.
 
 use super::link::sync_fragment;
+use super::state::{PageAction, PageDispatch};
 use super::SharedSession;
 use crate::protocol::Command;
 use crate::view::SessionView;
@@ -10,44 +11,44 @@ use yew::prelude::*;
 
 /// A's variant buttons (and the knobs set by hand beside them), the A/B toggle, and in the A/B
 /// view, B's variant.
-pub(super) fn variant_controls(session: &SharedSession, refresh: &UseForceUpdateHandle, s: &SessionView) -> Html {
+pub(super) fn variant_controls(session: &SharedSession, page: &PageDispatch, s: &SessionView) -> Html {
     let d = &s.a;
     let lesson = &d.lesson;
     let ab = s.b.is_some();
     let on_ab = {
-        let (session, refresh) = (session.clone(), refresh.clone());
+        let (session, page) = (session.clone(), page.clone());
         Callback::from(move |_: MouseEvent| {
             let mut s = session.borrow_mut();
             s.act(Command::ToggleAb);
             sync_fragment(&mut s);
             drop(s);
-            refresh.force_update();
+            page.dispatch(PageAction::SessionChanged);
         })
     };
     let variant_buttons = lesson.variants.iter().map(|v| {
         let pressed = v.name == d.variant;
         let onclick = {
-            let (session, refresh, name) = (session.clone(), refresh.clone(), v.name.clone());
+            let (session, page, name) = (session.clone(), page.clone(), v.name.clone());
             Callback::from(move |_| {
                 let mut s = session.borrow_mut();
                 s.act(Command::PickVariant(name.clone()));
                 sync_fragment(&mut s);
                 drop(s);
-                refresh.force_update();
+                page.dispatch(PageAction::SessionChanged);
             })
         };
         html! { <button class={classes!("variant", pressed.then_some("on"))} aria-pressed={pressed.to_string()} title={v.summary.clone()} {onclick}>{ v.name.clone() }</button> }
     });
     let b_variant_select = s.b.as_ref().map(|b| {
         let on_b = {
-            let (session, refresh) = (session.clone(), refresh.clone());
+            let (session, page) = (session.clone(), page.clone());
             Callback::from(move |e: Event| {
                 if let Some(sel) = e.target_dyn_into::<HtmlSelectElement>() {
                     let mut s = session.borrow_mut();
                     s.act(Command::PickB(sel.value()));
                     sync_fragment(&mut s);
                     drop(s);
-                    refresh.force_update();
+                    page.dispatch(PageAction::SessionChanged);
                 }
             })
         };
