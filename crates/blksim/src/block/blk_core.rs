@@ -31,7 +31,13 @@ impl Sim {
             return Next::Sleep(wait);
         }
         match self.threads[tid].kind {
-            ThreadKind::User(_) => self.after_submit(tid),
+            ThreadKind::User(j) => {
+                let job = &self.jobs[j];
+                if !job.buffered && !job.buffered_read {
+                    self.dio_all_issued(j);
+                }
+                self.after_submit(tid)
+            }
             ThreadKind::Flusher(_) => Next::Continue(Step::FlushWork),
             ThreadKind::Raid5d(_) => Next::Continue(Step::Raid5d),
             k => unreachable!("{k:?} submits no bios"),

@@ -1,9 +1,11 @@
-//! `fs/direct-io.c`: an O_DIRECT I/O becomes bios, cut at the queue's `max_sectors_kb`.
+//! `fs/direct-io.c`: an O_DIRECT I/O becomes bios, cut at the queue's `max_sectors_kb`, and
+//! once they are all submitted the device is unplugged (`blk_run_address_space`).
 
 use crate::block::Bio;
 use crate::engine::ids::*;
 use crate::engine::Sim;
 use crate::fio::job::{Io, IoOwner};
+use crate::scenario::Plugging;
 
 impl Sim {
     /// Builds the next I/O of job `j` as bios, split at the queue's `max_sectors_kb`.
@@ -35,5 +37,17 @@ impl Sim {
         self.ios.get_mut(io.0).bios_left = pieces;
         let job = &mut self.jobs[j];
         job.inflight += 1;
+    }
+
+    /// `direct_io_worker` (2.6.10-2.6.38), once every bio of job `j`'s I/O is submitted: "All
+    /// IO is now issued, send it on its way", `blk_run_address_space`, which runs the device's
+    /// `unplug_fn` through `blk_run_backing_dev` (`sync_page` takes the same way). A queue that
+    /// plugs itself then does not hold the I/O its submitter is about to wait on until the
+    /// 3 ms unplug timer. The per-task plug (2.6.39+) is flushed when the step ends instead, and
+    /// 2.6.2's queue plug never holds a request a device with a free slot could take.
+    pub(crate) fn dio_all_issued(&mut self, j: JobId) {
+        if self.cfg.scenario.queue.plugging == Plugging::Queue {
+            self.sync_page(self.jobs[j].dev);
+        }
     }
 }

@@ -346,6 +346,41 @@ fn a_steps_bios_merge_on_its_plug_unless_2_6_2_plugging_dispatches_each_request_
     assert!(gets2 > 10 * gets, "{gets2} requests against {gets} on the plug");
 }
 
+#[test]
+fn an_o_direct_reader_unplugs_its_queue_before_it_waits_under_2_6_20_plugging() {
+    // One O_DIRECT 4 KiB sequential reader at queue depth 1 under deadline. 2.6.20's queue plug
+    // would hold each read until the 3 ms unplug timer (one read per 3 ms) if direct_io_worker
+    // did not run blk_run_address_space once its bios are submitted: with it, every plug rule
+    // reads alike, and the trace shows the submitter's own unplug (U) after each plug (P).
+    let run = |plugging: &str| {
+        let mut s = sim(&[
+            ("stack", "direct"),
+            ("disks", "1"),
+            ("disk.kind", "hdd"),
+            ("queue.scheduler", "deadline"),
+            ("queue.depth", "1"),
+            ("workload.rw", "read"),
+            ("workload.bs", "4k"),
+            ("workload.direct", "true"),
+            ("workload.ioengine", "sync"),
+            ("workload.iodepth", "1"),
+            ("workload.numjobs", "1"),
+            ("workload.size", "0"),
+            ("queue.plugging", plugging),
+        ]);
+        s.set_trace(true);
+        s.run_until(SimTime::from_secs_f64(1.0));
+        let plugs = s.trace().since(0).0.filter(|r| r.action == Action::P).count();
+        (s.totals().bytes_read, plugs)
+    };
+    let (task, _) = run("task");
+    let (queue, plugs) = run("2.6.20");
+    assert!(task > 8 << 20, "task plugging read only {task} bytes in 1 s");
+    let ratio = queue as f64 / task as f64;
+    assert!((0.8..=1.2).contains(&ratio), "2.6.20 plugging read {queue} bytes against {task}: {ratio:.2}x");
+    assert!(plugs > 100, "2.6.20 plugs an empty queue for each read: {plugs} plugs");
+}
+
 /// Runs a lesson variant with overrides to its end, with the trace on.
 fn lesson_sim(lesson: &str, variant: &str, knobs: &[(&str, &str)]) -> Sim {
     let l = blksim::course::lessons::find(lesson).unwrap();
