@@ -341,9 +341,11 @@ fn link_text(g: &mut Gen) -> (String, bool) {
                 seen.push(k);
                 fresh && set_knob(&mut l.scenario.clone(), k, v).is_ok()
             });
-            // ... and B, if any, takes the same knobs.
-            let b_ok = st.b.as_ref().is_none_or(|b| l.config(b, &st.overrides).is_ok());
-            return (f, ok && b_ok);
+            // ... and together they make a scenario for A's variant, and for B's if any (knobs
+            // allowed one by one may still contradict each other: 141 cores in 90 sockets).
+            let runs = |v: &str| l.config(v, &st.overrides).is_ok();
+            let b_ok = st.b.as_ref().is_none_or(|b| runs(b));
+            return (f, ok && runs(&a) && b_ok);
         }
         1 => mutate(g, &f),
         2 => f.chars().take(g.range(0, f.chars().count() as u64) as usize).collect(),
