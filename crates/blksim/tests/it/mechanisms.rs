@@ -370,15 +370,20 @@ fn an_o_direct_reader_unplugs_its_queue_before_it_waits_under_2_6_20_plugging() 
         ]);
         s.set_trace(true);
         s.run_until(SimTime::from_secs_f64(1.0));
-        let plugs = s.trace().since(0).0.filter(|r| r.action == Action::P).count();
-        (s.totals().bytes_read, plugs)
+        let recs: Vec<_> = s.trace().since(0).0.copied().collect();
+        let plugs: Vec<_> = recs.iter().filter(|r| r.action == Action::P).collect();
+        // The reader plugs; the unplugs counted are its own, not kblockd's timer work.
+        let reader = plugs.first().map(|r| r.thread);
+        let unplugs = recs.iter().filter(|r| r.action == Action::U && Some(r.thread) == reader).count();
+        (s.totals().bytes_read, plugs.len(), unplugs)
     };
-    let (task, _) = run("task");
-    let (queue, plugs) = run("2.6.20");
+    let (task, _, _) = run("task");
+    let (queue, plugs, unplugs) = run("2.6.20");
     assert!(task > 8 << 20, "task plugging read only {task} bytes in 1 s");
     let ratio = queue as f64 / task as f64;
     assert!((0.8..=1.2).contains(&ratio), "2.6.20 plugging read {queue} bytes against {task}: {ratio:.2}x");
     assert!(plugs > 100, "2.6.20 plugs an empty queue for each read: {plugs} plugs");
+    assert!(unplugs + 1 >= plugs, "the reader undoes each plug itself: {plugs} plugs, {unplugs} of its unplugs");
 }
 
 /// Runs a lesson variant with overrides to its end, with the trace on.
