@@ -46,7 +46,7 @@ fn check_no_wrapped_list(name: &str, text: &str, first_line: usize) {
 }
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons");
+    let dir = Path::new(&manifest_dir()).join("lessons");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("lessons/")
@@ -85,10 +85,15 @@ fn main() {
     }
     out.push_str("];\n");
     // The sandbox's text: what the model has (docs/model.md).
-    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/model.md");
+    let model = Path::new(&manifest_dir()).join("docs/model.md");
     println!("cargo:rerun-if-changed={}", model.display());
     let text = std::fs::read_to_string(&model).expect("docs/model.md");
     check_no_wrapped_list("docs/model.md", &text, 1);
     out.push_str(&format!("/// docs/model.md, the sandbox's text.\npub const SANDBOX_HTML: &str = {:?};\n", to_html(&text)));
     std::fs::write(Path::new(&std::env::var("OUT_DIR").unwrap()).join("lesson_html.rs"), out).unwrap();
+}
+
+/// Read at run time: a build script compiled once may run for another checkout of the crate.
+fn manifest_dir() -> String {
+    std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")
 }
