@@ -99,6 +99,13 @@ pub struct FidelityRow {
     /// quoted: the devices section's rows.
     #[serde(default)]
     pub source: String,
+    /// The source's identity: a URL, a Message-ID or a DOI. Two rows share a source when they
+    /// share this; sources are independent when their first authors and publications differ.
+    #[serde(default)]
+    pub source_id: String,
+    /// The kernel version the source ran (`kernel=` of the row's setup).
+    #[serde(default)]
+    pub kernel: Option<String>,
     /// What in the setup matches the source and what does not.
     #[serde(default)]
     pub setup: String,
@@ -166,6 +173,10 @@ pub struct RowResult {
     /// ratio's other run).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub source: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub source_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub setup: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -487,6 +498,8 @@ pub(crate) fn measure_row(runs: &mut Runs, l: &Lesson, r: &FidelityRow) -> RowRe
         caveat_runs,
         how: describe(r),
         source: r.source.clone(),
+        source_id: r.source_id.clone(),
+        kernel: r.kernel.clone(),
         setup: r.setup.clone(),
         link: (l.id == DEVICES).then(|| sandbox_link(&r.set, r.duration_s)),
         link_over: (l.id == DEVICES && is_ratio(r)).then(|| sandbox_link(&over_sets(r), r.duration_s)),
