@@ -109,6 +109,9 @@ pub struct FidelityRow {
     /// What in the setup matches the source and what does not.
     #[serde(default)]
     pub setup: String,
+    /// The seed of a single run (a step's cue on the seed the step opens); default 1.
+    #[serde(default)]
+    pub seed: Option<u64>,
     /// A sweep over seeds 1..=seeds, summarised by `stat`; without it, seed 1.
     #[serde(default)]
     pub seeds: Option<u32>,
@@ -284,6 +287,9 @@ pub fn check_rows(l: &Lesson, rows: &[FidelityRow], list: &str) -> Result<(), Sc
             (None, None) => {}
             _ => return Err(ScenarioError::new(at("seeds"), "a sweep needs seeds (1 to 10000) and stat, and no ratio")),
         }
+        if r.seed.is_some() && r.seeds.is_some() {
+            return Err(ScenarioError::new(at("seed"), "a row runs one seed (seed) or sweeps seeds 1..=seeds, not both"));
+        }
         let needs_arg =
             matches!(r.metric, Metric::ThreadCpuPctMax | Metric::MergesPerRequest | Metric::AvgrqSz | Metric::AvgquSz | Metric::AwaitMs);
         if needs_arg != r.arg.is_some() {
@@ -440,7 +446,7 @@ fn describe(r: &FidelityRow) -> String {
     }
     match (r.seeds, r.stat) {
         (Some(n), Some(st)) => s += &format!(", {} over seeds 1..={n}", format!("{st:?}").to_lowercase()),
-        _ => s += ", seed 1",
+        _ => s += &format!(", seed {}", r.seed.unwrap_or(1)),
     }
     if let Some(d) = r.duration_s {
         s += &format!(", {d} s");
@@ -463,9 +469,10 @@ fn measure(runs: &mut Runs, l: &Lesson, r: &FidelityRow) -> f64 {
             SweepStat::MaxOverMedian => max / median,
         };
     }
-    let x = value(runs.get(l, &r.variant, &r.set, 1, r.duration_s), r.metric, arg);
+    let seed = r.seed.unwrap_or(1);
+    let x = value(runs.get(l, &r.variant, &r.set, seed, r.duration_s), r.metric, arg);
     if is_ratio(r) {
-        x / value(runs.get(l, over_variant(r), &over_sets(r), 1, r.duration_s), r.metric, arg)
+        x / value(runs.get(l, over_variant(r), &over_sets(r), seed, r.duration_s), r.metric, arg)
     } else {
         x
     }

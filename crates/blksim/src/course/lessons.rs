@@ -186,6 +186,13 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
             return Err(ScenarioError::new(format!("{}.steps[{i}].tables", l.id), format!("'{bad}' is not one of {STEP_TABLES:?}")));
         }
         crate::course::fidelity::check_rows(l, &st.check, &format!("steps[{i}].check"))?;
+        // A cue is of the run on screen: a step that opens a seed measures that seed.
+        if let Some(j) = st.check.iter().position(|r| r.seeds.is_none() && r.seed.unwrap_or(1) != st.seed.unwrap_or(1)) {
+            return Err(ScenarioError::new(
+                format!("{}.steps[{i}].check[{j}].seed", l.id),
+                format!("the step runs seed {}: its cue measures that seed (seed = {0}) or sweeps", st.seed.unwrap_or(1)),
+            ));
+        }
         // The first numbers a step shows are of the whole second before its t: that second
         // must be past the warm-up too, or the class first sees warm-up figures.
         if let (Some(w), Some(_)) = (l.warmup_s, &st.ab) {

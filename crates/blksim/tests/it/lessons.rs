@@ -139,3 +139,31 @@ fn a_caveats_knobs_are_checked_like_the_rows_own() {
     });
     assert!(e.contains("caveat_sets[1]") && e.contains("cpu.no_such_knob"), "{e}");
 }
+
+/// A step that opens a seed has cues of that seed: a single-run cue of another seed would
+/// measure a run the class does not see, and is refused; a sweep is allowed.
+#[test]
+fn a_seeded_steps_cue_measures_that_seed() {
+    let l = lessons::find("mq-clone-stall").unwrap();
+    let k = l
+        .steps
+        .iter()
+        .position(|st| st.seed.is_some() && st.check.iter().any(|r| r.seeds.is_none()))
+        .expect("a seeded step with a single-run cue");
+    let j = l.steps[k].check.iter().position(|r| r.seeds.is_none()).unwrap();
+    lessons::check(&l).unwrap();
+    let mut bad = l.clone();
+    bad.steps[k].check[j].seed = None;
+    let e = lessons::check(&bad).expect_err("refused").to_string();
+    assert!(
+        e.contains(&format!("mq-clone-stall.steps[{k}].check[{j}].seed")) && e.contains(&format!("runs seed {}", l.steps[k].seed.unwrap())),
+        "{e}"
+    );
+    // Both a seed and a sweep: refused too.
+    let mut both = l.clone();
+    both.steps[k].check[j].seeds = Some(10);
+    both.steps[k].check[j].stat = Some(blksim::course::fidelity::SweepStat::Max);
+    both.steps[k].check[j].over = None;
+    let e = lessons::check(&both).expect_err("refused").to_string();
+    assert!(e.contains("not both"), "{e}");
+}
