@@ -228,8 +228,8 @@ test('a step about how evenly disks are served keeps both ends of iostat: the bu
     const between = await table.$('tr.between');
     assert.ok(between, 'a line for the devices between');
     assert.match(await between.textContent(), /… \d+ devices between/);
-    // w/s (column 5) of the first and last disk rows: the least served is at the bottom.
-    const ws = await table.$$eval('tbody tr[data-device^=sd] td:nth-child(5)', (tds) => tds.map((td) => Number(td.textContent)));
+    // w/s of the first and last disk rows: the least served is at the bottom.
+    const ws = await table.$$eval('tbody tr[data-device^=sd] td[data-col="w/s"]', (tds) => tds.map((td) => Number(td.textContent)));
     assert.ok(ws.length >= 4, `${ws.length} disk rows`);
     assert.ok(ws[0] >= ws[ws.length - 1], `first ${ws[0]} ≥ last ${ws[ws.length - 1]}`);
   }
@@ -393,7 +393,7 @@ test('a primer opened with its legend closes it when Presenter is switched on fr
 test('a burst that finishes shows its completion time first among the big numbers, with B\'s and the ratio', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1&step=4&t=11', { width: 1400, height: 900 });
-  await page.waitForSelector('[data-counter=completion] .v.a', { timeout: 60000 });
+  await page.waitForFunction(() => document.querySelectorAll('[data-counter=completion] .v').length === 2, null, { timeout: 60000 });
   await page.waitForSelector('[data-counter=completion] .v.b', { timeout: 60000 });
   const text = await page.textContent('[data-counter=completion]');
   // Step 4 opens seed 25 both ways: A stalls for seconds, B (fixed) finishes in milliseconds.
@@ -564,5 +564,35 @@ test('a link wrong in one part keeps its step and presenter mode, and the notes 
   await notes.waitForFunction(() => location.hash === '#/notes/nr-requests' && document.querySelector('.notes-page')?.dataset.step === '0', null, { timeout: 10000 });
   assert.match(await notes.textContent('[data-testid=notes-title]'), /^Step 1 of 3: 128 requests, 254 tags/);
   assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('on a 1280 x 720 projector every table a step shows is at least 16 px (18 in Large type), and the "?" sheet fits with Close in view', async () => {
+  const ctx = await h.browser.newContext();
+  for (const large of [false, true]) {
+    for (let step = 1; step <= 4; step++) {
+      const { page, errors } = await open(ctx, `#/lesson/scsi-starved?v=1&presenter=1&step=${step}` + (large ? '&large=1' : ''), { width: 1280, height: 720 });
+      await page.waitForSelector('canvas.diagram');
+      await page.waitForFunction(() => document.querySelector('.numbers table, .numbers .interval'), null, { timeout: 60000 });
+      const sizes = await page.evaluate(() => [...document.querySelectorAll('.numbers table td, .numbers table th, .numbers .cpu-line, .numbers .interval')]
+        .filter((el) => el.getBoundingClientRect().height > 0 && el.textContent.trim())
+        .map((el) => [parseFloat(getComputedStyle(el).fontSize), el.textContent.trim().slice(0, 16)]));
+      assert.ok(sizes.length > 0, `step ${step}: tables shown`);
+      const small = sizes.filter(([px]) => px < (large ? 18 : 16));
+      assert.deepEqual(small, [], `step ${step}${large ? ' (Large type)' : ''}: text under ${large ? 18 : 16} px`);
+      if (step === 3) {
+        // Tables stay tables, with iostat's named columns: the device and w/s, await, %util.
+        const heads = await page.$$eval('table.iostat thead th', (ths) => ths.map((t) => t.textContent));
+        assert.deepEqual(heads.slice(0, 4), ['Device', 'w/s', 'await', '%util']);
+      }
+      await page.keyboard.press('?');
+      const sheet = await page.waitForSelector('[data-testid=shortcuts]');
+      const [box, close] = await Promise.all([sheet.boundingBox(), page.getByRole('button', { name: 'Close' }).boundingBox()]);
+      assert.ok(box.y >= 0 && box.y + box.height <= 720 && box.x >= 0 && box.x + box.width <= 1280, `the sheet ${JSON.stringify(box)} fits`);
+      assert.ok(close.y >= 0 && close.y + close.height <= 720, `Close ${JSON.stringify(close)} in view`);
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+  }
   await ctx.close();
 });

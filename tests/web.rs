@@ -64,6 +64,7 @@ fn counters_props() -> CountersProps {
         warmup_s: None,
         page_cache: false,
         iostat_rows: Default::default(),
+        iostat_cols: None,
         jumping_to_s: None,
         done_s: None,
         b_done_s: None,
@@ -122,6 +123,35 @@ async fn the_counters_render_iostat_and_vmstat_as_tables() {
     assert!(text.contains("MB/s") || text.contains("GB/s"), "{text}");
     let vmstat_cs = root.query_selector("[data-counter=vmstat-cs]").unwrap().unwrap().text_content().unwrap();
     assert_eq!(vmstat_cs, format!("{:.0}", iv.cs_per_s));
+    handle.destroy();
+}
+
+/// Presenter mode shows the device and the columns a step names, in iostat's order, and the
+/// line between a spread's ends spans them.
+#[wasm_bindgen_test]
+async fn the_iostat_table_shows_the_columns_a_step_names() {
+    let root = mounted_div();
+    let props = CountersProps {
+        interval: Some(interval()),
+        max_devices: 4,
+        iostat_rows: blksim::course::lessons::IostatRows::Spread,
+        iostat_cols: Some(vec!["%util".into(), "w/s".into()]),
+        ..counters_props()
+    };
+    let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
+    yew::scheduler::flush().await;
+    let heads: Vec<String> = (0..3)
+        .map(|i| {
+            let ths = root.query_selector_all("table.iostat thead th").unwrap();
+            assert_eq!(ths.length(), 3, "Device and the two named columns");
+            ths.item(i).unwrap().text_content().unwrap()
+        })
+        .collect();
+    assert_eq!(heads, ["Device", "w/s", "%util"]);
+    let first = root.query_selector("table.iostat tbody tr[data-device]").unwrap().unwrap();
+    assert_eq!(first.query_selector_all("td").unwrap().length(), 3);
+    let span = root.query_selector("tr.between td").unwrap().unwrap().get_attribute("colspan");
+    assert_eq!(span.as_deref(), Some("3"));
     handle.destroy();
 }
 

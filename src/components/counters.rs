@@ -2,7 +2,7 @@
 //! Each value is one simulated second's, like `iostat -x 1` and `vmstat 1`.
 
 use crate::format;
-use blksim::course::lessons::IostatRows;
+use blksim::course::lessons::{IostatRows, IOSTAT_COLS};
 use blksim::tools::report::IntervalReport;
 use yew::prelude::*;
 
@@ -37,6 +37,9 @@ pub struct CountersProps {
     /// The lesson's first steady second: before it the numbers say "warming up".
     #[prop_or_default]
     pub warmup_s: Option<f64>,
+    /// The iostat -x columns to show (`IOSTAT_COLS` names), in iostat's order; None: all.
+    #[prop_or_default]
+    pub iostat_cols: Option<Vec<String>>,
     /// Which devices the step is about: the busiest, or the busiest and the least served.
     #[prop_or_default]
     pub iostat_rows: IostatRows,
@@ -138,7 +141,33 @@ fn num(x: f64) -> String {
     }
 }
 
-fn iostat_table(caption: String, iv: &IntervalReport, max: usize, rows: IostatRows, all: bool, toggle: Callback<MouseEvent>) -> Html {
+/// One device's iostat -x line, as text, in `IOSTAT_COLS` order.
+fn iostat_cells(d: &blksim::tools::stats::Iostat) -> [String; 10] {
+    [
+        num(d.rrqm_s),
+        num(d.wrqm_s),
+        num(d.r_s),
+        num(d.w_s),
+        format!("{:.0}", d.rkb_s),
+        format!("{:.0}", d.wkb_s),
+        num(d.avgrq_sz),
+        num(d.avgqu_sz),
+        num(d.await_ms),
+        format!("{:.0}", d.util_pct),
+    ]
+}
+
+/// The table's look: which rows and columns, and the button for the rest.
+#[derive(Clone, Copy)]
+struct IostatLook<'a> {
+    max: usize,
+    rows: IostatRows,
+    cols: Option<&'a [String]>,
+    all: bool,
+}
+
+fn iostat_table(caption: String, iv: &IntervalReport, look: IostatLook, toggle: Callback<MouseEvent>) -> Html {
+    let IostatLook { max, rows, cols, all } = look;
     let mut devs = iv.devices.clone();
     // iostat -x: the stacking devices (dm-*, md*) first, since a stacked lesson is about them,
     // then the busiest (by %util, then throughput); ties keep kernel order. A step about how
@@ -166,30 +195,30 @@ fn iostat_table(caption: String, iv: &IntervalReport, max: usize, rows: IostatRo
         devs.truncate(max);
         None
     };
+    // The columns shown, in iostat's order: all of them, or the ones presenter mode keeps.
+    let shown: Vec<usize> = (0..IOSTAT_COLS.len()).filter(|&i| cols.is_none_or(|c| c.iter().any(|n| n == IOSTAT_COLS[i]))).collect();
     let row = |d: &blksim::tools::stats::Iostat| {
+        let cells = iostat_cells(d);
         html! {
             <tr data-device={d.name.clone()}>
                 <td class="l">{ &d.name }</td>
-                <td>{ num(d.rrqm_s) }</td><td>{ num(d.wrqm_s) }</td>
-                <td>{ num(d.r_s) }</td><td>{ num(d.w_s) }</td>
-                <td>{ format!("{:.0}", d.rkb_s) }</td><td>{ format!("{:.0}", d.wkb_s) }</td>
-                <td>{ num(d.avgrq_sz) }</td><td>{ num(d.avgqu_sz) }</td>
-                <td>{ num(d.await_ms) }</td><td>{ format!("{:.0}", d.util_pct) }</td>
+                { for shown.iter().map(|&i| html! { <td data-col={IOSTAT_COLS[i]}>{ cells[i].clone() }</td> }) }
             </tr>
         }
     };
+    let span = (shown.len() + 1).to_string();
     html! {
         <>
-        <table class="iostat" aria-label={caption.clone()} data-rows={if split.is_some() { "spread" } else { "busiest" }}>
+        <table class="iostat" aria-label={caption.clone()} data-rows={if split.is_some() { "spread" } else { "busiest" }} data-cols={shown.len().to_string()}>
             <caption>{ caption }</caption>
             <thead><tr>
-                <th class="l">{"Device"}</th><th>{"rrqm/s"}</th><th>{"wrqm/s"}</th><th>{"r/s"}</th><th>{"w/s"}</th><th>{"rkB/s"}</th><th>{"wkB/s"}</th>
-                <th>{"avgrq-sz"}</th><th>{"avgqu-sz"}</th><th>{"await"}</th><th>{"%util"}</th>
+                <th class="l">{"Device"}</th>
+                { for shown.iter().map(|&i| html! { <th data-col={IOSTAT_COLS[i]}>{ IOSTAT_COLS[i] }</th> }) }
             </tr></thead>
             <tbody>
                 if let Some(at) = split {
                     { for devs[..at].iter().map(row) }
-                    <tr class="between"><td class="l" colspan="11">{ format!("… {hidden} devices between: the busiest above, the least served below") }</td></tr>
+                    <tr class="between"><td class="l" colspan={span}>{ format!("… {hidden} devices between") }<span class="why">{ ": the busiest above, the least served below" }</span></td></tr>
                     { for devs[at..].iter().map(row) }
                 } else {
                     { for devs.iter().map(row) }
@@ -340,6 +369,7 @@ pub fn Counters(p: &CountersProps) -> Html {
         p.max_devices
     };
     let max_b = if *all_devices { usize::MAX } else { p.max_devices.min(6) };
+    let look = |max| IostatLook { max, rows: p.iostat_rows, cols: p.iostat_cols.as_deref(), all: *all_devices };
     html! {
         <section class="counters">
             { big_numbers(p, iv, b, cmp) }
@@ -359,8 +389,8 @@ pub fn Counters(p: &CountersProps) -> Html {
                 </tbody>
             </table>
             <div class="iostat-pair">
-                <div>{ iostat_table(if ab { "iostat -x (A)".into() } else { "iostat -x".into() }, iv, max_a, p.iostat_rows, *all_devices, toggle_all.clone()) }</div>
-                if let Some(b) = b { <div>{ iostat_table("iostat -x (B)".into(), b, max_b, p.iostat_rows, *all_devices, toggle_all) }</div> }
+                <div>{ iostat_table(if ab { "iostat -x (A)".into() } else { "iostat -x".into() }, iv, look(max_a), toggle_all.clone()) }</div>
+                if let Some(b) = b { <div>{ iostat_table("iostat -x (B)".into(), b, look(max_b), toggle_all) }</div> }
             </div>
         </section>
     }

@@ -222,6 +222,21 @@ impl Parts<'_> {
         })
     }
 
+    /// The iostat -x columns presenter mode shows: the ones the stop names, or a compact set.
+    fn iostat_cols(&self) -> Vec<String> {
+        use blksim::course::lessons::IOSTAT_COLS_PRESENTER;
+        let named = match (self.cur_step(), &self.s.a.lesson.predict) {
+            (Some(st), _) => st.iostat_cols.clone(),
+            (None, Some(pr)) if self.at_predict() => pr.iostat_cols.clone(),
+            _ => Vec::new(),
+        };
+        if named.is_empty() {
+            IOSTAT_COLS_PRESENTER.iter().map(|c| c.to_string()).collect()
+        } else {
+            named
+        }
+    }
+
     /// The tables the stop names (presenter mode keeps them in view and folds the others
     /// away). Before the first step (the lesson's opening view), the throughput, vmstat and
     /// iostat -x: what every lesson is about, on one 1280 x 720 screen in presenter mode.
@@ -382,6 +397,7 @@ fn counters(p: &Parts) -> Html {
                 shortcuts::focus_first("button.play");
             }))}
             iostat_rows={p.cur_step().map(|st| st.iostat_rows).unwrap_or_default()}
+            iostat_cols={p.ui.presenter.then(|| p.iostat_cols())}
             max_devices={if p.ui.presenter { 4 } else { 12 }}
             page_cache={!d.shown.scenario.workload.direct || s.b.as_ref().is_some_and(|b| !b.shown.scenario.workload.direct)} />
     }

@@ -50,6 +50,10 @@ pub struct Step {
     /// Which of iostat's devices the step is about, when they are more than the table shows.
     #[serde(default)]
     pub iostat_rows: IostatRows,
+    /// The `iostat -x` columns the step names (`IOSTAT_COLS`): presenter mode shows the device
+    /// and these, in type a projector's back row can read.
+    #[serde(default)]
+    pub iostat_cols: Vec<String>,
     /// What the step's cue claims about the model's own numbers, measured like fidelity rows
     /// (`crate::course::cues`); a test fails when one does not hold, so a cue never contradicts the run.
     #[serde(default)]
@@ -67,6 +71,13 @@ pub enum IostatRows {
     /// evenly the disks are served (a starved disk is at the bottom of the list).
     Spread,
 }
+
+/// `iostat -x`'s columns, as sysstat heads them (the page's table has them in this order).
+pub const IOSTAT_COLS: [&str; 10] = ["rrqm/s", "wrqm/s", "r/s", "w/s", "rkB/s", "wkB/s", "avgrq-sz", "avgqu-sz", "await", "%util"];
+
+/// The columns presenter mode shows when the stop names none: what a device is doing, in a
+/// table that fits the numbers column at projector size.
+pub const IOSTAT_COLS_PRESENTER: [&str; 6] = ["r/s", "w/s", "rkB/s", "wkB/s", "await", "%util"];
 
 /// The tables a step may name: the counters column's, by their tools' names.
 pub const STEP_TABLES: [&str; 5] = ["iostat -x", "vmstat", "top", "cpu", "numbers"];
@@ -92,6 +103,9 @@ pub struct Predict {
     /// mode keeps them in view while the room answers and the comparison runs.
     #[serde(default)]
     pub tables: Vec<String>,
+    /// The `iostat -x` columns the question is about, as a step names its own.
+    #[serde(default)]
+    pub iostat_cols: Vec<String>,
 }
 
 /// The prediction's name among the stops.
@@ -185,6 +199,7 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
         if let Some(bad) = st.tables.iter().find(|t| !STEP_TABLES.contains(&t.as_str())) {
             return Err(ScenarioError::new(format!("{}.steps[{i}].tables", l.id), format!("'{bad}' is not one of {STEP_TABLES:?}")));
         }
+        check_iostat_cols(&st.iostat_cols, &st.tables, format!("{}.steps[{i}].iostat_cols", l.id))?;
         crate::course::fidelity::check_rows(l, &st.check, &format!("steps[{i}].check"))?;
         // A cue is of the run on screen: a step that opens a seed measures that seed.
         if let Some(j) = st.check.iter().position(|r| r.seeds.is_none() && r.seed.unwrap_or(1) != st.seed.unwrap_or(1)) {
@@ -222,7 +237,19 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
         if let Some(bad) = p.tables.iter().find(|t| !STEP_TABLES.contains(&t.as_str())) {
             return Err(ScenarioError::new(format!("{}.predict.tables", l.id), format!("'{bad}' is not one of {STEP_TABLES:?}")));
         }
+        check_iostat_cols(&p.iostat_cols, &p.tables, format!("{}.predict.iostat_cols", l.id))?;
         check_predict_place(l, p)?;
+    }
+    Ok(())
+}
+
+/// A stop's iostat columns are iostat's, and only where the stop shows iostat -x.
+fn check_iostat_cols(cols: &[String], tables: &[String], field: String) -> Result<(), ScenarioError> {
+    if let Some(bad) = cols.iter().find(|c| !IOSTAT_COLS.contains(&c.as_str())) {
+        return Err(ScenarioError::new(field, format!("'{bad}' is not one of {IOSTAT_COLS:?}")));
+    }
+    if !cols.is_empty() && !tables.iter().any(|t| t == "iostat -x") {
+        return Err(ScenarioError::new(field, "names iostat columns, but tables has no \"iostat -x\""));
     }
     Ok(())
 }
