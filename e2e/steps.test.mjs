@@ -596,3 +596,18 @@ test('on a 1280 x 720 projector every table a step shows is at least 16 px (18 i
   }
   await ctx.close();
 });
+
+test('at 1400 x 900, in A/B, run B\'s diagram starts in the top half, with the legend under both runs', async () => {
+  const ctx = await h.browser.newContext();
+  for (const frag of ['#/lesson/anatomy-of-a-request?v=1&step=5', '#/lesson/scsi-starved?v=1&step=3']) {
+    const { page, errors } = await open(ctx, frag, { width: 1400, height: 900 });
+    await page.waitForFunction(() => document.querySelectorAll('canvas.diagram').length === 2, null, { timeout: 30000 });
+    const [a, b] = await page.$$eval('canvas.diagram', (cs) => cs.map((c) => c.getBoundingClientRect().top));
+    assert.ok(a < b && b <= 450, `${frag}: B's diagram at ${b} px`);
+    const legend = await page.$('[data-testid=legend]');
+    if (legend) assert.ok((await legend.boundingBox()).y > b, `${frag}: the legend under B`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+  await ctx.close();
+});
