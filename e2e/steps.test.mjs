@@ -108,6 +108,9 @@ test('a link keeps the step, presenter mode and Large type, and Copy link writes
   assert.match(await page.textContent('[data-testid=step-bar]'), /3\/4\s*Before and after c21e6beb/);
   assert.equal(await page.getAttribute('.app', 'data-presenter'), 'true');
   assert.equal(await page.getAttribute('.app', 'data-large'), 'true');
+  // Presenter mode keeps Copy link, and its link carries presenter mode.
+  await page.click('.copy-link');
+  assert.match(await page.inputValue('.copied-url'), /&step=3&presenter=1&large=1$/);
   await page.keyboard.press('Escape');
   await page.click('.copy-link');
   assert.match(await page.inputValue('.copied-url'), /&step=3&large=1$/);
@@ -584,6 +587,9 @@ test('on a 1280 x 720 projector every table a step shows is at least 16 px (18 i
         // Tables stay tables, with iostat's named columns: the device and w/s, await, %util.
         const heads = await page.$$eval('table.iostat thead th', (ths) => ths.map((t) => t.textContent));
         assert.deepEqual(heads.slice(0, 4), ['Device', 'w/s', 'await', '%util']);
+        // Each column says what it counts, on hover; A's and B's big values say whose they are.
+        assert.ok(await page.$$eval('table.iostat thead th[data-col], table.vmstat thead th:not(.l)', (ths) => ths.every((t) => t.title.length > 10)), 'column titles');
+        assert.deepEqual(await page.$$eval('[data-counter=throughput] .v', (vs) => vs.map((v) => v.dataset.run)), ['A', 'B']);
       }
       await page.keyboard.press('?');
       const sheet = await page.waitForSelector('[data-testid=shortcuts]');

@@ -89,9 +89,9 @@ fn big(key: &str, label: &str, a: f64, b: Option<(f64, Option<&str>)>, fmt: fn(f
 fn big_titled(key: &str, label: &str, a: f64, b: Option<(f64, Option<&str>)>, fmt: fn(f64) -> String, title: Option<&'static str>) -> Html {
     html! {
         <div class="big-num" data-counter={key.to_string()} title={title}>
-            <span class="v">{ fmt(a) }</span>
+            <span class="v" data-run={b.is_some().then_some("A")}>{ fmt(a) }</span>
             if let Some((b, differ)) = b {
-                <span class="v b" data-counter-b={key.to_string()}>{ fmt(b) }</span>
+                <span class="v b" data-run="B" data-counter-b={key.to_string()}>{ fmt(b) }</span>
                 if let Some(why) = differ {
                     <span class="ratio" data-ratio={key.to_string()} title="A and B cover different spans, so no ratio: see the line below">{ format!("B/A – ({why})") }</span>
                 } else {
@@ -140,6 +140,21 @@ fn num(x: f64) -> String {
         format!("{x:.1}")
     }
 }
+
+/// What each iostat -x column counts, on hover, in `IOSTAT_COLS` order (as sysstat's iostat(1)
+/// explains them, for the interval shown).
+const IOSTAT_TITLES: [&str; 10] = [
+    "read requests merged per second into requests already queued for the device",
+    "write requests merged per second into requests already queued for the device",
+    "read requests completed per second (after merging)",
+    "write requests completed per second (after merging)",
+    "KiB read from the device per second",
+    "KiB written to the device per second",
+    "the average size of the requests issued to the device, in 512-byte sectors",
+    "the average number of requests queued to the device or being served by it",
+    "the average time, in ms, from a request's queueing to its completion: the wait in the queue and the service",
+    "the share of the interval during which the device had at least one request in flight (not a measure of its capacity for a device that serves several at once)",
+];
 
 /// One device's iostat -x line, as text, in `IOSTAT_COLS` order.
 fn iostat_cells(d: &blksim::tools::stats::Iostat) -> [String; 10] {
@@ -213,7 +228,7 @@ fn iostat_table(caption: String, iv: &IntervalReport, look: IostatLook, toggle: 
             <caption>{ caption }</caption>
             <thead><tr>
                 <th class="l">{"Device"}</th>
-                { for shown.iter().map(|&i| html! { <th data-col={IOSTAT_COLS[i]}>{ IOSTAT_COLS[i] }</th> }) }
+                { for shown.iter().map(|&i| html! { <th data-col={IOSTAT_COLS[i]} title={IOSTAT_TITLES[i]}>{ IOSTAT_COLS[i] }</th> }) }
             </tr></thead>
             <tbody>
                 if let Some(at) = split {
@@ -322,7 +337,7 @@ fn vmstat_lines(iv: &IntervalReport, b: Option<&IntervalReport>) -> Html {
         <>
             <table class="vmstat" aria-label="vmstat">
                 <caption>{ "vmstat" }</caption>
-                <thead><tr><th class="l">{ if ab { "run" } else { "" } }</th><th title="runnable, at the moment shown: vmstat samples r and b, it does not average them (blksim run's vmstat r is the mean of its per-second samples)">{"r"}</th><th title="in uninterruptible sleep, at the moment shown: sampled, as r is">{"b"}</th><th title="KiB/s read through submit_bio (pgpgin)">{"bi"}</th><th title="KiB/s written through submit_bio (pgpgout)">{"bo"}</th><th title="HBA interrupts/s (timer ticks are not modelled)">{"in"}</th><th title="context switches/s">{"cs"}</th><th>{"us"}</th><th title="system, with irq and softirq time, as vmstat counts it">{"sy"}</th><th>{"id"}</th><th>{"wa"}</th></tr></thead>
+                <thead><tr><th class="l">{ if ab { "run" } else { "" } }</th><th title="runnable, at the moment shown: vmstat samples r and b, it does not average them (blksim run's vmstat r is the mean of its per-second samples)">{"r"}</th><th title="in uninterruptible sleep, at the moment shown: sampled, as r is">{"b"}</th><th title="KiB/s read through submit_bio (pgpgin)">{"bi"}</th><th title="KiB/s written through submit_bio (pgpgout)">{"bo"}</th><th title="HBA interrupts/s (timer ticks are not modelled)">{"in"}</th><th title="context switches/s">{"cs"}</th><th title="% of CPU time running user code (nice time included)">{"us"}</th><th title="% of CPU time running kernel code, with irq and softirq time, as vmstat counts it">{"sy"}</th><th title="% of CPU time idle, not waiting on I/O">{"id"}</th><th title="% of CPU time idle while a task of that CPU waits on I/O">{"wa"}</th></tr></thead>
                 <tbody>
                     { vmstat_row(if ab { "A" } else { "" }, iv) }
                     if let Some(b) = b { { vmstat_row("B", b) } }
