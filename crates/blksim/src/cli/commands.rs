@@ -368,7 +368,7 @@ fn board_text(results: &[crate::course::fidelity::LessonResult], sections: &[cra
     let mut s = String::new();
     for l in results.iter().chain(sections) {
         if l.lesson == crate::course::fidelity::DEVICES {
-            let _ = writeln!(s, "{} (each row a sandbox setup against a published figure; `--json` has its source and link)", l.title);
+            let _ = writeln!(s, "{}", l.section_heading());
         }
         let _ = writeln!(s, "{}: {}", l.lesson, l.status());
         let _ = writeln!(s, "  {:<52} {:>9} {:>19} {:>10}", "figure", "report", "band", "blkviz");

@@ -13,7 +13,7 @@ use crate::engine::run_one;
 use crate::scenario::ScenarioError;
 use crate::tools::report::RunReport;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What a row measures in one run's report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -225,10 +225,25 @@ pub struct LessonResult {
     pub reproduced: bool,
     pub predicted_rows: u32,
     pub predicted_hold: u32,
+    /// The devices section: how many independent sources its rows rest on (distinct
+    /// `source_id`s). Lessons have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sources: Option<u32>,
     pub rows: Vec<RowResult>,
 }
 
 impl LessonResult {
+    /// A section's heading as `blksim fidelity` prints it: its title, how many rows it has and
+    /// how many independent sources they rest on.
+    pub fn section_heading(&self) -> String {
+        format!(
+            "{} ({} rows from {} independent sources; each row a sandbox setup against a published figure; `--json` has its source and link)",
+            self.title,
+            self.rows.len(),
+            self.sources.unwrap_or(0)
+        )
+    }
+
     /// "reproduces its report", or "reproduces N of M figures" (predicted rows only), and how
     /// many of the holding ones rest on a simplification (", 2 with caveats"): a badge that
     /// counts them as plain holds would say more than the model does.
@@ -525,6 +540,7 @@ pub fn run_lesson(l: &Lesson) -> LessonResult {
         reproduced: !predicted.is_empty() && predicted_hold == predicted.len() as u32,
         predicted_rows: predicted.len() as u32,
         predicted_hold,
+        sources: None,
         rows,
     }
 }
@@ -552,9 +568,19 @@ pub fn devices() -> Lesson {
     Lesson { id: DEVICES.into(), title: sec.title, fidelity: sec.fidelity, ..lessons::sandbox() }
 }
 
-/// The sections beside the lessons, measured: the devices and layers.
+/// The sections beside the lessons, measured: the devices and layers, with the count of
+/// independent sources its rows rest on.
 pub fn run_sections() -> Vec<LessonResult> {
-    vec![run_lesson(&devices())]
+    let d = devices();
+    let mut r = run_lesson(&d);
+    r.sources = Some(independent_sources(&d.fidelity));
+    vec![r]
+}
+
+/// How many independent sources rows rest on: their distinct non-empty `source_id`s (rows from
+/// one publication share one).
+pub fn independent_sources(rows: &[FidelityRow]) -> u32 {
+    rows.iter().map(|r| r.source_id.as_str()).filter(|s| !s.is_empty()).collect::<BTreeSet<_>>().len() as u32
 }
 
 /// The scoreboard as `blksim fidelity --json` prints it and `lessons/fidelity.json` keeps it:

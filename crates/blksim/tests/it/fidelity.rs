@@ -134,3 +134,24 @@ fn the_devices_section_has_a_dozen_rows_each_with_its_source_setup_and_sandbox_l
         assert!(n >= 2, "{kind}: {n} rows");
     }
 }
+
+/// Every devices row names its source's identity (a URL, a Message-ID or a DOI); the section
+/// counts its independent sources (distinct `source_id`s) in `--json` and in the heading
+/// `blksim fidelity devices` prints.
+#[test]
+fn every_devices_row_names_its_source_id_and_the_section_counts_its_independent_sources() {
+    let d = fidelity::devices();
+    for r in &d.fidelity {
+        assert!(!r.source_id.trim().is_empty(), "{}: no source_id", r.name);
+    }
+    let distinct: std::collections::BTreeSet<&str> = d.fidelity.iter().map(|r| r.source_id.as_str()).collect();
+    let board = fidelity::committed_sections();
+    let sec = board.iter().find(|s| s.lesson == fidelity::DEVICES).expect("the devices section is on the board");
+    assert_eq!(sec.sources, Some(distinct.len() as u32), "the committed count is the rows' distinct source_ids");
+    assert_eq!(fidelity::independent_sources(&d.fidelity), distinct.len() as u32);
+    let heading = sec.section_heading();
+    assert!(heading.contains(&format!("{} rows from {} independent sources", d.fidelity.len(), distinct.len())), "{heading}");
+    for l in fidelity::committed() {
+        assert_eq!(l.sources, None, "{}: a lesson has no source count", l.lesson);
+    }
+}
