@@ -318,9 +318,11 @@ fn read_on_ns(h: &mut Hdd, a: usize, start: SimTime, cmd: &Cmd, end: u64, capaci
 }
 
 /// A read the buffer does not hold: the active read-ahead stops where it has got to (a new
-/// command preempts it: the drives' manuals give a minimum pre-fetch of zero as the default
-/// that allows it, IBM's DDRS-39130 "read ahead should be terminated immediately a new command
-/// arrives"), and the head goes to the read. A read that continues a segment's run (a stream
+/// command preempts it: SCSI mode page 08h's minimum pre-fetch of zero, of which IBM's
+/// DDRS-39130 manual says "read ahead should be terminated immediately a new command arrives";
+/// the value a 2010 SATA drive's firmware uses is not published, so zero is INFERRED, and
+/// firmware that detects streams and reads on regardless is not modelled), and the head goes to
+/// the read. A read that continues a segment's run (a stream
 /// the drive followed before, then left for another) goes on in that segment; any other takes
 /// the least recently used one. After it, the new active segment reads ahead while the media
 /// is idle.
@@ -378,6 +380,10 @@ mod tests {
         assert!((seek_ns(1, c) as i64 - HDD_SEEK_TRACK_NS as i64).abs() < 10_000);
         assert!((seek_ns(c / 3, c) as i64 - HDD_SEEK_AVG_NS as i64).abs() < 10_000);
         assert!((seek_ns(c, c) as i64 - HDD_SEEK_FULL_NS as i64).abs() < 10_000);
+        // A short stroke is cheaper than a full one: a tenth of the stroke costs under half
+        // the full stroke's time, a hundredth under a third of it (the square-root part).
+        assert!(seek_ns(c / 10, c) < HDD_SEEK_FULL_NS / 2);
+        assert!(seek_ns(c / 100, c) < HDD_SEEK_FULL_NS / 3);
         // Monotonic.
         let mut last = 0;
         for i in 1..100 {
