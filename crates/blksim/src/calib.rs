@@ -230,9 +230,16 @@ pub const HDD_NCQ_AGE_MAX_NS: u64 = 500 * NS_PER_MS;
 /// Drive firmware and protocol overhead per command. Reason: ~0.1–0.3 ms measured for
 /// random 4 KiB I/O beyond seek and rotation on SATA drives; we take the low end.
 pub const HDD_COMMAND_OVERHEAD_NS: u64 = 100 * NS_PER_US;
-/// The drive's read-ahead segment: after a read, the drive keeps reading the following
-/// sectors into its cache. Source: 8–32 MB caches split into segments of ~1–2 MB.
-pub const HDD_READAHEAD_SEGMENT_BYTES: u64 = 2 * 1024 * 1024;
+/// The drive's buffer segment: each segment follows one run of sectors, and after a read the
+/// drive keeps reading the following sectors into it while the media is idle (a new command
+/// stops it). Source: 8–32 MB caches of 2005–2012 drives split into segments of ~1–2 MB
+/// (SCSI mode page 08h "number of cache segments": IBM's DDRS-39130 manual lists 3 × 128 KB
+/// or 6 × 64 KB of a 512 KB buffer, a segment an eighth to a quarter of the buffer; Seagate's
+/// SAS manuals describe each segment as "a self-contained circular buffer").
+pub const HDD_SEGMENT_BYTES: u64 = 2 * 1024 * 1024;
+/// How many segments the buffer has: `HDD_BUFFER_BYTES` in segments of `HDD_SEGMENT_BYTES`
+/// (8). Cached writes not yet on the media hold segments of it (`hw/hdd_buffer.rs`).
+pub const HDD_BUFFER_SEGMENTS: u32 = (HDD_BUFFER_BYTES / HDD_SEGMENT_BYTES) as u32;
 /// Write cache space for not-yet-destaged writes. Source: 16 MB buffers of 2010 drives, part
 /// of which holds read segments; we give writes half.
 pub const HDD_WRITE_CACHE_BYTES: u64 = 8 * 1024 * 1024;

@@ -6,6 +6,7 @@ use crate::engine::rng::Stream;
 use crate::engine::time::{SimTime, NS_PER_S};
 use std::collections::VecDeque;
 
+use super::hdd_buffer::Segments;
 use super::{transfer_ns, Cmd};
 
 /// A single-actuator disk: one command at the interface at a time, and one media timeline.
@@ -23,12 +24,9 @@ pub(crate) struct Hdd {
     head_sector: u64,
     /// The media is busy (reading, or destaging cached writes) until then.
     media_free_at: SimTime,
-    /// The drive's read-ahead continues from here after a read.
-    readahead_from: Option<u64>,
-    /// What the drive's buffer holds: the sector ranges it last read or was given to write,
-    /// oldest first, at most `HDD_BUFFER_BYTES` of them. A read inside one is a cache hit.
-    buffered: VecDeque<(u64, u64)>,
-    buffered_sectors: u64,
+    /// The drive's buffer in segments. The active segment's run ends at `head_sector` when
+    /// the media comes free, and its read-ahead goes on from there while the media is idle.
+    pub(crate) segs: Segments,
     write_cache: bool,
     /// Cached writes whose destage is scheduled: (time destaged, bytes), in destage order.
     dirty: VecDeque<(SimTime, u64)>,
@@ -51,9 +49,7 @@ impl Hdd {
             phase_ns: rng.below(HDD_REVOLUTION_NS),
             head_sector: 0,
             media_free_at: SimTime::ZERO,
-            readahead_from: None,
-            buffered: VecDeque::new(),
-            buffered_sectors: 0,
+            segs: Segments::default(),
             write_cache,
             dirty: VecDeque::new(),
             pending: VecDeque::new(),
@@ -85,6 +81,8 @@ impl Hdd {
         if before.is_some_and(|t| start >= t) {
             return false;
         }
+        // The destage stops the read-ahead where it has got to.
+        self.stop_readahead(start, capacity);
         let window = (self.rpo_window as usize).min(self.pending.len());
         let pick = if self.oldest_passed >= self.rpo_window {
             0
@@ -105,27 +103,22 @@ impl Hdd {
         true
     }
 
-    fn in_buffer(&self, start: u64, end: u64) -> bool {
-        self.buffered.iter().any(|&(a, b)| a <= start && end <= b)
-    }
-
-    /// Remembers a range the drive read or took to write (extending the newest range when it
-    /// continues it), forgetting the oldest beyond the buffer's size.
-    fn remember(&mut self, start: u64, end: u64) {
-        match self.buffered.back_mut() {
-            Some(last) if last.1 == start => last.1 = end,
-            _ => self.buffered.push_back((start, end)),
+    /// Stops the active segment's read-ahead at `at` (a new command, or a destage, preempts
+    /// it): what it read while the media was idle stays in the segment, and the head is where
+    /// it stopped.
+    fn stop_readahead(&mut self, at: SimTime, capacity: u64) {
+        let Some(a) = self.segs.active.take() else { return };
+        if at <= self.media_free_at {
+            return;
         }
-        self.buffered_sectors += end - start;
-        while self.buffered_sectors > HDD_BUFFER_BYTES / 512 {
-            let (a, b) = self.buffered.front_mut().expect("over the size, so not empty");
-            let drop = (self.buffered_sectors - HDD_BUFFER_BYTES / 512).min(*b - *a);
-            *a += drop;
-            self.buffered_sectors -= drop;
-            if a == b {
-                self.buffered.pop_front();
-            }
-        }
+        let seg = self.segs.get(a);
+        let room = (seg.host_end + super::hdd_buffer::SEGMENT_SECTORS).saturating_sub(seg.end);
+        let rate = media_rate(seg.end, capacity);
+        let read = (crate::engine::time::mul_div(at - self.media_free_at, rate, NS_PER_S) / 512).min(room);
+        let end = (seg.end + read).min(capacity);
+        self.segs.extend(a, end);
+        self.head_sector = end;
+        self.media_free_at = at;
     }
 }
 
@@ -160,8 +153,8 @@ pub fn seek_ns(distance: u64, capacity: u64) -> u64 {
 }
 
 /// NCQ/TCQ inside the drive: of the commands queued in it, start the one the head reaches
-/// soonest (shortest positioning time first). Writes the write cache absorbs need no
-/// positioning and go first, in order. A command queued longer than `HDD_NCQ_AGE_MAX_NS` goes
+/// soonest (shortest positioning time first). Writes the write cache absorbs and reads a
+/// buffer segment holds need no positioning and go first, in order. A command queued longer than `HDD_NCQ_AGE_MAX_NS` goes
 /// next regardless, as drive firmware ages requests to bound starvation.
 pub(crate) fn hdd_pick(h: &Hdd, queue: &VecDeque<Cmd>, now: SimTime, capacity: u64) -> Option<usize> {
     if queue.is_empty() {
@@ -171,9 +164,24 @@ pub(crate) fn hdd_pick(h: &Hdd, queue: &VecDeque<Cmd>, now: SimTime, capacity: u
         return Some(old);
     }
     let start = now.max(h.media_free_at);
-    let cost = |c: &Cmd| if c.write && h.write_cache { 0 } else { hdd_position_ns(h, start, c.sector, capacity) };
+    let cost = |c: &Cmd| if c.write && h.write_cache { 0 } else { access_ns(h, start, c, capacity) };
     // min_by_key keeps the first of equal keys: ties go to the oldest command.
     queue.iter().enumerate().min_by_key(|(_, c)| cost(c)).map(|(i, _)| i)
+}
+
+/// How soon the drive can start on a command at `start`: nothing for a read a segment holds,
+/// else the positioning. (The choice does not weigh where the active read-ahead is heading:
+/// firmware that would is not described in the sources.)
+fn access_ns(h: &Hdd, start: SimTime, c: &Cmd, capacity: u64) -> u64 {
+    if !c.write && h.segs.hit(c.sector, c.sector + c.bytes / 512).is_some() {
+        return 0;
+    }
+    hdd_position_ns(h, start, c.sector, capacity)
+}
+
+fn in_reach(h: &Hdd, a: usize, sector: u64) -> bool {
+    let seg = h.segs.get(a);
+    seg.start <= sector && sector < seg.end + super::hdd_buffer::SEGMENT_SECTORS
 }
 
 /// Positioning from the head's position to `sector`, starting at `start`: seek, then wait
@@ -187,7 +195,7 @@ fn hdd_position_ns(h: &Hdd, start: SimTime, sector: u64, capacity: u64) -> u64 {
         return 0;
     }
     let rev = HDD_REVOLUTION_NS;
-    let sectors_per_track = (media_rate(sector, capacity) * rev / NS_PER_S / 512).max(1);
+    let sectors_per_track = sectors_per_track(sector, capacity);
     let seek = if h.skip_within_track && sector >= h.head_sector && distance < sectors_per_track { 0 } else { seek_ns(distance, capacity) };
     let target_ns = (sector % sectors_per_track) * rev / sectors_per_track;
     let head_ns = ((start + seek).ns() + h.phase_ns) % rev;
@@ -196,17 +204,21 @@ fn hdd_position_ns(h: &Hdd, start: SimTime, sector: u64, capacity: u64) -> u64 {
 
 /// Returns how long the command takes at the interface, from `now`.
 pub(crate) fn hdd_service_ns(h: &mut Hdd, now: SimTime, cmd: &Cmd, arrived_idle: bool, capacity: u64) -> u64 {
-    let rate = media_rate(cmd.sector, capacity);
     let overhead = if arrived_idle { HDD_COMMAND_OVERHEAD_NS } else { 0 };
     let end = cmd.sector + cmd.bytes / 512;
     let ready = now + overhead;
-    // A read of data still in the drive's buffer (just written, or just read) comes from it.
-    if !cmd.write && h.in_buffer(cmd.sector, end) {
-        return overhead + transfer_ns(cmd.bytes, SATA_LINK_BYTES_PER_S);
+    // A read of data a segment holds (just written, read, or read ahead) comes from it.
+    if !cmd.write {
+        if let Some(i) = h.segs.hit(cmd.sector, end) {
+            return buffer_hit_ns(h, i, now, overhead, cmd, end, capacity);
+        }
     }
-    h.remember(cmd.sector, end);
     // The destages that start before this command is ready have run.
     h.destage_until(ready, capacity);
+    if cmd.write {
+        h.stop_readahead(ready, capacity);
+        h.segs.write(cmd.sector, end, h.dirty_bytes + if h.write_cache { cmd.bytes } else { 0 });
+    }
     if cmd.write && h.write_cache {
         // The command waits only for cache space: destages free it as they finish, and more
         // are scheduled while the finished ones do not free enough.
@@ -227,7 +239,6 @@ pub(crate) fn hdd_service_ns(h: &mut Hdd, now: SimTime, cmd: &Cmd, arrived_idle:
         h.pending.push_back(Pending { sector: cmd.sector, bytes: cmd.bytes, cached_at: space_at });
         h.dirty_bytes += cmd.bytes;
         assert!(h.pending.len() as u64 <= HDD_WRITE_CACHE_BYTES / 512, "write cache over its bound");
-        h.readahead_from = None;
         return (space_at - now) + transfer_ns(cmd.bytes, SATA_LINK_BYTES_PER_S);
     }
     // A read (or an uncached write) goes to the media after the writes cached before it, as
@@ -235,37 +246,106 @@ pub(crate) fn hdd_service_ns(h: &mut Hdd, now: SimTime, cmd: &Cmd, arrived_idle:
     // firmware's choice, unpublished, so the writes still go in their reordered order but first.
     while h.destage_one(None, capacity) {}
     let start = ready.max(h.media_free_at);
-    // After a read the drive reads on into its read-ahead segment at media rate while the
-    // media is idle. A read that starts inside that segment's reach (where the last read
-    // ended, or a short skip past it: a RAID5 member's next chunk after a parity chunk) finds
-    // what was read ahead of it in the buffer and the rest under the head; one the head has not
-    // yet reached waits for the read-ahead to get there, or seeks if that is sooner. A drive
-    // serves such a hit from its segment whatever the gap (inferred: drive firmware is not
-    // published; the segment's size is in calib.rs).
-    let ahead_bytes = match h.readahead_from {
-        Some(from) if !cmd.write && cmd.sector >= from && (cmd.sector - from) * 512 < HDD_READAHEAD_SEGMENT_BYTES => {
-            Some((cmd.sector - from) * 512)
-        }
-        _ => None,
+    if cmd.write {
+        let done = start + hdd_position_ns(h, start, cmd.sector, capacity) + transfer_ns(cmd.bytes, media_rate(cmd.sector, capacity));
+        h.media_free_at = done;
+        h.head_sector = end;
+        return done - now;
+    }
+    let done = match h.segs.active {
+        Some(a) if in_reach(h, a, cmd.sector) => read_on_ns(h, a, start, cmd, end, capacity),
+        _ => read_miss_ns(h, start, cmd, end, capacity),
     };
-    let done = if let Some(ahead_bytes) = ahead_bytes {
-        let idle_ns = start - h.media_free_at;
-        let streamed = crate::engine::time::mul_div(idle_ns, rate, NS_PER_S).min(HDD_READAHEAD_SEGMENT_BYTES);
-        if streamed > ahead_bytes {
-            let buffered = (streamed - ahead_bytes).min(cmd.bytes);
-            start + transfer_ns(buffered, SATA_LINK_BYTES_PER_S) + transfer_ns(cmd.bytes - buffered, rate)
-        } else {
-            let streamed_to_it = h.media_free_at + transfer_ns(ahead_bytes, rate);
-            let media_at = streamed_to_it.min(start + hdd_position_ns(h, start, cmd.sector, capacity));
-            media_at.max(start) + transfer_ns(cmd.bytes, rate)
+    done - now
+}
+
+/// A read a segment holds, at link speed. In the active segment, data the media is still
+/// bringing in (its minimum prefetch) is sent as it arrives. A read from another segment
+/// needs no media, so the active segment's read-ahead goes on (INFERRED: manuals say a new
+/// command stops the read-ahead, IBM's DDRS-39130 "terminated immediately a new command
+/// arrives", to free the head for it; one served from the buffer does not need the head).
+fn buffer_hit_ns(h: &mut Hdd, i: usize, now: SimTime, overhead: u64, cmd: &Cmd, end: u64, capacity: u64) -> u64 {
+    let mut done = now + overhead + transfer_ns(cmd.bytes, SATA_LINK_BYTES_PER_S);
+    if h.segs.active == Some(i) {
+        let seg = h.segs.get(i);
+        let behind = transfer_ns((seg.end - end) * 512, media_rate(end, capacity));
+        // The sector the request ends at arrives `behind` before the media comes free.
+        if h.media_free_at.ns() > behind {
+            done = done.max(SimTime::ZERO + (h.media_free_at.ns() - behind));
         }
+    }
+    let seg = h.segs.get_mut(i);
+    seg.host_end = seg.host_end.max(end);
+    h.segs.touch(i);
+    done - now
+}
+
+/// A read that starts where the active segment's read-ahead is heading (where the last read
+/// ended, or a short skip past it: a RAID5 member's next chunk after a parity chunk) finds
+/// what was read ahead of it in the buffer and the rest under the head; one the head has not
+/// yet reached waits for the read-ahead to get there, or seeks if that is sooner. A drive
+/// serves such a hit from its segment whatever the gap (inferred: drive firmware is not
+/// published). The read-ahead reads at most a segment past the host's last read.
+fn read_on_ns(h: &mut Hdd, a: usize, start: SimTime, cmd: &Cmd, end: u64, capacity: u64) -> SimTime {
+    let rate = media_rate(cmd.sector, capacity);
+    let seg = h.segs.get(a);
+    // The part of the command the segment already holds goes over the link; the rest starts
+    // where the segment ends, or ahead of it.
+    let first = cmd.sector.max(seg.end);
+    let held = transfer_ns((first - cmd.sector) * 512, SATA_LINK_BYTES_PER_S);
+    let bytes = (end - first) * 512;
+    let ahead_bytes = (first - seg.end) * 512;
+    let room = (seg.host_end + super::hdd_buffer::SEGMENT_SECTORS).saturating_sub(seg.end) * 512;
+    let idle_ns = start - h.media_free_at;
+    let streamed = crate::engine::time::mul_div(idle_ns, rate, NS_PER_S).min(room);
+    let done = if streamed > ahead_bytes {
+        let buffered = (streamed - ahead_bytes).min(bytes);
+        start + held + transfer_ns(buffered, SATA_LINK_BYTES_PER_S) + transfer_ns(bytes - buffered, rate)
     } else {
-        start + hdd_position_ns(h, start, cmd.sector, capacity) + transfer_ns(cmd.bytes, rate)
+        let streamed_to_it = h.media_free_at + transfer_ns(ahead_bytes, rate);
+        let media_at = streamed_to_it.min(start + hdd_position_ns(h, start, first, capacity));
+        media_at.max(start + held) + transfer_ns(bytes, rate)
     };
     h.media_free_at = done;
     h.head_sector = end;
-    h.readahead_from = if cmd.write { None } else { Some(end) };
-    done - now
+    let seg = h.segs.get_mut(a);
+    seg.end = end;
+    seg.host_end = end;
+    h.segs.extend(a, end);
+    h.segs.touch(a);
+    h.segs.active = Some(a);
+    done
+}
+
+/// A read the buffer does not hold: the active read-ahead stops where it has got to (a new
+/// command preempts it: SCSI mode page 08h's minimum pre-fetch of zero, of which IBM's
+/// DDRS-39130 manual says "read ahead should be terminated immediately a new command arrives";
+/// the value a 2010 SATA drive's firmware uses is not published, so zero is INFERRED, and
+/// firmware that detects streams and reads on regardless is not modelled), and the head goes to
+/// the read. A read that continues a segment's run (a stream
+/// the drive followed before, then left for another) goes on in that segment; any other takes
+/// the least recently used one. After it, the new active segment reads ahead while the media
+/// is idle.
+fn read_miss_ns(h: &mut Hdd, start: SimTime, cmd: &Cmd, end: u64, capacity: u64) -> SimTime {
+    h.stop_readahead(start, capacity);
+    let rate = media_rate(cmd.sector, capacity);
+    let (i, from) = match h.segs.continued(cmd.sector, end) {
+        Some(i) => (i, h.segs.get(i).end),
+        None => (h.segs.take(cmd.sector, end, h.dirty_bytes), cmd.sector),
+    };
+    let done = start + hdd_position_ns(h, start, from, capacity) + transfer_ns((end - from) * 512, rate);
+    h.segs.extend(i, end);
+    let seg = h.segs.get_mut(i);
+    seg.host_end = end;
+    h.segs.touch(i);
+    h.segs.active = Some(i);
+    h.media_free_at = done;
+    h.head_sector = end;
+    done
+}
+
+fn sectors_per_track(sector: u64, capacity: u64) -> u64 {
+    (media_rate(sector, capacity) * HDD_REVOLUTION_NS / NS_PER_S / 512).max(1)
 }
 
 #[cfg(test)]
@@ -300,6 +380,10 @@ mod tests {
         assert!((seek_ns(1, c) as i64 - HDD_SEEK_TRACK_NS as i64).abs() < 10_000);
         assert!((seek_ns(c / 3, c) as i64 - HDD_SEEK_AVG_NS as i64).abs() < 10_000);
         assert!((seek_ns(c, c) as i64 - HDD_SEEK_FULL_NS as i64).abs() < 10_000);
+        // A short stroke is cheaper than a full one: a tenth of the stroke costs under half
+        // the full stroke's time, a hundredth under a third of it (the square-root part).
+        assert!(seek_ns(c / 10, c) < HDD_SEEK_FULL_NS / 2);
+        assert!(seek_ns(c / 100, c) < HDD_SEEK_FULL_NS / 3);
         // Monotonic.
         let mut last = 0;
         for i in 1..100 {
@@ -452,5 +536,84 @@ mod tests {
         // Without it, each write that arrives after the last finished misses the sector: one
         // revolution lost per command.
         assert!(mb_s(times[1].0) < 60.0, "uncached {}", mb_s(times[1].0));
+    }
+
+    /// Reads `bytes` at `sector` on a drive that is idle at `now`: when it is done.
+    fn read(h: &mut Hdd, now: SimTime, sector: u64, bytes: u64) -> SimTime {
+        let c = Cmd { req: ReqId(0), sector, bytes, write: false, queued_at: now };
+        now + hdd_service_ns(h, now, &c, true, HDD_CAPACITY_SECTORS)
+    }
+
+    #[test]
+    fn several_streams_each_keep_their_read_ahead_in_a_segment_of_their_own() {
+        // Four streams a quarter of the disk apart, each read 64 KiB at a time; between two
+        // reads of the drive 2 ms pass idle (a host that thinks), so each read's segment reads
+        // ahead some 250 KB before the next command stops it. The second round finds every
+        // stream's next 64 KiB in its own segment: link speed, no seek. One read-ahead stream
+        // would keep only the last stream's.
+        let mut rng = Stream::new(11, 11);
+        let h = &mut Hdd::new(true, HDD_WRITE_CACHE_RPO_WINDOW, &mut rng);
+        let base = |k: u64| k * (HDD_CAPACITY_SECTORS / 4) + 4096;
+        let mut now = SimTime::ZERO;
+        for k in 0..4 {
+            now = read(h, now, base(k), 65536) + 2 * NS_PER_MS;
+        }
+        for k in 0..4 {
+            let done = read(h, now, base(k) + 128, 65536);
+            assert!(done - now < 500 * NS_PER_US, "stream {k}: its next 64 KiB took {} ns", done - now);
+            now = done + 2 * NS_PER_MS;
+        }
+        assert_eq!(h.segs.len(), 4);
+    }
+
+    #[test]
+    fn a_new_command_stops_the_read_ahead_where_it_has_got_to() {
+        // Stream A reads 64 KiB; 20 µs later a read elsewhere arrives and the head leaves A's
+        // run. A's segment keeps what was read ahead in those 20 µs (under 3 KB), so A's next
+        // 64 KiB is not in it: the head comes back, a seek and a rotation. Left idle for 2 ms
+        // instead, A's read-ahead would have reached it.
+        let next_of_a = |gap_ns: u64| {
+            let mut rng = Stream::new(12, 12);
+            let h = &mut Hdd::new(true, HDD_WRITE_CACHE_RPO_WINDOW, &mut rng);
+            let a = 1 << 20;
+            let done = read(h, SimTime::ZERO, a, 65536);
+            let done = read(h, done + gap_ns, a + (HDD_CAPACITY_SECTORS / 2), 4096);
+            let at = done + 20 * NS_PER_US;
+            read(h, at, a + 128, 65536) - at
+        };
+        assert!(next_of_a(20 * NS_PER_US) > NS_PER_MS, "{}", next_of_a(20 * NS_PER_US));
+        assert!(next_of_a(2 * NS_PER_MS) < 500 * NS_PER_US, "{}", next_of_a(2 * NS_PER_MS));
+    }
+
+    #[test]
+    fn the_buffer_holds_at_most_its_segments_and_reuses_the_least_recently_used() {
+        // Twenty streams, each read once with the drive idle 2 ms after: never more segments
+        // than the buffer has, and the first streams' segments went to the later ones, while
+        // the last stream's read-ahead is still there.
+        let mut rng = Stream::new(13, 13);
+        let h = &mut Hdd::new(true, HDD_WRITE_CACHE_RPO_WINDOW, &mut rng);
+        let base = |k: u64| k * (HDD_CAPACITY_SECTORS / 20) + 4096;
+        let mut now = SimTime::ZERO;
+        for k in 0..20 {
+            now = read(h, now, base(k), 65536) + 2 * NS_PER_MS;
+            assert!(h.segs.len() <= HDD_BUFFER_SEGMENTS as usize);
+        }
+        assert_eq!(h.segs.len(), HDD_BUFFER_SEGMENTS as usize);
+        let done = read(h, now, base(19) + 128, 65536);
+        assert!(done - now < 500 * NS_PER_US, "the newest stream's next read took {} ns", done - now);
+        let now = done + 20 * NS_PER_US;
+        let done = read(h, now, base(0) + 128, 65536);
+        assert!(done - now > NS_PER_MS, "the oldest stream's next read took {} ns", done - now);
+    }
+
+    #[test]
+    fn cached_writes_hold_segments_of_the_buffer() {
+        // 8 MB of cached writes not yet destaged leave the reads half the segments.
+        let mut segs = crate::hw::hdd_buffer::Segments::default();
+        for k in 0..HDD_BUFFER_SEGMENTS as u64 {
+            segs.take(k << 24, (k << 24) + 128, HDD_WRITE_CACHE_BYTES);
+        }
+        let held = HDD_WRITE_CACHE_BYTES.div_ceil(HDD_SEGMENT_BYTES) as usize;
+        assert_eq!(segs.len(), HDD_BUFFER_SEGMENTS as usize - held);
     }
 }

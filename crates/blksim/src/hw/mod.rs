@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 
 pub mod flash;
 pub mod hdd;
+pub(crate) mod hdd_buffer;
 pub mod hwraid5;
 
 use flash::Ssd;
