@@ -13,7 +13,8 @@ use blksim::kernel::trace::blktrace::record_trace;
 use blksim::tools::blkparse::Names;
 use blksim::tools::blkparse_input::{self, ReadNotes, RealRecord};
 use blksim::tools::blktrace_api::encode_dump;
-use blksim::tools::btt::{self, DeviceBtt, IostatSecond, Phase, ALL_PHASES};
+use blksim::tools::btt::{self, DeviceBtt, Phase, ALL_PHASES};
+use blksim::tools::iostat::{self, DevIostat, IostatSecond};
 use gloo::file::callbacks::{read_as_bytes, FileReader};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -42,14 +43,14 @@ struct Loaded {
     names: Vec<String>,
     records: Vec<RealRecord>,
     skipped: u64,
-    /// Files that end inside a record, read up to the cut (`ReadNotes::cut`), and text files
-    /// with lines passed over (`ReadNotes::stray`): one line each.
+    /// What reading said besides the records (`ReadNotes::lines`: files cut short, lines passed
+    /// over, records set aside for their clock): one line each.
     cut: Vec<String>,
     /// What btt's own figures would differ in, if the trace has splits (`btt::splits_note`).
     splits_note: Option<String>,
     all: [Phase; 13],
     devices: Vec<DeviceBtt>,
-    iostat: BTreeMap<(u32, u32), Vec<IostatSecond>>,
+    iostat: BTreeMap<(u32, u32), DevIostat>,
     offsets: BTreeMap<(u32, u32), Vec<(u64, u64)>>,
     /// The completions by D2C over time (`btt::d2c_columns`), in columns of `d2c_span_ns`.
     d2c: HeatColumns,
@@ -73,8 +74,7 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
     if let Some(e) = blkparse_input::no_records(&records, &notes, &names) {
         return Err(e);
     }
-    blkparse_input::each_record_once(&names, &records, &file_ends).map_err(|e| e.to_string())?;
-    blkparse_input::merge(&mut records, &file_ends);
+    blkparse_input::finish(&names, &mut records, &file_ends, &mut notes).map_err(|e| e.to_string())?;
     let devices = btt::btt(&records);
     let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
     let span = btt::d2c_span_ns(last_ns);
@@ -82,10 +82,10 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
         last_ns,
         names,
         skipped: notes.skipped,
-        cut: notes.cut.into_iter().chain(notes.stray).collect(),
+        cut: notes.lines().cloned().collect(),
         splits_note: btt::splits_note(&records).1,
         all: btt::all_devices(&devices),
-        iostat: btt::iostat(&records),
+        iostat: iostat::iostat(&records),
         offsets: btt::offsets(&records, 4000),
         d2c_span_ns: span,
         d2c: btt::d2c_columns(&records, span),
@@ -329,8 +329,7 @@ fn column(l: &Loaded, (chart, heat): &(NodeRef, NodeRef), id: &str, title: Optio
             <table class="iostat" data-testid={tid("iostat")}>
                 <thead><tr><th>{ "Device" }</th><th>{ "r/s" }</th><th>{ "w/s" }</th><th>{ "rkB/s" }</th><th>{ "wkB/s" }</th><th>{ "rrqm/s" }</th><th>{ "wrqm/s" }</th><th>{ "%util" }</th><th>{ "#Q" }</th><th>{ "#D" }</th></tr></thead>
                 <tbody>{ for l.devices.iter().map(|d| {
-                    let v = l.iostat.get(&(d.major, d.minor)).cloned().unwrap_or_default();
-                    let m = btt::iostat_over_trace(&v, l.last_ns);
+                    let m = l.iostat.get(&(d.major, d.minor)).map(|v| v.trace).unwrap_or_default();
                     let mean = |f: fn(&IostatSecond) -> f64| format!("{:.1}", f(&m));
                     html! { <tr><td>{ dev((d.major, d.minor)) }</td><td>{ mean(|x| x.r_s) }</td><td>{ mean(|x| x.w_s) }</td><td>{ mean(|x| x.rkb_s) }</td>
                         <td>{ mean(|x| x.wkb_s) }</td><td>{ mean(|x| x.rrqm_s) }</td><td>{ mean(|x| x.wrqm_s) }</td><td>{ mean(|x| x.util_pct) }</td>

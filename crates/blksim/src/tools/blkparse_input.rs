@@ -55,6 +55,16 @@ pub struct ReadNotes {
     /// many, and the first, in one line each (they are passed over, as blkparse's own output
     /// has none).
     pub stray: Vec<String>,
+    /// CPUs whose records sit further in time from the rest than any trace runs (a clock
+    /// skewed on them, or times corrupted): set aside, in one line (`set_aside_skewed`).
+    pub clock: Vec<String>,
+}
+
+impl ReadNotes {
+    /// Every note, a line each, in the order replay and the page print them.
+    pub fn lines(&self) -> impl Iterator<Item = &String> {
+        self.cut.iter().chain(&self.stray).chain(&self.clock)
+    }
 }
 
 /// blkparse's action codes by `__BLK_TA_*` number (`blktrace_api.h`).
@@ -420,7 +430,7 @@ pub fn each_record_once(names: &[String], records: &[RealRecord], file_ends: &[u
 /// already, which is the order btt reads it in). Several files (blktrace's per-CPU files) are
 /// merged as blkparse's `do_file` merges them (`tools::blkparse::file_order`), so records of
 /// one instant come out in blkparse's order too.
-pub fn merge(records: &mut Vec<RealRecord>, file_ends: &[usize]) {
+pub fn merge(records: &mut Vec<RealRecord>, file_ends: &[usize]) -> Option<String> {
     let streams: Vec<std::ops::Range<usize>> =
         file_ends.iter().scan(0, |start, &end| Some(std::mem::replace(start, end)..end)).filter(|r| !r.is_empty()).collect();
     assert!(file_ends.last().is_none_or(|&e| e == records.len()), "file ends cover the records");
@@ -438,10 +448,67 @@ pub fn merge(records: &mut Vec<RealRecord>, file_ends: &[usize]) {
     } else {
         records.sort_by_key(|r| r.time_ns);
     }
+    let note = set_aside_skewed(records);
     let t0 = records.iter().map(|r| r.time_ns).min().unwrap_or(0);
     for r in records.iter_mut() {
         r.time_ns -= t0;
     }
+    note
+}
+
+/// Records this far in time from all others belong to no trace the rest does: no blktrace
+/// session runs a year, and a sound per-CPU clock is never a year off the others.
+pub const CLOCK_GAP_NS: u64 = 365 * 86_400 * 1_000_000_000;
+
+/// Sets aside the records that sit more than `CLOCK_GAP_NS` from the largest group of records
+/// (groups split where consecutive times are further apart than that): a CPU whose clock is
+/// skewed, or times corrupted in the file. They are set aside, not re-based: blktrace stamps
+/// each CPU's records with that CPU's clock and nothing in the trace ties one CPU's clock to
+/// another's, so any offset would be a guess, and a request queued on one CPU and completed on
+/// another would get a made-up Q2C. Returns the one line naming them, per CPU, if any.
+pub fn set_aside_skewed(records: &mut Vec<RealRecord>) -> Option<String> {
+    let mut t: Vec<u64> = records.iter().map(|r| r.time_ns).collect();
+    t.sort_unstable();
+    // The largest group of records no gap splits (the earliest on a tie): [lo, hi].
+    let (mut best, mut start) = ((0usize, 0usize), 0usize);
+    for i in 1..=t.len() {
+        if i == t.len() || t[i] - t[i - 1] > CLOCK_GAP_NS {
+            if i - start > best.1 - best.0 {
+                best = (start, i);
+            }
+            start = i;
+        }
+    }
+    if best.1 - best.0 == t.len() {
+        return None;
+    }
+    let (lo, hi) = (t[best.0], t[best.1 - 1]);
+    let mut aside: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut nearest = u64::MAX;
+    records.retain(|r| {
+        let keep = (lo..=hi).contains(&r.time_ns);
+        if !keep {
+            *aside.entry(r.cpu).or_default() += 1;
+            nearest = nearest.min(if r.time_ns < lo { lo - r.time_ns } else { r.time_ns - hi });
+        }
+        keep
+    });
+    let who: Vec<String> = aside.iter().map(|(cpu, n)| format!("CPU {cpu}'s {}", crate::scenario::counted(*n, "record"))).collect();
+    Some(format!(
+        "{} sit {} s or more from the other records (a clock skewed on that CPU, or corrupted times): set aside, since nothing in a trace ties one CPU's clock to another's; the figures are of the other {}",
+        who.join(", "),
+        nearest / 1_000_000_000,
+        crate::scenario::counted(records.len() as u64, "record")
+    ))
+}
+
+/// After the files are read (`file_ends` as for `merge`): each record once
+/// (`each_record_once`), the records merged in blkparse's order (`merge`) and any set aside
+/// for their clock named in `notes`.
+pub fn finish(names: &[String], records: &mut Vec<RealRecord>, file_ends: &[usize], notes: &mut ReadNotes) -> Result<(), TraceError> {
+    each_record_once(names, records, file_ends)?;
+    notes.clock.extend(merge(records, file_ends));
+    Ok(())
 }
 
 /// A record as blkparse's default format prints it (what `tools::blkparse` writes for a run).

@@ -110,7 +110,7 @@ proptest! {
         let line = format!("  8,0 {}\n", words.join(" "));
         let _ = read_any("random.txt", line.as_bytes(), &mut out, &mut ReadNotes::default());
         let _ = blksim::tools::btt::btt(&out);
-        let _ = blksim::tools::btt::iostat(&out);
+        let _ = blksim::tools::iostat::iostat(&out);
     }
 }
 
