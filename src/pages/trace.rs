@@ -44,7 +44,8 @@ struct Loaded {
     records: Vec<RealRecord>,
     skipped: u64,
     /// What reading said besides the records (`ReadNotes::lines`: files cut short, lines passed
-    /// over, records set aside for their clock): one line each.
+    /// over, records set aside for their clock, CPUs' files missing) and requests never
+    /// completed: one line each.
     cut: Vec<String>,
     /// What btt's own figures would differ in, if the trace has splits (`btt::splits_note`).
     splits_note: Option<String>,
@@ -76,16 +77,19 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
     }
     blkparse_input::finish(&names, &mut records, &file_ends, &mut notes).map_err(|e| e.to_string())?;
     let devices = btt::btt(&records);
+    let iostat = iostat::iostat(&records);
+    let never = iostat.iter().filter_map(|(d, v)| iostat::never_completed_note(*d, v));
+    let cut = notes.lines().cloned().chain(never).collect();
     let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
     let span = btt::d2c_span_ns(last_ns);
     Ok(Loaded {
         last_ns,
         names,
         skipped: notes.skipped,
-        cut: notes.lines().cloned().collect(),
+        cut,
         splits_note: btt::splits_note(&records).1,
         all: btt::all_devices(&devices),
-        iostat: iostat::iostat(&records),
+        iostat,
         offsets: btt::offsets(&records, 4000),
         d2c_span_ns: span,
         d2c: btt::d2c_columns(&records, span),

@@ -100,7 +100,7 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
         let devices = devices_json(&records, &devs, &iostat);
         let all_json: serde_json::Map<String, serde_json::Value> =
             ALL_PHASES.iter().zip(&all).filter(|(_, p)| p.n > 0).map(|(n, p)| (n.to_string(), phase_json(p))).collect();
-        let mut v = json!({"files": nfiles, "records": records.len(), "skipped": notes.skipped, "cut": notes.cut, "stray": notes.stray, "clock": notes.clock, "span_s": span_s, "splits": splits,
+        let mut v = json!({"files": nfiles, "records": records.len(), "skipped": notes.skipped, "cut": notes.cut, "stray": notes.stray, "clock": notes.clock, "missing": notes.missing, "span_s": span_s, "splits": splits,
                            "all_devices": all_json, "devices": devices});
         if a.log {
             v["log"] = records.iter().map(blkparse_input::blkparse_line).collect::<Vec<_>>().into();
@@ -146,6 +146,8 @@ fn devices_json(records: &[RealRecord], devs: &[btt::DeviceBtt], iostat: &Iostat
                    "btt": phases, "q2a": phase_json(&d.q2a),
                    "iostat": iostat.get(&key).map(|d| d.seconds.clone()).unwrap_or_default(),
                    "iostat_trace": iostat.get(&key).map(|d| d.trace),
+                   "never_completed": iostat.get(&key).map_or(0, |d| d.never_completed),
+                   "out_at_end": iostat.get(&key).map_or(0, |d| d.out_at_end),
                    "offsets": offsets.get(&key).map(|v| v.iter().map(|&(t, s)| json!([t as f64 / 1e9, s])).collect::<Vec<_>>()).unwrap_or_default()})
         })
         .collect()
@@ -189,5 +191,8 @@ fn iostat_text(s: &mut String, iostat: &IostatByDevice) {
             m.wrqm_s,
             m.util_pct
         );
+    }
+    for note in iostat.iter().filter_map(|(dev, v)| iostat::never_completed_note(*dev, v)) {
+        let _ = writeln!(s, "{note}");
     }
 }

@@ -58,12 +58,15 @@ pub struct ReadNotes {
     /// CPUs whose records sit further in time from the rest than any trace runs (a clock
     /// skewed on them, or times corrupted): set aside, in one line (`set_aside_skewed`).
     pub clock: Vec<String>,
+    /// Per-CPU sets with a CPU's file missing (`sdb.blktrace.5` among `.0` to `.39`), a line
+    /// per device (`missing_cpu_files`).
+    pub missing: Vec<String>,
 }
 
 impl ReadNotes {
     /// Every note, a line each, in the order replay and the page print them.
     pub fn lines(&self) -> impl Iterator<Item = &String> {
-        self.cut.iter().chain(&self.stray).chain(&self.clock)
+        self.cut.iter().chain(&self.stray).chain(&self.clock).chain(&self.missing)
     }
 }
 
@@ -508,7 +511,39 @@ pub fn set_aside_skewed(records: &mut Vec<RealRecord>) -> Option<String> {
 pub fn finish(names: &[String], records: &mut Vec<RealRecord>, file_ends: &[usize], notes: &mut ReadNotes) -> Result<(), TraceError> {
     each_record_once(names, records, file_ends)?;
     notes.clock.extend(merge(records, file_ends));
+    notes.missing.extend(missing_cpu_files(names));
     Ok(())
+}
+
+/// blktrace writes one file per CPU, `DEV.blktrace.N` for N from 0 to the last CPU: a set whose
+/// numbers skip one lacks that CPU's records, and the requests it issued or completed. One line
+/// per device that lacks any, naming the files missing.
+pub fn missing_cpu_files(names: &[String]) -> Vec<String> {
+    let mut sets: BTreeMap<&str, std::collections::BTreeSet<u64>> = BTreeMap::new();
+    for n in names {
+        if let Some((dev, cpu)) = n.rsplit_once(".blktrace.") {
+            if let Ok(cpu) = cpu.parse::<u64>() {
+                sets.entry(dev).or_default().insert(cpu);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (dev, cpus) in sets {
+        let last = *cpus.last().expect("a set holds a CPU");
+        let missing: Vec<u64> = (0..last).filter(|c| !cpus.contains(c)).collect();
+        if missing.is_empty() {
+            continue;
+        }
+        let shown: Vec<String> = missing.iter().take(8).map(|c| c.to_string()).collect();
+        let more = if missing.len() > 8 { format!(" and {} more", missing.len() - 8) } else { String::new() };
+        out.push(format!(
+            "{}: no file for CPU {}{more} among CPUs 0 to {last} ({}.blktrace.N): its records are missing, and requests it issued or completed look lost",
+            crate::scenario::clip_path(dev),
+            shown.join(", "),
+            crate::scenario::clip_path(dev.rsplit(['/', '\\']).next().unwrap_or(dev))
+        ));
+    }
+    out
 }
 
 /// A record as blkparse's default format prints it (what `tools::blkparse` writes for a run).

@@ -104,7 +104,7 @@ struct Dev {
 
 /// The most bios or requests btt keeps open per device: beyond it the oldest are forgotten
 /// (a trace cut in the middle of a stream leaves some that never complete).
-pub(crate) const OPEN_MAX: usize = 65_536;
+const OPEN_MAX: usize = 65_536;
 
 /// The newest bio queued at `sector` that no G or merge has taken yet.
 fn take_q(queued: &mut BTreeMap<u64, Vec<(u64, u64)>>, sector: u64) -> Option<u64> {

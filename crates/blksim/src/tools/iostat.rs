@@ -4,7 +4,6 @@
 //! something, so memory goes by the records, never by the time the trace spans.
 
 use crate::tools::blkparse_input::RealRecord;
-use crate::tools::btt::OPEN_MAX;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -30,7 +29,17 @@ pub struct IostatSecond {
 pub struct DevIostat {
     pub seconds: Vec<IostatSecond>,
     pub trace: IostatSecond,
+    /// Requests issued and never completed though a request issued after them did (a lost C, a
+    /// CPU's file missing), merged ones aside.
+    pub never_completed: u64,
+    /// Requests issued and still out when the trace ends (no request issued after them
+    /// completed).
+    pub out_at_end: u64,
 }
+
+/// The most requests kept per device: one per record at most, so bounded by the trace's
+/// records (`REPLAY_RECORDS_MAX`) already.
+const REQS_MAX: usize = crate::tools::blkparse_input::REPLAY_RECORDS_MAX as usize;
 
 /// iostat's interval, in ns.
 const SECOND_NS: u64 = 1_000_000_000;
@@ -38,33 +47,66 @@ const SECOND_NS: u64 = 1_000_000_000;
 /// One second's counts: r, w, rkB, wkB, rrqm, wrqm and busy ns.
 type Counts = [u64; 7];
 
-/// One device's counts: per second that holds something, and the busy ns of the whole
-/// seconds no record falls in (a stretch busy from end to end, counted in the whole trace).
+/// A request as iostat's `in_flight` counts it, from its I (or D) to its C.
+struct Req {
+    open: u64,
+    close: Option<u64>,
+    /// When a new request was issued at its sector, it having none: its C was lost.
+    replaced: Option<u64>,
+    issued: bool,
+}
+
+/// One device's counts: per second that holds something; its requests in the order they went
+/// in, and the open ones by start sector; the bios queued and not yet taken by a G or a merge,
+/// by sector; the sectors of requests a G made.
 #[derive(Default)]
 struct DevCounts {
     seconds: BTreeMap<u64, Counts>,
-    busy: Vec<(u64, u64)>,
+    reqs: Vec<Req>,
+    open: BTreeMap<u64, usize>,
+    queued: BTreeMap<u64, u32>,
+    /// Sectors a G has made a new request at, not yet inserted or issued: an I or D there,
+    /// with a request still out, is a new request (the old one's C lost), where without a G it
+    /// is the old one requeued or dispatched again (a trace of D and C only, as ZFS's, shows
+    /// a discard dispatched three times before its one C).
+    fresh: BTreeSet<u64>,
 }
 
-/// Per device: its seconds and the whole trace (records in time order, from time 0).
+/// Per device: its seconds, the whole trace, and the requests never completed (records in
+/// time order, from time 0).
+///
+/// %util is the kernel's `io_ticks`: the time the device had a request in flight, from the
+/// request's insertion (I: `add_request` -> `drive_stat_acct` raises `in_flight`) to its
+/// completion, so time waiting in the elevator counts; a request issued with no I (blk-mq
+/// straight to the driver) counts from its D, a requeued one once. btt's own `-I` counts from
+/// D. A completion finds its request as btt and the kernel do: by the request's start sector,
+/// which a front merge (F) moves to the bio's; a request merged into the one before it (M at
+/// its start sector with no bio queued there) leaves with no C of its own. A device with no I
+/// and no D in the whole trace is bio-based (dm-linear, md): it has no requests, and its bios
+/// count from their Q to their C, as bio-based dm's `start_io_acct`/`end_io_acct` do (2.6.16
+/// on) and as `blksim run` counts md0 and dm-0.
 pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), DevIostat> {
     let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
     let mut devs: BTreeMap<(u32, u32), DevCounts> = BTreeMap::new();
-    // Requests in flight (by start sector), and since when the device has had any. As the
-    // kernel counts them for iostat's %util (`io_ticks`): from the request's insertion (I:
-    // `add_request` -> `drive_stat_acct` raises `in_flight`) to its completion, so time
-    // waiting in the elevator counts; a request issued with no I (blk-mq straight to the
-    // driver) counts from its D, a requeued one once. btt's own `-I` counts from D. A merge
-    // adds no request. A device with no I and no D in the whole trace is bio-based (dm-linear,
-    // md): it has no requests, and its bios count from their Q to their C, as bio-based dm's
-    // `start_io_acct`/`end_io_acct` do (2.6.16 on) and as `blksim run` counts md0 and dm-0.
-    let mut busy: BTreeMap<(u32, u32), (BTreeSet<u64>, u64)> = BTreeMap::new();
     let request_based: BTreeSet<(u32, u32)> =
         records.iter().filter(|r| matches!(r.action, "I" | "D")).map(|r| (r.major, r.minor)).collect();
     for r in records {
         let dev = (r.major, r.minor);
         let d = devs.entry(dev).or_default();
-        let x = d.seconds.entry(r.time_ns / SECOND_NS).or_default();
+        d.count(r);
+        if request_based.contains(&dev) {
+            d.request(r);
+        } else {
+            d.bio(r);
+        }
+    }
+    devs.into_iter().map(|(dev, d)| (dev, d.report(last_ns))).collect()
+}
+
+impl DevCounts {
+    /// The record's counts in its second.
+    fn count(&mut self, r: &RealRecord) {
+        let x = self.seconds.entry(r.time_ns / SECOND_NS).or_default();
         let kb = u64::from(r.sectors) / 2;
         match (r.action, r.write) {
             ("C", false) => (x[0], x[2]) = (x[0] + 1, x[2] + kb),
@@ -73,36 +115,144 @@ pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), DevIostat> {
             ("M" | "F", true) => x[5] += 1,
             _ => {}
         }
-        let (out, since) = busy.entry(dev).or_default();
-        let opens = if request_based.contains(&dev) { matches!(r.action, "I" | "D") } else { r.action == "Q" };
+    }
+
+    /// A new request at `sector` from `t`: one still open there lost its C (a request that
+    /// completed is gone from `open`), or was requeued (R) and goes in again.
+    fn start(&mut self, sector: u64, t: u64) {
+        if let Some(&i) = self.open.get(&sector) {
+            self.reqs[i].replaced = Some(t);
+        }
+        if self.reqs.len() < REQS_MAX {
+            self.open.insert(sector, self.reqs.len());
+            self.reqs.push(Req { open: t, close: None, replaced: None, issued: false });
+        }
+    }
+
+    /// A request-based device's record: requests open at I (or D), move with F, leave with a
+    /// request merge or their C.
+    fn request(&mut self, r: &RealRecord) {
+        let (s, t) = (r.sector, r.time_ns);
+        let open = self.open.get(&s).copied();
         match r.action {
-            _ if opens && out.len() < OPEN_MAX => {
-                if out.is_empty() {
-                    *since = r.time_ns;
+            "Q" => *self.queued.entry(s).or_default() += 1,
+            // A bio merging: the bio's Q taken, the request it joins unchanged (M) or starting
+            // at the bio's sector (F).
+            "M" | "F" if self.queued.contains_key(&s) => {
+                self.take_q(s);
+                if r.action == "F" {
+                    if let Some(i) = self.open.remove(&(s + u64::from(r.sectors))) {
+                        self.open.insert(s, i);
+                    }
                 }
-                out.insert(r.sector);
             }
-            "C" if out.remove(&r.sector) && out.is_empty() => d.busy.push((*since, r.time_ns)),
+            // A request merge (`attempt_merge`, traced as M at the merged request's start):
+            // it leaves with no C of its own.
+            "M" => {
+                if let Some(i) = open {
+                    self.open.remove(&s);
+                    self.reqs[i].close = Some(t);
+                }
+            }
+            "G" => {
+                self.take_q(s);
+                self.fresh.insert(s);
+            }
+            "I" | "D" => match open {
+                // Inserted again before its D (a plug flushed to the elevator), issued after its
+                // I, or requeued (no G made a new request there): the same request.
+                Some(i) if !self.reqs[i].issued || !self.fresh.contains(&s) => {
+                    self.reqs[i].issued = r.action == "D";
+                }
+                _ => {
+                    self.fresh.remove(&s);
+                    self.start(s, t);
+                    if let Some(&i) = self.open.get(&s) {
+                        self.reqs[i].issued = r.action == "D";
+                    }
+                }
+            },
+            "C" => {
+                if let Some(i) = open {
+                    self.open.remove(&s);
+                    self.reqs[i].close = Some(t);
+                }
+            }
+            // A requeue: the request goes in again (I, D) as the same one.
+            "R" => {
+                if let Some(i) = open {
+                    self.reqs[i].issued = false;
+                }
+            }
             _ => {}
         }
     }
-    // A device still busy when the trace ends was busy to its end.
-    for (dev, (out, since)) in &busy {
-        if !out.is_empty() {
-            if let Some(d) = devs.get_mut(dev) {
-                d.busy.push((*since, last_ns));
+
+    /// A bio-based device's record: each bio from its Q to its C.
+    fn bio(&mut self, r: &RealRecord) {
+        match r.action {
+            "Q" => self.start(r.sector, r.time_ns),
+            "C" => {
+                if let Some(i) = self.open.remove(&r.sector) {
+                    self.reqs[i].close = Some(r.time_ns);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The bio queued at `sector` taken by a G or a merge.
+    fn take_q(&mut self, sector: u64) {
+        if let Some(n) = self.queued.get_mut(&sector) {
+            *n -= 1;
+            if *n == 0 {
+                self.queued.remove(&sector);
             }
         }
     }
-    devs.into_iter().map(|(dev, d)| (dev, d.report(last_ns))).collect()
-}
 
-impl DevCounts {
+    /// The stretches the device had a request in flight, in order, and how many requests never
+    /// completed: (passed by a later request's C, still out at the trace's end). A request with
+    /// no C that a request issued after it overtook (a lost record, a CPU's file missing)
+    /// counts until every request that went in before it has completed, or until a new request
+    /// goes in at its sector, whichever comes first: the device is not held busy to the
+    /// trace's end by one lost record. One that nothing issued after it overtook is still out
+    /// when the trace ends, and counts to its end (or to a new request at its sector).
+    fn busy(&self, last_ns: u64) -> (Vec<(u64, u64)>, u64, u64) {
+        // Whether a request issued after each one completed.
+        let mut overtaken = vec![false; self.reqs.len()];
+        let mut later_done = false;
+        for (i, q) in self.reqs.iter().enumerate().rev() {
+            overtaken[i] = later_done;
+            later_done |= q.close.is_some();
+        }
+        let (mut out, mut lost, mut at_end, mut before) = (Vec::<(u64, u64)>::new(), 0u64, 0u64, 0u64);
+        for (q, &overtaken) in self.reqs.iter().zip(&overtaken) {
+            let close = q.close.unwrap_or_else(|| {
+                let until = if overtaken {
+                    lost += 1;
+                    q.open.max(before)
+                } else {
+                    at_end += 1;
+                    last_ns
+                };
+                until.min(q.replaced.unwrap_or(u64::MAX))
+            });
+            before = before.max(close);
+            match out.last_mut() {
+                Some(last) if q.open <= last.1 => last.1 = last.1.max(close),
+                _ => out.push((q.open, close)),
+            }
+        }
+        (out, lost, at_end)
+    }
+
     /// The busy stretches counted into the seconds (the whole seconds between a stretch's first
     /// and last that hold no record counted only in the whole trace), and the rates.
     fn report(mut self, last_ns: u64) -> DevIostat {
+        let (busy, never_completed, out_at_end) = self.busy(last_ns);
         let mut unlisted_busy = 0u64;
-        for &(from, to) in &self.busy {
+        for &(from, to) in &busy {
             unlisted_busy += add_busy(&mut self.seconds, from, to);
         }
         let mut total: Counts = [0; 7];
@@ -113,7 +263,7 @@ impl DevCounts {
         }
         total[6] += unlisted_busy;
         let seconds = self.seconds.iter().map(|(&s, x)| rates(s, x, SECOND_NS.min(last_ns.saturating_sub(s * SECOND_NS)).max(1))).collect();
-        DevIostat { seconds, trace: rates(0, &total, last_ns.max(1)) }
+        DevIostat { seconds, trace: rates(0, &total, last_ns.max(1)), never_completed, out_at_end }
     }
 }
 
@@ -137,6 +287,23 @@ fn add_busy(seconds: &mut BTreeMap<u64, Counts>, from: u64, to: u64) -> u64 {
         listed += 1;
     }
     (last - first - 1 - listed) * SECOND_NS
+}
+
+/// What replay and the page say of a device's requests with no C (`DevIostat`'s
+/// `never_completed` and `out_at_end`), if any.
+pub fn never_completed_note(dev: (u32, u32), io: &DevIostat) -> Option<String> {
+    use crate::scenario::counted;
+    let total = io.never_completed + io.out_at_end;
+    (total > 0).then(|| {
+        format!(
+            "{},{}: {} issued and never completed: {} overtaken by later ones (a lost C, a CPU's file missing), each counted busy until the requests issued before it had completed; {} still out when the trace ends, counted busy to its end",
+            dev.0,
+            dev.1,
+            counted(total, "request"),
+            io.never_completed,
+            io.out_at_end
+        )
+    })
 }
 
 /// A second's (or the trace's) counts as rates over `span_ns`.
@@ -217,9 +384,10 @@ mod tests {
             (&[rec(0, "I", 8), rec(300 * ms, "D", 8), rec(500 * ms, "C", 8), rec(1000 * ms, "Q", 64)], 50.0),
             // No I: from D at 200 ms to C at 600 ms: 40%.
             (&[rec(0, "Q", 8), rec(200 * ms, "D", 8), rec(600 * ms, "C", 8), rec(1000 * ms, "Q", 64)], 40.0),
-            // Requeued: I D I D C, busy from the first I to the C only: 30%.
+            // Requeued: G I D I D C, busy from the first I to the C only: 30%.
             (
                 &[
+                    rec(100 * ms, "G", 8),
                     rec(100 * ms, "I", 8),
                     rec(150 * ms, "D", 8),
                     rec(200 * ms, "I", 8),
@@ -234,5 +402,71 @@ mod tests {
             let got = iostat(records)[&(8, 0)].seconds[0].util_pct;
             assert!((got - util).abs() < 1e-9, "{util}% expected, {got}%");
         }
+    }
+
+    fn sized(time_ns: u64, action: &'static str, sector: u64, sectors: u32) -> RealRecord {
+        RealRecord { sectors, ..rec(time_ns, action, sector) }
+    }
+
+    /// A front merge moves the request's start to the bio's sector, where its C comes: the C
+    /// finds it, and the device is idle after it (it was held busy to the trace's end).
+    #[test]
+    fn a_completion_finds_its_request_after_a_front_merge() {
+        let ms = 1_000_000;
+        let recs = [
+            sized(0, "Q", 100, 8),
+            sized(0, "G", 100, 8),
+            sized(ms, "I", 100, 8),
+            sized(2 * ms, "Q", 92, 8),
+            sized(2 * ms, "F", 92, 8),
+            sized(3 * ms, "D", 92, 16),
+            sized(100 * ms, "C", 92, 16),
+            sized(1000 * ms, "Q", 4000, 8),
+        ];
+        let io = &iostat(&recs)[&(8, 0)];
+        assert_eq!(io.never_completed, 0);
+        assert!((io.seconds[0].util_pct - 9.9).abs() < 1e-9, "{}", io.seconds[0].util_pct);
+    }
+
+    /// A request merged into the one before it (M at its start, no bio queued there) leaves
+    /// with that one's C; it is not a request never completed.
+    #[test]
+    fn a_request_merge_ends_the_merged_request() {
+        let ms = 1_000_000;
+        let recs = [
+            sized(0, "I", 100, 8),
+            sized(ms, "I", 108, 8),
+            sized(2 * ms, "M", 108, 8),
+            sized(3 * ms, "D", 100, 16),
+            sized(200 * ms, "C", 100, 16),
+            sized(1000 * ms, "Q", 4000, 8),
+        ];
+        let io = &iostat(&recs)[&(8, 0)];
+        assert_eq!(io.never_completed, 0);
+        assert!((io.seconds[0].util_pct - 20.0).abs() < 1e-9, "{}", io.seconds[0].util_pct);
+    }
+
+    /// A request whose C is lost counts until the requests issued before it have completed or
+    /// a new one goes in at its sector: one lost C among many leaves %util where it was.
+    #[test]
+    fn a_lost_completion_does_not_hold_the_device_busy() {
+        let ms = 1_000_000;
+        let mut recs = Vec::new();
+        for k in 0..10u64 {
+            recs.push(rec(k * 100 * ms, "G", 8 * k));
+            recs.push(rec(k * 100 * ms, "D", 8 * k));
+            if k != 3 {
+                recs.push(rec(k * 100 * ms + 10 * ms, "C", 8 * k));
+            }
+        }
+        // A new request at the lost one's sector.
+        recs.push(rec(950 * ms, "G", 24));
+        recs.push(rec(950 * ms, "D", 24));
+        recs.push(rec(960 * ms, "C", 24));
+        recs.push(rec(1000 * ms, "Q", 4000));
+        let io = &iostat(&recs)[&(8, 0)];
+        assert_eq!(io.never_completed, 1);
+        // Ten requests of 10 ms but the lost one: 100 ms busy of 1 s.
+        assert!((io.seconds[0].util_pct - 10.0).abs() < 1e-9, "{}", io.seconds[0].util_pct);
     }
 }

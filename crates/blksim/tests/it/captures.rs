@@ -91,3 +91,61 @@ fn two_captures_days_apart_give_a_small_json() {
     let devices: Vec<&str> = v["devices"].as_array().unwrap().iter().map(|d| d["device"].as_str().unwrap()).collect();
     assert!(devices.contains(&"8,0") && devices.contains(&"8,52"), "{devices:?}");
 }
+
+/// The byte ranges of a binary file's records: (start, end, action word, device).
+fn headers(b: &[u8]) -> Vec<(usize, usize, u32, u32)> {
+    let (mut at, mut out) = (0, Vec::new());
+    let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+    while at + 48 <= b.len() {
+        let end = at + 48 + usize::from(u16::from_le_bytes([b[at + 46], b[at + 47]]));
+        out.push((at, end, u32_at(at + 28), u32_at(at + 36)));
+        at = end;
+    }
+    out
+}
+
+/// The whole-trace iostat line's %util for a device, from replay's text.
+fn util(out: &str, dev: &str) -> f64 {
+    let line = out.lines().find(|l| l.split_whitespace().next() == Some(dev)).unwrap_or_else(|| panic!("no {dev} line in\n{out}"));
+    line.split_whitespace().nth(7).unwrap().parse().unwrap()
+}
+
+/// One completion deleted from a clean capture (CentOS 7, 0.2% busy): its request counts only
+/// until the requests before it complete, so %util stays within 5 points (it read 100%), and
+/// the summary counts the request never completed.
+#[test]
+fn one_lost_completion_leaves_util_where_it_was_and_is_counted() {
+    let dir = scratch("lost-c");
+    for f in cpu_files("centos7-lvm") {
+        std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
+    }
+    let (code, clean, err) = replay(&[dir.as_os_str()]);
+    assert_eq!(code, Some(0), "{err}");
+    let path = dir.join("sda.blktrace.1");
+    let b = std::fs::read(&path).unwrap();
+    // The fifth completion on 8,0 (BLK_TA_COMPLETE is 8).
+    let (from, to, _, _) = headers(&b).into_iter().filter(|h| h.2 & 0xffff == 8 && h.3 == 8 << 20).nth(4).unwrap();
+    std::fs::write(&path, [&b[..from], &b[to..]].concat()).unwrap();
+    let (code, lost, err) = replay(&[dir.as_os_str()]);
+    assert_eq!(code, Some(0), "{err}");
+    let (before, after) = (util(&clean, "8,0"), util(&lost, "8,0"));
+    assert!((after - before).abs() < 5.0, "%util {before} -> {after}");
+    assert!(lost.lines().any(|l| l.starts_with("8,0: 1 request issued and never completed: 1 overtaken")), "{lost}");
+    assert!(!clean.contains("never completed"), "{clean}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A per-CPU set with one CPU's file missing (ZFS's 8 CPUs without CPU 3): the line names it.
+#[test]
+fn a_missing_cpu_file_is_named() {
+    let dir = scratch("missing-cpu");
+    for f in cpu_files("zfs-8cpu").into_iter().filter(|f| !f.to_string_lossy().ends_with(".3")) {
+        std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
+    }
+    let (code, out, err) = replay(&[dir.as_os_str()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.lines().any(|l| l.contains("keks: no file for CPU 3 among CPUs 0 to 7 (keks.blktrace.N)")), "{out}");
+    let (_, whole, _) = replay(&[capture("zfs-8cpu").as_os_str()]);
+    assert!(!whole.contains("no file for CPU"), "{whole}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
