@@ -331,13 +331,14 @@ fn column(l: &Loaded, (chart, heat): &(NodeRef, NodeRef), id: &str, title: Optio
             <h2>{ "iostat -x: per device, over the trace (as iostat's first report)" }</h2>
             <div class="table-scroll">
             <table class="iostat" data-testid={tid("iostat")}>
-                <thead><tr><th>{ "Device" }</th><th>{ "r/s" }</th><th>{ "w/s" }</th><th>{ "rkB/s" }</th><th>{ "wkB/s" }</th><th>{ "rrqm/s" }</th><th>{ "wrqm/s" }</th><th>{ "%util" }</th><th>{ "#Q" }</th><th>{ "#D" }</th></tr></thead>
+                <thead><tr><th>{ "Device" }</th><th>{ "r/s" }</th><th>{ "w/s" }</th><th>{ "rkB/s" }</th><th>{ "wkB/s" }</th><th>{ "rrqm/s" }</th><th>{ "wrqm/s" }</th><th>{ "%util" }</th><th>{ "f/s" }</th><th>{ "d/s" }</th><th>{ "#Q" }</th><th>{ "#D" }</th></tr></thead>
                 <tbody>{ for l.devices.iter().map(|d| {
                     let m = l.iostat.get(&(d.major, d.minor)).map(|v| v.trace).unwrap_or_default();
-                    let mean = |f: fn(&IostatSecond) -> f64| format!("{:.1}", f(&m));
+                    // `+ 0.0`: a cell never reads -0.0.
+                    let mean = |f: fn(&IostatSecond) -> f64| format!("{:.1}", f(&m) + 0.0);
                     html! { <tr><td>{ dev((d.major, d.minor)) }</td><td>{ mean(|x| x.r_s) }</td><td>{ mean(|x| x.w_s) }</td><td>{ mean(|x| x.rkb_s) }</td>
                         <td>{ mean(|x| x.wkb_s) }</td><td>{ mean(|x| x.rrqm_s) }</td><td>{ mean(|x| x.wrqm_s) }</td><td>{ mean(|x| x.util_pct) }</td>
-                        <td>{ d.queued }</td><td>{ d.issued }</td></tr> }
+                        <td>{ mean(|x| x.f_s) }</td><td>{ mean(|x| x.d_s) }</td><td>{ d.queued }</td><td>{ d.issued }</td></tr> }
                 }) }</tbody>
             </table>
             </div>

@@ -170,26 +170,30 @@ fn all_devices_text(s: &mut String, all: &[btt::Phase]) {
     }
 }
 
-/// `iostat -x` over the whole trace per device, as its first report.
+/// `iostat -x` over the whole trace per device, as its first report, flushes and discards
+/// after %util. A cell never reads -0.0.
 fn iostat_text(s: &mut String, iostat: &IostatByDevice) {
     let _ = writeln!(
         s,
-        "\n{:>9} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8} {:>7}   (iostat -x over the trace, as its first report)",
-        "DEV", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", "%util"
+        "\n{:>9} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8} {:>7} {:>8} {:>8}   (iostat -x over the trace, as its first report)",
+        "DEV", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", "%util", "f/s", "d/s"
     );
     for (dev, v) in iostat {
         let m = &v.trace;
+        let cells = [m.r_s, m.w_s, m.rkb_s, m.wkb_s, m.rrqm_s, m.wrqm_s, m.util_pct, m.f_s, m.d_s].map(|x| x + 0.0);
         let _ = writeln!(
             s,
-            "{:>9} {:>8.1} {:>8.1} {:>9.1} {:>9.1} {:>8.1} {:>8.1} {:>7.1}",
+            "{:>9} {:>8.1} {:>8.1} {:>9.1} {:>9.1} {:>8.1} {:>8.1} {:>7.1} {:>8.1} {:>8.1}",
             dev_name(*dev),
-            m.r_s,
-            m.w_s,
-            m.rkb_s,
-            m.wkb_s,
-            m.rrqm_s,
-            m.wrqm_s,
-            m.util_pct
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            cells[5],
+            cells[6],
+            cells[7],
+            cells[8]
         );
     }
     for note in iostat.iter().filter_map(|(dev, v)| iostat::never_completed_note(*dev, v)) {

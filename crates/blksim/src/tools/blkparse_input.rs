@@ -22,6 +22,9 @@ pub struct RealRecord {
     /// The action code blkparse prints (`Q`, `G`, ..., `UT`).
     pub action: &'static str,
     pub write: bool,
+    /// The trace categories of the action word (`BLK_TC_*`: read, write, flush, sync, ahead,
+    /// meta, discard, FUA), from which blkparse writes its RWBS (`rwbs`).
+    pub cats: u16,
     pub sector: u64,
     pub sectors: u32,
     pub pid: u32,
@@ -247,6 +250,7 @@ fn binary_record(raw: &Raw, o: usize, pdu: &[u8], code: &'static str, comms: &BT
         seq: raw.u32_at(o + 4),
         action: code,
         write: action & BLK_TC_WRITE_ACT != 0,
+        cats: (action >> 16) as u16,
         sector,
         sectors: raw.u32_at(o + 24) / 512,
         pid,
@@ -298,10 +302,12 @@ pub fn read_text(name: &str, text: &str, out: &mut Vec<RealRecord>, notes: &mut 
         if out.len() as u64 >= REPLAY_RECORDS_MAX {
             return Err(TraceError(format!("{name}: line {}: more than {REPLAY_RECORDS_MAX} records; trace a shorter stretch", i + 1)));
         }
+        let cats = cats_of_rwbs(rwbs);
         // blkparse's RWBS (`fill_rwbs`) prints a discard as D in place of W: the kernel traces it
         // as a write (BLK_TC_WRITE), and blkparse's summary counts it among the writes.
-        let write = rwbs.contains('W') || rwbs.contains('D');
-        out.push(RealRecord { time_ns, major, minor, cpu, seq, action: code, write, sector, sectors, pid, comm, from });
+        let write = cats & (TC_WRITE | TC_DISCARD) != 0;
+        let cats = if cats & TC_DISCARD != 0 { cats | TC_WRITE } else { cats };
+        out.push(RealRecord { time_ns, major, minor, cpu, seq, action: code, write, cats, sector, sectors, pid, comm, from });
     }
     if let Some((n, line)) = first_stray.filter(|_| out.len() > before) {
         notes.stray.push(format!(
@@ -316,6 +322,62 @@ pub fn read_text(name: &str, text: &str, out: &mut Vec<RealRecord>, notes: &mut 
         )));
     }
     Ok(())
+}
+
+// Trace categories (`enum blktrace_cat`), as `RealRecord::cats` holds them.
+pub const TC_READ: u16 = 1 << 0;
+pub const TC_WRITE: u16 = 1 << 1;
+pub const TC_FLUSH: u16 = 1 << 2;
+pub const TC_SYNC: u16 = 1 << 3;
+pub const TC_AHEAD: u16 = 1 << 11;
+pub const TC_META: u16 = 1 << 12;
+pub const TC_DISCARD: u16 = 1 << 13;
+pub const TC_FUA: u16 = 1 << 15;
+
+/// blkparse 1.2's `fill_rwbs`: F for a flush, then D (discard), W (write), R (a read with
+/// data) or N (none), then F for FUA, A (readahead), S (sync), M (metadata).
+pub fn rwbs(cats: u16, bytes: bool) -> String {
+    let mut s = String::with_capacity(6);
+    if cats & TC_FLUSH != 0 {
+        s.push('F');
+    }
+    s.push(if cats & TC_DISCARD != 0 {
+        'D'
+    } else if cats & TC_WRITE != 0 {
+        'W'
+    } else if bytes {
+        'R'
+    } else {
+        'N'
+    });
+    for (bit, c) in [(TC_FUA, 'F'), (TC_AHEAD, 'A'), (TC_SYNC, 'S'), (TC_META, 'M')] {
+        if cats & bit != 0 {
+            s.push(c);
+        }
+    }
+    s
+}
+
+/// The categories a blkparse RWBS field names (`rwbs` read back): a leading F before the
+/// direction is a flush, one after it FUA.
+fn cats_of_rwbs(field: &str) -> u16 {
+    let b = field.as_bytes();
+    let flush = b.len() > 1 && b[0] == b'F';
+    let mut cats = if flush { TC_FLUSH } else { 0 };
+    let rest = if flush { &b[1..] } else { b };
+    for (i, &c) in rest.iter().enumerate() {
+        cats |= match (i, c) {
+            (0, b'D') => TC_DISCARD,
+            (0, b'W') => TC_WRITE,
+            (0, b'R') => TC_READ,
+            (_, b'F') => TC_FUA,
+            (_, b'A') => TC_AHEAD,
+            (_, b'S') => TC_SYNC,
+            (_, b'M') => TC_META,
+            _ => 0,
+        };
+    }
+    cats
 }
 
 /// What `text_fields` reads: (sector, size in sectors, process, `RealRecord::from`).

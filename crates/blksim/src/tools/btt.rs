@@ -388,6 +388,7 @@ mod tests {
             seq: 0,
             action,
             write: false,
+            cats: 0,
             sector,
             sectors: 8,
             pid: 1,

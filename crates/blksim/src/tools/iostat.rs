@@ -21,6 +21,10 @@ pub struct IostatSecond {
     pub rrqm_s: f64,
     pub wrqm_s: f64,
     pub util_pct: f64,
+    /// Flushes and discards completed, apart from reads and writes, as iostat shows them (f/s
+    /// and d/s, the kernel counting them apart since 5.5 and 4.19).
+    pub f_s: f64,
+    pub d_s: f64,
 }
 
 /// One device's iostat: the seconds that hold a record or a busy stretch's start or end, in
@@ -44,8 +48,17 @@ const REQS_MAX: usize = crate::tools::blkparse_input::REPLAY_RECORDS_MAX as usiz
 /// iostat's interval, in ns.
 const SECOND_NS: u64 = 1_000_000_000;
 
-/// One second's counts: r, w, rkB, wkB, rrqm, wrqm and busy ns.
-type Counts = [u64; 7];
+/// One second's counts, indexed by the consts below.
+type Counts = [u64; 9];
+const R: usize = 0;
+const W: usize = 1;
+const RSEC: usize = 2;
+const WSEC: usize = 3;
+const RRQM: usize = 4;
+const WRQM: usize = 5;
+const BUSY: usize = 6;
+const FL: usize = 7;
+const DISC: usize = 8;
 
 /// A request as iostat's `in_flight` counts it, from its I (or D) to its C.
 struct Req {
@@ -104,15 +117,23 @@ pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), DevIostat> {
 }
 
 impl DevCounts {
-    /// The record's counts in its second.
+    /// The record's counts in its second. A completion counts as the kernel's diskstats do: a
+    /// discard and a flush with no data apart (d/s, f/s), a write, or a read with data; one
+    /// with no data and no flush (a flush sequence's closing `C NS 0`) in none. Sectors are
+    /// summed, halved into kB only when shown, so 512-byte I/Os count.
     fn count(&mut self, r: &RealRecord) {
+        use crate::tools::blkparse_input::{TC_DISCARD, TC_FLUSH};
         let x = self.seconds.entry(r.time_ns / SECOND_NS).or_default();
-        let kb = u64::from(r.sectors) / 2;
-        match (r.action, r.write) {
-            ("C", false) => (x[0], x[2]) = (x[0] + 1, x[2] + kb),
-            ("C", true) => (x[1], x[3]) = (x[1] + 1, x[3] + kb),
-            ("M" | "F", false) => x[4] += 1,
-            ("M" | "F", true) => x[5] += 1,
+        let sec = u64::from(r.sectors);
+        let discard = r.cats & TC_DISCARD != 0;
+        match r.action {
+            "C" if discard => x[DISC] += 1,
+            "C" if r.cats & TC_FLUSH != 0 && sec == 0 => x[FL] += 1,
+            "C" if r.write => (x[W], x[WSEC]) = (x[W] + 1, x[WSEC] + sec),
+            "C" if sec > 0 => (x[R], x[RSEC]) = (x[R] + 1, x[RSEC] + sec),
+            "M" | "F" if discard => {}
+            "M" | "F" if r.write => x[WRQM] += 1,
+            "M" | "F" => x[RRQM] += 1,
             _ => {}
         }
     }
@@ -255,15 +276,20 @@ impl DevCounts {
         for &(from, to) in &busy {
             unlisted_busy += add_busy(&mut self.seconds, from, to);
         }
-        let mut total: Counts = [0; 7];
+        let mut total: Counts = [0; 9];
         for x in self.seconds.values() {
             for (t, v) in total.iter_mut().zip(x) {
                 *t += v;
             }
         }
-        total[6] += unlisted_busy;
-        let seconds = self.seconds.iter().map(|(&s, x)| rates(s, x, SECOND_NS.min(last_ns.saturating_sub(s * SECOND_NS)).max(1))).collect();
-        DevIostat { seconds, trace: rates(0, &total, last_ns.max(1)), never_completed, out_at_end }
+        total[BUSY] += unlisted_busy;
+        // Each second over a whole second, as iostat's interval is one (the trace's last,
+        // partial one too: divided by its fraction, one record in its first microsecond read
+        // as a million a second); the whole trace over its span (a trace of one instant over
+        // a second).
+        let seconds = self.seconds.iter().map(|(&s, x)| rates(s, x, SECOND_NS)).collect();
+        let span = if last_ns == 0 { SECOND_NS } else { last_ns };
+        DevIostat { seconds, trace: rates(0, &total, span), never_completed, out_at_end }
     }
 }
 
@@ -276,14 +302,14 @@ fn add_busy(seconds: &mut BTreeMap<u64, Counts>, from: u64, to: u64) -> u64 {
     }
     let (first, last) = (from / SECOND_NS, (to - 1) / SECOND_NS);
     if first == last {
-        seconds.entry(first).or_default()[6] += to - from;
+        seconds.entry(first).or_default()[BUSY] += to - from;
         return 0;
     }
-    seconds.entry(first).or_default()[6] += (first + 1) * SECOND_NS - from;
-    seconds.entry(last).or_default()[6] += to - last * SECOND_NS;
+    seconds.entry(first).or_default()[BUSY] += (first + 1) * SECOND_NS - from;
+    seconds.entry(last).or_default()[BUSY] += to - last * SECOND_NS;
     let mut listed = 0u64;
     for (_, x) in seconds.range_mut(first + 1..last) {
-        x[6] += SECOND_NS;
+        x[BUSY] += SECOND_NS;
         listed += 1;
     }
     (last - first - 1 - listed) * SECOND_NS
@@ -308,16 +334,18 @@ pub fn never_completed_note(dev: (u32, u32), io: &DevIostat) -> Option<String> {
 
 /// A second's (or the trace's) counts as rates over `span_ns`.
 fn rates(second: u64, x: &Counts, span_ns: u64) -> IostatSecond {
-    let rate = |n: u64| n as f64 * 1e9 / span_ns as f64;
+    let rate = |n: f64| n * 1e9 / span_ns as f64;
     IostatSecond {
         second,
-        r_s: rate(x[0]),
-        w_s: rate(x[1]),
-        rkb_s: rate(x[2]),
-        wkb_s: rate(x[3]),
-        rrqm_s: rate(x[4]),
-        wrqm_s: rate(x[5]),
-        util_pct: 100.0 * x[6] as f64 / span_ns as f64,
+        r_s: rate(x[R] as f64),
+        w_s: rate(x[W] as f64),
+        rkb_s: rate(x[RSEC] as f64 / 2.0),
+        wkb_s: rate(x[WSEC] as f64 / 2.0),
+        rrqm_s: rate(x[RRQM] as f64),
+        wrqm_s: rate(x[WRQM] as f64),
+        util_pct: 100.0 * x[BUSY] as f64 / span_ns as f64,
+        f_s: rate(x[FL] as f64),
+        d_s: rate(x[DISC] as f64),
     }
 }
 
@@ -334,6 +362,7 @@ mod tests {
             seq: 0,
             action,
             write: false,
+            cats: 0,
             sector,
             sectors: 8,
             pid: 1,
@@ -468,5 +497,31 @@ mod tests {
         assert_eq!(io.never_completed, 1);
         // Ten requests of 10 ms but the lost one: 100 ms busy of 1 s.
         assert!((io.seconds[0].util_pct - 10.0).abs() < 1e-9, "{}", io.seconds[0].util_pct);
+    }
+
+    /// kB/s from the sectors summed, then halved (a 1- and a 3-sector write in a second are
+    /// 2 kB/s, where halving each gave 1); a flush with no data and a discard are not reads or
+    /// writes; the trace's last part-second is not divided by its fraction.
+    #[test]
+    fn kilobytes_sum_sectors_and_flushes_and_discards_count_apart() {
+        use crate::tools::blkparse_input::{TC_DISCARD, TC_FLUSH, TC_WRITE};
+        let ms = 1_000_000;
+        let w = |t, action, sector, sectors| RealRecord { write: true, cats: TC_WRITE, ..sized(t, action, sector, sectors) };
+        let recs = [
+            w(0, "D", 8, 1),
+            w(10 * ms, "C", 8, 1),
+            w(20 * ms, "D", 16, 3),
+            w(30 * ms, "C", 16, 3),
+            RealRecord { cats: TC_FLUSH, ..sized(40 * ms, "C", 0, 0) },
+            RealRecord { write: true, cats: TC_WRITE | TC_DISCARD, ..sized(50 * ms, "C", 64, 2048) },
+            // The trace's last record, a millisecond into its second second.
+            w(1001 * ms, "C", 99, 8),
+        ];
+        let io = &iostat(&recs)[&(8, 0)];
+        let s0 = &io.seconds[0];
+        assert_eq!((s0.r_s, s0.w_s, s0.wkb_s, s0.f_s, s0.d_s), (0.0, 2.0, 2.0, 1.0, 1.0), "{s0:?}");
+        // The last second counts its one completion as one a second, not a thousand.
+        assert_eq!((io.seconds[1].w_s, io.seconds[1].wkb_s), (1.0, 4.0), "{:?}", io.seconds[1]);
+        assert!((io.trace.wkb_s - 6.0 / 1.001).abs() < 1e-9, "{:?}", io.trace);
     }
 }

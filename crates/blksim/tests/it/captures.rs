@@ -149,3 +149,50 @@ fn a_missing_cpu_file_is_named() {
     assert!(!whole.contains("no file for CPU"), "{whole}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// blkparse's closing summary for a device: (writes completed, their KiB), from its "Total"
+/// section (or its one CPU's).
+fn blkparse_writes_completed(text: &str, dev: &str) -> (u64, u64) {
+    let head = format!("Total ({dev}):");
+    let at = text.find(&head).unwrap_or_else(|| panic!("no '{head}' in blkparse's summary"));
+    let line = text[at..].lines().find(|l| l.contains("Writes Completed:")).unwrap();
+    let w = line.split("Writes Completed:").nth(1).unwrap();
+    let (n, kib) = w.split_once(',').unwrap();
+    (n.trim().parse().unwrap(), kib.trim().trim_end_matches("KiB").trim().parse().unwrap())
+}
+
+/// The CentOS 7 capture: the whole-trace iostat line's writes are blkparse's "Writes
+/// Completed" over the trace's span, their kB the sectors summed and halved (blkparse's KiB
+/// drop each I/O's odd half-KiB, so ours is within half a KiB per I/O above it); its w/s and
+/// wkB/s are what `btt -I` prints for this capture (0.99, 28.63).
+#[test]
+fn the_iostat_line_counts_what_blkparse_and_btt_count() {
+    let dir = scratch("blkparse-summary");
+    for f in cpu_files("centos7-lvm") {
+        std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
+    }
+    let parsed = Command::new("blkparse").args(["-i", "sda"]).current_dir(&dir).output().expect("blkparse (scripts/setup test)");
+    let (n, kib) = blkparse_writes_completed(&String::from_utf8_lossy(&parsed.stdout), "sda");
+    let (code, out, err) = replay(&["--json".as_ref(), dir.as_os_str()]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let span = v["span_s"].as_f64().unwrap();
+    let io = &v["devices"].as_array().unwrap().iter().find(|d| d["device"] == "8,0").unwrap()["iostat_trace"];
+    let (w, wkb) = (io["w_s"].as_f64().unwrap() * span, io["wkb_s"].as_f64().unwrap() * span);
+    assert!((w - n as f64).abs() < 1e-6, "{w} writes against blkparse's {n}");
+    assert!(wkb >= kib as f64 && wkb - (kib as f64) <= n as f64 / 2.0, "{wkb} kB against blkparse's {kib} KiB");
+    assert_eq!(format!("{:.2} {:.2}", io["w_s"].as_f64().unwrap(), io["wkb_s"].as_f64().unwrap()), "0.99 28.64");
+    assert_eq!([io["r_s"].as_f64(), io["f_s"].as_f64(), io["d_s"].as_f64()], [Some(0.0); 3]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// dm-crypt on NVMe writes only, with flush and FUA sequences: no read is counted (a flush
+/// once read as 0.9 r/s), the flushes are f/s.
+#[test]
+fn flushes_are_not_reads() {
+    let (code, out, err) = replay(&[capture("dmcrypt-nvme/nvme0n1.blktrace.txt").as_os_str()]);
+    assert_eq!(code, Some(0), "{err}");
+    let line: Vec<&str> = out.lines().find(|l| l.trim_start().starts_with("259,0 ")).unwrap().split_whitespace().collect();
+    assert_eq!((line[1], line[3]), ("0.0", "0.0"), "r/s and rkB/s: {line:?}");
+    assert!(line[8].parse::<f64>().unwrap() > 0.5, "f/s: {line:?}");
+}
