@@ -260,54 +260,50 @@ fn binary_record(raw: &Raw, o: usize, pdu: &[u8], code: &'static str, comms: &BT
 }
 
 /// blkparse's default output, a record a line
-/// (`  8,0    3        1     0.000012000   697  Q   R 223490 + 8 [dd]`); its summary and any
-/// other line that does not start with `MAJ,MIN` is passed over. A line that does start so but
-/// does not read as a record is an error naming the line.
+/// (`  8,0    3        1     0.000012000   697  Q   R 223490 + 8 [dd]`); its summary, `#`
+/// comment lines (a header some scripts add) and any other line that does not start with
+/// `MAJ,MIN` are passed over. A line that does start so but does not read as a record is an
+/// error naming the line, unless it is the text's last and unfinished (no newline): a text cut
+/// mid-line is read up to the cut, as a cut binary file is.
 pub fn read_text(name: &str, text: &str, out: &mut Vec<RealRecord>, notes: &mut ReadNotes) -> Result<(), TraceError> {
     let before = out.len();
     // blkparse's summary starts at its first "CPU0 (8,0):" or "Total (8,0):" line; any other
     // line that is not a record is named (a file edited by hand, or two outputs pasted together).
     let mut summary = false;
     let (mut stray, mut first_stray) = (0u64, None::<(usize, &str)>);
+    let lines = text.lines().count();
     for (i, line) in text.lines().enumerate() {
-        let w: Vec<&str> = line.split_whitespace().collect();
-        let dev = w.first().and_then(|d| d.split_once(',')).and_then(|(a, b)| Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?)));
-        let Some((major, minor)) = dev else {
-            let head = w.first().copied().unwrap_or("");
-            summary |= (head.starts_with("CPU") && head[3..].parse::<u32>().is_ok() || head == "Total")
-                && w.get(1).is_some_and(|x| x.starts_with('('));
-            if !summary && !w.is_empty() {
-                stray += 1;
-                first_stray.get_or_insert((i + 1, line));
-            }
-            continue;
-        };
         let bad = |what: &str| {
             TraceError(format!("{name}: line {}: expected {what} in a blkparse record: '{}'", i + 1, crate::scenario::clip_line(line)))
         };
-        if w.len() < 6 {
-            return Err(bad("CPU, sequence, time, pid and action"));
+        match text_record(line) {
+            Ok(Some(r)) => {
+                if out.len() as u64 >= REPLAY_RECORDS_MAX {
+                    return Err(TraceError(format!(
+                        "{name}: line {}: more than {REPLAY_RECORDS_MAX} records; trace a shorter stretch",
+                        i + 1
+                    )));
+                }
+                out.push(r);
+            }
+            Ok(None) => notes.skipped += 1,
+            Err(None) => {
+                let w: Vec<&str> = line.split_whitespace().collect();
+                let head = w.first().copied().unwrap_or("");
+                summary |= (head.starts_with("CPU") && head[3..].parse::<u32>().is_ok() || head == "Total")
+                    && w.get(1).is_some_and(|x| x.starts_with('('));
+                if !summary && !w.is_empty() && !head.starts_with('#') {
+                    stray += 1;
+                    first_stray.get_or_insert((i + 1, line));
+                }
+            }
+            Err(Some(what)) if i + 1 == lines && !text.ends_with('\n') => {
+                notes
+                    .cut
+                    .push(format!("{name}: cut short in line {} ({what} missing): read up to it, as blkparse reads a cut file", i + 1));
+            }
+            Err(Some(what)) => return Err(bad(what)),
         }
-        let cpu = w[1].parse().map_err(|_| bad("a CPU number"))?;
-        let seq = w[2].parse().map_err(|_| bad("a sequence number"))?;
-        let time_ns = parse_time(w[3]).ok_or_else(|| bad("a time as SECONDS.NANOSECONDS"))?;
-        let pid = w[4].parse().map_err(|_| bad("a pid"))?;
-        let Some(code) = (1..=15).filter_map(action_code).find(|c| *c == w[5]) else {
-            notes.skipped += 1;
-            continue;
-        };
-        let rwbs = w.get(6).ok_or_else(|| bad("the RWBS field"))?;
-        let rest = &w[7.min(w.len())..];
-        let (sector, sectors, comm, from) = text_fields(code, rest, &bad)?;
-        if out.len() as u64 >= REPLAY_RECORDS_MAX {
-            return Err(TraceError(format!("{name}: line {}: more than {REPLAY_RECORDS_MAX} records; trace a shorter stretch", i + 1)));
-        }
-        let cats = cats_of_rwbs(rwbs);
-        // blkparse's RWBS (`fill_rwbs`) prints a discard as D in place of W: the kernel traces it
-        // as a write (BLK_TC_WRITE), and blkparse's summary counts it among the writes.
-        let write = cats & (TC_WRITE | TC_DISCARD) != 0;
-        let cats = if cats & TC_DISCARD != 0 { cats | TC_WRITE } else { cats };
-        out.push(RealRecord { time_ns, major, minor, cpu, seq, action: code, write, cats, sector, sectors, pid, comm, from });
     }
     if let Some((n, line)) = first_stray.filter(|_| out.len() > before) {
         notes.stray.push(format!(
@@ -322,6 +318,62 @@ pub fn read_text(name: &str, text: &str, out: &mut Vec<RealRecord>, notes: &mut 
         )));
     }
     Ok(())
+}
+
+/// One line of blkparse's text: a record; `Ok(None)` for an action blkviz does not show;
+/// `Err(None)` for a line that is no record (no `MAJ,MIN` first); `Err(Some(what))` for a record
+/// missing `what`. The process name is what the brackets hold, spaces and all
+/// (`[DataXceiver for]`), on every action; an unplug's count follows them.
+fn text_record(line: &str) -> Result<Option<RealRecord>, Option<&'static str>> {
+    let (body, comm, after) = match (line.find(" ["), line.rfind(']')) {
+        (Some(a), Some(b)) if b > a => (&line[..a], Some(&line[a + 2..b]), &line[b + 1..]),
+        _ => (line, None, ""),
+    };
+    let w: Vec<&str> = body.split_whitespace().chain(after.split_whitespace()).collect();
+    let dev = w.first().and_then(|d| d.split_once(',')).and_then(|(a, b)| Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?)));
+    let (major, minor) = dev.ok_or(None)?;
+    if w.len() < 6 {
+        return Err(Some("CPU, sequence, time, pid and action"));
+    }
+    let cpu = w[1].parse().map_err(|_| Some("a CPU number"))?;
+    let seq = w[2].parse().map_err(|_| Some("a sequence number"))?;
+    let time_ns = parse_time(w[3]).ok_or(Some("a time as SECONDS.NANOSECONDS"))?;
+    let pid = w[4].parse().map_err(|_| Some("a pid"))?;
+    let Some(code) = (1..=15).filter_map(action_code).find(|c| *c == w[5]) else { return Ok(None) };
+    let rwbs = w.get(6).ok_or(Some("the RWBS field"))?;
+    let rest = &w[7.min(w.len())..];
+    let (sector, sectors, from) = text_fields(code, rest)?;
+    let comm = if code == "C" { String::new() } else { comm.unwrap_or("").to_string() };
+    let cats = cats_of_rwbs(rwbs);
+    // blkparse's RWBS (`fill_rwbs`) prints a discard as D in place of W: the kernel traces it
+    // as a write (BLK_TC_WRITE), and blkparse's summary counts it among the writes.
+    let write = cats & (TC_WRITE | TC_DISCARD) != 0;
+    let cats = if cats & TC_DISCARD != 0 { cats | TC_WRITE } else { cats };
+    Ok(Some(RealRecord { time_ns, major, minor, cpu, seq, action: code, write, cats, sector, sectors, pid, comm, from }))
+}
+
+/// What `text_fields` reads: (sector, size in sectors, `RealRecord::from`).
+type TextFields = (u64, u32, Option<(u32, u32, u64)>);
+
+/// A record's fields after its RWBS and outside its brackets (`rest`) for its action `code`,
+/// as blkparse's `process_default` prints them for each action: a sector and `+ size` where the
+/// record has a size (a request with no data, an empty flush, prints no size, and but for C no
+/// sector either); `Err` names what is missing.
+fn text_fields(code: &str, rest: &[&str]) -> Result<TextFields, Option<&'static str>> {
+    let num = |k: usize, what: &'static str| rest.get(k).and_then(|s| s.parse::<u64>().ok()).ok_or(Some(what));
+    Ok(match code {
+        "P" => (0, 0, None),
+        "U" | "UT" => (0, 0, Some((0, 0, num(0, "the unplug's request count")?))),
+        "X" => (num(0, "a sector")?, 0, Some((0, 0, num(2, "the split's sector")?))),
+        "A" => {
+            let dev = rest.get(4).and_then(|s| s.strip_prefix('(')).and_then(|s| s.strip_suffix(')')).and_then(|s| s.split_once(','));
+            let (fm, fn_) = dev.and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))).ok_or(Some("(MAJ,MIN) after <-"))?;
+            (num(0, "a sector")?, num(2, "a size in sectors")? as u32, Some((fm, fn_, num(5, "the remap's sector")?)))
+        }
+        _ if rest.is_empty() && code != "C" => (0, 0, None),
+        _ if rest.len() == 1 && code == "C" => (num(0, "a sector")?, 0, None),
+        _ => (num(0, "a sector")?, num(2, "a size in sectors")? as u32, None),
+    })
 }
 
 // Trace categories (`enum blktrace_cat`), as `RealRecord::cats` holds them.
@@ -378,37 +430,6 @@ fn cats_of_rwbs(field: &str) -> u16 {
         };
     }
     cats
-}
-
-/// What `text_fields` reads: (sector, size in sectors, process, `RealRecord::from`).
-type TextFields = (u64, u32, String, Option<(u32, u32, u64)>);
-
-/// A record's fields after its RWBS (`rest`) for its action `code`: (sector, size in sectors,
-/// process, `RealRecord::from`), as blkparse's `process_default` prints them for each action;
-/// `bad` names what a field should have been.
-fn text_fields(code: &str, rest: &[&str], bad: &dyn Fn(&str) -> TraceError) -> Result<TextFields, TraceError> {
-    let comm_of = |s: &str| s.strip_prefix('[').and_then(|s| s.strip_suffix(']')).map(str::to_string);
-    let num = |k: usize, what: &str| rest.get(k).and_then(|s| s.parse::<u64>().ok()).ok_or_else(|| bad(what));
-    Ok(match code {
-        "P" => (0, 0, rest.first().and_then(|s| comm_of(s)).unwrap_or_default(), None),
-        "U" | "UT" => {
-            (0, 0, rest.first().and_then(|s| comm_of(s)).unwrap_or_default(), Some((0, 0, num(1, "the unplug's request count")?)))
-        }
-        "X" => {
-            (num(0, "a sector")?, 0, rest.get(3).and_then(|s| comm_of(s)).unwrap_or_default(), Some((0, 0, num(2, "the split's sector")?)))
-        }
-        "A" => {
-            let dev = rest.get(4).and_then(|s| s.strip_prefix('(')).and_then(|s| s.strip_suffix(')')).and_then(|s| s.split_once(','));
-            let (fm, fn_) = dev.and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))).ok_or_else(|| bad("(MAJ,MIN) after <-"))?;
-            (num(0, "a sector")?, num(2, "a size in sectors")? as u32, String::new(), Some((fm, fn_, num(5, "the remap's sector")?)))
-        }
-        // A request with no data (an empty flush: blkparse prints `C FWS 0 [0]`) has no size.
-        "C" if rest.get(1).is_some_and(|s| s.starts_with('[')) => (num(0, "a sector")?, 0, String::new(), None),
-        "C" => (num(0, "a sector")?, num(2, "a size in sectors")? as u32, String::new(), None),
-        // ... and no sector either where a process is named (`Q FWS [fsync]`).
-        _ if rest.first().is_some_and(|s| s.starts_with('[')) => (0, 0, rest.first().and_then(|s| comm_of(s)).unwrap_or_default(), None),
-        _ => (num(0, "a sector")?, num(2, "a size in sectors")? as u32, rest.get(3).and_then(|s| comm_of(s)).unwrap_or_default(), None),
-    })
 }
 
 fn parse_time(s: &str) -> Option<u64> {
