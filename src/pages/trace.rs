@@ -53,6 +53,8 @@ struct Loaded {
     devices: Vec<DeviceBtt>,
     iostat: BTreeMap<(u32, u32), DevIostat>,
     offsets: BTreeMap<(u32, u32), Vec<(u64, u64)>>,
+    /// Where the offsets' points are thinned, a line per device (`btt::thinned_note`).
+    thinned: Vec<String>,
     /// The completions by D2C over time (`btt::d2c_columns`), in columns of `d2c_span_ns`.
     d2c: HeatColumns,
     d2c_span_ns: u64,
@@ -80,6 +82,7 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
     let iostat = iostat::iostat(&records);
     let never = iostat.iter().filter_map(|(d, v)| iostat::never_completed_note(*d, v));
     let cut = notes.lines().cloned().chain(never).collect();
+    let offsets = btt::offsets(&records, 4000);
     let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
     let span = btt::d2c_span_ns(last_ns);
     Ok(Loaded {
@@ -90,7 +93,8 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
         splits_note: btt::splits_note(&records).1,
         all: btt::all_devices(&devices),
         iostat,
-        offsets: btt::offsets(&records, 4000),
+        thinned: btt::thinned_note(&offsets),
+        offsets: offsets.into_iter().map(|(d, (v, _))| (d, v)).collect(),
         d2c_span_ns: span,
         d2c: btt::d2c_columns(&records, span),
         devices,
@@ -345,6 +349,7 @@ fn column(l: &Loaded, (chart, heat): &(NodeRef, NodeRef), id: &str, title: Optio
             <h2>{ "Offsets: the sector of each issued request over time" }</h2>
             <canvas ref={chart.clone()} class="chart offsets" data-testid={tid("offsets")} role="img"
                 aria-label={format!("sector of each issued request over time, {} devices", l.offsets.len())}></canvas>
+            { for l.thinned.iter().map(|t| html! { <p class="dim" data-testid={tid("thinned")}>{ t }</p> }) }
             <h2>{ format!("D2C over time: the completions of each {} by how long they took on the device", span_label(l.d2c_span_ns)) }</h2>
             <canvas ref={heat.clone()} class="chart d2c-heat" data-testid={tid("d2c-heat")} role="img"
                 aria-label={format!("D2C heat map: {} columns across, issue-to-completion time up in powers of two, pale yellow for few requests to deep red for many; {} requests paired", l.d2c.len(), l.d2c.iter().map(|c| c.1.iter().sum::<u64>()).sum::<u64>())}></canvas>

@@ -35,7 +35,11 @@ fn inputs<'a>(files: &'a [String]) -> Result<Vec<std::path::PathBuf>, CliError> 
     };
     for f in files {
         let p = std::path::Path::new(f);
-        if p.is_dir() {
+        if f == "-" {
+            // Standard input, as blkparse's `-i -`: a dump or text piped in.
+            once(p, f)?;
+            out.push(p.to_path_buf());
+        } else if p.is_dir() {
             let rd = std::fs::read_dir(p).map_err(|e| bad(format!("replay: cannot read directory '{}': {e}", clip(f))))?;
             let mut found: Vec<_> =
                 rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.to_string_lossy().contains(".blktrace.")).collect();
@@ -63,17 +67,37 @@ pub fn read(files: &[String]) -> Result<(Vec<RealRecord>, ReadNotes, Vec<String>
     let mut file_ends = Vec::with_capacity(paths.len());
     for p in &paths {
         let name = p.display().to_string();
-        let len = std::fs::metadata(p).map_err(|e| bad(format!("replay: cannot read '{}': {e}", clip(&name))))?.len();
-        if len > REPLAY_FILE_BYTES_MAX {
-            return Err(bad(format!("replay: '{}' has {len} bytes; at most {REPLAY_FILE_BYTES_MAX} are read", clip(&name))));
-        }
-        let bytes = std::fs::read(p).map_err(|e| bad(format!("replay: cannot read '{}': {e}", clip(&name))))?;
+        let bytes = if name == "-" { read_stdin()? } else { read_file(p, &name)? };
         blkparse_input::read_any(&name, &bytes, &mut records, &mut notes).map_err(|e| bad(format!("replay: {e}")))?;
         file_ends.push(records.len());
     }
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     blkparse_input::finish(&names, &mut records, &file_ends, &mut notes).map_err(|e| bad(format!("replay: {e}")))?;
     Ok((records, notes, names))
+}
+
+/// A file's bytes, at most `REPLAY_FILE_BYTES_MAX`.
+fn read_file(p: &std::path::Path, name: &str) -> Result<Vec<u8>, CliError> {
+    let len = std::fs::metadata(p).map_err(|e| bad(format!("replay: cannot read '{}': {e}", clip(name))))?.len();
+    if len > REPLAY_FILE_BYTES_MAX {
+        return Err(bad(format!("replay: '{}' has {len} bytes; at most {REPLAY_FILE_BYTES_MAX} are read", clip(name))));
+    }
+    std::fs::read(p).map_err(|e| bad(format!("replay: cannot read '{}': {e}", clip(name))))
+}
+
+/// Standard input's bytes (`-`), at most `REPLAY_FILE_BYTES_MAX`.
+fn read_stdin() -> Result<Vec<u8>, CliError> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(REPLAY_FILE_BYTES_MAX + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| bad(format!("replay: cannot read standard input: {e}")))?;
+    if bytes.len() as u64 > REPLAY_FILE_BYTES_MAX {
+        return Err(bad(format!("replay: standard input has more than {REPLAY_FILE_BYTES_MAX} bytes; at most that many are read")));
+    }
+    Ok(bytes)
 }
 
 /// `iostat::iostat`'s figures per device (major, minor).
@@ -148,7 +172,8 @@ fn devices_json(records: &[RealRecord], devs: &[btt::DeviceBtt], iostat: &Iostat
                    "iostat_trace": iostat.get(&key).map(|d| d.trace),
                    "never_completed": iostat.get(&key).map_or(0, |d| d.never_completed),
                    "out_at_end": iostat.get(&key).map_or(0, |d| d.out_at_end),
-                   "offsets": offsets.get(&key).map(|v| v.iter().map(|&(t, s)| json!([t as f64 / 1e9, s])).collect::<Vec<_>>()).unwrap_or_default()})
+                   "offsets": offsets.get(&key).map(|(v, _)| v.iter().map(|&(t, s)| json!([t as f64 / 1e9, s])).collect::<Vec<_>>()).unwrap_or_default(),
+                   "offsets_issued": offsets.get(&key).map_or(0, |o| o.1)})
         })
         .collect()
 }

@@ -283,20 +283,40 @@ pub fn splits_note(records: &[RealRecord]) -> (u64, Option<String>) {
     (n, (n > 0).then(|| SPLITS_DIFFER.replace("{n}", &n.to_string())))
 }
 
+/// Per device: its plotted (time ns, sector) points and how many requests it issued.
+pub type Offsets = BTreeMap<(u32, u32), (Vec<(u64, u64)>, u64)>;
+
 /// seekwatcher's and iowatcher's plot: the sector of each issued request (D) over time, per
-/// device, at most `points_max` points each (every k-th when there are more).
-pub fn offsets(records: &[RealRecord], points_max: u32) -> BTreeMap<(u32, u32), Vec<(u64, u64)>> {
+/// device, at most `points_max` points each (every k-th when there are more), and how many
+/// requests the device issued (more than its points where thinned, which `thinned_note` says).
+pub fn offsets(records: &[RealRecord], points_max: u32) -> Offsets {
     let mut all: BTreeMap<(u32, u32), Vec<(u64, u64)>> = BTreeMap::new();
     for r in records.iter().filter(|r| r.action == "D") {
         all.entry((r.major, r.minor)).or_default().push((r.time_ns, r.sector));
     }
-    for v in all.values_mut() {
-        let k = v.len().div_ceil(points_max.max(1) as usize).max(1);
-        if k > 1 {
-            *v = v.iter().step_by(k).copied().collect();
-        }
-    }
-    all
+    all.into_iter()
+        .map(|(dev, v)| {
+            let n = v.len() as u64;
+            let k = v.len().div_ceil(points_max.max(1) as usize).max(1);
+            let v = if k > 1 { v.into_iter().step_by(k).collect() } else { v };
+            (dev, (v, n))
+        })
+        .collect()
+}
+
+/// What the plot says where it thins a device's points: one line per device thinned.
+pub fn thinned_note(offsets: &Offsets) -> Vec<String> {
+    offsets
+        .iter()
+        .filter(|(_, (v, n))| (v.len() as u64) < *n)
+        .map(|((ma, mi), (v, n))| {
+            format!(
+                "offsets of {ma},{mi}: {} points drawn, one in {} of its {n} issued requests",
+                v.len(),
+                n.div_ceil(v.len().max(1) as u64).max(1)
+            )
+        })
+        .collect()
 }
 
 /// D2C over time, for a latency heat map as Brendan Gregg draws one from blktrace: the trace
@@ -395,5 +415,15 @@ mod tests {
             comm: String::new(),
             from: None,
         }
+    }
+
+    /// Offsets beyond the points asked for are thinned to every k-th, and the note says so.
+    #[test]
+    fn thinned_offsets_are_said() {
+        let recs: Vec<RealRecord> = (0..10).map(|k| rec(k * 1000, "D", k * 8)).collect();
+        let o = offsets(&recs, 4);
+        assert_eq!((o[&(8, 0)].0.len(), o[&(8, 0)].1), (4, 10));
+        assert_eq!(thinned_note(&o), ["offsets of 8,0: 4 points drawn, one in 3 of its 10 issued requests"]);
+        assert!(thinned_note(&offsets(&recs, 10)).is_empty());
     }
 }

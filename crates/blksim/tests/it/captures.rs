@@ -196,3 +196,34 @@ fn flushes_are_not_reads() {
     assert_eq!((line[1], line[3]), ("0.0", "0.0"), "r/s and rkB/s: {line:?}");
     assert!(line[8].parse::<f64>().unwrap() > 0.5, "f/s: {line:?}");
 }
+
+/// `-` reads standard input (a dump piped in reads as the file does); a reader that closes
+/// the pipe early (`| head`) ends replay quietly, exit 0.
+#[test]
+fn stdin_reads_and_a_closed_pipe_ends_quietly() {
+    use std::io::{Read as _, Write as _};
+    use std::process::Stdio;
+    let file = capture("nvme-readahead/sample.blktrace.0");
+    let (_, from_file, _) = replay(&[file.as_os_str()]);
+    let mut child =
+        Command::new(env!("CARGO_BIN_EXE_blksim")).args(["replay", "-"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(&std::fs::read(&file).unwrap()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let tail = |s: &str| s.lines().skip(1).map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(tail(&String::from_utf8_lossy(&out.stdout)), tail(&from_file), "stdin reads as the file");
+    // The log is about 100 kB, more than a pipe holds: the reader takes one line and closes.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_blksim"))
+        .args(["replay", "--log"])
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 64];
+    child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
