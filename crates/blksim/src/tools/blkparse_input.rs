@@ -33,6 +33,11 @@ pub struct RealRecord {
     /// A: the device and sector it came from; X: the sector the split's second part starts at
     /// (major/minor 0); U: how many requests the unplug let go (in the sector).
     pub from: Option<(u32, u32, u64)>,
+    /// A: the device the remap's payload names as its target, which blkparse prints in place
+    /// of the record's own (a partition's remap onto its disk prints the partition).
+    pub remap_to: Option<(u32, u32)>,
+    /// C and R: the error the request ended with (blkparse's `[0]`).
+    pub error: u16,
 }
 
 /// A trace blkviz could not read: where, and what it expected there.
@@ -64,6 +69,10 @@ pub struct ReadNotes {
     /// Per-CPU sets with a CPU's file missing (`sdb.blktrace.5` among `.0` to `.39`), a line
     /// per device (`missing_cpu_files`).
     pub missing: Vec<String>,
+    /// Process names by pid from every binary file's notes (`BLK_TN_PROCESS`): one table for
+    /// the whole trace, as blkparse keeps one, so a pid named in one CPU's file is named in
+    /// all.
+    pub comms: BTreeMap<u32, String>,
 }
 
 impl ReadNotes {
@@ -87,6 +96,7 @@ fn action_code(basic: u32) -> Option<&'static str> {
         10 => "U",
         11 => "UT",
         12 => "I",
+        6 => "R",
         13 => "X",
         15 => "A",
         _ => return None,
@@ -162,7 +172,6 @@ impl Raw<'_> {
 pub fn read_binary(name: &str, b: &[u8], out: &mut Vec<RealRecord>, notes: &mut ReadNotes) -> Result<(), TraceError> {
     let big = b.len() >= 4 && (u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & 0xffff_ff00) != BLK_IO_TRACE_MAGIC;
     let raw = Raw { b, big };
-    let mut comms: BTreeMap<u32, String> = BTreeMap::new();
     let mut at = 0usize;
     while at < b.len() {
         let here = at as u64;
@@ -191,7 +200,9 @@ pub fn read_binary(name: &str, b: &[u8], out: &mut Vec<RealRecord>, notes: &mut 
         if action & BLK_TC_NOTIFY_ACT != 0 {
             if action & 0xffff == BLK_TN_PROCESS {
                 let comm: String = pdu.iter().take_while(|&&c| c != 0).take(16).map(|&c| char::from(c)).collect();
-                comms.insert(pid, comm);
+                // The first name a pid is given stays, as blkparse's `add_ppm_hash` keeps it (pid 0
+                // is swapper/0 on every CPU).
+                notes.comms.entry(pid).or_insert(comm);
             } else {
                 notes.skipped += 1;
             }
@@ -204,7 +215,7 @@ pub fn read_binary(name: &str, b: &[u8], out: &mut Vec<RealRecord>, notes: &mut 
         if out.len() as u64 >= REPLAY_RECORDS_MAX {
             return Err(TraceError(format!("{name}: at byte {here}: more than {REPLAY_RECORDS_MAX} records; trace a shorter stretch")));
         }
-        out.push(binary_record(&raw, o, pdu, code, &comms));
+        out.push(binary_record(&raw, o, pdu, code, &notes.comms));
     }
     Ok(())
 }
@@ -234,13 +245,15 @@ fn binary_record(raw: &Raw, o: usize, pdu: &[u8], code: &'static str, comms: &BT
     let device = raw.u32_at(o + 36);
     let sector = raw.u64_at(o + 16);
     let be64 = |p: &[u8]| p.get(..8).map(|s| u64::from_be_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]));
-    let from = match code {
+    // `struct blk_io_trace_remap`: device_from, device_to, sector_from, big-endian.
+    let be32 = |p: &[u8]| u32::from_be_bytes([p[0], p[1], p[2], p[3]]);
+    let (from, remap_to) = match code {
         "A" if pdu.len() >= 16 => {
-            let dev = u32::from_be_bytes([pdu[0], pdu[1], pdu[2], pdu[3]]);
-            be64(&pdu[8..]).map(|s| (dev >> 20, dev & 0xf_ffff, s))
+            let (dev, to) = (be32(pdu), be32(&pdu[4..]));
+            (be64(&pdu[8..]).map(|s| (dev >> 20, dev & 0xf_ffff, s)), Some((to >> 20, to & 0xf_ffff)))
         }
-        "X" | "U" | "UT" => be64(pdu).map(|s| (0, 0, s)),
-        _ => None,
+        "X" | "U" | "UT" => (be64(pdu).map(|s| (0, 0, s)), None),
+        _ => (None, None),
     };
     RealRecord {
         time_ns: raw.u64_at(o + 8),
@@ -254,8 +267,10 @@ fn binary_record(raw: &Raw, o: usize, pdu: &[u8], code: &'static str, comms: &BT
         sector,
         sectors: raw.u32_at(o + 24) / 512,
         pid,
-        comm: if code == "C" { String::new() } else { comms.get(&pid).cloned().unwrap_or_default() },
+        comm: if matches!(code, "C" | "R") { String::new() } else { comms.get(&pid).cloned().unwrap_or_default() },
         from,
+        remap_to,
+        error: raw.u16_at(o + 44),
     }
 }
 
@@ -343,13 +358,30 @@ fn text_record(line: &str) -> Result<Option<RealRecord>, Option<&'static str>> {
     let rwbs = w.get(6).ok_or(Some("the RWBS field"))?;
     let rest = &w[7.min(w.len())..];
     let (sector, sectors, from) = text_fields(code, rest)?;
-    let comm = if code == "C" { String::new() } else { comm.unwrap_or("").to_string() };
+    let error = if matches!(code, "C" | "R") { comm.and_then(|e| e.parse::<i32>().ok()).unwrap_or(0) as u16 } else { 0 };
+    let comm = if matches!(code, "C" | "R") { String::new() } else { comm.unwrap_or("").to_string() };
     let cats = cats_of_rwbs(rwbs);
     // blkparse's RWBS (`fill_rwbs`) prints a discard as D in place of W: the kernel traces it
     // as a write (BLK_TC_WRITE), and blkparse's summary counts it among the writes.
     let write = cats & (TC_WRITE | TC_DISCARD) != 0;
     let cats = if cats & TC_DISCARD != 0 { cats | TC_WRITE } else { cats };
-    Ok(Some(RealRecord { time_ns, major, minor, cpu, seq, action: code, write, cats, sector, sectors, pid, comm, from }))
+    Ok(Some(RealRecord {
+        time_ns,
+        major,
+        minor,
+        cpu,
+        seq,
+        action: code,
+        write,
+        cats,
+        sector,
+        sectors,
+        pid,
+        comm,
+        from,
+        remap_to: None,
+        error,
+    }))
 }
 
 /// What `text_fields` reads: (sector, size in sectors, `RealRecord::from`).
@@ -370,8 +402,8 @@ fn text_fields(code: &str, rest: &[&str]) -> Result<TextFields, Option<&'static 
             let (fm, fn_) = dev.and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))).ok_or(Some("(MAJ,MIN) after <-"))?;
             (num(0, "a sector")?, num(2, "a size in sectors")? as u32, Some((fm, fn_, num(5, "the remap's sector")?)))
         }
-        _ if rest.is_empty() && code != "C" => (0, 0, None),
-        _ if rest.len() == 1 && code == "C" => (num(0, "a sector")?, 0, None),
+        _ if rest.is_empty() && !matches!(code, "C" | "R") => (0, 0, None),
+        _ if rest.len() == 1 && matches!(code, "C" | "R") => (num(0, "a sector")?, 0, None),
         _ => (num(0, "a sector")?, num(2, "a size in sectors")? as u32, None),
     })
 }
@@ -593,6 +625,13 @@ pub fn set_aside_skewed(records: &mut Vec<RealRecord>) -> Option<String> {
 /// for their clock named in `notes`.
 pub fn finish(names: &[String], records: &mut Vec<RealRecord>, file_ends: &[usize], notes: &mut ReadNotes) -> Result<(), TraceError> {
     each_record_once(names, records, file_ends)?;
+    // A record read before its pid's note (in another CPU's file) takes the name the trace
+    // gives that pid.
+    for r in records.iter_mut().filter(|r| r.comm.is_empty() && !matches!(r.action, "C" | "R")) {
+        if let Some(c) = notes.comms.get(&r.pid) {
+            r.comm.clone_from(c);
+        }
+    }
     notes.clock.extend(merge(records, file_ends));
     notes.missing.extend(missing_cpu_files(names));
     Ok(())
@@ -629,26 +668,28 @@ pub fn missing_cpu_files(names: &[String]) -> Vec<String> {
     out
 }
 
-/// A record as blkparse's default format prints it (what `tools::blkparse` writes for a run).
+/// A record as blkparse 1.2's default format prints it (`process_default`): its RWBS from the
+/// record's categories (`rwbs`), a sector and `+ size` only where the record has a size (a
+/// completion's sector always), a remap under the device its payload names, a pid no note named
+/// as `(null)` (C's printf of a NULL name).
 pub fn blkparse_line(r: &RealRecord) -> String {
-    let rwbs = match r.action {
-        "P" | "U" | "UT" => "N",
-        _ if r.write => "W",
-        _ => "R",
-    };
-    let comm = &r.comm;
+    let rwbs = rwbs(r.cats, r.sectors > 0);
+    let comm = if r.comm.is_empty() { "(null)" } else { &r.comm };
+    let sized = |tail: &str| if r.sectors > 0 { format!("{} + {} {tail}", r.sector, r.sectors) } else { tail.to_string() };
     let tail = match (r.action, r.from) {
-        ("C", _) => format!("{} + {} [0]", r.sector, r.sectors),
+        ("C" | "R", _) if r.sectors == 0 => format!("{} [{}]", r.sector, r.error),
+        ("C" | "R", _) => format!("{} + {} [{}]", r.sector, r.sectors, r.error),
         ("P", _) => format!("[{comm}]"),
         ("U" | "UT", Some((_, _, n))) => format!("[{comm}] {n}"),
         ("X", Some((_, _, at))) => format!("{} / {at} [{comm}]", r.sector),
         ("A", Some((m, n, s))) => format!("{} + {} <- ({m},{n}) {s}", r.sector, r.sectors),
-        _ => format!("{} + {} [{comm}]", r.sector, r.sectors),
+        _ => sized(&format!("[{comm}]")),
     };
+    let (major, minor) = r.remap_to.unwrap_or((r.major, r.minor));
     format!(
         "{:>3},{:<3} {:>2} {:>8} {:>5}.{:09} {:>5} {:>2} {rwbs:>3} {tail}",
-        r.major,
-        r.minor,
+        major,
+        minor,
         r.cpu,
         r.seq,
         r.time_ns / 1_000_000_000,

@@ -414,6 +414,8 @@ mod tests {
             pid: 1,
             comm: String::new(),
             from: None,
+            remap_to: None,
+            error: 0,
         }
     }
 
