@@ -81,7 +81,8 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
     let devices = btt::btt(&records);
     let iostat = iostat::iostat(&records);
     let never = iostat.iter().filter_map(|(d, v)| iostat::never_completed_note(*d, v));
-    let cut = notes.lines().cloned().chain(never).collect();
+    let empty = btt::empty_note(&records, &btt::all_devices(&devices));
+    let cut = notes.lines().cloned().chain(never).chain(empty).collect();
     let offsets = btt::offsets(&records, 4000);
     let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
     let span = btt::d2c_span_ns(last_ns);

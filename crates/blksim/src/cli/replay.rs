@@ -149,6 +149,9 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
     if let Some(note) = &splits_note {
         let _ = writeln!(s, "{note}");
     }
+    if let Some(note) = btt::empty_note(&records, &all) {
+        let _ = writeln!(s, "{note}");
+    }
     all_devices_text(&mut s, &all);
     iostat_text(&mut s, &iostat);
     Ok(s)

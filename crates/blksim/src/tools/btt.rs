@@ -256,6 +256,20 @@ pub fn btt(records: &[RealRecord]) -> Vec<DeviceBtt> {
     devs.into_iter().map(|((major, minor), d)| DeviceBtt { major, minor, remaps: remapper_dev(major), ..d.out }).collect()
 }
 
+/// What replay and the page say of an empty "All Devices" table: btt follows each I/O from its
+/// Q, so a trace with no Q (ZFS's, which traces only D and C) has no phase; the actions it does
+/// hold are named.
+pub fn empty_note(records: &[RealRecord], all: &[Phase]) -> Option<String> {
+    if all.iter().any(|p| p.n > 0) || records.iter().any(|r| r.action == "Q") {
+        return None;
+    }
+    let held: std::collections::BTreeSet<&str> = records.iter().map(|r| r.action).collect();
+    Some(format!(
+        "no Q records in this trace (it holds {} only): btt follows each I/O from its Q, so its table is empty, as the real btt's is",
+        held.into_iter().collect::<Vec<_>>().join(", ")
+    ))
+}
+
 /// btt's "All Devices" table, indexed as [`ALL_PHASES`]: the phases summed over the devices,
 /// a remapping device's Q2Q, Q2A and Q2C on the `dm` lines.
 pub fn all_devices(devs: &[DeviceBtt]) -> [Phase; 13] {

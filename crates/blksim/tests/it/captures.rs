@@ -264,3 +264,44 @@ fn the_log_is_blkparses_output_on_real_captures() {
     let (_, ours, _) = replay(&["--log".as_ref(), dump.as_os_str()]);
     assert_eq!(record_lines(&ours), record_lines(&String::from_utf8_lossy(&real.stdout)), "the dump's log");
 }
+
+/// The "All Devices" table: btt's text from its header to the next section's.
+fn all_devices(text: &str) -> Vec<String> {
+    let from = text.find("==================== All Devices").expect("an All Devices section");
+    text[from..].lines().skip(1).take_while(|l| !l.starts_with("====") && !l.trim_start().starts_with("DEV ")).map(str::to_string).collect()
+}
+
+/// replay's "All Devices" table equals the real btt's, character for character, on a per-CPU
+/// capture (made a dump with `blkparse -d`, as btt reads one) and on a dump.
+#[test]
+fn the_btt_table_is_btts_on_real_captures() {
+    let dir = scratch("btt");
+    let dumped = Command::new("blkparse")
+        .args(["-i", "sda", "-d"])
+        .arg(dir.join("sda.bin"))
+        .arg("-O")
+        .current_dir(capture("centos7-lvm"))
+        .output()
+        .unwrap();
+    assert!(dumped.status.success());
+    for (dump, ours) in [
+        (dir.join("sda.bin"), capture("centos7-lvm")),
+        (capture("nvme-readahead/sample.blktrace.0"), capture("nvme-readahead/sample.blktrace.0")),
+    ] {
+        let real = Command::new("btt").arg("-i").arg(&dump).current_dir(&dir).output().expect("btt (scripts/setup test)");
+        let (code, out, err) = replay(&[ours.as_os_str()]);
+        assert_eq!(code, Some(0), "{err}");
+        let theirs = all_devices(&String::from_utf8_lossy(&real.stdout));
+        assert!(theirs.iter().any(|l| l.starts_with("Q2C ")), "{theirs:?}");
+        assert_eq!(all_devices(&out), theirs, "{}", ours.display());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A capture of D and C only (ZFS's) has no btt phases but D2C: the empty table says why.
+#[test]
+fn an_empty_btt_table_says_why() {
+    let (code, out, err) = replay(&[capture("zfs-8cpu").as_os_str()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.lines().any(|l| l.starts_with("no Q records in this trace")), "{out}");
+}
