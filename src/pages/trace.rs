@@ -80,7 +80,7 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
     blkparse_input::finish(&names, &mut records, &file_ends, &mut notes).map_err(|e| e.to_string())?;
     let devices = btt::btt(&records);
     let iostat = iostat::iostat(&records);
-    let never = iostat.iter().filter_map(|(d, v)| iostat::never_completed_note(*d, v));
+    let never = iostat::never_completed_note(&iostat);
     let empty = btt::empty_note(&records, &btt::all_devices(&devices));
     let cut = notes.lines().cloned().chain(never).chain(empty).collect();
     let offsets = btt::offsets(&records, 4000);

@@ -224,7 +224,7 @@ fn iostat_text(s: &mut String, iostat: &IostatByDevice) {
             cells[8]
         );
     }
-    for note in iostat.iter().filter_map(|(dev, v)| iostat::never_completed_note(*dev, v)) {
+    if let Some(note) = iostat::never_completed_note(iostat) {
         let _ = writeln!(s, "{note}");
     }
 }

@@ -315,19 +315,19 @@ fn add_busy(seconds: &mut BTreeMap<u64, Counts>, from: u64, to: u64) -> u64 {
     (last - first - 1 - listed) * SECOND_NS
 }
 
-/// What replay and the page say of a device's requests with no C (`DevIostat`'s
-/// `never_completed` and `out_at_end`), if any.
-pub fn never_completed_note(dev: (u32, u32), io: &DevIostat) -> Option<String> {
-    use crate::scenario::counted;
-    let total = io.never_completed + io.out_at_end;
-    (total > 0).then(|| {
+/// What replay and the page say of the requests with no C that later ones overtook
+/// (`DevIostat::never_completed`), in one line naming the devices, if any. Requests still out
+/// when the trace ends (`out_at_end`) are no sign of a damaged trace, and only the JSON counts
+/// them.
+pub fn never_completed_note(devs: &BTreeMap<(u32, u32), DevIostat>) -> Option<String> {
+    let lost: Vec<String> =
+        devs.iter().filter(|(_, v)| v.never_completed > 0).map(|(d, v)| format!("{},{} ({})", d.0, d.1, v.never_completed)).collect();
+    let n: u64 = devs.values().map(|v| v.never_completed).sum();
+    (n > 0).then(|| {
         format!(
-            "{},{}: {} issued and never completed: {} overtaken by later ones (a lost C, a CPU's file missing), each counted busy until the requests issued before it had completed; {} still out when the trace ends, counted busy to its end",
-            dev.0,
-            dev.1,
-            counted(total, "request"),
-            io.never_completed,
-            io.out_at_end
+            "{} issued and never completed though later ones did (a lost C, a CPU's file missing), on {}: each counted busy only until the requests issued before it had completed",
+            crate::scenario::counted(n, "request"),
+            lost.join(", ")
         )
     })
 }
