@@ -64,7 +64,7 @@ const DISC: usize = 8;
 struct Req {
     open: u64,
     close: Option<u64>,
-    /// When a new request was issued at its sector, it having none: its C was lost.
+    /// When a new request went in at its sector while it was out: its C is lost.
     replaced: Option<u64>,
     issued: bool,
 }
@@ -440,7 +440,7 @@ mod tests {
     }
 
     /// A front merge moves the request's start to the bio's sector, where its C comes: the C
-    /// finds it, and the device is idle after it (it was held busy to the trace's end).
+    /// finds it, and the device is idle after it, not busy to the trace's end.
     #[test]
     fn a_completion_finds_its_request_after_a_front_merge() {
         let ms = 1_000_000;

@@ -35,8 +35,7 @@ fn scratch(tag: &str) -> PathBuf {
 }
 
 /// LevelDB's text has CPU 13's records 1 266 874 889 s after the others': they are named in
-/// one line and set aside, and the rest is reported (it once sized an array by that span and
-/// aborted asking for 70 GB).
+/// one line and set aside, and the rest is reported: nothing is sized by that span.
 #[test]
 fn a_capture_with_one_cpus_clock_skewed_sets_that_cpu_aside_and_reports_the_rest() {
     let (code, out, err) = replay(&[capture("leveldb-ramdisk/blk_data.txt").as_os_str()]);
@@ -75,8 +74,8 @@ fn a_corrupted_time_in_a_binary_file_sets_that_record_aside() {
 }
 
 /// Two unrelated captures read together span 26.8 days (their clocks count from different
-/// boots): both are reported, and the JSON holds only the seconds that have records (it once
-/// wrote 1 GB, a line per second of the span).
+/// boots): both are reported, and the JSON holds only the seconds that have records, not a
+/// line per second of the span.
 #[test]
 fn two_captures_days_apart_give_a_small_json() {
     let mut args: Vec<PathBuf> = cpu_files("centos7-lvm");
@@ -111,7 +110,7 @@ fn util(out: &str, dev: &str) -> f64 {
 }
 
 /// One completion deleted from a clean capture (CentOS 7, 0.2% busy): its request counts only
-/// until the requests before it complete, so %util stays within 5 points (it read 100%), and
+/// until the requests before it complete, so %util stays within 5 points (not 100%), and
 /// the summary counts the request never completed.
 #[test]
 fn one_lost_completion_leaves_util_where_it_was_and_is_counted() {
@@ -191,8 +190,8 @@ fn the_iostat_line_counts_what_blkparse_and_btt_count() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// dm-crypt on NVMe writes only, with flush and FUA sequences: no read is counted (a flush
-/// once read as 0.9 r/s), the flushes are f/s.
+/// dm-crypt on NVMe writes only, with flush and FUA sequences: no read is counted (an empty
+/// flush is no read), the flushes are f/s.
 #[test]
 fn flushes_are_not_reads() {
     let (code, out, err) = replay(&[capture("dmcrypt-nvme/nvme0n1.blktrace.txt").as_os_str()]);
