@@ -13,7 +13,8 @@ use blksim::kernel::trace::blktrace::record_trace;
 use blksim::tools::blkparse::Names;
 use blksim::tools::blkparse_input::{self, ReadNotes, RealRecord};
 use blksim::tools::blktrace_api::encode_dump;
-use blksim::tools::btt::{self, DeviceBtt, IostatSecond, Phase, ALL_PHASES};
+use blksim::tools::btt::{self, DeviceBtt, Phase, ALL_PHASES};
+use blksim::tools::iostat::{self, DevIostat, IostatSecond};
 use gloo::file::callbacks::{read_as_bytes, FileReader};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -42,15 +43,18 @@ struct Loaded {
     names: Vec<String>,
     records: Vec<RealRecord>,
     skipped: u64,
-    /// Files that end inside a record, read up to the cut (`ReadNotes::cut`), and text files
-    /// with lines passed over (`ReadNotes::stray`): one line each.
+    /// What reading said besides the records (`ReadNotes::lines`: files cut short, lines passed
+    /// over, records set aside for their clock, CPUs' files missing) and requests never
+    /// completed: one line each.
     cut: Vec<String>,
     /// What btt's own figures would differ in, if the trace has splits (`btt::splits_note`).
     splits_note: Option<String>,
     all: [Phase; 13],
     devices: Vec<DeviceBtt>,
-    iostat: BTreeMap<(u32, u32), Vec<IostatSecond>>,
+    iostat: BTreeMap<(u32, u32), DevIostat>,
     offsets: BTreeMap<(u32, u32), Vec<(u64, u64)>>,
+    /// Where the offsets' points are thinned, a line per device (`btt::thinned_note`).
+    thinned: Vec<String>,
     /// The completions by D2C over time (`btt::d2c_columns`), in columns of `d2c_span_ns`.
     d2c: HeatColumns,
     d2c_span_ns: u64,
@@ -73,20 +77,25 @@ fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
     if let Some(e) = blkparse_input::no_records(&records, &notes, &names) {
         return Err(e);
     }
-    blkparse_input::each_record_once(&names, &records, &file_ends).map_err(|e| e.to_string())?;
-    blkparse_input::merge(&mut records, &file_ends);
+    blkparse_input::finish(&names, &mut records, &file_ends, &mut notes).map_err(|e| e.to_string())?;
     let devices = btt::btt(&records);
+    let iostat = iostat::iostat(&records);
+    let never = iostat::never_completed_note(&iostat);
+    let empty = btt::empty_note(&records, &btt::all_devices(&devices));
+    let cut = notes.lines().cloned().chain(never).chain(empty).collect();
+    let offsets = btt::offsets(&records, 4000);
     let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
     let span = btt::d2c_span_ns(last_ns);
     Ok(Loaded {
         last_ns,
         names,
         skipped: notes.skipped,
-        cut: notes.cut.into_iter().chain(notes.stray).collect(),
+        cut,
         splits_note: btt::splits_note(&records).1,
         all: btt::all_devices(&devices),
-        iostat: btt::iostat(&records),
-        offsets: btt::offsets(&records, 4000),
+        iostat,
+        thinned: btt::thinned_note(&offsets),
+        offsets: offsets.into_iter().map(|(d, (v, _))| (d, v)).collect(),
         d2c_span_ns: span,
         d2c: btt::d2c_columns(&records, span),
         devices,
@@ -327,20 +336,21 @@ fn column(l: &Loaded, (chart, heat): &(NodeRef, NodeRef), id: &str, title: Optio
             <h2>{ "iostat -x: per device, over the trace (as iostat's first report)" }</h2>
             <div class="table-scroll">
             <table class="iostat" data-testid={tid("iostat")}>
-                <thead><tr><th>{ "Device" }</th><th>{ "r/s" }</th><th>{ "w/s" }</th><th>{ "rkB/s" }</th><th>{ "wkB/s" }</th><th>{ "rrqm/s" }</th><th>{ "wrqm/s" }</th><th>{ "%util" }</th><th>{ "#Q" }</th><th>{ "#D" }</th></tr></thead>
+                <thead><tr><th>{ "Device" }</th><th>{ "r/s" }</th><th>{ "w/s" }</th><th>{ "rkB/s" }</th><th>{ "wkB/s" }</th><th>{ "rrqm/s" }</th><th>{ "wrqm/s" }</th><th>{ "%util" }</th><th>{ "f/s" }</th><th>{ "d/s" }</th><th>{ "#Q" }</th><th>{ "#D" }</th></tr></thead>
                 <tbody>{ for l.devices.iter().map(|d| {
-                    let v = l.iostat.get(&(d.major, d.minor)).cloned().unwrap_or_default();
-                    let m = btt::iostat_over_trace(&v, l.last_ns);
-                    let mean = |f: fn(&IostatSecond) -> f64| format!("{:.1}", f(&m));
+                    let m = l.iostat.get(&(d.major, d.minor)).map(|v| v.trace).unwrap_or_default();
+                    // `+ 0.0`: a cell never reads -0.0.
+                    let mean = |f: fn(&IostatSecond) -> f64| format!("{:.1}", f(&m) + 0.0);
                     html! { <tr><td>{ dev((d.major, d.minor)) }</td><td>{ mean(|x| x.r_s) }</td><td>{ mean(|x| x.w_s) }</td><td>{ mean(|x| x.rkb_s) }</td>
                         <td>{ mean(|x| x.wkb_s) }</td><td>{ mean(|x| x.rrqm_s) }</td><td>{ mean(|x| x.wrqm_s) }</td><td>{ mean(|x| x.util_pct) }</td>
-                        <td>{ d.queued }</td><td>{ d.issued }</td></tr> }
+                        <td>{ mean(|x| x.f_s) }</td><td>{ mean(|x| x.d_s) }</td><td>{ d.queued }</td><td>{ d.issued }</td></tr> }
                 }) }</tbody>
             </table>
             </div>
             <h2>{ "Offsets: the sector of each issued request over time" }</h2>
             <canvas ref={chart.clone()} class="chart offsets" data-testid={tid("offsets")} role="img"
                 aria-label={format!("sector of each issued request over time, {} devices", l.offsets.len())}></canvas>
+            { for l.thinned.iter().map(|t| html! { <p class="dim" data-testid={tid("thinned")}>{ t }</p> }) }
             <h2>{ format!("D2C over time: the completions of each {} by how long they took on the device", span_label(l.d2c_span_ns)) }</h2>
             <canvas ref={heat.clone()} class="chart d2c-heat" data-testid={tid("d2c-heat")} role="img"
                 aria-label={format!("D2C heat map: {} columns across, issue-to-completion time up in powers of two, pale yellow for few requests to deep red for many; {} requests paired", l.d2c.len(), l.d2c.iter().map(|c| c.1.iter().sum::<u64>()).sum::<u64>())}></canvas>

@@ -127,8 +127,13 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Result<(), CliError> {
     write_out(out, &text)
 }
 
+/// Writes the output; a reader that closed the pipe (`| head`) has all it wanted, so that ends
+/// quietly, as `cat` ends.
 fn write_out(out: &mut dyn Write, text: &str) -> Result<(), CliError> {
-    out.write_all(text.as_bytes()).map_err(|e| bad(format!("cannot write output: {e}")))
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.map_err(|e| bad(format!("cannot write output: {e}"))),
+    }
 }
 
 fn cmd_lessons(a: &Args) -> String {

@@ -5,6 +5,7 @@ use super::commands::{bad, Args, CliError};
 use crate::scenario::{clip, counted};
 use crate::tools::blkparse_input::{self, ReadNotes, RealRecord};
 use crate::tools::btt::{self, ALL_PHASES, PHASES};
+use crate::tools::iostat;
 use serde_json::json;
 use std::fmt::Write as _;
 
@@ -34,7 +35,11 @@ fn inputs<'a>(files: &'a [String]) -> Result<Vec<std::path::PathBuf>, CliError> 
     };
     for f in files {
         let p = std::path::Path::new(f);
-        if p.is_dir() {
+        if f == "-" {
+            // Standard input, as blkparse's `-i -`: a dump or text piped in.
+            once(p, f)?;
+            out.push(p.to_path_buf());
+        } else if p.is_dir() {
             let rd = std::fs::read_dir(p).map_err(|e| bad(format!("replay: cannot read directory '{}': {e}", clip(f))))?;
             let mut found: Vec<_> =
                 rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.to_string_lossy().contains(".blktrace.")).collect();
@@ -62,22 +67,41 @@ pub fn read(files: &[String]) -> Result<(Vec<RealRecord>, ReadNotes, Vec<String>
     let mut file_ends = Vec::with_capacity(paths.len());
     for p in &paths {
         let name = p.display().to_string();
-        let len = std::fs::metadata(p).map_err(|e| bad(format!("replay: cannot read '{}': {e}", clip(&name))))?.len();
-        if len > REPLAY_FILE_BYTES_MAX {
-            return Err(bad(format!("replay: '{}' has {len} bytes; at most {REPLAY_FILE_BYTES_MAX} are read", clip(&name))));
-        }
-        let bytes = std::fs::read(p).map_err(|e| bad(format!("replay: cannot read '{}': {e}", clip(&name))))?;
+        let bytes = if name == "-" { read_stdin()? } else { read_file(p, &name)? };
         blkparse_input::read_any(&name, &bytes, &mut records, &mut notes).map_err(|e| bad(format!("replay: {e}")))?;
         file_ends.push(records.len());
     }
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    blkparse_input::each_record_once(&names, &records, &file_ends).map_err(|e| bad(format!("replay: {e}")))?;
-    blkparse_input::merge(&mut records, &file_ends);
+    blkparse_input::finish(&names, &mut records, &file_ends, &mut notes).map_err(|e| bad(format!("replay: {e}")))?;
     Ok((records, notes, names))
 }
 
-/// `btt::iostat`'s seconds per device (major, minor).
-type IostatByDevice = std::collections::BTreeMap<(u32, u32), Vec<btt::IostatSecond>>;
+/// A file's bytes, at most `REPLAY_FILE_BYTES_MAX`.
+fn read_file(p: &std::path::Path, name: &str) -> Result<Vec<u8>, CliError> {
+    let len = std::fs::metadata(p).map_err(|e| bad(format!("replay: cannot read '{}': {e}", clip(name))))?.len();
+    if len > REPLAY_FILE_BYTES_MAX {
+        return Err(bad(format!("replay: '{}' has {len} bytes; at most {REPLAY_FILE_BYTES_MAX} are read", clip(name))));
+    }
+    std::fs::read(p).map_err(|e| bad(format!("replay: cannot read '{}': {e}", clip(name))))
+}
+
+/// Standard input's bytes (`-`), at most `REPLAY_FILE_BYTES_MAX`.
+fn read_stdin() -> Result<Vec<u8>, CliError> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(REPLAY_FILE_BYTES_MAX + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| bad(format!("replay: cannot read standard input: {e}")))?;
+    if bytes.len() as u64 > REPLAY_FILE_BYTES_MAX {
+        return Err(bad(format!("replay: standard input has more than {REPLAY_FILE_BYTES_MAX} bytes; at most that many are read")));
+    }
+    Ok(bytes)
+}
+
+/// `iostat::iostat`'s figures per device (major, minor).
+type IostatByDevice = std::collections::BTreeMap<(u32, u32), iostat::DevIostat>;
 
 fn dev_name(d: (u32, u32)) -> String {
     format!("{},{}", d.0, d.1)
@@ -91,7 +115,7 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
     }
     let devs = btt::btt(&records);
     let all = btt::all_devices(&devs);
-    let iostat = btt::iostat(&records);
+    let iostat = iostat::iostat(&records);
     // The latest record: the span the text, the JSON and iostat's averages all use.
     let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
     let span_s = last_ns as f64 / 1e9;
@@ -100,7 +124,7 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
         let devices = devices_json(&records, &devs, &iostat);
         let all_json: serde_json::Map<String, serde_json::Value> =
             ALL_PHASES.iter().zip(&all).filter(|(_, p)| p.n > 0).map(|(n, p)| (n.to_string(), phase_json(p))).collect();
-        let mut v = json!({"files": nfiles, "records": records.len(), "skipped": notes.skipped, "cut": notes.cut, "stray": notes.stray, "span_s": span_s, "splits": splits,
+        let mut v = json!({"files": nfiles, "records": records.len(), "skipped": notes.skipped, "cut": notes.cut, "stray": notes.stray, "clock": notes.clock, "missing": notes.missing, "span_s": span_s, "splits": splits,
                            "all_devices": all_json, "devices": devices});
         if a.log {
             v["log"] = records.iter().map(blkparse_input::blkparse_line).collect::<Vec<_>>().into();
@@ -119,14 +143,17 @@ pub(super) fn cmd_replay(a: &Args) -> Result<String, CliError> {
     // Records of kinds btt does not show (requeue, bounce, messages) are named only if any.
     let skipped = if notes.skipped > 0 { format!("; {} skipped, of kinds btt does not show", notes.skipped) } else { String::new() };
     let _ = writeln!(s, "{} from {} over {span_s:.6} s{skipped}", counted(records.len() as u64, "record"), counted(nfiles as u64, "file"));
-    for c in notes.cut.iter().chain(&notes.stray) {
+    for c in notes.lines() {
         let _ = writeln!(s, "{c}");
     }
     if let Some(note) = &splits_note {
         let _ = writeln!(s, "{note}");
     }
+    if let Some(note) = btt::empty_note(&records, &all) {
+        let _ = writeln!(s, "{note}");
+    }
     all_devices_text(&mut s, &all);
-    iostat_text(&mut s, &iostat, last_ns);
+    iostat_text(&mut s, &iostat);
     Ok(s)
 }
 
@@ -144,8 +171,12 @@ fn devices_json(records: &[RealRecord], devs: &[btt::DeviceBtt], iostat: &Iostat
                 PHASES.iter().zip(&d.phases).filter(|(_, p)| p.n > 0).map(|(n, p)| (n.to_string(), phase_json(p))).collect();
             json!({"device": dev_name(key), "remaps": d.remaps, "queued": d.queued, "issued": d.issued,
                    "btt": phases, "q2a": phase_json(&d.q2a),
-                   "iostat": iostat.get(&key).cloned().unwrap_or_default(),
-                   "offsets": offsets.get(&key).map(|v| v.iter().map(|&(t, s)| json!([t as f64 / 1e9, s])).collect::<Vec<_>>()).unwrap_or_default()})
+                   "iostat": iostat.get(&key).map(|d| d.seconds.clone()).unwrap_or_default(),
+                   "iostat_trace": iostat.get(&key).map(|d| d.trace),
+                   "never_completed": iostat.get(&key).map_or(0, |d| d.never_completed),
+                   "out_at_end": iostat.get(&key).map_or(0, |d| d.out_at_end),
+                   "offsets": offsets.get(&key).map(|(v, _)| v.iter().map(|&(t, s)| json!([t as f64 / 1e9, s])).collect::<Vec<_>>()).unwrap_or_default(),
+                   "offsets_issued": offsets.get(&key).map_or(0, |o| o.1)})
         })
         .collect()
 }
@@ -167,26 +198,33 @@ fn all_devices_text(s: &mut String, all: &[btt::Phase]) {
     }
 }
 
-/// `iostat -x` over the whole trace per device, as its first report.
-fn iostat_text(s: &mut String, iostat: &IostatByDevice, last_ns: u64) {
+/// `iostat -x` over the whole trace per device, as its first report, flushes and discards
+/// after %util. A cell never reads -0.0.
+fn iostat_text(s: &mut String, iostat: &IostatByDevice) {
     let _ = writeln!(
         s,
-        "\n{:>9} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8} {:>7}   (iostat -x over the trace, as its first report)",
-        "DEV", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", "%util"
+        "\n{:>9} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8} {:>7} {:>8} {:>8}   (iostat -x over the trace, as its first report)",
+        "DEV", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", "%util", "f/s", "d/s"
     );
     for (dev, v) in iostat {
-        let m = btt::iostat_over_trace(v, last_ns);
+        let m = &v.trace;
+        let cells = [m.r_s, m.w_s, m.rkb_s, m.wkb_s, m.rrqm_s, m.wrqm_s, m.util_pct, m.f_s, m.d_s].map(|x| x + 0.0);
         let _ = writeln!(
             s,
-            "{:>9} {:>8.1} {:>8.1} {:>9.1} {:>9.1} {:>8.1} {:>8.1} {:>7.1}",
+            "{:>9} {:>8.1} {:>8.1} {:>9.1} {:>9.1} {:>8.1} {:>8.1} {:>7.1} {:>8.1} {:>8.1}",
             dev_name(*dev),
-            m.r_s,
-            m.w_s,
-            m.rkb_s,
-            m.wkb_s,
-            m.rrqm_s,
-            m.wrqm_s,
-            m.util_pct
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            cells[5],
+            cells[6],
+            cells[7],
+            cells[8]
         );
+    }
+    if let Some(note) = iostat::never_completed_note(iostat) {
+        let _ = writeln!(s, "{note}");
     }
 }

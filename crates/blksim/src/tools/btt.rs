@@ -256,6 +256,20 @@ pub fn btt(records: &[RealRecord]) -> Vec<DeviceBtt> {
     devs.into_iter().map(|((major, minor), d)| DeviceBtt { major, minor, remaps: remapper_dev(major), ..d.out }).collect()
 }
 
+/// What replay and the page say of an empty "All Devices" table: btt follows each I/O from its
+/// Q, so a trace with no Q (ZFS's, which traces only D and C) has no phase; the actions it does
+/// hold are named.
+pub fn empty_note(records: &[RealRecord], all: &[Phase]) -> Option<String> {
+    if all.iter().any(|p| p.n > 0) || records.iter().any(|r| r.action == "Q") {
+        return None;
+    }
+    let held: std::collections::BTreeSet<&str> = records.iter().map(|r| r.action).collect();
+    Some(format!(
+        "no Q records in this trace (it holds {} only): btt follows each I/O from its Q, so its table is empty, as the real btt's is",
+        held.into_iter().collect::<Vec<_>>().join(", ")
+    ))
+}
+
 /// btt's "All Devices" table, indexed as [`ALL_PHASES`]: the phases summed over the devices,
 /// a remapping device's Q2Q, Q2A and Q2C on the `dm` lines.
 pub fn all_devices(devs: &[DeviceBtt]) -> [Phase; 13] {
@@ -272,113 +286,6 @@ pub fn all_devices(devs: &[DeviceBtt]) -> [Phase; 13] {
     all
 }
 
-/// iostat's figures for one device and one second of the trace (btt -I's way): what completed
-/// in it, the merges, and how long the device had a request out. Rates are per second of the
-/// stretch the trace covers (the last second may be partial).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct IostatSecond {
-    pub second: u64,
-    pub r_s: f64,
-    pub w_s: f64,
-    // The keys `run --json` uses for the same columns (docs/cli.md's `devices`), so that a script
-    // compares a run with its trace's replay by one name.
-    pub rkb_s: f64,
-    pub wkb_s: f64,
-    pub rrqm_s: f64,
-    pub wrqm_s: f64,
-    pub util_pct: f64,
-}
-
-/// iostat's interval, in ns.
-const SECOND_NS: u64 = 1_000_000_000;
-
-/// Per device, per second from the first record: completions, merges and utilisation.
-pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), Vec<IostatSecond>> {
-    let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
-    let seconds = last_ns / SECOND_NS + 1;
-    // Per device and second: r, w, rkB, wkB, rrqm, wrqm counts and busy ns.
-    let mut counts: BTreeMap<(u32, u32), Vec<[u64; 7]>> = BTreeMap::new();
-    // Requests in flight (by start sector), and since when the device has had any. As the
-    // kernel counts them for iostat's %util (`io_ticks`): from the request's insertion (I:
-    // `add_request` -> `drive_stat_acct` raises `in_flight`) to its completion, so time
-    // waiting in the elevator counts; a request issued with no I (blk-mq straight to the
-    // driver) counts from its D, a requeued one once. btt's own `-I` counts from D. A merge
-    // adds no request. A device with no I and no D in the whole trace is bio-based (dm-linear,
-    // md): it has no requests, and its bios count from their Q to their C, as bio-based dm's
-    // `start_io_acct`/`end_io_acct` do (2.6.16 on) and as `blksim run` counts md0 and dm-0.
-    let mut busy: BTreeMap<(u32, u32), (std::collections::BTreeSet<u64>, u64)> = BTreeMap::new();
-    let request_based: std::collections::BTreeSet<(u32, u32)> =
-        records.iter().filter(|r| matches!(r.action, "I" | "D")).map(|r| (r.major, r.minor)).collect();
-    for r in records {
-        let dev = (r.major, r.minor);
-        let v = counts.entry(dev).or_insert_with(|| vec![[0; 7]; seconds as usize]);
-        let x = &mut v[(r.time_ns / SECOND_NS) as usize];
-        let kb = u64::from(r.sectors) / 2;
-        match (r.action, r.write) {
-            ("C", false) => (x[0], x[2]) = (x[0] + 1, x[2] + kb),
-            ("C", true) => (x[1], x[3]) = (x[1] + 1, x[3] + kb),
-            ("M" | "F", false) => x[4] += 1,
-            ("M" | "F", true) => x[5] += 1,
-            _ => {}
-        }
-        let (out, since) = busy.entry(dev).or_default();
-        let opens = if request_based.contains(&dev) { matches!(r.action, "I" | "D") } else { r.action == "Q" };
-        match r.action {
-            _ if opens && out.len() < OPEN_MAX => {
-                if out.is_empty() {
-                    *since = r.time_ns;
-                }
-                out.insert(r.sector);
-            }
-            "C" if out.remove(&r.sector) && out.is_empty() => add_busy(v, *since, r.time_ns),
-            _ => {}
-        }
-    }
-    // A device still busy when the trace ends was busy to its end.
-    for (dev, (out, since)) in &busy {
-        if !out.is_empty() {
-            if let Some(v) = counts.get_mut(dev) {
-                add_busy(v, *since, last_ns);
-            }
-        }
-    }
-    counts.into_iter().map(|(dev, v)| (dev, per_second(&v, seconds, last_ns))).collect()
-}
-
-/// Counts one device's busy time from `from` to `to` into the seconds it spans.
-fn add_busy(v: &mut [[u64; 7]], from: u64, to: u64) {
-    let mut t = from;
-    while t < to {
-        let s = t / SECOND_NS;
-        let end = ((s + 1) * SECOND_NS).min(to);
-        v[s as usize][6] += end - t;
-        t = end;
-    }
-}
-
-/// One device's counts per second as rates over each second's span (the last one ends at
-/// the trace's last record).
-fn per_second(v: &[[u64; 7]], seconds: u64, last_ns: u64) -> Vec<IostatSecond> {
-    v.iter()
-        .enumerate()
-        .map(|(i, x)| {
-            let second = i as u64;
-            let span_ns = if second + 1 == seconds { (last_ns - second * SECOND_NS).max(1) } else { SECOND_NS };
-            let rate = |n: u64| n as f64 * 1e9 / span_ns as f64;
-            IostatSecond {
-                second,
-                r_s: rate(x[0]),
-                w_s: rate(x[1]),
-                rkb_s: rate(x[2]),
-                wkb_s: rate(x[3]),
-                rrqm_s: rate(x[4]),
-                wrqm_s: rate(x[5]),
-                util_pct: 100.0 * x[6] as f64 / span_ns as f64,
-            }
-        })
-        .collect()
-}
-
 /// What replay and the page say of a trace with splits ({n}: how many X records): btt's own
 /// figures differ there, and a reader checking one against the other should know why.
 const SPLITS_DIFFER: &str = "{n} splits (X) in this trace: btt does not follow a split bio to its pieces' requests (it prints no D2C for them) and pairs their Q, G and S otherwise, so its Q2G, S2G, G2I, I2D, D2C and Q2C differ from these, which match each piece by its start sector.";
@@ -390,42 +297,40 @@ pub fn splits_note(records: &[RealRecord]) -> (u64, Option<String>) {
     (n, (n > 0).then(|| SPLITS_DIFFER.replace("{n}", &n.to_string())))
 }
 
-/// iostat -x over the whole trace, as its first report averages since boot: each column's total
-/// over the trace's span (`last_ns`, from its first record). The seconds' rates weighted by
-/// their lengths, so a last part-second counts for what it is: a plain mean of the seconds
-/// counted it as a whole one, and columns counted at different times (merges at queueing,
-/// completions at C) then implied different spans.
-pub fn iostat_over_trace(secs: &[IostatSecond], last_ns: u64) -> IostatSecond {
-    const S: u64 = 1_000_000_000;
-    let len = |x: &IostatSecond| (last_ns.saturating_sub(x.second * S)).clamp(1, S) as f64;
-    let total: f64 = secs.iter().map(len).sum::<f64>().max(1.0);
-    let mean = |f: fn(&IostatSecond) -> f64| secs.iter().map(|x| f(x) * len(x)).sum::<f64>() / total;
-    IostatSecond {
-        second: 0,
-        r_s: mean(|x| x.r_s),
-        w_s: mean(|x| x.w_s),
-        rkb_s: mean(|x| x.rkb_s),
-        wkb_s: mean(|x| x.wkb_s),
-        rrqm_s: mean(|x| x.rrqm_s),
-        wrqm_s: mean(|x| x.wrqm_s),
-        util_pct: mean(|x| x.util_pct),
-    }
-}
+/// Per device: its plotted (time ns, sector) points and how many requests it issued.
+pub type Offsets = BTreeMap<(u32, u32), (Vec<(u64, u64)>, u64)>;
 
 /// seekwatcher's and iowatcher's plot: the sector of each issued request (D) over time, per
-/// device, at most `points_max` points each (every k-th when there are more).
-pub fn offsets(records: &[RealRecord], points_max: u32) -> BTreeMap<(u32, u32), Vec<(u64, u64)>> {
+/// device, at most `points_max` points each (every k-th when there are more), and how many
+/// requests the device issued (more than its points where thinned, which `thinned_note` says).
+pub fn offsets(records: &[RealRecord], points_max: u32) -> Offsets {
     let mut all: BTreeMap<(u32, u32), Vec<(u64, u64)>> = BTreeMap::new();
     for r in records.iter().filter(|r| r.action == "D") {
         all.entry((r.major, r.minor)).or_default().push((r.time_ns, r.sector));
     }
-    for v in all.values_mut() {
-        let k = v.len().div_ceil(points_max.max(1) as usize).max(1);
-        if k > 1 {
-            *v = v.iter().step_by(k).copied().collect();
-        }
-    }
-    all
+    all.into_iter()
+        .map(|(dev, v)| {
+            let n = v.len() as u64;
+            let k = v.len().div_ceil(points_max.max(1) as usize).max(1);
+            let v = if k > 1 { v.into_iter().step_by(k).collect() } else { v };
+            (dev, (v, n))
+        })
+        .collect()
+}
+
+/// What the plot says where it thins a device's points: one line per device thinned.
+pub fn thinned_note(offsets: &Offsets) -> Vec<String> {
+    offsets
+        .iter()
+        .filter(|(_, (v, n))| (v.len() as u64) < *n)
+        .map(|((ma, mi), (v, n))| {
+            format!(
+                "offsets of {ma},{mi}: {} points drawn, one in {} of its {n} issued requests",
+                v.len(),
+                n.div_ceil(v.len().max(1) as u64).max(1)
+            )
+        })
+        .collect()
 }
 
 /// D2C over time, for a latency heat map as Brendan Gregg draws one from blktrace: the trace
@@ -480,17 +385,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn iostat_over_a_trace_is_each_columns_total_over_its_span() {
-        // 1.5 s: no merges in the first second, 3 in the last half second (a rate of 6/s).
-        let sec =
-            |second, wrqm_s| IostatSecond { second, r_s: 0.0, w_s: 0.0, rkb_s: 0.0, wkb_s: 0.0, rrqm_s: 0.0, wrqm_s, util_pct: 100.0 };
-        let m = iostat_over_trace(&[sec(0, 0.0), sec(1, 6.0)], 1_500_000_000);
-        // 3 merges over 1.5 s; a plain mean of the two seconds' rates said 3/s.
-        assert!((m.wrqm_s - 2.0).abs() < 1e-9, "{m:?}");
-        assert!((m.util_pct - 100.0).abs() < 1e-9);
-    }
-
-    #[test]
     fn d2c_columns_count_each_completion_in_its_span_by_its_issue_to_completion_time() {
         let recs = vec![
             rec(100, "D", 8),
@@ -528,60 +422,24 @@ mod tests {
             seq: 0,
             action,
             write: false,
+            cats: 0,
             sector,
             sectors: 8,
             pid: 1,
             comm: String::new(),
             from: None,
+            remap_to: None,
+            error: 0,
         }
     }
 
-    /// A bio-based device (no I or D anywhere in the trace: dm-linear, md) is busy from each
-    /// bio's Q to its C, as bio-based dm's `start_io_acct`/`end_io_acct` count; on a device with
-    /// requests a Q alone opens nothing.
+    /// Offsets beyond the points asked for are thinned to every k-th, and the note says so.
     #[test]
-    fn util_counts_a_bio_based_device_from_q_to_c() {
-        let ms = 1_000_000;
-        // Two bios overlapping: 100-400 and 300-600 ms, busy 100-600 of 1 s: 50%.
-        let bio_based =
-            [rec(100 * ms, "Q", 8), rec(300 * ms, "Q", 16), rec(400 * ms, "C", 8), rec(600 * ms, "C", 16), rec(1000 * ms, "C", 99)];
-        let got = iostat(&bio_based)[&(8, 0)][0].util_pct;
-        assert!((got - 50.0).abs() < 1e-9, "bio-based: 50% expected, {got}%");
-        // The same with one request (I, D) on the device: only it counts, 700-800 ms: 10%.
-        let mut with_request = bio_based.to_vec();
-        with_request.insert(4, rec(700 * ms, "I", 32));
-        with_request.insert(5, rec(700 * ms, "D", 32));
-        with_request.insert(6, rec(800 * ms, "C", 32));
-        let got = iostat(&with_request)[&(8, 0)][0].util_pct;
-        assert!((got - 10.0).abs() < 1e-9, "request-based: 10% expected, {got}%");
-    }
-
-    /// %util as io_ticks: busy from I (or D, where a request has no I, as blk-mq's direct
-    /// issue) to C; a requeued request (I D, I D) counts once and ends at its C.
-    #[test]
-    fn util_counts_a_request_from_its_insertion_or_issue_to_its_completion_once() {
-        let ms = 1_000_000;
-        let runs: [(&[RealRecord], f64); 3] = [
-            // Inserted at 0, issued at 300 ms, done at 500 ms, trace to 1 s: 50%.
-            (&[rec(0, "I", 8), rec(300 * ms, "D", 8), rec(500 * ms, "C", 8), rec(1000 * ms, "Q", 64)], 50.0),
-            // No I: from D at 200 ms to C at 600 ms: 40%.
-            (&[rec(0, "Q", 8), rec(200 * ms, "D", 8), rec(600 * ms, "C", 8), rec(1000 * ms, "Q", 64)], 40.0),
-            // Requeued: I D I D C, busy from the first I to the C only: 30%.
-            (
-                &[
-                    rec(100 * ms, "I", 8),
-                    rec(150 * ms, "D", 8),
-                    rec(200 * ms, "I", 8),
-                    rec(250 * ms, "D", 8),
-                    rec(400 * ms, "C", 8),
-                    rec(1000 * ms, "Q", 64),
-                ],
-                30.0,
-            ),
-        ];
-        for (records, util) in runs {
-            let got = iostat(records)[&(8, 0)][0].util_pct;
-            assert!((got - util).abs() < 1e-9, "{util}% expected, {got}%");
-        }
+    fn thinned_offsets_are_said() {
+        let recs: Vec<RealRecord> = (0..10).map(|k| rec(k * 1000, "D", k * 8)).collect();
+        let o = offsets(&recs, 4);
+        assert_eq!((o[&(8, 0)].0.len(), o[&(8, 0)].1), (4, 10));
+        assert_eq!(thinned_note(&o), ["offsets of 8,0: 4 points drawn, one in 3 of its 10 issued requests"]);
+        assert!(thinned_note(&offsets(&recs, 10)).is_empty());
     }
 }

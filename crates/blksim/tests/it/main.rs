@@ -1,6 +1,7 @@
 //! The one integration-test binary of blksim (matklad, "Delete Cargo Integration Tests").
 
 mod blktrace;
+mod captures;
 mod cli;
 mod completion;
 mod determinism;

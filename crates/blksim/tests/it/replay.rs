@@ -110,7 +110,7 @@ proptest! {
         let line = format!("  8,0 {}\n", words.join(" "));
         let _ = read_any("random.txt", line.as_bytes(), &mut out, &mut ReadNotes::default());
         let _ = blksim::tools::btt::btt(&out);
-        let _ = blksim::tools::btt::iostat(&out);
+        let _ = blksim::tools::iostat::iostat(&out);
     }
 }
 
@@ -239,4 +239,37 @@ fn a_stray_line_in_blkparse_text_is_named_and_the_summary_is_not() {
         notes.stray,
         vec!["junk.txt: 2 lines neither a record nor blkparse's summary, passed over (the first, line 3: 'hello there')".to_string()]
     );
+}
+
+/// blkparse's text as blkparse writes it: a process name with spaces on any action, unplugs
+/// (U, UT) too (JVM and Hadoop threads: `[DataXceiver for]`), `#` header lines passed over
+/// without a word, and a text cut mid-line read up to the cut with one note.
+#[test]
+fn blkparse_text_with_spaced_names_comments_and_a_cut_last_line_reads() {
+    let text = "#Maj,Mn CPU   SeqNo     Seconds     PID  Evt Typ Sector   +Len Description\n\
+                #------ --- ------- --------------- -----|--|---|---------+---\n  \
+                8,16   3        1     0.000012000   697  Q   W 223490 + 8 [DataXceiver for]\n  \
+                8,16   3        2     0.000013000   697  P   N [DataXceiver for]\n  \
+                8,16   3        3     0.000014000   697  U   N [DataXceiver for] 1\n  \
+                8,16   3        4     0.000015000   698  UT  N [VM Thread] 2\n  \
+                8,16   3        5     0.000016000   697  D   W 223490 + 8 [DataXceiver for]\n  \
+                8,16   3        6     0.000020000     0  C   W 223490 + 8 [0]\n  \
+                8,16   3        7     0.000030000   697  Q   W 2234";
+    let mut out = Vec::new();
+    let mut notes = ReadNotes::default();
+    read_any("hadoop.txt", text.as_bytes(), &mut out, &mut notes).unwrap();
+    assert_eq!(out.len(), 6);
+    assert_eq!(
+        out.iter().map(|r| r.comm.as_str()).collect::<Vec<_>>(),
+        ["DataXceiver for", "DataXceiver for", "DataXceiver for", "VM Thread", "DataXceiver for", ""]
+    );
+    assert_eq!(out[2].from.map(|f| f.2), Some(1), "the unplug's count after the name");
+    assert_eq!(out[3].from.map(|f| f.2), Some(2));
+    assert!(notes.stray.is_empty(), "{:?}", notes.stray);
+    assert_eq!(notes.cut, ["hadoop.txt: cut short in line 9 (a size in sectors missing): read up to it, as blkparse reads a cut file"]);
+    // The same line whole but for its newline is no cut; a bad line before the last is refused.
+    let mut notes = ReadNotes::default();
+    let bad = text.replace("    0.000016000", "    0.0000x6000");
+    let err = read_any("bad.txt", bad.as_bytes(), &mut Vec::new(), &mut notes).unwrap_err();
+    assert!(err.0.starts_with("bad.txt: line 7: expected a time as SECONDS.NANOSECONDS"), "{}", err.0);
 }
