@@ -200,6 +200,7 @@ fn knob_value(g: &mut Gen, spec: &KnobSpec, valid: bool) -> String {
             let n = g.range(0, 3);
             (0..n).map(|_| g.range(0, 9).to_string()).collect::<Vec<_>>().join(",")
         }
+        KnobKind::JobName => g.pick(&["", "dd", "fio", "reader", "writer", "job2"]).to_string(),
     };
     if g.chance(5) {
         format!(" {v} ")
