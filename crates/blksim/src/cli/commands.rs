@@ -616,6 +616,7 @@ fn human(r: &RunReport, knobs: Option<&str>) -> String {
     }
     let _ =
         writeln!(s, "longest stall {:.4} s (no job's read or write completed), from {:.4} s", r.longest_stall_s, r.longest_stall_from_s);
+    let _ = write!(s, "\n{}", crate::tools::fio_report::fio_text(&r.jobs));
     let _ = writeln!(
         s,
         "\n{:<8} {:>8} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>9} {:>8} {:>8} {:>8} {:>6} {:>7}",

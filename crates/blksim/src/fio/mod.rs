@@ -283,7 +283,7 @@ mod tests {
         assert_eq!(knob("workload.bs"), Some("4k"), "job b's bs is not the first job's");
         // The second job is its own, with [global]'s options.
         assert_eq!((knob("job.b.rw"), knob("job.b.bs"), knob("job.b.direct")), (Some("write"), Some("1m"), Some("true")));
-        assert_eq!(job.knobs[0], ("jobs".to_string(), "1".to_string()), "the jobs a scenario had before go");
+        assert_eq!(job.knobs[0], ("job.count".to_string(), "1".to_string()), "the jobs a scenario had before go");
         // A value the model cannot take keeps fio's default, and is named with what is allowed.
         assert_eq!(knob("workload.ioengine"), Some("sync"));
         let notes = job.notes().unwrap();

@@ -1,7 +1,7 @@
 //! Reading a job file: `[global]` and job sections, line by line, into knob settings. Each job
 //! section starts from fio's defaults and the `[global]` options read before it; the first
 //! job's settings are the `workload.*` knobs, a later one's `job.NAME.*` (a new job by that
-//! name), after `jobs=1`, which drops the jobs a scenario had before.
+//! name), after `job.count=1`, which drops the jobs a scenario had before.
 
 use super::*;
 use crate::scenario::jobs::{job_knob_key, JOBS};

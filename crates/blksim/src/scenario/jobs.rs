@@ -183,8 +183,8 @@ pub(super) fn get_job_knob(s: &Scenario, key: &str) -> Option<String> {
     Some(t.with_job_first(i, |t| spec.get(t)))
 }
 
-/// Sets a job's knob (`job.writer.rw=write`). A name no job has adds a job by that name, a copy
-/// of the first (a place one past the last adds one named `jobN`): a new section in the file.
+/// Sets a job's knob (`job.writer.rw=write`). A name no job has adds a job by that name (a place
+/// one past the last adds one named `jobN`): a new section in the file (`new_job`).
 /// None when `key` does not address a job.
 pub(super) fn set_job_knob(s: &mut Scenario, key: &str, value: &str) -> Option<Result<(), ScenarioError>> {
     let (sel, spec) = job_key(key)?;
@@ -214,10 +214,14 @@ fn add_job(s: &mut Scenario, sel: &str) -> Result<usize, String> {
             _ => return Err(format!("'{}' is not a job name; expected {}", clip(sel), kt::WORKLOAD_NAME.kind.allowed())),
         }
     };
-    let mut w = s.workload.clone();
-    w.name = name;
-    s.jobs.push(w);
+    s.jobs.push(new_job(s, name));
     Ok(n)
+}
+
+/// A new job section: the first job's workload, under its own name, with fio's defaults for the
+/// options that place it among the others (no delay, pace, end, wait or priority of its own).
+fn new_job(s: &Scenario, name: String) -> Workload {
+    Workload { name, fio: JobOptions::default(), ..s.workload.clone() }
 }
 
 pub const WORKLOAD_FSYNC: KnobSpec = KnobSpec {
@@ -252,7 +256,7 @@ pub const WORKLOAD_FILESYSTEM: KnobSpec = KnobSpec {
 
 /// How many job sections: fewer drops the last ones, more adds copies of the first.
 pub const JOBS: KnobSpec = KnobSpec {
-    key: "jobs",
+    key: "job.count",
     kind: KnobKind::Int { min: 1, max: limits::JOB_SECTIONS_MAX as u64, unit: "" },
     help: "how many fio job sections run together (the first is workload.*, the others job.NAME.* or job.N.*); more adds copies of the first, named jobN",
     live: Live::Restart,
@@ -262,8 +266,7 @@ pub const JOBS: KnobSpec = KnobSpec {
             let n = v.int() as usize;
             s.jobs.truncate(n - 1);
             while s.jobs.len() + 1 < n {
-                let mut w = s.workload.clone();
-                w.name = format!("job{}", s.jobs.len() + 2);
+                let w = new_job(s, format!("job{}", s.jobs.len() + 2));
                 s.jobs.push(w);
             }
             Ok(())
@@ -417,7 +420,7 @@ mod tests {
         assert_eq!((s.jobs[0].rw, s.jobs[0].bs, s.workload.rw), (Rw::Write, 65536, Rw::Read), "the first job is untouched");
         assert_eq!(get_knob(&s, "job.2.bs").as_deref(), Some("64k"));
         assert_eq!(get_knob(&s, "job.1.rw").as_deref(), Some("read"), "job.1 is workload");
-        assert_eq!(get_knob(&s, "jobs").as_deref(), Some("3"));
+        assert_eq!(get_knob(&s, "job.count").as_deref(), Some("3"));
         s.validate().unwrap();
         // Each bad setting names the job's own knob and what is allowed.
         let e = set_knob(&mut s, "job.writer.rw", "sideways").unwrap_err();
@@ -427,7 +430,7 @@ mod tests {
         set_knob(&mut s, "job.writer.filename", "sdz").unwrap();
         let e = s.validate().unwrap_err();
         assert_eq!(e.field, "job.writer.filename", "{e}");
-        set_knob(&mut s, "jobs", "1").unwrap();
+        set_knob(&mut s, "job.count", "1").unwrap();
         assert!(s.jobs.is_empty());
         s.validate().unwrap();
     }
@@ -438,9 +441,9 @@ mod tests {
         set_knob(&mut s, "workload.numjobs", "1000").unwrap();
         set_knob(&mut s, "job.b.numjobs", "100").unwrap();
         let e = s.validate().unwrap_err().to_string();
-        assert_eq!(e, "jobs: 1100 processes (numjobs over 2 job sections); at most 1024 in all are allowed");
+        assert_eq!(e, "job.count: 1100 processes (numjobs over 2 job sections); at most 1024 in all are allowed");
         let mut s = Scenario::default();
-        set_knob(&mut s, "jobs", &limits::JOB_SECTIONS_MAX.to_string()).unwrap();
+        set_knob(&mut s, "job.count", &limits::JOB_SECTIONS_MAX.to_string()).unwrap();
         let e = set_knob(&mut s, "job.extra.rw", "read").unwrap_err().to_string();
         assert!(e.contains("at most 64 are allowed"), "{e}");
         let mut s = Scenario::default();
