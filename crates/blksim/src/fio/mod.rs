@@ -9,6 +9,7 @@ use crate::scenario::{clip, KnobKind, KnobSpec, Scenario, ScenarioError};
 
 pub mod engine;
 pub mod job;
+pub mod options;
 mod parse;
 pub use parse::{job_file, parse};
 
@@ -347,6 +348,18 @@ mod tests {
             let e = parse(text).unwrap_err().to_string();
             assert!(e.contains(names) && e.contains("expected"), "{text:?}: {e}");
         }
+        // An option fio does not know is a typo: refused with its line and the likely option.
+        for (text, says) in [
+            ("[a]\nrw=randrw\nrwmixred=70\n", "line 3: 'rwmixred' is not an fio option; did you mean rwmixread?"),
+            ("[global]\niodepht=4\n[a]\n", "line 2: 'iodepht' is not an fio option; did you mean iodepth?"),
+            ("[a]\nfrobnicate=1\n", "line 2: 'frobnicate' is not an fio option; expected one of fio's options"),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("fio: {says}")), "{text:?}: {e}");
+        }
+        // More job sections than the model runs: the line of the first too many.
+        let many: String = (0..70).map(|i| format!("[j{i}]\n")).collect();
+        assert_eq!(parse(&many).unwrap_err().to_string(), "fio: line 65: [j64] is job section 65; at most 64 job sections are allowed");
         // Values fio takes that the model cannot run are named, not refused.
         for text in ["[a]\nrw=randrw\n", "[a]\nbs=4k-16k\n", "[a]\nsize=50%\n", "[a]\nrw=randread:8\n", "[a]\nbs=64m\n"] {
             let job = parse(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));

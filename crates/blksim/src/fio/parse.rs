@@ -120,10 +120,7 @@ impl Reader {
             // time_based: the job keeps going until runtime, whatever its size (blkviz's size
             // 0 runs for the whole duration).
             None if key == "time_based" => None,
-            None => {
-                self.unmapped(key, value);
-                return Ok(());
-            }
+            None => return self.unmapped(key, value, n),
         };
         if let Some(expected) = fio_refuses(key, value) {
             return Err(ScenarioError::new(
@@ -150,8 +147,16 @@ impl Reader {
     }
 
     /// An option that sets no knob: the random map, an option that changes nothing in the
-    /// model, or one the model lacks.
-    fn unmapped(&mut self, key: &str, value: &str) {
+    /// model, or one the model lacks; a name fio does not know is refused, as fio refuses it
+    /// ("Bad option"), with the line and the option it most likely meant.
+    fn unmapped(&mut self, key: &str, value: &str, n: usize) -> Result<(), ScenarioError> {
+        if !super::options::is_fio_option(key) {
+            let hint = match super::options::nearest_option(key) {
+                Some(o) => format!("did you mean {o}?"),
+                None => "expected one of fio's options (fio --cmdhelp lists them)".to_string(),
+            };
+            return Err(ScenarioError::new("fio", format!("line {}: '{}' is not an fio option; {hint}", n + 1, clip(key))));
+        }
         match key {
             // The model keeps fio's default random map (each block once per pass).
             "norandommap" => self.job.not_modelled("norandommap (blkviz keeps fio's random map: each block once per pass)".to_string()),
@@ -162,6 +167,7 @@ impl Reader {
             }
             other => self.job.not_modelled(if value.is_empty() { clip(other) } else { format!("{}={}", clip(other), clip(value)) }),
         }
+        Ok(())
     }
 
     /// The sandbox's scenario checks each value on its own: one the model cannot take is named
@@ -199,8 +205,13 @@ impl Reader {
         let many = self.sections.len() > 1;
         for i in 0..self.sections.len() {
             let s = &mut self.sections[i];
-            // name= renames the job its section names.
+            // name= renames the job its section names (a later job's digits are a place).
             s.name = s.get(&kt::WORKLOAD_NAME).unwrap_or_default().to_string();
+            if i > 0 && s.name.bytes().all(|b| b.is_ascii_digit()) {
+                s.name = format!("job{}", s.name).chars().take(15).collect();
+                let name = s.name.clone();
+                s.set(&kt::WORKLOAD_NAME, name);
+            }
             if s.time_based {
                 s.set(&kt::WORKLOAD_SIZE, "0".to_string());
             }
@@ -304,7 +315,9 @@ impl Reader {
 /// ASCII; others become '_'), and another job's name taken gets `-2`, `-3`.
 fn job_name(section: &str, before: &[Section]) -> String {
     let base: String = section.chars().map(|c| if c.is_ascii_graphic() { c } else { '_' }).take(15).collect();
-    let base = if base.is_empty() || base.bytes().all(|b| b.is_ascii_digit()) { format!("job{base}") } else { base };
+    // A later job is addressed by its name (`job.NAME.rw`), where digits are a place.
+    let digits = base.bytes().all(|b| b.is_ascii_digit());
+    let base = if base.is_empty() || (digits && !before.is_empty()) { format!("job{base}") } else { base };
     let mut name = base.clone();
     let mut n = 1;
     while before.iter().any(|s| s.name == name) {
@@ -388,7 +401,7 @@ fn job_options(t: &Scenario) -> String {
             out += &format!("{k}={v}\n");
         }
     };
-    line(t.workload.rw.is_mixed() && o.rwmixread != d.rwmixread, "rwmixread", o.rwmixread.to_string());
+    line(o.rwmixread != d.rwmixread, "rwmixread", o.rwmixread.to_string());
     line(o.offset_pct > 0, "offset", format!("{}%", o.offset_pct));
     line(o.offset_pct == 0 && o.offset > 0, "offset", kt::WORKLOAD_OFFSET.get(t));
     line(o.rate_iops > 0, "rate_iops", o.rate_iops.to_string());
