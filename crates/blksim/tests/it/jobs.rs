@@ -105,3 +105,18 @@ fn group_reporting_stonewall_startdelay_and_rate_iops_act_as_fio_s_do() {
     let (jobs, _) = run("[t]\nrw=randread\nbs=4k\ndirect=1\nthinktime=1000\n", SSD, 1, 0.5);
     assert!(jobs[0].read.iops < 1000.0 && jobs[0].read.iops > 500.0, "{} IOPS", jobs[0].read.iops);
 }
+
+#[test]
+fn a_link_carries_every_job_of_a_job_file() {
+    use blksim::course::link::LinkState;
+    let text = "[global]\nioengine=libaio\ndirect=1\nruntime=2\n[reader]\nrw=randread\nbs=4k\n[writer]\nrw=write\nbs=64k\n[third]\nrw=randrw\nrwmixread=70\nthinktime=100\n";
+    let job = blksim::fio::parse(text).unwrap();
+    let st = LinkState { lesson: lessons::SANDBOX.to_string(), overrides: job.knobs.clone(), ..LinkState::default() };
+    let back = LinkState::decode(&st.encode()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(back, st);
+    let sandbox = lessons::find(lessons::SANDBOX).unwrap();
+    let cfg = sandbox.config(&sandbox.first_variant().name, &back.overrides).unwrap();
+    let names: Vec<&str> = cfg.scenario.all_jobs().map(|w| w.name.as_str()).collect();
+    assert_eq!(names, ["reader", "writer", "third"]);
+    assert_eq!((cfg.scenario.jobs[1].fio.rwmixread, cfg.scenario.jobs[1].fio.thinktime), (70, 100));
+}
