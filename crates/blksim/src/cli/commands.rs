@@ -142,7 +142,7 @@ fn cmd_lessons(a: &Args) -> String {
                     Err(e) => vec![e.to_string()],
                 };
                 let board = crate::course::fidelity::committed_for(&l.id);
-                json!({"id": l.id, "title": l.title, "question": l.question, "seed_report": l.seed_report,
+                json!({"id": l.id, "title": l.title, "kind": l.kind, "question": l.question, "seed_report": l.seed_report,
                        "variants": l.variants.iter().map(|v| &v.name).collect::<Vec<_>>(),
                        "calibrated": board.as_ref().is_none_or(|b| b.reproduced),
                        "fidelity": board.as_ref().map(|b| b.status()), "model_gaps": gaps})
