@@ -68,7 +68,7 @@ pub(super) fn job_file_box(session: &SharedSession, page: &PageDispatch, d: &Run
     html! {
         <section class="sandbox">
             <h3>{ "fio job file" }</h3>
-            <p class="dim">{ "Paste a job ([global] plus one job section). rw, bs, numjobs, ioengine, iodepth, direct (or buffered), size, end_fsync, filename, runtime (where the run stops) and time_based apply; the stack is in the Knobs tab. The link keeps it all." }</p>
+            <p class="dim">{ "Paste a job file: [global] and one or more job sections, which run together on the same stack. rw (with rwmixread), bs, numjobs, ioengine, iodepth, direct (or buffered), size, offset, end_fsync, filename, runtime, time_based, startdelay, ramp_time, thinktime, rate_iops, stonewall and wait_for apply; the stack is in the Knobs tab. The link keeps it all." }</p>
             <textarea aria-label="fio job file" rows="10" cols="48" oninput={on_fio_input} onkeydown={on_fio_key}
                 value={fio_text.clone().unwrap_or_else(|| blksim::fio::job_file(&d.shown.scenario))} />
             <p class="fio-actions">

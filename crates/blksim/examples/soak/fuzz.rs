@@ -200,6 +200,7 @@ fn knob_value(g: &mut Gen, spec: &KnobSpec, valid: bool) -> String {
             let n = g.range(0, 3);
             (0..n).map(|_| g.range(0, 9).to_string()).collect::<Vec<_>>().join(",")
         }
+        KnobKind::JobName => g.pick(&["", "dd", "fio", "reader", "writer", "job2"]).to_string(),
     };
     if g.chance(5) {
         format!(" {v} ")
@@ -428,6 +429,17 @@ const FIO_KEYS: &[&str] = &[
     "rate",
     "cpus_allowed",
     "bsrange",
+    "rwmixread",
+    "rwmixwrite",
+    "offset",
+    "rate_iops",
+    "thinktime",
+    "startdelay",
+    "ramp_time",
+    "prio",
+    "prioclass",
+    "stonewall",
+    "wait_for",
 ];
 
 fn fio_value(g: &mut Gen, key: &str) -> String {
@@ -443,9 +455,19 @@ fn fio_value(g: &mut Gen, key: &str) -> String {
         "name" => "workload.name",
         "filename" => "workload.filename",
         "ioengine" => return g.pick(&["psync", "sync", "pvsync", "libaio", "io_uring", "mmap", "null"]).to_string(),
-        "direct" | "end_fsync" | "fsync_on_close" | "buffered" | "time_based" | "group_reporting" => {
+        "direct" | "end_fsync" | "fsync_on_close" | "buffered" | "time_based" | "group_reporting" | "stonewall" => {
             return g.pick(&["0", "1", "true", "2"]).to_string()
         }
+        "rwmixread" | "rwmixwrite" => "workload.rwmixread",
+        "rate_iops" => "workload.rate_iops",
+        "thinktime" => "workload.thinktime",
+        "startdelay" => "workload.startdelay",
+        "ramp_time" => "workload.ramp_time",
+        "prio" => "workload.prio",
+        "prioclass" => return g.pick(&["0", "1", "2", "3", "4", "rt"]).to_string(),
+        "offset" => return g.pick(&["0", "4k", "1g", "50%", "100%", "150%", "x"]).to_string(),
+        // Another section's name (as the fuzzer names them), or none.
+        "wait_for" => return g.pick(&["job0", "job1", "job2", "job3", "nobody", ""]).to_string(),
         _ => return g.pick(&["60", "md5", "1m", "0-3", "4k-64k", "/dev/sdb"]).to_string(),
     };
     let spec = knob_spec(knob).expect("a knob");
@@ -464,7 +486,8 @@ fn fio_text(g: &mut Gen) -> String {
     }
     let mut out = String::new();
     let eol = if g.chance(10) { "\r\n" } else { "\n" };
-    let sections = g.range(0, 3);
+    let most = if g.chance(5) { 70 } else { 3 };
+    let sections = g.range(0, most);
     if g.chance(60) {
         out += &format!("[global]{eol}");
     }
@@ -524,8 +547,8 @@ fn fio_case(g: &mut Gen, seed: u64, out: &mut Outcome) -> Result<(), String> {
             for (k, v) in &back.knobs {
                 set_knob(&mut again, k, v).map_err(|e| format!("{what}: job_file's {k}={v} is refused: {e}"))?;
             }
-            if again.workload != cfg.scenario.workload {
-                return Err(format!("{what}: job_file() reads back as another workload: {:?}", blksim::fio::job_file(&cfg.scenario)));
+            if again.workload != cfg.scenario.workload || again.jobs != cfg.scenario.jobs {
+                return Err(format!("{what}: job_file() reads back as other jobs: {:?}", blksim::fio::job_file(&cfg.scenario)));
             }
             run_bounded(&cfg, seed, g.chance(50), &what)?;
             out.ran = true;

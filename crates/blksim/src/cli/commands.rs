@@ -147,7 +147,7 @@ fn cmd_lessons(a: &Args) -> String {
                     Err(e) => vec![e.to_string()],
                 };
                 let board = crate::course::fidelity::committed_for(&l.id);
-                json!({"id": l.id, "title": l.title, "question": l.question, "seed_report": l.seed_report,
+                json!({"id": l.id, "title": l.title, "kind": l.kind, "question": l.question, "seed_report": l.seed_report,
                        "variants": l.variants.iter().map(|v| &v.name).collect::<Vec<_>>(),
                        "calibrated": board.as_ref().is_none_or(|b| b.reproduced),
                        "fidelity": board.as_ref().map(|b| b.status()), "model_gaps": gaps})
@@ -621,6 +621,7 @@ fn human(r: &RunReport, knobs: Option<&str>) -> String {
     }
     let _ =
         writeln!(s, "longest stall {:.4} s (no job's read or write completed), from {:.4} s", r.longest_stall_s, r.longest_stall_from_s);
+    let _ = write!(s, "\n{}", crate::tools::fio_report::fio_text(&r.jobs));
     let _ = writeln!(
         s,
         "\n{:<8} {:>8} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>9} {:>8} {:>8} {:>8} {:>6} {:>7}",

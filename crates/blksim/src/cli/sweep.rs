@@ -19,6 +19,30 @@ struct SeedFigures {
     throughput_mb_s: f64,
     longest_stall_s: f64,
     longest_stall_from_s: f64,
+    /// Each fio job's (`run --json`'s `jobs`) name, and its read and write bw (KiB/s) and iops.
+    jobs: Vec<(String, [u64; 2], [f64; 2])>,
+}
+
+/// Each fio job's read and write `bw` (KiB/s) and `iops` over the seeds: p50, min and max, in
+/// the jobs' order.
+fn jobs_json(runs: &[SeedFigures]) -> serde_json::Value {
+    let n = runs.iter().map(|r| r.jobs.len()).min().unwrap_or(0);
+    let spread = |mut xs: Vec<f64>| {
+        xs.sort_by(f64::total_cmp);
+        json!({"p50": quantile(&xs, 0.5), "min": xs[0], "max": xs[xs.len() - 1]})
+    };
+    let jobs: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            let dir = |d: usize| {
+                json!({
+                    "bw": spread(runs.iter().map(|r| r.jobs[i].1[d] as f64).collect()),
+                    "iops": spread(runs.iter().map(|r| r.jobs[i].2[d]).collect()),
+                })
+            };
+            json!({"jobname": runs[0].jobs[i].0, "read": dir(0), "write": dir(1)})
+        })
+        .collect();
+    json!(jobs)
 }
 
 fn quantile(sorted: &[f64], q: f64) -> f64 {
@@ -42,6 +66,7 @@ pub(super) fn cmd_sweep(a: &Args) -> Result<String, CliError> {
                 throughput_mb_s: r.throughput_mb_s,
                 longest_stall_s: r.longest_stall_s,
                 longest_stall_from_s: r.longest_stall_from_s,
+                jobs: r.jobs.iter().map(|j| (j.jobname.clone(), [j.read.bw, j.write.bw], [j.read.iops, j.write.iops])).collect(),
             }
         })
         .collect();
@@ -132,6 +157,7 @@ impl<'a> Sweep<'a> {
                 "longest_stall_s": slowest.longest_stall_s, "longest_stall_from_s": slowest.longest_stall_from_s,
                 "link": self.slowest_link,
             },
+            "jobs": jobs_json(self.runs),
             "per_seed": self.runs.iter().map(|r| json!({
                 "seed": r.seed, "completion_s": r.completion_s, "throughput_mb_s": r.throughput_mb_s, "longest_stall_s": r.longest_stall_s,
             })).collect::<Vec<_>>(),

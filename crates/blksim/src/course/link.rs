@@ -9,8 +9,9 @@ use crate::scenario::{clip, knob_spec};
 use std::fmt;
 
 pub const LINK_VERSION: u32 = 1;
-pub const FRAGMENT_LEN_MAX: usize = 2048;
-pub const OVERRIDES_MAX: usize = 32;
+/// Room for a job file of a dozen sections as knobs (`job.NAME.rw=…`, a dozen knobs a job).
+pub const FRAGMENT_LEN_MAX: usize = 8192;
+pub const OVERRIDES_MAX: usize = 160;
 /// The simulated time a link may ask to run to before showing the page: as long as a run may
 /// be (`duration`), so that a link copied at any point of a run opens. The page replays it a
 /// frame's worth of events at a time, with its progress shown.

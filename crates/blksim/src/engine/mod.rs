@@ -316,11 +316,7 @@ impl Sim {
         match ev {
             Event::CoreDone { core } => self.on_core_done(core),
             Event::DiskDone { disk, slot } => self.on_disk_done(disk, slot),
-            Event::JobStart { job } => {
-                self.jobs[job].write_since = self.now();
-                let tid = self.jobs[job].tid;
-                self.wake(tid, Step::Next);
-            }
+            Event::JobStart { job } => self.fio_job_start(job),
             Event::StatsTick => self.on_stats_tick(),
             Event::SchedTick => self.on_sched_tick(),
             Event::ElevatorTimer { dev } => {
@@ -356,6 +352,8 @@ impl Sim {
                     }
                 } else if th.wait == Some(Wait::DirtyThrottle) {
                     self.wake(thread, Step::DirtyRecheck);
+                } else if th.wait == Some(Wait::Think) {
+                    self.wake(thread, Step::Next);
                 }
             }
         }
@@ -365,7 +363,9 @@ impl Sim {
         match step {
             Step::Next => {
                 let job = &self.jobs[self.job_of(tid)];
-                if job.buffered_read {
+                if self.job_paced_until(job.id).is_some() {
+                    0
+                } else if job.buffered_read {
                     self.buffered_read_cost(job)
                 } else if !job.has_more_to_issue() {
                     SYSCALL_NS
@@ -426,6 +426,9 @@ impl Sim {
         match step {
             Step::Next => {
                 let j = self.job_of(tid);
+                if let Some(next) = self.job_pace(j) {
+                    return next;
+                }
                 // Entering the system call (a read() or write() that goes on with its pages has
                 // entered it).
                 let job = &self.jobs[j];
@@ -483,9 +486,18 @@ pub fn model_gaps(cfg: &Config) -> Vec<String> {
     let mut gaps = Vec::new();
     // Buffered random writes only: a buffered random read is the pages it asks for (see
     // `buffered_read`).
-    if !s.workload.direct && s.workload.rw == crate::scenario::Rw::Randwrite {
+    for (i, w) in s.all_jobs().enumerate() {
+        if !w.direct && w.rw == crate::scenario::Rw::Randwrite {
+            gaps.push(format!(
+                "{}=randwrite buffered: writeback writes the dirty pages in the order they were written, without sorting",
+                crate::scenario::jobs::job_knob_key(s, i, &crate::scenario::knob_table::WORKLOAD_RW)
+            ));
+        }
+    }
+    // ionice's classes: cfq's io priority classes and levels are not modelled.
+    if s.all_jobs().any(|w| w.fio.prio != 4 || w.fio.prioclass != crate::scenario::jobs::PrioClass::None) {
         gaps.push(
-            "workload.rw=randwrite buffered: writeback writes the dirty pages in the order they were written, without sorting".into(),
+            "prio/prioclass (ionice): cfq's I/O priority classes and levels are not modelled; every job runs best-effort at level 4".into(),
         );
     }
     gaps

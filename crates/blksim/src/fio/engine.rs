@@ -4,6 +4,7 @@
 
 use crate::drivers::md::raid5::STRIPE_BYTES;
 use crate::engine::ids::*;
+use crate::engine::time::{SimTime, NS_PER_S, NS_PER_US};
 use crate::engine::{Next, Sim};
 use crate::fio::job::{Io, IoOwner};
 use crate::kernel::sched::{Step, ThreadKind, Wait};
@@ -83,6 +84,9 @@ impl Sim {
         if job.done_at.is_none() && job.is_done() {
             job.done_at = Some(now);
             self.job_progressed();
+            if self.jobs.iter().any(|j| j.run.held) {
+                self.fio_release_held();
+            }
             if self.jobs.iter().all(|j| j.done_at.is_some()) {
                 self.acct.finished_at = Some(now);
                 // The last, partial interval (as iostat's final report): up to the moment the
@@ -114,10 +118,11 @@ impl Sim {
         };
         self.acct.latency.record(now - io.started);
         self.acct.totals.ios_completed += 1;
+        self.job_io_completed(j, io.write, io.bytes, now - io.started);
         let job = &mut self.jobs[j];
         job.inflight -= 1;
         job.bytes_done += io.bytes;
-        let write = job.rw.is_write();
+        let write = io.write;
         self.job_progressed();
         if write {
             self.acct.totals.bytes_written += io.bytes;
@@ -133,47 +138,176 @@ impl Sim {
 }
 
 impl Sim {
-    /// fio's jobs, each a process with its own file on its device. `filename` names the top
-    /// devices in turn (validated against the stack); else the jobs use all of them.
+    /// fio's jobs, each a process with its own file on its device: every job section's
+    /// `numjobs` clones, in the file's order. A section's `filename` names the top devices its
+    /// clones take in turn (validated against the stack); else they use all of them.
     pub(crate) fn fio_add_jobs(&mut self, top: &[DevId]) {
-        let s = &self.cfg.scenario;
-        let top: Vec<DevId> = if s.workload.filename.is_empty() {
-            top.to_vec()
-        } else {
-            s.workload.filename.split(':').map(|n| *top.iter().find(|d| self.devs[**d].name == n).expect("validated")).collect()
-        };
-        let top_devs = top.len() as u32;
-        let bs = s.workload.bs;
-        for j in 0..s.workload.numjobs {
-            let nth_dev = j % top_devs;
-            let dev = top[nth_dev as usize];
-            // Jobs sharing a device use separate files. Files of a given `size` lie back to
-            // back, as a fresh filesystem places files written one after another; time-based
-            // jobs (size 0) get an equal share of the device each.
-            let sharers = (s.workload.numjobs + top_devs - 1 - nth_dev) / top_devs;
-            let nth = j / top_devs;
-            let cap = crate::block::genhd::dev_capacity_sectors(&self.devs, &self.disks, dev, s) * 512;
-            let share = cap / sharers as u64 / bs * bs;
-            let region = if s.workload.size > 0 { s.workload.size.div_ceil(bs) * bs } else { 0 };
-            let region = if region > 0 && region <= share { region } else { share };
-            // A device too small for a block per job: each job gets all of it, overlapping (as
-            // fio's numjobs clones of one job on one device do). `validate` refuses a block
-            // larger than the device.
-            let (start, region) = if region >= bs { (nth as u64 * region, region) } else { (0, cap / bs * bs) };
+        let s = self.cfg.scenario.clone();
+        // Each clone's section and device, then how many share each device.
+        let mut placed: Vec<(usize, DevId, u32)> = Vec::new();
+        for (sec, w) in s.all_jobs().enumerate() {
+            let devs: Vec<DevId> = if w.filename.is_empty() {
+                top.to_vec()
+            } else {
+                w.filename.split(':').map(|n| *top.iter().find(|d| self.devs[**d].name == n).expect("validated")).collect()
+            };
+            for c in 0..w.numjobs {
+                placed.push((sec, devs[(c % devs.len() as u32) as usize], c));
+            }
+        }
+        let sections: Vec<&crate::scenario::Workload> = s.all_jobs().collect();
+        let mut next_start: Vec<(DevId, u64)> = Vec::new();
+        for (j, &(sec, dev, _)) in placed.iter().enumerate() {
+            let w = sections[sec];
+            let sharers = placed.iter().filter(|p| p.1 == dev).count() as u64;
+            let cap = crate::block::genhd::dev_capacity_sectors(&self.devs, &self.disks, dev, &s) * 512;
+            let at = match next_start.iter_mut().find(|(d, _)| *d == dev) {
+                Some((_, at)) => at,
+                None => {
+                    next_start.push((dev, 0));
+                    &mut next_start.last_mut().expect("pushed").1
+                }
+            };
+            let (start, region) = job_region(w, cap, sharers, at);
+            let j = j as u32;
             let tid = ThreadId(self.threads.len() as u32);
             let home = CoreId((j % s.cpu.cores) as u16);
-            self.threads.push(crate::kernel::sched::Thread::user(s.workload.name.clone(), JobId(j), home, 1000 + j));
-            let rng = crate::engine::rng::Stream::new(self.seed, crate::engine::rng::STREAM_JOB + j as u64);
-            self.jobs.push(crate::fio::job::Job::new(JobId(j), tid, dev, start, region, &s.workload, rng));
+            self.threads.push(crate::kernel::sched::Thread::user(w.name.clone(), JobId(j), home, 1000 + j));
+            let rng = crate::engine::rng::Stream::new(self.seed, crate::engine::rng::STREAM_JOB + u64::from(j));
+            let mut job = crate::fio::job::Job::new(JobId(j), tid, dev, start, region, w, rng);
+            job.set_mix_rng(crate::engine::rng::Stream::new(self.seed, crate::engine::rng::STREAM_JOB + (1 << 24) + u64::from(j)));
+            job.run.section = sec as u16;
+            job_pace(&mut job, w, &sections[..sec]);
+            self.jobs.push(job);
         }
     }
 
-    /// fio forks its jobs: each starts within `JOB_FORK_SPREAD_NS`.
+    /// fio forks its jobs: each starts within `JOB_FORK_SPREAD_NS`, after its `startdelay`.
     pub(crate) fn fio_fork_jobs(&mut self) {
         let mut fork = crate::engine::rng::Stream::new(self.seed, crate::engine::rng::STREAM_JOB - 1);
         for j in 0..self.jobs.len() {
-            let at = crate::engine::time::SimTime(fork.below(crate::calib::JOB_FORK_SPREAD_NS));
+            let at = crate::engine::time::SimTime(self.jobs[j].run.startdelay_ns + fork.below(crate::calib::JOB_FORK_SPREAD_NS));
             self.events.schedule(at, crate::engine::event::Event::JobStart { job: self.jobs[j].id });
         }
+    }
+
+    /// A job's process starts issuing, unless it waits for other jobs to finish (`stonewall`,
+    /// `wait_for`): then it is held, and `job_finished` starts it when they are done.
+    pub(crate) fn fio_job_start(&mut self, job: JobId) {
+        let waits = &self.jobs[job].run.waits_for;
+        if self.jobs.iter().any(|o| waits.contains(&o.run.section) && o.done_at.is_none()) {
+            self.jobs[job].run.held = true;
+            return;
+        }
+        let now = self.now();
+        let job = &mut self.jobs[job];
+        job.run.held = false;
+        job.write_since = now;
+        job.run.started_at = Some(now);
+        job.run.stat_from = now + job.run.ramp_ns;
+        job.run.rate_next = now;
+        job.run.stop_at = (job.run.runtime_ns > 0).then(|| now + job.run.runtime_ns);
+        let tid = job.tid;
+        self.wake(tid, Step::Next);
+    }
+
+    /// The held jobs whose waits are over start now.
+    fn fio_release_held(&mut self) {
+        let held: Vec<JobId> = self.jobs.iter().filter(|j| j.run.held).map(|j| j.id).collect();
+        for j in held {
+            self.fio_job_start(j);
+        }
+    }
+
+    /// When job `j` may issue its next I/O, if that is later than now (its `thinktime` after
+    /// its last completion, its `rate_iops` spacing), at a boundary between its I/Os.
+    pub(crate) fn job_paced_until(&self, j: JobId) -> Option<SimTime> {
+        let job = &self.jobs[j];
+        if !job.at_io_boundary() || (job.run.thinktime_ns == 0 && job.run.rate_ns == 0) {
+            return None;
+        }
+        let until = job.run.think_until.max(job.run.rate_next);
+        let until = job.run.stop_at.map_or(until, |s| until.min(s));
+        (until > self.now()).then_some(until)
+    }
+
+    /// At the top of a job's step: its runtime over, it stops; paced, it sleeps until it may
+    /// issue (`Some`); else the I/O it issues now moves its `rate_iops` clock on.
+    pub(crate) fn job_pace(&mut self, j: JobId) -> Option<Next> {
+        let now = self.now();
+        if self.jobs[j].run.stop_at.is_some_and(|s| now >= s) && self.jobs[j].has_more_to_issue() {
+            self.jobs[j].stop();
+        }
+        if let Some(until) = self.job_paced_until(j) {
+            let tid = self.jobs[j].tid;
+            self.events.schedule(until, crate::engine::event::Event::Timeout { thread: tid });
+            return Some(Next::Sleep(Wait::Think));
+        }
+        let job = &mut self.jobs[j];
+        if job.run.rate_ns > 0 && job.at_io_boundary() {
+            let r = &mut job.run;
+            r.rate_next = r.rate_next.max(SimTime(now.ns().saturating_sub(r.rate_ns))) + r.rate_ns;
+        }
+        None
+    }
+
+    /// fio's accounting of one of job `j`'s I/Os as it completes (`add_clat_sample`,
+    /// `io_bytes`, `total_io_u`): its own figures, once its `ramp_time` is over; and its next
+    /// I/O waits `thinktime` from now.
+    pub(crate) fn job_io_completed(&mut self, j: JobId, write: bool, bytes: u64, clat_ns: u64) {
+        let now = self.now();
+        let run = &mut self.jobs[j].run;
+        if run.started_at.is_some() && now >= run.stat_from {
+            let st = &mut run.stat[usize::from(write)];
+            st.io_bytes += bytes;
+            st.total_ios += 1;
+            st.clat.record(clat_ns);
+        }
+        if run.thinktime_ns > 0 {
+            run.think_until = now + run.thinktime_ns;
+        }
+    }
+}
+
+/// Where a clone's I/O lies on its device of `cap` bytes shared by `sharers` clones: at
+/// `offset` if the job gives one; else its files lie back to back from `at` (moved on past
+/// it), as a fresh filesystem places files written one after another, `size` each, or an equal
+/// share of the device each for time-based jobs (size 0).
+fn job_region(w: &crate::scenario::Workload, cap: u64, sharers: u64, at: &mut u64) -> (u64, u64) {
+    let bs = w.bs;
+    let sized = if w.size > 0 { w.size.div_ceil(bs) * bs } else { 0 };
+    if w.fio.offset > 0 || w.fio.offset_pct > 0 {
+        let off = if w.fio.offset_pct > 0 { cap / 100 * u64::from(w.fio.offset_pct) } else { w.fio.offset };
+        let off = off.min(cap.saturating_sub(bs)) / bs * bs;
+        let room = (cap - off) / bs * bs;
+        return (off, if sized > 0 && sized <= room { sized } else { room });
+    }
+    let share = cap / sharers / bs * bs;
+    let region = if sized > 0 && sized <= share { sized } else { share };
+    // A device too small for a block per job: each job gets all of it, overlapping (as fio's
+    // numjobs clones of one job on one device do). `validate` refuses a block larger than the
+    // device.
+    if region < bs {
+        return (0, cap / bs * bs);
+    }
+    let start = if *at + region > cap { 0 } else { *at };
+    *at = start + region;
+    (start, region)
+}
+
+/// A job's start, end and pace from its options; `before` are the sections ahead of it.
+fn job_pace(job: &mut crate::fio::job::Job, w: &crate::scenario::Workload, before: &[&crate::scenario::Workload]) {
+    let ns = |s: f64| (s * NS_PER_S as f64).round() as u64;
+    let o = &w.fio;
+    let run = &mut job.run;
+    run.startdelay_ns = ns(o.startdelay);
+    run.runtime_ns = ns(o.runtime);
+    run.ramp_ns = ns(o.ramp_time);
+    run.thinktime_ns = o.thinktime * NS_PER_US;
+    run.rate_ns = if o.rate_iops > 0 { NS_PER_S / u64::from(o.rate_iops) } else { 0 };
+    if o.stonewall {
+        run.waits_for = (0..before.len() as u16).collect();
+    } else if let Some(i) = before.iter().position(|b| !o.wait_for.is_empty() && b.name == o.wait_for) {
+        run.waits_for = vec![i as u16];
     }
 }

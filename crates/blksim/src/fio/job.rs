@@ -118,6 +118,7 @@ pub struct Io {
     /// `REQ_SYNC`: reads, O_DIRECT writes and fsync's writeback (WB_SYNC_ALL) are
     /// synchronous; background and throttled writeback (WB_SYNC_NONE) is not.
     pub sync: bool,
+    pub write: bool,
 }
 
 /// fio's random map (`norandommap` unset, fio's default): a random job touches each block of
@@ -201,6 +202,51 @@ pub struct BufferedRead {
 pub struct BufferedWrite {
     pub write_off: u64,
     pub write_left: u64,
+    /// The whole write()'s length.
+    pub write_len: u64,
+}
+
+/// What fio counts of a job in one direction (`struct thread_stat`'s `io_bytes`,
+/// `total_io_u` and `clat_stat`), from its own I/Os as they complete, after its `ramp_time`.
+#[derive(Clone, Debug, Default)]
+pub struct DirStat {
+    pub io_bytes: u64,
+    pub total_ios: u64,
+    pub clat: crate::tools::stats::ClatStat,
+}
+
+/// Where a job is in its life and its pace: its section of the job file, when it started and
+/// when its results begin to count, when it must stop, whom it waits for, and the earliest
+/// its next I/O may go (`thinktime`, `rate_iops`).
+#[derive(Clone, Debug, Default)]
+pub struct JobRun {
+    /// Its job section's place in the file (0: the first, `workload`).
+    pub section: u16,
+    /// Reads in a mixed job, percent (`rwmixread`).
+    pub rwmixread: u32,
+    pub started_at: Option<SimTime>,
+    /// Its start plus `ramp_time`.
+    pub stat_from: SimTime,
+    pub ramp_ns: u64,
+    /// `runtime`, ns (0: none).
+    pub runtime_ns: u64,
+    pub stop_at: Option<SimTime>,
+    /// The sections that must finish before it starts (`stonewall`, `wait_for`).
+    pub waits_for: Vec<u16>,
+    /// Forked, but waiting for `waits_for`.
+    pub held: bool,
+    pub startdelay_ns: u64,
+    pub thinktime_ns: u64,
+    /// ns between I/Os at `rate_iops` (0: no cap).
+    pub rate_ns: u64,
+    /// The earliest its next I/O may be issued.
+    pub think_until: SimTime,
+    pub rate_next: SimTime,
+    /// Read and write results.
+    pub stat: [DirStat; 2],
+    /// The direction of the I/O being issued (a mixed job draws it per I/O).
+    pub write_now: bool,
+    mix_rng: Option<Stream>,
 }
 
 #[derive(Clone, Debug)]
@@ -240,6 +286,8 @@ pub struct Job {
     pub write: BufferedWrite,
     rng: Stream,
     random_map: RandomMap,
+    /// Its section, start, end and pace, and its results.
+    pub run: JobRun,
 }
 
 impl Job {
@@ -274,7 +322,35 @@ impl Job {
             buffered_read: !w.direct && !w.rw.is_write(),
             rng,
             random_map: RandomMap::default(),
+            run: JobRun { rwmixread: w.fio.rwmixread, write_now: w.rw.is_write(), ..JobRun::default() },
         }
+    }
+
+    /// Sets how a mixed job draws each I/O's direction (its own stream, so that its offsets
+    /// are drawn as a one-direction job's are).
+    pub fn set_mix_rng(&mut self, rng: Stream) {
+        if self.rw.is_mixed() {
+            self.run.mix_rng = Some(rng);
+        }
+    }
+
+    /// The direction of the next I/O: a mixed job's reads are `rwmixread` percent of its I/Os,
+    /// each drawn on its own.
+    pub fn next_direction(&mut self) -> bool {
+        if let Some(rng) = &mut self.run.mix_rng {
+            self.run.write_now = rng.below(100) >= u64::from(self.run.rwmixread);
+        }
+        self.run.write_now
+    }
+
+    /// Its runtime is over: it issues nothing more (what is in flight completes).
+    pub fn stop(&mut self) {
+        self.size = Some(self.bytes_issued);
+    }
+
+    /// Between I/Os: no read() or write() under way, and more to issue.
+    pub fn at_io_boundary(&self) -> bool {
+        self.read.read_left == 0 && self.write.write_left == 0 && self.has_more_to_issue()
     }
 
     /// More I/O to start: bytes the job's size has left, or a buffered write() part-way through

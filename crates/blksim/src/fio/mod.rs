@@ -9,21 +9,12 @@ use crate::scenario::{clip, KnobKind, KnobSpec, Scenario, ScenarioError};
 
 pub mod engine;
 pub mod job;
+pub mod options;
+mod parse;
+pub use parse::{job_file, parse};
 
 /// fio options that change nothing in the model, accepted so that real job files paste in.
-const IGNORED: &[&str] = &[
-    "group_reporting",
-    "ramp_time",
-    "randrepeat",
-    "thread",
-    "invalidate",
-    "overwrite",
-    "startdelay",
-    "stonewall",
-    "directory",
-    "loops",
-    "refill_buffers",
-];
+const IGNORED: &[&str] = &["randrepeat", "thread", "invalidate", "overwrite", "directory", "loops", "refill_buffers"];
 
 /// fio's own defaults for the options the model takes (fio(1): rw=read, bs=4k, numjobs=1,
 /// ioengine=psync, iodepth=1, direct=0, no end_fsync; blkviz's size 0 runs for the duration,
@@ -57,8 +48,23 @@ const OPTIONS: &[(&[&str], &KnobSpec)] = &[
     (&["filename"], &kt::WORKLOAD_FILENAME),
     // name= names the job, as its section does.
     (&["name"], &kt::WORKLOAD_NAME),
-    // The run stops at runtime, as fio stops its jobs then (runtime=60, 2m, 1h).
+    // The run stops at runtime, as fio stops its jobs then (runtime=60, 2m, 1h); each job of
+    // several stops at its own.
     (&["runtime"], &kt::DURATION),
+    (&["rwmixread"], &kt::WORKLOAD_RWMIXREAD),
+    // rwmixwrite=N is rwmixread=100-N.
+    (&["rwmixwrite"], &kt::WORKLOAD_RWMIXREAD),
+    // offset=N% sets workload.offset_pct.
+    (&["offset"], &kt::WORKLOAD_OFFSET),
+    (&["rate_iops"], &kt::WORKLOAD_RATE_IOPS),
+    (&["thinktime"], &kt::WORKLOAD_THINKTIME),
+    (&["startdelay"], &kt::WORKLOAD_STARTDELAY),
+    (&["ramp_time"], &kt::WORKLOAD_RAMP_TIME),
+    (&["group_reporting"], &kt::WORKLOAD_GROUP_REPORTING),
+    (&["prio"], &kt::WORKLOAD_PRIO),
+    (&["prioclass"], &kt::WORKLOAD_PRIOCLASS),
+    (&["stonewall", "wait_for_previous"], &kt::WORKLOAD_STONEWALL),
+    (&["wait_for"], &kt::WORKLOAD_WAIT_FOR),
 ];
 
 /// Knob settings from a job file, one per knob: fio's defaults, each replaced by the file's
@@ -90,14 +96,20 @@ impl FioJob {
     /// another machine has) is named and dropped: the jobs then use every top device, as
     /// without one. `base` is the scenario the job's settings go onto.
     pub fn fit_devices(&mut self, base: &crate::scenario::Scenario) {
-        let Some(i) = self.knobs.iter().position(|(k, v)| k == kt::WORKLOAD_FILENAME.key && !v.is_empty()) else { return };
         let mut s = base.clone();
         for (k, v) in &self.knobs {
             if crate::scenario::set_knob(&mut s, k, v).is_err() {
                 return;
             }
         }
-        if s.validate().is_err_and(|e| e.field == kt::WORKLOAD_FILENAME.key) {
+        // Each job's filename (`workload.filename`, `job.NAME.filename`) on its own.
+        let top = s.top_device_names();
+        let opt = kt::WORKLOAD_FILENAME.key.trim_start_matches("workload");
+        for i in 0..self.knobs.len() {
+            let (k, v) = &self.knobs[i];
+            if !k.ends_with(opt) || v.is_empty() || v.split(':').all(|n| top.iter().any(|t| t == n)) {
+                continue;
+            }
             let name = std::mem::take(&mut self.knobs[i].1);
             self.not_modelled(format!("filename={} (no such device in this stack: the jobs use its top devices)", clip(&name)));
         }
@@ -106,14 +118,6 @@ impl FioJob {
     fn not_modelled(&mut self, what: String) {
         if !self.not_modelled.contains(&what) && self.not_modelled.len() < NOT_MODELLED_MAX {
             self.not_modelled.push(what);
-        }
-    }
-
-    fn set(&mut self, knob: &str, value: String) {
-        self.from_file += 1;
-        match self.knobs.iter_mut().find(|(k, _)| k == knob) {
-            Some(slot) => slot.1 = value,
-            None => self.knobs.push((knob.to_string(), value)),
         }
     }
 }
@@ -198,203 +202,6 @@ fn fio_refuses(key: &str, value: &str) -> Option<&'static str> {
     })
 }
 
-pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
-    if text.len() > JOB_FILE_MAX {
-        return Err(ScenarioError::new("fio", format!("the job file has {} bytes; at most {JOB_FILE_MAX} are allowed", text.len())));
-    }
-    let knobs = DEFAULTS.iter().map(|&(k, v)| (k.key.to_string(), v.to_string())).collect();
-    let mut r = Reader { job: FioJob { knobs, ..FioJob::default() }, ..Reader::default() };
-    for (n, raw) in text.lines().enumerate() {
-        // fio's `strip_blank_end` ends every line at its first ';' or '#': a comment, whole-line
-        // or after an option (`numjobs=4 ; 4 threads`, tiobench-example.fio).
-        let line = raw.split([';', '#']).next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        if line.starts_with('[') && !line.ends_with(']') {
-            return Err(ScenarioError::new("fio", format!("line {}: '{}' is not a section header; expected [name]", n + 1, clip(line))));
-        }
-        if let Some(section) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            r.section(section, n);
-        } else if !r.skipping {
-            r.option(line, n)?;
-        }
-    }
-    r.finish()
-}
-
-/// A job file as it is read, line by line.
-#[derive(Default)]
-struct Reader {
-    job: FioJob,
-    /// Job sections seen.
-    jobs: u32,
-    /// Lines of a second and later job section are that job's: blkviz runs the first one.
-    skipping: bool,
-    skipped_jobs: Vec<String>,
-    /// Values the model cannot take: (their note's index, the option, its knob).
-    instead: Vec<(usize, String, &'static KnobSpec)>,
-    time_based: bool,
-}
-
-impl Reader {
-    /// `[global]` or a job's `[name]`, on line `n` (from 0).
-    fn section(&mut self, section: &str, n: usize) {
-        if section == "global" {
-            self.skipping = self.jobs > 0;
-            if self.skipping {
-                self.skipped_jobs.push(format!("[global] at line {}", n + 1));
-            }
-        } else {
-            self.jobs += 1;
-            self.skipping = self.jobs > 1;
-            if self.skipping {
-                self.skipped_jobs.push(format!("[{}]", clip(section)));
-            } else {
-                self.job.set(kt::WORKLOAD_NAME.key, section.chars().take(15).collect());
-            }
-        }
-    }
-
-    /// A `key=value` line of the first job (or of `[global]` before it).
-    fn option(&mut self, line: &str, n: usize) -> Result<(), ScenarioError> {
-        let (key, value) = line.split_once('=').map_or((line, ""), |(k, v)| (k.trim(), v.trim()));
-        let knob = match OPTIONS.iter().find(|(names, _)| names.contains(&key)) {
-            Some(&(_, knob)) => Some(knob),
-            // time_based: the job keeps going until runtime, whatever its size (blkviz's size
-            // 0 runs for the whole duration).
-            None if key == "time_based" => None,
-            None => {
-                self.unmapped(key, value);
-                return Ok(());
-            }
-        };
-        if let Some(expected) = fio_refuses(key, value) {
-            return Err(ScenarioError::new(
-                "fio",
-                format!("line {}: {}={} is not a value fio takes; expected {expected}", n + 1, clip(key), clip(value)),
-            ));
-        }
-        match knob {
-            Some(knob) => self.apply(key, knob, fio_value(key, value)),
-            // Applied once the file is read: fio takes its options in any order, and a size=
-            // after time_based (or a job's under [global]'s time_based) must not undo it.
-            None => self.time_based = !matches!(value, "0" | "false"),
-        }
-        Ok(())
-    }
-
-    /// An option that sets no knob: the random map, an option that changes nothing in the
-    /// model, or one the model lacks.
-    fn unmapped(&mut self, key: &str, value: &str) {
-        match key {
-            // The model keeps fio's default random map (each block once per pass).
-            "norandommap" => self.job.not_modelled("norandommap (blkviz keeps fio's random map: each block once per pass)".to_string()),
-            k if IGNORED.contains(&k) => {
-                if !self.job.ignored.iter().any(|i| i == k) {
-                    self.job.ignored.push(k.to_string());
-                }
-            }
-            other => self.job.not_modelled(if value.is_empty() { clip(other) } else { format!("{}={}", clip(other), clip(value)) }),
-        }
-    }
-
-    /// The sandbox's scenario checks each value on its own: one the model cannot take is named
-    /// and fio's default stays (how the knobs go together is checked when they apply).
-    fn apply(&mut self, key: &str, knob: &'static KnobSpec, value: String) {
-        match knob.set(&mut Scenario::default(), &value) {
-            Ok(()) => self.job.set(knob.key, value),
-            Err(e) => {
-                let before = self.job.not_modelled.len();
-                self.job.not_modelled(format!("{}={} ({}", clip(key), clip(value.as_str()), e.message));
-                if self.job.not_modelled.len() > before {
-                    self.instead.push((before, key.to_string(), knob));
-                }
-                // A whole number past the model's range (fio takes iodepth=99999) runs at the
-                // nearest the model takes, not at fio's default: the job asked for a deep queue.
-                if let KnobKind::Int { min, max, .. } = knob.kind {
-                    if let Ok(n) = value.trim().parse::<u64>() {
-                        self.job.set(knob.key, n.clamp(min, max).to_string());
-                    }
-                }
-            }
-        }
-    }
-
-    fn finish(mut self) -> Result<FioJob, ScenarioError> {
-        if self.jobs == 0 {
-            return Err(ScenarioError::new("fio", "no job section; expected a [name] section after [global]"));
-        }
-        if self.time_based {
-            self.job.set(kt::WORKLOAD_SIZE.key, "0".to_string());
-        }
-        // A value the model cannot take says what runs in its place: the knob's value once the
-        // file is read (fio's default, or a later line's).
-        for (i, key, knob) in self.instead {
-            let runs = match self.job.knobs.iter().find(|(k, _)| k == knob.key) {
-                Some((_, v)) if !v.is_empty() => format!("; runs {}={v} instead)", clip(&key)),
-                // runtime has no fio default here: the run keeps the end it had (--duration's,
-                // the lesson's or the sandbox's).
-                None if knob.key == kt::DURATION.key => "; the run keeps its own duration)".to_string(),
-                _ => ")".to_string(),
-            };
-            self.job.not_modelled[i].push_str(&runs);
-        }
-        if !self.skipped_jobs.is_empty() {
-            self.job.not_modelled(format!(
-                "the jobs after the first ({}): blkviz runs one job section, numjobs= makes copies",
-                self.skipped_jobs.join(", ")
-            ));
-        }
-        Ok(self.job)
-    }
-}
-
-/// A value as its knob takes it: fio spells flags 0/1 (the knobs take true/false), times with
-/// units, devices as paths.
-fn fio_value(key: &str, v: &str) -> String {
-    let on = |v: &str| v == "1" || v == "true";
-    match key {
-        "direct" | "end_fsync" | "fsync_on_close" => on(v).to_string(),
-        "buffered" => (!on(v)).to_string(),
-        "runtime" => fio_seconds(v).map_or_else(|| v.to_string(), |s| s.to_string()),
-        "name" => v.chars().take(15).collect(),
-        "ioengine" if matches!(v, "psync" | "sync" | "pvsync") => "sync".to_string(),
-        // /dev/sdb:/dev/mapper/dm-1 → sdb:dm-1 (the knob takes kernel names).
-        "filename" => v.split(':').map(|p| p.rsplit('/').next().unwrap_or(p)).collect::<Vec<_>>().join(":"),
-        _ => v.to_string(),
-    }
-}
-
-/// The scenario's workload as a job file: what the sandbox's box shows, so that a link's job
-/// can be read and edited again. `parse` of it gives the same workload knobs back.
-pub fn job_file(s: &Scenario) -> String {
-    let flag = |k: &KnobSpec| if k.get(s) == "true" { "1" } else { "0" };
-    let mut out = format!(
-        "[global]\nioengine={}\niodepth={}\ndirect={}\n",
-        kt::WORKLOAD_IOENGINE.get(s),
-        kt::WORKLOAD_IODEPTH.get(s),
-        flag(&kt::WORKLOAD_DIRECT)
-    );
-    if kt::WORKLOAD_SIZE.get(s) != "0" {
-        out += &format!("size={}\n", kt::WORKLOAD_SIZE.get(s));
-    }
-    if flag(&kt::WORKLOAD_FSYNC) == "1" {
-        out += "end_fsync=1\n";
-    }
-    let filename = kt::WORKLOAD_FILENAME.get(s);
-    if !filename.is_empty() {
-        out += &format!("filename={filename}\n");
-    }
-    out + &format!(
-        "\n[{}]\nrw={}\nbs={}\nnumjobs={}\n",
-        kt::WORKLOAD_NAME.get(s),
-        kt::WORKLOAD_RW.get(s),
-        kt::WORKLOAD_BS.get(s),
-        kt::WORKLOAD_NUMJOBS.get(s)
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -435,10 +242,16 @@ mod tests {
         }
         let off = parse("[t]\nsize=1g\ntime_based=0\n").unwrap();
         assert_eq!(off.knobs.iter().find(|(key, _)| key == "workload.size").map(|(_, v)| v.as_str()), Some("1g"));
-        // What the model cannot run is named, and the job runs without it.
+        // A mixed job, paced: its options apply; through the page cache it is not modelled, and
+        // runs with O_DIRECT, saying so.
         let mixed = parse("[m]\nrw=randrw\nrwmixread=70\nrate_iops=500\n").unwrap();
+        let knob = |k: &str| mixed.knobs.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+        assert_eq!(
+            (knob("workload.rw"), knob("workload.rwmixread"), knob("workload.rate_iops"), knob("workload.direct")),
+            (Some("randrw"), Some("70"), Some("500"), Some("true"))
+        );
         let named = mixed.not_modelled.join("; ");
-        assert!(named.contains("rw=randrw") && named.contains("rwmixread=70") && named.contains("rate_iops=500"), "{named}");
+        assert!(named.contains("rw=randrw buffered"), "{named}");
         // What the file leaves out is fio's default: buffered, psync, one job.
         let plain = parse("[seq]\nrw=write\n").unwrap();
         let last = |k: &str| plain.knobs.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
@@ -462,13 +275,16 @@ mod tests {
     }
 
     #[test]
-    fn unknown_options_values_and_second_jobs_are_named_and_ignored() {
+    fn unknown_options_and_values_are_named_and_ignored_and_second_jobs_run() {
         let job = parse("[global]\nverify=md5\nioengine=io_uring\nbuffered=0\n[a]\nrw=randwrite\n[b]\nrw=write\nbs=1m\n").unwrap();
         let knob = |k: &str| job.knobs.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
         // The first job applies, with what the model takes; buffered=0 is direct=1.
         assert_eq!(knob("workload.rw"), Some("randwrite"));
         assert_eq!(knob("workload.direct"), Some("true"));
-        assert_eq!(knob("workload.bs"), Some("4k"), "job b's bs is not the run's");
+        assert_eq!(knob("workload.bs"), Some("4k"), "job b's bs is not the first job's");
+        // The second job is its own, with [global]'s options.
+        assert_eq!((knob("job.b.rw"), knob("job.b.bs"), knob("job.b.direct")), (Some("write"), Some("1m"), Some("true")));
+        assert_eq!(job.knobs[0], ("job.count".to_string(), "1".to_string()), "the jobs a scenario had before go");
         // A value the model cannot take keeps fio's default, and is named with what is allowed.
         assert_eq!(knob("workload.ioengine"), Some("sync"));
         let notes = job.notes().unwrap();
@@ -480,8 +296,8 @@ mod tests {
         let depth = deep.knobs.iter().find(|(k, _)| k == "workload.iodepth").map(|(_, v)| v.clone());
         assert_eq!(depth.as_deref(), Some(crate::scenario::limits::IODEPTH_MAX.to_string().as_str()), "the deepest the model takes");
         assert!(deep.notes().unwrap().ends_with(&format!("runs iodepth={} instead)", crate::scenario::limits::IODEPTH_MAX)));
-        let later = parse("[a]\nrw=randrw\nrw=randwrite\n").unwrap().notes().unwrap();
-        assert!(later.contains("rw=randrw (") && later.ends_with("runs rw=randwrite instead)"), "{later}");
+        let later = parse("[a]\nrw=randtrim\nrw=randwrite\n").unwrap().notes().unwrap();
+        assert!(later.contains("rw=randtrim (") && later.ends_with("runs rw=randwrite instead)"), "{later}");
         // fio's time units, as fio reads them.
         for (runtime, secs) in [("500ms", "0.5"), ("90s", "90"), ("2m", "120"), ("1H", "3600"), ("250000us", "0.25")] {
             let job = parse(&format!("[a]\nruntime={runtime}\n")).unwrap();
@@ -490,9 +306,32 @@ mod tests {
         }
         let long = parse("[a]\nruntime=2h\n").unwrap().notes().unwrap();
         assert!(long.ends_with("to 3600; the run keeps its own duration)"), "{long}");
-        assert!(notes.contains("[b]") && notes.contains("one job section"), "{notes}");
         assert!(parse("rw=read\n").unwrap_err().to_string().contains("no job section"));
         assert_eq!(parse("[a]\nrw=read\n").unwrap().notes(), None);
+    }
+
+    #[test]
+    fn a_reader_and_a_writer_are_two_jobs_named_as_in_the_file() {
+        let text = "[global]\nioengine=libaio\ndirect=1\nruntime=2\n[reader]\nrw=randread\nbs=4k\n[writer]\nrw=write\nbs=64k\nstonewall\nruntime=3\n";
+        let job = parse(text).unwrap();
+        let mut s = Scenario::default();
+        for (k, v) in &job.knobs {
+            crate::scenario::set_knob(&mut s, k, v).unwrap_or_else(|e| panic!("{k}={v}: {e}"));
+        }
+        let names: Vec<&str> = s.all_jobs().map(|w| w.name.as_str()).collect();
+        assert_eq!(names, ["reader", "writer"]);
+        assert_eq!((s.workload.bs, s.jobs[0].bs, s.jobs[0].direct, s.jobs[0].fio.stonewall), (4096, 65536, true, true));
+        // The writer starts when the reader is done: the run lasts both runtimes.
+        assert_eq!((s.workload.fio.runtime, s.jobs[0].fio.runtime, s.duration_s), (2.0, 3.0, 5.0));
+        s.validate().unwrap();
+        // Written back as a job file, it reads the same.
+        let mut again = Scenario::default();
+        for (k, v) in parse(&job_file(&s)).unwrap().knobs {
+            crate::scenario::set_knob(&mut again, &k, &v).unwrap();
+        }
+        assert_eq!((again.workload.clone(), again.jobs.clone()), (s.workload.clone(), s.jobs.clone()), "{}", job_file(&s));
+        let e = parse("[a]\n[b]\nwait_for=c\n").unwrap_err().to_string();
+        assert_eq!(e, "fio: [b] at line 2: wait_for=c names no job before it; expected one of: a");
     }
 
     #[test]
@@ -509,6 +348,18 @@ mod tests {
             let e = parse(text).unwrap_err().to_string();
             assert!(e.contains(names) && e.contains("expected"), "{text:?}: {e}");
         }
+        // An option fio does not know is a typo: refused with its line and the likely option.
+        for (text, says) in [
+            ("[a]\nrw=randrw\nrwmixred=70\n", "line 3: 'rwmixred' is not an fio option; did you mean rwmixread?"),
+            ("[global]\niodepht=4\n[a]\n", "line 2: 'iodepht' is not an fio option; did you mean iodepth?"),
+            ("[a]\nfrobnicate=1\n", "line 2: 'frobnicate' is not an fio option; expected one of fio's options"),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("fio: {says}")), "{text:?}: {e}");
+        }
+        // More job sections than the model runs: the line of the first too many.
+        let many: String = (0..70).map(|i| format!("[j{i}]\n")).collect();
+        assert_eq!(parse(&many).unwrap_err().to_string(), "fio: line 65: [j64] is job section 65; at most 64 job sections are allowed");
         // Values fio takes that the model cannot run are named, not refused.
         for text in ["[a]\nrw=randrw\n", "[a]\nbs=4k-16k\n", "[a]\nsize=50%\n", "[a]\nrw=randread:8\n", "[a]\nbs=64m\n"] {
             let job = parse(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));

@@ -13,10 +13,10 @@ impl Sim {
         let now = self.now();
         let job = &mut self.jobs[j];
         let (offset, bytes) = job.next_extent();
-        let write = job.rw.is_write();
+        let write = job.next_direction();
         let dev = job.dev;
         let tid = job.tid;
-        let io = IoId(self.ios.insert(Io { owner: IoOwner::Job(j), bytes, bios_left: 0, started: now, sync: true }));
+        let io = IoId(self.ios.insert(Io { owner: IoOwner::Job(j), bytes, bios_left: 0, started: now, sync: true, write }));
         let max = self.devs[dev].queue.max_request_bytes();
         let boundary = self.devs[dev].bio_boundary(&self.cfg.scenario, write).unwrap_or(u64::MAX);
         let mut off = offset;

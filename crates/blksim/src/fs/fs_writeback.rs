@@ -74,7 +74,7 @@ impl Sim {
         self.vm.dirty_total -= len;
         self.vm.writeback_total += len;
         let now = self.now();
-        let io = IoId(self.ios.insert(Io { owner: IoOwner::Writeback(j), bytes: len, bios_left: 1, started: now, sync }));
+        let io = IoId(self.ios.insert(Io { owner: IoOwner::Writeback(j), bytes: len, bios_left: 1, started: now, sync, write: true }));
         let bio = BioId(self.bios.insert(Bio::new(io, dev, off / 512, len as u32, true, now)));
         self.acct.totals.bios_submitted += 1;
         self.acct.totals.pgpgout_bytes += len;

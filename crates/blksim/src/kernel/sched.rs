@@ -100,12 +100,15 @@ pub enum Wait {
     Stripe,
     /// In blk-mq's `bt_get`: `dev` has no free tag.
     Tag { dev: DevId },
+    /// fio's own pause before its next I/O (`thinktime`, `rate_iops`): `usec_sleep`, a plain
+    /// sleep until its timer, not an I/O wait.
+    Think,
 }
 
 impl Wait {
     /// `io_schedule` sleeps count as iowait; `get_active_stripe` sleeps in plain `schedule()`.
     pub fn is_iowait(self) -> bool {
-        self != Wait::Stripe
+        !matches!(self, Wait::Stripe | Wait::Think)
     }
 }
 
@@ -229,7 +232,7 @@ impl Thread {
     pub fn top_state(&self) -> char {
         match self.state {
             ThreadState::Running | ThreadState::Runnable => 'R',
-            ThreadState::Sleeping if self.wait.is_some() => 'D',
+            ThreadState::Sleeping if self.wait.is_some_and(|w| w != Wait::Think) => 'D',
             ThreadState::Sleeping | ThreadState::New => 'S',
             ThreadState::Exited => 'X',
         }

@@ -17,7 +17,7 @@ impl Sim {
         if self.jobs[j].write.write_left == 0 {
             let job = &mut self.jobs[j];
             let (off, len) = job.next_extent();
-            (job.write.write_off, job.write.write_left) = (off, len);
+            (job.write.write_off, job.write.write_left, job.write.write_len) = (off, len, len);
             // fio counts a buffered write() as an I/O at the application, as fio reports it;
             // iostat shows what reached the disk.
             self.acct.totals.ios_completed += 1;
@@ -81,6 +81,8 @@ impl Sim {
         let since = std::mem::replace(&mut self.jobs[j].write_since, now);
         self.job_progressed();
         self.acct.latency.record(now - since);
+        let len = self.jobs[j].write.write_len;
+        self.job_io_completed(j, true, len, now - since);
     }
 
     /// What the next read() step costs: entering read(), starting the planned windows (a page
@@ -173,6 +175,7 @@ impl Sim {
             job.bytes_done += len;
             let since = job.write_since;
             self.acct.latency.record(now - since);
+            self.job_io_completed(j, false, len, now - since);
             self.acct.totals.bytes_read += len;
             self.acct.totals.buffered_read_bytes += len;
             self.acct.totals.ios_completed += 1;
@@ -271,6 +274,7 @@ impl Sim {
         job.bytes_done += len;
         let since = job.write_since;
         self.acct.latency.record(now - since);
+        self.job_io_completed(j, false, len, now - since);
         self.acct.totals.bytes_read += len;
         self.acct.totals.buffered_read_bytes += len;
         self.acct.totals.ios_completed += 1;

@@ -216,7 +216,8 @@ impl Sim {
     /// `block_read_full_page`; inferred for seed 000, see the lesson), else one per contiguous
     /// run up to the queue's `max_sectors_kb` (`mpage_readpages`).
     pub(crate) fn ra_bio_bytes(&self, job: &Job) -> u64 {
-        match self.cfg.scenario.workload.filesystem {
+        // The job's own section's filesystem (a device node, or files).
+        match self.cfg.scenario.all_jobs().nth(job.run.section as usize).map_or(Filesystem::None, |w| w.filesystem) {
             Filesystem::None => 4096,
             Filesystem::Xfs => self.devs[job.dev].queue.max_request_bytes(),
         }
@@ -261,6 +262,7 @@ impl Sim {
             bios_left: nr_bios as u32,
             started: now,
             sync: true,
+            write: false,
         }));
         // Equal bios back to back go as one run (`Bio::pages`) into a request-based queue:
         // what a window's 128 page bios cost in the simulator, not what they cost the kernel

@@ -3,6 +3,12 @@
 //! `knob_applies`, live writes, `blksim knobs`, `--help` and the page's knob panel all read it.
 
 use super::*;
+// The workload's later knobs, and the jobs', are declared with the jobs (`jobs.rs`).
+pub use super::jobs::{
+    JOBS, WORKLOAD_FILENAME, WORKLOAD_FILESYSTEM, WORKLOAD_FSYNC, WORKLOAD_GROUP_REPORTING, WORKLOAD_OFFSET, WORKLOAD_OFFSET_PCT,
+    WORKLOAD_PRIO, WORKLOAD_PRIOCLASS, WORKLOAD_RAMP_TIME, WORKLOAD_RATE_IOPS, WORKLOAD_RUNTIME, WORKLOAD_RWMIXREAD, WORKLOAD_STARTDELAY,
+    WORKLOAD_STONEWALL, WORKLOAD_THINKTIME, WORKLOAD_WAIT_FOR,
+};
 
 pub const STACK: KnobSpec = KnobSpec {
     key: "stack",
@@ -547,12 +553,12 @@ pub const WORKLOAD_NUMJOBS: KnobSpec = KnobSpec {
 
 pub const WORKLOAD_RW: KnobSpec = KnobSpec {
     key: "workload.rw",
-    kind: KnobKind::Enum(&["read", "write", "randread", "randwrite"]),
-    help: "fio rw",
+    kind: KnobKind::Enum(&["read", "write", "randread", "randwrite", "rw", "randrw"]),
+    help: "fio rw (rw and randrw mix reads and writes in workload.rwmixread's proportion; readwrite is rw)",
     live: Live::Restart,
     access: named!(workload.rw),
     applies: validate::anywhere,
-    values: &[],
+    values: &[("readwrite", "rw")],
 };
 
 pub const WORKLOAD_BS: KnobSpec = KnobSpec {
@@ -601,36 +607,6 @@ pub const WORKLOAD_SIZE: KnobSpec = KnobSpec {
     help: "fio size per job; 0 runs for the whole duration",
     live: Live::Restart,
     access: int!(workload.size),
-    applies: validate::anywhere,
-    values: &[],
-};
-
-pub const WORKLOAD_FSYNC: KnobSpec = KnobSpec {
-    key: "workload.fsync",
-    kind: KnobKind::Bool,
-    help: "fsync when the job ends (fio end_fsync)",
-    live: Live::Restart,
-    access: flag!(workload.fsync),
-    applies: validate::anywhere,
-    values: &[],
-};
-
-pub const WORKLOAD_FILENAME: KnobSpec = KnobSpec {
-    key: "workload.filename",
-    kind: KnobKind::Devices,
-    help: "fio filename: the devices the jobs use, in turn (the stack's top devices: sdX, dm-N or md0)",
-    live: Live::Restart,
-    access: text!(workload.filename),
-    applies: validate::anywhere,
-    values: &[],
-};
-
-pub const WORKLOAD_FILESYSTEM: KnobSpec = KnobSpec {
-    key: "workload.filesystem",
-    kind: KnobKind::Enum(&["none", "xfs"]),
-    help: "none: the job reads the device node (one bio per page); xfs: files (one bio per contiguous run)",
-    live: Live::Restart,
-    access: named!(workload.filesystem),
     applies: validate::anywhere,
     values: &[],
 };
@@ -776,6 +752,20 @@ pub const KNOBS: &[KnobSpec] = &[
     WORKLOAD_FSYNC,
     WORKLOAD_FILENAME,
     WORKLOAD_FILESYSTEM,
+    WORKLOAD_RWMIXREAD,
+    WORKLOAD_OFFSET,
+    WORKLOAD_OFFSET_PCT,
+    WORKLOAD_RATE_IOPS,
+    WORKLOAD_THINKTIME,
+    WORKLOAD_STARTDELAY,
+    WORKLOAD_RUNTIME,
+    WORKLOAD_RAMP_TIME,
+    WORKLOAD_GROUP_REPORTING,
+    WORKLOAD_PRIO,
+    WORKLOAD_PRIOCLASS,
+    WORKLOAD_STONEWALL,
+    WORKLOAD_WAIT_FOR,
+    JOBS,
     CPU_CORES,
     CPU_SOCKETS,
     CPU_IRQ_CPUS,

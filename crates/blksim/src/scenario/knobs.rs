@@ -73,6 +73,8 @@ pub enum KnobKind {
     Devices,
     /// CPU numbers joined by ',', one per HBA, or empty.
     Cpus,
+    /// A job's name (as `Name`), or empty for none.
+    JobName,
 }
 
 impl KnobKind {
@@ -96,6 +98,7 @@ impl KnobKind {
             KnobKind::Cpus => {
                 "empty (HBA n interrupts CPU n mod cores) or one CPU number per HBA joined by ',' (0 for one HBA, 4,4 for two)".into()
             }
+            KnobKind::JobName => "empty or a job's name (1 to 15 printable ASCII characters without spaces)".into(),
         }
     }
 
@@ -130,6 +133,7 @@ impl KnobKind {
                 let ok = cpus.len() <= limits::HBAS_MAX as usize && cpus.iter().all(|&n| n < limits::CORES_MAX);
                 ok.then_some(Value::Cpus(cpus))
             }
+            KnobKind::JobName => (v.is_empty() || KnobKind::Name { max_len: 15 }.parse(v).is_some()).then(|| Value::Text(v.to_string())),
         }
     }
 }
@@ -281,8 +285,9 @@ pub(super) fn enum_from<T: for<'de> Deserialize<'de>>(v: Value) -> Result<T, ()>
     serde_json::from_value(serde_json::Value::String(v.text())).map_err(|_| ())
 }
 
+/// The knob `key` names; a job's knob (`job.writer.rw`) is the workload's (`workload.rw`).
 pub fn knob_spec(key: &str) -> Option<&'static KnobSpec> {
-    KNOBS.iter().find(|k| k.key == key)
+    KNOBS.iter().find(|k| k.key == key).or_else(|| jobs::job_key(key).map(|(_, spec)| spec))
 }
 
 const SIZE_K: u64 = 1024;
@@ -326,7 +331,10 @@ pub fn parse_size(s: &str) -> Option<u64> {
 
 /// A knob's value as text, the way `--set` and links write it.
 pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
-    knob_spec(key).map(|k| k.get(s))
+    match KNOBS.iter().find(|k| k.key == key) {
+        Some(k) => Some(k.get(s)),
+        None => jobs::get_job_knob(s, key),
+    }
 }
 
 /// Knobs a mistyped key may have meant, as " (did you mean queue.nr_requests?)", or "": the
@@ -357,6 +365,11 @@ pub fn did_you_mean(key: &str) -> String {
 
 /// Sets one knob from its text form, checking the value against the knob's allowed range.
 pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), ScenarioError> {
+    if !KNOBS.iter().any(|k| k.key == key) {
+        if let Some(r) = jobs::set_job_knob(s, key, value) {
+            return r;
+        }
+    }
     let spec = knob_spec(key).ok_or_else(|| {
         let keys: Vec<&str> = KNOBS.iter().map(|k| k.key).collect();
         // The key as given may be anything (a link's, a job file's): quoted clipped, as values

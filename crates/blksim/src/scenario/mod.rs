@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 #[macro_use]
 mod knobs;
+pub mod jobs;
 pub mod knob_table;
 mod validate;
 pub use knob_table::KNOBS;
@@ -16,7 +17,10 @@ pub use validate::{check_user_knobs, clip, clip_line, clip_path, counted, knob_a
 pub mod limits {
     pub const DISKS_MAX: u32 = 256;
     pub const HBAS_MAX: u32 = 16;
+    /// fio processes (every job section's `numjobs` clones together).
     pub const JOBS_MAX: u32 = 1024;
+    /// Job sections of a scenario (a job file's `[name]` sections, `jobs`).
+    pub const JOB_SECTIONS_MAX: u32 = 64;
     pub const CORES_MAX: u32 = 256;
     /// A microsecond: the simulation counts whole nanoseconds, and a shorter span runs nothing.
     pub const DURATION_S_MIN: f64 = 1e-6;
@@ -138,14 +142,22 @@ pub enum Rw {
     Write,
     Randread,
     Randwrite,
+    /// fio's `rw`/`readwrite`: sequential, reads and writes mixed in `rwmixread`'s proportion.
+    Rw,
+    /// Random, reads and writes mixed in `rwmixread`'s proportion.
+    Randrw,
 }
 
 impl Rw {
+    /// Writes only (a mixed job is neither a reader nor a writer).
     pub fn is_write(self) -> bool {
         matches!(self, Rw::Write | Rw::Randwrite)
     }
     pub fn is_random(self) -> bool {
-        matches!(self, Rw::Randread | Rw::Randwrite)
+        matches!(self, Rw::Randread | Rw::Randwrite | Rw::Randrw)
+    }
+    pub fn is_mixed(self) -> bool {
+        matches!(self, Rw::Rw | Rw::Randrw)
     }
 }
 
@@ -501,6 +513,8 @@ pub struct Workload {
     pub filename: String,
     /// Whether the job reads a device node or files on a filesystem (buffered reads only).
     pub filesystem: Filesystem,
+    /// fio's options of a job among several: its mix, pace, start, end and priority.
+    pub fio: jobs::JobOptions,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -518,7 +532,11 @@ pub struct Scenario {
     pub md: MdKnobs,
     pub cpu: CpuKnobs,
     pub vm: VmKnobs,
+    /// The first job (fio's first job section; the `workload.*` knobs).
     pub workload: Workload,
+    /// The job sections after the first, in the job file's order (the `job.NAME.*` knobs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<Workload>,
     /// The default simulated duration in seconds.
     pub duration_s: f64,
 }
@@ -614,6 +632,7 @@ impl Default for Workload {
             fsync: false,
             filename: String::new(),
             filesystem: Filesystem::None,
+            fio: jobs::JobOptions::default(),
         }
     }
 }
@@ -633,6 +652,7 @@ impl Default for Scenario {
             cpu: CpuKnobs::default(),
             vm: VmKnobs::default(),
             workload: Workload::default(),
+            jobs: Vec::new(),
             duration_s: 10.0,
         }
     }

@@ -98,12 +98,13 @@ impl Scenario {
         self.check_md_array()?;
         self.check_filename()?;
         self.check_job_fits()?;
+        self.check_jobs()?;
         let mut scenario = self.clone();
         // dd reads or writes in order, a block at a time: a job it cannot run (random offsets,
-        // libaio, a queue depth) is fio's, and top, the trace and the diagram name it so.
-        let w = &scenario.workload;
-        if w.name == "dd" && (w.rw.is_random() || w.ioengine != IoEngine::Sync || w.iodepth > 1) {
-            scenario.workload.name = "fio".into();
+        // a mix, libaio, a queue depth) is fio's, and top, the trace and the diagram name it so.
+        let dd = |w: &Workload| w.name == "dd" && (w.rw.is_random() || w.rw.is_mixed() || w.ioengine != IoEngine::Sync || w.iodepth > 1);
+        for w in std::iter::once(&mut scenario.workload).chain(scenario.jobs.iter_mut()).filter(|w| dd(w)) {
+            w.name = "fio".into();
         }
         Ok(Config { scenario })
     }
@@ -209,7 +210,7 @@ impl Scenario {
     }
 
     /// fio's filename: each device once, and only devices the jobs can use on this stack.
-    fn check_filename(&self) -> Result<(), ScenarioError> {
+    pub(super) fn check_filename(&self) -> Result<(), ScenarioError> {
         if !self.workload.filename.is_empty() {
             let top = self.top_device_names();
             let listed: Vec<&str> = self.workload.filename.split(':').collect();
@@ -237,7 +238,7 @@ impl Scenario {
     }
 
     /// A job's blocks fit the device it uses.
-    fn check_job_fits(&self) -> Result<(), ScenarioError> {
+    pub(super) fn check_job_fits(&self) -> Result<(), ScenarioError> {
         // mdadm -z rounds each member's share down to whole chunks: less than one leaves md0
         // empty, which is the setting's fault, not the job's block size.
         if self.stack == StackKind::Md && self.md.component_size_kb != 0 && self.md.component_size_kb < u64::from(self.md.chunk_kb) {

@@ -7,6 +7,7 @@ pub mod blkparse;
 pub mod blkparse_input;
 pub mod blktrace_api;
 pub mod btt;
+pub mod fio_report;
 pub mod iostat;
 pub mod report;
 pub mod snapshot;

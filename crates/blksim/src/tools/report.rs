@@ -66,7 +66,11 @@ pub struct RunReport {
     pub threads: Vec<ThreadReport>,
     pub devices: Vec<Iostat>,
     pub fairness: f64,
-    pub jobs: Vec<JobReport>,
+    /// fio's `jobs` (`--output-format=json`): one per clone, or per section with
+    /// `group_reporting`, in the job file's order.
+    pub jobs: Vec<crate::tools::fio_report::FioJobReport>,
+    /// Each job's process: its name, device, bytes done and end.
+    pub processes: Vec<JobReport>,
     pub completion_s: Option<f64>,
     /// The run's longest stall: the longest span in which no job completed a read or a write
     /// or finished (s), and when it began (s from the start). A run that did not finish counts
@@ -176,7 +180,7 @@ impl RunReport {
             .collect();
         // top's order: busiest first; ties by pid so the order is stable.
         threads.sort_by(|a, b| b.cpu_pct.total_cmp(&a.cpu_pct).then(a.pid.cmp(&b.pid)));
-        let jobs = sim
+        let processes = sim
             .jobs
             .iter()
             .map(|j| JobReport {
@@ -206,7 +210,8 @@ impl RunReport {
             threads,
             devices: iv.devices,
             fairness: sim.fairness(),
-            jobs,
+            jobs: crate::tools::fio_report::fio_jobs(sim),
+            processes,
             completion_s: sim.finished_at().map(|t| t.as_secs_f64()),
             longest_stall_s: stall_ns as f64 / NS_PER_S as f64,
             longest_stall_from_s: stall_from_ns as f64 / NS_PER_S as f64,

@@ -242,6 +242,69 @@ impl LatencyHist {
     }
 }
 
+/// A job's completion latencies as fio keeps them (`struct io_stat` and its `io_u_plat`
+/// histogram): min, max and mean exact, percentiles from `LatencyHist`'s log-linear buckets,
+/// kept sparse (only the buckets hit, in order), since every job of a run has one per direction.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClatStat {
+    buckets: Vec<(u32, u64)>,
+    pub samples: u64,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    sum_ns: u128,
+}
+
+impl ClatStat {
+    pub fn record(&mut self, ns: u64) {
+        let b = LatencyHist::bucket(ns) as u32;
+        match self.buckets.binary_search_by_key(&b, |&(k, _)| k) {
+            Ok(i) => self.buckets[i].1 += 1,
+            Err(i) => self.buckets.insert(i, (b, 1)),
+        }
+        self.min_ns = if self.samples == 0 { ns } else { self.min_ns.min(ns) };
+        self.samples += 1;
+        self.max_ns = self.max_ns.max(ns);
+        self.sum_ns += u128::from(ns);
+    }
+
+    pub fn mean_ns(&self) -> f64 {
+        if self.samples == 0 {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.samples as f64
+        }
+    }
+
+    /// The value at percentile `p` (0 to 100): the bucket holding the ⌈p·N/100⌉-th sample.
+    pub fn percentile_ns(&self, p: f64) -> u64 {
+        let rank = ((p / 100.0 * self.samples as f64).ceil() as u64).clamp(1, self.samples.max(1));
+        let mut seen = 0;
+        for &(b, c) in &self.buckets {
+            seen += c;
+            if seen >= rank {
+                return LatencyHist::bucket_mid(b as usize).clamp(self.min_ns, self.max_ns);
+            }
+        }
+        self.max_ns
+    }
+
+    /// Another job's latencies added in (fio's `sum_thread_stats` for `group_reporting`).
+    pub fn add(&mut self, o: &ClatStat) {
+        for &(b, c) in &o.buckets {
+            match self.buckets.binary_search_by_key(&b, |&(k, _)| k) {
+                Ok(i) => self.buckets[i].1 += c,
+                Err(i) => self.buckets.insert(i, (b, c)),
+            }
+        }
+        if o.samples > 0 {
+            self.min_ns = if self.samples == 0 { o.min_ns } else { self.min_ns.min(o.min_ns) };
+        }
+        self.samples += o.samples;
+        self.max_ns = self.max_ns.max(o.max_ns);
+        self.sum_ns += o.sum_ns;
+    }
+}
+
 /// Where the `q` quantile of `n` sorted values is: the nearest rank, ⌈q·n⌉ counted from 1
 /// (so p50 of 4 values is the 2nd, p100 the largest). `blksim sweep` and the page's sweep
 /// table both read their percentiles here. None for no values.

@@ -12,6 +12,7 @@ mod fidelity;
 mod fio_examples;
 mod golden;
 mod invariants;
+mod jobs;
 mod lessons;
 mod link;
 mod mechanisms;

@@ -540,7 +540,7 @@ fn fio_filename_picks_the_devices_the_jobs_use() {
     let mut s = sim(&[("disks", "4"), ("workload.numjobs", "3"), ("workload.filename", "sdd:sdb")]);
     s.run_until(SimTime(200_000_000));
     let r = blksim::RunReport::from_sim(&mut s, "t", "t");
-    let devs: Vec<&str> = r.jobs.iter().map(|j| j.device.as_str()).collect();
+    let devs: Vec<&str> = r.processes.iter().map(|j| j.device.as_str()).collect();
     assert_eq!(devs, ["sdd", "sdb", "sdd"]);
     let busy: Vec<&str> = r.devices.iter().filter(|d| d.rkb_s > 0.0).map(|d| d.name.as_str()).collect();
     assert_eq!(busy, ["sdb", "sdd"]);
@@ -557,7 +557,7 @@ fn the_names_filename_is_checked_against_are_the_devices_the_stack_builds() {
         let mut s = Sim::new(&sc.validate().unwrap(), 1);
         s.run_until(SimTime(10_000_000));
         let r = blksim::RunReport::from_sim(&mut s, "t", "t");
-        assert_eq!(r.jobs[0].device, last, "stack={stack}");
+        assert_eq!(r.processes[0].device, last, "stack={stack}");
     }
 }
 

@@ -517,6 +517,7 @@ impl Sim {
                 bios_left: 1,
                 started: now,
                 sync: true,
+                write: false,
             }));
             self.acct.totals.bios_submitted += 1;
             BioId(self.bios.insert(Bio::new(io, member, sector, STRIPE_BYTES as u32, false, now)))
@@ -613,7 +614,7 @@ impl Sim {
             } else {
                 IoOwner::StripeRead { md: r as u16, head: h, disk }
             };
-            let io = IoId(self.ios.insert(Io { owner, bytes: STRIPE_BYTES, bios_left: 1, started: now, sync: !write }));
+            let io = IoId(self.ios.insert(Io { owner, bytes: STRIPE_BYTES, bios_left: 1, started: now, sync: !write, write }));
             let bio = BioId(self.bios.insert(Bio::new(io, member, sector, STRIPE_BYTES as u32, write, now)));
             self.acct.totals.bios_submitted += 1;
             self.threads[tid].pending.push_back(bio);

@@ -1,0 +1,122 @@
+//! Several fio jobs in one run, reported as fio reports them (`run --json`'s `jobs`): each job
+//! counted from its own I/Os, named and ordered as in the job file.
+
+use blksim::course::lessons;
+use blksim::engine::run_one;
+use blksim::tools::fio_report::FioJobReport;
+use blksim::tools::report::RunReport;
+
+/// Runs a job file in the sandbox (with `sets` after it) for `secs`: fio's `jobs`, and the report.
+fn run(text: &str, sets: &[(&str, &str)], seed: u64, secs: f64) -> (Vec<FioJobReport>, RunReport) {
+    let sandbox = lessons::find(lessons::SANDBOX).unwrap();
+    let variant = sandbox.first_variant().name.clone();
+    let mut job = blksim::fio::parse(text).unwrap();
+    job.fit_devices(&sandbox.config(&variant, &[]).unwrap().scenario);
+    let mut knobs = job.knobs.clone();
+    knobs.extend(sets.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let cfg = sandbox.config(&variant, &knobs).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = run_one(&cfg, seed, Some(secs));
+    let r = RunReport::from_sim(&mut sim, "sandbox", &variant);
+    (r.jobs.clone(), r)
+}
+
+const SSD: &[(&str, &str)] = &[("disk.kind", "ssd"), ("queue.scheduler", "noop")];
+
+#[test]
+fn a_reader_and_a_writer_are_reported_as_in_the_file_each_from_its_own_ios() {
+    let text = "[global]\nioengine=libaio\ndirect=1\n[reader]\nrw=randread\nbs=4k\niodepth=4\n[writer]\nrw=write\nbs=64k\niodepth=8\n";
+    let (jobs, r) = run(text, &[], 1, 1.0);
+    let names: Vec<&str> = jobs.iter().map(|j| j.jobname.as_str()).collect();
+    assert_eq!(names, ["reader", "writer"]);
+    let (reader, writer) = (&jobs[0], &jobs[1]);
+    // The reader only reads and the writer only writes: nothing is split from a total.
+    assert!(reader.read.total_ios > 0 && reader.write.total_ios == 0, "{reader:?}");
+    assert!(writer.write.total_ios > 0 && writer.read.total_ios == 0, "{writer:?}");
+    // fio's arithmetic: bw_bytes = 1000 × io_bytes / runtime (ms), bw in KiB/s.
+    for d in [&reader.read, &writer.write] {
+        assert_eq!(d.bw_bytes, 1000 * d.io_bytes / d.runtime);
+        assert_eq!(d.bw, d.bw_bytes / 1024);
+        assert!(d.clat_ns.min <= d.clat_ns.percentile["50.000000"] && d.clat_ns.percentile["99.000000"] <= d.clat_ns.max);
+        assert_eq!(d.clat_ns.percentile.len(), 17, "fio's default percentile_list");
+    }
+    assert!(reader.write.clat_ns.percentile.is_empty(), "no samples, no percentiles (as fio)");
+    // The jobs' bytes are the run's.
+    let secs = r.sim_seconds * 1e6;
+    assert_eq!(reader.read.io_bytes as f64, (r.read_mb_s * secs).round());
+    assert_eq!(writer.write.io_bytes as f64, (r.write_mb_s * secs).round());
+}
+
+#[test]
+fn two_identical_jobs_share_alike_and_unequal_ones_differ_as_they_should() {
+    let same = "[global]\nioengine=libaio\ndirect=1\nrw=randread\nbs=4k\niodepth=8\n[a]\n[b]\n";
+    for seed in 1..=3 {
+        let (jobs, _) = run(same, SSD, seed, 0.5);
+        let (a, b) = (jobs[0].read.iops, jobs[1].read.iops);
+        assert!(a > 1000.0 && (a - b).abs() / (a + b) < 0.05, "seed {seed}: a {a} b {b} IOPS");
+    }
+    // Equal queue depths on a bandwidth-bound SSD behind noop: the jobs' I/Os take turns in the
+    // one queue, so each gets the same IOPS, and the 64k job 16 times the bytes.
+    let unequal = "[global]\nioengine=libaio\ndirect=1\nrw=randread\niodepth=8\n[small]\nbs=4k\n[large]\nbs=64k\n";
+    let (jobs, _) = run(unequal, SSD, 1, 0.5);
+    let (small, large) = (&jobs[0].read, &jobs[1].read);
+    assert!(large.bw > 4 * small.bw, "4k {} KiB/s, 64k {} KiB/s", small.bw, large.bw);
+    assert!((large.iops - small.iops).abs() / (large.iops + small.iops) < 0.1, "4k {} IOPS, 64k {} IOPS", small.iops, large.iops);
+}
+
+#[test]
+fn randrw_mixes_in_rwmixread_s_proportion() {
+    for (mix, want) in [("", 0.5), ("rwmixread=70\n", 0.7), ("rwmixwrite=10\n", 0.9)] {
+        let text = format!("[m]\nrw=randrw\n{mix}bs=4k\nioengine=libaio\niodepth=8\ndirect=1\n");
+        let (jobs, _) = run(&text, SSD, 1, 0.5);
+        let (r, w) = (jobs[0].read.total_ios as f64, jobs[0].write.total_ios as f64);
+        // Each I/O drawn on its own: within 4 standard deviations of a binomial share.
+        let n = r + w;
+        let sd = (want * (1.0 - want) / n).sqrt();
+        assert!(n > 1000.0 && (r / n - want).abs() < 4.0 * sd, "{mix:?}: {r} reads of {n}");
+    }
+}
+
+#[test]
+fn group_reporting_stonewall_startdelay_and_rate_iops_act_as_fio_s_do() {
+    // numjobs=3 with group_reporting: one entry counting three clones, their bytes together.
+    let text = "[g]\nrw=randread\nbs=4k\ndirect=1\nnumjobs=3\ngroup_reporting\n[solo]\nrw=read\nbs=64k\ndirect=1\nnumjobs=2\n";
+    let (jobs, r) = run(text, SSD, 1, 0.3);
+    let shape: Vec<(&str, u32)> = jobs.iter().map(|j| (j.jobname.as_str(), j.jobs)).collect();
+    assert_eq!(shape, [("g", 3), ("solo", 1), ("solo", 1)]);
+    let g_bytes: u64 = r.processes.iter().filter(|p| p.name.starts_with("g.")).map(|p| p.bytes).sum();
+    assert_eq!(jobs[0].read.io_bytes, g_bytes);
+    // The second group starts when the first is done: its runtime is what is left of the run.
+    let text = "[first]\nrw=read\nbs=64k\ndirect=1\nsize=8m\n[second]\nstonewall\nrw=read\nbs=64k\ndirect=1\n";
+    let (jobs, _) = run(text, SSD, 1, 1.0);
+    assert_eq!((jobs[0].groupid, jobs[1].groupid), (0, 1));
+    assert_eq!(jobs[0].read.io_bytes, 8 << 20);
+    assert!(
+        jobs[0].job_runtime + jobs[1].job_runtime <= 1000 && jobs[1].job_runtime > 0,
+        "{} + {} ms",
+        jobs[0].job_runtime,
+        jobs[1].job_runtime
+    );
+    // startdelay and rate_iops: 200 IOPS from 0.5 s on, for the half second left.
+    let text = "[paced]\nrw=randread\nbs=4k\ndirect=1\nrate_iops=200\nstartdelay=0.5\n";
+    let (jobs, _) = run(text, SSD, 1, 1.0);
+    let d = &jobs[0].read;
+    assert!((d.runtime as i64 - 500).abs() <= 1 && (d.iops - 200.0).abs() < 5.0, "{} ms, {} IOPS", d.runtime, d.iops);
+    // thinktime: 1 ms after each completion caps a sync reader near 1000 IOPS.
+    let (jobs, _) = run("[t]\nrw=randread\nbs=4k\ndirect=1\nthinktime=1000\n", SSD, 1, 0.5);
+    assert!(jobs[0].read.iops < 1000.0 && jobs[0].read.iops > 500.0, "{} IOPS", jobs[0].read.iops);
+}
+
+#[test]
+fn a_link_carries_every_job_of_a_job_file() {
+    use blksim::course::link::LinkState;
+    let text = "[global]\nioengine=libaio\ndirect=1\nruntime=2\n[reader]\nrw=randread\nbs=4k\n[writer]\nrw=write\nbs=64k\n[third]\nrw=randrw\nrwmixread=70\nthinktime=100\n";
+    let job = blksim::fio::parse(text).unwrap();
+    let st = LinkState { lesson: lessons::SANDBOX.to_string(), overrides: job.knobs.clone(), ..LinkState::default() };
+    let back = LinkState::decode(&st.encode()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(back, st);
+    let sandbox = lessons::find(lessons::SANDBOX).unwrap();
+    let cfg = sandbox.config(&sandbox.first_variant().name, &back.overrides).unwrap();
+    let names: Vec<&str> = cfg.scenario.all_jobs().map(|w| w.name.as_str()).collect();
+    assert_eq!(names, ["reader", "writer", "third"]);
+    assert_eq!((cfg.scenario.jobs[1].fio.rwmixread, cfg.scenario.jobs[1].fio.thinktime), (70, 100));
+}
