@@ -488,5 +488,7 @@ pub fn model_gaps(cfg: &Config) -> Vec<String> {
             "workload.rw=randwrite buffered: writeback writes the dirty pages in the order they were written, without sorting".into(),
         );
     }
+    // What `kernel` chose in place of a rule the model lacks (an elevator it does not have).
+    gaps.extend(crate::scenario::era::notes(s));
     gaps
 }
