@@ -323,36 +323,28 @@ pub fn mark_present(s: &mut Scenario, raw: &serde_json::Value) {
     apply(s);
 }
 
-/// What `kernel` chooses for the user that the version did otherwise (the elevator it lacks).
+/// What the run does that its kernel did otherwise, for the run's notes (`model_gaps`): the
+/// elevator `kernel` chose where the version's default is not modelled, and an elevator the
+/// version lacks that was set anyway (accepted, so that a lesson's elevator choice still
+/// runs, and named).
 pub fn notes(s: &Scenario) -> Vec<String> {
-    match kernel_of(s) {
-        Some(v) if v < at("2.6.18") && !s.explicit.iter().any(|k| k == k::QUEUE_SCHEDULER.key) => vec![format!(
+    let Some(v) = kernel_of(s) else { return Vec::new() };
+    let mut notes = Vec::new();
+    if v < at("2.6.18") && !s.explicit.iter().any(|key| key == k::QUEUE_SCHEDULER.key) {
+        notes.push(format!(
             "kernel {v}'s default elevator is anticipatory, which the model lacks: deadline, the nearest (anticipatory is deadline that waits for a process's next read)"
-        )],
-        _ => Vec::new(),
+        ));
     }
-}
-
-/// With a kernel, the elevator must be one that kernel has (without one, every elevator the
-/// model has is accepted).
-pub fn check_scheduler(s: &Scenario) -> Result<(), ScenarioError> {
-    let Some(v) = kernel_of(s) else { return Ok(()) };
-    let (since, what) = match s.queue.scheduler {
-        Scheduler::Cfq => ("2.6.6", "cfq came in 2.6.6"),
-        Scheduler::None => ("3.17", "blk-mq SCSI disks (scsi-mq) came in 3.17"),
-        Scheduler::MqDeadline => ("4.11", "mq-deadline came in 4.11"),
-        Scheduler::Noop | Scheduler::Deadline => return Ok(()),
+    let since = match s.queue.scheduler {
+        Scheduler::Cfq => Some(("2.6.6", "cfq")),
+        Scheduler::None => Some(("3.17", "blk-mq SCSI disks (scsi-mq, queue.scheduler=none)")),
+        Scheduler::MqDeadline => Some(("4.11", "mq-deadline")),
+        Scheduler::Noop | Scheduler::Deadline => None,
     };
-    if v >= at(since) {
-        return Ok(());
+    if let Some((since, what)) = since.filter(|(since, _)| v < at(since)) {
+        notes.push(format!("kernel {v} has no {what}, which came in {since}: the run uses it anyway"));
     }
-    Err(ScenarioError::new(
-        k::KERNEL.key,
-        format!(
-            "{v} has no queue.scheduler={}: {what}; expected kernel {since} or later (the newest the model has is {NEWEST}), none, or another elevator",
-            enum_name(&s.queue.scheduler)
-        ),
-    ))
+    notes
 }
 
 #[cfg(test)]

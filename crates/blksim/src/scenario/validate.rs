@@ -100,7 +100,6 @@ impl Scenario {
         self.check_job_fits()?;
         let mut scenario = self.clone();
         era::apply(&mut scenario);
-        era::check_scheduler(&scenario)?;
         // dd reads or writes in order, a block at a time: a job it cannot run (random offsets,
         // libaio, a queue depth) is fio's, and top, the trace and the diagram name it so.
         let w = &scenario.workload;
