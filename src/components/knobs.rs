@@ -41,7 +41,7 @@ const GROUPS: [(&str, &[&str]); 9] = [
     ("SCSI host (HBA)", &["host.", "scsi."]),
     ("Disks", &["disk."]),
     ("CPUs and scheduler", &["cpu."]),
-    ("Machine and run", &[kt::STACK.key, kt::DISKS.key, kt::HBAS.key, kt::DURATION.key]),
+    ("Machine and run", &[kt::KERNEL.key, kt::STACK.key, kt::DISKS.key, kt::HBAS.key, kt::DURATION.key]),
 ];
 
 fn in_group(key: &str, prefixes: &[&str]) -> bool {

@@ -23,6 +23,9 @@ pub struct Shown {
     pub scenario: Scenario,
     /// What this scenario leaves out of the model (`Sim::model_gaps`), for the page's note.
     pub model_gaps: Vec<String>,
+    /// The era knobs' values in this scenario, by key (`scenario::era::era_of`): what its
+    /// `kernel` implies, or a knob's own where set; the page's kernel line shows them on demand.
+    pub era: Vec<(String, String)>,
     pub threads: Vec<ThreadView>,
     /// Pids asleep in D state (the diagram marks them).
     pub pids_in_d: Vec<u32>,

@@ -37,6 +37,7 @@ impl Run {
         self.shown.scenario = self.sim.config().scenario.clone();
         self.shown.topology = self.sim.topology();
         self.shown.model_gaps = self.sim.model_gaps();
+        self.shown.era = blksim::scenario::era::era_of(&self.sim.config().scenario).into_iter().collect();
         self.config_unsent = true;
     }
 
@@ -61,6 +62,7 @@ mod tests {
             finished_at: sim.finished_at(),
             scenario: sim.config().scenario.clone(),
             model_gaps: sim.model_gaps(),
+            era: blksim::scenario::era::era_of(&sim.config().scenario).into_iter().collect(),
             threads: sim.threads_view(),
             pids_in_d: sim.pids_in_d(),
             head_positions: sim.head_positions(),

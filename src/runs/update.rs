@@ -24,7 +24,7 @@ impl Run {
         let config_included = std::mem::take(&mut self.config_unsent) || first;
         let interval_included = std::mem::take(&mut self.interval_unsent) || first;
         if !config_included {
-            (shown.scenario, shown.topology, shown.model_gaps) = Default::default();
+            (shown.scenario, shown.topology, shown.model_gaps, shown.era) = Default::default();
         }
         if !interval_included {
             shown.interval = None;

@@ -65,7 +65,8 @@ impl RunView {
         }
         let old = std::mem::replace(&mut self.shown, Shown { history, ..u.shown });
         if !u.config_included {
-            (self.shown.scenario, self.shown.topology, self.shown.model_gaps) = (old.scenario, old.topology, old.model_gaps);
+            (self.shown.scenario, self.shown.topology, self.shown.model_gaps, self.shown.era) =
+                (old.scenario, old.topology, old.model_gaps, old.era);
         }
         if !u.interval_included {
             self.shown.interval = old.interval;

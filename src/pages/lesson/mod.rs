@@ -267,6 +267,7 @@ fn page_html(p: &Parts, on_seed: Callback<String>, on_knob: Callback<(String, St
                 <p class="copied">{ "Link: " }<input class="copied-url" readonly=true value={url.clone()} aria-label="Link to this run" size="80" /></p>
             }
             <p class="question">{ &lesson.question }</p>
+            { kernel_line(d) }
             if let Some(board) = blksim::course::fidelity::committed_for(&lesson.id).filter(|b| !b.reproduced) {
                 <p class="uncal-note" data-testid="uncal-note">{ format!("The question quotes the report. blkviz {}: \"Status in blkviz\" in the lesson text shows each figure beside the report's, and why a miss misses.", board.status()) }</p>
             }
@@ -283,6 +284,18 @@ fn page_html(p: &Parts, on_seed: Callback<String>, on_knob: Callback<(String, St
                 </footer>
             }
         </div>
+    }
+}
+
+/// The scenario's kernel, and on demand the era rules it runs (what the worker sent).
+fn kernel_line(d: &crate::view::RunView) -> Html {
+    let label = d.shown.scenario.kernel.as_ref().map_or_else(|| "kernel: not set".to_string(), |k| format!("kernel {k}"));
+    html! {
+        <details class="era" data-testid="era">
+            <summary>{ label }</summary>
+            <p class="dim">{ "The era rules this run follows: the kernel's, or a knob's own where it is set (docs: Kernel eras)." }</p>
+            <ul>{ for d.shown.era.iter().map(|(k, v)| html! { <li><code>{ format!("{k} = {v}") }</code></li> }) }</ul>
+        </details>
     }
 }
 

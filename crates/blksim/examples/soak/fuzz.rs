@@ -201,6 +201,7 @@ fn knob_value(g: &mut Gen, spec: &KnobSpec, valid: bool) -> String {
             (0..n).map(|_| g.range(0, 9).to_string()).collect::<Vec<_>>().join(",")
         }
         KnobKind::JobName => g.pick(&["", "dd", "fio", "reader", "writer", "job2"]).to_string(),
+        KnobKind::Kernel => g.pick(&["none", "2.6.2", "2.6.10", "2.6.20", "2.6.32", "2.6.39-rc4", "3.10", "4.0"]).to_string(),
     };
     if g.chance(5) {
         format!(" {v} ")

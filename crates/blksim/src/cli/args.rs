@@ -47,6 +47,8 @@ fn set_help() -> String {
     for k in KNOBS {
         s.push_str(&format!("\n  {:<26} {}", k.key, k.kind.allowed()));
     }
+    s.push_str("\n\n");
+    s.push_str(&crate::scenario::era::table_text());
     s
 }
 

@@ -180,6 +180,8 @@ fn cmd_knobs(a: &Args) -> String {
     for k in KNOBS {
         let _ = writeln!(s, "{:<24} {}  ({})", k.key, k.help, k.kind.allowed());
     }
+    s.push('\n');
+    s.push_str(&crate::scenario::era::table_text());
     s
 }
 

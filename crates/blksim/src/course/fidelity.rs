@@ -342,6 +342,16 @@ fn over_variant(r: &FidelityRow) -> &str {
     r.over.as_deref().unwrap_or(&r.variant)
 }
 
+/// The row with its source's `kernel` among its settings: the era's rules for every knob the
+/// row does not set itself (its own `set` wins, in any order: `scenario::era`).
+fn with_row_kernel(r: &FidelityRow) -> FidelityRow {
+    let mut r = r.clone();
+    if let Some(k) = &r.kernel {
+        r.set.entry(crate::scenario::knob_table::KERNEL.key.to_string()).or_insert_with(|| k.clone());
+    }
+    r
+}
+
 /// A ratio's other setup: `set`, then `over_set` over it.
 fn over_sets(r: &FidelityRow) -> BTreeMap<String, String> {
     let mut s = r.set.clone();
@@ -495,6 +505,8 @@ fn measure(runs: &mut Runs, l: &Lesson, r: &FidelityRow) -> f64 {
 
 /// Measures one row: its value, whether it lands in its band, and how it was measured.
 pub(crate) fn measure_row(runs: &mut Runs, l: &Lesson, r: &FidelityRow) -> RowResult {
+    let with_kernel = with_row_kernel(r);
+    let r = &with_kernel;
     let measured = round4(measure(runs, l, r));
     let in_band = |x: f64| x >= r.band[0] && x <= r.band[1];
     let holds = in_band(measured);

@@ -158,7 +158,20 @@ const LESSONS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/lessons.json"
 /// knobs or prediction do not check out, is a build defect: `tests/it` checks them all.
 pub fn all() -> Vec<Lesson> {
     static PARSED: std::sync::OnceLock<Vec<Lesson>> = std::sync::OnceLock::new();
-    PARSED.get_or_init(|| serde_json::from_str(LESSONS_JSON).unwrap_or_else(|e| panic!("lessons/*.md front matter: {e}"))).clone()
+    PARSED
+        .get_or_init(|| {
+            let raw: Vec<serde_json::Value> =
+                serde_json::from_str(LESSONS_JSON).unwrap_or_else(|e| panic!("lessons/*.md front matter: {e}"));
+            raw.into_iter()
+                .map(|v| {
+                    let mut l: Lesson = serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("lessons/*.md front matter: {e}"));
+                    // The knobs its front matter sets are its own: its `kernel` sets the rest.
+                    crate::scenario::era::mark_present(&mut l.scenario, &v["scenario"]);
+                    l
+                })
+                .collect()
+        })
+        .clone()
 }
 
 /// Checks a lesson's internal references: variants' knobs, steps' variants, exposed knobs, the

@@ -500,5 +500,7 @@ pub fn model_gaps(cfg: &Config) -> Vec<String> {
             "prio/prioclass (ionice): cfq's I/O priority classes and levels are not modelled; every job runs best-effort at level 4".into(),
         );
     }
+    // What `kernel` chose in place of a rule the model lacks (an elevator it does not have).
+    gaps.extend(crate::scenario::era::notes(s));
     gaps
 }

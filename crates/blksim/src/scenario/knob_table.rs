@@ -681,6 +681,16 @@ pub const CPU_WAKE_IDLE: KnobSpec = KnobSpec {
     values: &[],
 };
 
+pub const KERNEL: KnobSpec = KnobSpec {
+    key: "kernel",
+    kind: KnobKind::Kernel,
+    help: "the kernel whose rules the era knobs follow (era.rs: the elevator and its tunables, plugging, readahead, writeback, dirty ratios, the CPU scheduler, dm, SCSI); a knob set explicitly keeps its value; none: each knob's own default",
+    live: Live::Restart,
+    access: Access { path: &[stringify!(kernel)], get: |s| Value::Text(s.kernel.clone().unwrap_or_else(|| "none".into())), set: era::set_kernel },
+    applies: validate::anywhere,
+    values: &[],
+};
+
 pub const DURATION: KnobSpec = KnobSpec { key: "duration", kind: KnobKind::Seconds { min: limits::DURATION_S_MIN, max: limits::DURATION_S_MAX }, help: "simulated seconds to run: the run stops there, in the page as in blksim run (fio's runtime); in the page, an end past the clock applies live, one before it restarts the run", live: Live::Store(Store::Runtime),
     access: seconds!(duration_s),
     applies: validate::anywhere,
@@ -773,5 +783,6 @@ pub const KNOBS: &[KnobSpec] = &[
     CPU_SCHEDULER,
     CPU_LOAD_BALANCE,
     CPU_WAKE_IDLE,
+    KERNEL,
     DURATION,
 ];

@@ -10,38 +10,38 @@ use super::*;
 /// An integer field (`u8`, `u32` or `u64`), or a byte size.
 macro_rules! int {
     ($($f:ident).+) => {
-        Access { get: |s| Value::Int(s.$($f).+ as u64), set: |s, v| { s.$($f).+ = v.int() as _; Ok(()) } }
+        Access { path: &[$(stringify!($f)),+], get: |s| Value::Int(s.$($f).+ as u64), set: |s, v| { s.$($f).+ = v.int() as _; Ok(()) } }
     };
 }
 
 macro_rules! flag {
     ($($f:ident).+) => {
-        Access { get: |s| Value::Bool(s.$($f).+), set: |s, v| { s.$($f).+ = v.flag(); Ok(()) } }
+        Access { path: &[$(stringify!($f)),+], get: |s| Value::Bool(s.$($f).+), set: |s, v| { s.$($f).+ = v.flag(); Ok(()) } }
     };
 }
 
 /// An enum field, by its serde names.
 macro_rules! named {
     ($($f:ident).+) => {
-        Access { get: |s| Value::Text(enum_name(&s.$($f).+)), set: |s, v| { s.$($f).+ = enum_from(v)?; Ok(()) } }
+        Access { path: &[$(stringify!($f)),+], get: |s| Value::Text(enum_name(&s.$($f).+)), set: |s, v| { s.$($f).+ = enum_from(v)?; Ok(()) } }
     };
 }
 
 macro_rules! text {
     ($($f:ident).+) => {
-        Access { get: |s| Value::Text(s.$($f).+.clone()), set: |s, v| { s.$($f).+ = v.text(); Ok(()) } }
+        Access { path: &[$(stringify!($f)),+], get: |s| Value::Text(s.$($f).+.clone()), set: |s, v| { s.$($f).+ = v.text(); Ok(()) } }
     };
 }
 
 macro_rules! seconds {
     ($($f:ident).+) => {
-        Access { get: |s| Value::Seconds(s.$($f).+), set: |s, v| { s.$($f).+ = v.seconds(); Ok(()) } }
+        Access { path: &[$(stringify!($f)),+], get: |s| Value::Seconds(s.$($f).+), set: |s, v| { s.$($f).+ = v.seconds(); Ok(()) } }
     };
 }
 
 macro_rules! cpus {
     ($($f:ident).+) => {
-        Access { get: |s| Value::Cpus(s.$($f).+.clone()), set: |s, v| { s.$($f).+ = v.cpus(); Ok(()) } }
+        Access { path: &[$(stringify!($f)),+], get: |s| Value::Cpus(s.$($f).+.clone()), set: |s, v| { s.$($f).+ = v.cpus(); Ok(()) } }
     };
 }
 
@@ -75,6 +75,8 @@ pub enum KnobKind {
     Cpus,
     /// A job's name (as `Name`), or empty for none.
     JobName,
+    /// A kernel version the era table covers (`super::era`), or `none`.
+    Kernel,
 }
 
 impl KnobKind {
@@ -99,6 +101,7 @@ impl KnobKind {
                 "empty (HBA n interrupts CPU n mod cores) or one CPU number per HBA joined by ',' (0 for one HBA, 4,4 for two)".into()
             }
             KnobKind::JobName => "empty or a job's name (1 to 15 printable ASCII characters without spaces)".into(),
+            KnobKind::Kernel => super::era::ALLOWED.into(),
         }
     }
 
@@ -134,6 +137,7 @@ impl KnobKind {
                 ok.then_some(Value::Cpus(cpus))
             }
             KnobKind::JobName => (v.is_empty() || KnobKind::Name { max_len: 15 }.parse(v).is_some()).then(|| Value::Text(v.to_string())),
+            KnobKind::Kernel => super::era::canonical(v).map(Value::Text),
         }
     }
 }
@@ -186,6 +190,9 @@ impl Value {
 /// Where a knob lives in a `Scenario`: its field read as a `Value`, and written from one.
 #[derive(Clone, Copy, Debug)]
 pub struct Access {
+    /// The field's path in a `Scenario` (`["queue", "plugging"]`): how a scenario read from a
+    /// file (a lesson's front matter) tells which knobs it sets.
+    pub path: &'static [&'static str],
     pub get: fn(&Scenario) -> Value,
     /// Err when the field's type refuses the value (a name its enum does not have).
     pub set: fn(&mut Scenario, Value) -> Result<(), ()>,
@@ -378,7 +385,12 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
             if key.trim().is_empty() { (format!("'{}'", clip(key)), "an empty knob name") } else { (clip(key), "unknown knob") };
         ScenarioError::new(field, format!("{what}{}; allowed knobs are {}", did_you_mean(key), keys.join(", ")))
     })?;
-    spec.set(s, value)
+    spec.set(s, value)?;
+    // Set by the user (`--set`, a link, a job file, a variant): `kernel` leaves it as it is,
+    // whichever was set first.
+    s.mark_explicit(spec.key);
+    super::era::apply(s);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 #[macro_use]
 mod knobs;
 pub mod jobs;
+pub mod era;
 pub mod knob_table;
 mod validate;
 pub use knob_table::KNOBS;
@@ -539,6 +540,22 @@ pub struct Scenario {
     pub jobs: Vec<Workload>,
     /// The default simulated duration in seconds.
     pub duration_s: f64,
+    /// `kernel=VERSION`: the kernel whose rules (`era::ERA`) the era knobs not set explicitly
+    /// follow; None: every knob at its own default.
+    pub kernel: Option<String>,
+    /// The knobs set explicitly, by key, sorted: by the front matter, `--set`, a link, a job
+    /// file, a variant or a scoreboard row. `kernel` leaves them as they are.
+    pub explicit: Vec<String>,
+}
+
+impl Scenario {
+    /// Notes that `key` was set explicitly (`kernel` leaves it as it is).
+    pub fn mark_explicit(&mut self, key: &str) {
+        if let Err(at) = self.explicit.binary_search_by(|k| k.as_str().cmp(key)) {
+            assert!(self.explicit.len() < KNOBS.len(), "every knob is marked once at most");
+            self.explicit.insert(at, key.to_string());
+        }
+    }
 }
 
 impl Default for DiskKnobs {
@@ -654,6 +671,8 @@ impl Default for Scenario {
             workload: Workload::default(),
             jobs: Vec::new(),
             duration_s: 10.0,
+            kernel: None,
+            explicit: Vec::new(),
         }
     }
 }

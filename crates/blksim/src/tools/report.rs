@@ -88,6 +88,11 @@ pub struct RunReport {
     pub progressing_jobs_mean: f64,
     /// Parts of the scenario the model does not simulate yet (empty when all is modelled).
     pub model_gaps: Vec<String>,
+    /// The scenario's `kernel`, if it names one.
+    pub kernel: Option<String>,
+    /// The value of every era knob the run had (`scenario::era::ERA`), by key: `kernel`'s, or
+    /// where set explicitly, the knob's own.
+    pub era: std::collections::BTreeMap<String, String>,
 }
 
 fn per_s(x: u64, dt_ns: u64) -> f64 {
@@ -224,6 +229,8 @@ impl RunReport {
             vmstat: whole_seconds.0,
             progressing_jobs_mean: whole_seconds.1,
             model_gaps: sim.model_gaps(),
+            kernel: sim.config().scenario.kernel.clone(),
+            era: crate::scenario::era::era_of(&sim.config().scenario),
         }
     }
 }

@@ -407,12 +407,17 @@ fn background_writeback_backs_off_a_congested_queue_but_not_a_dm_device_without_
         let sim = lesson_sim("nr-requests", "regressed", &[("dm.congestion_callout", callout), ("stack", stack)]);
         sim.stripe_ops(0).expect("a RAID controller")
     };
+    // Under 2.6.2's wakeup placement (`idle_cpu`) a few pages reach the controller late even
+    // straight on the disk (about 120 partial stripes of 2130): the callout brings the LV to
+    // what the disk alone does, and the blind LV writes many times more stripes partially.
+    let partial = |o: &blksim::hw::hwraid5::StripeOps| o.reconstruct_write + o.read_modify_write;
     let blind = ops("false", "lvm");
-    assert!(blind.reconstruct_write + blind.read_modify_write > 100, "{blind:?}");
-    for (callout, stack) in [("true", "lvm"), ("false", "direct")] {
-        let o = ops(callout, stack);
-        assert_eq!(o.reconstruct_write + o.read_modify_write, 0, "{callout} {stack}: {o:?}");
-        assert!(o.full_stripe > 2000);
+    assert!(partial(&blind) > 100, "{blind:?}");
+    let direct = ops("false", "direct");
+    let callout = ops("true", "lvm");
+    assert_eq!(partial(&callout), partial(&direct), "{callout:?} {direct:?}");
+    for o in [callout, direct] {
+        assert!(o.full_stripe > 2000 && partial(&o) * 5 < partial(&blind), "{o:?} against {blind:?}");
     }
 }
 

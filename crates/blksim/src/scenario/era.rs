@@ -1,0 +1,380 @@
+//! The kernel eras: `kernel=VERSION` sets every rule the model has that changed between
+//! kernels (`ERA`, one row per knob: from which version each value holds, and where that was
+//! read), for the versions the table covers (`OLDEST` to `NEWEST`). A knob set explicitly (a
+//! lesson's front matter, `--set`, a link, a job file, a scoreboard row) keeps its value
+//! whatever `kernel` says, in whichever order the two were set: the scenario remembers which
+//! knobs were set (`Scenario::explicit`), and `apply` writes the era's value only into the
+//! others. Without `kernel` nothing here acts: every knob keeps its own default and every
+//! scheduler and rule is accepted.
+//!
+//! Sources are named `TAG:FILE` as read: a tree that holds that release (the kernel's own
+//! history where a release's tree was not at hand, by commit). INFERRED marks a boundary
+//! between two releases read on either side, placed where the commit that changed it went in.
+
+use super::knob_table as k;
+use super::*;
+use std::collections::BTreeMap;
+
+/// The oldest and newest kernels the table stands for.
+pub const OLDEST: &str = "2.6.2";
+pub const NEWEST: &str = "4.0";
+
+/// What `kernel` takes, for messages, `blksim knobs` and `run --help`.
+pub const ALLOWED: &str = "a kernel version from 2.6.2 to 4.0 (2.6.N, an -rcN of it such as 2.6.39-rc4, 3.N, 4.0; a stable release's fourth number, 2.6.32.69, is read as its base), or none";
+
+/// A kernel release: 2.6.20 is (2, 6, 20), 3.10 is (3, 10, 0); an -rc sorts before its release.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct KernelVersion {
+    major: u8,
+    minor: u8,
+    sub: u8,
+    /// The release candidate, or `u8::MAX` for the release itself.
+    rc: u8,
+}
+
+impl KernelVersion {
+    /// Parses `2.6.20`, `2.6.39-rc4`, `3.10`, `4.0`, `2.6.32.69`, `v3.2`; None outside the
+    /// table's range or malformed.
+    pub fn parse(text: &str) -> Option<KernelVersion> {
+        let t = text.trim();
+        let t = t.strip_prefix('v').unwrap_or(t);
+        let (base, rc) = match t.split_once("-rc") {
+            Some((b, n)) => (b, n.parse::<u8>().ok().filter(|n| (1..=20).contains(n))?),
+            None => (t, u8::MAX),
+        };
+        let nums: Vec<u8> = base.split('.').map(|p| p.parse::<u8>().ok()).collect::<Option<_>>()?;
+        let v = match nums.as_slice() {
+            // 2.6.N, and a stable 2.6.N.M read as 2.6.N (no -rc of a stable release).
+            [2, 6, sub] | [2, 6, sub, _] if rc == u8::MAX || nums.len() == 3 => KernelVersion { major: 2, minor: 6, sub: *sub, rc },
+            // 3.N and 4.0, and their stable releases 3.N.M.
+            [major @ 3..=4, minor] | [major @ 3..=4, minor, _] if rc == u8::MAX || nums.len() == 2 => {
+                KernelVersion { major: *major, minor: *minor, sub: 0, rc }
+            }
+            _ => return None,
+        };
+        let in_range = |v: KernelVersion| (at(OLDEST)..=at(NEWEST)).contains(&v);
+        // 3.0 to 3.19 exist; 2.6.40 did not (it became 3.0).
+        let exists = match v.major {
+            2 => v.sub <= 39,
+            3 => v.minor <= 19,
+            _ => true,
+        };
+        (exists && in_range(v)).then_some(v)
+    }
+}
+
+impl fmt::Display for KernelVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.major == 2 {
+            write!(f, "2.6.{}", self.sub)?;
+        } else {
+            write!(f, "{}.{}", self.major, self.minor)?;
+        }
+        if self.rc != u8::MAX {
+            write!(f, "-rc{}", self.rc)?;
+        }
+        Ok(())
+    }
+}
+
+use std::fmt;
+
+/// A version the table names (its bounds and its rows' steps), written in this file.
+fn at(v: &str) -> KernelVersion {
+    let (base, rc) = v.split_once("-rc").map_or((v, u8::MAX), |(b, n)| (b, n.parse().expect("the era table's rc")));
+    let n: Vec<u8> = base.split('.').map(|p| p.parse().expect("the era table's versions")).collect();
+    match n.as_slice() {
+        [2, 6, sub] => KernelVersion { major: 2, minor: 6, sub: *sub, rc },
+        [major, minor] => KernelVersion { major: *major, minor: *minor, sub: 0, rc },
+        _ => panic!("the era table names {v}"),
+    }
+}
+
+/// The text `kernel` keeps for a version as given (`v2.6.32.69` is `2.6.32`), or `none`.
+pub fn canonical(text: &str) -> Option<String> {
+    let t = text.trim();
+    if t.is_empty() || t.eq_ignore_ascii_case("none") {
+        return Some("none".into());
+    }
+    KernelVersion::parse(t).map(|v| v.to_string())
+}
+
+/// One era-dependent rule: the knob, the value it takes from each version on (the first step
+/// from `OLDEST`), and where each was read.
+pub struct EraRule {
+    pub knob: &'static KnobSpec,
+    pub steps: &'static [(&'static str, &'static str)],
+    pub source: &'static str,
+}
+
+impl EraRule {
+    /// The value this rule has in `v`.
+    pub fn value(&self, v: KernelVersion) -> &'static str {
+        self.steps.iter().rev().find(|(from, _)| at(from) <= v).map_or(self.steps[0].1, |(_, value)| value)
+    }
+}
+
+/// Every rule that changed between the kernels the table covers, with the versions each value
+/// stands for. docs/model.md ("Kernel eras") says the same in prose.
+pub const ERA: &[EraRule] = &[
+    EraRule {
+        knob: &k::QUEUE_SCHEDULER,
+        // The Kconfig default: anticipatory until 2.6.17, which the model lacks (deadline, which
+        // it extends by the anticipation, is the nearest); cfq from 2.6.18.
+        steps: &[("2.6.2", "deadline"), ("2.6.18", "cfq")],
+        source: "v2.6.11:drivers/block/Kconfig.iosched (anticipatory the default); v2.6.20, v2.6.29, v2.6.32, v2.6.34, v4.0:block/Kconfig.iosched (DEFAULT_CFQ); 2.6.18 by the commit making cfq the default (INFERRED between 2.6.11 and 2.6.20)",
+    },
+    EraRule {
+        knob: &k::QUEUE_PLUGGING,
+        steps: &[("2.6.2", "2.6.2"), ("2.6.10", "2.6.20"), ("2.6.39-rc1", "task")],
+        source: "v2.6.11:drivers/block/elevator.c and v2.6.20, v2.6.29, v2.6.32:block/elevator.c (the unplug threshold counts rq.count less in_flight); 2.6.2 counts in-flight requests too; v2.6.39:block/blk-core.c (the on-stack plug, 2.6.39-rc1); 2.6.10 INFERRED",
+    },
+    EraRule {
+        knob: &k::QUEUE_CFQ,
+        steps: &[("2.6.2", "2.6.20"), ("2.6.30", "simple")],
+        source: "v2.6.20:block/cfq-iosched.c (quanta onto the sorted dispatch list); 2.6.30-2.6.39 cfq_check_fifo once a slice, which the simple rules follow; before 2.6.13 cfq was not time-sliced and the model's nearest is 2.6.20's (INFERRED)",
+    },
+    EraRule {
+        knob: &k::QUEUE_BATCH_HARD_LIMIT,
+        steps: &[("2.6.2", "false"), ("2.6.13", "true")],
+        source: "v2.6.11:drivers/block/ll_rw_blk.c (get_request without the cap); v2.6.20:block/ll_rw_blk.c (\"up to 50% over the defined limit\", 2.6.13-rc1)",
+    },
+    EraRule {
+        knob: &k::QUEUE_ASYNC_RUN_CANCELS_DELAY,
+        steps: &[("2.6.2", "true"), ("2.6.39-rc1", "false"), ("2.6.39", "true")],
+        source: "v2.6.39.3:block/blk-core.c (blk_run_queue_async: __cancel_delayed_work, then queue_delayed_work); 2.6.39-rc without the cancel (INFERRED from the 2.6.39-rc report); before 2.6.39 there is no async run",
+    },
+    EraRule {
+        knob: &k::QUEUE_RQ_AFFINITY,
+        steps: &[("2.6.2", "0"), ("2.6.32", "1")],
+        source: "v2.6.29:include/linux/blkdev.h (QUEUE_FLAG_DEFAULT without QUEUE_FLAG_SAME_COMP; rq_affinity came in 2.6.28, off); v2.6.32, v2.6.34, v2.6.39, v4.0:include/linux/blkdev.h (with it); 2.6.30-2.6.31 not read, taken as 0",
+    },
+    EraRule {
+        knob: &k::IOSCHED_QUANTUM,
+        steps: &[("2.6.2", "4"), ("2.6.33", "8")],
+        source: "v2.6.20, v2.6.29, v2.6.32:block/cfq-iosched.c (cfq_quantum 4); v2.6.34, v2.6.39, v4.0 (8); 2.6.33 INFERRED",
+    },
+    EraRule {
+        knob: &k::IOSCHED_SLICE_IDLE,
+        steps: &[("2.6.2", "8")],
+        source: "v2.6.20, v2.6.29, v2.6.32, v4.0:block/cfq-iosched.c (HZ/125)",
+    },
+    EraRule { knob: &k::IOSCHED_SLICE_SYNC, steps: &[("2.6.2", "100")], source: "v2.6.20 to v4.0:block/cfq-iosched.c (HZ/10)" },
+    EraRule { knob: &k::IOSCHED_SLICE_ASYNC, steps: &[("2.6.2", "40")], source: "v2.6.20 to v4.0:block/cfq-iosched.c (HZ/25)" },
+    EraRule {
+        knob: &k::IOSCHED_FIFO_EXPIRE_SYNC,
+        steps: &[("2.6.2", "125")],
+        source: "v2.6.20 to v4.0:block/cfq-iosched.c (cfq_fifo_expire[1], HZ/8)",
+    },
+    EraRule {
+        knob: &k::IOSCHED_FIFO_EXPIRE_ASYNC,
+        steps: &[("2.6.2", "250")],
+        source: "v2.6.20 to v4.0:block/cfq-iosched.c (cfq_fifo_expire[0], HZ/4)",
+    },
+    EraRule { knob: &k::IOSCHED_FIFO_BATCH, steps: &[("2.6.2", "16")], source: "v2.6.20, v2.6.29, v2.6.32, v4.0:block/deadline-iosched.c" },
+    EraRule { knob: &k::IOSCHED_READ_EXPIRE, steps: &[("2.6.2", "500")], source: "v2.6.20 to v4.0:block/deadline-iosched.c (HZ/2)" },
+    EraRule { knob: &k::IOSCHED_WRITE_EXPIRE, steps: &[("2.6.2", "5000")], source: "v2.6.20 to v4.0:block/deadline-iosched.c (5*HZ)" },
+    EraRule { knob: &k::IOSCHED_WRITES_STARVED, steps: &[("2.6.2", "2")], source: "v2.6.20 to v4.0:block/deadline-iosched.c" },
+    EraRule {
+        knob: &k::BLK_MQ_RERUN_AFTER_SPLICE,
+        steps: &[("2.6.2", "false")],
+        source: "v4.0:block/blk-mq.c (no run after the splice onto hctx->dispatch; 9ba52e5812e5 is v4.1)",
+    },
+    EraRule {
+        knob: &k::DM_PARTIAL_COMPLETION,
+        steps: &[("2.6.2", "true")],
+        source: "v2.6.32, v4.0:drivers/md/dm.c (end_clone_bio updates the original per clone bio; the fix is later than 4.0)",
+    },
+    EraRule {
+        knob: &k::DM_CLONE_ALLOC,
+        steps: &[("2.6.2", "mempool"), ("4.0", "sleep")],
+        source: "v2.6.32:drivers/md/dm.c (clones from dm's mempool); v4.0:drivers/md/dm-mpath.c (blk_get_request(..., GFP_KERNEL) on the lower blk-mq queue, e5863d9a)",
+    },
+    EraRule {
+        knob: &k::DM_CONGESTION_CALLOUT,
+        steps: &[("2.6.2", "false"), ("2.6.6", "true")],
+        source: "2.6.6's queue-congestion-callout and dm_any_congested (2.6.2-2.6.5 dm has none)",
+    },
+    EraRule { knob: &k::MD_SPLIT_ALIGNED_READS, steps: &[("2.6.2", "false")], source: "\"md/raid5: split bio for chunk_aligned_read\" is v4.3" },
+    EraRule {
+        knob: &k::SCSI_RUN_QUEUE,
+        steps: &[("2.6.2", "direct"), ("2.6.39-rc1", "kblockd"), ("2.6.39", "fixed")],
+        source: "c21e6beb (2.6.39-rc1) punts starved runs to kblockd; v2.6.39.3:drivers/scsi/scsi_lib.c (scsi_run_queue runs them directly: 9937a5e2, 466c08c7); the -rc the fixes came in INFERRED as 2.6.39",
+    },
+    EraRule {
+        knob: &k::VM_DIRTY_RATIO,
+        steps: &[("2.6.2", "40"), ("2.6.22", "10"), ("2.6.30", "20")],
+        source: "v2.6.11, v2.6.20:mm/page-writeback.c (40); v2.6.24, v2.6.29 (10); v2.6.32, v2.6.34, v4.0 (20); 2.6.22 and 2.6.30 INFERRED by the commits that changed them",
+    },
+    EraRule {
+        knob: &k::VM_DIRTY_BACKGROUND_RATIO,
+        steps: &[("2.6.2", "10"), ("2.6.22", "5"), ("2.6.30", "10")],
+        source: "v2.6.11, v2.6.20:mm/page-writeback.c (10); v2.6.24, v2.6.29 (5); v2.6.32, v2.6.34, v4.0 (10)",
+    },
+    EraRule {
+        knob: &k::VM_WRITEBACK,
+        steps: &[("2.6.2", "pdflush"), ("2.6.32", "per-bdi")],
+        source: "v2.6.24:mm/page-writeback.c (pdflush_operation); v2.6.32:fs/fs-writeback.c (per-bdi flusher threads)",
+    },
+    EraRule {
+        knob: &k::VM_BDI_DIRTY_LIMIT,
+        steps: &[("2.6.2", "equal"), ("2.6.24", "writeout")],
+        source: "v2.6.20:mm/page-writeback.c (one global limit); v2.6.24:mm/page-writeback.c (bdi_writeout_fraction); 3.2+ keeps the share but throttles by pauses, which the model lacks (nearest: writeout)",
+    },
+    EraRule {
+        knob: &k::VM_READAHEAD,
+        steps: &[("2.6.2", "2.6.20"), ("2.6.23", "ondemand")],
+        source: "v2.6.20:mm/readahead.c (current and ahead windows); on-demand readahead from 2.6.23; 2.6.2-2.6.19 INFERRED alike",
+    },
+    EraRule {
+        knob: &k::CPU_KBLOCKD_HIGHPRI,
+        steps: &[("2.6.2", "false"), ("2.6.36", "true")],
+        source: "v2.6.34:block/blk-core.c (create_workqueue(\"kblockd\")); v2.6.39.3, v4.0 (alloc_workqueue WQ_MEM_RECLAIM | WQ_HIGHPRI); 2.6.36, the workqueue rewrite, INFERRED",
+    },
+    EraRule {
+        knob: &k::CPU_SCHEDULER,
+        steps: &[("2.6.2", "fifo"), ("2.6.23", "fair")],
+        source: "CFS from 2.6.23 (kernel/sched_fair.c); the O(1) scheduler before it is not modelled (nearest: fifo)",
+    },
+    EraRule {
+        knob: &k::CPU_LOAD_BALANCE,
+        steps: &[("2.6.2", "off"), ("2.6.23", "2.6.32")],
+        source: "v2.6.32:kernel/sched.c (rebalance_domains, idle_balance); CFS kernels' balancers taken as 2.6.32's, the O(1) scheduler's as none (INFERRED nearest)",
+    },
+    EraRule {
+        knob: &k::CPU_WAKE_IDLE,
+        steps: &[("2.6.2", "idle_cpu")],
+        source: "v2.6.32, v4.0:kernel/sched (idle_cpu: the idle task current, none queued); no kernel has the model's no-work rule",
+    },
+];
+
+/// What `kernel` sets in a scenario, with each rule's source: (knob, value, source).
+pub fn rules(v: KernelVersion) -> Vec<(&'static str, &'static str, &'static str)> {
+    ERA.iter().map(|r| (r.knob.key, r.value(v), r.source)).collect()
+}
+
+/// The table as `blksim knobs` and `run --help` print it: each era knob's value from each
+/// version on.
+pub fn table_text() -> String {
+    let mut s = format!(
+        "kernel=VERSION ({OLDEST} to {NEWEST}) sets these knobs, each from the version named on (a knob set explicitly keeps its value, wherever it is set):\n"
+    );
+    for r in ERA {
+        let steps: Vec<String> = r.steps.iter().map(|(v, x)| format!("{v}: {x}")).collect();
+        s.push_str(&format!("  {:<30} {}\n", r.knob.key, steps.join(", ")));
+    }
+    s.push_str("Before 2.6.18 the default elevator is anticipatory, which the model lacks: deadline stands for it.\n");
+    s
+}
+
+/// The scenario's kernel, if it names one.
+pub fn kernel_of(s: &Scenario) -> Option<KernelVersion> {
+    s.kernel.as_deref().and_then(KernelVersion::parse)
+}
+
+/// Writes `s.kernel`'s value of every era rule into the knobs not set explicitly. Without a
+/// kernel it does nothing.
+pub fn apply(s: &mut Scenario) {
+    let Some(v) = kernel_of(s) else { return };
+    for r in ERA {
+        if !s.explicit.iter().any(|k| k == r.knob.key) {
+            let parsed = r.knob.kind.parse(r.value(v)).expect("the era table's values are the knobs' own");
+            (r.knob.access.set)(s, parsed).expect("the era table's values are the knobs' own");
+        }
+    }
+}
+
+/// `kernel`'s setter: a new kernel's rules, or with `none` the defaults back in every era knob
+/// not set explicitly.
+pub(super) fn set_kernel(s: &mut Scenario, v: Value) -> Result<(), ()> {
+    let text = v.text();
+    if text == "none" {
+        if s.kernel.take().is_some() {
+            let d = Scenario::default();
+            let unset: Vec<&EraRule> = ERA.iter().filter(|r| !s.explicit.iter().any(|k| k == r.knob.key)).collect();
+            for r in unset {
+                (r.knob.access.set)(s, (r.knob.access.get)(&d))?;
+            }
+        }
+    } else {
+        s.kernel = Some(text);
+        apply(s);
+    }
+    Ok(())
+}
+
+/// The era knobs' values in `s`, by key (`run --json`'s `era`).
+pub fn era_of(s: &Scenario) -> BTreeMap<String, String> {
+    ERA.iter().map(|r| (r.knob.key.to_string(), r.knob.get(s))).collect()
+}
+
+/// The knobs a scenario read from a file sets (their fields present in `raw`), marked explicit;
+/// then its kernel's rules in the rest.
+pub fn mark_present(s: &mut Scenario, raw: &serde_json::Value) {
+    for spec in KNOBS {
+        let mut at = Some(raw);
+        for p in spec.access.path {
+            at = at.and_then(|v| v.get(p));
+        }
+        if at.is_some() {
+            s.mark_explicit(spec.key);
+        }
+    }
+    apply(s);
+}
+
+/// What the run does that its kernel did otherwise, for the run's notes (`model_gaps`): the
+/// elevator `kernel` chose where the version's default is not modelled, and an elevator the
+/// version lacks that was set anyway (accepted, so that a lesson's elevator choice still
+/// runs, and named).
+pub fn notes(s: &Scenario) -> Vec<String> {
+    let Some(v) = kernel_of(s) else { return Vec::new() };
+    let mut notes = Vec::new();
+    if v < at("2.6.18") && !s.explicit.iter().any(|key| key == k::QUEUE_SCHEDULER.key) {
+        notes.push(format!(
+            "kernel {v}'s default elevator is anticipatory, which the model lacks: deadline, the nearest (anticipatory is deadline that waits for a process's next read)"
+        ));
+    }
+    let since = match s.queue.scheduler {
+        Scheduler::Cfq => Some(("2.6.6", "cfq")),
+        Scheduler::None => Some(("3.17", "blk-mq SCSI disks (scsi-mq, queue.scheduler=none)")),
+        Scheduler::MqDeadline => Some(("4.11", "mq-deadline")),
+        Scheduler::Noop | Scheduler::Deadline => None,
+    };
+    if let Some((since, what)) = since.filter(|(since, _)| v < at(since)) {
+        notes.push(format!("kernel {v} has no {what}, which came in {since}: the run uses it anyway"));
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_parse_in_the_range_and_order_rcs_first() {
+        for (t, want) in [
+            ("2.6.20", "2.6.20"),
+            ("v2.6.32.69", "2.6.32"),
+            ("2.6.39-rc4", "2.6.39-rc4"),
+            ("3.10", "3.10"),
+            ("4.0", "4.0"),
+            ("3.2.1", "3.2"),
+        ] {
+            assert_eq!(canonical(t).as_deref(), Some(want), "{t}");
+        }
+        for bad in ["2.6.1", "2.6.40", "4.1", "3.20", "2.4.31", "5.4", "x", "2.6", "2.6.20-rc0", "2.6.32.69-rc1"] {
+            assert_eq!(canonical(bad), None, "{bad}");
+        }
+        assert!(at("2.6.39-rc1") < at("2.6.39") && at("2.6.38") < at("2.6.39-rc1"));
+        // Every step of every rule is a version in range, in order, and a value its knob takes.
+        for r in ERA {
+            assert_eq!(r.steps[0].0, OLDEST, "{}", r.knob.key);
+            assert!(r.steps.windows(2).all(|w| at(w[0].0) < at(w[1].0)), "{}", r.knob.key);
+            for (v, value) in r.steps {
+                assert!(KernelVersion::parse(v).is_some(), "{v}");
+                r.knob.set(&mut Scenario::default(), value).unwrap_or_else(|e| panic!("{e}"));
+            }
+        }
+    }
+}
