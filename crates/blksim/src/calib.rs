@@ -293,24 +293,92 @@ pub const HWRAID5_HOST_BYTES_PER_S: u64 = 533_000_000;
 /// row "nr-requests / the same writer straight on /dev/sda1" (marked fitted there).
 pub const HWRAID5_WRITE_BYTES_PER_S: u64 = 80_000_000;
 
-// ---- SSD: an Intel X25-M G2 class SATA SSD of 2010-2011 ----------------------------------------
+// ---- SSDs: an Intel X25-M G2 class (2009-2011) and a Samsung 830 class (2011-2012) SATA SSD ----
+//
+// Each is built as the drive is (`hw::flash::Nand`): the SATA link, the controller's work per
+// command and its data path, N channels × dies per channel, pages sensed in tR and moved over
+// their channel, programs in tPROG. What each figure stands on is said at each.
 
-/// Read and write latency of a 4 KiB access. Source: Intel X25-M G2 spec (65 µs read, 85 µs write).
-pub const SSD_READ_NS: u64 = 65 * NS_PER_US;
-pub const SSD_WRITE_NS: u64 = 85 * NS_PER_US;
-/// Sustained rates. Source: X25-M G2 spec sheet (250 MB/s read, 100 MB/s write, 160 GB model).
-pub const SSD_READ_BYTES_PER_S: u64 = 250_000_000;
-pub const SSD_WRITE_BYTES_PER_S: u64 = 100_000_000;
-/// The flash translation layer's work for a write that does not continue the last one (a
-/// random write: a mapping update, and in a used drive the garbage collection behind it),
-/// one at a time: 1 / 8,600 s. Source: the X25-M G2 160 GB spec sheet, "Random 4KB Writes: up
-/// to 8,600 IOPS" (its random reads: 35,000). A write that continues the last one is
-/// coalesced by the controller and pays only its latency (spec: 100 MB/s sequential).
-/// Not fitted: AnandTech's 35.8 MB/s at QD3 (the scoreboard's devices row) is a check of it.
-pub const SSD_RANDOM_WRITE_FTL_NS: u64 = 1_000_000_000 / 8_600;
-/// Parallel flash channels. Source: the X25-M has 10 channels.
+/// The X25-M G2's flash channels. Source: Intel's X25-M controller (PC29AS21) has ten
+/// channels (Xbit Labs, "First Look at Intel X25-M SSD", 2008: "the ten-channel controller
+/// (one channel for each two memory chips)"; kept in the 34 nm G2).
 pub const SSD_CHANNELS: u32 = 10;
+/// The Samsung 830's flash channels. Source: Samsung's MCX controller, 8 channels (AnandTech,
+/// "The Samsung SSD 830 Review", 2011).
+pub const SSD830_CHANNELS: u32 = 8;
+/// Commands a SATA drive holds at once: NCQ's 32 tags (SATA 2.6). Source: the SATA spec.
+pub const SSD_NCQ_TAGS: u32 = 32;
+
+/// The X25-M G2 160 GB. Sources, field by field:
+/// - link: SATA 3 Gb/s, 8b/10b coded: 300 MB/s of payload at most (SATA 2.6).
+/// - controller, per command: 1 / 35,000 s, the spec sheet's "Random 4KB Reads: up to 35,000
+///   IOPS" (Intel X25-M G2 product specification, 322296). At a deep queue of 4 KiB reads
+///   neither the link (73,000 a second) nor the channels (122,000) nor the dies bound the
+///   drive, so the spec's figure is the controller's rate; the rows that check 4 KiB random
+///   reads at depth are the check of that reading, not fitted to it.
+/// - data path: the controller moves at most 250 MB/s toward the host and 100 MB/s from it,
+///   the same sheet's sustained sequential figures (160 GB); SATA's 300 MB/s and the flash's
+///   500 MB/s of channel bandwidth exceed them, so what limits them is inside the controller.
+/// - flash: 34 nm Intel/Micron MLC, 4 KiB pages, tR 50 µs, tPROG 900 µs (Intel/Micron 34 nm
+///   MLC NAND datasheets, 29F32G08/29F64G08 class: two planes per die, programmed together);
+///   each channel an 8-bit ONFI 1.0 bus in
+///   asynchronous timing mode 5 (20 ns cycle): 50 MB/s.
+/// - dies: 4 per channel: 160 GiB of raw flash in 40 dies of 32 Gbit on 10 channels. INFERRED
+///   from the capacity and the part (the sheet does not list the packages' dies).
+/// - random writes: the FTL's 1 / 8,600 s per write that does not continue the last, one at a
+///   time: "Random 4KB Writes: up to 8,600 IOPS" (the sheet). Not fitted: AnandTech's 35.8 MB/s
+///   at QD3 (a devices row) checks it.
+/// - the drive's read-ahead: one page on each channel beyond a read that continues the last.
+///   INFERRED: no sheet gives it; a drive that reads the next stripe keeps every channel busy,
+///   and the X25-M's 123 MB/s with 4 KiB host readahead (Wu Fengguang's LKML figures) is more
+///   than its flash gives one 4 KiB command at a time.
+pub const SSD_X25M_G2: crate::hw::flash::FlashSpec = crate::hw::flash::FlashSpec {
+    link_bytes_per_s: 300_000_000,
+    command_ns: 1_000_000_000 / 35_000,
+    read_path_bytes_per_s: 250_000_000,
+    write_path_bytes_per_s: 100_000_000,
+    channels: SSD_CHANNELS,
+    dies_per_channel: 4,
+    page_bytes: 4096,
+    planes: 2,
+    t_r_ns: 50 * NS_PER_US,
+    t_prog_ns: 900 * NS_PER_US,
+    channel_bytes_per_s: 50_000_000,
+    random_write_ns: 1_000_000_000 / 8_600,
+    readahead_pages: SSD_CHANNELS,
+};
 pub const SSD_CAPACITY_SECTORS: u64 = 312_581_808;
+
+/// The Samsung 830 256 GB. Sources, field by field:
+/// - link: SATA 6 Gb/s, 8b/10b coded: 600 MB/s (SATA 3.0).
+/// - controller, per command: 1 / 80,000 s, the spec's "Random Read (4KB, QD32): up to 80,000
+///   IOPS" (Samsung SSD 830 data sheet, 2011), read as for the X25-M.
+/// - data path: 520 MB/s read, 400 MB/s write, the sheet's sequential figures (256 GB).
+/// - flash: Samsung 27 nm 2-bit MLC, toggle DDR 1.0 (133 MB/s a channel), 8 KiB pages
+///   (Samsung's 27 nm 64 Gbit toggle parts), two planes per die as the Intel/Micron parts
+///   (INFERRED). tR 60 µs and tPROG 1.3 ms: INFERRED from the
+///   generation (20-30 nm MLC of 2011: tR 50-75 µs, tPROG 1.2-1.5 ms, Grupp et al. "The Bleak
+///   Future of NAND Flash Memory", FAST 2012); Samsung does not publish the part's timings.
+/// - dies: 4 per channel: 256 GiB raw in 32 dies of 64 Gbit on 8 channels, INFERRED.
+/// - random writes: 1 / 36,000 s, the sheet's "Random Write (4KB, QD32): up to 36,000 IOPS".
+/// - read-ahead: one page on each channel, INFERRED as for the X25-M.
+pub const SSD_830: crate::hw::flash::FlashSpec = crate::hw::flash::FlashSpec {
+    link_bytes_per_s: 600_000_000,
+    command_ns: 1_000_000_000 / 80_000,
+    read_path_bytes_per_s: 520_000_000,
+    write_path_bytes_per_s: 400_000_000,
+    channels: SSD830_CHANNELS,
+    dies_per_channel: 4,
+    page_bytes: 8192,
+    planes: 2,
+    t_r_ns: 60 * NS_PER_US,
+    t_prog_ns: 1_300 * NS_PER_US,
+    channel_bytes_per_s: 133_000_000,
+    random_write_ns: 1_000_000_000 / 36_000,
+    readahead_pages: SSD830_CHANNELS,
+};
+/// 256 GB (500,118,192 sectors, as IDEMA's LBA count for 256 GB).
+pub const SSD830_CAPACITY_SECTORS: u64 = 500_118_192;
 
 // ---- ramlun: an SRP LUN backed by a tmpfs file (seed 002) ------------------------------------
 

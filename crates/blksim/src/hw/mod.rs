@@ -1,4 +1,4 @@
-//! Device models behind the leaf block devices: a 7200 rpm HDD, a SATA SSD, a RAM-backed LUN
+//! Device models behind the leaf block devices: a 7200 rpm HDD, SATA SSDs, a RAM-backed LUN
 //! and a hardware RAID5 controller over HDDs (`hwraid5`).
 //! Which hardware a lesson has is a device model, never a lesson constant.
 
@@ -15,7 +15,7 @@ pub mod hdd;
 pub(crate) mod hdd_buffer;
 pub mod hwraid5;
 
-use flash::Ssd;
+use flash::{Nand, RamLun};
 use hdd::{hdd_pick, hdd_service_ns, Hdd};
 
 /// A command as the drive sees it.
@@ -32,7 +32,8 @@ pub struct Cmd {
 #[derive(Clone, Debug)]
 enum Model {
     Hdd(Hdd),
-    Ssd(Ssd),
+    Ssd(Nand),
+    Ram(RamLun),
     HwRaid5(Box<HwRaid5>),
 }
 
@@ -59,6 +60,7 @@ pub fn capacity_sectors(kind: DiskKind) -> u64 {
     match kind {
         DiskKind::Hdd => HDD_CAPACITY_SECTORS,
         DiskKind::Ssd => SSD_CAPACITY_SECTORS,
+        DiskKind::Ssd830 => SSD830_CAPACITY_SECTORS,
         DiskKind::Ramlun => RAMLUN_CAPACITY_SECTORS,
         DiskKind::Hwraid5 => HDD_CAPACITY_SECTORS / HWRAID5_CHUNK_SECTORS * HWRAID5_CHUNK_SECTORS * (HWRAID5_MEMBERS as u64 - 1),
     }
@@ -66,20 +68,10 @@ pub fn capacity_sectors(kind: DiskKind) -> u64 {
 
 impl Disk {
     pub fn new(kind: DiskKind, write_cache: bool, controller_cache: ControllerCache, rng: &mut Stream) -> Disk {
-        let flash = |read_ns, write_ns, read_rate, write_rate, random_write_ns| {
-            Model::Ssd(Ssd::new(read_ns, write_ns, read_rate, write_rate, random_write_ns))
-        };
         let (model, slots, capacity_sectors) = match kind {
-            DiskKind::Ssd => (
-                flash(SSD_READ_NS, SSD_WRITE_NS, SSD_READ_BYTES_PER_S, SSD_WRITE_BYTES_PER_S, SSD_RANDOM_WRITE_FTL_NS),
-                SSD_CHANNELS,
-                SSD_CAPACITY_SECTORS,
-            ),
-            DiskKind::Ramlun => (
-                flash(RAMLUN_COMMAND_NS, RAMLUN_COMMAND_NS, RAMLUN_BYTES_PER_S, RAMLUN_BYTES_PER_S, 0),
-                RAMLUN_SLOTS,
-                RAMLUN_CAPACITY_SECTORS,
-            ),
+            DiskKind::Ssd => (Model::Ssd(Nand::new(SSD_X25M_G2, SSD_CAPACITY_SECTORS)), SSD_NCQ_TAGS, SSD_CAPACITY_SECTORS),
+            DiskKind::Ssd830 => (Model::Ssd(Nand::new(SSD_830, SSD830_CAPACITY_SECTORS)), SSD_NCQ_TAGS, SSD830_CAPACITY_SECTORS),
+            DiskKind::Ramlun => (Model::Ram(RamLun::new(RAMLUN_COMMAND_NS, RAMLUN_BYTES_PER_S)), RAMLUN_SLOTS, RAMLUN_CAPACITY_SECTORS),
             DiskKind::Hdd => (Model::Hdd(Hdd::new(write_cache, HDD_WRITE_CACHE_RPO_WINDOW, rng)), 1, HDD_CAPACITY_SECTORS),
             DiskKind::Hwraid5 => {
                 let c = HwRaid5::new(HWRAID5_MEMBERS, write_cache, controller_cache, rng);
@@ -127,7 +119,7 @@ impl Disk {
     pub fn head_position(&self) -> f64 {
         match &self.model {
             Model::Hdd(h) => h.head_sector() as f64 / self.capacity_sectors as f64,
-            Model::Ssd(_) => 0.0,
+            Model::Ssd(_) | Model::Ram(_) => 0.0,
             Model::HwRaid5(c) => c.head_position(),
         }
     }
@@ -218,13 +210,14 @@ impl Disk {
         }
         let pick = match &self.model {
             Model::Hdd(h) => hdd_pick(h, &self.queue, now, self.capacity_sectors)?,
-            Model::Ssd(_) => 0,
+            Model::Ssd(_) | Model::Ram(_) => 0,
             Model::HwRaid5(_) => unreachable!("the RAID controller starts commands in start_raid"),
         };
         let cmd = self.queue.remove(pick)?;
         let done = match &mut self.model {
             Model::Hdd(h) => now + hdd_service_ns(h, now, &cmd, arrived_idle, self.capacity_sectors),
             Model::Ssd(s) => s.service(now, &cmd),
+            Model::Ram(r) => r.service(now, &cmd),
             Model::HwRaid5(_) => unreachable!("the RAID controller starts commands in start_raid"),
         };
         self.slots[slot] = Some(cmd);

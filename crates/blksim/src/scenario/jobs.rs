@@ -261,6 +261,7 @@ pub const JOBS: KnobSpec = KnobSpec {
     help: "how many fio job sections run together (the first is workload.*, the others job.NAME.* or job.N.*); more adds copies of the first, named jobN",
     live: Live::Restart,
     access: Access {
+        path: &["jobs"],
         get: |s| Value::Int(1 + s.jobs.len() as u64),
         set: |s, v| {
             let n = v.int() as usize;

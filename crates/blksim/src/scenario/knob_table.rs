@@ -142,7 +142,7 @@ pub const MD_COMPONENT_SIZE_KB: KnobSpec = KnobSpec {
 
 pub const DISK_KIND: KnobSpec = KnobSpec {
     key: "disk.kind",
-    kind: KnobKind::Enum(&["hdd", "ssd", "hwraid5", "ramlun"]),
+    kind: KnobKind::Enum(&["hdd", "ssd", "hwraid5", "ramlun", "ssd830"]),
     help: "the device model behind each disk",
     live: Live::Restart,
     access: named!(disk.kind),

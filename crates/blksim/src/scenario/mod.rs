@@ -61,6 +61,8 @@ pub enum DiskKind {
     Hwraid5,
     /// An SRP LUN backed by a tmpfs file on the target (seed 002): RAM behind an InfiniBand hop.
     Ramlun,
+    /// A Samsung 830 class SATA 6 Gb/s SSD (`ssd` is the Intel X25-M G2 class).
+    Ssd830,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
