@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 #[macro_use]
 mod knobs;
-pub mod jobs;
 pub mod era;
+pub mod jobs;
 pub mod knob_table;
 mod validate;
 pub use knob_table::KNOBS;
