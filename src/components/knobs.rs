@@ -33,7 +33,7 @@ pub struct KnobPanelProps {
 /// The layers, top of the stack first, and which knobs (by key prefix, or whole keys) belong to
 /// each.
 const GROUPS: [(&str, &[&str]); 9] = [
-    ("Workload (fio job)", &["workload."]),
+    ("Workload (fio job)", &["workload.", "job."]),
     ("Page cache and writeback (/proc/sys/vm)", &["vm."]),
     ("Device-mapper (dm)", &["dm."]),
     ("md RAID5", &["md."]),

@@ -538,7 +538,7 @@ pub struct Scenario {
     /// The first job (fio's first job section; the `workload.*` knobs).
     pub workload: Workload,
     /// The job sections after the first, in the job file's order (the `job.NAME.*` knobs).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Always serialized, even empty: the worker's messages are bincode, which cannot skip.
     pub jobs: Vec<Workload>,
     /// The default simulated duration in seconds.
     pub duration_s: f64,
