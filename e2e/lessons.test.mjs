@@ -285,7 +285,7 @@ test('tampered links show a message naming the bad part, with no page error and 
     ['#/lesson/scsi-starved?v=1&variant=%E0%A4%A', /variant/],
     ['#/lesson/scsi-starved?v=1&seed=-5', /seed/],
     ['#/lesson/scsi-starved?v=1&queue.depth=99999999999', /queue\.depth/],
-    ['#/lesson/scsi-starved?v=1&' + 'x'.repeat(5000), /fragment/],
+    ['#/lesson/scsi-starved?v=1&' + 'x'.repeat(10000), /fragment/],
     ['#/lesson/scsi-starved?v=1&workload.rw=%3Cscript%3Ewindow.pwned%3D1%3C%2Fscript%3E', /workload\.rw/],
     ['#/lesson/scsi-starved?v=7', /version 7/],
     ['#/lesson/no-such-lesson?v=1', /lesson/],
@@ -347,7 +347,7 @@ test('the sandbox takes a fio job file and saves it in the link', async () => {
   // One variant ("custom"): nothing to compare, so A/B is off, and says why.
   assert.equal(await page.isDisabled('button.ab'), true);
   // The box shows the running workload as a job file; editing it does nothing until applied.
-  assert.match(await page.inputValue('textarea'), /\[global\][\s\S]*\nrw=\w+\nbs=/);
+  assert.match(await page.inputValue('textarea'), /\[[\w.-]+\][\s\S]*\nrw=\w+\nbs=/);
   assert.equal(await page.isDisabled('[data-testid=apply-fio]'), true);
   await page.fill('textarea', '[global]\nioengine=libaio\ndirect=1\n[randread]\nrw=randread\nbs=4k\niodepth=8\nnumjobs=3\nruntime=30\n');
   await page.locator('textarea').blur();
