@@ -62,3 +62,23 @@ pub fn committed() -> Vec<LessonCues> {
 pub fn committed_for(id: &str) -> Option<LessonCues> {
     committed().into_iter().find(|c| c.lesson == id)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::committed_for;
+
+    /// The reveal says "Right" only where the model shows the answer: one missed row of the
+    /// prediction's check withholds it, whatever the others measure.
+    #[test]
+    fn a_missed_prediction_row_withholds_the_answer() {
+        let mut c = committed_for("scsi-starved").expect("scsi-starved has committed cues");
+        assert!(c.predict.len() >= 2, "its prediction checks throughput and fairness");
+        assert_eq!(c.answer_shown(), c.predict.iter().all(|r| r.holds));
+        for r in &mut c.predict {
+            r.holds = true;
+        }
+        assert!(c.answer_shown());
+        c.predict[1].holds = false;
+        assert!(!c.answer_shown(), "a missed fairness row withholds \"Right\"");
+    }
+}

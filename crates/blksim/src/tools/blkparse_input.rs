@@ -40,6 +40,30 @@ pub struct RealRecord {
     pub error: u16,
 }
 
+#[cfg(test)]
+impl RealRecord {
+    /// A read of 8 sectors on 8,0 by pid 1 on CPU 0: the record the tools' unit tests vary.
+    pub(crate) fn read_of_8_sectors(time_ns: u64, action: &'static str, sector: u64) -> Self {
+        RealRecord {
+            time_ns,
+            major: 8,
+            minor: 0,
+            cpu: 0,
+            seq: 0,
+            action,
+            write: false,
+            cats: 0,
+            sector,
+            sectors: 8,
+            pid: 1,
+            comm: String::new(),
+            from: None,
+            remap_to: None,
+            error: 0,
+        }
+    }
+}
+
 /// A trace blkviz could not read: where, and what it expected there.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceError(pub String);

@@ -414,23 +414,7 @@ mod tests {
     }
 
     fn rec(time_ns: u64, action: &'static str, sector: u64) -> RealRecord {
-        RealRecord {
-            time_ns,
-            major: 8,
-            minor: 0,
-            cpu: 0,
-            seq: 0,
-            action,
-            write: false,
-            cats: 0,
-            sector,
-            sectors: 8,
-            pid: 1,
-            comm: String::new(),
-            from: None,
-            remap_to: None,
-            error: 0,
-        }
+        RealRecord::read_of_8_sectors(time_ns, action, sector)
     }
 
     /// Offsets beyond the points asked for are thinned to every k-th, and the note says so.

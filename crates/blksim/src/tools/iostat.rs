@@ -354,23 +354,7 @@ mod tests {
     use super::*;
 
     fn rec(time_ns: u64, action: &'static str, sector: u64) -> RealRecord {
-        RealRecord {
-            time_ns,
-            major: 8,
-            minor: 0,
-            cpu: 0,
-            seq: 0,
-            action,
-            write: false,
-            cats: 0,
-            sector,
-            sectors: 8,
-            pid: 1,
-            comm: String::new(),
-            from: None,
-            remap_to: None,
-            error: 0,
-        }
+        RealRecord::read_of_8_sectors(time_ns, action, sector)
     }
 
     /// Seconds with nothing in them take no room: a request out for ten days, with records only
