@@ -621,3 +621,28 @@ test('leaving presenter mode while paused draws the charts again at their size (
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('the page names the run\'s kernel and, opened, the era rules it follows; a link\'s kernel= sets it; presenter mode leaves it to the step text', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await open(ctx, '#/lesson/raid5-chunk?v=1');
+  await page.waitForSelector('canvas.diagram');
+  const era = page.locator('[data-testid=era]');
+  assert.equal((await era.locator('summary').textContent()).trim(), 'kernel 2.6.20');
+  await era.locator('summary').click();
+  const rules = await era.locator('li').allTextContents();
+  assert.ok(rules.length >= 5, `the rules it lists: ${rules.join(', ')}`);
+  assert.ok(rules.some((r) => /^queue\.plugging = /.test(r)), `queue.plugging among ${rules.join(', ')}`);
+  // The sandbox: no kernel until the link sets one, and then its rules.
+  const { page: sb, errors: sbErrors } = await open(ctx, '#/sandbox?v=1');
+  await sb.waitForSelector('canvas.diagram');
+  assert.equal((await sb.locator('[data-testid=era] summary').textContent()).trim(), 'kernel: not set');
+  const { page: k, errors: kErrors } = await open(ctx, '#/sandbox?v=1&kernel=2.6.32');
+  await k.waitForSelector('canvas.diagram');
+  assert.equal((await k.locator('[data-testid=era] summary').textContent()).trim(), 'kernel 2.6.32');
+  // In presenter mode the line gives its height to the diagrams and tables.
+  await page.click('.presenter-toggle');
+  await page.waitForFunction(() => document.querySelector('.app').dataset.presenter === 'true');
+  assert.equal(await era.isVisible(), false);
+  assert.deepEqual([...errors, ...sbErrors, ...kErrors], []);
+  await ctx.close();
+});

@@ -305,7 +305,7 @@ test('on a 1280 x 720 projector the revealed answer scrolls into view', async ()
   await ctx.close();
 });
 
-test('a reveal never marks right what the run contradicts: scsi-starved shows the report and the model', async () => {
+test('a reveal marks right only what the run shows, and names the report\'s figure the model does not: scsi-starved', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1&step=2', { width: 1400, height: 900 });
   const panel = page.getByRole('region', { name: 'Step' });
@@ -320,9 +320,15 @@ test('a reveal never marks right what the run contradicts: scsi-starved shows th
   const reveal = await page.textContent('[data-testid=reveal]');
   // Its figures say what they are over, since the counters beside them show one second.
   assert.match(await page.textContent('[data-testid=reveal-window]'), /over a whole run at seed 1/);
-  assert.doesNotMatch(reveal, /^Right\./, 'the model does not show 4x the context switches');
-  assert.match(reveal, /^That is what the report saw\./);
-  assert.match(await page.textContent('[data-testid=reveal-rows]'), /context switches.*this model shows [0-9]*\.?[0-9]+ ×.*the report: 4 ×/);
+  // "Right" here because the model's own rows hold (lessons/cues.json; course::cues tests that a
+  // missed row withholds it): each row shows the model's figure, beside the report's where it has one.
+  const rows = await page.textContent('[data-testid=reveal-rows]');
+  assert.match(reveal, /^Right\./);
+  assert.match(rows, /throughput.*this model shows 0\.[0-9]+ ×.*the report: 0\.65 ×/);
+  assert.match(rows, /fairness.*this model shows 0\.[0-9]+ ×/);
+  // The report's context switches, which the model does not reproduce, are named with the model's figure, not claimed.
+  assert.match(reveal, /4× the context switches; this model shows about [0-9.]+×/);
+  assert.equal(await page.$('[data-testid=reveal-uncal]'), null, 'no "the run shows the model, not the report" line when it shows both');
   // Run to the end: the counters (A's and B's) then show the whole runs, as the figures are.
   await page.click('[data-testid=reveal-to-end]');
   await page.waitForFunction(() => {
@@ -446,7 +452,7 @@ test('the sandbox shows its knobs beside the diagram, grouped by layer, with cho
   await ctx.close();
 });
 
-test('a step that names a seed opens that run at its stall, and the next step goes back to the reader\'s seed', async () => {
+test('a step that names a seed opens that run at its stall, and a stop that names none goes back to the reader\'s seed', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1&seed=3&presenter=1');
   await page.waitForSelector('canvas.diagram');
@@ -467,15 +473,23 @@ test('a step that names a seed opens that run at its stall, and the next step go
   assert.ok(done > 0);
   assert.equal(await page.textContent('[data-counter=throughput] .v'), '0.0 MB/s', 'the numbers show the stall: nothing moves');
   assert.equal(await page.$eval('table.vmstat tbody tr td:nth-child(3)', (e) => e.textContent), '1', 'vmstat b: mkfs.xfs waits in D');
+  // Step 4 names its own seed (25, one that stalls); back at the prediction, which names none,
+  // the run is the reader's seed again.
   await page.keyboard.press('PageDown');
   await atStep(page, 4);
   await caughtUp(page);
-  assert.equal(await seedOf(page), 3, 'step 4 runs the reader\'s seed again');
+  assert.equal(await seedOf(page), 25, 'step 4 runs its own seed');
+  await page.keyboard.press('PageUp');
+  await atStep(page, 3);
+  await page.keyboard.press('PageUp');
+  await atStep(page, 2);
+  await page.waitForFunction(() => Number(document.querySelector('input[aria-label=Seed]')?.value) === 3, null, { timeout: 20000 });
+  assert.equal(await seedOf(page), 3, 'the prediction runs the reader\'s seed again');
   assert.deepEqual(errors, []);
   await ctx.close();
 });
 
-test('a seed the reader types on a step that names its own is the reader\'s: the next step keeps it', async () => {
+test('a seed the reader types on a step that names its own is the reader\'s: a stop that names none keeps it', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1&seed=3&step=3');
   await page.waitForSelector('canvas.diagram');
@@ -485,10 +499,17 @@ test('a seed the reader types on a step that names its own is the reader\'s: the
   await page.press('input[aria-label=Seed]', 'Enter');
   await page.waitForFunction(() => location.hash.includes('seed=7'));
   await page.$eval('input[aria-label=Seed]', (e) => e.blur());
+  // Step 4 names its own (25); the prediction, which names none, keeps the reader's 7.
   await page.keyboard.press('PageDown');
   await atStep(page, 4);
   await caughtUp(page);
-  assert.equal(await seedOf(page), 7, 'step 4 keeps the seed the reader typed on step 3');
+  assert.equal(await seedOf(page), 25, 'step 4 runs its own seed');
+  await page.keyboard.press('PageUp');
+  await atStep(page, 3);
+  await page.keyboard.press('PageUp');
+  await atStep(page, 2);
+  await page.waitForFunction(() => Number(document.querySelector('input[aria-label=Seed]')?.value) === 7, null, { timeout: 20000 });
+  assert.equal(await seedOf(page), 7, 'the prediction keeps the seed the reader typed on step 3');
   assert.deepEqual(errors, []);
   await ctx.close();
 });

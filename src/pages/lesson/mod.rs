@@ -266,8 +266,10 @@ fn page_html(p: &Parts, on_seed: Callback<String>, on_knob: Callback<(String, St
             if let Some((url, _)) = ui.copied.as_ref().filter(|(_, state)| *state == state_fragment(s)) {
                 <p class="copied">{ "Link: " }<input class="copied-url" readonly=true value={url.clone()} aria-label="Link to this run" size="80" /></p>
             }
-            <p class="question">{ &lesson.question }</p>
-            { kernel_line(d) }
+            <div class="question-row">
+                <p class="question">{ &lesson.question }</p>
+                { kernel_line(d) }
+            </div>
             if let Some(board) = blksim::course::fidelity::committed_for(&lesson.id).filter(|b| !b.reproduced) {
                 <p class="uncal-note" data-testid="uncal-note">{ format!("The question quotes the report. blkviz {}: \"Status in blkviz\" in the lesson text shows each figure beside the report's, and why a miss misses.", board.status()) }</p>
             }
@@ -316,7 +318,7 @@ fn header_bar(p: &Parts, on_seed: Callback<String>) -> Html {
             { prefs::motion_button(ui.motion, page) }
             { shortcuts::shortcuts_button(ui.shortcuts_open, page) }
             <button class="toggle legend-toggle" aria-pressed={ui.legend_open.to_string()} title="What the diagram's marks and colours mean" onclick={{ let (page, open) = (page.clone(), ui.legend_open); Callback::from(move |_| page.dispatch(PageAction::SetLegendOpen(!open))) }}>{ "Legend" }</button>
-            <button class="copy-link" onclick={on_copy} title="A link to exactly this run, at this simulated time">{ "Copy link" }</button>
+            <button class="copy-link" onclick={on_copy} aria-label="Copy link" title="Copy a link to exactly this run, at this simulated time"><span class="long">{ "Copy link" }</span><span class="short">{ "Link" }</span></button>
             { nav::prev_next_links(&d.lesson.id) }
             { prefs::theme_buttons(ui.theme, page, session) }
         </header>
