@@ -285,13 +285,19 @@ mod tests {
         // The second job is its own, with [global]'s options.
         assert_eq!((knob("job.b.rw"), knob("job.b.bs"), knob("job.b.direct")), (Some("write"), Some("1m"), Some("true")));
         assert_eq!(job.knobs[0], ("job.count".to_string(), "1".to_string()), "the jobs a scenario had before go");
-        // A value the model cannot take keeps fio's default, and is named with what is allowed.
-        assert_eq!(knob("workload.ioengine"), Some("sync"));
+        // A value the model cannot take is named with what is allowed and what runs in its
+        // place: the nearest mode that keeps the job's meaning (io_uring: libaio, at the same
+        // iodepth), else fio's default or a later line's value.
+        assert_eq!(knob("workload.ioengine"), Some("libaio"));
         let notes = job.notes().unwrap();
         assert!(notes.contains("verify=md5"), "{notes}");
-        assert!(notes.contains("ioengine=io_uring") && notes.contains("libaio"), "{notes}");
-        // ... and with what runs in its place: fio's default, or a later line's value.
-        assert!(notes.contains("expected one of sync, libaio; runs ioengine=sync instead)"), "{notes}");
+        assert!(notes.contains("expected one of sync, libaio; runs ioengine=libaio instead)"), "{notes}");
+        let odd = parse("[a]\nbs=3000\nioengine=pvsync2\n").unwrap();
+        let odd_knob = |k: &str| odd.knobs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        assert_eq!((odd_knob("workload.bs").as_deref(), odd_knob("workload.ioengine").as_deref()), (Some("3072"), Some("sync")));
+        assert!(odd.notes().unwrap().contains("runs bs=3072 instead)"), "a block size rounded up to the sector, and said so");
+        let unknown = parse("[a]\nioengine=spdk\n").unwrap();
+        assert!(unknown.notes().unwrap().contains("runs ioengine=sync instead)"), "no nearest mode: fio's default");
         let deep = parse("[a]\nioengine=libaio\niodepth=99999\n").unwrap();
         let depth = deep.knobs.iter().find(|(k, _)| k == "workload.iodepth").map(|(_, v)| v.clone());
         assert_eq!(depth.as_deref(), Some(crate::scenario::limits::IODEPTH_MAX.to_string().as_str()), "the deepest the model takes");

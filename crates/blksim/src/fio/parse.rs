@@ -193,6 +193,10 @@ impl Reader {
                         self.current().set(knob, n.clamp(min, max).to_string());
                     }
                 }
+                if let Some(near) = nearest_mode(knob, &value) {
+                    self.job.from_file += 1;
+                    self.current().set(knob, near);
+                }
             }
         }
     }
@@ -351,6 +355,27 @@ fn fio_value(key: &str, v: &str) -> String {
         "filename" => v.split(':').map(|p| p.rsplit('/').next().unwrap_or(p)).collect::<Vec<_>>().join(":"),
         _ => v.to_string(),
     }
+}
+
+/// The nearest the model has to a value it cannot take, where one keeps the job's meaning (it
+/// is still named as not modelled, and `--strict` refuses it): an asynchronous engine runs as
+/// libaio, at the same iodepth in flight; a synchronous one as sync; a block size that is no
+/// multiple of the 512-byte sector, rounded up to one (the block layer's unit).
+fn nearest_mode(knob: &KnobSpec, value: &str) -> Option<String> {
+    let v = value.trim();
+    if knob.key == kt::WORKLOAD_IOENGINE.key {
+        return match v {
+            "io_uring" | "io_uring_cmd" | "posixaio" | "solarisaio" | "windowsaio" => Some("libaio".to_string()),
+            "pvsync2" | "vsync" | "mmap" => Some("sync".to_string()),
+            _ => None,
+        };
+    }
+    if knob.key == kt::WORKLOAD_BS.key {
+        let bytes = crate::scenario::parse_size(v)?;
+        let up = bytes.div_ceil(512).max(1) * 512;
+        return (up != bytes && up <= limits::BS_MAX).then(|| up.to_string());
+    }
+    None
 }
 
 /// The scenario's jobs as a job file: what the sandbox's box shows, so that a link's jobs can
