@@ -153,9 +153,10 @@ test('the address carries the stop shown: a reload returns to it, with its runs 
 
 test('PageUp back to the prediction runs at the pace the step before it set, not the next step\'s', async () => {
   const ctx = await h.browser.newContext();
-  const { page, errors } = await open(ctx, '#/lesson/scsi-starved?v=1');
+  const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1');
   await page.waitForSelector('canvas.diagram');
   const slider = () => page.$eval('input[aria-label^="Speed"]', e => e.value);
+  // Its burst plays slowly (step 1), its slowest seed in real time (step 3).
   await page.keyboard.press('PageDown');
   await atStep(page, 1);
   const stepOnePace = await slider();
@@ -240,7 +241,7 @@ test('a step about how evenly disks are served keeps both ends of iostat: the bu
   await ctx.close();
 });
 
-test('pointing at a pool, a tag map or a request says which request is there, whose, and how long it has waited', async () => {
+test('pointing at a row\'s name says what the row is; at a pool, a tag map or a request, which request is there, whose, and how long it has waited', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/nr-requests?v=1', { width: 1400, height: 900 });
   const canvas = await page.waitForSelector('canvas.diagram');
@@ -265,6 +266,14 @@ test('pointing at a pool, a tag map or a request says which request is there, wh
     }
   }
   assert.deepEqual([...seen].sort(), ['pool', 'request', 'tags'], 'the tips seen down the diagram');
+  // Down the rows' names: each says what its row is.
+  const rows = new Set();
+  for (let y = box.y + 4; y < box.y + box.height - 4; y += 4) {
+    await page.mouse.move(box.x + 30, y);
+    const m = (await tip()).match(/^(processes|dm \/ md|elevator|request pool|tag map|host \(HBA\)|disks|CPUs): \S/);
+    if (m) rows.add(m[1]);
+  }
+  assert.deepEqual([...rows].sort(), ['CPUs', 'disks', 'dm / md', 'elevator', 'host (HBA)', 'processes', 'request pool', 'tag map'], 'a tip on each row\'s name');
   await page.mouse.move(box.x + box.width + 50, box.y - 50);
   await page.waitForFunction(() => document.querySelector('[data-testid=diagram-tip]').textContent === '');
   // The keyboard: focus the diagram, ↓ walks its bars and requests.

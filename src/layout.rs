@@ -32,6 +32,20 @@ impl Stage {
         }
     }
 
+    /// What the row shows, in a line: its tip on the diagram.
+    pub fn explain(self) -> &'static str {
+        match self {
+            Stage::Processes => "the processes and kernel threads that submit I/O, a dot each; zz while asleep, a ring once exited",
+            Stage::Layer => "the stacking drivers (device-mapper, md RAID): each bio is remapped, split or cloned onto the devices below",
+            Stage::Elevator => "the I/O scheduler's queue (noop, deadline, cfq): requests wait here to be merged and sorted before dispatch",
+            Stage::RequestPool => "the struct requests a queue may allocate (nr_requests per direction); a process that finds none free sleeps in get_request_wait",
+            Stage::TagMap => "the commands the device holds (queue_depth): a request takes a tag at dispatch and gives it back at completion",
+            Stage::Host => "the SCSI host's can_queue, shared by its disks; a disk that finds it full waits on the host's starved_list",
+            Stage::Disks => "each drive, with q, the commands it holds; its own queueing and media decide the service time",
+            Stage::Cpus => "what each CPU runs: a process, a kernel thread, softirq work, or nothing (idle), as top counts it",
+        }
+    }
+
     /// Relative row heights.
     fn weight(self) -> f64 {
         match self {

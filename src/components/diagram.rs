@@ -80,7 +80,7 @@ pub fn Diagram(p: &DiagramProps) -> Html {
         <div class="diagram-wrap">
             if !p.label.is_empty() { <span class="run-label">{ p.label.clone() }</span> }
             <canvas ref={p.canvas.clone()} class="diagram" role="img" aria-label={p.summary.clone()} data-testid="diagram" tabindex="0"
-                title="Point at a pool, a tag map or a request for what is there (or focus it and press ↓ / ↑)"
+                title="Point at a row's name for what the row is, or at a pool, a tag map or a request for what is there (or focus it and press ↓ / ↑)"
                 {onclick} {onmousemove} {onmouseleave} {onblur} {onkeydown}></canvas>
             <p class="diagram-tip sr-only" aria-live="polite" data-testid="diagram-tip"></p>
         </div>
@@ -235,6 +235,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &RunView, now_ms: f64, expanded: Option<
     let notes_font = f.ctx.font();
     let starved_notes = draw_hosts(&f, hits);
     draw_cpus(&f);
+    row_hits(&f, hits);
 
     // Tokens: bios (chips) and requests (bars), tweened between the stages the trace named.
     if d.trace.density {
@@ -247,6 +248,14 @@ fn paint(canvas: &HtmlCanvasElement, d: &RunView, now_ms: f64, expanded: Option<
     let per_col_elev = draw_tokens(&f, now_ms, reduced_motion, hits);
     draw_starved_notes(&f, &notes_font, &starved_notes);
     draw_waiting_without_tokens(&f, &per_col_elev);
+}
+
+/// Each row's name has a tip saying what the row is (after the bars, so ↓ starts on a pool).
+fn row_hits(f: &Frame, hits: &mut Vec<Hit>) {
+    for (i, &s) in f.l.stages.iter().enumerate() {
+        let r = f.l.rows[i];
+        hits.push(Hit { x: 0.0, y: r.y, w: crate::layout::LABEL_W, h: r.h, kind: crate::view::HitKind::Row(s) });
+    }
 }
 
 /// Stage labels and lanes.

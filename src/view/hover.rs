@@ -24,6 +24,8 @@ pub enum HitKind {
     Host(usize),
     /// An md array's stripe cache (index among the stacking devices).
     Stripes(usize),
+    /// A row's name: what the row shows.
+    Row(crate::layout::Stage),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -228,6 +230,7 @@ impl RunView {
         let (occ, hosts) = &self.shown.occupancy;
         let slot = |limit: u32| (((x - hit.x) / hit.w.max(1.0)) * limit as f64).clamp(0.0, limit.saturating_sub(1) as f64) as u32;
         match hit.kind {
+            HitKind::Row(s) => format!("{}: {}", s.label(), s.explain()),
             HitKind::Request(id) => self.request_tip(id),
             HitKind::Bio(id) => self.bio_tip(id),
             HitKind::Pool { first, count, limit } => {
