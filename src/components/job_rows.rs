@@ -76,7 +76,7 @@ pub fn job_table(a: &[JobFigures], b: Option<&[JobFigures]>) -> Html {
     }
     html! {
         <table class="jobs" aria-label="fio: each job" data-testid="job-rows">
-            <caption>{ "fio, each job: from its start, as fio reports a job" }</caption>
+            <caption title="each job section's clones together, over its runtime so far: fio's figures for the job, not this second's">{ "fio, each job (from its start)" }</caption>
             <thead><tr>
                 <th class="l">{ "job" }</th>
                 if ab { <th class="l">{ "run" }</th> }
