@@ -326,7 +326,21 @@ fn draw_processes(f: &Frame) {
         let y = r.y + r.h / 2.0 + px + 4.0;
         if y + px / 2.0 <= r.y + r.h {
             ctx.set_fill_style_str(theme.dim);
-            fit_text(ctx, &format!("{name} ×{n}"), 10.0, y, crate::layout::LABEL_W - 14.0);
+            // Each job's name and its count, in the job file's order ("reader ×1, writer ×1").
+            let procs = &d.shown.topology.processes;
+            let mut names: Vec<(&str, usize)> = Vec::new();
+            for (p, _) in procs {
+                match names.iter_mut().find(|(q, _)| *q == p.as_str()) {
+                    Some(e) => e.1 += 1,
+                    None => names.push((p.as_str(), 1)),
+                }
+            }
+            let label = if names.len() > 1 {
+                names.iter().map(|(q, k)| format!("{q} ×{k}")).collect::<Vec<_>>().join(", ")
+            } else {
+                format!("{name} ×{n}")
+            };
+            fit_text(ctx, &label, 10.0, y, crate::layout::LABEL_W - 14.0);
         }
     }
 }
