@@ -68,8 +68,58 @@ fn counters_props() -> CountersProps {
         jumping_to_s: None,
         done_s: None,
         b_done_s: None,
+        jobs: vec![],
+        b_jobs: None,
         on_skip_warmup: None,
     }
+}
+
+/// A job's figures: `mb` MB/s of reads (`read`) or writes, at 4 KiB each.
+fn job(name: &str, read: bool, mb: u64) -> blksim::tools::fio_report::JobFigures {
+    use blksim::tools::fio_report::{JobDirFigures, JobFigures};
+    let d = JobDirFigures { bw_bytes: mb * 1_000_000, iops: (mb * 1_000_000 / 4096) as f64, total_ios: 100, p99_ns: 2_000_000 };
+    let (r, w) = if read { (d, JobDirFigures::default()) } else { (JobDirFigures::default(), d) };
+    JobFigures { jobname: name.into(), jobs: 1, read: r, write: w, clat_buckets: vec![] }
+}
+
+/// A run of one job section shows no job rows (its figures are the big numbers); two show a
+/// row each, named, in their colours; A/B puts each job's B row under its A row, with B/A.
+#[wasm_bindgen_test]
+async fn the_counters_show_a_row_per_job_and_compare_them_job_by_job_in_a_b() {
+    let root = mounted_div();
+    let one = CountersProps { interval: Some(interval()), jobs: vec![job("fio", true, 10)], ..counters_props() };
+    let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), one).render();
+    yew::scheduler::flush().await;
+    assert!(root.query_selector("table.jobs").unwrap().is_none());
+    handle.destroy();
+    let two = vec![job("reader", true, 30), job("writer", false, 90)];
+    let props = CountersProps { interval: Some(interval()), jobs: two.clone(), ..counters_props() };
+    let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
+    yew::scheduler::flush().await;
+    let rows = root.query_selector_all("table.jobs tbody tr").unwrap();
+    let row = |i: u32| rows.get(i).unwrap().dyn_into::<web_sys::Element>().unwrap();
+    assert_eq!(rows.length(), 2);
+    assert_eq!((row(0).get_attribute("data-job").unwrap(), row(0).get_attribute("data-dir").unwrap()), ("reader".into(), "read".into()));
+    assert_eq!((row(1).get_attribute("data-job").unwrap(), row(1).get_attribute("data-dir").unwrap()), ("writer".into(), "write".into()));
+    let text = row(1).text_content().unwrap();
+    assert!(text.starts_with("writer") && text.contains("90.0 MB/s") && text.contains("2ms"), "{text}");
+    let swatch = |i: u32| row(i).query_selector(".job-swatch").unwrap().unwrap().get_attribute("data-colour").unwrap();
+    assert_eq!((swatch(0), swatch(1)), ("#E69F00".to_string(), "#0072B2".to_string()));
+    handle.destroy();
+    let b = vec![job("reader", true, 60), job("writer", false, 45)];
+    let props = CountersProps { interval: Some(interval()), b: Some(interval()), jobs: two, b_jobs: Some(b), ..counters_props() };
+    let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
+    yew::scheduler::flush().await;
+    let rows = root.query_selector_all("table.jobs tbody tr").unwrap();
+    let got: Vec<String> = (0..rows.length())
+        .map(|i| {
+            let r = rows.get(i).unwrap().dyn_into::<web_sys::Element>().unwrap();
+            let ratio = r.query_selector("[data-col=ratio]").unwrap().unwrap().text_content().unwrap();
+            format!("{} {} {ratio}", r.get_attribute("data-job").unwrap(), r.get_attribute("data-run").unwrap())
+        })
+        .collect();
+    assert_eq!(got, ["reader A ", "reader B ×2.00", "writer A ", "writer B ×0.50"]);
+    handle.destroy();
 }
 
 /// A run whose jobs all finished shows their completion time first, with B's and B/A; while

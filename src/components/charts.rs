@@ -411,7 +411,8 @@ pub(crate) fn fitted_caption<'a>(area: &Area, full: &'a str, short: &'a str) -> 
 }
 
 /// A latency histogram on a log2 time axis: counts per power-of-two bucket of I/O latency.
-pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)], dark: bool) -> Result<(), String> {
+/// `colours`: each series' colour (a job's, as "#rrggbb"); where absent, A's and B's.
+pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)], colours: &[&str], dark: bool) -> Result<(), String> {
     let (root, _, fg) = prepare(canvas, dark, 100)?;
     // Fold the fine buckets into powers of two of microseconds.
     let fold = |b: &Vec<(u64, u64)>| {
@@ -459,7 +460,7 @@ pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)]
         .map_err(|e| e.to_string())?;
     let n = folded.len().max(1) as f64;
     for (i, f) in folded.iter().enumerate() {
-        let colour = if i == 0 { COLOUR_A } else { COLOUR_B };
+        let colour = colours.get(i).and_then(|c| hex_colour(c)).unwrap_or(if i == 0 { COLOUR_A } else { COLOUR_B });
         let bars = (lo..=hi).filter(|&b| f[b] > 0).map(|b| {
             let x0 = b as f64 + i as f64 / n;
             Rectangle::new([(x0, 0.0), (x0 + 1.0 / n - 0.05, f[b] as f64)], colour.mix(0.85).filled())
@@ -467,6 +468,12 @@ pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)]
         chart.draw_series(bars).map_err(|e| e.to_string())?;
     }
     root.present().map_err(|e| e.to_string())
+}
+
+/// "#rrggbb" as plotters' colour.
+fn hex_colour(c: &str) -> Option<RGBColor> {
+    let v = u32::from_str_radix(c.strip_prefix('#')?, 16).ok()?;
+    Some(RGBColor((v >> 16) as u8, (v >> 8) as u8, v as u8))
 }
 
 /// seekwatcher's plot: the sector of each issued request over time, a colour per device (the

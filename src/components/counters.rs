@@ -54,6 +54,11 @@ pub struct CountersProps {
     pub b_done_s: Option<f64>,
     /// Takes the runs to the end of the warm-up without animating (the banner's button): at a
     /// teaching speed of 10 ms/s, raid5-chunk's 8 s of warm-up would take 13 minutes to watch.
+    /// Each job section's fio figures, for A and B: a row per job where there are several.
+    #[prop_or_default]
+    pub jobs: Vec<blksim::tools::fio_report::JobFigures>,
+    #[prop_or_default]
+    pub b_jobs: Option<Vec<blksim::tools::fio_report::JobFigures>>,
     #[prop_or_default]
     pub on_skip_warmup: Option<Callback<MouseEvent>>,
 }
@@ -388,6 +393,7 @@ pub fn Counters(p: &CountersProps) -> Html {
     html! {
         <section class="counters">
             { big_numbers(p, iv, b, cmp) }
+            { super::job_rows::job_table(&p.jobs, p.b_jobs.as_deref()) }
             { interval_lines(p, iv, b) }
             { vmstat_lines(iv, b) }
             <p class="cpu-line" data-counter="cpu-line">

@@ -6,7 +6,7 @@ use super::diagram_layer::{draw_hosts, draw_layer, StarvedNote};
 use super::diagram_text::{cpu_strip_text, fit_text, plated_text};
 use super::diagram_tokens::{draw_tokens, draw_waiting_without_tokens};
 use crate::layout::{columns, zoom, Rect, StackLayout, Stage, LARGE_TYPE};
-use crate::palette::{process_colour, thread_colour};
+use crate::palette::{pid_colour, thread_colour_in};
 use crate::view::{Hit, RunView};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
@@ -309,13 +309,13 @@ fn draw_processes(f: &Frame) {
         let (x, y) = l.process_slot(i, n);
         let asleep = sleepers.contains(pid);
         ctx.set_global_alpha(if asleep { 0.45 } else { 1.0 });
-        ctx.set_fill_style_str(process_colour(*pid));
+        ctx.set_fill_style_str(pid_colour(&d.shown.topology, *pid));
         ctx.begin_path();
         let _ = ctx.arc(x, y, dot, 0.0, std::f64::consts::TAU);
         if d.is_done() {
             // Every job is done, or stopped at the run's end (as fio stops its jobs at
             // runtime), and its process has exited: a ring where it was.
-            ctx.set_stroke_style_str(process_colour(*pid));
+            ctx.set_stroke_style_str(pid_colour(&d.shown.topology, *pid));
             ctx.set_line_width(1.5);
             ctx.stroke();
             ctx.set_line_width(1.0);
@@ -335,7 +335,21 @@ fn draw_processes(f: &Frame) {
         let y = r.y + r.h / 2.0 + px + 4.0;
         if y + px / 2.0 <= r.y + r.h {
             ctx.set_fill_style_str(theme.dim);
-            fit_text(ctx, &format!("{name} ×{n}"), 10.0, y, crate::layout::LABEL_W - 14.0);
+            // Each job's name and its count, in the job file's order ("reader ×1, writer ×1").
+            let procs = &d.shown.topology.processes;
+            let mut names: Vec<(&str, usize)> = Vec::new();
+            for (p, _) in procs {
+                match names.iter_mut().find(|(q, _)| *q == p.as_str()) {
+                    Some(e) => e.1 += 1,
+                    None => names.push((p.as_str(), 1)),
+                }
+            }
+            let label = if names.len() > 1 {
+                names.iter().map(|(q, k)| format!("{q} ×{k}")).collect::<Vec<_>>().join(", ")
+            } else {
+                format!("{name} ×{n}")
+            };
+            fit_text(ctx, &label, 10.0, y, crate::layout::LABEL_W - 14.0);
         }
     }
 }
@@ -373,7 +387,7 @@ fn draw_cpus(f: &Frame) {
             Some(tid) => {
                 // Names and pids never change: the driver's copy serves, no per-frame list.
                 let (pid, name) = d.thread_of(*tid);
-                ctx.set_fill_style_str(thread_colour(name, pid));
+                ctx.set_fill_style_str(thread_colour_in(&d.shown.topology, name, pid));
                 ctx.fill_rect(cell.x, cell.y, cell.w, cell.h);
                 (format!("cpu{c} {name}"), name.to_string())
             }

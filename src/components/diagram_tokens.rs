@@ -5,7 +5,7 @@
 use super::diagram::Frame;
 use super::diagram_pools::{hw_queues_of, lane_fits, lane_per_row, split};
 use crate::layout::{Rect, StackLayout, Stage};
-use crate::palette::process_colour;
+use crate::palette::pid_colour;
 use crate::view::{Hit, HitKind, RunView, Token, TokenStage};
 
 /// Where a token is drawn at each stage: the columns of the devices (a stacking device's over
@@ -100,7 +100,7 @@ pub(super) fn draw_tokens(f: &Frame, now_ms: f64, reduced_motion: bool, hits: &m
         let (x1, y1) = places.at(t, t.stage, 0);
         let (x, y) = (x0 + (x1 - x0) * k, y0 + (y1 - y0) * k);
         ctx.set_global_alpha(if t.stage == TokenStage::Merging { 1.0 - k } else { 1.0 });
-        ctx.set_fill_style_str(process_colour(t.pid));
+        ctx.set_fill_style_str(pid_colour(&f.d.shown.topology, t.pid));
         ctx.fill_rect(x - 2.5, y - 2.5, 5.0, 5.0);
         hits.push(Hit { x: x - 2.5, y: y - 2.5, w: 5.0, h: 5.0, kind: HitKind::Bio(id) });
     }
@@ -149,7 +149,7 @@ fn draw_requests(f: &Frame, places: &Places, progress: &dyn Fn(&Token) -> f64, h
         }
         let len = (4.0 + 2.2 * ((t.bytes.max(512) as f64).log2() - 9.0)).clamp(4.0, 24.0);
         ctx.set_global_alpha(if t.stage == TokenStage::Done { 1.0 - k } else { 1.0 });
-        ctx.set_fill_style_str(process_colour(t.pid));
+        ctx.set_fill_style_str(pid_colour(&f.d.shown.topology, t.pid));
         ctx.fill_rect(x - 1.0, y - 2.5, len, 5.0);
         if t.stage != TokenStage::Done {
             hits.push(Hit { x: x - 1.0, y: y - 2.5, w: len, h: 5.0, kind: HitKind::Request(id) });

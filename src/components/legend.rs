@@ -22,7 +22,7 @@ pub fn Legend() -> Html {
             <h2>{ "Legend" }</h2>
             <dl>
                 <dt>{ swatch(format!("background:{colour};border-radius:50%")) }</dt>
-                <dd>{ "a process (fio job or dd); its colour marks its bios and requests everywhere" }</dd>
+                <dd>{ "a process (fio job or dd); its colour marks its bios and requests everywhere (with several job sections, each job's colour, as in the numbers' job rows)" }</dd>
                 <dt><span class="zz">{ "zz" }</span></dt>
                 <dd>{ "asleep: in get_request_wait on a full pool (on the pool bar); by a process, which is faded too: in D as top shows it (waiting for its I/O or a request), or on md's stripe cache" }</dd>
                 <dt>{ swatch(format!("background:{colour};width:6px;height:6px")) }</dt>

@@ -10,6 +10,7 @@ mod diagram_tokens;
 pub mod event_log;
 pub mod fidelity;
 pub mod hidpi;
+pub mod job_rows;
 pub mod knobs;
 pub mod latency_heat;
 pub mod legend;

@@ -50,6 +50,9 @@ pub struct Shown {
     /// True once the jobs are done: `interval` then covers the whole run (averages since the
     /// start, as iostat's first report), which is the figure a lesson's question is about.
     pub interval_whole: bool,
+    /// Each job section's fio figures (its clones summed) when `interval` was taken: from the
+    /// job's start, as fio reports a job (`tools::fio_report::job_figures`).
+    pub jobs: Vec<blksim::tools::fio_report::JobFigures>,
     /// Busy % of each core over the last second (us + sy + si).
     pub core_busy_pct: Vec<f64>,
     /// Per-thread CPU% over the last second: (name, pid, cpu%, state).

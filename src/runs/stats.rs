@@ -20,6 +20,7 @@ impl Run {
         self.last_partial_ms = now_ms;
         let cur = self.sim.cumulative();
         self.shown.interval = Some(IntervalReport::between(&self.sim, &blksim::Interval::zero_for(&cur), &cur));
+        self.shown.jobs = blksim::tools::fio_report::job_figures(&self.sim);
         // (the next update carries it: `take_update`)
         self.interval_unsent = true;
         self.shown.interval_partial = true;
@@ -82,6 +83,7 @@ impl Run {
             _ => &zero,
         };
         self.shown.interval = Some(IntervalReport::between(&self.sim, prev, cur));
+        self.shown.jobs = blksim::tools::fio_report::job_figures(&self.sim);
         // (the next update carries it: `take_update`)
         self.interval_unsent = true;
         self.shown.interval_partial = false;

@@ -28,6 +28,7 @@ impl Run {
         }
         if !interval_included {
             shown.interval = None;
+            shown.jobs = Vec::new();
         }
         let sent = self.update_history_end;
         let from = self.shown.history.partition_point(|iv| sent.is_some_and(|end| iv.end <= end));

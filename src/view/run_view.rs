@@ -69,7 +69,7 @@ impl RunView {
                 (old.scenario, old.topology, old.model_gaps, old.era);
         }
         if !u.interval_included {
-            self.shown.interval = old.interval;
+            (self.shown.interval, self.shown.jobs) = (old.interval, old.jobs);
         }
         for input in &u.trace {
             self.trace.take(input);

@@ -41,8 +41,18 @@ pub(super) fn draw_charts(s: &SessionView, chart: &NodeRef, latency: &NodeRef, d
             let l: Vec<(&str, &HeatColumns)> = cols.iter().map(|(n, c)| (n.as_str(), c)).collect();
             let _ = draw_latency_heat(&c, &l, "the jobs' I/O latency (fio clat)", "second", dark);
         } else {
-            let l: Vec<(&str, Vec<(u64, u64)>)> = lat.into_iter().map(|(n, b)| (if n.starts_with('A') { "A" } else { "B" }, b)).collect();
-            let _ = draw_latency(&c, &l, dark);
+            // One run of several jobs: a series per job, in the job's colour (the legend
+            // beside the chart names them); A/B keeps a series per run.
+            let jobs = &s.a.shown.jobs;
+            if s.b.is_none() && jobs.len() > 1 {
+                let l: Vec<(&str, Vec<(u64, u64)>)> = jobs.iter().map(|j| (j.jobname.as_str(), j.clat_buckets.clone())).collect();
+                let colours: Vec<&str> = (0..jobs.len()).map(crate::palette::job_colour).collect();
+                let _ = draw_latency(&c, &l, &colours, dark);
+            } else {
+                let l: Vec<(&str, Vec<(u64, u64)>)> =
+                    lat.into_iter().map(|(n, b)| (if n.starts_with('A') { "A" } else { "B" }, b)).collect();
+                let _ = draw_latency(&c, &l, &[], dark);
+            }
         }
     }
 }

@@ -404,6 +404,7 @@ fn counters(p: &Parts) -> Html {
             warmup_s={lesson.warmup_s}
             done_s={d.shown.finished_at.map(|t| t.as_secs_f64())}
             b_done_s={s.b.as_ref().and_then(|b| b.shown.finished_at).map(|t| t.as_secs_f64())}
+            jobs={d.shown.jobs.clone()} b_jobs={s.b.as_ref().map(|b| b.shown.jobs.clone())}
             jumping_to_s={d.catch_up_to.map(|t| t.as_secs_f64())}
             on_skip_warmup={lesson.warmup_s.map(|w| controls::act_on(session, page, move |s| {
                 s.act(crate::protocol::Command::JumpTo(blksim::SimTime::from_secs_f64(w)));
@@ -428,6 +429,7 @@ fn charts_section(p: &Parts) -> Html {
             { charts::latency_view_buttons(session, page, s.latency_over_time) }
             <canvas ref={t.latency.clone()} class="latency" role="img" data-view={if s.latency_over_time { "over-time" } else { "histogram" }}
                 aria-label={if s.latency_over_time { "Latency heat map of the jobs' I/Os: each simulated second across, latency up in powers of two, pale yellow for few I/Os to deep red for many" } else { "Latency histogram of the jobs' I/Os (fio clat: each read, write or io, not each request)" }}></canvas>
+            if !s.latency_over_time && s.b.is_none() { { crate::components::job_rows::job_legend(&s.a.shown.jobs) } }
             { timeline::timeline_bar(session, page) }
             { sweep::sweep_panel(session, page, p.ui) }
             <div class="chart-actions">

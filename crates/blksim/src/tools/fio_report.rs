@@ -83,10 +83,10 @@ struct Entry {
     runtime_ms: u64,
 }
 
-/// fio's `jobs`, in the job file's order: each clone, or each `group_reporting` section's
-/// clones summed (`sum_thread_stats`: bytes, I/Os and latencies summed, over the longest
-/// runtime). A section that waits for others (`stonewall`, `wait_for`) starts a new group.
-pub fn fio_jobs(sim: &Sim) -> Vec<FioJobReport> {
+/// The entries of fio's `jobs` as they are summed: each clone, or a section's clones together
+/// where the section asks for `group_reporting` (or `by_section`, the page's one row per job
+/// section). A section that waits for others (`stonewall`, `wait_for`) starts a new group.
+fn entries(sim: &Sim, by_section: bool) -> Vec<Entry> {
     let now = sim.now();
     let sections: Vec<&crate::scenario::Workload> = sim.cfg.scenario.all_jobs().collect();
     let mut groupid = 0;
@@ -105,7 +105,7 @@ pub fn fio_jobs(sim: &Sim) -> Vec<FioJobReport> {
             _ => 0,
         };
         match out.last_mut() {
-            Some(e) if w.fio.group_reporting && !new_section => {
+            Some(e) if (w.fio.group_reporting || by_section) && !new_section => {
                 e.jobs += 1;
                 e.runtime_ms = e.runtime_ms.max(runtime_ms);
                 for (d, st) in e.stat.iter_mut().zip(&job.run.stat) {
@@ -117,7 +117,15 @@ pub fn fio_jobs(sim: &Sim) -> Vec<FioJobReport> {
             _ => out.push(Entry { jobname: w.name.clone(), groupid, jobs: 1, section: sec, stat: job.run.stat.clone(), runtime_ms }),
         }
     }
-    out.into_iter()
+    out
+}
+
+/// fio's `jobs`, in the job file's order: each clone, or each `group_reporting` section's
+/// clones summed (`sum_thread_stats`: bytes, I/Os and latencies summed, over the longest
+/// runtime).
+pub fn fio_jobs(sim: &Sim) -> Vec<FioJobReport> {
+    entries(sim, false)
+        .into_iter()
         .map(|e| FioJobReport {
             jobname: e.jobname,
             groupid: e.groupid,
@@ -125,6 +133,52 @@ pub fn fio_jobs(sim: &Sim) -> Vec<FioJobReport> {
             read: ddir(&e.stat[0], e.runtime_ms),
             write: ddir(&e.stat[1], e.runtime_ms),
             job_runtime: e.runtime_ms,
+        })
+        .collect()
+}
+
+/// One direction of a job section as the page shows it: fio's `bw_bytes`, `iops`,
+/// `total_ios` and clat's 99th percentile (ns), over the runtime so far.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct JobDirFigures {
+    pub bw_bytes: u64,
+    pub iops: f64,
+    pub total_ios: u64,
+    pub p99_ns: u64,
+}
+
+/// One job section of the job file, its clones summed as `group_reporting` sums them: the
+/// page's row of that job, and its latencies (both directions, fio's clat) for the chart.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct JobFigures {
+    pub jobname: String,
+    pub jobs: u32,
+    pub read: JobDirFigures,
+    pub write: JobDirFigures,
+    pub clat_buckets: Vec<(u64, u64)>,
+}
+
+/// Each job section's figures so far, in the job file's order (`JobFigures`).
+pub fn job_figures(sim: &Sim) -> Vec<JobFigures> {
+    // As `ddir` computes them, without the percentile list the page does not show.
+    let dir = |st: &DirStat, runtime_ms: u64| JobDirFigures {
+        bw_bytes: (1000 * st.io_bytes).checked_div(runtime_ms).unwrap_or(0),
+        iops: if runtime_ms > 0 { 1000.0 * st.total_ios as f64 / runtime_ms as f64 } else { 0.0 },
+        total_ios: st.total_ios,
+        p99_ns: if st.clat.samples > 0 { st.clat.percentile_ns(99.0) } else { 0 },
+    };
+    entries(sim, true)
+        .into_iter()
+        .map(|e| {
+            let mut clat = e.stat[0].clat.clone();
+            clat.add(&e.stat[1].clat);
+            JobFigures {
+                read: dir(&e.stat[0], e.runtime_ms),
+                write: dir(&e.stat[1], e.runtime_ms),
+                clat_buckets: clat.buckets().collect(),
+                jobname: e.jobname,
+                jobs: e.jobs,
+            }
         })
         .collect()
 }

@@ -288,6 +288,12 @@ impl ClatStat {
         self.max_ns
     }
 
+    /// The buckets hit as (the bucket's middle in ns, count), in order: a job's latency
+    /// histogram for a chart.
+    pub fn buckets(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.buckets.iter().map(|&(b, c)| (LatencyHist::bucket_mid(b as usize), c))
+    }
+
     /// Another job's latencies added in (fio's `sum_thread_stats` for `group_reporting`).
     pub fn add(&mut self, o: &ClatStat) {
         for &(b, c) in &o.buckets {

@@ -34,6 +34,10 @@ pub struct Topology {
     pub hosts: Vec<HostView>,
     /// Job processes: (name, pid), in job order.
     pub processes: Vec<(String, u32)>,
+    /// Each process's job section in the job file (0: the first), in the same order: the
+    /// page colours a process by its job.
+    #[serde(default)]
+    pub process_jobs: Vec<u16>,
     pub disk_kind: String,
 }
 
@@ -78,6 +82,7 @@ impl Sim {
             upper: self.devs.iter().filter(|d| !d.is_leaf()).map(dev_view).collect(),
             hosts: self.hosts.iter().map(|h| HostView { can_queue: h.can_queue(), irq_cpu: h.irq_cpu.0 }).collect(),
             processes: self.jobs.iter().map(|j| (self.threads[j.tid].name.clone(), self.threads[j.tid].pid)).collect(),
+            process_jobs: self.jobs.iter().map(|j| j.run.section).collect(),
             disk_kind: crate::scenario::knob_table::DISK_KIND.get(s),
         }
     }

@@ -46,6 +46,34 @@ fn a_reader_and_a_writer_are_reported_as_in_the_file_each_from_its_own_ios() {
     assert_eq!(writer.write.io_bytes as f64, (r.write_mb_s * secs).round());
 }
 
+/// The page's row per job section (`job_figures`): a section's clones summed, each figure
+/// fio's over the same runtime, read and write apart.
+#[test]
+fn the_page_s_figures_per_job_sum_a_section_s_clones_as_group_reporting_does() {
+    let text =
+        "[global]\nioengine=libaio\ndirect=1\n[reader]\nrw=randread\nbs=4k\niodepth=4\nnumjobs=2\n[writer]\nrw=write\nbs=64k\niodepth=8\n";
+    let sandbox = lessons::find(lessons::SANDBOX).unwrap();
+    let variant = sandbox.first_variant().name.clone();
+    let mut job = blksim::fio::parse(text).unwrap();
+    job.fit_devices(&sandbox.config(&variant, &[]).unwrap().scenario);
+    let cfg = sandbox.config(&variant, &job.knobs).unwrap();
+    let sim = run_one(&cfg, 1, Some(1.0));
+    let (clones, sections) = (blksim::tools::fio_report::fio_jobs(&sim), blksim::tools::fio_report::job_figures(&sim));
+    let names: Vec<&str> = sections.iter().map(|j| j.jobname.as_str()).collect();
+    assert_eq!(names, ["reader", "writer"], "one row per section, not per clone ({} clones)", clones.len());
+    assert_eq!((sections[0].jobs, sections[1].jobs), (2, 1));
+    let (reader, writer) = (&sections[0], &sections[1]);
+    assert!(reader.read.total_ios > 0 && reader.write.total_ios == 0 && writer.write.total_ios > 0 && writer.read.total_ios == 0);
+    // The reader's I/Os are its two clones' I/Os; its bytes over the longer clone's runtime.
+    assert_eq!(reader.read.total_ios, clones[0].read.total_ios + clones[1].read.total_ios);
+    let runtime = clones[0].job_runtime.max(clones[1].job_runtime);
+    assert_eq!(reader.read.bw_bytes, 1000 * (clones[0].read.io_bytes + clones[1].read.io_bytes) / runtime);
+    assert_eq!(writer.write.bw_bytes, clones[2].write.bw_bytes);
+    assert_eq!(writer.write.p99_ns, clones[2].write.clat_ns.percentile["99.000000"]);
+    // The chart's histogram holds every I/O of the section.
+    assert_eq!(reader.clat_buckets.iter().map(|b| b.1).sum::<u64>(), reader.read.total_ios);
+}
+
 #[test]
 fn two_identical_jobs_share_alike_and_unequal_ones_differ_as_they_should() {
     let same = "[global]\nioengine=libaio\ndirect=1\nrw=randread\nbs=4k\niodepth=8\n[a]\n[b]\n";
