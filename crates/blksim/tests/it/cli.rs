@@ -102,6 +102,7 @@ fn lessons_lists_every_lesson_with_its_variants_and_its_measured_fidelity() {
         [
             "anatomy-of-a-request",
             "queue-depth-and-the-elevator",
+            "writer-starves-reader",
             "dm-sg-lists",
             "raid5-chunk",
             "mq-clone-stall",
@@ -110,8 +111,8 @@ fn lessons_lists_every_lesson_with_its_variants_and_its_measured_fidelity() {
         ]
     );
     let kinds: Vec<&str> = v.as_array().unwrap().iter().map(|l| l["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds[..2], ["primer", "primer"], "the first two are primers");
-    assert!(kinds[2..].iter().all(|&k| k == "regression"), "{kinds:?}");
+    assert_eq!(kinds[..3], ["primer", "primer", "primer"], "the first three are primers");
+    assert!(kinds[3..].iter().all(|&k| k == "regression"), "{kinds:?}");
     for l in v.as_array().unwrap() {
         assert!(l["variants"].as_array().unwrap().len() >= 2);
         // A primer has no scoreboard of its own; a regression has one.
