@@ -55,6 +55,9 @@ pub enum Metric {
     AvgquSz,
     /// iostat's await (ms) over the devices whose name starts with `arg`, weighted by requests.
     AwaitMs,
+    /// iostat's r_await (ms), a read's time from its arrival in the queue to its end, over the
+    /// devices whose name starts with `arg`, weighted by their reads.
+    RAwaitMs,
 }
 
 /// The statistic of a sweep over seeds 1..=`seeds`.
@@ -305,10 +308,12 @@ pub fn check_rows(l: &Lesson, rows: &[FidelityRow], list: &str) -> Result<(), Sc
         if r.seed.is_some() && r.seeds.is_some() {
             return Err(ScenarioError::new(at("seed"), "a row runs one seed (seed) or sweeps seeds 1..=seeds, not both"));
         }
-        let needs_arg =
-            matches!(r.metric, Metric::ThreadCpuPctMax | Metric::MergesPerRequest | Metric::AvgrqSz | Metric::AvgquSz | Metric::AwaitMs);
+        let needs_arg = matches!(
+            r.metric,
+            Metric::ThreadCpuPctMax | Metric::MergesPerRequest | Metric::AvgrqSz | Metric::AvgquSz | Metric::AwaitMs | Metric::RAwaitMs
+        );
         if needs_arg != r.arg.is_some() {
-            return Err(ScenarioError::new(at("arg"), "thread_cpu_pct_max takes a thread-name prefix, merges_per_request, avgrq_sz, avgqu_sz and await_ms a device-name prefix; others none"));
+            return Err(ScenarioError::new(at("arg"), "thread_cpu_pct_max takes a thread-name prefix, merges_per_request, avgrq_sz, avgqu_sz, await_ms and r_await_ms a device-name prefix; others none"));
         }
     }
     Ok(())
@@ -398,6 +403,15 @@ fn value(r: &RunReport, m: Metric, arg: Option<&str>) -> f64 {
         Metric::VmstatB => r.vmstat.b,
         Metric::ProgressingJobs => r.progressing_jobs_mean,
         Metric::LongestStallS => r.longest_stall_s,
+        Metric::RAwaitMs => {
+            let devs = r.devices.iter().filter(|d| d.name.starts_with(prefix));
+            let (wait, reads) = devs.fold((0.0, 0.0), |(w, n), d| (w + d.r_await_ms * d.r_s, n + d.r_s));
+            if reads > 0.0 {
+                wait / reads
+            } else {
+                0.0
+            }
+        }
         Metric::AvgrqSz | Metric::AvgquSz | Metric::AwaitMs => {
             let devs: Vec<_> = r.devices.iter().filter(|d| d.name.starts_with(prefix)).collect();
             let reqs: f64 = devs.iter().map(|d| d.r_s + d.w_s).sum();

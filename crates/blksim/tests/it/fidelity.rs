@@ -26,7 +26,8 @@ fn the_committed_scoreboard_is_what_the_model_measures_now() {
 #[test]
 fn every_regression_lesson_has_rows_and_every_row_has_a_reason_while_it_misses() {
     for l in blksim::course::lessons::all() {
-        assert_eq!(l.kind == "regression", !l.fidelity.is_empty(), "{}: regression lessons have fidelity rows, primers none", l.id);
+        // A primer may have rows too: public figures for the mechanism it teaches.
+        assert!(l.kind != "regression" || !l.fidelity.is_empty(), "{}: a regression lesson has fidelity rows", l.id);
     }
     for l in fidelity::committed().into_iter().chain(fidelity::committed_sections()) {
         for r in &l.rows {
