@@ -588,7 +588,7 @@ test('a link wrong in one part keeps its step and presenter mode, and the notes 
   await page.waitForSelector('.notice');
   assert.match(await page.textContent('.notice'), /seed/);
   assert.equal(await page.getAttribute('.app', 'data-presenter'), 'true');
-  assert.match(await page.textContent('[data-testid=step-bar]'), /^2\/3\s*Predict/);
+  assert.match(await page.textContent('[data-testid=step-bar]'), /^2\/4\s*Predict/);
   const { page: notes } = await open(ctx, '#/notes/raid5-chunk');
   await notes.waitForFunction(() => document.querySelector('.notes-page')?.dataset.step === '1', null, { timeout: 5000 });
   assert.match(await notes.textContent('[data-testid=notes-answer]'), /^Answer: They fall many times over/);
