@@ -26,6 +26,16 @@ const rowsWithFigures = (page, keys) => page.waitForFunction((keys) => keys.ever
 /// The computed colour of job `name`'s swatch in `scope`.
 const swatch = (page, scope, name) => page.$eval(`${scope} [data-job="${name}"] .job-swatch`, (s) => getComputedStyle(s).backgroundColor);
 
+// Screenshots of the job rows for a look: at the page's size (scrolled to them when `scroll`),
+// then on a phone, scrolled to them.
+async function shootJobRows(page, name, scroll) {
+  if (scroll) await page.locator('[data-testid=job-rows]').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(artifacts, `${name}-1280.png`) });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.locator('[data-testid=job-rows]').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(artifacts, `${name}-390.png`) });
+}
+
 test('a job file with a reader and a writer shows a row per job, each named and in its colour', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await openPage(h, ctx, '#/sandbox?v=1&speed=0.5');
@@ -58,10 +68,7 @@ test('a job file with a reader and a writer shows a row per job, each named and 
   // The box shows every section, as a job file.
   const box = await page.inputValue('textarea');
   assert.match(box, /\[reader\]\nrw=read\n[\s\S]*\[writer\]\nrw=write\n/);
-  await page.screenshot({ path: path.join(artifacts, 'jobs-sandbox-1280.png') });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.locator('[data-testid=job-rows]').scrollIntoViewIfNeeded();
-  await page.screenshot({ path: path.join(artifacts, 'jobs-sandbox-390.png') });
+  await shootJobRows(page, 'jobs-sandbox', false);
   assert.deepEqual(errors, []);
   await ctx.close();
 });
@@ -99,11 +106,7 @@ test('A/B compares job by job: each job\'s row in A over its row in B, with B/A'
     assert.match(rows[`${job} B`].ratio, /^×\d/, `${job}: B/A`);
     assert.equal(rows[`${job} A`].ratio, '', `${job}: A's row has no ratio`);
   }
-  await page.locator('[data-testid=job-rows]').scrollIntoViewIfNeeded();
-  await page.screenshot({ path: path.join(artifacts, 'jobs-ab-1280.png') });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.locator('[data-testid=job-rows]').scrollIntoViewIfNeeded();
-  await page.screenshot({ path: path.join(artifacts, 'jobs-ab-390.png') });
+  await shootJobRows(page, 'jobs-ab', true);
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -461,6 +461,21 @@ test('the sandbox shows its knobs beside the diagram, grouped by layer, with cho
   await ctx.close();
 });
 
+// mq-clone-stall from step 3: PageDown to step 4, which runs its own seed (25), then PageUp
+// twice to the prediction, which names none and runs seed `want`.
+async function toStepFourAndBackToPrediction(page, want, why) {
+  await page.keyboard.press('PageDown');
+  await atStep(page, 4);
+  await caughtUp(page);
+  assert.equal(await seedOf(page), 25, 'step 4 runs its own seed');
+  await page.keyboard.press('PageUp');
+  await atStep(page, 3);
+  await page.keyboard.press('PageUp');
+  await atStep(page, 2);
+  await page.waitForFunction((w) => Number(document.querySelector('input[aria-label=Seed]')?.value) === w, want, { timeout: 20000 });
+  assert.equal(await seedOf(page), want, why);
+}
+
 test('a step that names a seed opens that run at its stall, and a stop that names none goes back to the reader\'s seed', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/mq-clone-stall?v=1&seed=3&presenter=1');
@@ -484,16 +499,7 @@ test('a step that names a seed opens that run at its stall, and a stop that name
   assert.equal(await page.$eval('table.vmstat tbody tr td:nth-child(3)', (e) => e.textContent), '1', 'vmstat b: mkfs.xfs waits in D');
   // Step 4 names its own seed (25, one that stalls); back at the prediction, which names none,
   // the run is the reader's seed again.
-  await page.keyboard.press('PageDown');
-  await atStep(page, 4);
-  await caughtUp(page);
-  assert.equal(await seedOf(page), 25, 'step 4 runs its own seed');
-  await page.keyboard.press('PageUp');
-  await atStep(page, 3);
-  await page.keyboard.press('PageUp');
-  await atStep(page, 2);
-  await page.waitForFunction(() => Number(document.querySelector('input[aria-label=Seed]')?.value) === 3, null, { timeout: 20000 });
-  assert.equal(await seedOf(page), 3, 'the prediction runs the reader\'s seed again');
+  await toStepFourAndBackToPrediction(page, 3, 'the prediction runs the reader\'s seed again');
   assert.deepEqual(errors, []);
   await ctx.close();
 });
@@ -509,16 +515,7 @@ test('a seed the reader types on a step that names its own is the reader\'s: a s
   await page.waitForFunction(() => location.hash.includes('seed=7'));
   await page.$eval('input[aria-label=Seed]', (e) => e.blur());
   // Step 4 names its own (25); the prediction, which names none, keeps the reader's 7.
-  await page.keyboard.press('PageDown');
-  await atStep(page, 4);
-  await caughtUp(page);
-  assert.equal(await seedOf(page), 25, 'step 4 runs its own seed');
-  await page.keyboard.press('PageUp');
-  await atStep(page, 3);
-  await page.keyboard.press('PageUp');
-  await atStep(page, 2);
-  await page.waitForFunction(() => Number(document.querySelector('input[aria-label=Seed]')?.value) === 7, null, { timeout: 20000 });
-  assert.equal(await seedOf(page), 7, 'the prediction keeps the seed the reader typed on step 3');
+  await toStepFourAndBackToPrediction(page, 7, 'the prediction keeps the seed the reader typed on step 3');
   assert.deepEqual(errors, []);
   await ctx.close();
 });
