@@ -187,6 +187,7 @@ impl Sim {
             hctx,
             submitter: tid,
             sync: self.ios.get(bio.io.0).sync,
+            ioprio: self.threads[tid.0 as usize].ioprio,
             clone_of: None,
             nr_clone_bios: 0,
             host_freed: false,
@@ -478,7 +479,7 @@ impl Sim {
     }
 
     pub(crate) fn owner_of(r: &Request) -> Owner {
-        Owner { id: r.submitter.0, sync: !r.write || r.sync }
+        Owner { id: r.submitter.0, sync: !r.write || r.sync, ioprio: r.ioprio }
     }
 }
 

@@ -412,6 +412,7 @@ mod tests {
             hctx: h,
             submitter: ThreadId(0),
             sync: true,
+            ioprio: crate::fs::ioprio::IoPrio::default(),
             clone_of: None,
             nr_clone_bios: 0,
             host_freed: false,

@@ -25,6 +25,9 @@ pub struct Request {
     /// `REQ_SYNC` (from its first bio's I/O): cfq keeps synchronous requests in the
     /// submitter's own queue and asynchronous ones in the shared async queue.
     pub sync: bool,
+    /// The submitter's I/O priority when the request was allocated (cfq makes and finds the
+    /// queue by `current->ioprio` in `cfq_set_request`).
+    pub ioprio: crate::fs::ioprio::IoPrio,
     /// A clone made by request-based dm (`blk_rq_prep_clone`): the original request on the dm
     /// device. A clone carries one clone bio per original bio; they are not separate `Bio`s
     /// because they are freed with the clone (`nr_clone_bios` counts them).

@@ -494,12 +494,6 @@ pub fn model_gaps(cfg: &Config) -> Vec<String> {
             ));
         }
     }
-    // ionice's classes: cfq's io priority classes and levels are not modelled.
-    if s.all_jobs().any(|w| w.fio.prio != 4 || w.fio.prioclass != crate::scenario::jobs::PrioClass::None) {
-        gaps.push(
-            "prio/prioclass (ionice): cfq's I/O priority classes and levels are not modelled; every job runs best-effort at level 4".into(),
-        );
-    }
     // What `kernel` chose in place of a rule the model lacks (an elevator it does not have).
     gaps.extend(crate::scenario::era::notes(s));
     gaps

@@ -172,7 +172,9 @@ impl Sim {
             let j = j as u32;
             let tid = ThreadId(self.threads.len() as u32);
             let home = CoreId((j % s.cpu.cores) as u16);
-            self.threads.push(crate::kernel::sched::Thread::user(w.name.clone(), JobId(j), home, 1000 + j));
+            let mut task = crate::kernel::sched::Thread::user(w.name.clone(), JobId(j), home, 1000 + j);
+            task.ioprio = crate::fs::ioprio::IoPrio::of_task(w.fio.prioclass, w.fio.prio);
+            self.threads.push(task);
             let rng = crate::engine::rng::Stream::new(self.seed, crate::engine::rng::STREAM_JOB + u64::from(j));
             let mut job = crate::fio::job::Job::new(JobId(j), tid, dev, start, region, w, rng);
             job.set_mix_rng(crate::engine::rng::Stream::new(self.seed, crate::engine::rng::STREAM_JOB + (1 << 24) + u64::from(j)));

@@ -187,6 +187,8 @@ pub struct Thread {
     /// `cpu.scheduler = fair`: the CPU time it has run, weighted alike for all (`vruntime`),
     /// placed on wakeup no further back than `min_vruntime` − half the latency (`place_entity`).
     pub vruntime: u64,
+    /// `task->ioprio` (`ioprio_set`, ionice): the class and level cfq serves its queue at.
+    pub ioprio: crate::fs::ioprio::IoPrio,
     /// When it last ran (`se.exec_start`): the load balancer leaves a thread that ran within
     /// `sysctl_sched_migration_cost` where it is (`task_hot`).
     pub exec_start: SimTime,
@@ -213,6 +215,7 @@ impl Thread {
             congestion_until: None,
             congestion_timer_armed: false,
             vruntime: 0,
+            ioprio: crate::fs::ioprio::IoPrio::default(),
             exec_start: SimTime::ZERO,
         }
     }

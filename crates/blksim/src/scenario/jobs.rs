@@ -370,7 +370,7 @@ pub const WORKLOAD_GROUP_REPORTING: KnobSpec = KnobSpec {
 pub const WORKLOAD_PRIO: KnobSpec = KnobSpec {
     key: "workload.prio",
     kind: KnobKind::Int { min: 0, max: 7, unit: "" },
-    help: "fio prio (ionice -n): the level in the I/O priority class, 0 highest; no elevator of the model reads it yet (run --json's model_gaps says so)",
+    help: "fio prio (ionice -n): the level in the I/O priority class, 0 highest (best effort when prioclass is not given, as fio sets it); cfq scales the job's slice by it (cfq_prio_to_slice: 1.8x the base at 0, 0.4x at 7) and queue.cfq=2.6.20 serves higher levels more often; noop, deadline and blk-mq ignore it, as the kernel's do",
     live: Live::Restart,
     access: int!(workload.fio.prio),
     applies: validate::anywhere,
@@ -380,7 +380,7 @@ pub const WORKLOAD_PRIO: KnobSpec = KnobSpec {
 pub const WORKLOAD_PRIOCLASS: KnobSpec = KnobSpec {
     key: "workload.prioclass",
     kind: KnobKind::Enum(&["none", "rt", "be", "idle"]),
-    help: "fio prioclass (ionice -c: 1 rt, 2 be, 3 idle); no elevator of the model reads it yet (run --json's model_gaps says so)",
+    help: "fio prioclass (ionice -c: 1 rt, 2 be, 3 idle): cfq serves real-time queues before best-effort ones and idle-class queues only when no other has requests (2.6.20: 100 ms after the last other request); the class is the submitting task's, so writeback the flusher submits stays best effort (a writer throttled in balance_dirty_pages writes its own pages back at its class); noop, deadline and blk-mq ignore it",
     live: Live::Restart,
     access: named!(workload.fio.prioclass),
     applies: validate::anywhere,

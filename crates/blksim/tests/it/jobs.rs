@@ -148,3 +148,41 @@ fn a_link_carries_every_job_of_a_job_file() {
     assert_eq!(names, ["reader", "writer", "third"]);
     assert_eq!((cfg.scenario.jobs[1].fio.rwmixread, cfg.scenario.jobs[1].fio.thinktime), (70, 100));
 }
+
+/// ionice under cfq: two sequential readers of one disk, each waiting on its own read (psync),
+/// so each has the disk for its slice and idles in it for its next read.
+#[test]
+fn cfq_serves_readers_by_their_io_priority_and_noop_ignores_it() {
+    let pair = |a: &str, b: &str| format!("[global]\nioengine=psync\ndirect=1\nrw=read\nbs=64k\n[a]\n{a}[b]\n{b}");
+    let bytes = |text: &str, sets: &[(&str, &str)]| {
+        let (jobs, _) = run(text, sets, 1, 3.0);
+        (jobs[0].read.io_bytes as f64, jobs[1].read.io_bytes as f64)
+    };
+    for rules in ["simple", "2.6.20"] {
+        let cfq: &[(&str, &str)] = &[("disk.kind", "hdd"), ("queue.scheduler", "cfq"), ("queue.cfq", rules)];
+        let (a, b) = bytes(&pair("", ""), cfq);
+        assert!((a - b).abs() / (a + b) < 0.1, "{rules}: equal priorities share alike: {a} {b}");
+        // Level 0's slice is 1.8 × 100 ms and level 7's 0.4 ×: 4.5 to 1 in disk time at least
+        // (2.6.20's level walk also serves level 0 more often).
+        let (hi, lo) = bytes(&pair("prio=0\n", "prio=7\n"), cfq);
+        assert!(hi > 3.5 * lo && lo > 0.0, "{rules}: prio 0 {hi} B, prio 7 {lo} B");
+        // The idle class is served only when no other queue has requests: a streaming
+        // best-effort reader always has one.
+        let (be, idle) = bytes(&pair("", "prioclass=3\n"), cfq);
+        assert!(idle < 0.02 * be, "{rules}: best effort {be} B, idle class {idle} B");
+        // Real time before best effort. 2.6.30+ also lets a real-time request preempt a
+        // best-effort slice, so the real-time reader keeps the disk. 2.6.20 does not
+        // (`cfq_should_preempt` preempts only the idle class): the real-time reader is
+        // chosen first whenever both wait, but its read arriving during the other's slice
+        // waits that slice out, so the two take turns.
+        let (rt, be) = bytes(&pair("prioclass=1\n", ""), cfq);
+        if rules == "simple" {
+            assert!(be < 0.1 * rt, "{rules}: real time {rt} B, best effort {be} B");
+        } else {
+            assert!(rt > be && be > 0.5 * rt, "{rules}: real time {rt} B, best effort {be} B");
+        }
+    }
+    // noop has no notion of priority: the two readers share alike.
+    let (hi, lo) = bytes(&pair("prio=0\n", "prio=7\n"), &[("disk.kind", "hdd"), ("queue.scheduler", "noop")]);
+    assert!((hi - lo).abs() / (hi + lo) < 0.15, "noop: {hi} {lo}");
+}

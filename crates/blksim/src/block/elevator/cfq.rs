@@ -7,15 +7,24 @@ use super::{is_live, is_queued, Elevator, ElevatorKind, Fifo, Owner};
 use crate::calib::{CFQ_BACK_MAX_SECTORS, CFQ_BACK_PENALTY, CFQ_SLICE_ASYNC_RQ};
 use crate::engine::ids::{ReqId, SortedMap};
 use crate::engine::time::SimTime;
+use crate::fs::ioprio::{IoClass, IoPrio};
 use std::collections::VecDeque;
 
-/// The async queue's key (2.6 cfq: one async queue per priority; we have one priority).
+/// The async queue's key at best-effort 4; the async queue of another priority has a key
+/// below it (cfq keeps one async queue per priority: `cfq_find_cfq_hash` matches the key and
+/// the priority).
 const CFQ_ASYNC: u32 = u32::MAX;
+
+/// `CFQ_IDLE_GRACE` (HZ / 10): an idle-class queue is served only this long after the last
+/// request of another class completed.
+const CFQ_IDLE_GRACE_NS: u64 = 100 * crate::engine::time::NS_PER_MS;
 
 /// One cfq queue (`cfq_queue`): a process's requests in sector order and in arrival order.
 #[derive(Clone, Debug, Default)]
 pub(super) struct CfqQueue {
     pub(super) sync: bool,
+    /// Its process's I/O priority (`cfq_init_prio_data`), or the async queue's.
+    pub(super) ioprio: IoPrio,
     pub(super) sorted: SortedMap<(u64, ReqId), ()>,
     pub(super) fifo: Fifo,
     /// Requests of this queue issued to the driver and not completed.
@@ -89,13 +98,24 @@ pub(crate) struct Cfq {
     /// 2.6.20: requests in the driver, and whether it ever held more than 4 (`hw_tag`).
     pub(super) rq_in_driver: u32,
     pub(super) hw_tag: bool,
+    /// 2.6.20: `cur_rr`, served first: real-time queues, and a queue that preempted.
+    pub(super) cur_rr: VecDeque<u32>,
+    /// 2.6.20: idle-class queues (`idle_rr`), served when no other queue has requests.
+    pub(super) idle_rr: VecDeque<u32>,
+    /// 2.6.20: the best-effort level walk (`cur_prio`, `cur_end_prio`).
+    pub(super) cur_prio: u8,
+    pub(super) cur_end_prio: u8,
+    /// 2.6.20: when a request not of the idle class last completed (`last_end_request`).
+    pub(super) last_end_request: SimTime,
 }
 
 pub(crate) fn cfq_key(o: Owner) -> u32 {
     if o.sync {
         o.id
-    } else {
+    } else if o.ioprio == IoPrio::NORM {
         CFQ_ASYNC
+    } else {
+        CFQ_ASYNC - 1 - (o.ioprio.class as u32 * u32::from(crate::fs::ioprio::IOPRIO_BE_NR) + u32::from(o.ioprio.level))
     }
 }
 
@@ -110,6 +130,9 @@ impl Elevator {
             q.last_done = Some(now);
         }
         if self.cfq.v2620 {
+            if owner.ioprio.class != IoClass::Idle {
+                self.cfq.last_end_request = now;
+            }
             self.cfq2620_completed(cfq_key(owner));
         }
     }
@@ -123,7 +146,12 @@ impl Elevator {
         if self.cfq.v2620 {
             return self.cfq2620_next(now);
         }
-        let busy_others = |c: &Cfq, a: u32| c.rr.iter().any(|&k| k != a);
+        // Others that would take the device from the active queue: of its class or a higher
+        // one (a best-effort queue's slice is renewed while only idle-class queues wait).
+        let busy_others = |c: &Cfq, a: u32| {
+            let class = c.queues[&a].ioprio.class;
+            c.rr.iter().any(|&k| k != a && c.queues[&k].ioprio.class <= class)
+        };
         loop {
             if let Some(a) = self.cfq.active {
                 let expired = now >= self.cfq.slice_end;
@@ -133,7 +161,7 @@ impl Elevator {
                     if expired {
                         // Alone on the device: its slice ends and `cfq_set_active_queue` gives
                         // it the next one (`__cfq_set_active_queue` clears `fifo_expire`).
-                        self.cfq.slice_end = now + self.tun.cfq_slice_ns(q.sync);
+                        self.cfq.slice_end = now + q.ioprio.slice(self.tun.cfq_slice_ns(q.sync));
                         self.cfq.fifo_checked = false;
                     }
                     // cfq_quantum: a queue does not fill the device while others wait.
@@ -174,12 +202,16 @@ impl Elevator {
                     self.cfq.rr.push_back(a);
                 }
             }
-            let next = self.cfq.rr.pop_front()?;
+            // The service trees in class order: real time, best effort, idle; in each, the
+            // queue waiting longest.
+            let queues = &self.cfq.queues;
+            let at = self.cfq.rr.iter().enumerate().min_by_key(|&(i, k)| (queues[k].ioprio.class, i)).map(|(i, _)| i)?;
+            let next = self.cfq.rr.remove(at).expect("a queue on the round robin");
             let q = &self.cfq.queues[&next];
             self.cfq.active = Some(next);
             self.cfq.idle_until = None;
             self.cfq.fifo_checked = false;
-            self.cfq.slice_end = now + self.tun.cfq_slice_ns(q.sync);
+            self.cfq.slice_end = now + q.ioprio.slice(self.tun.cfq_slice_ns(q.sync));
         }
     }
 
@@ -193,6 +225,7 @@ impl Elevator {
         let active = self.cfq.active == Some(key);
         let q = self.cfq.queues.get_or_insert_default(key);
         q.sync = owner.sync;
+        q.ioprio = owner.ioprio;
         let was_empty = q.sorted.is_empty();
         // Think time: from the completion of its last request to this new one, when it
         // had nothing outstanding (cfq_update_io_thinktime).
@@ -211,7 +244,28 @@ impl Elevator {
         if active {
             // Its process came back: no more idling.
             self.cfq.idle_until = None;
+        } else {
+            self.cfq_preempt_by_class(key);
         }
+    }
+
+    /// `cfq_should_preempt` (2.6.30-2.6.39) by class: a real-time request preempts a queue
+    /// of a lower class, and any request one of the idle class (`cfq_preempt_queue`: the
+    /// active queue's slice ends, the new one is served next).
+    fn cfq_preempt_by_class(&mut self, key: u32) {
+        let Some(a) = self.cfq.active else { return };
+        let (new, cur) = (self.cfq.queues[&key].ioprio.class, self.cfq.queues[&a].ioprio.class);
+        let preempts = (new == IoClass::Rt && cur != IoClass::Rt) || (cur == IoClass::Idle && new != IoClass::Idle);
+        if !preempts {
+            return;
+        }
+        self.cfq.active = None;
+        self.cfq.idle_until = None;
+        if !self.cfq.queues[&a].sorted.is_empty() {
+            self.cfq.rr.push_back(a);
+        }
+        self.cfq.rr.retain(|&k| k != key);
+        self.cfq.rr.push_front(key);
     }
 
     /// cfq's part of a front merge: the request moves in its queue's sector order.
@@ -254,15 +308,22 @@ impl Elevator {
     }
 }
 
-/// 2.6.20's cfq (`block/cfq-iosched.c` of v2.6.20, `queue.cfq = 2.6.20`). Simplified: one
-/// priority (every reader is best-effort 4), no idle class, no preemption (`cfq_should_preempt`
-/// needs a waiting new queue with slice left, which these workloads do not make), time in
-/// nanoseconds instead of jiffies.
+/// 2.6.20's cfq (`block/cfq-iosched.c` of v2.6.20, `queue.cfq = 2.6.20`), with its classes and
+/// levels. Simplified: the best-effort level walk runs at each choice of a queue (the kernel
+/// splices a level's whole list at once; the two agree while a level has one busy queue);
+/// preemption only of an idle-class queue (`cfq_should_preempt`'s other case needs a waiting
+/// new queue with slice left, which these workloads do not make); time in nanoseconds instead
+/// of jiffies.
 impl Elevator {
     /// Whether a queue is on the round robin (`cfq_cfqq_on_rr`: it has requests in its sort
     /// list; the active queue stays on it in the kernel, here it is held apart).
     fn cfq2620_busy(&self) -> bool {
-        !self.cfq.rr.is_empty() || !self.cfq.busy_rr.is_empty() || self.cfq.active.is_some_and(|a| !self.cfq.queues[&a].sorted.is_empty())
+        let c = &self.cfq;
+        !c.rr.is_empty()
+            || !c.busy_rr.is_empty()
+            || !c.cur_rr.is_empty()
+            || !c.idle_rr.is_empty()
+            || self.cfq.active.is_some_and(|a| !self.cfq.queues[&a].sorted.is_empty())
     }
 
     /// `elv_next_request` with 2.6.20 cfq: the dispatch list's head; when the list is empty,
@@ -290,7 +351,9 @@ impl Elevator {
             let q = self.cfq.queues.get_mut(&k).expect("the active queue");
             q.v2620.must_dispatch = false;
             self.cfq.idle_until = None;
-            self.cfq2620_dispatch_quantum(k, self.tun.cfq_quantum, now);
+            // An idle-class queue puts one request at a time on the list.
+            let max = if self.cfq.queues[&k].ioprio.class == IoClass::Idle { 1 } else { self.tun.cfq_quantum };
+            self.cfq2620_dispatch_quantum(k, max, now);
             if self.cfq.queues[&k].v2620.idle_window && self.cfq.active.is_some() {
                 break;
             }
@@ -327,7 +390,7 @@ impl Elevator {
             }
             self.cfq2620_slice_expired(now);
         }
-        self.cfq2620_set_active_queue()
+        self.cfq2620_set_active_queue(now)
     }
 
     /// `cfq_arm_slice_timer`: idle `slice_idle` (2 ms for a seeky process) for the next
@@ -364,23 +427,91 @@ impl Elevator {
     /// `cfq_resort_rr_list`: to `busy_rr` while it has requests dispatched, else to the
     /// round robin's tail, a queue never served yet ahead of all but other new ones.
     fn cfq2620_resort_rr_list(&mut self, k: u32) {
-        self.cfq.rr.retain(|&x| x != k);
-        self.cfq.busy_rr.retain(|&x| x != k);
+        self.cfq2620_unlist(k);
         let q = &self.cfq.queues[&k];
-        if q.dispatched > 0 {
-            self.cfq.busy_rr.push_back(k);
-        } else if q.v2620.queue_new {
-            let queues = &self.cfq.queues;
-            let at = self.cfq.rr.iter().take_while(|x| queues[x].v2620.queue_new).count();
-            self.cfq.rr.insert(at, k);
+        let (class, dispatched, queue_new) = (q.ioprio.class, q.dispatched, q.v2620.queue_new);
+        let c = &mut self.cfq;
+        let list = match class {
+            IoClass::Rt => &mut c.cur_rr,
+            IoClass::Idle => &mut c.idle_rr,
+            IoClass::Be if dispatched > 0 => &mut c.busy_rr,
+            IoClass::Be => &mut c.rr,
+        };
+        if queue_new {
+            let queues = &c.queues;
+            let at = list.iter().take_while(|x| queues[x].v2620.queue_new).count();
+            list.insert(at, k);
         } else {
-            self.cfq.rr.push_back(k);
+            list.push_back(k);
         }
     }
 
-    /// `cfq_set_active_queue`: the round robin's first queue, else the first of `busy_rr`.
-    fn cfq2620_set_active_queue(&mut self) -> Option<u32> {
-        let k = self.cfq.rr.pop_front().or_else(|| self.cfq.busy_rr.pop_front())?;
+    /// The queue off every service list.
+    fn cfq2620_unlist(&mut self, k: u32) {
+        let c = &mut self.cfq;
+        for list in [&mut c.rr, &mut c.busy_rr, &mut c.cur_rr, &mut c.idle_rr] {
+            list.retain(|&x| x != k);
+        }
+    }
+
+    fn cfq2620_listed(&self, k: u32) -> bool {
+        let c = &self.cfq;
+        [&c.rr, &c.busy_rr, &c.cur_rr, &c.idle_rr].iter().any(|l| l.contains(&k))
+    }
+
+    /// `cfq_get_next_prio_level`: the best-effort level to serve next, walking 0; 0,1;
+    /// 0,1,2 … 0..7 so a higher level is served more often; the first queue waiting at it.
+    fn cfq2620_next_prio_level(&mut self) -> Option<usize> {
+        let c = &mut self.cfq;
+        let queues = &c.queues;
+        let first_at = |p: u8| c.rr.iter().position(|k| queues[k].ioprio.level == p);
+        let mut wrap = false;
+        let (p, at) = loop {
+            if let Some(found) = (c.cur_prio..=c.cur_end_prio).find_map(|p| first_at(p).map(|at| (p, at))) {
+                break found;
+            }
+            c.cur_prio = 0;
+            c.cur_end_prio += 1;
+            if c.cur_end_prio == crate::fs::ioprio::IOPRIO_BE_NR {
+                c.cur_end_prio = 0;
+                if wrap {
+                    return None;
+                }
+                wrap = true;
+            }
+        };
+        c.cur_prio = p + 1;
+        if c.cur_prio > c.cur_end_prio {
+            c.cur_end_prio = c.cur_prio;
+            c.cur_prio = 0;
+        }
+        if c.cur_end_prio == crate::fs::ioprio::IOPRIO_BE_NR {
+            c.cur_prio = 0;
+            c.cur_end_prio = 0;
+        }
+        Some(at)
+    }
+
+    /// `cfq_set_active_queue`: `cur_rr`'s first queue, else the first of the next best-effort
+    /// level, else the first of `busy_rr`, else an idle-class queue once `CFQ_IDLE_GRACE` has
+    /// passed since the last other request completed (the idle-class timer runs the queue
+    /// then).
+    fn cfq2620_set_active_queue(&mut self, now: SimTime) -> Option<u32> {
+        let mut k = self.cfq.cur_rr.pop_front();
+        if k.is_none() {
+            k = self.cfq2620_next_prio_level().and_then(|at| self.cfq.rr.remove(at));
+        }
+        k = k.or_else(|| self.cfq.busy_rr.pop_front());
+        if k.is_none() && !self.cfq.idle_rr.is_empty() {
+            let end = self.cfq.last_end_request + CFQ_IDLE_GRACE_NS;
+            if now >= end {
+                k = self.cfq.idle_rr.pop_front();
+            } else {
+                self.cfq.idle_until = Some(end);
+                return None;
+            }
+        }
+        let k = k?;
         let q = self.cfq.queues.get_mut(&k).expect("a queued cfq queue");
         q.v2620.slice_end = None;
         q.v2620.fifo_expire = false;
@@ -420,8 +551,7 @@ impl Elevator {
             self.cfq.dispatch_slice += 1;
             n += 1;
             if q.sorted.is_empty() {
-                self.cfq.rr.retain(|&x| x != k);
-                self.cfq.busy_rr.retain(|&x| x != k);
+                self.cfq2620_unlist(k);
                 break;
             }
             if n >= max {
@@ -430,11 +560,10 @@ impl Elevator {
         }
         let q = self.cfq.queues.get_mut(&k).expect("queue");
         if q.v2620.slice_end.is_none() {
-            q.v2620.slice_end = Some(now + self.tun.cfq_slice_ns(q.sync));
+            q.v2620.slice_end = Some(now + q.ioprio.slice(self.tun.cfq_slice_ns(q.sync)));
         }
-        // cfq_prio_to_maxrq at best-effort priority 4: 2 × (base + base × 3).
-        let maxrq = 2 * (CFQ_SLICE_ASYNC_RQ + CFQ_SLICE_ASYNC_RQ * 3);
-        if (!q.sync && self.cfq.dispatch_slice >= maxrq) || !q.v2620.idle_window {
+        let maxrq = q.ioprio.maxrq(CFQ_SLICE_ASYNC_RQ);
+        if (!q.sync && self.cfq.dispatch_slice >= maxrq) || q.ioprio.class == IoClass::Idle || !q.v2620.idle_window {
             self.cfq2620_slice_expired(now);
         }
     }
@@ -449,6 +578,7 @@ impl Elevator {
         let hw_tag = self.cfq.hw_tag;
         let q = self.cfq.queues.get_or_insert_default(key);
         q.sync = owner.sync;
+        q.ioprio = owner.ioprio;
         if !q.v2620.created {
             q.v2620.created = true;
             q.v2620.idle_window = true;
@@ -483,9 +613,24 @@ impl Elevator {
                 // It was waiting for this: dispatch it now, do not expire the slice just yet.
                 self.cfq.queues.get_mut(&key).expect("queue").v2620.must_dispatch = true;
             }
-        } else if was_empty && !self.cfq.rr.contains(&key) && !self.cfq.busy_rr.contains(&key) {
-            self.cfq2620_resort_rr_list(key);
+        } else {
+            if was_empty && !self.cfq2620_listed(key) {
+                self.cfq2620_resort_rr_list(key);
+            }
+            self.cfq2620_preempt_idle(key, now);
         }
+    }
+
+    /// `cfq_should_preempt` → `cfq_preempt_queue`: a request of another class ends an
+    /// idle-class queue's slice, and its queue goes to the head of `cur_rr`.
+    fn cfq2620_preempt_idle(&mut self, key: u32, now: SimTime) {
+        let Some(a) = self.cfq.active else { return };
+        if self.cfq.queues[&a].ioprio.class != IoClass::Idle || self.cfq.queues[&key].ioprio.class == IoClass::Idle {
+            return;
+        }
+        self.cfq2620_slice_expired(now);
+        self.cfq2620_unlist(key);
+        self.cfq.cur_rr.push_front(key);
     }
 
     /// `cfq_completed_request`: a queue with nothing dispatched any more leaves `busy_rr` for
@@ -494,8 +639,7 @@ impl Elevator {
         self.cfq.rq_in_driver = self.cfq.rq_in_driver.saturating_sub(1);
         let Some(q) = self.cfq.queues.get(&key) else { return };
         if q.dispatched == 0 && self.cfq.busy_rr.contains(&key) {
-            self.cfq.busy_rr.retain(|&x| x != key);
-            self.cfq.rr.push_back(key);
+            self.cfq2620_resort_rr_list(key);
         }
     }
 }
@@ -530,156 +674,5 @@ fn cfq2620_choose_req(sorted: &SortedMap<(u64, ReqId), ()>, last: u64) -> Option
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::calib::CFQ_SLICE_IDLE_NS;
-
-    #[test]
-    fn cfq_serves_one_process_for_a_slice_and_idles_for_its_next_request() {
-        let mut e = Elevator::new(ElevatorKind::Cfq);
-        let (a, b) = (Owner { id: 1, sync: true }, Owner { id: 2, sync: true });
-        let ms = |n: u64| SimTime(n * 1_000_000);
-        // Interleaved arrivals of two sequential readers far apart on the disk.
-        e.add(ReqId(1), false, 0, 8, ms(0), a);
-        e.add(ReqId(2), false, 900_000, 900_008, ms(0), b);
-        e.add(ReqId(3), false, 8, 16, ms(0), a);
-        e.add(ReqId(4), false, 900_008, 900_016, ms(0), b);
-        // a's slice: its requests in sector order; b waits although the device has room.
-        for want in [1, 3] {
-            assert_eq!(e.next(ms(0)), Some(ReqId(want)));
-            e.dispatched(ReqId(want));
-        }
-        assert_eq!(e.next(ms(0)), None, "a still has requests in flight: cfq waits for a");
-        e.completed(a, ms(1));
-        e.completed(a, ms(1));
-        // a ran dry: cfq idles slice_idle for a's next request instead of seeking to b.
-        assert_eq!(e.next(ms(1)), None);
-        assert_eq!(e.idle_until(), Some(ms(1) + CFQ_SLICE_IDLE_NS));
-        // a comes back within the window and is served at once.
-        e.add(ReqId(5), false, 16, 24, ms(3), a);
-        assert_eq!(e.next(ms(3)), Some(ReqId(5)));
-        e.dispatched(ReqId(5));
-        e.completed(a, ms(4));
-        // This time a does not come back: when the window closes, b gets its slice.
-        assert_eq!(e.next(ms(4)), None);
-        let until = e.idle_until().unwrap();
-        assert_eq!(e.next(until), Some(ReqId(2)));
-    }
-
-    #[test]
-    fn cfq_takes_one_expired_request_a_slice_and_then_serves_in_sector_order() {
-        let mut e = Elevator::new(ElevatorKind::Cfq);
-        let a = Owner { id: 1, sync: true };
-        let ms = |n: u64| SimTime(n * 1_000_000);
-        // A deep queue of random reads, queued at t = 0 in this order of sectors.
-        let sectors = [500_000u64, 100_000, 900_000, 300_000, 700_000];
-        for (i, &s) in sectors.iter().enumerate() {
-            e.add(ReqId(i as u32 + 1), false, s, s + 8, ms(0), a);
-        }
-        // Later than fifo_expire_sync (125 ms), but inside a fresh slice: every one has expired.
-        let now = ms(200);
-        let mut order = Vec::new();
-        for _ in 0..sectors.len() {
-            let rq = e.next(now).expect("a request");
-            e.dispatched(rq);
-            order.push(rq.0);
-        }
-        // cfq_check_fifo once: the oldest; then on in sector order from it, wrapping around
-        // (not the FIFO's arrival order, which every expired head would give).
-        assert_eq!(order, vec![1, 5, 3, 2, 4]);
-    }
-
-    #[test]
-    fn cfq_spends_its_fifo_look_on_a_dispatch_and_a_lone_queue_looks_again_each_slice() {
-        let mut e = Elevator::new(ElevatorKind::Cfq);
-        let a = Owner { id: 1, sync: true };
-        let ms = |n: u64| SimTime(n * 1_000_000);
-        for (i, s) in [500_000u64, 100_000, 900_000, 300_000, 700_000, 200_000].into_iter().enumerate() {
-            e.add(ReqId(i as u32 + 1), false, s, s + 8, ms(0), a);
-        }
-        // Picks the driver does not take (its tags full) spend nothing: the oldest, again.
-        assert_eq!(e.next(ms(200)), Some(ReqId(1)));
-        assert_eq!(e.next(ms(201)), Some(ReqId(1)));
-        e.dispatched(ReqId(1));
-        // Then sector order on from 500 000.
-        assert_eq!(e.next(ms(201)), Some(ReqId(5)));
-        e.dispatched(ReqId(5));
-        // Alone on the device, the queue's slice (slice_sync, 100 ms) runs out and the next
-        // one looks at the FIFO again: the oldest left (2, at 100 000), not the next on (3).
-        let later = ms(200) + crate::calib::CFQ_SLICE_SYNC_NS + 1;
-        assert_eq!(e.next(later), Some(ReqId(2)));
-    }
-
-    /// Runs the elevator as a driver with one slot would: takes what `next` gives, completes it
-    /// at once, and waits out cfq's idle windows. Returns the requests in dispatch order.
-    fn drain(e: &mut Elevator, owners: &[(ReqId, Owner)], now: &mut SimTime) -> Vec<ReqId> {
-        let mut order = Vec::new();
-        loop {
-            let Some(rq) = e.next(*now) else {
-                match e.idle_until() {
-                    Some(t) if t > *now => {
-                        *now = t;
-                        continue;
-                    }
-                    _ => break,
-                }
-            };
-            e.dispatched(rq);
-            let owner = owners.iter().find(|(r, _)| *r == rq).expect("an owner").1;
-            *now = *now + 100_000;
-            e.completed(owner, *now);
-            order.push(rq);
-        }
-        order
-    }
-
-    #[test]
-    fn cfq_2620_readers_that_think_long_lose_the_idle_window_and_share_one_sorted_dispatch_list() {
-        let mut e = Elevator::new(ElevatorKind::Cfq);
-        e.set_cfq_2620(true);
-        let ms = |n: u64| SimTime(n * 1_000_000);
-        let readers = [Owner { id: 1, sync: true }, Owner { id: 2, sync: true }, Owner { id: 3, sync: true }];
-        let base = [1_000u64, 400_000, 600_000];
-        let mut owners = Vec::new();
-        let mut now = ms(0);
-        let mut id = 0;
-        // Each reader reads one request every 50 ms: a new queue idles for its process first
-        // (cfq_get_queue marks idle_window), so the first rounds wait out slice_idle.
-        let mut idled = false;
-        for round in 0..4u64 {
-            now = now.max(ms(50 * round));
-            for (r, &o) in readers.iter().enumerate() {
-                let s = base[r] + 8 * round;
-                e.add(ReqId(id), false, s, s + 8, now, o);
-                owners.push((ReqId(id), o));
-                id += 1;
-            }
-            let t0 = now;
-            drain(&mut e, &owners, &mut now);
-            idled |= now - t0 >= CFQ_SLICE_IDLE_NS;
-        }
-        assert!(idled, "young queues idle for their process's next request");
-        // Three samples of a think time capped at 16 ms: no idle window any more. All three
-        // queues go onto the dispatch list at once, in one-way order from where the last
-        // request ended (600_032): 600_032 on up first, then round from the lowest.
-        now = ms(500);
-        let mut batch = Vec::new();
-        for (r, &o) in readers.iter().enumerate() {
-            for k in 0..2u64 {
-                let s = base[r] + 32 + 8 * k;
-                e.add(ReqId(id), false, s, s + 8, now, o);
-                owners.push((ReqId(id), o));
-                batch.push((s, ReqId(id)));
-                id += 1;
-            }
-        }
-        let first = e.next(now);
-        assert_eq!(e.dispatch_list.len(), 6, "every queue's quantum is on the dispatch list");
-        assert_eq!(e.idle_until(), None);
-        let order = drain(&mut e, &owners, &mut now);
-        assert_eq!(first, order.first().copied());
-        let by_sector: Vec<ReqId> = [4, 5, 0, 1, 2, 3].iter().map(|&i| batch[i].1).collect();
-        assert_eq!(order, by_sector);
-        assert!(now < ms(501), "no idling between the readers: {now:?}");
-    }
-}
+#[path = "cfq_tests.rs"]
+mod tests;

@@ -67,7 +67,7 @@ mod tests {
     use super::*;
     use crate::block::{Elevator, ElevatorKind, Owner};
 
-    const O: Owner = Owner { id: 1, sync: true };
+    const O: Owner = Owner { id: 1, sync: true, ioprio: crate::fs::ioprio::IoPrio::NORM };
 
     #[test]
     fn deadline_dispatches_in_sector_order_prefers_reads_and_honours_expiry() {

@@ -25,6 +25,7 @@ pub enum ElevatorKind {
 pub struct Owner {
     pub id: u32,
     pub sync: bool,
+    pub ioprio: crate::fs::ioprio::IoPrio,
 }
 
 /// The elevators' sysfs tunables (`/sys/block/sdX/queue/iosched/`): cfq's and deadline's,
@@ -483,7 +484,7 @@ pub fn elevator_kind(s: crate::scenario::Scheduler) -> ElevatorKind {
 mod tests {
     use super::*;
 
-    const O: Owner = Owner { id: 1, sync: true };
+    const O: Owner = Owner { id: 1, sync: true, ioprio: crate::fs::ioprio::IoPrio::NORM };
 
     #[test]
     fn the_fifo_keeps_arrival_order_and_stays_bounded_when_taken_from_the_middle() {

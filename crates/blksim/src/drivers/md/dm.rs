@@ -65,7 +65,7 @@ impl Sim {
     pub(crate) fn insert_clone(&mut self, rq: ReqId, path: DevId, tag: Option<u16>, hctx: u16, by: ThreadId) -> ReqId {
         let now = self.now();
         let r = self.reqs.get(rq.0);
-        let (write, sector, bytes, submitter, nbios, sync) = (r.write, r.sector, r.bytes, r.submitter, r.nr_bios, r.sync);
+        let (write, sector, bytes, submitter, nbios, sync, ioprio) = (r.write, r.sector, r.bytes, r.submitter, r.nr_bios, r.sync, r.ioprio);
         // `__blk_rq_prep_clone` (2.6.31+): `dst->cpu = src->cpu`, so the clone completes where
         // rq_affinity places the original's submitter. Over blk-mq (4.0) the completion CPU is
         // the clone's software queue's, not this.
@@ -83,6 +83,7 @@ impl Sim {
             hctx,
             submitter,
             sync,
+            ioprio,
             clone_of: Some(rq),
             nr_clone_bios: nbios,
             host_freed: false,
@@ -237,6 +238,7 @@ mod tests {
             hctx: 0,
             submitter: ThreadId(0),
             sync: true,
+            ioprio: crate::fs::ioprio::IoPrio::NORM,
             clone_of: None,
             nr_clone_bios: 0,
             host_freed: false,

@@ -78,6 +78,7 @@ impl Sim {
                 hctx: h,
                 submitter: tid,
                 sync: true,
+                ioprio: self.threads[tid.0 as usize].ioprio,
                 clone_of: None,
                 nr_clone_bios: 0,
                 host_freed: false,
