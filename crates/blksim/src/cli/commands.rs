@@ -296,8 +296,36 @@ fn cmd_compare(a: &Args) -> Result<String, CliError> {
             r.completion_s.map_or("-".into(), |c| format!("{c:.3}"))
         );
     }
+    s.push_str(&compare_jobs_text(&reports));
     gaps_note(&mut s, &reports[0].model_gaps);
     Ok(s)
+}
+
+/// With several fio jobs, each variant's jobs side by side: fio's `bw` (KiB/s) and the 99th
+/// percentile of completion latency, read and write ("-" where a job did none).
+fn compare_jobs_text(reports: &[RunReport]) -> String {
+    let mut s = String::new();
+    if reports.iter().all(|r| r.jobs.len() < 2) {
+        return s;
+    }
+    let w = reports.iter().map(|r| r.variant.chars().count()).max().unwrap_or(0).max(12);
+    let jw = reports.iter().flat_map(|r| &r.jobs).map(|j| j.jobname.chars().count()).max().unwrap_or(0).max(3);
+    let _ = writeln!(s, "\neach job (fio's jobs: bw in KiB/s, clat p99 in ms)");
+    let _ = writeln!(s, "{:<w$} {:<jw$} {:>10} {:>10} {:>10} {:>10}", "variant", "job", "read bw", "read p99", "write bw", "write p99");
+    let fig = |d: &crate::tools::fio_report::DdirReport| -> (String, String) {
+        if d.total_ios == 0 {
+            return ("-".into(), "-".into());
+        }
+        let p99 = d.clat_ns.percentile.get("99.000000").copied().unwrap_or(0);
+        (d.bw.to_string(), format!("{:.2}", p99 as f64 / 1e6))
+    };
+    for r in reports {
+        for j in &r.jobs {
+            let ((rb, rp), (wb, wp)) = (fig(&j.read), fig(&j.write));
+            let _ = writeln!(s, "{:<w$} {:<jw$} {rb:>10} {rp:>10} {wb:>10} {wp:>10}", r.variant, j.jobname);
+        }
+    }
+    s
 }
 
 fn cmd_link(a: &Args) -> Result<String, CliError> {

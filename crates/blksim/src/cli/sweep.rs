@@ -45,6 +45,38 @@ fn jobs_json(runs: &[SeedFigures]) -> serde_json::Value {
     json!(jobs)
 }
 
+/// With several fio jobs, each job's `bw` and `iops` over the seeds, a line per direction it
+/// did I/O in (as `jobs_json`, in fio's units).
+fn jobs_text(runs: &[SeedFigures]) -> String {
+    let n = runs.iter().map(|r| r.jobs.len()).min().unwrap_or(0);
+    let mut s = String::new();
+    if n < 2 {
+        return s;
+    }
+    let w = (0..n).map(|i| runs[0].jobs[i].0.chars().count()).max().unwrap_or(0);
+    for i in 0..n {
+        for (d, dir) in ["read", "write"].into_iter().enumerate() {
+            let mut bw: Vec<f64> = runs.iter().map(|r| r.jobs[i].1[d] as f64).collect();
+            if bw.iter().all(|&x| x == 0.0) {
+                continue;
+            }
+            bw.sort_by(f64::total_cmp);
+            let mut iops: Vec<f64> = runs.iter().map(|r| r.jobs[i].2[d]).collect();
+            iops.sort_by(f64::total_cmp);
+            let _ = writeln!(
+                s,
+                "job {:<w$} {dir:<5}  bw p50 {:.0} KiB/s (min {:.0}, max {:.0})  iops p50 {:.0}",
+                runs[0].jobs[i].0,
+                quantile(&bw, 0.5),
+                bw[0],
+                bw[bw.len() - 1],
+                quantile(&iops, 0.5)
+            );
+        }
+    }
+    s
+}
+
 fn quantile(sorted: &[f64], q: f64) -> f64 {
     crate::tools::stats::nearest_rank_index(sorted.len(), q).map_or(f64::NAN, |i| sorted[i])
 }
@@ -197,6 +229,7 @@ impl<'a> Sweep<'a> {
                 .collect();
             let _ = writeln!(s, "slowest seeds {}", named.join(", "));
         }
+        s.push_str(&jobs_text(self.runs));
         if let Some((b, counts)) = &self.hist {
             let values = self.hist_values();
             let (of, lo, hi) = (self.hist_of, values[0], values[values.len() - 1]);

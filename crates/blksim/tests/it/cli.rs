@@ -254,6 +254,23 @@ fn compare_runs_every_variant_and_link_prints_the_fragment() {
     for r in &rows[1..] {
         assert_eq!(r.chars().count(), rows[0].chars().count(), "misaligned row {r:?}\n{out}");
     }
+    // A lesson of two fio jobs: each variant's jobs, each from its own I/Os (the writer
+    // writes only, the reader reads only), with fio's bw and the p99 of clat.
+    let (code, out, err) = blksim(&["compare", "writer-starves-reader", "--duration", "2"]);
+    assert_eq!(code, 0, "{err}");
+    let block: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("each job")).skip(2).take_while(|l| !l.is_empty()).collect();
+    assert_eq!(block.len(), 5 * 2, "a row per variant and job\n{out}");
+    for r in &block {
+        let f: Vec<&str> = r.split_whitespace().collect();
+        let (job, rd, wr) = (f[f.len() - 5], &f[f.len() - 4..f.len() - 2], &f[f.len() - 2..]);
+        let (did, none) = if job == "reader" { (rd, wr) } else { (wr, rd) };
+        assert!(none == ["-", "-"] && did.iter().all(|x| x.parse::<f64>().is_ok_and(|x| x > 0.0)), "{r}");
+    }
+    // sweep: each job's bw and iops over the seeds, a line per direction it did I/O in.
+    let (code, out, err) = blksim(&["sweep", "writer-starves-reader", "--variant", "cfq", "--seeds", "2", "--duration", "1"]);
+    assert_eq!(code, 0, "{err}");
+    let jobs: Vec<&str> = out.lines().filter(|l| l.starts_with("job ")).collect();
+    assert!(jobs.len() == 2 && jobs[0].contains("writer write") && jobs[1].contains("reader read"), "{out}");
     let (code, out, _) = blksim(&["link", "dm-sg-lists", "--variant", "workaround", "--set", "dm.max_sectors_kb=96", "--seed", "9"]);
     assert_eq!(code, 0);
     assert_eq!(out.trim(), "#/lesson/dm-sg-lists?v=1&variant=workaround&dm.max_sectors_kb=96&seed=9");
