@@ -22,6 +22,10 @@ pub struct CountersProps {
     /// (readahead, writeback), so both are shown, always, whatever this second's values.
     #[prop_or(false)]
     pub page_cache: bool,
+    /// A job writes through the page cache: its write() returns at memory speed, so the disks'
+    /// MB/s leads the big numbers (the jobs' follows).
+    #[prop_or(false)]
+    pub buffered_writes: bool,
     /// How many iostat rows to show (busiest first).
     #[prop_or(12)]
     pub max_devices: usize,
@@ -278,6 +282,7 @@ fn waiting(p: &CountersProps) -> Html {
 /// and fairness, with B's and the ratio in the A/B view. `cmp`: which run is not a current
 /// second, where the spans differ.
 fn big_numbers(p: &CountersProps, iv: &IntervalReport, b: Option<&IntervalReport>, cmp: Option<&str>) -> Html {
+    let disks = || big("disks", "to/from the disks", disks_mb_s(iv), b.map(|b| (disks_mb_s(b), cmp)), format::throughput);
     html! {
         <div class="big">
             if let Some(done) = p.done_s.filter(|_| p.whole) {
@@ -292,11 +297,14 @@ fn big_numbers(p: &CountersProps, iv: &IntervalReport, b: Option<&IntervalReport
                     |s| if s.is_nan() { "–".to_string() } else { format::sim_time((s * 1e9).round() as u64) },
                 ) }
             }
+            if p.buffered_writes {
+                { disks() }
+            }
             { big("throughput", "throughput (the jobs')", iv.throughput_mb_s, b.map(|b| (b.throughput_mb_s, cmp)), format::throughput) }
             // Buffered I/O: what the jobs see and what reaches the disks differ (page cache,
             // readahead, writeback after the last write()); show both when they do.
-            if p.page_cache {
-                { big("disks", "to/from the disks", disks_mb_s(iv), b.map(|b| (disks_mb_s(b), cmp)), format::throughput) }
+            if p.page_cache && !p.buffered_writes {
+                { disks() }
             }
             { big("iops", "IOPS (the jobs')", iv.iops, b.map(|b| (b.iops, cmp)), format::rate) }
             { big("cs", "context switches /s", iv.cs_per_s, b.map(|b| (b.cs_per_s, cmp)), format::rate) }

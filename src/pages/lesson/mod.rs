@@ -416,7 +416,8 @@ fn counters(p: &Parts) -> Html {
             iostat_rows={p.cur_step().map(|st| st.iostat_rows).unwrap_or_default()}
             iostat_cols={p.ui.presenter.then(|| p.iostat_cols())}
             max_devices={if p.ui.presenter { 4 } else { 12 }}
-            page_cache={!d.shown.scenario.workload.direct || s.b.as_ref().is_some_and(|b| !b.shown.scenario.workload.direct)} />
+            page_cache={!d.shown.scenario.workload.direct || s.b.as_ref().is_some_and(|b| !b.shown.scenario.workload.direct)}
+            buffered_writes={writes_buffered(&d.shown.scenario) || s.b.as_ref().is_some_and(|b| writes_buffered(&b.shown.scenario))} />
     }
 }
 
@@ -473,4 +474,10 @@ fn tab_body(p: &Parts, on_knob: Callback<(String, String)>) -> Html {
             }
         </div>
     }
+}
+
+/// A job writes through the page cache: the jobs' MB/s is then the page cache's, and what the
+/// disks take is the figure that shows the stack.
+fn writes_buffered(s: &blksim::scenario::Scenario) -> bool {
+    s.all_jobs().any(|w| !w.direct && (w.rw.is_write() || w.rw.is_mixed()))
 }
