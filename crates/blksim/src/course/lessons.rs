@@ -160,16 +160,17 @@ pub fn all() -> Vec<Lesson> {
     static PARSED: std::sync::OnceLock<Vec<Lesson>> = std::sync::OnceLock::new();
     PARSED
         .get_or_init(|| {
-            let raw: Vec<serde_json::Value> =
-                serde_json::from_str(LESSONS_JSON).unwrap_or_else(|e| panic!("lessons/*.md front matter: {e}"));
-            raw.into_iter()
-                .map(|v| {
-                    let mut l: Lesson = serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("lessons/*.md front matter: {e}"));
-                    // The knobs its front matter sets are its own: its `kernel` sets the rest.
-                    crate::scenario::era::mark_present(&mut l.scenario, &v["scenario"]);
-                    l
-                })
-                .collect()
+            // Read straight from the text (not through `serde_json::Value`, whose own copy of
+            // every lesson type's deserializer the page would download), and once more as
+            // values for which knobs each front matter names.
+            let fail = |e: serde_json::Error| -> ! { panic!("lessons/*.md front matter: {e}") };
+            let mut lessons: Vec<Lesson> = serde_json::from_str(LESSONS_JSON).unwrap_or_else(|e| fail(e));
+            let raw: Vec<serde_json::Value> = serde_json::from_str(LESSONS_JSON).unwrap_or_else(|e| fail(e));
+            for (l, v) in lessons.iter_mut().zip(&raw) {
+                // The knobs its front matter sets are its own: its `kernel` sets the rest.
+                crate::scenario::era::mark_present(&mut l.scenario, &v["scenario"]);
+            }
+            lessons
         })
         .clone()
 }
