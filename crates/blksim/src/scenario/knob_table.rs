@@ -684,7 +684,7 @@ pub const CPU_WAKE_IDLE: KnobSpec = KnobSpec {
 pub const KERNEL: KnobSpec = KnobSpec {
     key: "kernel",
     kind: KnobKind::Kernel,
-    help: "the kernel whose rules the era knobs follow (era.rs: the elevator and its tunables, plugging, readahead, writeback, dirty ratios, the CPU scheduler, dm, SCSI); a knob set explicitly keeps its value; none: each knob's own default",
+    help: "the kernel whose rules the era knobs follow (era.rs: the elevator and its tunables, plugging, readahead, writeback, dirty ratios, the CPU scheduler, dm, SCSI, blk-mq); a knob set explicitly keeps its value; from 5.0 noop, deadline and cfq are refused (the legacy path is gone); none: each knob's own default",
     live: Live::Restart,
     access: Access { path: &[stringify!(kernel)], get: |s| Value::Text(s.kernel.clone().unwrap_or_else(|| "none".into())), set: era::set_kernel },
     applies: validate::anywhere,
