@@ -186,6 +186,11 @@ pub const ERA: &[EraRule] = &[
         source: "v4.0:block/blk-mq.c (no run after the splice onto hctx->dispatch); 9ba52e5812e5 (v4.1) runs it; from 4.15 on blk_mq.dispatch=5.0 has no splice of its own",
     },
     EraRule {
+        knob: &k::BLK_MQ_DISPATCH,
+        steps: &[("2.6.2", "4.0"), ("4.15", "5.0")],
+        source: "v4.0:block/blk-mq.c; v5.8:block/blk-mq-sched.c (blk_mq_do_dispatch_sched: has_work, the budget, dispatch_request; BLK_MQ_BUDGET_DELAY), v5.10:block/mq-deadline.c, v5.10:block/elevator.c; the budget (.get_budget/.put_budget) came in 4.15 by its commits, the boundary placed there; 4.1-4.14 taken as 4.0's (4.11-4.14's scheduler framework without a budget is not modelled; INFERRED)",
+    },
+    EraRule {
         knob: &k::DM_PARTIAL_COMPLETION,
         steps: &[("2.6.2", "true"), ("4.13", "false")],
         source: "v2.6.32, v4.0:drivers/md/dm.c (end_clone_bio updates the original per clone bio); a 4.13-4.20 drivers/md/dm-rq.c (blk_status_t and the dm_old_ paths; read without its tag) adds up tio->completed and updates the original once, at the last clone bio; 4.1-4.12 not read, taken as 4.0's (INFERRED)",

@@ -396,7 +396,7 @@ pub(super) fn deadline_tunable(s: &Scenario) -> Result<(), String> {
     match s.queue.scheduler {
         Scheduler::Deadline => Ok(()),
         // dm's own (legacy) queue runs deadline for mq-deadline; blk-mq disks run no elevator.
-        Scheduler::MqDeadline if s.stack == StackKind::Dm => Ok(()),
+        Scheduler::MqDeadline if s.stack == StackKind::Dm || s.blk_mq.dispatch == MqDispatch::V5_0 => Ok(()),
         Scheduler::MqDeadline => Err(format!("a deadline tunable, and {MQ_NOTE} dispatch without an elevator (mq-deadline runs as none); it acts with queue.scheduler=deadline")),
         _ => Err(format!("a deadline tunable, and queue/iosched/ holds only the elevator's own files; queue.scheduler is {}", scheduler_name(s))),
     }
