@@ -156,7 +156,9 @@ impl Sim {
         }
         let cpu = self.threads[tid].home;
         let hctx = self.mq(dev).hctx_of(cpu);
-        match self.bt_get(dev, hctx, tid) {
+        let got =
+            if self.devs[dev].queue.mq_sched.is_some() { self.blk_mq_get_request(dev, hctx, tid) } else { self.bt_get(dev, hctx, tid) };
+        match got {
             Some(t) => Ok((Some(t), hctx)),
             None => {
                 self.emit(dev, Action::S, bio.write, bio.sector, bio.bytes, tid, bio_id.0, 0);
@@ -208,7 +210,10 @@ impl Sim {
         let sector_end = bio.sector + bio.bytes as u64 / 512;
         self.charge(ADD_REQUEST_NS);
         let r = self.reqs.get(rq.0);
-        if r.tag.is_some() {
+        if self.devs[dev].queue.mq_sched.is_some() {
+            self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
+            self.blk_mq_sched_insert_request(dev, rq);
+        } else if self.devs[dev].queue.mq.is_some() {
             // blk_mq_make_request (4.0), a sync request over several hardware queues: no plug;
             // insert and run the queue from this CPU.
             let hctx = r.hctx;

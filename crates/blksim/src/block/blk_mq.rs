@@ -178,6 +178,9 @@ impl Sim {
     /// the queue (`MQ_SPLICE_NS`; longer if a completion interrupt runs on this CPU meanwhile,
     /// see `mq_splice_due`).
     pub(crate) fn blk_mq_dispatch(&mut self, dev: DevId, h: u16) {
+        if self.devs[dev].queue.mq_sched.is_some() {
+            return self.blk_mq_sched_dispatch_requests(dev, h);
+        }
         let q = &mut self.mq_mut(dev).hctx[h as usize];
         if q.stopped {
             return;
@@ -270,6 +273,11 @@ impl Sim {
             }
             Fired::Due(_) => {}
         }
+        if self.devs[dev].queue.mq_sched.is_some() {
+            // 5.x: the delayed run_work runs the queue whatever its state.
+            return self.blk_mq_run_hw_queue(dev, h, true);
+        }
+        let q = &mut self.mq_mut(dev).hctx[h as usize];
         if q.stopped {
             q.stopped = false;
             self.blk_mq_run_hw_queue(dev, h, true);

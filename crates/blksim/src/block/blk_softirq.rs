@@ -78,6 +78,9 @@ impl Sim {
             for w in q.wait.tag_freed() {
                 self.wake(w, Step::RetryTag);
             }
+            if self.devs[di].queue.mq_sched.is_some() {
+                self.blk_mq_sched_free_request(dev, rq, r.hctx);
+            }
         } else {
             self.devs[di].queue.tags.put(tag);
         }

@@ -84,6 +84,11 @@ impl Sim {
         if crate::block::is_mq(scheduler) != crate::block::is_mq(self.cfg.scenario.queue.scheduler) {
             return false;
         }
+        // 5.x's elevator_switch freezes and quiesces the queue and gives it new scheduler
+        // tags: the run restarts with the new elevator.
+        if self.devs.iter().any(|d| d.queue.mq_sched.is_some()) {
+            return false;
+        }
         for d in &mut self.devs {
             d.queue.elevator.set_kind(crate::block::elevator_kind(scheduler));
         }

@@ -67,6 +67,8 @@ pub struct RequestQueue {
     /// blk-mq (`none`, `mq-deadline`): a request is a tag, allocated at submission; who waits
     /// for one sleeps in `bt_get` by these rules. None: the legacy request pool.
     pub mq: Option<crate::block::blk_mq::BlkMq>,
+    /// blk-mq's 5.x scheduling (`blk_mq.dispatch = 5.0`): scheduler tags, software queues.
+    pub mq_sched: Option<crate::block::blk_mq_sched::MqSched>,
     /// `QUEUE_FLAG_PLUGGED` (queue plugging, `queue.plugging = 2.6.20`): the request_fn is not
     /// run until the queue is unplugged.
     pub plugged: bool,
@@ -135,6 +137,7 @@ impl RequestQueue {
             },
             tags: TagMap::new(depth),
             mq: None,
+            mq_sched: None,
             plugged: false,
             unplug_timer: Default::default(),
             delay_work: Default::default(),

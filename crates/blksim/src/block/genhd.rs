@@ -57,6 +57,7 @@ impl BlockDev {
             queue: RequestQueue {
                 mq: is_mq(s.queue.scheduler)
                     .then(|| crate::block::blk_mq::BlkMq::new(s.host.nr_hw_queues, s.host.can_queue, s.queue.depth, s.cpu.cores)),
+                mq_sched: crate::block::blk_mq_sched::mq_sched_for(s),
                 ..RequestQueue::new(s, s.disk.max_sectors_kb, tag_depth(s))
             },
             stats: DiskStats::default(),

@@ -7,6 +7,7 @@ pub mod bio;
 pub mod blk_core;
 pub mod blk_merge;
 pub mod blk_mq;
+pub mod blk_mq_sched;
 pub mod blk_mq_tag;
 pub mod blk_softirq;
 pub mod blk_sysfs;

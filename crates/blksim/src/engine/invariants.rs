@@ -62,6 +62,9 @@ impl Sim {
 
     /// The request pools, tags and blk-mq hardware queues within their limits.
     fn check_queues(&self) {
+        for i in 0..self.devs.len() {
+            self.check_mq_sched(DevId(i as _));
+        }
         for d in &self.devs {
             let q = &d.queue;
             for dir in 0..2 {

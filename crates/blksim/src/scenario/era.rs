@@ -17,10 +17,10 @@ use std::collections::BTreeMap;
 
 /// The oldest and newest kernels the table stands for.
 pub const OLDEST: &str = "2.6.2";
-pub const NEWEST: &str = "4.0";
+pub const NEWEST: &str = "6.6";
 
 /// What `kernel` takes, for messages, `blksim knobs` and `run --help`.
-pub const ALLOWED: &str = "a kernel version from 2.6.2 to 4.0 (2.6.N, an -rcN of it such as 2.6.39-rc4, 3.N, 4.0; a stable release's fourth number, 2.6.32.69, is read as its base), or none";
+pub const ALLOWED: &str = "a kernel version from 2.6.2 to 6.6 (2.6.N, an -rcN of it such as 2.6.39-rc4, 3.N, 4.N, 5.N, 6.N; a stable release's last number, 2.6.32.69 or 5.10.180, is read as its base), or none";
 
 /// A kernel release: 2.6.20 is (2, 6, 20), 3.10 is (3, 10, 0); an -rc sorts before its release.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -33,8 +33,8 @@ pub struct KernelVersion {
 }
 
 impl KernelVersion {
-    /// Parses `2.6.20`, `2.6.39-rc4`, `3.10`, `4.0`, `2.6.32.69`, `v3.2`; None outside the
-    /// table's range or malformed.
+    /// Parses `2.6.20`, `2.6.39-rc4`, `3.10`, `4.19`, `5.10.180`, `6.6`, `2.6.32.69`, `v3.2`;
+    /// None outside the table's range or malformed.
     pub fn parse(text: &str) -> Option<KernelVersion> {
         let t = text.trim();
         let t = t.strip_prefix('v').unwrap_or(t);
@@ -46,17 +46,18 @@ impl KernelVersion {
         let v = match nums.as_slice() {
             // 2.6.N, and a stable 2.6.N.M read as 2.6.N (no -rc of a stable release).
             [2, 6, sub] | [2, 6, sub, _] if rc == u8::MAX || nums.len() == 3 => KernelVersion { major: 2, minor: 6, sub: *sub, rc },
-            // 3.N and 4.0, and their stable releases 3.N.M.
-            [major @ 3..=4, minor] | [major @ 3..=4, minor, _] if rc == u8::MAX || nums.len() == 2 => {
+            // 3.N to 6.N, and their stable releases 3.N.M.
+            [major @ 3..=6, minor] | [major @ 3..=6, minor, _] if rc == u8::MAX || nums.len() == 2 => {
                 KernelVersion { major: *major, minor: *minor, sub: 0, rc }
             }
             _ => return None,
         };
         let in_range = |v: KernelVersion| (at(OLDEST)..=at(NEWEST)).contains(&v);
-        // 3.0 to 3.19 exist; 2.6.40 did not (it became 3.0).
+        // 3.0 to 3.19, 4.0 to 4.20 and 5.0 to 5.19 exist; 2.6.40 did not (it became 3.0).
         let exists = match v.major {
             2 => v.sub <= 39,
-            3 => v.minor <= 19,
+            3 | 5 => v.minor <= 19,
+            4 => v.minor <= 20,
             _ => true,
         };
         (exists && in_range(v)).then_some(v)
@@ -115,14 +116,18 @@ impl EraRule {
 }
 
 /// Every rule that changed between the kernels the table covers, with the versions each value
-/// stands for. docs/model.md ("Kernel eras") says the same in prose.
+/// stands for. docs/model.md ("Kernel eras") says the same in prose. A rule whose source
+/// names no release after 4.0 keeps its 4.0 value to `NEWEST`, not read there (INFERRED);
+/// cfq's rules and tunables stop mattering at 5.0, which refuses cfq.
 pub const ERA: &[EraRule] = &[
     EraRule {
         knob: &k::QUEUE_SCHEDULER,
         // The Kconfig default: anticipatory until 2.6.17, which the model lacks (deadline, which
-        // it extends by the anticipation, is the nearest); cfq from 2.6.18.
-        steps: &[("2.6.2", "deadline"), ("2.6.18", "cfq")],
-        source: "v2.6.11:drivers/block/Kconfig.iosched (anticipatory the default); v2.6.20, v2.6.29, v2.6.32, v2.6.34, v4.0:block/Kconfig.iosched (DEFAULT_CFQ); 2.6.18 by the commit making cfq the default (INFERRED between 2.6.11 and 2.6.20)",
+        // it extends by the anticipation, is the nearest); cfq from 2.6.18. 5.0 removes the
+        // legacy request path and its elevators; a blk-mq queue with one hardware queue then
+        // gets mq-deadline (`elevator_get_default`), one with several gets none (`apply`).
+        steps: &[("2.6.2", "deadline"), ("2.6.18", "cfq"), ("5.0", "mq-deadline")],
+        source: "v2.6.11:drivers/block/Kconfig.iosched (anticipatory the default); v2.6.20, v2.6.29, v2.6.32, v2.6.34, v4.0:block/Kconfig.iosched (DEFAULT_CFQ); 2.6.18 by the commit making cfq the default (INFERRED between 2.6.11 and 2.6.20); v5.8:block/blk-mq-sched.c and v5.10:block/elevator.c (elevator_get_default: mq-deadline if nr_hw_queues is 1, else none; no legacy elevators); 5.0, the release that removed the legacy path, by its commits; 4.1-4.20 taken as 4.0's cfq (scsi-mq's default in 4.19-4.20 not read)",
     },
     EraRule {
         knob: &k::QUEUE_PLUGGING,
@@ -171,31 +176,40 @@ pub const ERA: &[EraRule] = &[
         steps: &[("2.6.2", "250")],
         source: "v2.6.20 to v4.0:block/cfq-iosched.c (cfq_fifo_expire[0], HZ/4)",
     },
-    EraRule { knob: &k::IOSCHED_FIFO_BATCH, steps: &[("2.6.2", "16")], source: "v2.6.20, v2.6.29, v2.6.32, v4.0:block/deadline-iosched.c" },
-    EraRule { knob: &k::IOSCHED_READ_EXPIRE, steps: &[("2.6.2", "500")], source: "v2.6.20 to v4.0:block/deadline-iosched.c (HZ/2)" },
-    EraRule { knob: &k::IOSCHED_WRITE_EXPIRE, steps: &[("2.6.2", "5000")], source: "v2.6.20 to v4.0:block/deadline-iosched.c (5*HZ)" },
-    EraRule { knob: &k::IOSCHED_WRITES_STARVED, steps: &[("2.6.2", "2")], source: "v2.6.20 to v4.0:block/deadline-iosched.c" },
+    EraRule { knob: &k::IOSCHED_FIFO_BATCH, steps: &[("2.6.2", "16")], source: "v2.6.20, v2.6.29, v2.6.32, v4.0:block/deadline-iosched.c; v5.10:block/mq-deadline.c, the same for mq-deadline" },
+    EraRule { knob: &k::IOSCHED_READ_EXPIRE, steps: &[("2.6.2", "500")], source: "v2.6.20 to v4.0:block/deadline-iosched.c (HZ/2); v5.10:block/mq-deadline.c, the same for mq-deadline" },
+    EraRule { knob: &k::IOSCHED_WRITE_EXPIRE, steps: &[("2.6.2", "5000")], source: "v2.6.20 to v4.0:block/deadline-iosched.c (5*HZ); v5.10:block/mq-deadline.c, the same for mq-deadline" },
+    EraRule { knob: &k::IOSCHED_WRITES_STARVED, steps: &[("2.6.2", "2")], source: "v2.6.20 to v4.0:block/deadline-iosched.c; v5.10:block/mq-deadline.c, the same for mq-deadline" },
     EraRule {
         knob: &k::BLK_MQ_RERUN_AFTER_SPLICE,
-        steps: &[("2.6.2", "false")],
-        source: "v4.0:block/blk-mq.c (no run after the splice onto hctx->dispatch; 9ba52e5812e5 is v4.1)",
+        steps: &[("2.6.2", "false"), ("4.1", "true")],
+        source: "v4.0:block/blk-mq.c (no run after the splice onto hctx->dispatch); 9ba52e5812e5 (v4.1) runs it; from 4.15 on blk_mq.dispatch=5.0 has no splice of its own",
+    },
+    EraRule {
+        knob: &k::BLK_MQ_DISPATCH,
+        steps: &[("2.6.2", "4.0"), ("4.15", "5.0")],
+        source: "v4.0:block/blk-mq.c; v5.8:block/blk-mq-sched.c (blk_mq_do_dispatch_sched: has_work, the budget, dispatch_request; BLK_MQ_BUDGET_DELAY), v5.10:block/mq-deadline.c, v5.10:block/elevator.c; the budget (.get_budget/.put_budget) came in 4.15 by its commits, the boundary placed there; 4.1-4.14 taken as 4.0's (4.11-4.14's scheduler framework without a budget is not modelled; INFERRED)",
     },
     EraRule {
         knob: &k::DM_PARTIAL_COMPLETION,
-        steps: &[("2.6.2", "true")],
-        source: "v2.6.32, v4.0:drivers/md/dm.c (end_clone_bio updates the original per clone bio; the fix is later than 4.0)",
+        steps: &[("2.6.2", "true"), ("4.13", "false")],
+        source: "v2.6.32, v4.0:drivers/md/dm.c (end_clone_bio updates the original per clone bio); a 4.13-4.20 drivers/md/dm-rq.c (blk_status_t and the dm_old_ paths; read without its tag) adds up tio->completed and updates the original once, at the last clone bio; 4.1-4.12 not read, taken as 4.0's (INFERRED)",
     },
     EraRule {
         knob: &k::DM_CLONE_ALLOC,
-        steps: &[("2.6.2", "mempool"), ("4.0", "sleep")],
-        source: "v2.6.32:drivers/md/dm.c (clones from dm's mempool); v4.0:drivers/md/dm-mpath.c (blk_get_request(..., GFP_KERNEL) on the lower blk-mq queue, e5863d9a)",
+        steps: &[("2.6.2", "mempool"), ("4.0", "sleep"), ("4.1", "nowait")],
+        source: "v2.6.32:drivers/md/dm.c (clones from dm's mempool); v4.0:drivers/md/dm-mpath.c (blk_get_request(..., GFP_KERNEL) on the lower blk-mq queue, e5863d9a); a dm-mpath.c of 4.1-4.5 (set_mapinfo; read without its tag) allocates with GFP_ATOMIC and requeues on failure, as later kernels do with BLK_MQ_REQ_NOWAIT; the 4.1 boundary INFERRED",
     },
     EraRule {
         knob: &k::DM_CONGESTION_CALLOUT,
         steps: &[("2.6.2", "false"), ("2.6.6", "true")],
         source: "2.6.6's queue-congestion-callout and dm_any_congested (2.6.2-2.6.5 dm has none)",
     },
-    EraRule { knob: &k::MD_SPLIT_ALIGNED_READS, steps: &[("2.6.2", "false")], source: "\"md/raid5: split bio for chunk_aligned_read\" is v4.3" },
+    EraRule {
+        knob: &k::MD_SPLIT_ALIGNED_READS,
+        steps: &[("2.6.2", "false"), ("4.3", "true")],
+        source: "\"md/raid5: split bio for chunk_aligned_read\" is v4.3 (by its commit, not read in a tree)",
+    },
     EraRule {
         knob: &k::SCSI_RUN_QUEUE,
         steps: &[("2.6.2", "direct"), ("2.6.39-rc1", "kblockd"), ("2.6.39", "fixed")],
@@ -264,6 +278,7 @@ pub fn table_text() -> String {
         s.push_str(&format!("  {:<30} {}\n", r.knob.key, steps.join(", ")));
     }
     s.push_str("Before 2.6.18 the default elevator is anticipatory, which the model lacks: deadline stands for it.\n");
+    s.push_str("From 5.0 the legacy request path is gone: noop, deadline and cfq are refused; a disk with several hardware queues gets none, not mq-deadline.\n");
     s
 }
 
@@ -273,7 +288,9 @@ pub fn kernel_of(s: &Scenario) -> Option<KernelVersion> {
 }
 
 /// Writes `s.kernel`'s value of every era rule into the knobs not set explicitly. Without a
-/// kernel it does nothing.
+/// kernel it does nothing. From 5.0 a disk with several hardware queues gets none, not
+/// mq-deadline (v5.10:block/elevator.c `elevator_get_default`: `if (q->nr_hw_queues != 1)
+/// return NULL`).
 pub fn apply(s: &mut Scenario) {
     let Some(v) = kernel_of(s) else { return };
     for r in ERA {
@@ -282,6 +299,29 @@ pub fn apply(s: &mut Scenario) {
             (r.knob.access.set)(s, parsed).expect("the era table's values are the knobs' own");
         }
     }
+    let default_elevator = !s.explicit.iter().any(|k| k == k::QUEUE_SCHEDULER.key);
+    if default_elevator && s.queue.scheduler == Scheduler::MqDeadline && s.host.nr_hw_queues > 1 {
+        s.queue.scheduler = Scheduler::None;
+    }
+}
+
+/// The kernels without the legacy request path: 5.0 removed it, and with it noop, deadline and
+/// cfq (v5.10:block/elevator.c has only blk-mq's elevators).
+pub fn lacks_legacy_path(v: KernelVersion) -> bool {
+    v >= at("5.0")
+}
+
+/// A legacy elevator on a kernel without the legacy path: the one-line refusal, naming what
+/// that kernel allows.
+pub fn check_scheduler(s: &Scenario) -> Result<(), String> {
+    let Some(v) = kernel_of(s) else { return Ok(()) };
+    if !lacks_legacy_path(v) || crate::block::is_mq(s.queue.scheduler) {
+        return Ok(());
+    }
+    Err(format!(
+        "{} is the legacy request queue's elevator, which kernel {v} lacks (5.0 removed the legacy path); kernel {v} allows none or mq-deadline (bfq and kyber are not modelled)",
+        super::knobs::enum_name(&s.queue.scheduler)
+    ))
 }
 
 /// `kernel`'s setter: a new kernel's rules, or with `none` the defaults back in every era knob
@@ -344,6 +384,11 @@ pub fn notes(s: &Scenario) -> Vec<String> {
     if let Some((since, what)) = since.filter(|(since, _)| v < at(since)) {
         notes.push(format!("kernel {v} has no {what}, which came in {since}: the run uses it anyway"));
     }
+    if lacks_legacy_path(v) && s.stack == StackKind::Dm {
+        notes.push(format!(
+            "kernel {v}'s request-based dm is blk-mq (5.0 removed the legacy path): the run keeps the model's legacy queue for dm itself"
+        ));
+    }
     notes
 }
 
@@ -360,10 +405,14 @@ mod tests {
             ("3.10", "3.10"),
             ("4.0", "4.0"),
             ("3.2.1", "3.2"),
+            ("4.19", "4.19"),
+            ("v5.10.180", "5.10"),
+            ("5.19", "5.19"),
+            ("6.6", "6.6"),
         ] {
             assert_eq!(canonical(t).as_deref(), Some(want), "{t}");
         }
-        for bad in ["2.6.1", "2.6.40", "4.1", "3.20", "2.4.31", "5.4", "x", "2.6", "2.6.20-rc0", "2.6.32.69-rc1"] {
+        for bad in ["2.6.1", "2.6.40", "3.20", "4.21", "5.20", "6.7", "7.0", "2.4.31", "x", "2.6", "2.6.20-rc0", "2.6.32.69-rc1"] {
             assert_eq!(canonical(bad), None, "{bad}");
         }
         assert!(at("2.6.39-rc1") < at("2.6.39") && at("2.6.38") < at("2.6.39-rc1"));
@@ -376,5 +425,54 @@ mod tests {
                 r.knob.set(&mut Scenario::default(), value).unwrap_or_else(|e| panic!("{e}"));
             }
         }
+    }
+
+    fn with(kv: &[(&str, &str)]) -> Scenario {
+        let mut s = Scenario::default();
+        for (k, v) in kv {
+            crate::scenario::set_knob(&mut s, k, v).unwrap();
+        }
+        s
+    }
+
+    #[test]
+    fn from_5_0_a_single_queue_disk_gets_mq_deadline_and_several_queues_none() {
+        let cfg = with(&[("kernel", "5.10")]).validate().unwrap();
+        assert_eq!(cfg.scenario.queue.scheduler, Scheduler::MqDeadline);
+        let cfg = with(&[("kernel", "5.10"), ("host.nr_hw_queues", "4"), ("cpu.cores", "4")]).validate().unwrap();
+        assert_eq!(cfg.scenario.queue.scheduler, Scheduler::None);
+        // An explicit choice stands, and 4.20 still has cfq.
+        let cfg = with(&[("queue.scheduler", "mq-deadline"), ("host.nr_hw_queues", "4"), ("cpu.cores", "4"), ("kernel", "6.6")])
+            .validate()
+            .unwrap();
+        assert_eq!(cfg.scenario.queue.scheduler, Scheduler::MqDeadline);
+        assert_eq!(with(&[("kernel", "4.20")]).validate().unwrap().scenario.queue.scheduler, Scheduler::Cfq);
+    }
+
+    #[test]
+    fn from_5_0_a_legacy_elevator_is_refused_naming_what_the_kernel_allows() {
+        for (sched, kernel) in [("cfq", "5.0"), ("noop", "5.4"), ("deadline", "6.6")] {
+            // In either order: the elevator set first, or the kernel.
+            for kv in [[("queue.scheduler", sched), ("kernel", kernel)], [("kernel", kernel), ("queue.scheduler", sched)]] {
+                let e = with(&kv).validate().unwrap_err();
+                assert_eq!(e.field, "queue.scheduler");
+                assert!(e.message.contains(&format!("kernel {kernel} allows none or mq-deadline")), "{}", e.message);
+                assert!(e.message.contains("bfq and kyber are not modelled"), "{}", e.message);
+            }
+        }
+        assert!(with(&[("queue.scheduler", "cfq"), ("kernel", "4.20")]).validate().is_ok());
+        assert!(with(&[("queue.scheduler", "none"), ("kernel", "5.4")]).validate().is_ok());
+    }
+
+    #[test]
+    fn rules_after_4_0_step_where_read() {
+        let v = |t: &str| KernelVersion::parse(t).unwrap();
+        let value = |key: &str, t: &str| ERA.iter().find(|r| r.knob.key == key).unwrap().value(v(t));
+        assert_eq!(value("blk_mq.rerun_after_splice", "4.0"), "false");
+        assert_eq!(value("blk_mq.rerun_after_splice", "4.1"), "true");
+        assert_eq!(value("md.split_aligned_reads", "4.3"), "true");
+        assert_eq!(value("dm.clone_alloc", "5.4"), "nowait");
+        assert_eq!(value("dm.partial_completion", "5.4"), "false");
+        assert_eq!(value("iosched.read_expire", "6.6"), "500");
     }
 }

@@ -213,7 +213,7 @@ pub const QUEUE_DEPTH: KnobSpec = KnobSpec {
 pub const QUEUE_SCHEDULER: KnobSpec = KnobSpec {
         key: "queue.scheduler",
         kind: KnobKind::Enum(&["noop", "deadline", "cfq", "none", "mq-deadline"]),
-        help: "the elevator, and with it the disks' queue type: noop, deadline and cfq run a legacy request queue (scsi_request_fn); none and mq-deadline make the disks blk-mq as 4.0 has it, with no elevator on them (mq-deadline, 4.11+, sorts only on request-based dm's own queue)",
+        help: "the elevator, and with it the disks' queue type: noop, deadline and cfq run a legacy request queue (scsi_request_fn); none and mq-deadline make the disks blk-mq, run as blk_mq.dispatch says: as 4.0 has it, with no elevator on them (mq-deadline, 4.11+, sorts only on request-based dm's own queue), or as 5.x has it, mq-deadline sorting on the disks (blk_mq.dispatch=5.0, which kernel 4.15+ sets); from kernel 5.0 only none and mq-deadline",
         live: Live::Store(Store::Elevator),
     access: named!(queue.scheduler),
     applies: validate::anywhere,
@@ -451,6 +451,16 @@ pub const BLK_MQ_RERUN_AFTER_SPLICE: KnobSpec = KnobSpec {
     values: &[],
 };
 
+pub const BLK_MQ_DISPATCH: KnobSpec = KnobSpec {
+    key: "blk_mq.dispatch",
+    kind: KnobKind::Enum(&["4.0", "5.0"]),
+    help: "how the disks' blk-mq hardware queues are run. 4.0: __blk_mq_run_hw_queue, no elevator on the disks (mq-deadline runs as none), a BUSY stops the queue and splices the rest onto hctx->dispatch. 5.0 (4.15+): blk_mq_sched_dispatch_requests: per-CPU software queues (none) or the elevator's insert_requests/has_work/dispatch_request (mq-deadline, one queue-wide lock), scheduler tags (nr_requests = 2 x min(can_queue, 128) per hardware queue) apart from the driver's, SCSI's dispatch budget (queue.depth per LUN, taken before a request leaves the elevator), hctx->dispatch with SCHED_RESTART, completions running every hardware queue, a 3 ms delayed run (BLK_MQ_BUDGET_DELAY, BLK_MQ_RESOURCE_DELAY)",
+    live: Live::Restart,
+    access: named!(blk_mq.dispatch),
+    applies: validate::blk_mq_queues,
+    values: &[],
+};
+
 pub const DM_POLLING_INTERVAL: KnobSpec = KnobSpec {
         key: "dm.polling_interval",
         kind: KnobKind::Int { min: 0, max: 3600, unit: "s; 0: no multipathd" },
@@ -684,7 +694,7 @@ pub const CPU_WAKE_IDLE: KnobSpec = KnobSpec {
 pub const KERNEL: KnobSpec = KnobSpec {
     key: "kernel",
     kind: KnobKind::Kernel,
-    help: "the kernel whose rules the era knobs follow (era.rs: the elevator and its tunables, plugging, readahead, writeback, dirty ratios, the CPU scheduler, dm, SCSI); a knob set explicitly keeps its value; none: each knob's own default",
+    help: "the kernel whose rules the era knobs follow (era.rs: the elevator and its tunables, plugging, readahead, writeback, dirty ratios, the CPU scheduler, dm, SCSI, blk-mq); a knob set explicitly keeps its value; from 5.0 noop, deadline and cfq are refused (the legacy path is gone); none: each knob's own default",
     live: Live::Restart,
     access: Access { path: &[stringify!(kernel)], get: |s| Value::Text(s.kernel.clone().unwrap_or_else(|| "none".into())), set: era::set_kernel },
     applies: validate::anywhere,
@@ -743,6 +753,7 @@ pub const KNOBS: &[KnobSpec] = &[
     HOST_NR_HW_QUEUES,
     HOST_IRQ_PER_HW_QUEUE,
     BLK_MQ_RERUN_AFTER_SPLICE,
+    BLK_MQ_DISPATCH,
     DM_POLLING_INTERVAL,
     SCSI_RUN_QUEUE,
     VM_MEM_MB,

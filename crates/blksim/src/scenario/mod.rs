@@ -314,6 +314,19 @@ pub struct BlkMqKnobs {
     /// After splicing a BUSY run's leftovers onto `hctx->dispatch`, run the queue again
     /// (9ba52e5812e5, v4.1); v4.0 does not.
     pub rerun_after_splice: bool,
+    /// How a hardware queue is run: 4.0's (`__blk_mq_run_hw_queue`, no elevator, BUSY stops
+    /// the queue) or 5.x's (`blk_mq_sched_dispatch_requests`: the elevator's hooks, scheduler
+    /// tags, SCSI's dispatch budget, `SCHED_RESTART`).
+    pub dispatch: MqDispatch,
+}
+
+/// Which blk-mq dispatch the disks run (`blk_mq.dispatch`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MqDispatch {
+    #[serde(rename = "4.0")]
+    V4_0,
+    #[serde(rename = "5.0")]
+    V5_0,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -598,7 +611,7 @@ impl Default for HostKnobs {
 }
 impl Default for BlkMqKnobs {
     fn default() -> Self {
-        BlkMqKnobs { rerun_after_splice: true }
+        BlkMqKnobs { rerun_after_splice: true, dispatch: MqDispatch::V4_0 }
     }
 }
 impl Default for ScsiKnobs {

@@ -101,6 +101,7 @@ impl Scenario {
         self.check_jobs()?;
         let mut scenario = self.clone();
         era::apply(&mut scenario);
+        era::check_scheduler(&scenario).map_err(|e| ScenarioError::new(k::QUEUE_SCHEDULER.key, e))?;
         // dd reads or writes in order, a block at a time: a job it cannot run (random offsets,
         // a mix, libaio, a queue depth) is fio's, and top, the trace and the diagram name it so.
         let dd = |w: &Workload| w.name == "dd" && (w.rw.is_random() || w.rw.is_mixed() || w.ioengine != IoEngine::Sync || w.iodepth > 1);
@@ -395,7 +396,7 @@ pub(super) fn deadline_tunable(s: &Scenario) -> Result<(), String> {
     match s.queue.scheduler {
         Scheduler::Deadline => Ok(()),
         // dm's own (legacy) queue runs deadline for mq-deadline; blk-mq disks run no elevator.
-        Scheduler::MqDeadline if s.stack == StackKind::Dm => Ok(()),
+        Scheduler::MqDeadline if s.stack == StackKind::Dm || s.blk_mq.dispatch == MqDispatch::V5_0 => Ok(()),
         Scheduler::MqDeadline => Err(format!("a deadline tunable, and {MQ_NOTE} dispatch without an elevator (mq-deadline runs as none); it acts with queue.scheduler=deadline")),
         _ => Err(format!("a deadline tunable, and queue/iosched/ holds only the elevator's own files; queue.scheduler is {}", scheduler_name(s))),
     }
@@ -422,9 +423,16 @@ pub(super) fn scsi_request_fn(s: &Scenario) -> Result<(), String> {
 }
 
 pub(super) fn request_pool(s: &Scenario) -> Result<(), String> {
+    // 5.x's sysfs nr_requests sizes mq-deadline's scheduler tags (blk_mq_update_nr_requests);
+    // the model gives them the kernel's default only.
+    let sched_tags = if s.queue.scheduler == Scheduler::MqDeadline && s.blk_mq.dispatch == MqDispatch::V5_0 {
+        "; mq-deadline's scheduler tags are 2 × min(host.can_queue, 128) per hardware queue, the kernel's default, not set by this knob"
+    } else {
+        ""
+    };
     need(
         legacy_queue(s),
-        format!("a legacy request queue's request pool, and every queue here is blk-mq ({MQ_NOTE} have no request pool: their tags are host.can_queue per hardware queue)"),
+        format!("a legacy request queue's request pool, and every queue here is blk-mq ({MQ_NOTE} have no request pool: their tags are host.can_queue per hardware queue{sched_tags})"),
     )
 }
 
@@ -498,6 +506,10 @@ mod tests {
             .unwrap_err()
             .contains("mq-deadline runs as none"));
         assert!(knob_applies(&with(&[("queue.scheduler", "mq-deadline"), ("stack", "dm")]), "iosched.read_expire").is_ok());
+        // Under 5.x's dispatch mq-deadline sorts on the disks: its tunables act there.
+        let mq5 = with(&[("queue.scheduler", "mq-deadline"), ("blk_mq.dispatch", "5.0")]);
+        assert!(knob_applies(&mq5, "iosched.read_expire").is_ok());
+        assert!(knob_applies(&mq5, "queue.nr_requests").unwrap_err().contains("2 × min(host.can_queue, 128)"));
         assert!(knob_applies(&with(&[("queue.scheduler", "cfq")]), "iosched.fifo_batch").is_err());
         // blk-mq's knobs need blk-mq queues, and clone allocation dm over them.
         assert!(knob_applies(&deadline, "host.nr_hw_queues").is_err());

@@ -98,12 +98,20 @@ fn an_explicit_knob_beats_kernel_in_either_order() {
 
 #[test]
 fn a_bad_version_is_refused_with_what_is_allowed_and_an_elevator_the_kernel_lacks_is_named() {
-    for bad in ["kernel=5.4", "kernel=2.6.1", "kernel=2.4.31", "kernel=banana"] {
+    for bad in ["kernel=6.7", "kernel=4.21", "kernel=2.6.1", "kernel=2.4.31", "kernel=banana"] {
         let out = Command::new(env!("CARGO_BIN_EXE_blksim")).args(["run", "sandbox", "--set", bad]).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{bad}");
-        assert!(err.contains("kernel: '") && err.contains("from 2.6.2 to 4.0"), "{bad}: {err}");
+        assert!(err.contains("kernel: '") && err.contains("from 2.6.2 to 6.6"), "{bad}: {err}");
     }
+    // From 5.0 a legacy elevator is refused, with what the kernel allows.
+    let out = Command::new(env!("CARGO_BIN_EXE_blksim"))
+        .args(["run", "sandbox", "--set", "queue.scheduler=cfq", "--set", "kernel=5.4"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("queue.scheduler") && err.contains("kernel 5.4 allows none or mq-deadline"), "{err}");
     // An elevator the kernel lacks runs, and the run says so.
     let gaps = era(&["--set", "kernel=2.6.20", "--set", "queue.scheduler=none"])["model_gaps"].to_string();
     assert!(gaps.contains("kernel 2.6.20 has no blk-mq SCSI disks") && gaps.contains("3.17"), "{gaps}");

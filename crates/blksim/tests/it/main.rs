@@ -17,6 +17,7 @@ mod jobs;
 mod lessons;
 mod link;
 mod mechanisms;
+mod mq_sched;
 mod replay;
 mod soak;
 mod tidy;

@@ -169,6 +169,12 @@ impl Sim {
     ///   run synchronously, takes the free slot first. Each kblockd run then finds the host busy
     ///   and re-adds its device in the order kblockd ran them.
     pub(crate) fn scsi_run_queue(&mut self, dev: DevId) {
+        if self.devs[dev].queue.mq_sched.is_some() {
+            // scsi-mq (5.x `scsi_end_request`): run every hardware queue of this LUN from
+            // kblockd (`blk_mq_run_hw_queues(q, true)`).
+            self.blk_mq_run_hw_queues(dev);
+            return;
+        }
         if self.devs[dev].queue.mq.is_some() {
             // scsi-mq (4.0 `scsi_end_request`): restart this LUN's STOPPED hardware queues.
             // Its starved-list branch (several LUNs on a busy host) is not modelled.
@@ -191,6 +197,47 @@ impl Sim {
         // blk_run_queue: removes the plug (2.6.20 plugging) and runs the queue.
         self.remove_plug(dev);
         self.run_queue(dev);
+    }
+}
+
+/// The 5.x scsi-mq dispatch (`blk_mq.dispatch = 5.0`; read in v5.8 drivers/scsi/scsi_lib.c).
+impl Sim {
+    /// `scsi_mq_get_budget` (4.15+): `scsi_dev_queue_ready`, the LUN's `queue_depth` admitted
+    /// before a request is taken from the elevator or a software queue.
+    pub(crate) fn scsi_mq_get_budget(&mut self, dev: DevId) -> bool {
+        let m = self.mq_mut(dev);
+        if m.device_busy >= m.device_depth {
+            return false;
+        }
+        m.device_busy += 1;
+        true
+    }
+
+    /// `scsi_mq_put_budget`: a budget taken and not used.
+    pub(crate) fn scsi_mq_put_budget(&mut self, dev: DevId) {
+        let m = self.mq_mut(dev);
+        assert!(m.device_busy > 0, "budget put without one taken");
+        m.device_busy -= 1;
+    }
+
+    /// `scsi_queue_rq` (5.x), with the budget already held: the host's admission
+    /// (`scsi_host_queue_ready`); refused, the budget goes back and the answer says whether a
+    /// completion of this LUN will run the queue (`BLK_STS_DEV_RESOURCE`) or not.
+    pub(crate) fn scsi_mq_queue_rq(&mut self, dev: DevId, _h: u16, rq: ReqId) -> crate::block::blk_mq_sched::QueueRq {
+        use crate::block::blk_mq_sched::QueueRq;
+        let (_, host) = self.devs[dev].sd();
+        if !self.hosts[host].try_get(dev) {
+            self.scsi_mq_put_budget(dev);
+            return if self.mq(dev).device_busy > 0 { QueueRq::DevResource } else { QueueRq::Resource };
+        }
+        if self.mq(dev).timer_at.is_none() {
+            // blk_add_timer: the 30 s deadline, capped at BLK_MAX_TIMEOUT from now.
+            let at = self.now() + crate::calib::BLK_MAX_TIMEOUT_NS;
+            self.mq_mut(dev).timer_at = Some(at);
+            self.events.schedule(at, Event::MqTimer { dev });
+        }
+        self.start_command(dev, rq);
+        QueueRq::Ok
     }
 }
 

@@ -1,0 +1,504 @@
+//! `block/blk-mq-sched.c` and the dispatch half of `block/blk-mq.c` as 5.x has them (read in
+//! v5.8; `blk_mq.dispatch = 5.0`): a hardware queue's run takes `hctx->dispatch` first, then
+//! asks the elevator (`has_work`, `dispatch_request`) or the per-CPU software queues for one
+//! request at a time, each only once SCSI's dispatch budget admits it; a request the driver
+//! refuses goes back on `hctx->dispatch` and `SCHED_RESTART` has the next completion run the
+//! queue. With an elevator a request holds a scheduler tag (`nr_requests` per hardware queue)
+//! from its allocation and a driver tag only from its dispatch.
+//!
+//! Not modelled: the task plug on blk-mq (5.x plugs a single-queue or rotational disk's
+//! requests and inserts them at unplug: here each is inserted at once), `dispatch_busy`'s
+//! one-at-a-time dispatch from the software queues (they are always flushed whole), merges in
+//! the software queues under `none`, shared tag sets (`hctx_may_queue`, `host_tagset`), and the
+//! time spent on mq-deadline's queue-wide `dd->lock`.
+
+use crate::block::blk_mq_tag::TagWait;
+use crate::block::TagMap;
+use crate::engine::event::Event;
+use crate::engine::ids::*;
+use crate::engine::Sim;
+use crate::kernel::trace::blktrace::Action;
+use std::collections::{BTreeMap, VecDeque};
+
+/// `BLKDEV_MAX_RQ` (include/linux/blkdev.h, 5.x): the cap in `nr_requests`' default.
+pub const BLKDEV_MAX_RQ: u32 = 128;
+
+/// `BLK_MQ_BUDGET_DELAY` and `BLK_MQ_RESOURCE_DELAY` (v5.8 block/blk-mq-sched.c, blk-mq.h):
+/// 3 ms, the delayed run after a dispatch gave up for want of a resource.
+pub const BLK_MQ_DELAY_NS: u64 = 3_000_000;
+
+/// One hardware queue's scheduling state.
+#[derive(Clone, Debug)]
+pub struct HctxSched {
+    /// `hctx->sched_tags`: with an elevator, every request holds one from allocation to
+    /// completion.
+    pub sched_tags: TagMap,
+    pub sched_wait: TagWait,
+    /// `BLK_MQ_S_SCHED_RESTART`: a completion runs the queue again.
+    pub restart: bool,
+    /// `hctx->dispatch_from`: the software queue `blk_mq_do_dispatch_ctx` looks at next.
+    dispatch_from: u16,
+}
+
+/// A blk-mq queue's 5.x scheduling: per hardware queue its scheduler tags, the per-CPU
+/// software queues, and which request holds which scheduler tag.
+#[derive(Clone, Debug)]
+pub struct MqSched {
+    pub hctx: Vec<HctxSched>,
+    /// `ctx->rq_lists`: one software queue per CPU (`none`).
+    pub ctx: Vec<VecDeque<ReqId>>,
+    /// The scheduler tag each request holds (by request id), with its hardware queue.
+    pub sched_tag_of: BTreeMap<u32, u16>,
+    /// `q->nr_requests` with an elevator: 2 × min(the tag set's depth, `BLKDEV_MAX_RQ`)
+    /// (v5.8 `blk_mq_init_sched`); 0 without one (`none` allocates driver tags).
+    pub nr_requests: u32,
+}
+
+impl MqSched {
+    /// `blk_mq_init_sched` for `nr_hw` hardware queues over `cores` CPUs; `can_queue` is the
+    /// tag set's depth (`scsi_mq_setup_tags`: `shost->can_queue`).
+    pub fn new(nr_hw: usize, can_queue: u32, cores: u32, elevator: bool) -> MqSched {
+        let nr_requests = if elevator { 2 * can_queue.min(BLKDEV_MAX_RQ) } else { 0 };
+        let hctx = (0..nr_hw)
+            .map(|_| HctxSched {
+                sched_tags: TagMap::new(nr_requests),
+                sched_wait: TagWait::new(nr_requests.max(1)),
+                restart: false,
+                dispatch_from: 0,
+            })
+            .collect();
+        MqSched { hctx, ctx: vec![VecDeque::new(); cores as usize], sched_tag_of: BTreeMap::new(), nr_requests }
+    }
+
+    pub fn has_elevator(&self) -> bool {
+        self.nr_requests > 0
+    }
+}
+
+/// What `scsi_queue_rq` (5.x) answered.
+pub(crate) enum QueueRq {
+    Ok,
+    /// `BLK_STS_RESOURCE`: nothing of this LUN in flight to restart the queue.
+    Resource,
+    /// `BLK_STS_DEV_RESOURCE`: a completion of this LUN will run the queue.
+    DevResource,
+}
+
+impl Sim {
+    pub(crate) fn mq_sched(&self, dev: DevId) -> Option<&MqSched> {
+        self.devs[dev].queue.mq_sched.as_ref()
+    }
+
+    fn mq_sched_mut(&mut self, dev: DevId) -> &mut MqSched {
+        self.devs[dev].queue.mq_sched.as_mut().expect("a 5.x blk-mq queue")
+    }
+
+    /// `blk_mq_get_request` (5.x): with an elevator a scheduler tag of the hardware queue,
+    /// else a driver tag (`bt_get`'s rules); without one, run the queue from here and try
+    /// again, then sleep on the map's next wait queue (None: the caller sleeps).
+    pub(crate) fn blk_mq_get_request(&mut self, dev: DevId, h: u16, tid: ThreadId) -> Option<u16> {
+        if !self.mq_sched(dev).is_some_and(MqSched::has_elevator) {
+            return self.bt_get(dev, h, tid);
+        }
+        if let Some(t) = self.mq_sched_mut(dev).hctx[h as usize].sched_tags.get() {
+            return Some(t);
+        }
+        self.blk_mq_run_hw_queue(dev, h, false);
+        let q = &mut self.mq_sched_mut(dev).hctx[h as usize];
+        if let Some(t) = q.sched_tags.get() {
+            return Some(t);
+        }
+        q.sched_wait.sleep(tid);
+        None
+    }
+
+    /// `blk_mq_make_request`'s insert (5.x), and the run after it. With an elevator the request
+    /// keeps its scheduler tag aside, goes to `insert_requests` (mq-deadline: its sort tree and
+    /// FIFO) and the queue is run from kblockd (`blk_mq_sched_insert_request(rq, false, true,
+    /// true)`); without one it goes on its CPU's software queue and the queue is run from here
+    /// (the nearest to `blk_mq_try_issue_directly`, INFERRED).
+    pub(crate) fn blk_mq_sched_insert_request(&mut self, dev: DevId, rq: ReqId) {
+        let now = self.now();
+        let owner = self.owner(rq);
+        let elevator = self.mq_sched(dev).is_some_and(MqSched::has_elevator);
+        let r = self.reqs.get_mut(rq.0);
+        let (h, write, start, end) = (r.hctx, r.write, r.sector, r.sector + r.bytes / 512);
+        let cpu = r.cpu.map_or(self.current.cpu, |c| c.0) as usize;
+        if elevator {
+            let tag = r.tag.take().expect("a scheduler tag from blk_mq_get_request");
+            let s = self.mq_sched_mut(dev);
+            assert!(s.sched_tag_of.insert(rq.0, tag).is_none(), "a request holds one scheduler tag");
+            self.devs[dev].queue.elevator.add(rq, write, start, end, now, owner);
+            self.blk_mq_run_hw_queue(dev, h, true);
+        } else {
+            // The software queue of the CPU that made it, one of its hardware queue's CPUs
+            // (`blk_mq_map_queue`; the submitter's home CPU picked the hardware queue).
+            let q = &self.mq(dev).hctx[h as usize];
+            let cpu = if q.has_cpu(CoreId(cpu as u16)) { cpu } else { q.first_cpu as usize };
+            let s = self.mq_sched_mut(dev);
+            assert!(s.ctx[cpu].len() < crate::scenario::limits::BIOS_LIVE_MAX, "software queue over its limit");
+            s.ctx[cpu].push_back(rq);
+            self.blk_mq_run_hw_queue(dev, h, false);
+        }
+    }
+
+    /// `blk_mq_sched_dispatch_requests` (v5.8): a second pass when the first found
+    /// `hctx->dispatch` refilled meanwhile, then a run from kblockd.
+    pub(crate) fn blk_mq_sched_dispatch_requests(&mut self, dev: DevId, h: u16) {
+        if self.__blk_mq_sched_dispatch_requests(dev, h) && self.__blk_mq_sched_dispatch_requests(dev, h) {
+            self.blk_mq_run_hw_queue(dev, h, true);
+        }
+    }
+
+    /// `__blk_mq_sched_dispatch_requests`: `hctx->dispatch` first (marking the queue for a
+    /// restart), and only if that made progress the elevator or the software queues. Requests
+    /// inserted past the elevator (dm's clones, `blk_insert_cloned_request`) join the dispatch
+    /// list. True: `-EAGAIN`, the dispatch list filled again.
+    fn __blk_mq_sched_dispatch_requests(&mut self, dev: DevId, h: u16) -> bool {
+        let elevator = self.mq_sched(dev).is_some_and(MqSched::has_elevator);
+        let hq = &mut self.mq_mut(dev).hctx[h as usize];
+        let mut list: VecDeque<ReqId> = std::mem::take(&mut hq.dispatch);
+        list.extend(hq.queued.drain(..));
+        if !list.is_empty() {
+            self.mq_sched_mut(dev).hctx[h as usize].restart = true;
+            if !self.blk_mq_dispatch_rq_list(dev, h, list, false) {
+                return false;
+            }
+        } else if !elevator {
+            // blk_mq_flush_busy_ctxs: every software queue of this hardware queue, in order.
+            let (first, n) = {
+                let q = &self.mq(dev).hctx[h as usize];
+                (q.first_cpu as usize, q.nr_cpus as usize)
+            };
+            let s = self.mq_sched_mut(dev);
+            let list: VecDeque<ReqId> = s.ctx[first..first + n].iter_mut().flat_map(|c| c.drain(..)).collect();
+            self.blk_mq_dispatch_rq_list(dev, h, list, false);
+            return false;
+        }
+        if elevator {
+            self.blk_mq_do_dispatch_sched(dev, h)
+        } else {
+            self.blk_mq_do_dispatch_ctx(dev, h)
+        }
+    }
+
+    /// `blk_mq_do_dispatch_sched` (v5.8): while the elevator has work and the dispatch list is
+    /// empty, take the budget, then one request (`dispatch_request`: mq-deadline's choice under
+    /// `dd->lock`), and hand it to the driver.
+    fn blk_mq_do_dispatch_sched(&mut self, dev: DevId, h: u16) -> bool {
+        loop {
+            if self.devs[dev].queue.elevator.is_empty() {
+                return false;
+            }
+            if !self.mq(dev).hctx[h as usize].dispatch.is_empty() {
+                return true;
+            }
+            if !self.scsi_mq_get_budget(dev) {
+                return false;
+            }
+            let now = self.now();
+            let Some(rq) = self.devs[dev].queue.elevator.next(now) else {
+                self.scsi_mq_put_budget(dev);
+                self.blk_mq_delay_run_hw_queues(dev);
+                return false;
+            };
+            self.devs[dev].queue.elevator.dispatched(rq);
+            if !self.blk_mq_dispatch_rq_list(dev, h, VecDeque::from([rq]), true) {
+                return false;
+            }
+        }
+    }
+
+    /// `blk_mq_do_dispatch_ctx` (v5.8): one request at a time from the software queues in
+    /// turn, each after its budget.
+    fn blk_mq_do_dispatch_ctx(&mut self, dev: DevId, h: u16) -> bool {
+        let (first, n) = {
+            let q = &self.mq(dev).hctx[h as usize];
+            (q.first_cpu as usize, q.nr_cpus as usize)
+        };
+        loop {
+            if !self.mq(dev).hctx[h as usize].dispatch.is_empty() {
+                return true;
+            }
+            let s = self.mq_sched_mut(dev);
+            if s.ctx[first..first + n].iter().all(VecDeque::is_empty) {
+                return false;
+            }
+            if !self.scsi_mq_get_budget(dev) {
+                return false;
+            }
+            let s = self.mq_sched_mut(dev);
+            let from = s.hctx[h as usize].dispatch_from as usize;
+            let i = (0..n).map(|k| (from + k) % n).find(|&i| !s.ctx[first + i].is_empty()).expect("a software queue has one");
+            let rq = s.ctx[first + i].pop_front().expect("not empty");
+            s.hctx[h as usize].dispatch_from = ((i + 1) % n) as u16;
+            if !self.blk_mq_dispatch_rq_list(dev, h, VecDeque::from([rq]), true) {
+                return false;
+            }
+        }
+    }
+
+    /// `blk_mq_dispatch_rq_list` (v5.8): each request takes the budget (unless it came with
+    /// it) and a driver tag of its own hardware queue (`rq->mq_hctx`: mq-deadline, one
+    /// instance for the whole queue, may hand hardware queue `h` another queue's request),
+    /// then goes to `scsi_queue_rq`. What is left goes back on that queue's `hctx->dispatch`;
+    /// the queue is run again now if nothing will restart it, in 3 ms if the driver had
+    /// nothing in flight to restart it or the budget ran out. True: some went.
+    pub(crate) fn blk_mq_dispatch_rq_list(&mut self, dev: DevId, mut h: u16, mut list: VecDeque<ReqId>, mut got_budget: bool) -> bool {
+        let mut queued = 0;
+        let (mut resource, mut no_budget) = (false, false);
+        while let Some(&rq) = list.front() {
+            h = self.reqs.get(rq.0).hctx;
+            if !got_budget && !self.scsi_mq_get_budget(dev) {
+                no_budget = true;
+                break;
+            }
+            if !self.blk_mq_get_driver_tag(dev, h, rq) {
+                // blk_mq_mark_tag_wait, an unshared tag set: wait for a completion's restart.
+                self.mq_sched_mut(dev).hctx[h as usize].restart = true;
+                self.scsi_mq_put_budget(dev);
+                break;
+            }
+            list.pop_front();
+            got_budget = false;
+            match self.scsi_mq_queue_rq(dev, h, rq) {
+                QueueRq::Ok => queued += 1,
+                ret => {
+                    resource = matches!(ret, QueueRq::Resource);
+                    self.blk_mq_requeue_driver_tag(dev, h, rq);
+                    list.push_front(rq);
+                    break;
+                }
+            }
+        }
+        if list.is_empty() {
+            return queued > 0;
+        }
+        self.blk_mq_splice_to_dispatch(dev, h, list);
+        let restart = self.mq_sched_mut(dev).hctx[h as usize].restart;
+        if !restart {
+            self.blk_mq_run_hw_queue(dev, h, true);
+        } else if resource || no_budget {
+            self.blk_mq_delay_run_hw_queue(dev, h);
+        }
+        false
+    }
+
+    /// `list_splice_tail_init(list, &hctx->dispatch)`, each traced as the requeue it is.
+    fn blk_mq_splice_to_dispatch(&mut self, dev: DevId, h: u16, list: VecDeque<ReqId>) {
+        for &rq in &list {
+            let r = self.reqs.get(rq.0);
+            let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
+            self.emit(dev, Action::I, write, sector, bytes, self.context(), rq.0, 0);
+        }
+        let live = self.reqs.live();
+        let q = &mut self.mq_mut(dev).hctx[h as usize];
+        assert!(q.dispatch.len() + list.len() <= live, "hctx->dispatch over the live requests");
+        q.dispatch.extend(list);
+    }
+
+    /// `blk_mq_get_driver_tag`: a request without one takes a tag of its hardware queue's
+    /// map (a `none` request has had its own since allocation).
+    fn blk_mq_get_driver_tag(&mut self, dev: DevId, h: u16, rq: ReqId) -> bool {
+        if self.reqs.get(rq.0).tag.is_some() {
+            return true;
+        }
+        let t = self.mq_mut(dev).hctx[h as usize].tags.get();
+        self.reqs.get_mut(rq.0).tag = t;
+        t.is_some()
+    }
+
+    /// `__blk_mq_requeue_request` → `blk_mq_put_driver_tag`: a request with a scheduler tag
+    /// gives its driver tag back while it waits on `hctx->dispatch`.
+    fn blk_mq_requeue_driver_tag(&mut self, dev: DevId, h: u16, rq: ReqId) {
+        if !self.mq_sched(dev).is_some_and(|s| s.sched_tag_of.contains_key(&rq.0)) {
+            return;
+        }
+        if let Some(t) = self.reqs.get_mut(rq.0).tag.take() {
+            self.mq_mut(dev).hctx[h as usize].tags.put(t);
+        }
+    }
+
+    /// `blk_mq_delay_run_hw_queue(hctx, 3 ms)`: the run goes to kblockd when the timer fires.
+    fn blk_mq_delay_run_hw_queue(&mut self, dev: DevId, h: u16) {
+        let at = self.now() + BLK_MQ_DELAY_NS;
+        let cpu = CoreId(self.current.cpu);
+        let q = &mut self.mq_mut(dev).hctx[h as usize];
+        if !q.delay_work.is_armed() && q.delay_work.arm(at, cpu) {
+            self.events.schedule(at, Event::MqDelayRun { dev, hctx: h });
+        }
+    }
+
+    /// `blk_mq_delay_run_hw_queues(q, BLK_MQ_BUDGET_DELAY)`.
+    fn blk_mq_delay_run_hw_queues(&mut self, dev: DevId) {
+        for h in 0..self.mq(dev).hctx.len() {
+            self.blk_mq_delay_run_hw_queue(dev, h as u16);
+        }
+    }
+
+    /// The 5.x part of a request's end (`__blk_mq_free_request`, after the driver tag went
+    /// back): its scheduler tag back to its map, whose sleepers may wake, and
+    /// `blk_mq_sched_restart`.
+    pub(crate) fn blk_mq_sched_free_request(&mut self, dev: DevId, rq: ReqId, h: u16) {
+        let s = self.mq_sched_mut(dev);
+        let mut woken = Vec::new();
+        if let Some(tag) = s.sched_tag_of.remove(&rq.0) {
+            let q = &mut s.hctx[h as usize];
+            q.sched_tags.put(tag);
+            woken = q.sched_wait.tag_freed();
+        }
+        for w in woken {
+            self.wake(w, crate::kernel::sched::Step::RetryTag);
+        }
+        let q = &mut self.mq_sched_mut(dev).hctx[h as usize];
+        if q.restart {
+            q.restart = false;
+            self.blk_mq_run_hw_queue(dev, h, true);
+        }
+    }
+
+    /// The bounds of a 5.x queue: scheduler tags within `nr_requests`, each held by one live
+    /// request, the software queues within the live requests.
+    pub(crate) fn check_mq_sched(&self, dev: DevId) {
+        let Some(s) = self.mq_sched(dev) else { return };
+        let busy: u32 = s.hctx.iter().map(|q| q.sched_tags.busy()).sum();
+        assert!(s.hctx.iter().all(|q| q.sched_tags.busy() <= s.nr_requests), "scheduler tags over nr_requests");
+        assert_eq!(busy as usize, s.sched_tag_of.len(), "a scheduler tag without its request");
+        assert!(s.sched_tag_of.keys().all(|&id| self.reqs.is_live(id)), "a scheduler tag held by a freed request");
+        let queued: usize = s.ctx.iter().map(VecDeque::len).sum();
+        assert!(queued <= self.reqs.live(), "software queues over the live requests");
+    }
+}
+
+/// A leaf queue's 5.x scheduling, if its disks run blk-mq with `blk_mq.dispatch = 5.0`.
+pub fn mq_sched_for(s: &crate::scenario::Scenario) -> Option<MqSched> {
+    let on = crate::block::is_mq(s.queue.scheduler) && s.blk_mq.dispatch == crate::scenario::MqDispatch::V5_0;
+    let nr_hw = s.host.nr_hw_queues.clamp(1, s.cpu.cores.max(1)) as usize;
+    let elevator = s.queue.scheduler == crate::scenario::Scheduler::MqDeadline;
+    on.then(|| MqSched::new(nr_hw, s.host.can_queue, s.cpu.cores, elevator))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::block::Request;
+    use crate::scenario::{set_knob, Scenario};
+
+    /// One LUN on the RAM target, blk-mq run as 5.x has it, one hardware queue over 2 CPUs,
+    /// 8 driver tags and a LUN queue_depth of `depth`.
+    fn sim(scheduler: &str, depth: &str) -> Sim {
+        let mut s = Scenario::default();
+        for (k, v) in [
+            ("disk.kind", "ramlun"),
+            ("queue.scheduler", scheduler),
+            ("blk_mq.dispatch", "5.0"),
+            ("cpu.cores", "2"),
+            ("host.can_queue", "8"),
+            ("queue.depth", depth),
+        ] {
+            set_knob(&mut s, k, v).unwrap();
+        }
+        Sim::new(&s.validate().unwrap(), 1)
+    }
+
+    /// A request made as `blk_mq_make_request` makes it, and inserted.
+    fn add(sim: &mut Sim, write: bool, sector: u64) -> ReqId {
+        let dev = DevId(0);
+        let tag = sim.blk_mq_get_request(dev, 0, ThreadId(0));
+        assert!(tag.is_some(), "a tag for the request");
+        let rq = ReqId(sim.reqs.insert(Request {
+            dev,
+            write,
+            sector,
+            bytes: 4096,
+            bios: Vec::new(),
+            nr_bios: 0,
+            alloc_at: sim.now(),
+            tag,
+            hctx: 0,
+            submitter: ThreadId(0),
+            sync: true,
+            clone_of: None,
+            nr_clone_bios: 0,
+            host_freed: false,
+            cpu: Some(CoreId(0)),
+        }));
+        sim.current.cpu = 0;
+        sim.blk_mq_sched_insert_request(dev, rq);
+        rq
+    }
+
+    /// The run mq-deadline's insert queued on kblockd, run here.
+    fn run_from_kblockd(sim: &mut Sim) {
+        let dev = DevId(0);
+        if std::mem::take(&mut sim.mq_mut(dev).hctx[0].run_pending) {
+            sim.kblockd_cancel(crate::kernel::workqueue::Work::Hctx(dev, 0));
+        }
+        sim.blk_mq_sched_dispatch_requests(dev, 0);
+    }
+
+    #[test]
+    fn nr_requests_is_twice_the_tag_sets_depth_capped_at_blkdev_max_rq() {
+        assert_eq!(MqSched::new(1, 64, 2, true).nr_requests, 128);
+        assert_eq!(MqSched::new(1, 1000, 2, true).nr_requests, 256);
+        assert_eq!(MqSched::new(1, 64, 2, false).nr_requests, 0, "none allocates driver tags");
+        assert_eq!(sim("mq-deadline", "1").mq_sched(DevId(0)).unwrap().nr_requests, 16);
+        assert!(sim("none", "1").mq_sched(DevId(0)).is_some_and(|s| !s.has_elevator()));
+    }
+
+    #[test]
+    fn the_budget_keeps_requests_in_mq_deadline_and_it_sends_the_read_first() {
+        let mut sim = sim("mq-deadline", "1");
+        let dev = DevId(0);
+        let writes: Vec<ReqId> = (0..3).map(|i| add(&mut sim, true, 100 + 8 * i)).collect();
+        let read = add(&mut sim, false, 400);
+        run_from_kblockd(&mut sim);
+        // queue_depth 1: one budget, so one request left the elevator; the read, as reads
+        // go first. The writes wait in the elevator, holding scheduler tags but no driver tag.
+        assert_eq!(sim.mq(dev).device_busy, 1);
+        assert!(sim.reqs.get(read.0).tag.is_some());
+        assert_eq!(sim.devs[dev].queue.elevator.len(), 3);
+        assert!(writes.iter().all(|w| sim.reqs.get(w.0).tag.is_none()));
+        assert_eq!(sim.mq(dev).hctx[0].tags.busy(), 1, "one driver tag");
+        assert_eq!(sim.mq_sched(dev).unwrap().hctx[0].sched_tags.busy(), 4, "four scheduler tags");
+        assert!(sim.mq(dev).hctx[0].dispatch.is_empty(), "nothing refused by the driver");
+        sim.check_mq_sched(dev);
+    }
+
+    #[test]
+    fn none_sends_the_software_queue_in_arrival_order() {
+        let mut sim = sim("none", "1");
+        let dev = DevId(0);
+        // Each insert runs the queue from its CPU: the first write takes the one budget.
+        let first = add(&mut sim, true, 100);
+        let _second = add(&mut sim, true, 108);
+        let read = add(&mut sim, false, 400);
+        assert_eq!(sim.mq(dev).device_busy, 1);
+        assert!(sim.reqs.get(first.0).tag.is_some() && sim.reqs.get(read.0).tag.is_some(), "none: driver tags from allocation");
+        let waiting: Vec<ReqId> = sim.mq_sched(dev).unwrap().ctx[0].iter().copied().collect();
+        assert_eq!(waiting.len() + sim.mq(dev).hctx[0].dispatch.len(), 2, "the second write and the read wait, in order");
+    }
+
+    #[test]
+    fn a_busy_host_sends_the_request_to_hctx_dispatch_then_a_restart_or_a_3ms_run_takes_it() {
+        let mut sim = sim("mq-deadline", "4");
+        let dev = DevId(0);
+        let host = HostId(0);
+        while sim.hosts[host].try_get(dev) {}
+        let rq = add(&mut sim, false, 0);
+        run_from_kblockd(&mut sim);
+        // BLK_STS_RESOURCE with nothing of this LUN in flight: the budget and the driver tag go
+        // back, the request waits on hctx->dispatch, and (no restart marked yet) the queue runs
+        // again from kblockd.
+        assert_eq!(sim.mq(dev).device_busy, 0);
+        assert!(sim.reqs.get(rq.0).tag.is_none());
+        assert_eq!(sim.mq(dev).hctx[0].dispatch, VecDeque::from([rq]));
+        assert!(sim.mq(dev).hctx[0].run_pending);
+        // That run takes hctx->dispatch first and marks the restart; refused again, the
+        // queue is run in BLK_MQ_RESOURCE_DELAY.
+        run_from_kblockd(&mut sim);
+        assert!(sim.mq_sched(dev).unwrap().hctx[0].restart);
+        assert!(sim.mq(dev).hctx[0].delay_work.is_armed());
+        assert_eq!(sim.mq(dev).hctx[0].dispatch.len(), 1);
+    }
+}
