@@ -1,5 +1,6 @@
-//! Device models behind the leaf block devices: a 7200 rpm HDD, SATA SSDs, a RAM-backed LUN
-//! and a hardware RAID5 controller over HDDs (`hwraid5`).
+//! Device models behind the leaf block devices: a 7200 rpm HDD, SATA SSDs, an NVMe SSD (the
+//! same flash model, behind PCIe), a RAM-backed LUN and a hardware RAID5 controller over HDDs
+//! (`hwraid5`).
 //! Which hardware a lesson has is a device model, never a lesson constant.
 
 use crate::calib::*;
@@ -61,6 +62,7 @@ pub fn capacity_sectors(kind: DiskKind) -> u64 {
         DiskKind::Hdd => HDD_CAPACITY_SECTORS,
         DiskKind::Ssd => SSD_CAPACITY_SECTORS,
         DiskKind::Ssd830 => SSD830_CAPACITY_SECTORS,
+        DiskKind::Nvme => NVME_CAPACITY_SECTORS,
         DiskKind::Ramlun => RAMLUN_CAPACITY_SECTORS,
         DiskKind::Hwraid5 => HDD_CAPACITY_SECTORS / HWRAID5_CHUNK_SECTORS * HWRAID5_CHUNK_SECTORS * (HWRAID5_MEMBERS as u64 - 1),
     }
@@ -71,6 +73,10 @@ impl Disk {
         let (model, slots, capacity_sectors) = match kind {
             DiskKind::Ssd => (Model::Ssd(Nand::new(SSD_X25M_G2, SSD_CAPACITY_SECTORS)), SSD_NCQ_TAGS, SSD_CAPACITY_SECTORS),
             DiskKind::Ssd830 => (Model::Ssd(Nand::new(SSD_830, SSD830_CAPACITY_SECTORS)), SSD_NCQ_TAGS, SSD830_CAPACITY_SECTORS),
+            // One queue pair's entries; `set_queue_pairs` gives it as many as the driver makes.
+            DiskKind::Nvme => {
+                (Model::Ssd(Nand::new(NVME_970_EVO_PLUS, NVME_CAPACITY_SECTORS)), NVME_IO_QUEUE_DEPTH - 1, NVME_CAPACITY_SECTORS)
+            }
             DiskKind::Ramlun => (Model::Ram(RamLun::new(RAMLUN_COMMAND_NS, RAMLUN_BYTES_PER_S)), RAMLUN_SLOTS, RAMLUN_CAPACITY_SECTORS),
             DiskKind::Hdd => (Model::Hdd(Hdd::new(write_cache, HDD_WRITE_CACHE_RPO_WINDOW, rng)), 1, HDD_CAPACITY_SECTORS),
             DiskKind::Hwraid5 => {
@@ -89,6 +95,17 @@ impl Disk {
             busy_since: None,
             started: Vec::new(),
         }
+    }
+
+    /// An NVMe drive holds every command of its `n` I/O queue pairs at once (the blk-mq tags
+    /// of each, one fewer than its entries). The drive serves them in arrival order.
+    pub fn set_queue_pairs(&mut self, n: u32) {
+        assert!(
+            matches!(self.model, Model::Ssd(_)) && self.slots.len() == (NVME_IO_QUEUE_DEPTH - 1) as usize,
+            "queue pairs are an NVMe drive's"
+        );
+        assert!((1..=crate::scenario::limits::CORES_MAX).contains(&n), "one queue pair per CPU");
+        self.slots = vec![None; (n * (NVME_IO_QUEUE_DEPTH - 1)) as usize];
     }
 
     /// `disk.skip_within_track` (an HDD's; other models ignore it).
