@@ -1,11 +1,14 @@
-//! `drivers/nvme/host/pci.c` as v5.4 has it (the same path as 4.4-6.x; 3.19-4.3 held it in
-//! `drivers/block/nvme-core.c`, blk-mq since 3.19): an I/O queue pair per CPU, each blk-mq's
+//! `drivers/nvme/host/pci.c` as v5.4 has it (4.4 moved the driver here from
+//! `drivers/block/nvme-core.c`, blk-mq since 3.19; 5.16 on ends the reaped requests in a batch,
+//! `nvme_poll_cq`, with the same CPUs and queues): an I/O queue pair per CPU, each blk-mq's
 //! hardware queue of that CPU with `io_queue_depth - 1` tags (`nvme_dev_add`); `nvme_queue_rq`
 //! puts the command in the submission queue and rings its doorbell; the drive's completion
 //! raises the queue's own MSI-X vector, bound to that queue's CPU (`pci_alloc_irq_vectors_affinity`
-//! spreads them, one per CPU when there are as many queues), where `nvme_irq` →
-//! `nvme_process_cq` → `nvme_handle_cqe` → `blk_mq_complete_request` ends the request: on the
-//! CPU that submitted it, with no IPI and no SCSI host between.
+//! spreads them, one per CPU when there are as many queues), where `nvme_irq` reaps the
+//! completion queue (`nvme_process_cq`, which writes the head doorbell) and ends each entry's
+//! request (`nvme_complete_cqes` → `nvme_handle_cqe` → `nvme_end_request` →
+//! `blk_mq_complete_request`): on the CPU that submitted it, with no IPI and no SCSI host
+//! between.
 //!
 //! The blk-mq under it is the model's (`block/blk_mq.rs`). The drive is `hw::flash::Nand` with
 //! its own figures (`calib::NVME_970_EVO_PLUS`).
