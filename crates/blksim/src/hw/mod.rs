@@ -47,6 +47,9 @@ pub struct Disk {
     model: Model,
     queue: VecDeque<Cmd>,
     slots: Vec<Option<Cmd>>,
+    /// How many slots `slots` may grow to (an NVMe drive's grow as its queues fill; the
+    /// others' are all there from the start).
+    slot_max: usize,
     capacity_sectors: u64,
     /// Time with at least one command in the drive.
     busy_ns_total: u64,
@@ -90,6 +93,7 @@ impl Disk {
             model,
             queue: VecDeque::new(),
             slots: vec![None; slots as usize],
+            slot_max: slots as usize,
             capacity_sectors,
             busy_ns_total: 0,
             busy_since: None,
@@ -98,14 +102,16 @@ impl Disk {
     }
 
     /// An NVMe drive holds every command of its `n` I/O queue pairs at once (the blk-mq tags
-    /// of each, one fewer than its entries). The drive serves them in arrival order.
+    /// of each, one fewer than its entries), up to the slots a `u16` names (64 queue pairs'
+    /// worth; beyond, commands wait in the drive's queue for a slot). Its slots grow as they
+    /// are taken, so memory follows the commands in flight, not the CPUs.
     pub fn set_queue_pairs(&mut self, n: u32) {
         assert!(
-            matches!(self.model, Model::Ssd(_)) && self.slots.len() == (NVME_IO_QUEUE_DEPTH - 1) as usize,
+            matches!(self.model, Model::Ssd(_)) && self.slot_max == (NVME_IO_QUEUE_DEPTH - 1) as usize,
             "queue pairs are an NVMe drive's"
         );
         assert!((1..=crate::scenario::limits::CORES_MAX).contains(&n), "one queue pair per CPU");
-        self.slots = vec![None; (n * (NVME_IO_QUEUE_DEPTH - 1)) as usize];
+        self.slot_max = (n * (NVME_IO_QUEUE_DEPTH - 1)).min(u32::from(ENGINE_SLOT) - 1) as usize;
     }
 
     /// `disk.skip_within_track` (an HDD's; other models ignore it).
@@ -124,7 +130,7 @@ impl Disk {
     /// How many commands the drive works on at once (its completions pending at most, plus a
     /// RAID controller's stripe operation).
     pub fn slot_count(&self) -> usize {
-        self.slots.len()
+        self.slot_max
     }
 
     /// Commands queued inside the drive plus those on the media.
@@ -220,7 +226,14 @@ impl Disk {
     }
 
     fn start_next(&mut self, now: SimTime, arrived_idle: bool) -> Option<(u16, SimTime)> {
-        let slot = self.slots.iter().position(|s| s.is_none())?;
+        let slot = match self.slots.iter().position(|s| s.is_none()) {
+            Some(i) => i,
+            None if self.slots.len() < self.slot_max => {
+                self.slots.push(None);
+                self.slots.len() - 1
+            }
+            None => return None,
+        };
         if let Model::Hdd(h) = &mut self.model {
             // Pick from where the head is now: the destages that started by now have run.
             h.destage_until(now, self.capacity_sectors);

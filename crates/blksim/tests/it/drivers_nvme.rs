@@ -98,3 +98,20 @@ fn an_nvme_drive_takes_blk_mq_only_and_says_what_is_allowed() {
         assert!(why.contains("no SCSI host"), "{key}: {why}");
     }
 }
+
+#[test]
+fn the_drive_holds_its_queue_pairs_commands_up_to_what_a_slot_number_names() {
+    use blksim::hw::Disk;
+    use blksim::scenario::{ControllerCache, DiskKind};
+    let drive = |pairs: u32| {
+        let mut rng = blksim::engine::rng::Stream::new(1, 0);
+        let mut d = Disk::new(DiskKind::Nvme, false, ControllerCache::InOrder, &mut rng);
+        d.set_queue_pairs(pairs);
+        d.slot_count()
+    };
+    // 1023 commands a queue pair (its tags), for every CPU's pair.
+    assert_eq!(drive(1), 1023);
+    assert_eq!(drive(4), 4 * 1023);
+    // Past 64 pairs the slots a u16 names (less the RAID engine's) are all: the rest wait.
+    assert_eq!(drive(256), usize::from(u16::MAX) - 1);
+}
