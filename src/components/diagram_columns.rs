@@ -205,7 +205,7 @@ fn draw_disk(f: &Frame, cols: &Columns, ci: usize, col: &Column) -> Option<Colum
     ctx.set_stroke_style_str(theme.slot);
     ctx.set_line_width(1.0);
     let kind = &f.d.shown.topology.disk_kind;
-    if kind == "ssd" || kind == "ssd830" || kind == "ramlun" {
+    if kind == "ssd" || kind == "ssd830" || kind == "nvme" || kind == "ramlun" {
         draw_channels(f, c, col, in_drive);
         return None;
     }
@@ -235,12 +235,13 @@ fn draw_disk(f: &Frame, cols: &Columns, ci: usize, col: &Column) -> Option<Colum
     }
 }
 
-/// An SSD (or a RAM LUN): its channels as slots, filled by the commands it holds.
+/// An SSD, SATA or NVMe (or a RAM LUN): its channels as slots, filled by the commands it holds.
 fn draw_channels(f: &Frame, c: Rect, col: &Column, in_drive: u32) {
     let (ctx, theme, topology) = (&f.ctx, f.theme, &f.d.shown.topology);
     let per_dev = match topology.disk_kind.as_str() {
         "ssd" => blksim::calib::SSD_CHANNELS,
         "ssd830" => blksim::calib::SSD830_CHANNELS,
+        "nvme" => blksim::calib::NVME_CHANNELS,
         _ => blksim::calib::RAMLUN_SLOTS,
     };
     let channels = per_dev * col.count as u32;

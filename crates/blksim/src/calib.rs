@@ -297,7 +297,12 @@ pub const HWRAID5_WRITE_BYTES_PER_S: u64 = 80_000_000;
 //
 // Each is built as the drive is (`hw::flash::Nand`): the SATA link, the controller's work per
 // command and its data path, N channels × dies per channel, pages sensed in tR and moved over
-// their channel, programs in tPROG. What each figure stands on is said at each.
+// their channel, programs in tPROG. What each figure stands on is said at each. Their channels
+// and link move data in the order the commands came (`reorder: false`): INFERRED
+// simplification, as their rows were checked; NCQ lets a SATA drive complete out of order too,
+// but at their controllers' rates (35,000 and 80,000 commands a second) a die's wait seldom
+// holds up the commands behind it: 4 KiB random reads at QD32 reordered move by under 0.1%
+// (measured on `Nand` alone).
 
 /// The X25-M G2's flash channels. Source: Intel's X25-M controller (PC29AS21) has ten
 /// channels (Xbit Labs, "First Look at Intel X25-M SSD", 2008: "the ten-channel controller
@@ -346,6 +351,7 @@ pub const SSD_X25M_G2: crate::hw::flash::FlashSpec = crate::hw::flash::FlashSpec
     channel_bytes_per_s: 50_000_000,
     random_write_ns: 1_000_000_000 / 8_600,
     readahead_pages: SSD_CHANNELS,
+    reorder: false,
 };
 pub const SSD_CAPACITY_SECTORS: u64 = 312_581_808;
 
@@ -376,9 +382,97 @@ pub const SSD_830: crate::hw::flash::FlashSpec = crate::hw::flash::FlashSpec {
     channel_bytes_per_s: 133_000_000,
     random_write_ns: 1_000_000_000 / 36_000,
     readahead_pages: SSD830_CHANNELS,
+    reorder: false,
 };
 /// 256 GB (500,118,192 sectors, as IDEMA's LBA count for 256 GB).
 pub const SSD830_CAPACITY_SECTORS: u64 = 500_118_192;
+
+// ---- NVMe: a Samsung 970 EVO Plus class drive (2019-2022) on PCIe 3.0 x4 ---------------------
+//
+// The same flash model as the SATA drives (`hw::flash::Nand`), with its own figures; the path
+// to it is the NVMe driver's (`drivers/nvme/pci.rs`), not SCSI's.
+
+/// The Phoenix controller's flash channels: 8. Source: KitGuru, "Samsung 970 EVO 2TB SSD
+/// review" (2018): "Phoenix is an 8-channel, 5-core controller"; the 970 EVO Plus keeps it
+/// (cdrinfo.com, "Samsung Sets New Performance Levels for Consumer NVMe SSDs with 970 EVO
+/// Plus", 2019: "Samsung Phoenix Controller" for both).
+pub const NVME_CHANNELS: u32 = 8;
+
+/// PCIe 3.0 x4 as payload: 8 GT/s a lane, 128b/130b coded (3,938 MB/s for four lanes), in
+/// TLPs of 256 bytes of data behind 24 bytes of header, sequence number, LCRC and framing
+/// (PCIe 3.0 base specification; 256 bytes is the usual Max_Payload_Size of desktop root
+/// ports, INFERRED for the reviewers' boards): 3,600 MB/s.
+pub const PCIE3_X4_BYTES_PER_S: u64 = 8_000_000_000 * 4 / 8 * 128 / 130 * 256 / 280;
+
+/// The 970 EVO Plus 1 TB. Sources, field by field:
+/// - link: PCIe 3.0 x4 (`PCIE3_X4_BYTES_PER_S`), both ways; the controller's data path is
+///   taken as no narrower (INFERRED: the data sheet's 3,500 MB/s sequential read is what the
+///   link carries, less the host's own work).
+/// - controller, per command: 1 / 620,000 s, the data sheet's "Random Read (QD32): up to
+///   620,000 IOPS" of the 2 TB model (Samsung 970 EVO Plus data sheet, as cdrinfo.com and
+///   digit.in list it). The 2 TB model has 64 dies, which could read 1.2 million 4 KiB pages a
+///   second: what bounds it is the controller, which the 1 TB model shares. The 1 TB model's own
+///   figure (600,000 with 32 dies, which could read ~600,000) is the devices row that checks
+///   the reading, not fitted to it.
+/// - flash: Samsung's fifth-generation (9x-layer) 256 Gbit TLC V-NAND: "the response time to
+///   read-signals has been significantly reduced to 50μs", "data write speed ... 500-microseconds",
+///   Toggle DDR 4.0 at "1.4 Gbps" (Samsung's announcement, 2018-07-10, as convergedigest.com
+///   quotes it): tR 50 µs, tPROG 500 µs, an 8-bit channel at 1,400 MB/s (INFERRED: that the
+///   Phoenix runs its channels at the NAND's full rate). 16 KiB pages and two planes per die:
+///   INFERRED from the generation (Samsung does not publish the part's geometry).
+/// - dies: 4 per channel: 1 TB of raw flash in 32 dies of 256 Gbit on 8 channels.
+/// - random writes: the FTL's 1 / 560,000 s per write that does not continue the last, the data
+///   sheet's "up to 560,000 IOPS" random write (2 TB). The SLC write cache (TurboWrite) is not
+///   modelled: writes are programmed at TLC's tPROG. No devices row checks writes.
+/// - read-ahead: one page on each channel beyond a read that continues the last, INFERRED as
+///   for the SATA drives.
+/// - reorder: the channels and the link move each page when it is ready (NVMe completes
+///   commands in any order: each completion entry names its command, NVMe 1.3 § 4.6). In
+///   arrival order, a read waiting on a busy die would hold up every read behind it on its
+///   channel and on the link (half the IOPS at QD128).
+pub const NVME_970_EVO_PLUS: crate::hw::flash::FlashSpec = crate::hw::flash::FlashSpec {
+    link_bytes_per_s: PCIE3_X4_BYTES_PER_S,
+    command_ns: 1_000_000_000 / 620_000,
+    read_path_bytes_per_s: PCIE3_X4_BYTES_PER_S,
+    write_path_bytes_per_s: PCIE3_X4_BYTES_PER_S,
+    channels: NVME_CHANNELS,
+    dies_per_channel: 4,
+    page_bytes: 16_384,
+    planes: 2,
+    t_r_ns: 50 * NS_PER_US,
+    t_prog_ns: 500 * NS_PER_US,
+    channel_bytes_per_s: 1_400_000_000,
+    random_write_ns: 1_000_000_000 / 560_000,
+    readahead_pages: NVME_CHANNELS,
+    reorder: true,
+};
+/// 1 TB (1,953,525,168 sectors, IDEMA's LBA count for 1 TB).
+pub const NVME_CAPACITY_SECTORS: u64 = 1_953_525_168;
+
+/// The driver's `io_queue_depth` module parameter, 1024 by default (drivers/nvme/host/pci.c,
+/// v4.4-v6.x; `NVME_Q_DEPTH` in 3.19-4.3 drivers/block/nvme-core.c): each I/O queue pair has
+/// 1024 entries, and blk-mq gets one tag fewer per hardware queue (`nvme_dev_add`:
+/// `tagset.queue_depth = min(q_depth, BLK_MQ_MAX_DEPTH) - 1`, as a full submission queue
+/// would look empty). The drive's CAP.MQES is INFERRED to allow it.
+pub const NVME_IO_QUEUE_DEPTH: u32 = 1024;
+
+/// `nvme_queue_rq` for one request: `nvme_setup_cmd` fills the 64-byte command,
+/// `nvme_map_data` maps the data (`blk_rq_map_sg`, `dma_map_sg`, the PRPs), `nvme_submit_cmd`
+/// copies it into the submission queue and writes the tail doorbell (one posted MMIO write).
+/// Reason: a few hundred instructions and one uncached write, ~1 µs (INFERRED from the code
+/// path, not measured; SCSI's `DISPATCH_NS` is 1.5 µs for a longer path). Not fitted.
+pub const NVME_QUEUE_RQ_NS: u64 = NS_PER_US;
+/// The queue's MSI-X interrupt and `nvme_irq` → `nvme_process_cq` for one completion entry
+/// (read the entry, check its phase bit, write the head doorbell). Reason: interrupt entry and
+/// exit plus a cache miss on the entry, ~1 µs (INFERRED; `HARDIRQ_NS`, an HBA's handler with
+/// its own bookkeeping, is 2 µs). Not fitted.
+pub const NVME_IRQ_NS: u64 = NS_PER_US;
+/// `nvme_handle_cqe` → `blk_mq_complete_request` on the submitting CPU (no IPI: the vector is
+/// that CPU's) → `nvme_pci_complete_rq` (`dma_unmap_sg`) → `blk_mq_end_request` (the request's
+/// accounting and its tag freed), without the per-bio part (`SOFTIRQ_BIO_NS`). Reason: ~1.5 µs,
+/// half of SCSI's `SOFTIRQ_REQUEST_NS` (which adds `scsi_io_completion`, the sense check and
+/// the queue's restart). INFERRED, not fitted.
+pub const NVME_COMPLETE_RQ_NS: u64 = 1_500;
 
 // ---- ramlun: an SRP LUN backed by a tmpfs file (seed 002) ------------------------------------
 

@@ -374,6 +374,7 @@ impl Sim {
         }
         match self.devs[dev].kind {
             DevKind::Sd { .. } if self.devs[dev].queue.mq.is_some() => self.blk_mq_run_hw_queues(dev),
+            DevKind::Nvme { .. } => self.blk_mq_run_hw_queues(dev),
             DevKind::Sd { .. } => self.scsi_request_fn(dev),
             DevKind::DmMpath { .. } => self.dm_request_fn(dev),
             // Bio-based: md and dm-linear have no request queue to run.

@@ -188,6 +188,10 @@ impl Sim {
         let mut list: VecDeque<ReqId> = std::mem::take(&mut q.dispatch);
         list.extend(q.queued.drain(..));
         while let Some(rq) = list.pop_front() {
+            if self.devs[dev].is_nvme() {
+                self.nvme_queue_rq(dev, h, rq);
+                continue;
+            }
             if let QueueRq::Busy = self.scsi_queue_rq(dev, h, rq) {
                 list.push_front(rq);
                 let cpu = CoreId(self.current.cpu);
@@ -378,7 +382,7 @@ impl Sim {
 /// The events a device's blk-mq queues can have queued at once: per hardware queue a splice
 /// per CPU and a delayed run; per queue a timer and a path check.
 pub(crate) fn blk_mq_events_max(s: &crate::scenario::Scenario) -> usize {
-    s.host.nr_hw_queues as usize * (s.cpu.cores as usize + 1) + 2
+    crate::drivers::nvme::pci::nr_hw_queues(s) as usize * (s.cpu.cores as usize + 1) + 2
 }
 
 #[cfg(test)]

@@ -19,10 +19,21 @@ impl Sim {
     pub(crate) fn softirq_cost(&self, rq: ReqId) -> u64 {
         let r = self.reqs.get(rq.0);
         let base = match r.clone_of {
-            None => HARDIRQ_NS + SOFTIRQ_REQUEST_NS + SOFTIRQ_BIO_NS * r.nr_bios as u64,
+            None => self.request_end_ns(r.dev) + SOFTIRQ_BIO_NS * r.nr_bios as u64,
             Some(_) => HARDIRQ_NS + 2 * SOFTIRQ_REQUEST_NS + self.clone_bios_end_ns(r.nr_clone_bios as u64),
         };
         base + self.page_waiters_ns(rq)
+    }
+
+    /// The interrupt and the request's own completion work, without its bios: an HBA's
+    /// interrupt and the SCSI softirq's, or NVMe's `nvme_irq` and `blk_mq_complete_request` run
+    /// in it on the submitting CPU.
+    fn request_end_ns(&self, dev: DevId) -> u64 {
+        if self.devs[dev].is_nvme() {
+            NVME_IRQ_NS + NVME_COMPLETE_RQ_NS
+        } else {
+            HARDIRQ_NS + SOFTIRQ_REQUEST_NS
+        }
     }
 
     /// A clone's `n` clone bios ending: `end_clone_bio` and the original's bio per clone bio,
@@ -66,7 +77,7 @@ impl Sim {
         let di = dev.idx();
         let ctx = self.context();
         // The interrupt, then blk_update_request's trace of the request's completion.
-        self.charge(HARDIRQ_NS + SOFTIRQ_REQUEST_NS);
+        self.charge(self.request_end_ns(dev));
         self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, ctx, rq.0, 0);
         let tag = r.tag.expect("completed request had a tag");
         if let Some(mq) = self.devs[di].queue.mq.as_mut() {
@@ -84,7 +95,7 @@ impl Sim {
         } else {
             self.devs[di].queue.tags.put(tag);
         }
-        if !r.host_freed {
+        if !r.host_freed && !self.devs[di].is_nvme() {
             let (_, h) = self.devs[di].sd();
             self.hosts[h].put();
         }

@@ -1,5 +1,5 @@
-//! `block/genhd.c`: the block devices iostat lists (sd, dm-N, mdN), what is behind each, and
-//! its capacity.
+//! `block/genhd.c`: the block devices iostat lists (sd, nvmeXnY, dm-N, mdN), what is behind
+//! each, and its capacity.
 
 use crate::block::blkdev::SAFE_MAX_SECTORS;
 use crate::block::{is_mq, tag_depth, RequestQueue};
@@ -16,6 +16,9 @@ use crate::tools::stats::DiskStats;
 pub enum DevKind {
     /// An `sd` disk: its device model and the HBA it hangs off.
     Sd { disk: DiskId, host: HostId },
+    /// An NVMe namespace (`nvmeXn1`): the drive on PCIe, its queue pairs blk-mq's hardware
+    /// queues (`drivers/nvme/pci.rs`). No SCSI host.
+    Nvme { disk: DiskId },
     /// Request-based dm-multipath (`dm-N`): requests are cloned onto the active path.
     DmMpath { paths: Vec<DevId> },
     /// md RAID5 (`mdN`): bio-based, over its member devices.
@@ -58,6 +61,24 @@ impl BlockDev {
                 mq: is_mq(s.queue.scheduler)
                     .then(|| crate::block::blk_mq::BlkMq::new(s.host.nr_hw_queues, s.host.can_queue, s.queue.depth, s.cpu.cores)),
                 mq_sched: crate::block::blk_mq_sched::mq_sched_for(s),
+                ..RequestQueue::new(s, s.disk.max_sectors_kb, tag_depth(s))
+            },
+            stats: DiskStats::default(),
+            kdm: None,
+        }
+    }
+
+    /// `nvmeXn1`: namespace 1 of controller X, a blk-mq queue with a hardware queue per CPU
+    /// (`nvme_dev_add`; see `drivers/nvme/pci.rs`).
+    pub fn nvme(index: u32, disk: DiskId, s: &Scenario) -> BlockDev {
+        let (name, major, minor) = crate::drivers::nvme::pci::nvme_name(index);
+        BlockDev {
+            name,
+            major,
+            minor,
+            kind: DevKind::Nvme { disk },
+            queue: RequestQueue {
+                mq: Some(crate::drivers::nvme::pci::nvme_blk_mq(s)),
                 ..RequestQueue::new(s, s.disk.max_sectors_kb, tag_depth(s))
             },
             stats: DiskStats::default(),
@@ -126,7 +147,20 @@ impl BlockDev {
 
     /// A disk at the bottom of the stack (the fairness index is over these).
     pub fn is_leaf(&self) -> bool {
-        matches!(self.kind, DevKind::Sd { .. })
+        matches!(self.kind, DevKind::Sd { .. } | DevKind::Nvme { .. })
+    }
+
+    /// The drive behind a leaf device (None for a stacking device).
+    pub fn disk(&self) -> Option<DiskId> {
+        match self.kind {
+            DevKind::Sd { disk, .. } | DevKind::Nvme { disk } => Some(disk),
+            _ => None,
+        }
+    }
+
+    /// An NVMe namespace (its queue runs `nvme_queue_rq`, not SCSI's).
+    pub fn is_nvme(&self) -> bool {
+        matches!(self.kind, DevKind::Nvme { .. })
     }
 
     /// The disk and host of an `sd` device. Panics for a stacking device: only leaf queues
@@ -147,7 +181,7 @@ pub(crate) fn dev_capacity_sectors(
     s: &crate::scenario::Scenario,
 ) -> u64 {
     match &devs[dev].kind {
-        DevKind::Sd { disk, .. } => disks[*disk].capacity_sectors(),
+        DevKind::Sd { disk, .. } | DevKind::Nvme { disk } => disks[*disk].capacity_sectors(),
         DevKind::DmMpath { paths } => dev_capacity_sectors(devs, disks, paths[0], s),
         DevKind::DmLinear { lower } => dev_capacity_sectors(devs, disks, *lower, s) - crate::block::LVM_PE_START_SECTORS,
         DevKind::Md { members } => {
@@ -196,6 +230,13 @@ impl crate::engine::Sim {
             let mut rng = crate::engine::rng::Stream::new(self.seed, crate::engine::rng::STREAM_DISK + d as u64);
             let mut disk = Disk::new(s.disk.kind, s.disk.write_cache, s.disk.controller_cache, &mut rng);
             disk.set_skip_within_track(s.disk.skip_within_track);
+            if s.disk.kind == crate::scenario::DiskKind::Nvme {
+                // One queue pair per CPU, on PCIe: no HBA, no second path.
+                disk.set_queue_pairs(s.cpu.cores);
+                self.disks.push(disk);
+                self.devs.push(BlockDev::nvme(d, DiskId(d as u16), s));
+                continue;
+            }
             self.disks.push(disk);
             let first_host = d as u64 * s.hbas as u64 / s.disks as u64;
             for p in 0..paths {

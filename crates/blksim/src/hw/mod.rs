@@ -1,5 +1,6 @@
-//! Device models behind the leaf block devices: a 7200 rpm HDD, SATA SSDs, a RAM-backed LUN
-//! and a hardware RAID5 controller over HDDs (`hwraid5`).
+//! Device models behind the leaf block devices: a 7200 rpm HDD, SATA SSDs, an NVMe SSD (the
+//! same flash model, behind PCIe), a RAM-backed LUN and a hardware RAID5 controller over HDDs
+//! (`hwraid5`).
 //! Which hardware a lesson has is a device model, never a lesson constant.
 
 use crate::calib::*;
@@ -46,6 +47,9 @@ pub struct Disk {
     model: Model,
     queue: VecDeque<Cmd>,
     slots: Vec<Option<Cmd>>,
+    /// How many slots `slots` may grow to (an NVMe drive's grow as its queues fill; the
+    /// others' are all there from the start).
+    slot_max: usize,
     capacity_sectors: u64,
     /// Time with at least one command in the drive.
     busy_ns_total: u64,
@@ -61,6 +65,7 @@ pub fn capacity_sectors(kind: DiskKind) -> u64 {
         DiskKind::Hdd => HDD_CAPACITY_SECTORS,
         DiskKind::Ssd => SSD_CAPACITY_SECTORS,
         DiskKind::Ssd830 => SSD830_CAPACITY_SECTORS,
+        DiskKind::Nvme => NVME_CAPACITY_SECTORS,
         DiskKind::Ramlun => RAMLUN_CAPACITY_SECTORS,
         DiskKind::Hwraid5 => HDD_CAPACITY_SECTORS / HWRAID5_CHUNK_SECTORS * HWRAID5_CHUNK_SECTORS * (HWRAID5_MEMBERS as u64 - 1),
     }
@@ -71,6 +76,10 @@ impl Disk {
         let (model, slots, capacity_sectors) = match kind {
             DiskKind::Ssd => (Model::Ssd(Nand::new(SSD_X25M_G2, SSD_CAPACITY_SECTORS)), SSD_NCQ_TAGS, SSD_CAPACITY_SECTORS),
             DiskKind::Ssd830 => (Model::Ssd(Nand::new(SSD_830, SSD830_CAPACITY_SECTORS)), SSD_NCQ_TAGS, SSD830_CAPACITY_SECTORS),
+            // One queue pair's entries; `set_queue_pairs` gives it as many as the driver makes.
+            DiskKind::Nvme => {
+                (Model::Ssd(Nand::new(NVME_970_EVO_PLUS, NVME_CAPACITY_SECTORS)), NVME_IO_QUEUE_DEPTH - 1, NVME_CAPACITY_SECTORS)
+            }
             DiskKind::Ramlun => (Model::Ram(RamLun::new(RAMLUN_COMMAND_NS, RAMLUN_BYTES_PER_S)), RAMLUN_SLOTS, RAMLUN_CAPACITY_SECTORS),
             DiskKind::Hdd => (Model::Hdd(Hdd::new(write_cache, HDD_WRITE_CACHE_RPO_WINDOW, rng)), 1, HDD_CAPACITY_SECTORS),
             DiskKind::Hwraid5 => {
@@ -84,11 +93,25 @@ impl Disk {
             model,
             queue: VecDeque::new(),
             slots: vec![None; slots as usize],
+            slot_max: slots as usize,
             capacity_sectors,
             busy_ns_total: 0,
             busy_since: None,
             started: Vec::new(),
         }
+    }
+
+    /// An NVMe drive holds every command of its `n` I/O queue pairs at once (the blk-mq tags
+    /// of each, one fewer than its entries), up to the slots a `u16` names (64 queue pairs'
+    /// worth; beyond, commands wait in the drive's queue for a slot). Its slots grow as they
+    /// are taken, so memory follows the commands in flight, not the CPUs.
+    pub fn set_queue_pairs(&mut self, n: u32) {
+        assert!(
+            matches!(self.model, Model::Ssd(_)) && self.slot_max == (NVME_IO_QUEUE_DEPTH - 1) as usize,
+            "queue pairs are an NVMe drive's"
+        );
+        assert!((1..=crate::scenario::limits::CORES_MAX).contains(&n), "one queue pair per CPU");
+        self.slot_max = (n * (NVME_IO_QUEUE_DEPTH - 1)).min(u32::from(ENGINE_SLOT) - 1) as usize;
     }
 
     /// `disk.skip_within_track` (an HDD's; other models ignore it).
@@ -107,7 +130,7 @@ impl Disk {
     /// How many commands the drive works on at once (its completions pending at most, plus a
     /// RAID controller's stripe operation).
     pub fn slot_count(&self) -> usize {
-        self.slots.len()
+        self.slot_max
     }
 
     /// Commands queued inside the drive plus those on the media.
@@ -203,7 +226,14 @@ impl Disk {
     }
 
     fn start_next(&mut self, now: SimTime, arrived_idle: bool) -> Option<(u16, SimTime)> {
-        let slot = self.slots.iter().position(|s| s.is_none())?;
+        let slot = match self.slots.iter().position(|s| s.is_none()) {
+            Some(i) => i,
+            None if self.slots.len() < self.slot_max => {
+                self.slots.push(None);
+                self.slots.len() - 1
+            }
+            None => return None,
+        };
         if let Model::Hdd(h) = &mut self.model {
             // Pick from where the head is now: the destages that started by now have run.
             h.destage_until(now, self.capacity_sectors);

@@ -330,7 +330,7 @@ impl Sim {
                     self.sync_page(p);
                 }
             }
-            DevKind::Sd { .. } => self.unplug_device(dev),
+            DevKind::Sd { .. } | DevKind::Nvme { .. } => self.unplug_device(dev),
         }
     }
 

@@ -302,7 +302,7 @@ impl Sim {
                 raid.inactive_blocked || raid.free_heads() == 0
             }
             DevKind::DmLinear { lower } => self.bdi_read_congested(*lower),
-            DevKind::DmMpath { .. } | DevKind::Sd { .. } => self.devs[dev].queue.congested[0],
+            DevKind::DmMpath { .. } | DevKind::Sd { .. } | DevKind::Nvme { .. } => self.devs[dev].queue.congested[0],
         }
     }
 

@@ -142,8 +142,8 @@ pub const MD_COMPONENT_SIZE_KB: KnobSpec = KnobSpec {
 
 pub const DISK_KIND: KnobSpec = KnobSpec {
     key: "disk.kind",
-    kind: KnobKind::Enum(&["hdd", "ssd", "hwraid5", "ramlun", "ssd830"]),
-    help: "the device model behind each disk",
+    kind: KnobKind::Enum(&["hdd", "ssd", "hwraid5", "ramlun", "ssd830", "nvme"]),
+    help: "the device model behind each disk: hdd (7200 rpm SATA), ssd (Intel X25-M G2, SATA), ssd830 (Samsung 830, SATA), hwraid5 (3ware RAID5 over HDDs), ramlun (an SRP LUN in RAM), nvme (Samsung 970 EVO Plus, PCIe; no SCSI: a queue pair per CPU, blk-mq only, so queue.scheduler=none)",
     live: Live::Restart,
     access: named!(disk.kind),
     applies: validate::anywhere,
@@ -206,7 +206,7 @@ pub const QUEUE_DEPTH: KnobSpec = KnobSpec {
     help: "device tags (TCQ/NCQ queue_depth)",
     live: Live::Store(Store::QueueDepth),
     access: int!(queue.depth),
-    applies: validate::anywhere,
+    applies: validate::scsi_host,
     values: &[],
 };
 
@@ -407,7 +407,7 @@ pub const HOST_CAN_QUEUE: KnobSpec = KnobSpec {
     help: "commands the HBA takes at once",
     live: Live::Restart,
     access: int!(host.can_queue),
-    applies: validate::anywhere,
+    applies: validate::scsi_host,
     values: &[],
 };
 
@@ -417,7 +417,7 @@ pub const HOST_LINK_MB_S: KnobSpec = KnobSpec {
         help: "what the HBA's link moves, the narrowest of its PCIe slot and its SAS port (an LSI SAS2008 behind an expander's x4 SAS 2.0 wide port: 2400); completions wait for it; 0: unbounded",
         live: Live::Restart,
     access: int!(host.link_mb_s),
-    applies: validate::anywhere,
+    applies: validate::scsi_host,
     values: &[],
 };
 
@@ -427,7 +427,7 @@ pub const HOST_NR_HW_QUEUES: KnobSpec = KnobSpec {
     help: "blk-mq hardware queues per LUN, each with can_queue tags (ib_srp ch_count, 3.19+); the CPUs are split evenly among them",
     live: Live::Restart,
     access: int!(host.nr_hw_queues),
-    applies: validate::blk_mq_queues,
+    applies: validate::scsi_blk_mq_queues,
     values: &[],
 };
 
@@ -437,7 +437,7 @@ pub const HOST_IRQ_PER_HW_QUEUE: KnobSpec = KnobSpec {
         help: "each blk-mq hardware queue's completions interrupt the first of its CPUs (ib_srp 3.19+: channel i's own completion queue on vector i, reaped until empty per interrupt; the vector's CPU is inferred); false: all interrupt the HBA's CPU (cpu.irq_cpus)",
         live: Live::Restart,
     access: flag!(host.irq_per_hw_queue),
-    applies: validate::blk_mq_queues,
+    applies: validate::scsi_blk_mq_queues,
     values: &[],
 };
 

@@ -63,6 +63,9 @@ pub enum DiskKind {
     Ramlun,
     /// A Samsung 830 class SATA 6 Gb/s SSD (`ssd` is the Intel X25-M G2 class).
     Ssd830,
+    /// A Samsung 970 EVO Plus class NVMe SSD on PCIe 3.0 x4, through the NVMe driver (a queue
+    /// pair per CPU), not SCSI. blk-mq only.
+    Nvme,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -102,6 +102,7 @@ impl Scenario {
         let mut scenario = self.clone();
         era::apply(&mut scenario);
         era::check_scheduler(&scenario).map_err(|e| ScenarioError::new(k::QUEUE_SCHEDULER.key, e))?;
+        scenario.check_nvme()?;
         // dd reads or writes in order, a block at a time: a job it cannot run (random offsets,
         // a mix, libaio, a queue depth) is fio's, and top, the trace and the diagram name it so.
         let dd = |w: &Workload| w.name == "dd" && (w.rw.is_random() || w.rw.is_mixed() || w.ioengine != IoEngine::Sync || w.iodepth > 1);
@@ -109,6 +110,38 @@ impl Scenario {
             w.name = "fio".into();
         }
         Ok(Config { scenario })
+    }
+
+    /// An NVMe drive is reached through the NVMe driver, blk-mq only (3.19 on): its queue takes
+    /// no legacy elevator, a kernel before 3.19 had no such driver, and dm-multipath's paths
+    /// are SCSI devices in the model. Checked after `kernel` has written its knobs.
+    fn check_nvme(&self) -> Result<(), ScenarioError> {
+        if self.disk.kind != DiskKind::Nvme {
+            return Ok(());
+        }
+        if self.stack == StackKind::Dm {
+            return Err(ScenarioError::new(
+                k::STACK.key,
+                "dm with disk.kind=nvme: the model's dm-multipath reaches its paths through SCSI hosts; with nvme the stack is direct, lvm or md",
+            ));
+        }
+        let blk_mq_nvme = era::KernelVersion::parse("3.19").expect("3.19 is in the table");
+        if era::kernel_of(self).is_some_and(|v| v < blk_mq_nvme) {
+            return Err(ScenarioError::new(
+                k::KERNEL.key,
+                format!("{} with disk.kind=nvme: the model's NVMe driver is blk-mq's, from 3.19 on (before it the driver was bio-based); set kernel=3.19 or later, or none", self.kernel.as_deref().unwrap_or("")),
+            ));
+        }
+        if !crate::block::is_mq(self.queue.scheduler) {
+            return Err(ScenarioError::new(
+                k::QUEUE_SCHEDULER.key,
+                format!(
+                    "{} with disk.kind=nvme: NVMe has been blk-mq only since 3.19, so its queue takes no legacy elevator (noop, deadline, cfq); set queue.scheduler=none",
+                    scheduler_name(self)
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Disks, HBAs, paths and CPUs together: each path to a disk is an sd device on an HBA,
@@ -410,6 +443,21 @@ pub(super) fn blk_mq_queues(s: &Scenario) -> Result<(), String> {
             scheduler_name(s)
         ),
     )
+}
+
+/// A SCSI host's setting, or a SCSI device's (`queue_depth`): an NVMe drive has neither.
+pub(super) fn scsi_host(s: &Scenario) -> Result<(), String> {
+    need(
+        s.disk.kind != DiskKind::Nvme,
+        "a SCSI host's or device's, and disk.kind=nvme is on PCIe with no SCSI host: its driver gives each CPU a queue pair of 1023 tags"
+            .into(),
+    )
+}
+
+/// blk-mq's hardware queues of a SCSI host (`shost->nr_hw_queues`, each queue's vector).
+pub(super) fn scsi_blk_mq_queues(s: &Scenario) -> Result<(), String> {
+    scsi_host(s)?;
+    blk_mq_queues(s)
 }
 
 pub(super) fn scsi_request_fn(s: &Scenario) -> Result<(), String> {

@@ -155,7 +155,7 @@ impl Sim {
     pub(crate) fn per_disk(&self, f: impl Fn(usize) -> u64) -> Vec<f64> {
         let mut out = vec![0.0; self.disks.len()];
         for (i, d) in self.devs.iter().enumerate() {
-            if let DevKind::Sd { disk, .. } = d.kind {
+            if let DevKind::Sd { disk, .. } | DevKind::Nvme { disk } = d.kind {
                 out[disk.idx()] += f(i) as f64;
             }
         }

@@ -53,6 +53,7 @@ pub struct ThreadView {
 fn dev_view(d: &BlockDev) -> DevView {
     let (host, lower) = match &d.kind {
         DevKind::Sd { host, .. } => (host.0, Vec::new()),
+        DevKind::Nvme { .. } => (0, Vec::new()),
         DevKind::DmMpath { paths } => (0, paths.iter().map(|p| p.0).collect()),
         DevKind::Md { members } => (0, members.iter().map(|p| p.0).collect()),
         DevKind::DmLinear { lower } => (0, vec![lower.0]),
@@ -139,7 +140,7 @@ impl Sim {
 
     /// Head position as a fraction of the stroke, per leaf device (the disk behind each path).
     pub fn head_positions(&self) -> Vec<f64> {
-        self.devs.iter().filter(|d| d.is_leaf()).map(|d| self.disks[d.sd().0].head_position()).collect()
+        self.devs.iter().filter(|d| d.is_leaf()).map(|d| self.disks[d.disk().expect("a leaf has a drive")].head_position()).collect()
     }
 }
 
@@ -220,7 +221,7 @@ impl Sim {
                 tags: d.queue.mq.as_ref().map_or(d.queue.tags.busy(), |m| m.device_busy),
                 hctx: d.queue.mq.iter().flat_map(|m| m.hctx.iter()).map(|h| self.hctx_occupancy(h)).collect(),
                 in_drive: match d.kind {
-                    DevKind::Sd { disk, .. } => self.disks[disk].outstanding() as u32,
+                    DevKind::Sd { disk, .. } | DevKind::Nvme { disk } => self.disks[disk].outstanding() as u32,
                     _ => 0,
                 },
                 sleepers: d

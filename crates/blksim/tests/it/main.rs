@@ -8,6 +8,7 @@ mod determinism;
 mod devices;
 mod docs;
 mod drivers_md;
+mod drivers_nvme;
 mod era;
 mod fidelity;
 mod fio_examples;

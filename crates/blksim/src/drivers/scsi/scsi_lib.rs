@@ -76,6 +76,9 @@ impl Sim {
         // A RAID controller's own stripe operation ended: no host command completes.
         let Some(cmd) = cmd else { return };
         let dev = self.reqs.get(cmd.req.0).dev;
+        if self.devs[dev].is_nvme() {
+            return self.nvme_irq(cmd.req);
+        }
         let (_, host) = self.devs[dev].sd();
         // Every hardware queue's completions interrupt the host's CPU: each SRP channel has its
         // own completion vector, but with the affinity the era's defaults gave them (all CPUs,
@@ -151,7 +154,7 @@ impl Sim {
     /// at the end of that work.
     pub(crate) fn scsi_device_unbusy(&mut self, rq: ReqId) {
         let r = self.reqs.get_mut(rq.0);
-        if r.host_freed {
+        if r.host_freed || self.devs[r.dev].is_nvme() {
             return;
         }
         r.host_freed = true;
