@@ -418,6 +418,7 @@ mod tests {
             hctx: 0,
             submitter: ThreadId(0),
             sync: true,
+            ioprio: crate::fs::ioprio::IoPrio::NORM,
             clone_of: None,
             nr_clone_bios: 0,
             host_freed: false,
