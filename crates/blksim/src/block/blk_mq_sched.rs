@@ -193,12 +193,12 @@ impl Sim {
             if !self.mq(dev).hctx[h as usize].dispatch.is_empty() {
                 return true;
             }
-            if !self.scsi_mq_get_budget(dev) {
+            if !self.blk_mq_get_dispatch_budget(dev) {
                 return false;
             }
             let now = self.now();
             let Some(rq) = self.devs[dev].queue.elevator.next(now) else {
-                self.scsi_mq_put_budget(dev);
+                self.blk_mq_put_dispatch_budget(dev);
                 self.blk_mq_delay_run_hw_queues(dev);
                 return false;
             };
@@ -224,7 +224,7 @@ impl Sim {
             if s.ctx[first..first + n].iter().all(VecDeque::is_empty) {
                 return false;
             }
-            if !self.scsi_mq_get_budget(dev) {
+            if !self.blk_mq_get_dispatch_budget(dev) {
                 return false;
             }
             let s = self.mq_sched_mut(dev);
@@ -249,19 +249,19 @@ impl Sim {
         let (mut resource, mut no_budget) = (false, false);
         while let Some(&rq) = list.front() {
             h = self.reqs.get(rq.0).hctx;
-            if !got_budget && !self.scsi_mq_get_budget(dev) {
+            if !got_budget && !self.blk_mq_get_dispatch_budget(dev) {
                 no_budget = true;
                 break;
             }
             if !self.blk_mq_get_driver_tag(dev, h, rq) {
                 // blk_mq_mark_tag_wait, an unshared tag set: wait for a completion's restart.
                 self.mq_sched_mut(dev).hctx[h as usize].restart = true;
-                self.scsi_mq_put_budget(dev);
+                self.blk_mq_put_dispatch_budget(dev);
                 break;
             }
             list.pop_front();
             got_budget = false;
-            match self.scsi_mq_queue_rq(dev, h, rq) {
+            match self.queue_rq(dev, h, rq) {
                 QueueRq::Ok => queued += 1,
                 ret => {
                     resource = matches!(ret, QueueRq::Resource);
@@ -282,6 +282,28 @@ impl Sim {
             self.blk_mq_delay_run_hw_queue(dev, h);
         }
         false
+    }
+
+    /// `blk_mq_get_dispatch_budget`: the driver's `get_budget` where it has one (SCSI's
+    /// per-LUN `queue_depth`); NVMe has none, so every request may be taken.
+    fn blk_mq_get_dispatch_budget(&mut self, dev: DevId) -> bool {
+        self.devs[dev].is_nvme() || self.scsi_mq_get_budget(dev)
+    }
+
+    fn blk_mq_put_dispatch_budget(&mut self, dev: DevId) {
+        if !self.devs[dev].is_nvme() {
+            self.scsi_mq_put_budget(dev);
+        }
+    }
+
+    /// `q->mq_ops->queue_rq`: `nvme_queue_rq` (never busy: the tag is the queue pair's slot)
+    /// or `scsi_queue_rq`.
+    fn queue_rq(&mut self, dev: DevId, h: u16, rq: ReqId) -> QueueRq {
+        if self.devs[dev].is_nvme() {
+            self.nvme_queue_rq(dev, h, rq);
+            return QueueRq::Ok;
+        }
+        self.scsi_mq_queue_rq(dev, h, rq)
     }
 
     /// `list_splice_tail_init(list, &hctx->dispatch)`, each traced as the requeue it is.

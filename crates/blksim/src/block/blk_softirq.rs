@@ -126,7 +126,12 @@ impl Sim {
         if self.devs[di].queue.mq.is_none() {
             self.freed_request(dev, r.write);
         }
-        self.scsi_run_queue(dev);
+        // SCSI runs its queues from the completion (`scsi_end_request`); NVMe's completion
+        // runs none (`nvme_pci_complete_rq` → `blk_mq_end_request`: a restart, if one was
+        // marked, comes with the freed tag).
+        if !self.devs[di].is_nvme() {
+            self.scsi_run_queue(dev);
+        }
     }
 }
 

@@ -79,6 +79,7 @@ impl BlockDev {
             kind: DevKind::Nvme { disk },
             queue: RequestQueue {
                 mq: Some(crate::drivers::nvme::pci::nvme_blk_mq(s)),
+                mq_sched: crate::drivers::nvme::pci::nvme_mq_sched(s),
                 ..RequestQueue::new(s, s.disk.max_sectors_kb, tag_depth(s))
             },
             stats: DiskStats::default(),

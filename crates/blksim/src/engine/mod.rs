@@ -494,13 +494,6 @@ pub fn model_gaps(cfg: &Config) -> Vec<String> {
             ));
         }
     }
-    // The NVMe driver runs under blk-mq's 4.0 dispatch whatever the era: the 5.x scheduling
-    // (`blk_mq.dispatch = 5.0`, scheduler tags, mq-deadline on the queue) drives SCSI disks.
-    if s.disk.kind == crate::scenario::DiskKind::Nvme
-        && (s.blk_mq.dispatch == crate::scenario::MqDispatch::V5_0 || s.queue.scheduler == crate::scenario::Scheduler::MqDeadline)
-    {
-        gaps.push("disk.kind=nvme: its queues run blk-mq's 4.0 dispatch, with no scheduler (mq-deadline runs as none); blk_mq.dispatch=5.0 schedules SCSI disks only".into());
-    }
     // What `kernel` chose in place of a rule the model lacks (an elevator it does not have).
     gaps.extend(crate::scenario::era::notes(s));
     gaps

@@ -45,6 +45,15 @@ pub fn nvme_blk_mq(s: &Scenario) -> BlkMq {
     BlkMq::new(cores, nvme_queue_tags(), cores * nvme_queue_tags(), cores)
 }
 
+/// Its 5.x scheduling (`blk_mq.dispatch = 5.0`): a hardware queue per CPU over the queue
+/// pairs' tags; mq-deadline, when chosen, one instance over all of them.
+pub fn nvme_mq_sched(s: &Scenario) -> Option<crate::block::blk_mq_sched::MqSched> {
+    let cores = s.cpu.cores;
+    let elevator = s.queue.scheduler == crate::scenario::Scheduler::MqDeadline;
+    crate::block::blk_mq_sched::mq_sched_for(s)
+        .map(|_| crate::block::blk_mq_sched::MqSched::new(cores as usize, nvme_queue_tags(), cores, elevator))
+}
+
 /// How many hardware queues a leaf device of the scenario has.
 pub fn nr_hw_queues(s: &Scenario) -> u32 {
     if s.disk.kind == crate::scenario::DiskKind::Nvme {
