@@ -46,6 +46,7 @@ pub fn to_json(results: &[LessonCues]) -> String {
 }
 
 /// The cues as last written to `lessons/cues.json` (compiled in).
+#[inline]
 pub fn committed() -> Vec<LessonCues> {
     #[derive(Deserialize)]
     struct File {
@@ -59,6 +60,7 @@ pub fn committed() -> Vec<LessonCues> {
 }
 
 /// A lesson's committed cues.
+#[inline]
 pub fn committed_for(id: &str) -> Option<LessonCues> {
     committed().into_iter().find(|c| c.lesson == id)
 }

@@ -616,11 +616,13 @@ pub fn to_json(results: &[LessonResult], sections: &[LessonResult]) -> String {
 }
 
 /// The scoreboard as last written to `lessons/fidelity.json` (compiled in).
+#[inline]
 pub fn committed() -> Vec<LessonResult> {
     committed_file().lessons.clone()
 }
 
 /// The sections beside the lessons (the devices and layers) as last written.
+#[inline]
 pub fn committed_sections() -> Vec<LessonResult> {
     committed_file().sections.clone()
 }
@@ -632,6 +634,7 @@ struct File {
     sections: Vec<LessonResult>,
 }
 
+#[inline]
 fn committed_file() -> &'static File {
     const FIDELITY_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/fidelity.json"));
     static PARSED: std::sync::OnceLock<File> = std::sync::OnceLock::new();
@@ -639,6 +642,7 @@ fn committed_file() -> &'static File {
 }
 
 /// A lesson's committed scoreboard, if it has rows.
+#[inline]
 pub fn committed_for(id: &str) -> Option<LessonResult> {
     committed().into_iter().find(|r| r.lesson == id)
 }

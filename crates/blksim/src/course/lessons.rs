@@ -156,6 +156,7 @@ const LESSONS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/lessons.json"
 
 /// Every lesson, in teaching order. A lesson that does not parse, or whose variants, steps,
 /// knobs or prediction do not check out, is a build defect: `tests/it` checks them all.
+#[inline]
 pub fn all() -> Vec<Lesson> {
     static PARSED: std::sync::OnceLock<Vec<Lesson>> = std::sync::OnceLock::new();
     PARSED
@@ -300,6 +301,7 @@ fn check_predict_place(l: &Lesson, p: &Predict) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+#[inline]
 pub fn ids() -> Vec<String> {
     all().into_iter().map(|l| l.id).collect()
 }
@@ -338,6 +340,7 @@ fn sandbox_scenario() -> Scenario {
     s
 }
 
+#[inline]
 pub fn find(id: &str) -> Result<Lesson, ScenarioError> {
     if id == SANDBOX {
         return Ok(sandbox());

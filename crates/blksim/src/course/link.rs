@@ -163,6 +163,7 @@ impl LinkState {
 
     /// Parses a fragment (with or without the leading `#`). Checks the lesson, the variant and
     /// every knob against the lesson's scenario, so an accepted link always runs.
+    #[inline]
     pub fn decode(fragment: &str) -> Result<LinkState, LinkError> {
         match Self::decode_lenient(fragment)? {
             (st, None) => Ok(st),
@@ -176,6 +177,7 @@ impl LinkState {
     /// that is named too). A link that is not a link of this build (another `v`, an unknown
     /// lesson, too long), or whose good parts do not go together where the check names none
     /// of its settings, is an error.
+    #[inline]
     pub fn decode_lenient(fragment: &str) -> Result<(LinkState, Option<LinkError>), LinkError> {
         if fragment.len() > FRAGMENT_LEN_MAX {
             return Err(err("fragment", format!("{} characters; at most {FRAGMENT_LEN_MAX} are allowed", fragment.len())));

@@ -137,6 +137,7 @@ fn write_record(buf: &mut Vec<u8>, seq: &mut u32, noted: &mut Vec<u32>, r: &Trac
 /// The records as one stream in time order, as `blkparse -d` dumps them: what `btt -i` reads
 /// (and `blksim replay`). The page's "Export blktrace" downloads it. Sequence numbers and
 /// process notes are per device and CPU, as in the per-CPU files.
+#[inline]
 pub fn encode_dump(records: &[TraceRecord], n: &Names) -> Vec<u8> {
     // The trace is in the order the engine made the records; a work item's records are
     // stamped within it (`TraceClock`), so a later record of another device can be stamped

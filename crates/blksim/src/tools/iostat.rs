@@ -98,6 +98,7 @@ struct DevCounts {
 /// and no D in the whole trace is bio-based (dm-linear, md): it has no requests, and its bios
 /// count from their Q to their C, as bio-based dm's `start_io_acct`/`end_io_acct` do (2.6.16
 /// on) and as `blksim run` counts md0 and dm-0.
+#[inline]
 pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), DevIostat> {
     let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
     let mut devs: BTreeMap<(u32, u32), DevCounts> = BTreeMap::new();
