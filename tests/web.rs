@@ -63,6 +63,7 @@ fn counters_props() -> CountersProps {
         b_whole: false,
         warmup_s: None,
         page_cache: false,
+        buffered_writes: false,
         iostat_rows: Default::default(),
         iostat_cols: None,
         jumping_to_s: None,
@@ -174,6 +175,22 @@ async fn the_counters_render_iostat_and_vmstat_as_tables() {
     let vmstat_cs = root.query_selector("[data-counter=vmstat-cs]").unwrap().unwrap().text_content().unwrap();
     assert_eq!(vmstat_cs, format!("{:.0}", iv.cs_per_s));
     handle.destroy();
+}
+
+/// A job writing through the page cache: the disks' MB/s leads the big numbers, the jobs' (the
+/// page cache's speed) follows; a reader through it keeps the jobs' first.
+#[wasm_bindgen_test]
+async fn buffered_writes_lead_with_the_disks_mb_s() {
+    for (buffered_writes, first) in [(true, "disks"), (false, "throughput")] {
+        let root = mounted_div();
+        let props = CountersProps { interval: Some(interval()), page_cache: true, buffered_writes, ..counters_props() };
+        let handle = yew::Renderer::<Counters>::with_root_and_props(root.clone(), props).render();
+        yew::scheduler::flush().await;
+        let lead = root.query_selector(".big .big-num").unwrap().unwrap().get_attribute("data-counter").unwrap();
+        assert_eq!(lead, first, "buffered_writes {buffered_writes}");
+        assert_eq!(root.query_selector_all("[data-counter=disks]").unwrap().length(), 1, "the disks' figure once");
+        handle.destroy();
+    }
 }
 
 /// Presenter mode shows the device and the columns a step names, in iostat's order, and the
