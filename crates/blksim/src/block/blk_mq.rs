@@ -172,6 +172,17 @@ impl Sim {
         self.kblockd_queue_work(crate::kernel::workqueue::Work::Hctx(dev, h), cpu);
     }
 
+    /// `blk_add_timer` for a started blk-mq request: the queue's one timeout timer
+    /// (`q->timeout`, `blk_mq_rq_timer`) is armed if it is not, for the 30 s deadline capped at
+    /// `BLK_MAX_TIMEOUT` from now.
+    pub(crate) fn blk_add_timer(&mut self, dev: DevId) {
+        if self.mq(dev).timer_at.is_none() {
+            let at = self.now() + BLK_MAX_TIMEOUT_NS;
+            self.mq_mut(dev).timer_at = Some(at);
+            self.events.schedule(at, Event::MqTimer { dev });
+        }
+    }
+
     /// `__blk_mq_run_hw_queue`: take the dispatch list, then the software queues, and hand each
     /// request to `scsi_queue_rq`. On BUSY the request is un-started and it and the rest are
     /// spliced back onto `hctx->dispatch`, a short physical time after `scsi_queue_rq` stopped
@@ -230,12 +241,7 @@ impl Sim {
         let m = self.mq_mut(dev);
         m.device_busy += 1;
         assert!(m.device_busy <= m.device_depth, "device_busy over queue_depth");
-        if m.timer_at.is_none() {
-            // blk_add_timer: the 30 s deadline, capped at BLK_MAX_TIMEOUT from now.
-            let at = self.now() + BLK_MAX_TIMEOUT_NS;
-            self.mq_mut(dev).timer_at = Some(at);
-            self.events.schedule(at, Event::MqTimer { dev });
-        }
+        self.blk_add_timer(dev);
         self.start_command(dev, rq);
         QueueRq::Ok
     }

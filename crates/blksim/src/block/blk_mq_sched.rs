@@ -392,12 +392,12 @@ impl Sim {
     }
 }
 
-/// A leaf queue's 5.x scheduling, if its disks run blk-mq with `blk_mq.dispatch = 5.0`.
-pub fn mq_sched_for(s: &crate::scenario::Scenario) -> Option<MqSched> {
+/// A leaf queue's 5.x scheduling over `nr_hw` hardware queues of a tag set `depth` deep, if
+/// its disks run blk-mq with `blk_mq.dispatch = 5.0`.
+pub fn mq_sched_for(s: &crate::scenario::Scenario, nr_hw: usize, depth: u32) -> Option<MqSched> {
     let on = crate::block::is_mq(s.queue.scheduler) && s.blk_mq.dispatch == crate::scenario::MqDispatch::V5_0;
-    let nr_hw = s.host.nr_hw_queues.clamp(1, s.cpu.cores.max(1)) as usize;
     let elevator = s.queue.scheduler == crate::scenario::Scheduler::MqDeadline;
-    on.then(|| MqSched::new(nr_hw, s.host.can_queue, s.cpu.cores, elevator))
+    on.then(|| MqSched::new(nr_hw, depth, s.cpu.cores, elevator))
 }
 
 #[cfg(test)]

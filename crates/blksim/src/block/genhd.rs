@@ -60,7 +60,11 @@ impl BlockDev {
             queue: RequestQueue {
                 mq: is_mq(s.queue.scheduler)
                     .then(|| crate::block::blk_mq::BlkMq::new(s.host.nr_hw_queues, s.host.can_queue, s.queue.depth, s.cpu.cores)),
-                mq_sched: crate::block::blk_mq_sched::mq_sched_for(s),
+                mq_sched: crate::block::blk_mq_sched::mq_sched_for(
+                    s,
+                    s.host.nr_hw_queues.clamp(1, s.cpu.cores.max(1)) as usize,
+                    s.host.can_queue,
+                ),
                 ..RequestQueue::new(s, s.disk.max_sectors_kb, tag_depth(s))
             },
             stats: DiskStats::default(),

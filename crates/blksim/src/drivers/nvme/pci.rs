@@ -14,12 +14,9 @@
 //! its own figures (`calib::NVME_970_EVO_PLUS`).
 
 use crate::block::blk_mq::BlkMq;
-use crate::calib::{BLK_MAX_TIMEOUT_NS, NVME_IO_QUEUE_DEPTH, NVME_QUEUE_RQ_NS};
-use crate::engine::event::Event;
+use crate::calib::{NVME_IO_QUEUE_DEPTH, NVME_QUEUE_RQ_NS};
 use crate::engine::ids::*;
 use crate::engine::Sim;
-use crate::hw::Cmd;
-use crate::kernel::trace::blktrace::Action;
 use crate::scenario::Scenario;
 
 /// `BLOCK_EXT_MAJOR`: NVMe namespaces take dynamic minors of the extended major.
@@ -48,10 +45,7 @@ pub fn nvme_blk_mq(s: &Scenario) -> BlkMq {
 /// Its 5.x scheduling (`blk_mq.dispatch = 5.0`): a hardware queue per CPU over the queue
 /// pairs' tags; mq-deadline, when chosen, one instance over all of them.
 pub fn nvme_mq_sched(s: &Scenario) -> Option<crate::block::blk_mq_sched::MqSched> {
-    let cores = s.cpu.cores;
-    let elevator = s.queue.scheduler == crate::scenario::Scheduler::MqDeadline;
-    crate::block::blk_mq_sched::mq_sched_for(s)
-        .map(|_| crate::block::blk_mq_sched::MqSched::new(cores as usize, nvme_queue_tags(), cores, elevator))
+    crate::block::blk_mq_sched::mq_sched_for(s, s.cpu.cores as usize, nvme_queue_tags())
 }
 
 /// How many hardware queues a leaf device of the scenario has.
@@ -74,26 +68,9 @@ impl Sim {
         let m = self.mq_mut(dev);
         m.device_busy += 1;
         assert!(m.device_busy <= m.device_depth, "more commands started than tags");
-        if m.timer_at.is_none() {
-            // blk_add_timer: the deadline, capped at BLK_MAX_TIMEOUT from now.
-            let at = self.now() + BLK_MAX_TIMEOUT_NS;
-            self.mq_mut(dev).timer_at = Some(at);
-            self.events.schedule(at, Event::MqTimer { dev });
-        }
-        let now = self.now();
+        self.blk_add_timer(dev);
         let Some(disk) = self.devs[dev].disk() else { unreachable!("an NVMe namespace has a drive") };
-        let r = self.reqs.get(rq.0);
-        let cmd = Cmd { req: rq, sector: r.sector, bytes: r.bytes, write: r.write, queued_at: now };
-        let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
-        let ctx = self.context();
-        self.charge(NVME_QUEUE_RQ_NS);
-        self.emit(dev, Action::D, write, sector, bytes, ctx, rq.0, 0);
-        let mut started = std::mem::take(&mut self.disks[disk].started);
-        self.disks[disk].submit(now, cmd, &mut started);
-        for (slot, done) in started.drain(..) {
-            self.events.schedule(done, Event::DiskDone { disk, slot });
-        }
-        self.disks[disk].started = started;
+        self.drive_submit(dev, disk, rq, NVME_QUEUE_RQ_NS);
     }
 
     /// The drive posted `rq`'s completion entry: its queue's vector interrupts that queue's

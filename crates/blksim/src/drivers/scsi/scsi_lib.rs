@@ -5,8 +5,6 @@ use crate::calib::DISPATCH_NS;
 use crate::engine::event::Event;
 use crate::engine::ids::*;
 use crate::engine::Sim;
-use crate::hw::Cmd;
-use crate::kernel::trace::blktrace::Action;
 use crate::scenario::RunQueueMode;
 
 impl Sim {
@@ -48,21 +46,9 @@ impl Sim {
 
     /// `scsi_dispatch_cmd`: the command goes to the target (D in the trace).
     pub(crate) fn start_command(&mut self, dev: DevId, rq: ReqId) {
-        let now = self.now();
         let (disk, _) = self.devs[dev].sd();
-        let r = self.reqs.get(rq.0);
-        let cmd = Cmd { req: rq, sector: r.sector, bytes: r.bytes, write: r.write, queued_at: now };
-        let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
-        let ctx = self.context();
         // The request_fn's prep and the driver's queuecommand, traced as the command goes out.
-        self.charge(DISPATCH_NS);
-        self.emit(dev, Action::D, write, sector, bytes, ctx, rq.0, 0);
-        let mut started = std::mem::take(&mut self.disks[disk].started);
-        self.disks[disk].submit(now, cmd, &mut started);
-        for (slot, done) in started.drain(..) {
-            self.events.schedule(done, Event::DiskDone { disk, slot });
-        }
-        self.disks[disk].started = started;
+        self.drive_submit(dev, disk, rq, DISPATCH_NS);
     }
 
     pub(crate) fn on_disk_done(&mut self, disk: DiskId, slot: u16) {
@@ -233,12 +219,7 @@ impl Sim {
             self.scsi_mq_put_budget(dev);
             return if self.mq(dev).device_busy > 0 { QueueRq::DevResource } else { QueueRq::Resource };
         }
-        if self.mq(dev).timer_at.is_none() {
-            // blk_add_timer: the 30 s deadline, capped at BLK_MAX_TIMEOUT from now.
-            let at = self.now() + crate::calib::BLK_MAX_TIMEOUT_NS;
-            self.mq_mut(dev).timer_at = Some(at);
-            self.events.schedule(at, Event::MqTimer { dev });
-        }
+        self.blk_add_timer(dev);
         self.start_command(dev, rq);
         QueueRq::Ok
     }
