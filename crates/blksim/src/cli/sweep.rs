@@ -27,9 +27,9 @@ struct SeedFigures {
 /// the jobs' order.
 fn jobs_json(runs: &[SeedFigures]) -> serde_json::Value {
     let n = runs.iter().map(|r| r.jobs.len()).min().unwrap_or(0);
-    let spread = |mut xs: Vec<f64>| {
-        xs.sort_by(f64::total_cmp);
-        json!({"p50": quantile(&xs, 0.5), "min": xs[0], "max": xs[xs.len() - 1]})
+    let spread = |xs: Vec<f64>| {
+        let (p50, min, max) = p50_min_max(xs);
+        json!({"p50": p50, "min": min, "max": max})
     };
     let jobs: Vec<serde_json::Value> = (0..n)
         .map(|i| {
@@ -56,25 +56,26 @@ fn jobs_text(runs: &[SeedFigures]) -> String {
     let w = (0..n).map(|i| runs[0].jobs[i].0.chars().count()).max().unwrap_or(0);
     for i in 0..n {
         for (d, dir) in ["read", "write"].into_iter().enumerate() {
-            let mut bw: Vec<f64> = runs.iter().map(|r| r.jobs[i].1[d] as f64).collect();
+            let bw: Vec<f64> = runs.iter().map(|r| r.jobs[i].1[d] as f64).collect();
             if bw.iter().all(|&x| x == 0.0) {
                 continue;
             }
-            bw.sort_by(f64::total_cmp);
-            let mut iops: Vec<f64> = runs.iter().map(|r| r.jobs[i].2[d]).collect();
-            iops.sort_by(f64::total_cmp);
+            let (bw_p50, bw_min, bw_max) = p50_min_max(bw);
+            let (iops_p50, _, _) = p50_min_max(runs.iter().map(|r| r.jobs[i].2[d]).collect());
             let _ = writeln!(
                 s,
-                "job {:<w$} {dir:<5}  bw p50 {:.0} KiB/s (min {:.0}, max {:.0})  iops p50 {:.0}",
-                runs[0].jobs[i].0,
-                quantile(&bw, 0.5),
-                bw[0],
-                bw[bw.len() - 1],
-                quantile(&iops, 0.5)
+                "job {:<w$} {dir:<5}  bw p50 {bw_p50:.0} KiB/s (min {bw_min:.0}, max {bw_max:.0})  iops p50 {iops_p50:.0}",
+                runs[0].jobs[i].0
             );
         }
     }
     s
+}
+
+/// The p50, min and max of one figure over the seeds.
+fn p50_min_max(mut xs: Vec<f64>) -> (f64, f64, f64) {
+    xs.sort_by(f64::total_cmp);
+    (quantile(&xs, 0.5), xs[0], xs[xs.len() - 1])
 }
 
 fn quantile(sorted: &[f64], q: f64) -> f64 {
