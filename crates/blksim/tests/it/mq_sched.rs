@@ -8,22 +8,29 @@ use blksim::tools::report::RunReport;
 
 /// A streaming buffered writer (1 MiB writes, written back by the flusher) and a reader of
 /// one 4 KiB direct read at a time, on one HDD without NCQ (`queue.depth=1`, so the elevator
-/// alone orders what the disk does), kernel 5.10 with `scheduler`.
-fn writer_and_reader(scheduler: &str) -> (FioJobReport, RunReport) {
+/// alone orders what the disk does), under `kernel` with `scheduler`, 8 s of seed 1: the
+/// reader's report, the run's, and the dispatch the kernel's era chose.
+fn writer_and_reader_on(kernel: &str, scheduler: &str) -> (FioJobReport, RunReport, blksim::scenario::MqDispatch) {
     let text = "[writer]\nrw=write\nbs=1m\nioengine=sync\ndirect=0\n[reader]\nrw=randread\nbs=4k\nioengine=sync\ndirect=1\n";
     let sandbox = lessons::find(lessons::SANDBOX).unwrap();
     let variant = sandbox.first_variant().name.clone();
     let mut job = blksim::fio::parse(text).unwrap();
     job.fit_devices(&sandbox.config(&variant, &[]).unwrap().scenario);
     let mut knobs = job.knobs.clone();
-    for (k, v) in [("kernel", "5.10"), ("disk.kind", "hdd"), ("queue.depth", "1"), ("queue.scheduler", scheduler)] {
+    for (k, v) in [("kernel", kernel), ("disk.kind", "hdd"), ("queue.depth", "1"), ("queue.scheduler", scheduler)] {
         knobs.push((k.into(), v.into()));
     }
     let cfg = sandbox.config(&variant, &knobs).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(cfg.scenario.blk_mq.dispatch, blksim::scenario::MqDispatch::V5_0, "kernel 5.10 runs 5.x's dispatch");
     let mut sim = run_one(&cfg, 1, Some(8.0));
     let r = RunReport::from_sim(&mut sim, "sandbox", &variant);
     let reader = r.jobs.iter().find(|j| j.jobname == "reader").expect("the reader").clone();
+    (reader, r, cfg.scenario.blk_mq.dispatch)
+}
+
+/// The pair under kernel 5.10, which runs 5.x's dispatch.
+fn writer_and_reader(scheduler: &str) -> (FioJobReport, RunReport) {
+    let (reader, r, dispatch) = writer_and_reader_on("5.10", scheduler);
+    assert_eq!(dispatch, blksim::scenario::MqDispatch::V5_0, "kernel 5.10 runs 5.x's dispatch");
     (reader, r)
 }
 
@@ -69,19 +76,7 @@ fn mq_deadline_on_5_10_orders_as_deadline_on_2_6_20_does() {
     // completion latency under mq-deadline (5.10, blk-mq) is within 25% of deadline's (2.6.20,
     // the legacy queue), with the same tunables and no NCQ.
     let (dd, _) = writer_and_reader("mq-deadline");
-    let text = "[writer]\nrw=write\nbs=1m\nioengine=sync\ndirect=0\n[reader]\nrw=randread\nbs=4k\nioengine=sync\ndirect=1\n";
-    let sandbox = lessons::find(lessons::SANDBOX).unwrap();
-    let variant = sandbox.first_variant().name.clone();
-    let mut job = blksim::fio::parse(text).unwrap();
-    job.fit_devices(&sandbox.config(&variant, &[]).unwrap().scenario);
-    let mut knobs = job.knobs.clone();
-    for (k, v) in [("kernel", "2.6.20"), ("disk.kind", "hdd"), ("queue.depth", "1"), ("queue.scheduler", "deadline")] {
-        knobs.push((k.into(), v.into()));
-    }
-    let cfg = sandbox.config(&variant, &knobs).unwrap();
-    let mut sim = run_one(&cfg, 1, Some(8.0));
-    let r = RunReport::from_sim(&mut sim, "sandbox", &variant);
-    let legacy = r.jobs.iter().find(|j| j.jobname == "reader").unwrap();
+    let (legacy, _, _) = writer_and_reader_on("2.6.20", "deadline");
     let (a, b) = (dd.read.clat_ns.mean, legacy.read.clat_ns.mean);
     eprintln!("reader mean: mq-deadline 5.10 {:.1} ms, deadline 2.6.20 {:.1} ms", a / 1e6, b / 1e6);
     assert!((a - b).abs() <= 0.25 * b, "mq-deadline {a} ns against deadline {b} ns");
