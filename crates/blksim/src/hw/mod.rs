@@ -255,27 +255,6 @@ impl Disk {
     }
 }
 
-impl crate::engine::Sim {
-    /// A driver hands `rq` to its drive (`scsi_dispatch_cmd`, `nvme_submit_cmd`): the driver's
-    /// `driver_ns` charged, D traced, and the drive starts what it can, each started command's
-    /// completion scheduled.
-    pub(crate) fn drive_submit(&mut self, dev: crate::engine::ids::DevId, disk: crate::engine::ids::DiskId, rq: ReqId, driver_ns: u64) {
-        let now = self.now();
-        let r = self.reqs.get(rq.0);
-        let cmd = Cmd { req: rq, sector: r.sector, bytes: r.bytes, write: r.write, queued_at: now };
-        let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
-        let ctx = self.context();
-        self.charge(driver_ns);
-        self.emit(dev, crate::kernel::trace::blktrace::Action::D, write, sector, bytes, ctx, rq.0, 0);
-        let mut started = std::mem::take(&mut self.disks[disk].started);
-        self.disks[disk].submit(now, cmd, &mut started);
-        for (slot, done) in started.drain(..) {
-            self.events.schedule(done, crate::engine::event::Event::DiskDone { disk, slot });
-        }
-        self.disks[disk].started = started;
-    }
-}
-
 pub fn transfer_ns(bytes: u64, bytes_per_s: u64) -> u64 {
     crate::engine::time::mul_div(bytes, NS_PER_S, bytes_per_s)
 }
