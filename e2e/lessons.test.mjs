@@ -73,9 +73,13 @@ test('the lesson text waits until the prediction is answered, and shows at once 
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/lesson/queue-depth-and-the-elevator?v=1', { width: 1400, height: 900 });
   await page.waitForSelector('[data-testid=text-gate]');
-  // The title shows; the text that gives the answer away does not.
+  // The title shows, and what to watch (terms, no outcome); the text that gives the answer
+  // away does not.
   assert.equal(await page.locator('.lesson-text h1').count(), 1);
-  assert.equal(await page.locator('.lesson-text h2, .lesson-text p:not([data-testid=text-gate] p)').count(), 0);
+  assert.equal(await page.locator('.lesson-text h2:not([data-testid=watch] h2), .lesson-text p:not([data-testid=text-gate] p):not([data-testid=watch] p)').count(), 0);
+  assert.equal((await page.textContent('[data-testid=watch] h2')).trim(), 'What to watch');
+  assert.match(await page.textContent('[data-testid=watch]'), /wrqm\/s/);
+  assert.doesNotMatch(await page.textContent('[data-testid=watch]'), /backlog|fuse/);
   assert.match(await page.textContent('[data-testid=text-gate]'), /so it answers the lesson's prediction \(asked after step 1\)/);
   // Its first button goes to the prediction, beside the diagram.
   await page.click('.gate-predict');

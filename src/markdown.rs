@@ -41,6 +41,20 @@ pub fn lesson_heading(id: &str) -> Html {
         .map_or_else(Html::default, |h| Html::from_html_unchecked(AttrValue::Static(h)))
 }
 
+/// The heading of the section a lesson's text gate shows before the prediction.
+const WATCH_HEADING: &str = "<h2>What to watch</h2>\n";
+
+/// The lesson text's "What to watch" section, from its heading to the next one: the terms,
+/// lanes and columns to look at. It names no outcome, so a student has it while the rest of the
+/// text waits for the prediction.
+pub fn what_to_watch(id: &str) -> Option<Html> {
+    let (_, body, _) = LESSON_HTML.iter().find(|(i, _, _)| *i == id)?;
+    let at = body.find(WATCH_HEADING)?;
+    let rest = &body[at + WATCH_HEADING.len()..];
+    let end = rest.find("<h2>").map_or(body.len(), |e| at + WATCH_HEADING.len() + e);
+    Some(Html::from_html_unchecked(AttrValue::Static(&body[at..end])))
+}
+
 /// Step `n`'s text.
 pub fn step_text(id: &str, n: usize) -> Html {
     LESSON_HTML
@@ -64,6 +78,12 @@ mod tests {
             assert_eq!(steps.len(), l.steps.len(), "{id}");
         }
         assert!(SANDBOX_HTML.contains("<h1>") && !SANDBOX_HTML.contains("<script"));
+        // Every lesson held back until its prediction has the one section the gate shows meanwhile.
+        for l in blksim::course::lessons::all().iter().filter(|l| l.predict.is_some()) {
+            let (_, body, _) = LESSON_HTML.iter().find(|(i, _, _)| *i == l.id).unwrap();
+            assert_eq!(body.matches(WATCH_HEADING).count(), 1, "{}: one \"What to watch\" section for the gate", l.id);
+            assert!(what_to_watch(&l.id).is_some(), "{}", l.id);
+        }
         // Every lesson with a scoreboard has the section its table goes in.
         for board in blksim::course::fidelity::committed() {
             let (_, body, _) = LESSON_HTML.iter().find(|(i, _, _)| *i == board.lesson).unwrap();

@@ -71,11 +71,17 @@ pub(super) fn text_gate(lesson: &blksim::course::lessons::Lesson, page: &PageDis
         "gives the report's outcome, its cause in the kernel source, the fix, and how blkviz compares with the report"
     };
     html! {
+        <>
         <div class="text-gate" data-testid="text-gate">
             <p>{ format!("This text {what}, so it answers the lesson's prediction ({when}). Predict first: the text appears here once you reveal the answer.") }</p>
             <button class="gate-predict" onclick={on_predict}>{ "Go to the prediction" }</button>
             <button class="gate-show" onclick={on_show}>{ "Show the lesson text now" }</button>
         </div>
+        // What to look at names no outcome: it is there before the prediction.
+        if let Some(watch) = crate::markdown::what_to_watch(&lesson.id) {
+            <section class="watch" data-testid="watch">{ watch }</section>
+        }
+        </>
     }
 }
 
