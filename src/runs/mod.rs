@@ -69,6 +69,14 @@ pub const JUMP_TRACE_TAIL_NS: u64 = 500_000_000;
 /// ring (65 536 records) never overflows: an event of dm-sg-lists makes about 50 records.
 const TRACE_CHUNK_EVENTS: u64 = 500;
 
+/// Wall time between two frames beyond which the page was not drawn (hidden, or behind another
+/// window), rather than drawn slowly: the run then catches up to it as a jump does.
+pub const FRAME_GAP_MS: f64 = 2_000.0;
+/// The longest such gap the run keeps wall time over (a look at the speaker notes); after a
+/// longer one (a tab left aside, a laptop asleep) it moves on by `STALL_STEP_MS` only.
+pub const KEEP_TIME_GAP_MS: f64 = 60_000.0;
+pub const STALL_STEP_MS: f64 = 100.0;
+
 /// What a page shows when its own lesson does not exist.
 pub const FALLBACK_LESSON: &str = "anatomy-of-a-request";
 
@@ -390,12 +398,29 @@ impl Run {
         if !self.playing || self.is_done() {
             return self.absorb(now_ms);
         }
-        // A stalled tab sends one huge dt: never try to catch up more than 100 ms of wall time.
-        let dt_ms = dt_ms.clamp(0.0, 100.0);
+        let dt_ms = dt_ms.max(0.0);
+        if dt_ms > FRAME_GAP_MS {
+            if dt_ms <= KEEP_TIME_GAP_MS {
+                // The page was not drawn for a while (a window behind the speaker notes): the
+                // run catches up to where wall time has it, over frames, as a jump does.
+                let want_ns = (self.speed * dt_ms * 1e6) as u64;
+                self.catch_up_to = Some((self.sim.now() + want_ns).min(self.end()));
+                return false;
+            }
+            // A tab left aside for longer: the run waits for its reader.
+            return self.run_frame(STALL_STEP_MS, 1.0, now_ms);
+        }
+        // Frames further apart than a 60 Hz display's (a throttled window) get more events.
+        self.run_frame(dt_ms, (dt_ms / 16.0).clamp(1.0, 4.0), now_ms)
+    }
+
+    /// Runs `dt_ms` of wall time at the run's speed with `budget_scale` times the frame's event
+    /// budget.
+    fn run_frame(&mut self, dt_ms: f64, budget_scale: f64, now_ms: f64) -> bool {
         let want_ns = (self.speed * dt_ms * 1e6).max(1.0) as u64;
         let start = self.sim.now();
         let target = (start + want_ns).min(self.end());
-        let ran = self.run_sim(target, self.frame_events_max);
+        let ran = self.run_sim(target, (self.frame_events_max as f64 * budget_scale) as u64);
         let got_ns = self.sim.now() - start;
         self.achieved_speed = if dt_ms > 0.0 { got_ns as f64 / (dt_ms * 1e6) } else { 0.0 };
         let _ = ran;

@@ -257,4 +257,44 @@ mod tests {
         }
         assert!(checked, "A's jump never ended");
     }
+
+    /// The run keeps wall time over frames that come slowly (a throttled window) and over a gap
+    /// of seconds (a window behind the speaker notes, caught up as a jump does), but a tab left
+    /// aside for minutes moves on by a tenth of a second of wall time only.
+    #[test]
+    fn the_clock_keeps_wall_time_over_slow_frames_and_short_gaps() {
+        let mut s = Session::new(Run::new("anatomy-of-a-request", None, Vec::new(), 1).unwrap());
+        let speed_ns_per_ms = s.a.speed * 1e6;
+        let near = |got: u64, want: f64| (got as f64 - want).abs() <= want * 0.02;
+        let mut now_ms = 0.0;
+        let mut frame = |s: &mut Session, dt: f64| {
+            now_ms += dt;
+            s.frame(dt, now_ms);
+        };
+        // Four frames a second for ten seconds.
+        let t0 = s.a.now().ns();
+        for _ in 0..40 {
+            frame(&mut s, 250.0);
+        }
+        let got = s.a.now().ns() - t0;
+        assert!(near(got, 10_000.0 * speed_ns_per_ms), "slow frames ran {got} ns");
+        // Ten seconds without a frame, then frames again: caught up within a few frames.
+        let t1 = s.a.now().ns();
+        frame(&mut s, 10_000.0);
+        assert!(s.a.catch_up_to.is_some(), "a gap of seconds is caught up as a jump");
+        let mut frames = 0;
+        while s.a.catch_up_to.is_some() {
+            frame(&mut s, 16.0);
+            frames += 1;
+            assert!(frames < 1_000, "the catch-up never ended");
+        }
+        let got = s.a.now().ns() - t1;
+        assert!(near(got, 10_000.0 * speed_ns_per_ms), "a 10 s gap ran {got} ns");
+        // Five minutes away: 100 ms of wall time.
+        let t2 = s.a.now().ns();
+        frame(&mut s, 300_000.0);
+        assert!(s.a.catch_up_to.is_none());
+        let got = s.a.now().ns() - t2;
+        assert!(near(got, super::super::STALL_STEP_MS * speed_ns_per_ms), "a long gap ran {got} ns");
+    }
 }
