@@ -110,3 +110,34 @@ test('A/B compares job by job: each job\'s row in A over its row in B, with B/A'
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('the sandbox compares two setups: B starts as a copy of A and takes knobs of its own, kept in the link', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await openPage(h, ctx, '#/sandbox?v=1&disks=2&speed=0.5');
+  await page.click('button.ab');
+  await page.waitForSelector('[data-testid=knobs-of-b]');
+  assert.match(await page.textContent('[data-testid=b-own]'), /B is a copy of A/);
+  // B alone: its elevator changes, A's does not; the panel shows B's value and A's beside it.
+  await page.click('[data-testid=knobs-of-b]');
+  await page.selectOption('#knob-queue\\.scheduler', 'cfq');
+  await answered(page);
+  await page.waitForFunction(() => document.querySelector('[data-testid=b-own]').textContent.includes('queue.scheduler=cfq'));
+  assert.match(await page.textContent('[data-knob="queue.scheduler"] [data-testid=knob-other]'), /A: noop/);
+  await page.waitForFunction(() => location.hash.includes('b.queue.scheduler=cfq'));
+  assert.match(await page.evaluate(() => location.hash), /&disks=2&b\.queue\.scheduler=cfq/);
+  // Back to both: the panel shows A's value, and B's beside it.
+  await page.click('[data-testid=knobs-of-both]');
+  assert.equal(await page.inputValue('#knob-queue\\.scheduler'), 'noop');
+  assert.match(await page.textContent('[data-knob="queue.scheduler"] [data-testid=knob-other]'), /B: cfq/);
+  // Two diagrams, and the link opens both runs again as they were.
+  assert.equal(await page.locator('canvas.diagram').count(), 2);
+  await page.screenshot({ path: path.join(artifacts, 'sandbox-ab-1400.png') });
+  const link = await page.evaluate(() => location.hash);
+  const again = await ctx.newPage();
+  await again.setViewportSize({ width: 1400, height: 900 });
+  await again.goto(h.base + link);
+  await again.waitForSelector('[data-testid=knobs-of-b]');
+  assert.match(await again.textContent('[data-testid=b-own]'), /queue\.scheduler=cfq/);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

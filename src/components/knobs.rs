@@ -14,9 +14,12 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct KnobPanelProps {
     pub scenario: Scenario,
-    /// The A/B view's other run: a knob that acts there is not greyed out.
+    /// The A/B view's other run: a knob that acts there is not greyed out, and a value that
+    /// differs there is shown beside the field, under `also_label`'s name.
     #[prop_or_default]
     pub also: Option<Scenario>,
+    #[prop_or("B")]
+    pub also_label: &'static str,
     /// (key, value) typed by the user.
     pub on_apply: Callback<(String, String)>,
     /// The knob last changed, and what the change did or why it was refused.
@@ -127,6 +130,7 @@ pub fn KnobPanel(p: &KnobPanelProps) -> Html {
         let value = refused.unwrap_or_else(|| get_knob(&p.scenario, k.key).unwrap_or_default());
         // A knob of a layer this stack lacks acts on nothing: shown, greyed, with why.
         let idle = knob_applies(&p.scenario, k.key).err().filter(|_| p.also.as_ref().is_none_or(|b| knob_applies(b, k.key).is_err()));
+        let other = p.also.as_ref().and_then(|o| get_knob(o, k.key)).filter(|v| *v != value);
         html! {
             <>
             <tr data-knob={k.key} class={classes!(idle.is_some().then_some("knob-idle"))}>
@@ -135,6 +139,9 @@ pub fn KnobPanel(p: &KnobPanelProps) -> Html {
                 <td class="l knob-help" id={format!("knob-{}-help", k.key)}>
                     if let Some(why) = &idle {
                         <span class="knob-idle-why">{ format!("Acts on nothing here: {why}. ") }</span>
+                    }
+                    if let Some(v) = &other {
+                        <span class="knob-other" data-testid="knob-other">{ format!("{}: {v}. ", p.also_label) }</span>
                     }
                     { k.help }
                     <span class="dim">{ format!(" · {}", k.kind.allowed()) }{ if k.live.is_live() { " · applies live" } else { " · restarts the run" } }</span>

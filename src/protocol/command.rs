@@ -45,13 +45,19 @@ pub enum Command {
         key: String,
         value: String,
     },
+    /// A knob to run B alone (the sandbox's A/B of two setups): B's own, over A's.
+    ApplyKnobB {
+        key: String,
+        value: String,
+    },
     /// Knobs at once (an fio job file in the sandbox): run A restarts with them.
     ApplyMany(Vec<(String, String)>),
     /// The lesson's stop (a step, or the prediction): its variants, seed, speed and time point.
     GoToStop(usize),
     /// A link's step.
     LinkedStep(LinkedStep),
-    /// Open or close the A/B view (B: the first variant that is not A's).
+    /// Open or close the A/B view (B: the first variant that is not A's; in the sandbox, which
+    /// has one, a copy of A whose knobs the reader then changes).
     ToggleAb,
     /// Run A's variant (the variant buttons).
     PickVariant(String),
@@ -69,6 +75,8 @@ pub enum Command {
     /// point and pause there, and the pace is the link's.
     SameRunLink {
         b: Option<String>,
+        /// B's own knobs, over A's.
+        b_own: Vec<(String, String)>,
         t: Option<f64>,
         speed: Option<f64>,
     },

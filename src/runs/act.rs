@@ -45,9 +45,19 @@ impl Session {
             Command::SetNotice(n) => self.a.notice = n,
             Command::LinkCleanUsed => self.a.link_clean = None,
             Command::ApplyKnob { key, value } => return Reply::Knob(self.apply_knob(&key, &value)),
+            Command::ApplyKnobB { key, value } => return Reply::Knob(self.apply_knob_b(&key, &value)),
             Command::ApplyMany(knobs) => {
                 if let Err(e) = self.a.apply_many(&knobs) {
                     return Reply::Refused(e);
+                }
+                // B runs the new job too, with its own knobs over it, from t = 0 as A does.
+                if let Some(vb) = self.b.as_ref().map(|b| b.variant.clone()) {
+                    let own = std::mem::take(&mut self.b_own);
+                    if let Err(e) = self.open_b_with(&vb, own) {
+                        // B's own knobs do not go with the job: A runs it alone, and says why.
+                        self.close_b();
+                        self.a.notice = Some(format!("run B closed: {e}"));
+                    }
                 }
             }
             Command::GoToStop(i) => return Reply::StepSetUp(self.go_to_stop(i)),
@@ -58,11 +68,11 @@ impl Session {
             Command::RunComparison => self.run_comparison(),
             Command::OpenAt(t) => self.open_at(t),
             Command::JumpTo(t) => self.jump_to(t),
-            Command::SameRunLink { b, t, speed } => {
+            Command::SameRunLink { b, b_own, t, speed } => {
                 match b {
                     None => self.close_b(),
                     Some(b) => {
-                        if let Err(e) = self.open_b(&b) {
+                        if let Err(e) = self.open_b_with(&b, b_own) {
                             self.a.notice = Some(e);
                         }
                     }
@@ -88,8 +98,10 @@ impl Session {
         if self.b.is_some() {
             self.close_b();
         } else {
-            // B is the first variant that is not A's.
+            // B is the first variant that is not A's; in the sandbox (one variant) a copy of A,
+            // whose knobs the reader changes next.
             let b = self.a.lesson.variants.iter().find(|v| v.name != self.a.variant).map(|v| v.name.clone());
+            let b = b.or_else(|| (self.a.lesson.id == blksim::course::lessons::SANDBOX).then(|| self.a.variant.clone()));
             if let Some(b) = b {
                 self.a.notice = self.open_b(&b).err();
             }
@@ -239,8 +251,30 @@ impl Session {
         let r = self.a.apply_knob(key, value, &vb.iter().map(String::as_str).collect::<Vec<_>>());
         if let (Ok(_), Some(b)) = (&r, &mut self.b) {
             let _ = b.apply_knob(key, value, &va.iter().map(String::as_str).collect::<Vec<_>>());
+            // Set on both, the knob is no longer B's own.
+            self.b_own.retain(|(k, _)| k != key);
         }
         r
+    }
+
+    /// A knob to run B alone: live or by restarting B, as for A; B's own from then on.
+    fn apply_knob_b(&mut self, key: &str, value: &str) -> Result<String, String> {
+        let va = [self.a.variant.clone()];
+        let b = self.b.as_mut().ok_or_else(|| "run B is not open: A/B opens it".to_string())?;
+        let before = b.now();
+        let r = b.apply_knob(key, value, &va.iter().map(String::as_str).collect::<Vec<_>>());
+        if r.is_ok() && b.now() < before {
+            // B restarted with it: A starts again too, so the two stay in lockstep.
+            self.reset()?;
+        }
+        if r.is_ok() {
+            self.b_own.retain(|(k, _)| k != key);
+            // B takes back A's value: nothing of its own to keep.
+            if !self.a.overrides.iter().any(|(k, v)| k == key && v == value) {
+                self.b_own.push((key.to_string(), value.to_string()));
+            }
+        }
+        r.map(|m| format!("run B: {m}"))
     }
 }
 
@@ -315,7 +349,7 @@ mod tests {
         assert_eq!((s.a.variant.as_str(), s.b.as_ref().map(|b| b.variant.as_str())), ("regressed", Some("workaround")));
         assert!(s.a.playing && s.a.speed == 0.5);
         // A link to this run with another t and no B: B closes, both go there, paused.
-        s.act(Command::SameRunLink { b: None, t: Some(0.3), speed: Some(0.02) });
+        s.act(Command::SameRunLink { b: None, b_own: Vec::new(), t: Some(0.3), speed: Some(0.02) });
         assert_eq!((s.b.is_none(), s.a.catch_up_to, s.a.playing, s.a.speed), (true, Some(SimTime(300_000_000)), false, 0.02));
         s.act(Command::JumpTo(SimTime(400_000_000)));
         assert_eq!(s.a.catch_up_to, Some(SimTime(400_000_000)));

@@ -77,6 +77,13 @@ pub const FRAME_GAP_MS: f64 = 2_000.0;
 pub const KEEP_TIME_GAP_MS: f64 = 60_000.0;
 pub const STALL_STEP_MS: f64 = 100.0;
 
+/// Run B as a link names it: its variant, and its own knobs over A's (`b.<knob>=…`).
+#[derive(Clone, Copy, Debug)]
+pub struct BLink<'a> {
+    pub variant: &'a str,
+    pub own: &'a [(String, String)],
+}
+
 /// What a page shows when its own lesson does not exist.
 pub const FALLBACK_LESSON: &str = "anatomy-of-a-request";
 
@@ -103,7 +110,7 @@ pub struct Run {
     /// A problem with the link this state came from, shown to the user.
     pub notice: Option<String>,
     /// The B variant a link asked for (the session opens the A/B view with it).
-    pub link_b: Option<String>,
+    pub link_b: Option<(String, Vec<(String, String)>)>,
     /// All that was wrong with the link is its missing `v` (the one fault, `link_faults[0]`,
     /// says it was read as this build's): the notice says so plainly.
     link_version_missing: bool,
@@ -323,7 +330,7 @@ impl Run {
                         d.link_t = d.catch_up_to;
                         d.playing = false;
                     }
-                    d.link_b = st.b.clone();
+                    d.link_b = st.b.clone().map(|b| (b, st.b_overrides.clone()));
                     d
                 }
                 Err(e) => fallback(Some(e.to_string())),
@@ -333,7 +340,7 @@ impl Run {
     }
 
     /// The state without the time point and speed: what a history entry records.
-    pub fn state_fragment(&self, b: Option<&str>) -> String {
+    pub fn state_fragment(&self, b: Option<BLink>) -> String {
         link_fragment(&self.lesson.id, &self.variant, b, &self.overrides, self.seed, None, None)
     }
 
@@ -628,7 +635,7 @@ impl Run {
 pub fn link_fragment(
     lesson: &str,
     variant: &str,
-    b: Option<&str>,
+    b: Option<BLink>,
     overrides: &[(String, String)],
     seed: u64,
     t: Option<f64>,
@@ -637,8 +644,9 @@ pub fn link_fragment(
     LinkState {
         lesson: lesson.to_string(),
         variant: Some(variant.to_string()),
-        b: b.map(str::to_string),
+        b: b.map(|b| b.variant.to_string()),
         overrides: overrides.to_vec(),
+        b_overrides: b.map_or_else(Vec::new, |b| b.own.to_vec()),
         seed,
         t,
         speed,

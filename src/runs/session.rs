@@ -10,6 +10,9 @@ use crate::protocol::RunUpdate;
 pub struct Session {
     pub a: Run,
     pub b: Option<Run>,
+    /// Run B's own knobs, over A's (a sandbox's A/B of two setups): B runs with A's overrides
+    /// and these over them.
+    pub b_own: Vec<(String, String)>,
     /// While a step that names its seed is shown: the seed the reader had before it, which the
     /// other steps go back to.
     pub seed_before_step: Option<u64>,
@@ -17,7 +20,7 @@ pub struct Session {
 
 impl Session {
     pub fn new(a: Run) -> Session {
-        Session { a, b: None, seed_before_step: None }
+        Session { a, b: None, b_own: Vec::new(), seed_before_step: None }
     }
 
     /// What changed in each run since the last call (B's while it is open), for the page's views.
@@ -95,7 +98,7 @@ impl Session {
         if let Some(b) = b {
             // B runs to the link's time point first, as A does (open_b leaves A as it is).
             let catch_up = s.a.catch_up_to;
-            match s.open_b(&b) {
+            match s.open_b_with(&b.0, b.1) {
                 Ok(()) => {
                     if let Some(bd) = &mut s.b {
                         bd.catch_up_to = catch_up;
@@ -109,7 +112,14 @@ impl Session {
 
     /// Opens the A/B view with `variant` as B (same lesson, overrides and seed as A).
     pub fn open_b(&mut self, variant: &str) -> Result<(), String> {
-        let mut b = Run::new(&self.a.lesson.id, Some(variant), self.a.overrides.clone(), self.a.seed)?;
+        self.open_b_with(variant, Vec::new())
+    }
+
+    /// Opens the A/B view with `variant` as B, with A's overrides and `own` over them.
+    pub fn open_b_with(&mut self, variant: &str, own: Vec<(String, String)>) -> Result<(), String> {
+        let knobs = blksim::course::link::merge_knobs(&self.a.overrides, &own);
+        let mut b = Run::new(&self.a.lesson.id, Some(variant), knobs, self.a.seed)?;
+        self.b_own = own;
         // B runs to A's time first (over a few frames, while A waits), so A keeps where the
         // user had got to and both cover the same simulated time.
         let t = self.a.now();
@@ -177,6 +187,7 @@ impl Session {
 
     pub fn close_b(&mut self) {
         self.b = None;
+        self.b_own.clear();
         self.drop_idle_settings();
     }
 
@@ -189,7 +200,7 @@ impl Session {
         let vb: Vec<&str> = vb.iter().map(String::as_str).collect();
         let idle = self.a.drop_idle(&vb);
         if let Some(b) = &mut self.b {
-            b.overrides = self.a.overrides.clone();
+            b.overrides = blksim::course::link::merge_knobs(&self.a.overrides, &self.b_own);
         }
         if !idle.is_empty() {
             let what: Vec<String> =

@@ -431,7 +431,20 @@ impl SessionView {
 
     /// A link to this state, with the A/B view's B if it is open.
     pub fn fragment(&self) -> String {
-        self.a.fragment(self.b.as_ref().map(|b| b.variant.as_str()), self.clock())
+        let own = self.b_own();
+        self.a.fragment(self.b_link(&own), self.clock())
+    }
+
+    /// Run B's own knobs: its settings that A does not have (B runs with A's and these over them).
+    pub fn b_own(&self) -> Vec<(String, String)> {
+        self.b
+            .as_ref()
+            .map_or_else(Vec::new, |b| b.state.overrides.iter().filter(|kv| !self.a.state.overrides.contains(kv)).cloned().collect())
+    }
+
+    /// Run B as a link names it, with `own` (`b_own`).
+    pub fn b_link<'a>(&'a self, own: &'a [(String, String)]) -> Option<crate::runs::BLink<'a>> {
+        self.b.as_ref().map(|b| crate::runs::BLink { variant: &b.state.variant, own })
     }
 
     /// Starts a sweep of `seeds` seeds of A's variant (and B's, in the A/B view), with A's
@@ -466,6 +479,59 @@ mod tests {
         s.act_then(cmd, move |_, r| *put.borrow_mut() = Some(r));
         let r = got.borrow_mut().take();
         r.expect("answered at once")
+    }
+
+    /// The sandbox's A/B of two setups: B opens as a copy of A, takes a knob of its own, both
+    /// runs start again together when B restarts, a knob set on both is no longer B's own, and
+    /// the link carries B's own knobs and opens the same two runs.
+    #[test]
+    fn the_sandbox_compares_two_setups_with_b_s_own_knobs() {
+        let mut s = SessionView::from_fragment("#/sandbox?v=1&disks=2&seed=5", "sandbox");
+        s.act(Command::ToggleAb);
+        assert_eq!(s.b.as_ref().map(|b| b.variant.as_str()), Some("custom"), "B is a copy of A");
+        assert!(s.b_own().is_empty());
+        let mut ts = 0.0;
+        for _ in 0..30 {
+            ts += 16.0;
+            s.frame(16.0, ts);
+        }
+        assert!(s.clock() > SimTime::ZERO);
+        let Reply::Knob(Ok(m)) = reply(&mut s, Command::ApplyKnobB { key: "queue.scheduler".into(), value: "cfq".into() }) else {
+            panic!("B took the elevator")
+        };
+        assert!(m.starts_with("run B: "), "{m}");
+        let b = s.b.as_ref().unwrap();
+        assert_eq!(
+            (s.a.shown.scenario.queue.scheduler, b.shown.scenario.queue.scheduler),
+            (blksim::scenario::Scheduler::Noop, blksim::scenario::Scheduler::Cfq)
+        );
+        assert_eq!(b.shown.scenario.disks, 2, "B keeps A's knobs");
+        assert_eq!(s.b_own(), vec![("queue.scheduler".to_string(), "cfq".to_string())]);
+        let link = s.fragment();
+        assert!(link.contains("&disks=2&b.queue.scheduler=cfq&seed=5"), "{link}");
+        // B restarted with a knob that does not apply live: A started again with it.
+        let Reply::Knob(Ok(_)) = reply(&mut s, Command::ApplyKnobB { key: "disks".into(), value: "3".into() }) else { panic!() };
+        assert_eq!((s.a.now(), s.b.as_ref().unwrap().now()), (SimTime::ZERO, SimTime::ZERO), "both from t = 0");
+        // Set on both, the knob is A's and B's alike.
+        let Reply::Knob(Ok(_)) = reply(&mut s, Command::ApplyKnob { key: "disks".into(), value: "4".into() }) else { panic!() };
+        assert_eq!(s.b_own(), vec![("queue.scheduler".to_string(), "cfq".to_string())]);
+        // The link opens the same two runs.
+        let again = SessionView::from_fragment(&s.fragment(), "sandbox");
+        let (a2, b2) = (&again.a.shown.scenario, &again.b.as_ref().unwrap().shown.scenario);
+        assert_eq!(
+            (a2.disks, a2.queue.scheduler, b2.disks, b2.queue.scheduler),
+            (4, blksim::scenario::Scheduler::Noop, 4, blksim::scenario::Scheduler::Cfq)
+        );
+        // A job file applied runs in both, B keeping its own knobs over it.
+        assert_eq!(reply(&mut s, Command::ApplyMany(vec![("workload.numjobs".into(), "2".into())])), Reply::Done);
+        let b = s.b.as_ref().unwrap();
+        assert_eq!(
+            (s.a.shown.scenario.workload.numjobs, b.shown.scenario.workload.numjobs, b.shown.scenario.queue.scheduler),
+            (2, 2, blksim::scenario::Scheduler::Cfq)
+        );
+        // Closed, B's own knobs go with it.
+        s.act(Command::ToggleAb);
+        assert!(s.b.is_none() && s.b_own().is_empty() && !s.fragment().contains("b."));
     }
 
     #[test]

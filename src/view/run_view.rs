@@ -104,7 +104,7 @@ impl RunView {
 
     /// This run as a link fragment at simulated time `t`; `b` is the A/B view's second
     /// variant, if open (its clock may be past this run's end).
-    pub fn fragment(&self, b: Option<&str>, t: SimTime) -> String {
+    pub fn fragment(&self, b: Option<crate::runs::BLink>, t: SimTime) -> String {
         // A link replays at most T_MAX_S: past it, the link opens there (the page says so).
         let t = t.as_secs_f64().min(blksim::course::link::T_MAX_S);
         // Exact to the nanosecond: the link replays to the same event.
@@ -112,13 +112,13 @@ impl RunView {
     }
 
     /// The state without the time point and speed: what a history entry records.
-    pub fn state_fragment(&self, b: Option<&str>) -> String {
+    pub fn state_fragment(&self, b: Option<crate::runs::BLink>) -> String {
         self.fragment_for(&self.state.variant, b, self.state.seed, None, None)
     }
 
     /// A link to this lesson with this run's knobs, as `variant` (and B) with `seed`, opened at
     /// `t` simulated seconds if given: what a seed sweep's best and worst runs link to.
-    pub fn fragment_for(&self, variant: &str, b: Option<&str>, seed: u64, t: Option<f64>, speed: Option<f64>) -> String {
+    pub fn fragment_for(&self, variant: &str, b: Option<crate::runs::BLink>, seed: u64, t: Option<f64>, speed: Option<f64>) -> String {
         crate::runs::link_fragment(&self.lesson.id, variant, b, &self.state.overrides, seed, t, speed)
     }
 }

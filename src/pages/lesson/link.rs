@@ -93,7 +93,8 @@ fn replace_address(f: &str) {
 /// The address of what shows: the lesson, A's variant, knobs and seed, B if the A/B view is
 /// open, and the lesson's stop (without t and speed, which Copy link adds).
 pub(super) fn state_fragment(s: &SessionView) -> String {
-    with_stop(&s.a.state_fragment(s.b.as_ref().map(|b| b.variant.as_str())), s.stop)
+    let own = s.b_own();
+    with_stop(&s.a.state_fragment(s.b_link(&own)), s.stop)
 }
 
 /// A fragment with its `step` set to `stop` (1-based in the link), or without one.
@@ -178,7 +179,7 @@ fn on_popstate(s: &mut SessionView, hash: &str, page: &PageDispatch, id: &str) {
             // there, backwards from a snapshot or forwards by running on, and pause, as
             // a fresh load of the link does. A link that names its pace (the sweep's
             // slowest-seed links ask 1 s/s) plays at it, as a fresh load of the link does.
-            s.act(Command::SameRunLink { b: st.b.clone(), t: st.t, speed: st.speed });
+            s.act(Command::SameRunLink { b: st.b.clone(), b_own: st.b_overrides.clone(), t: st.t, speed: st.speed });
             apply_view(&st, s, page);
             page.dispatch(PageAction::SessionChanged);
             return;

@@ -179,7 +179,8 @@ pub fn LessonPage(props: &LessonPageProps) -> Html {
     controls::use_keyboard_shortcuts(session.clone(), &ui);
     link::use_back_forward(session.clone(), page.clone(), props.id.clone());
     let on_seed = controls::use_seed_handler(session.clone(), page.clone());
-    let on_knob = tabs::use_knob_handler(session.clone(), page.clone());
+    let knobs_to_b = ui.knobs_of_b && session.borrow().b.is_some();
+    let on_knob = tabs::use_knob_handler(session.clone(), page.clone(), knobs_to_b);
     presenter::use_notes_reply(props.id.clone(), ui.step);
     {
         let s = session.borrow();
@@ -381,7 +382,8 @@ fn numbers(p: &Parts, on_knob: &Callback<(String, String)>) -> Html {
             if p.is_sandbox() {
                 // The sandbox's knobs sit beside the diagram, grouped by layer.
                 <div class="sandbox-knobs">
-                    <KnobPanel scenario={d.shown.scenario.clone()} on_apply={on_knob.clone()} message={tabs::KnobMessage::for_run(&ui.knob_msg, d)} rejected={ui.knob_rejected.clone()} live_writes={tabs::live_write_lines(d)} />
+                    { sandbox::knobs_of(p.page, s, ui.knobs_of_b) }
+                    { sandbox::knob_panel(s, ui, on_knob.clone()) }
                 </div>
             } else {
                 { step_panel::step_panel(&d.lesson, ui.step, steps::go_callback(session, p.page), predict_box) }

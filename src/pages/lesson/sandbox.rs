@@ -1,10 +1,13 @@
-//! The sandbox's fio job file box: editing a job, applying it, and what applying it did.
+//! The sandbox's fio job file box (editing a job, applying it, and what applying it did) and
+//! its knob panel, which in the A/B view sets both runs or run B alone.
 
 use super::link::sync_fragment;
 use super::state::{PageAction, PageDispatch, PageState};
 use super::SharedSession;
+use crate::components::knobs::KnobPanel;
 use crate::protocol::{Command, Reply};
 use crate::view::RunView;
+use crate::view::SessionView;
 use web_sys::KeyboardEvent;
 use yew::prelude::*;
 
@@ -77,5 +80,46 @@ pub(super) fn job_file_box(session: &SharedSession, page: &PageDispatch, d: &Run
             </p>
             if let Some(m) = fio_msg { <p class="knob-msg" role="status">{ m }</p> }
         </section>
+    }
+}
+
+/// In the A/B view, what the knob panel sets: both runs, or run B alone (two setups side by
+/// side: B starts as a copy of A, and its own knobs are what the two compare).
+pub(super) fn knobs_of(page: &PageDispatch, s: &SessionView, of_b: bool) -> Html {
+    if s.b.is_none() {
+        return Html::default();
+    }
+    let pick = |b: bool| {
+        let page = page.clone();
+        Callback::from(move |_: MouseEvent| page.dispatch(PageAction::SetKnobsOfB(b)))
+    };
+    let own = s.b_own();
+    html! {
+        <div class="knobs-of" role="group" aria-label="Knobs of">
+            <span>{ "Knobs of: " }</span>
+            <button aria-pressed={(!of_b).to_string()} data-testid="knobs-of-both" onclick={pick(false)}>{ "A and B" }</button>
+            <button aria-pressed={of_b.to_string()} data-testid="knobs-of-b" onclick={pick(true)}>{ "B only" }</button>
+            <p class="dim" data-testid="b-own">{
+                if own.is_empty() {
+                    "B is a copy of A: pick \"B only\" and change the knobs the two should differ in.".to_string()
+                } else {
+                    format!("B differs in {}.", own.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", "))
+                }
+            }</p>
+        </div>
+    }
+}
+
+/// The knob panel: run A's knobs (a change goes to both runs), or run B's alone.
+pub(super) fn knob_panel(s: &SessionView, ui: &PageState, on_apply: Callback<(String, String)>) -> Html {
+    let a = &s.a;
+    let (shown, other, label) = match &s.b {
+        Some(b) if ui.knobs_of_b => (b, Some(a), "A"),
+        Some(b) => (a, Some(b), "B"),
+        None => (a, None, "B"),
+    };
+    html! {
+        <KnobPanel scenario={shown.shown.scenario.clone()} also={other.map(|o| o.shown.scenario.clone())} also_label={label} on_apply={on_apply}
+            message={super::tabs::KnobMessage::for_run(&ui.knob_msg, a)} rejected={ui.knob_rejected.clone()} live_writes={super::tabs::live_write_lines(shown)} />
     }
 }

@@ -33,6 +33,8 @@ pub(super) struct PageState {
     /// The last knob change: its key, and what it did or why it was refused.
     pub knob_msg: Option<KnobMessage>,
     pub knob_rejected: Option<(String, String)>,
+    /// In the sandbox's A/B view, the knob panel sets run B alone (else both runs).
+    pub knobs_of_b: bool,
     /// "Run many seeds": the box's text and the count it holds (None: not one the sweep
     /// takes), and why a count was refused.
     pub sweep_seeds: (String, Option<u64>),
@@ -58,6 +60,7 @@ pub(super) enum PageAction {
     SetCopied(Option<(String, String)>),
     SetFioText(Option<String>),
     SetFioMsg(Option<String>),
+    SetKnobsOfB(bool),
     SetTheme(Theme),
     SetLarge(bool),
     SetMotion(Motion),
@@ -111,6 +114,7 @@ impl PageState {
             motion: Motion::stored(),
             knob_msg: None,
             knob_rejected: None,
+            knobs_of_b: false,
             sweep_seeds: ("50".to_string(), Some(50u64)),
             sweep_msg: None,
             shortcuts_open: false,
@@ -135,6 +139,7 @@ impl Reducible for PageState {
             PageAction::SetCopied(copied) => s.copied = copied,
             PageAction::SetFioText(text) => s.fio_text = text,
             PageAction::SetFioMsg(msg) => s.fio_msg = msg,
+            PageAction::SetKnobsOfB(on) => s.knobs_of_b = on,
             PageAction::SetTheme(theme) => s.theme = theme,
             PageAction::SetLarge(on) => s.large = on,
             PageAction::SetMotion(motion) => s.motion = motion,

@@ -161,13 +161,19 @@ pub(super) fn live_write_lines(a: &RunView) -> Vec<String> {
 /// The knob panel's handler, memoized: the panel's props then only change with the scenario or
 /// the message, and the page's refreshes leave what the user is typing.
 #[hook]
-pub(super) fn use_knob_handler(session: SharedSession, page: PageDispatch) -> Callback<(String, String)> {
-    use_callback((), move |(k, v): (String, String), _| {
+pub(super) fn use_knob_handler(session: SharedSession, page: PageDispatch, to_b: bool) -> Callback<(String, String)> {
+    use_callback(to_b, move |(k, v): (String, String), to_b| {
         let mut s = session.borrow_mut();
         let v = v.trim().to_string();
-        // A setting may act in A's variant or in B's (the A/B view): both runs take it.
+        // A setting may act in A's variant or in B's (the A/B view): both runs take it, unless
+        // the sandbox's panel sets B alone.
         let outcome = page.clone();
-        s.act_then(Command::ApplyKnob { key: k.clone(), value: v.clone() }, move |s, r| {
+        let cmd = if *to_b {
+            Command::ApplyKnobB { key: k.clone(), value: v.clone() }
+        } else {
+            Command::ApplyKnob { key: k.clone(), value: v.clone() }
+        };
+        s.act_then(cmd, move |s, r| {
             let Reply::Knob(r) = r else { return };
             let rejected = r.is_err().then(|| (k.clone(), v.clone()));
             // Taken live: the message holds while the run has that write (a restart, Reset or

@@ -15,6 +15,7 @@ pub(super) fn variant_controls(session: &SharedSession, page: &PageDispatch, s: 
     let d = &s.a;
     let lesson = &d.lesson;
     let ab = s.b.is_some();
+    let sandbox = lesson.id == blksim::course::lessons::SANDBOX;
     let on_ab = {
         let (session, page) = (session.clone(), page.clone());
         Callback::from(move |_: MouseEvent| {
@@ -39,7 +40,8 @@ pub(super) fn variant_controls(session: &SharedSession, page: &PageDispatch, s: 
         };
         html! { <button class={classes!("variant", pressed.then_some("on"))} aria-pressed={pressed.to_string()} title={v.summary.clone()} {onclick}>{ v.name.clone() }</button> }
     });
-    let b_variant_select = s.b.as_ref().map(|b| {
+    // B's variant: the sandbox's B is A's variant with knobs of its own.
+    let b_variant_select = s.b.as_ref().filter(|_| !sandbox).map(|b| {
         let on_b = {
             let (session, page) = (session.clone(), page.clone());
             Callback::from(move |e: Event| {
@@ -71,9 +73,10 @@ pub(super) fn variant_controls(session: &SharedSession, page: &PageDispatch, s: 
                     { format!("+{}", blksim::scenario::counted(d.overrides.len() as u64, "knob")) }
                 </span>
             }
-            // A/B needs a second variant: the sandbox has one ("custom").
-            <button class={classes!("ab", ab.then_some("on"))} aria-pressed={ab.to_string()} onclick={on_ab} disabled={lesson.variants.len() < 2}
-                title={if lesson.variants.len() < 2 { "A/B compares two variants; this page has one (set knobs and copy a link to compare runs)" } else { "Run two variants side by side, in lockstep" }}>{ "A/B" }</button>
+            // A/B compares two variants; the sandbox, which has one, compares two setups: B starts
+            // as a copy of A and takes knobs of its own.
+            <button class={classes!("ab", ab.then_some("on"))} aria-pressed={ab.to_string()} onclick={on_ab} disabled={lesson.variants.len() < 2 && !sandbox}
+                title={if sandbox { "Run two setups side by side, in lockstep: B starts as a copy of A, and the knob panel sets both or B alone" } else if lesson.variants.len() < 2 { "A/B compares two variants; this page has one" } else { "Run two variants side by side, in lockstep" }}>{ "A/B" }</button>
             { for b_variant_select }
         </>
     }

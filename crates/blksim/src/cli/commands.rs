@@ -354,6 +354,7 @@ fn cmd_link(a: &Args) -> Result<String, CliError> {
                 (k.clone(), canonical.unwrap_or_else(|| v.clone()))
             })
             .collect(),
+        b_overrides: Vec::new(),
         seed: a.seed.unwrap_or(1),
         // A link rewritten keeps its moment; the page's view (pace, step, presenter) it drops.
         t: a.link_t,

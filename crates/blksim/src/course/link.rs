@@ -9,6 +9,8 @@ use crate::scenario::{clip, knob_spec};
 use std::fmt;
 
 pub const LINK_VERSION: u32 = 1;
+/// What a knob of run B alone starts with in a link: `b.queue.scheduler=cfq`.
+pub const B_PREFIX: &str = "b.";
 /// Room for a job file of a dozen sections as knobs (`job.NAME.rw=…`, a dozen knobs a job).
 pub const FRAGMENT_LEN_MAX: usize = 8192;
 pub const OVERRIDES_MAX: usize = 160;
@@ -21,10 +23,14 @@ pub const T_MAX_S: f64 = crate::scenario::limits::DURATION_S_MAX;
 pub struct LinkState {
     pub lesson: String,
     pub variant: Option<String>,
-    /// The A/B view's second variant (B), if the link opens it.
+    /// The A/B view's second variant (B), if the link opens it. It may be A's own variant when
+    /// B has knobs of its own (`b_overrides`), or in the sandbox, which has one variant.
     pub b: Option<String>,
     /// Knob overrides in the order given.
     pub overrides: Vec<(String, String)>,
+    /// Run B's own knobs (`b.<knob>=…`): where B differs from A. B runs with A's overrides and
+    /// these over them (`b_knobs`).
+    pub b_overrides: Vec<(String, String)>,
     pub seed: u64,
     /// Simulated seconds to run to.
     pub t: Option<f64>,
@@ -44,6 +50,7 @@ impl Default for LinkState {
             variant: None,
             b: None,
             overrides: Vec::new(),
+            b_overrides: Vec::new(),
             seed: 1,
             t: None,
             speed: None,
@@ -142,6 +149,9 @@ impl LinkState {
         }
         for (k, v) in &self.overrides {
             s.push_str(&format!("&{}={}", pct_encode(k), pct_encode(v)));
+        }
+        for (k, v) in &self.b_overrides {
+            s.push_str(&format!("&{B_PREFIX}{}={}", pct_encode(k), pct_encode(v)));
         }
         s.push_str(&format!("&seed={}", self.seed));
         if let Some(t) = self.t {
@@ -245,16 +255,39 @@ impl LinkState {
                 return Err(joined(errors));
             }
         }
-        // B runs with the same knobs: if they do not go with B's variant, the link opens A
-        // alone and names why (a fuzzed link's B failed only when the page built it: scripts/soak).
-        if let Some(b) = &st.b {
-            if let Err(e) = lesson.config(b, &st.overrides) {
-                errors.push(err("b", format!("variant '{}' does not take these knobs: {e}", clip(b))));
-                st.b = None;
-            }
-        }
+        Self::check_b(&lesson, &variant, &mut st, &mut errors);
         let version_missing_only = version.is_none() && errors.len() == 1;
         Ok((st, (!errors.is_empty()).then(|| LinkError { version_missing_only, ..joined(errors) })))
+    }
+
+    /// Run B: knobs of its own open it as A's variant unless it names another; a B that
+    /// compares a run with its own copy, or whose knobs do not go with its variant, is dropped
+    /// (the link opens A alone) and named, as is every knob of B then.
+    fn check_b(lesson: &lessons::Lesson, variant: &str, st: &mut LinkState, errors: &mut Vec<LinkError>) {
+        if st.b.is_none() && !st.b_overrides.is_empty() {
+            st.b = Some(variant.to_string());
+        }
+        let Some(b) = st.b.clone() else { return };
+        let others: Vec<&str> = lesson.variants.iter().map(|x| x.name.as_str()).filter(|x| *x != variant).collect();
+        if b == variant && st.b_overrides.is_empty() && !others.is_empty() {
+            errors.push(err(
+                "b",
+                format!("'{}' is run A's variant too (A/B compares two variants); expected another: {}", clip(&b), others.join(", ")),
+            ));
+        } else if let Err(e) = lesson.config(&b, &st.b_knobs()) {
+            // B runs with A's knobs and its own: if they do not go with B's variant, the link
+            // opens A alone and names why.
+            errors.push(err("b", format!("variant '{}' does not take these knobs: {e}", clip(&b))));
+        } else {
+            return;
+        }
+        st.b = None;
+        st.b_overrides.clear();
+    }
+
+    /// The knobs run B runs with: A's, and B's own over them.
+    pub fn b_knobs(&self) -> Vec<(String, String)> {
+        merge_knobs(&self.overrides, &self.b_overrides)
     }
 
     /// One `key=value` of a link, into `st`.
@@ -284,7 +317,7 @@ impl LinkState {
                 lesson.variant(&v).map_err(|e| err("variant", e.message))?;
                 st.variant = Some(v);
             }
-            "b" => st.b = Some(Self::take_b(lesson, st, v)?),
+            "b" => st.b = Some(Self::take_b(lesson, v)?),
             "seed" => {
                 st.seed = v.parse().map_err(|_| {
                     err("seed", format!("'{}' is not allowed; expected a whole number from 0 to {}", clip(&v), u64::MAX))
@@ -320,24 +353,9 @@ impl LinkState {
         Ok(())
     }
 
-    /// `b`: run B's variant, another than A's.
-    fn take_b(lesson: &lessons::Lesson, st: &LinkState, v: String) -> Result<String, LinkError> {
+    /// `b`: run B's variant (whether it is A's too is checked once the whole link is read).
+    fn take_b(lesson: &lessons::Lesson, v: String) -> Result<String, LinkError> {
         lesson.variant(&v).map_err(|e| err("b", e.message))?;
-        // B beside itself would compare a run with its own copy.
-        let a = st.variant.clone().unwrap_or_else(|| lesson.first_variant().name.clone());
-        if v == a {
-            let others: Vec<&str> = lesson.variants.iter().map(|x| x.name.as_str()).filter(|x| *x != a).collect();
-            if others.is_empty() {
-                return Err(err(
-                    "b",
-                    format!("'{}' is run A's variant too, and '{}' has no other variant to compare", clip(&v), lesson.id),
-                ));
-            }
-            return Err(err(
-                "b",
-                format!("'{}' is run A's variant too (A/B compares two variants); expected another: {}", clip(&v), others.join(", ")),
-            ));
-        }
         Ok(v)
     }
 
@@ -357,15 +375,19 @@ impl LinkState {
         })
     }
 
-    /// A knob's key and value, into the link's overrides.
+    /// A knob's key and value, into the link's overrides (B's, with `b.` before the key).
     fn take_knob(lesson: &lessons::Lesson, st: &mut LinkState, key: &str, name: &str, v: &str) -> Result<(), LinkError> {
+        let (for_b, key) = match key.strip_prefix(B_PREFIX) {
+            Some(k) => (true, k),
+            None => (false, key),
+        };
         if knob_spec(key).is_none() {
             return Err(err(
                 name,
-                format!("not a link parameter or a knob{}; a link takes v, variant, b, seed, t, speed, step, presenter, large and knob keys such as queue.depth (the sandbox's Knobs tab and `blksim knobs` list them all)", crate::scenario::did_you_mean(key)),
+                format!("not a link parameter or a knob{}; a link takes v, variant, b, seed, t, speed, step, presenter, large and knob keys such as queue.depth, or b.queue.depth for run B alone (the sandbox's Knobs tab and `blksim knobs` list them all)", crate::scenario::did_you_mean(key)),
             ));
         }
-        if st.overrides.len() == OVERRIDES_MAX {
+        if st.overrides.len() + st.b_overrides.len() == OVERRIDES_MAX {
             return Err(err("fragment", format!("more than {OVERRIDES_MAX} knob overrides")));
         }
         // The value alone, here, so that every bad one is named; how the knobs go
@@ -373,9 +395,19 @@ impl LinkState {
         crate::scenario::set_knob(&mut lesson.scenario.clone(), key, v).map_err(|e| err(&e.field, e.message))?;
         // As the knob read it (`%20512` is 512): the state, and a link made from it, say
         // the value once.
-        st.overrides.push((key.to_string(), v.trim().to_string()));
+        let knobs = if for_b { &mut st.b_overrides } else { &mut st.overrides };
+        knobs.push((key.to_string(), v.trim().to_string()));
         Ok(())
     }
+}
+
+/// `base` with `over`'s settings over it: each knob once, `over`'s value winning, in `base`'s
+/// order then `over`'s new keys.
+pub fn merge_knobs(base: &[(String, String)], over: &[(String, String)]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> =
+        base.iter().map(|(k, v)| (k.clone(), over.iter().find(|(o, _)| o == k).map_or_else(|| v.clone(), |(_, w)| w.clone()))).collect();
+    out.extend(over.iter().filter(|(k, _)| !base.iter().any(|(b, _)| b == k)).cloned());
+    out
 }
 
 /// A time point: from 0 (the start, paused there as any link with `t` opens) to `max`.
@@ -450,6 +482,7 @@ mod tests {
             variant: Some("workaround".into()),
             b: Some("regressed".into()),
             overrides: vec![("dm.max_sectors_kb".into(), "96".into())],
+            b_overrides: vec![("dm.max_sectors_kb".into(), "128".into())],
             seed: 9,
             t: Some(2.5),
             speed: None,
@@ -458,8 +491,32 @@ mod tests {
             large: None,
         };
         let f = st.encode();
-        assert_eq!(f, "#/lesson/dm-sg-lists?v=1&variant=workaround&b=regressed&dm.max_sectors_kb=96&seed=9&t=2.5");
+        assert_eq!(f, "#/lesson/dm-sg-lists?v=1&variant=workaround&b=regressed&dm.max_sectors_kb=96&b.dm.max_sectors_kb=128&seed=9&t=2.5");
         assert_eq!(LinkState::decode(&f), Ok(st));
+    }
+
+    #[test]
+    fn run_b_takes_knobs_of_its_own() {
+        // The sandbox (one variant): B with its own elevator is A's variant with it.
+        let st = LinkState::decode("#/sandbox?v=1&disks=2&b.queue.scheduler=cfq&seed=3").unwrap();
+        assert_eq!(st.b.as_deref(), Some("custom"));
+        assert_eq!(st.b_knobs(), vec![("disks".to_string(), "2".to_string()), ("queue.scheduler".to_string(), "cfq".to_string())]);
+        assert_eq!(LinkState::decode(&st.encode()), Ok(st.clone()));
+        // B's value wins over A's for the same knob, in A's order.
+        let st = LinkState::decode("#/sandbox?v=1&queue.depth=4&disks=2&b.queue.depth=31").unwrap();
+        assert_eq!(st.b_knobs()[0], ("queue.depth".to_string(), "31".to_string()));
+        // A copy of A in the sandbox opens (its knobs are changed next); in a lesson it compares
+        // nothing and is refused, unless B has knobs of its own.
+        assert_eq!(LinkState::decode("#/sandbox?v=1&b=custom").unwrap().b.as_deref(), Some("custom"));
+        assert_eq!(LinkState::decode("#/lesson/scsi-starved?v=1&variant=regressed&b=regressed").unwrap_err().field, "b");
+        let st = LinkState::decode("#/lesson/scsi-starved?v=1&variant=regressed&b=regressed&b.queue.nr_requests=512").unwrap();
+        assert_eq!(st.b.as_deref(), Some("regressed"));
+        // A bad knob of B is named with its prefix; one that does not go with B's variant drops
+        // B and names it, and A opens.
+        assert_eq!(LinkState::decode("#/sandbox?v=1&b.queue.depth=0").unwrap_err().field, "queue.depth");
+        assert!(LinkState::decode("#/sandbox?v=1&b.queue.bogus=1").unwrap_err().message.contains("b.queue.depth"));
+        let (st, e) = LinkState::decode_lenient("#/sandbox?v=1&b.dm.paths=4").unwrap();
+        assert_eq!((st.b, st.b_overrides.len(), e.unwrap().field.as_str()), (None, 0, "b"));
     }
 
     #[test]
