@@ -1,5 +1,6 @@
-//! `block/kyber-iosched.c` as v5.10 has it (the latency histograms and `kyber_timer_fn` are
-//! 4.18's rework, "kyber: implement improved heuristics", kept through 6.x; kyber came in 4.12):
+//! `block/kyber-iosched.c` as v5.10 has it (kyber came in 4.12, throttling on the mean latency
+//! of `blk_stat`; the latency histograms and `kyber_timer_fn` came with "kyber: implement
+//! improved heuristics", 4.18 INFERRED from its merge window, and mainline keeps them as read):
 //! a blk-mq scheduler that bounds latency by bounding how many requests of each kind are on the
 //! device. Requests fall in four scheduling domains (READ, WRITE, DISCARD, OTHER); a request
 //! leaves the scheduler only with a token of its domain (`domain_tokens`, a queue-wide sbitmap of
@@ -444,7 +445,9 @@ impl KyberQueueData {
 
     /// The bounds: every waiting request once and live, tokens held by dispatched requests
     /// only, each hardware queue waiting once per domain.
-    fn check(&self, live: impl Fn(u32) -> bool, nr_hw: usize) {
+    fn check(&self, live: impl Fn(u32) -> bool, nr_live: usize, nr_hw: usize) {
+        assert!(self.len() <= nr_live, "kyber's lists over the live requests");
+        assert!(self.io_start.len() <= nr_live, "kyber's I/O starts over the live requests");
         let held: u32 = self.domain_tokens.iter().map(DomainTokens::busy).sum();
         assert_eq!(held as usize, self.token_of.len(), "a domain token without its request");
         assert!(self.token_of.keys().all(|&id| live(id)), "a domain token held by a freed request");
@@ -514,7 +517,7 @@ impl Sim {
     pub(crate) fn check_kyber(&self, dev: DevId) {
         let Some(s) = self.mq_sched(dev) else { return };
         if let Some(k) = s.kyber.as_deref() {
-            k.check(|id| self.reqs.is_live(id), s.hctx.len());
+            k.check(|id| self.reqs.is_live(id), self.reqs.live(), s.hctx.len());
         }
     }
 }
