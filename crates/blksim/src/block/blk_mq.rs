@@ -386,9 +386,9 @@ impl Sim {
 }
 
 /// The events a device's blk-mq queues can have queued at once: per hardware queue a splice
-/// per CPU and a delayed run; per queue a timer and a path check.
+/// per CPU and a delayed run; per queue a timer, a path check and kyber's timer.
 pub(crate) fn blk_mq_events_max(s: &crate::scenario::Scenario) -> usize {
-    crate::drivers::nvme::pci::nr_hw_queues(s) as usize * (s.cpu.cores as usize + 1) + 2
+    crate::drivers::nvme::pci::nr_hw_queues(s) as usize * (s.cpu.cores as usize + 1) + 3
 }
 
 #[cfg(test)]

@@ -52,6 +52,8 @@ pub struct MqSched {
     /// `q->nr_requests` with an elevator: 2 × min(the tag set's depth, `BLKDEV_MAX_RQ`)
     /// (v5.8 `blk_mq_init_sched`); 0 without one (`none` allocates driver tags).
     pub nr_requests: u32,
+    /// kyber's state, when it is the elevator (`block/kyber_iosched.rs`).
+    pub kyber: Option<Box<crate::block::kyber_iosched::KyberQueueData>>,
 }
 
 impl MqSched {
@@ -67,7 +69,7 @@ impl MqSched {
                 dispatch_from: 0,
             })
             .collect();
-        MqSched { hctx, ctx: vec![VecDeque::new(); cores as usize], sched_tag_of: BTreeMap::new(), nr_requests }
+        MqSched { hctx, ctx: vec![VecDeque::new(); cores as usize], sched_tag_of: BTreeMap::new(), nr_requests, kyber: None }
     }
 
     pub fn has_elevator(&self) -> bool {
@@ -129,6 +131,9 @@ impl Sim {
             let s = self.mq_sched_mut(dev);
             assert!(s.sched_tag_of.insert(rq.0, tag).is_none(), "a request holds one scheduler tag");
             self.devs[dev].queue.elevator.add(rq, write, start, end, now, owner);
+            if let Some(k) = self.mq_sched_mut(dev).kyber.as_deref_mut() {
+                k.kyber_insert_requests(h, rq, write, cpu);
+            }
             self.blk_mq_run_hw_queue(dev, h, true);
         } else {
             // The software queue of the CPU that made it, one of its hardware queue's CPUs
@@ -187,7 +192,7 @@ impl Sim {
     /// `dd->lock`), and hand it to the driver.
     fn blk_mq_do_dispatch_sched(&mut self, dev: DevId, h: u16) -> bool {
         loop {
-            if self.devs[dev].queue.elevator.is_empty() {
+            if !self.elv_has_work(dev, h) {
                 return false;
             }
             if !self.mq(dev).hctx[h as usize].dispatch.is_empty() {
@@ -196,17 +201,35 @@ impl Sim {
             if !self.blk_mq_get_dispatch_budget(dev) {
                 return false;
             }
-            let now = self.now();
-            let Some(rq) = self.devs[dev].queue.elevator.next(now) else {
+            let Some(rq) = self.elv_dispatch_request(dev, h) else {
                 self.blk_mq_put_dispatch_budget(dev);
                 self.blk_mq_delay_run_hw_queues(dev);
                 return false;
             };
-            self.devs[dev].queue.elevator.dispatched(rq);
             if !self.blk_mq_dispatch_rq_list(dev, h, VecDeque::from([rq]), true) {
                 return false;
             }
         }
+    }
+
+    /// `e->type->ops.has_work(hctx)`: kyber's per hardware queue, mq-deadline's queue-wide.
+    fn elv_has_work(&self, dev: DevId, h: u16) -> bool {
+        match self.mq_sched(dev).and_then(|s| s.kyber.as_deref()) {
+            Some(k) => k.kyber_has_work(h),
+            None => !self.devs[dev].queue.elevator.is_empty(),
+        }
+    }
+
+    /// `e->type->ops.dispatch_request(hctx)`: the request taken out of the elevator (kyber's
+    /// with a domain token), or None.
+    fn elv_dispatch_request(&mut self, dev: DevId, h: u16) -> Option<ReqId> {
+        let now = self.now();
+        let rq = match self.mq_sched_mut(dev).kyber.as_deref_mut() {
+            Some(k) => k.kyber_dispatch_request(h),
+            None => self.devs[dev].queue.elevator.next(now),
+        }?;
+        self.devs[dev].queue.elevator.dispatched(rq);
+        Some(rq)
     }
 
     /// `blk_mq_do_dispatch_ctx` (v5.8): one request at a time from the software queues in
@@ -262,7 +285,10 @@ impl Sim {
             list.pop_front();
             got_budget = false;
             match self.queue_rq(dev, h, rq) {
-                QueueRq::Ok => queued += 1,
+                QueueRq::Ok => {
+                    self.kyber_io_start(dev, rq);
+                    queued += 1;
+                }
                 ret => {
                     resource = matches!(ret, QueueRq::Resource);
                     self.blk_mq_requeue_driver_tag(dev, h, rq);
@@ -361,7 +387,9 @@ impl Sim {
     /// The 5.x part of a request's end (`__blk_mq_free_request`, after the driver tag went
     /// back): its scheduler tag back to its map, whose sleepers may wake, and
     /// `blk_mq_sched_restart`.
-    pub(crate) fn blk_mq_sched_free_request(&mut self, dev: DevId, rq: ReqId, h: u16) {
+    pub(crate) fn blk_mq_sched_free_request(&mut self, dev: DevId, rq: ReqId, r: &crate::block::Request) {
+        let h = r.hctx;
+        self.kyber_completed_request(dev, rq, r.write, r.alloc_at);
         let s = self.mq_sched_mut(dev);
         let mut woken = Vec::new();
         if let Some(tag) = s.sched_tag_of.remove(&rq.0) {
@@ -389,6 +417,7 @@ impl Sim {
         assert!(s.sched_tag_of.keys().all(|&id| self.reqs.is_live(id)), "a scheduler tag held by a freed request");
         let queued: usize = s.ctx.iter().map(VecDeque::len).sum();
         assert!(queued <= self.reqs.live(), "software queues over the live requests");
+        self.check_kyber(dev);
     }
 }
 
@@ -396,8 +425,8 @@ impl Sim {
 /// its disks run blk-mq with `blk_mq.dispatch = 5.0`.
 pub fn mq_sched_for(s: &crate::scenario::Scenario, nr_hw: usize, depth: u32) -> Option<MqSched> {
     let on = crate::block::is_mq(s.queue.scheduler) && s.blk_mq.dispatch == crate::scenario::MqDispatch::V5_0;
-    let elevator = s.queue.scheduler == crate::scenario::Scheduler::MqDeadline;
-    on.then(|| MqSched::new(nr_hw, depth, s.cpu.cores, elevator))
+    let elevator = matches!(s.queue.scheduler, crate::scenario::Scheduler::MqDeadline | crate::scenario::Scheduler::Kyber);
+    on.then(|| MqSched { kyber: crate::block::kyber_iosched::kyber_for(s, nr_hw), ..MqSched::new(nr_hw, depth, s.cpu.cores, elevator) })
 }
 
 #[cfg(test)]

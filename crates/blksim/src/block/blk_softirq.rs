@@ -90,7 +90,7 @@ impl Sim {
                 self.wake(w, Step::RetryTag);
             }
             if self.devs[di].queue.mq_sched.is_some() {
-                self.blk_mq_sched_free_request(dev, rq, r.hctx);
+                self.blk_mq_sched_free_request(dev, rq, &r);
             }
         } else {
             self.devs[di].queue.tags.put(tag);

@@ -163,9 +163,10 @@ pub fn tag_depth(s: &Scenario) -> u32 {
     }
 }
 
-/// Whether leaf queues run blk-mq: its schedulers are `none` and `mq-deadline`.
+/// Whether leaf queues run blk-mq: its schedulers are `none`, `mq-deadline` and `kyber`.
 pub fn is_mq(s: crate::scenario::Scheduler) -> bool {
-    matches!(s, crate::scenario::Scheduler::None | crate::scenario::Scheduler::MqDeadline)
+    use crate::scenario::Scheduler;
+    matches!(s, Scheduler::None | Scheduler::MqDeadline | Scheduler::Kyber)
 }
 
 #[cfg(test)]

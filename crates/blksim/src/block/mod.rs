@@ -15,6 +15,7 @@ pub mod blk_tag;
 pub mod blkdev;
 pub mod elevator;
 pub mod genhd;
+pub mod kyber_iosched;
 
 pub use bio::Bio;
 pub use blk_tag::TagMap;

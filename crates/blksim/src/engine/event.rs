@@ -32,6 +32,8 @@ pub enum Event {
     MqDelayRun { dev: DevId, hctx: u16 },
     /// The blk-mq queue's timeout timer (`blk_mq_rq_timer`).
     MqTimer { dev: DevId },
+    /// kyber's timer (`kyber_timer_fn`) on `dev`'s queue.
+    KyberTimer { dev: DevId },
     /// multipathd's path checker reads from the path `dev`.
     PathCheck { dev: DevId },
     /// `dev`'s plug timer (`q->unplug_timer`, 2.6.20 plugging) fires: `blk_unplug_timeout`

@@ -329,6 +329,7 @@ impl Sim {
             Event::MqSplice { dev, hctx, cpu } => self.mq_splice_due(dev, hctx, cpu),
             Event::MqDelayRun { dev, hctx } => self.on_mq_delay_run(dev, hctx),
             Event::MqTimer { dev } => self.on_mq_timer(dev),
+            Event::KyberTimer { dev } => self.on_kyber_timer(dev),
             Event::PathCheck { dev } => self.path_check(dev),
             Event::HostLink { host } => self.host_link_through(host),
             Event::UnplugTimer { dev } => self.on_queue_timer(dev, |q| &mut q.unplug_timer, ev),

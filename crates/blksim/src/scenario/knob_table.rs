@@ -212,8 +212,8 @@ pub const QUEUE_DEPTH: KnobSpec = KnobSpec {
 
 pub const QUEUE_SCHEDULER: KnobSpec = KnobSpec {
         key: "queue.scheduler",
-        kind: KnobKind::Enum(&["noop", "deadline", "cfq", "none", "mq-deadline"]),
-        help: "the elevator, and with it the disks' queue type: noop, deadline and cfq run a legacy request queue (scsi_request_fn); none and mq-deadline make the disks blk-mq, run as blk_mq.dispatch says: as 4.0 has it, with no elevator on them (mq-deadline, 4.11+, sorts only on request-based dm's own queue), or as 5.x has it, mq-deadline sorting on the disks (blk_mq.dispatch=5.0, which kernel 4.15+ sets); from kernel 5.0 only none and mq-deadline",
+        kind: KnobKind::Enum(&["noop", "deadline", "cfq", "none", "mq-deadline", "kyber"]),
+        help: "the elevator, and with it the disks' queue type: noop, deadline and cfq run a legacy request queue (scsi_request_fn); none and mq-deadline make the disks blk-mq, run as blk_mq.dispatch says: as 4.0 has it, with no elevator on them (mq-deadline, 4.11+, sorts only on request-based dm's own queue), or as 5.x has it, mq-deadline sorting on the disks (blk_mq.dispatch=5.0, which kernel 4.15+ sets); kyber (4.12+) throttles each kind of request to its latency target, under blk_mq.dispatch=5.0 only; from kernel 5.0 only none, mq-deadline and kyber",
         live: Live::Store(Store::Elevator),
     access: named!(queue.scheduler),
     applies: validate::anywhere,
@@ -400,7 +400,6 @@ pub const IOSCHED_WRITES_STARVED: KnobSpec = KnobSpec {
     applies: validate::deadline_tunable,
     values: &[],
 };
-
 pub const HOST_CAN_QUEUE: KnobSpec = KnobSpec {
     key: "host.can_queue",
     kind: KnobKind::Int { min: 1, max: limits::CAN_QUEUE_MAX as u64, unit: "commands" },
@@ -748,6 +747,8 @@ pub const KNOBS: &[KnobSpec] = &[
     IOSCHED_READ_EXPIRE,
     IOSCHED_WRITE_EXPIRE,
     IOSCHED_WRITES_STARVED,
+    super::knob_table_kyber::KYBER_READ_LAT_NSEC,
+    super::knob_table_kyber::KYBER_WRITE_LAT_NSEC,
     HOST_CAN_QUEUE,
     HOST_LINK_MB_S,
     HOST_NR_HW_QUEUES,

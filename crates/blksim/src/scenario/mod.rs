@@ -9,6 +9,7 @@ mod knobs;
 pub mod era;
 pub mod jobs;
 pub mod knob_table;
+pub mod knob_table_kyber;
 mod validate;
 pub use knob_table::KNOBS;
 pub use knobs::*;
@@ -80,6 +81,8 @@ pub enum Scheduler {
     None,
     #[serde(rename = "mq-deadline")]
     MqDeadline,
+    #[serde(rename = "kyber")]
+    Kyber,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -252,6 +255,8 @@ pub struct QueueKnobs {
     pub rq_affinity: u8,
     /// The elevator's tunables (`queue/iosched/`).
     pub iosched: IoschedKnobs,
+    /// kyber's tunables (`queue/iosched/` under kyber).
+    pub kyber: knob_table_kyber::KyberKnobs,
 }
 
 /// `/sys/block/sdX/queue/iosched/`: cfq's and deadline's tunables, in the units sysfs shows
@@ -604,6 +609,7 @@ impl Default for QueueKnobs {
             async_run_cancels_delay: true,
             rq_affinity: 1,
             iosched: IoschedKnobs::default(),
+            kyber: knob_table_kyber::KyberKnobs::default(),
         }
     }
 }

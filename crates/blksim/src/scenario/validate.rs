@@ -103,6 +103,7 @@ impl Scenario {
         era::apply(&mut scenario);
         era::check_scheduler(&scenario).map_err(|e| ScenarioError::new(k::QUEUE_SCHEDULER.key, e))?;
         scenario.check_nvme()?;
+        scenario.check_kyber()?;
         // dd reads or writes in order, a block at a time: a job it cannot run (random offsets,
         // a mix, libaio, a queue depth) is fio's, and top, the trace and the diagram name it so.
         let dd = |w: &Workload| w.name == "dd" && (w.rw.is_random() || w.rw.is_mixed() || w.ioengine != IoEngine::Sync || w.iodepth > 1);

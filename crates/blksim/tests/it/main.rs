@@ -15,6 +15,7 @@ mod fio_examples;
 mod golden;
 mod invariants;
 mod jobs;
+mod kyber;
 mod lessons;
 mod link;
 mod mechanisms;

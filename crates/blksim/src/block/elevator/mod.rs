@@ -12,11 +12,14 @@ use cfq::{cfq_key, Cfq};
 use std::collections::VecDeque;
 
 /// Which elevator a queue runs. `none` and `mq-deadline` (blk-mq) run as noop and deadline.
+/// Under kyber the elevator holds the waiting requests (merge candidates, arrival order) and
+/// kyber's own lists choose (`block/kyber_iosched.rs`, per hardware queue).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ElevatorKind {
     Noop,
     Deadline,
     Cfq,
+    Kyber,
 }
 
 /// Whose I/O a request is, for cfq: the submitting process, and whether it is synchronous
@@ -404,7 +407,7 @@ impl Elevator {
     /// queue's slice doing so).
     pub fn next(&mut self, now: SimTime) -> Option<ReqId> {
         match self.kind {
-            ElevatorKind::Noop => self.fifo.front().map(|(rq, _)| rq),
+            ElevatorKind::Noop | ElevatorKind::Kyber => self.fifo.front().map(|(rq, _)| rq),
             ElevatorKind::Deadline => self.deadline_next(now),
             ElevatorKind::Cfq => self.cfq_next(now),
         }
@@ -477,6 +480,7 @@ pub fn elevator_kind(s: crate::scenario::Scheduler) -> ElevatorKind {
         Scheduler::Deadline | Scheduler::MqDeadline => ElevatorKind::Deadline,
         Scheduler::Cfq => ElevatorKind::Cfq,
         Scheduler::Noop | Scheduler::None => ElevatorKind::Noop,
+        Scheduler::Kyber => ElevatorKind::Kyber,
     }
 }
 
