@@ -37,7 +37,7 @@ const GROUPS: [(&str, &[&str]); 9] = [
     ("Page cache and writeback (/proc/sys/vm)", &["vm."]),
     ("Device-mapper (dm)", &["dm."]),
     ("md RAID5", &["md."]),
-    ("Request queue (/sys/block/*/queue), its elevator (iosched/) and blk-mq", &["queue.", "iosched.", "blk_mq."]),
+    ("Request queue (/sys/block/*/queue), its elevator (iosched/) and blk-mq", &["queue.", "iosched.", "bfq.", "blk_mq."]),
     ("SCSI host (HBA)", &["host.", "scsi."]),
     ("Disks", &["disk."]),
     ("CPUs and scheduler", &["cpu."]),

@@ -187,7 +187,7 @@ impl Sim {
     /// `dd->lock`), and hand it to the driver.
     fn blk_mq_do_dispatch_sched(&mut self, dev: DevId, h: u16) -> bool {
         loop {
-            if self.devs[dev].queue.elevator.is_empty() {
+            if !self.devs[dev].queue.elevator.has_work() {
                 return false;
             }
             if !self.mq(dev).hctx[h as usize].dispatch.is_empty() {
@@ -389,6 +389,10 @@ impl Sim {
         assert!(s.sched_tag_of.keys().all(|&id| self.reqs.is_live(id)), "a scheduler tag held by a freed request");
         let queued: usize = s.ctx.iter().map(VecDeque::len).sum();
         assert!(queued <= self.reqs.live(), "software queues over the live requests");
+        let e = &self.devs[dev].queue.elevator;
+        if e.kind() == crate::block::ElevatorKind::Bfq {
+            e.bfq().check(e.len());
+        }
     }
 }
 
@@ -396,7 +400,7 @@ impl Sim {
 /// its disks run blk-mq with `blk_mq.dispatch = 5.0`.
 pub fn mq_sched_for(s: &crate::scenario::Scenario, nr_hw: usize, depth: u32) -> Option<MqSched> {
     let on = crate::block::is_mq(s.queue.scheduler) && s.blk_mq.dispatch == crate::scenario::MqDispatch::V5_0;
-    let elevator = s.queue.scheduler == crate::scenario::Scheduler::MqDeadline;
+    let elevator = matches!(s.queue.scheduler, crate::scenario::Scheduler::MqDeadline | crate::scenario::Scheduler::Bfq);
     on.then(|| MqSched::new(nr_hw, depth, s.cpu.cores, elevator))
 }
 

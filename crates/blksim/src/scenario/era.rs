@@ -319,7 +319,7 @@ pub fn check_scheduler(s: &Scenario) -> Result<(), String> {
         return Ok(());
     }
     Err(format!(
-        "{} is the legacy request queue's elevator, which kernel {v} lacks (5.0 removed the legacy path); kernel {v} allows none or mq-deadline (bfq and kyber are not modelled)",
+        "{} is the legacy request queue's elevator, which kernel {v} lacks (5.0 removed the legacy path); kernel {v} allows none, mq-deadline or bfq (kyber is not modelled)",
         super::knobs::enum_name(&s.queue.scheduler)
     ))
 }
@@ -379,6 +379,7 @@ pub fn notes(s: &Scenario) -> Vec<String> {
         Scheduler::Cfq => Some(("2.6.6", "cfq")),
         Scheduler::None => Some(("3.17", "blk-mq SCSI disks (scsi-mq, queue.scheduler=none)")),
         Scheduler::MqDeadline => Some(("4.11", "mq-deadline")),
+        Scheduler::Bfq => Some(("4.12", "bfq")),
         Scheduler::Noop | Scheduler::Deadline => None,
     };
     if let Some((since, what)) = since.filter(|(since, _)| v < at(since)) {
@@ -456,8 +457,8 @@ mod tests {
             for kv in [[("queue.scheduler", sched), ("kernel", kernel)], [("kernel", kernel), ("queue.scheduler", sched)]] {
                 let e = with(&kv).validate().unwrap_err();
                 assert_eq!(e.field, "queue.scheduler");
-                assert!(e.message.contains(&format!("kernel {kernel} allows none or mq-deadline")), "{}", e.message);
-                assert!(e.message.contains("bfq and kyber are not modelled"), "{}", e.message);
+                assert!(e.message.contains(&format!("kernel {kernel} allows none, mq-deadline or bfq")), "{}", e.message);
+                assert!(e.message.contains("kyber is not modelled"), "{}", e.message);
             }
         }
         assert!(with(&[("queue.scheduler", "cfq"), ("kernel", "4.20")]).validate().is_ok());
