@@ -88,3 +88,33 @@ fn bfq_splits_two_sequential_readers_by_their_ionice_weights_and_none_evenly() {
     let raised = ratio(&[("queue.scheduler", "bfq")]);
     assert!(raised > 2.0 && raised < bfq, "bfq with low_latency: {raised:.2}");
 }
+
+/// bfq's bounds and counts hold between any two events, wherever it runs: NVMe's queue pair
+/// per CPU (one bfq over 8 hardware queues), buffered writers (the async queues), an NCQ HDD
+/// (`hw_tag`), and the real-time and idle classes beside best effort.
+#[test]
+fn bfq_keeps_its_invariants_on_nvme_hdd_and_with_async_and_class_queues() {
+    let text = "[w]\nrw=write\nbs=64k\nioengine=psync\ndirect=0\n[r]\nrw=randread\nbs=4k\nioengine=libaio\niodepth=8\ndirect=1\nprioclass=1\n[i]\nrw=read\nbs=64k\nioengine=psync\ndirect=1\nprioclass=3\n";
+    let sandbox = lessons::find(lessons::SANDBOX).unwrap();
+    let variant = sandbox.first_variant().name.clone();
+    for disk in [&[("disk.kind", "nvme"), ("cpu.cores", "8")][..], &[("disk.kind", "hdd"), ("queue.depth", "32")]] {
+        let mut job = blksim::fio::parse(text).unwrap();
+        job.fit_devices(&sandbox.config(&variant, &[]).unwrap().scenario);
+        let mut knobs = job.knobs.clone();
+        for (k, v) in [("kernel", "5.10"), ("queue.scheduler", "bfq")].iter().chain(disk) {
+            knobs.push((k.to_string(), v.to_string()));
+        }
+        let cfg = sandbox.config(&variant, &knobs).unwrap_or_else(|e| panic!("{e}"));
+        let mut sim = blksim::engine::Sim::new(&cfg, 1);
+        let mut events = 0u64;
+        let end = blksim::engine::time::SimTime::from_secs_f64(0.5);
+        while sim.now() < end && sim.step() {
+            sim.check_invariants();
+            events += 1;
+        }
+        let r = RunReport::from_sim(&mut sim, "sandbox", &variant);
+        let done: Vec<u64> = r.jobs.iter().map(|j| j.read.total_ios + j.write.total_ios).collect();
+        eprintln!("{disk:?}: {events} events, I/Os done per job (w, r, i) {done:?}");
+        assert!(done[0] > 0 && done[1] > 0, "{disk:?}: the writer and the real-time reader are served: {done:?}");
+    }
+}
