@@ -495,3 +495,8 @@ pub const RAMLUN_CAPACITY_SECTORS: u64 = 32_768;
 pub const SCHED_MIGRATION_COST_NS: u64 = 500_000;
 pub const SCHED_NR_MIGRATE: u32 = 32;
 pub const JIFFY_NS: u64 = NS_PER_MS;
+
+/// bfq (v5.10 block/bfq-iosched.c): `bfq_slice_idle` NSEC_PER_SEC / 125 (8 ms) and
+/// `bfq_timeout` HZ / 8 (125 ms, sysfs `timeout_sync`).
+pub const BFQ_SLICE_IDLE_NS: u64 = 8 * NS_PER_MS;
+pub const BFQ_TIMEOUT_SYNC_NS: u64 = 125 * NS_PER_MS;

@@ -216,7 +216,7 @@ impl Sim {
     fn elv_has_work(&self, dev: DevId, h: u16) -> bool {
         match self.mq_sched(dev).and_then(|s| s.kyber.as_deref()) {
             Some(k) => k.kyber_has_work(h),
-            None => !self.devs[dev].queue.elevator.is_empty(),
+            None => self.devs[dev].queue.elevator.has_work(),
         }
     }
 
@@ -418,6 +418,10 @@ impl Sim {
         let queued: usize = s.ctx.iter().map(VecDeque::len).sum();
         assert!(queued <= self.reqs.live(), "software queues over the live requests");
         self.check_kyber(dev);
+        let e = &self.devs[dev].queue.elevator;
+        if e.kind() == crate::block::ElevatorKind::Bfq {
+            e.bfq().check(e.len());
+        }
     }
 }
 
@@ -425,7 +429,10 @@ impl Sim {
 /// its disks run blk-mq with `blk_mq.dispatch = 5.0`.
 pub fn mq_sched_for(s: &crate::scenario::Scenario, nr_hw: usize, depth: u32) -> Option<MqSched> {
     let on = crate::block::is_mq(s.queue.scheduler) && s.blk_mq.dispatch == crate::scenario::MqDispatch::V5_0;
-    let elevator = matches!(s.queue.scheduler, crate::scenario::Scheduler::MqDeadline | crate::scenario::Scheduler::Kyber);
+    let elevator = matches!(
+        s.queue.scheduler,
+        crate::scenario::Scheduler::MqDeadline | crate::scenario::Scheduler::Kyber | crate::scenario::Scheduler::Bfq
+    );
     on.then(|| MqSched { kyber: crate::block::kyber_iosched::kyber_for(s, nr_hw), ..MqSched::new(nr_hw, depth, s.cpu.cores, elevator) })
 }
 

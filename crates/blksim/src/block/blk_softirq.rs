@@ -104,6 +104,7 @@ impl Sim {
         self.acct.totals.requests_completed += 1;
         let owner = Self::owner_of(&r);
         self.devs[di].queue.elevator.completed(owner, now);
+        self.bfq_finish_request(dev, owner);
         if let Some(orig) = r.clone_of {
             // A dm clone: its clone bios end (end_clone_bio), and with them the original.
             // A clone came from dm's mempool, not from this queue's request pool.

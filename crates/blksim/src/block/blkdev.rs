@@ -133,6 +133,7 @@ impl RequestQueue {
                 let mut e = Elevator::new(elevator_kind(s.queue.scheduler));
                 e.set_cfq_2620(s.queue.cfq == crate::scenario::CfqRules::V2620);
                 e.set_tunables(crate::block::elevator::tunables(&s.queue.iosched));
+                e.set_nonrot(!matches!(s.disk.kind, crate::scenario::DiskKind::Hdd | crate::scenario::DiskKind::Hwraid5));
                 e
             },
             tags: TagMap::new(depth),
@@ -163,10 +164,10 @@ pub fn tag_depth(s: &Scenario) -> u32 {
     }
 }
 
-/// Whether leaf queues run blk-mq: its schedulers are `none`, `mq-deadline` and `kyber`.
+/// Whether leaf queues run blk-mq: its schedulers are `none`, `mq-deadline`, `kyber` and `bfq`.
 pub fn is_mq(s: crate::scenario::Scheduler) -> bool {
     use crate::scenario::Scheduler;
-    matches!(s, Scheduler::None | Scheduler::MqDeadline | Scheduler::Kyber)
+    matches!(s, Scheduler::None | Scheduler::MqDeadline | Scheduler::Kyber | Scheduler::Bfq)
 }
 
 #[cfg(test)]

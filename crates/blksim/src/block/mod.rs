@@ -3,6 +3,7 @@
 //! each file here is named after the later split). The data types are re-exported here, the
 //! way `include/linux/blkdev.h` gathers them.
 
+pub mod bfq;
 pub mod bio;
 pub mod blk_core;
 pub mod blk_merge;

@@ -21,7 +21,8 @@ pub enum Event {
     SchedTick,
     /// A sleeping thread's timeout (`io_schedule_timeout`) expires.
     Timeout { thread: ThreadId },
-    /// cfq's idle window on a queue of `dev` ends (`cfq_idle_slice_timer`).
+    /// cfq's idle window on a queue of `dev` ends (`cfq_idle_slice_timer`), or bfq's
+    /// (`bfq_idle_slice_timer`).
     ElevatorTimer { dev: DevId },
     /// `blk_delay_queue`'s timer on `dev`'s `delay_work` fires: the queue run goes to the
     /// kblockd worker of the CPU that armed it.

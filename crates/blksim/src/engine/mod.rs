@@ -319,6 +319,9 @@ impl Sim {
             Event::JobStart { job } => self.fio_job_start(job),
             Event::StatsTick => self.on_stats_tick(),
             Event::SchedTick => self.on_sched_tick(),
+            Event::ElevatorTimer { dev } if self.devs[dev].queue.elevator.kind() == crate::block::ElevatorKind::Bfq => {
+                self.bfq_idle_slice_timer(dev)
+            }
             Event::ElevatorTimer { dev } => {
                 self.devs[dev].queue.idle_slice_timer = None;
                 // The timer function punts the queue run to kblockd; if the queue idles again

@@ -319,7 +319,7 @@ pub fn check_scheduler(s: &Scenario) -> Result<(), String> {
         return Ok(());
     }
     Err(format!(
-        "{} is the legacy request queue's elevator, which kernel {v} lacks (5.0 removed the legacy path); kernel {v} allows none, mq-deadline or kyber (bfq is not modelled)",
+        "{} is the legacy request queue's elevator, which kernel {v} lacks (5.0 removed the legacy path); kernel {v} allows none, mq-deadline, bfq or kyber",
         super::knobs::enum_name(&s.queue.scheduler)
     ))
 }
@@ -380,6 +380,7 @@ pub fn notes(s: &Scenario) -> Vec<String> {
         Scheduler::None => Some(("3.17", "blk-mq SCSI disks (scsi-mq, queue.scheduler=none)")),
         Scheduler::MqDeadline => Some(("4.11", "mq-deadline")),
         Scheduler::Kyber => Some(("4.12", "kyber")),
+        Scheduler::Bfq => Some(("4.12", "bfq")),
         Scheduler::Noop | Scheduler::Deadline => None,
     };
     if let Some((since, what)) = since.filter(|(since, _)| v < at(since)) {
@@ -457,8 +458,7 @@ mod tests {
             for kv in [[("queue.scheduler", sched), ("kernel", kernel)], [("kernel", kernel), ("queue.scheduler", sched)]] {
                 let e = with(&kv).validate().unwrap_err();
                 assert_eq!(e.field, "queue.scheduler");
-                assert!(e.message.contains(&format!("kernel {kernel} allows none, mq-deadline or kyber")), "{}", e.message);
-                assert!(e.message.contains("bfq is not modelled"), "{}", e.message);
+                assert!(e.message.contains(&format!("kernel {kernel} allows none, mq-deadline, bfq or kyber")), "{}", e.message);
             }
         }
         assert!(with(&[("queue.scheduler", "cfq"), ("kernel", "4.20")]).validate().is_ok());

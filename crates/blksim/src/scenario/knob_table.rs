@@ -210,11 +210,7 @@ pub const QUEUE_DEPTH: KnobSpec = KnobSpec {
     values: &[],
 };
 
-pub const QUEUE_SCHEDULER: KnobSpec = KnobSpec {
-        key: "queue.scheduler",
-        kind: KnobKind::Enum(&["noop", "deadline", "cfq", "none", "mq-deadline", "kyber"]),
-        help: "the elevator, and with it the disks' queue type: noop, deadline and cfq run a legacy request queue (scsi_request_fn); none and mq-deadline make the disks blk-mq, run as blk_mq.dispatch says: as 4.0 has it, with no elevator on them (mq-deadline, 4.11+, sorts only on request-based dm's own queue), or as 5.x has it, mq-deadline sorting on the disks (blk_mq.dispatch=5.0, which kernel 4.15+ sets); kyber (4.12+) throttles each kind of request to its latency target, under blk_mq.dispatch=5.0 only; from kernel 5.0 only none, mq-deadline and kyber",
-        live: Live::Store(Store::Elevator),
+pub const QUEUE_SCHEDULER: KnobSpec = KnobSpec { key: "queue.scheduler", kind: KnobKind::Enum(&["noop", "deadline", "cfq", "none", "mq-deadline", "bfq", "kyber"]), help: "the elevator, and with it the disks' queue type: noop, deadline and cfq run a legacy request queue (scsi_request_fn); none and mq-deadline make the disks blk-mq, run as blk_mq.dispatch says: as 4.0 has it, with no elevator on them (mq-deadline, 4.11+, sorts only on request-based dm's own queue), or as 5.x has it, mq-deadline sorting on the disks (blk_mq.dispatch=5.0, which kernel 4.15+ sets); bfq and kyber (4.12+; kyber throttles each kind of request to its latency target) run on 5.x's dispatch only; from kernel 5.0 only none, mq-deadline, bfq and kyber", live: Live::Store(Store::Elevator),
     access: named!(queue.scheduler),
     applies: validate::anywhere,
     values: &[],
@@ -749,6 +745,10 @@ pub const KNOBS: &[KnobSpec] = &[
     IOSCHED_WRITES_STARVED,
     super::knob_table_kyber::KYBER_READ_LAT_NSEC,
     super::knob_table_kyber::KYBER_WRITE_LAT_NSEC,
+    knob_table_bfq::BFQ_SLICE_IDLE,
+    knob_table_bfq::BFQ_TIMEOUT_SYNC,
+    knob_table_bfq::BFQ_MAX_BUDGET,
+    knob_table_bfq::BFQ_LOW_LATENCY,
     HOST_CAN_QUEUE,
     HOST_LINK_MB_S,
     HOST_NR_HW_QUEUES,

@@ -10,6 +10,7 @@ pub mod era;
 pub mod jobs;
 pub mod knob_table;
 pub mod knob_table_kyber;
+pub mod knob_table_bfq;
 mod validate;
 pub use knob_table::KNOBS;
 pub use knobs::*;
@@ -83,6 +84,8 @@ pub enum Scheduler {
     MqDeadline,
     #[serde(rename = "kyber")]
     Kyber,
+    #[serde(rename = "bfq")]
+    Bfq,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -261,7 +264,8 @@ pub struct QueueKnobs {
 
 /// `/sys/block/sdX/queue/iosched/`: cfq's and deadline's tunables, in the units sysfs shows
 /// (milliseconds, counts); each elevator reads its own. The defaults are the kernel's
-/// (`calib.rs`). cfq's `low_latency` (2.6.32) and `group_idle` (2.6.37) are not modelled.
+/// (`calib.rs`). cfq's `low_latency` (2.6.32) and `group_idle` (2.6.37) are not modelled;
+/// bfq's are its own (`bfq_*`, the knobs `bfq.*`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct IoschedKnobs {
@@ -275,6 +279,10 @@ pub struct IoschedKnobs {
     pub read_expire: u32,
     pub write_expire: u32,
     pub writes_starved: u32,
+    pub bfq_slice_idle: u32,
+    pub bfq_timeout_sync: u32,
+    pub bfq_max_budget: u32,
+    pub bfq_low_latency: bool,
 }
 
 impl Default for IoschedKnobs {
@@ -293,6 +301,10 @@ impl Default for IoschedKnobs {
             read_expire: ms(DEADLINE_READ_EXPIRE_NS),
             write_expire: ms(DEADLINE_WRITE_EXPIRE_NS),
             writes_starved: DEADLINE_WRITES_STARVED,
+            bfq_slice_idle: ms(BFQ_SLICE_IDLE_NS),
+            bfq_timeout_sync: ms(BFQ_TIMEOUT_SYNC_NS),
+            bfq_max_budget: 0,
+            bfq_low_latency: true,
         }
     }
 }

@@ -102,6 +102,7 @@ impl Scenario {
         let mut scenario = self.clone();
         era::apply(&mut scenario);
         era::check_scheduler(&scenario).map_err(|e| ScenarioError::new(k::QUEUE_SCHEDULER.key, e))?;
+        super::knob_table_bfq::check_bfq(&scenario).map_err(|e| ScenarioError::new(k::QUEUE_SCHEDULER.key, e))?;
         scenario.check_nvme()?;
         scenario.check_kyber()?;
         // dd reads or writes in order, a block at a time: a job it cannot run (random offsets,
@@ -440,7 +441,7 @@ pub(super) fn blk_mq_queues(s: &Scenario) -> Result<(), String> {
     need(
         crate::block::is_mq(s.queue.scheduler),
         format!(
-            "a blk-mq setting, and the disks' queues are legacy with queue.scheduler={}; blk-mq is none or mq-deadline",
+            "a blk-mq setting, and the disks' queues are legacy with queue.scheduler={}; blk-mq is none, mq-deadline or bfq",
             scheduler_name(s)
         ),
     )

@@ -111,7 +111,7 @@ fn a_bad_version_is_refused_with_what_is_allowed_and_an_elevator_the_kernel_lack
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2));
-    assert!(err.contains("queue.scheduler") && err.contains("kernel 5.4 allows none, mq-deadline or kyber"), "{err}");
+    assert!(err.contains("queue.scheduler") && err.contains("kernel 5.4 allows none, mq-deadline, bfq or kyber"), "{err}");
     // An elevator the kernel lacks runs, and the run says so.
     let gaps = era(&["--set", "kernel=2.6.20", "--set", "queue.scheduler=none"])["model_gaps"].to_string();
     assert!(gaps.contains("kernel 2.6.20 has no blk-mq SCSI disks") && gaps.contains("3.17"), "{gaps}");

@@ -1,5 +1,6 @@
 //! The one integration-test binary of blksim (matklad, "Delete Cargo Integration Tests").
 
+mod bfq;
 mod blktrace;
 mod captures;
 mod cli;

@@ -1,6 +1,6 @@
 //! `block/elevator.c`: the elevator's common part (merge candidates by sector, the FIFO of
 //! waiting requests, insert, requeue, dispatch). noop is this FIFO itself; deadline and cfq
-//! add their own order in `deadline.rs` and `cfq.rs`.
+//! add their own order in `deadline.rs` and `cfq.rs`, bfq in `block/bfq/`.
 
 pub mod cfq;
 pub mod deadline;
@@ -20,6 +20,8 @@ pub enum ElevatorKind {
     Deadline,
     Cfq,
     Kyber,
+    /// blk-mq's BFQ (`block/bfq/`), on 5.x's dispatch only.
+    Bfq,
 }
 
 /// Whose I/O a request is, for cfq: the submitting process, and whether it is synchronous
@@ -45,6 +47,7 @@ pub struct Tunables {
     pub deadline_read_expire_ns: u64,
     pub deadline_write_expire_ns: u64,
     pub deadline_writes_starved: u32,
+    pub bfq: crate::block::bfq::BfqTunables,
 }
 
 impl Tunables {
@@ -71,6 +74,7 @@ impl Default for Tunables {
             deadline_read_expire_ns: DEADLINE_READ_EXPIRE_NS,
             deadline_write_expire_ns: DEADLINE_WRITE_EXPIRE_NS,
             deadline_writes_starved: DEADLINE_WRITES_STARVED,
+            bfq: crate::block::bfq::BfqTunables::default(),
         }
     }
 }
@@ -89,6 +93,12 @@ pub fn tunables(k: &crate::scenario::IoschedKnobs) -> Tunables {
         deadline_read_expire_ns: ms(k.read_expire),
         deadline_write_expire_ns: ms(k.write_expire),
         deadline_writes_starved: k.writes_starved,
+        bfq: crate::block::bfq::BfqTunables {
+            slice_idle_ns: ms(k.bfq_slice_idle),
+            timeout_sync_ns: ms(k.bfq_timeout_sync),
+            max_budget: u64::from(k.bfq_max_budget),
+            low_latency: k.bfq_low_latency,
+        },
     }
 }
 
@@ -200,6 +210,9 @@ pub struct Elevator {
     /// (`q->end_sector`, the boundary `elv_dispatch_sort` sorts around).
     dispatch_list: VecDeque<Listed>,
     end_sector: u64,
+    /// bfq's state (`bfq_data`), and the time of its last `next` (its dispatch follows).
+    bfq: Box<crate::block::bfq::BfqData>,
+    bfq_now: SimTime,
 }
 
 impl Default for Elevator {
@@ -225,6 +238,8 @@ impl Elevator {
             cfq: Cfq::default(),
             dispatch_list: VecDeque::new(),
             end_sector: 0,
+            bfq: Box::default(),
+            bfq_now: SimTime::ZERO,
         }
     }
 
@@ -247,10 +262,11 @@ impl Elevator {
         // those still on the dispatch list are re-added.
         let listed = |k: u32| self.dispatch_list.iter().filter(|l| cfq_key(self.entries[&l.rq].owner) == k).count() as u32;
         let issued: Vec<(u32, u32)> = self.cfq.queues.iter().map(|(&k, q)| (k, q.dispatched - listed(k))).filter(|&(_, d)| d > 0).collect();
-        let (v2620, tun) = (self.cfq.v2620, self.tun);
+        let (v2620, tun, nonrot) = (self.cfq.v2620, self.tun, self.bfq.nonrot);
         *self = Elevator::new(kind);
         self.cfq.v2620 = v2620;
-        self.tun = tun;
+        self.set_tunables(tun);
+        self.bfq.nonrot = nonrot;
         for (k, d) in issued {
             self.cfq.queues.get_or_insert_default(k).dispatched = d;
         }
@@ -263,6 +279,30 @@ impl Elevator {
     /// deadlines, as in the kernel, where an expiry is stamped at insertion.
     pub fn set_tunables(&mut self, tun: Tunables) {
         self.tun = tun;
+        self.bfq.tun = tun.bfq;
+    }
+
+    /// bfq: whether the disk is not rotational (`blk_queue_nonrot`).
+    pub fn set_nonrot(&mut self, nonrot: bool) {
+        self.bfq.nonrot = nonrot;
+    }
+
+    /// bfq's state, for the hooks on the queue (`Sim`'s side of `bfq-iosched.c`).
+    pub(crate) fn bfq_mut(&mut self) -> &mut crate::block::bfq::BfqData {
+        &mut self.bfq
+    }
+
+    pub fn bfq(&self) -> &crate::block::bfq::BfqData {
+        &self.bfq
+    }
+
+    /// The scheduler's `has_work`: bfq has work while a queue is busy, even one idling with
+    /// no request (`bfq_has_work`); the others while they hold a request.
+    pub fn has_work(&self) -> bool {
+        if self.kind == ElevatorKind::Bfq {
+            return self.bfq.has_work();
+        }
+        !self.is_empty()
     }
 
     /// cfq's rules: 2.6.20's (`queue.cfq = 2.6.20`) or the simplified ones. Waiting requests
@@ -344,6 +384,9 @@ impl Elevator {
         if self.kind == ElevatorKind::Cfq {
             self.cfq_add(rq, start, deadline, seq, owner, now);
         }
+        if self.kind == ElevatorKind::Bfq {
+            self.bfq.add_request(rq, start, end, owner, now);
+        }
     }
 
     /// Makes a request a merge candidate by its two ends.
@@ -401,6 +444,9 @@ impl Elevator {
         if self.kind == ElevatorKind::Cfq && old.0 != new.0 {
             self.cfq_remerged(rq, owner, old.0, new.0);
         }
+        if self.kind == ElevatorKind::Bfq {
+            self.bfq.remerged(rq, owner, new);
+        }
     }
 
     /// The request to dispatch next at `now`, without taking it (cfq may start or end a
@@ -410,6 +456,10 @@ impl Elevator {
             ElevatorKind::Noop | ElevatorKind::Kyber => self.fifo.front().map(|(rq, _)| rq),
             ElevatorKind::Deadline => self.deadline_next(now),
             ElevatorKind::Cfq => self.cfq_next(now),
+            ElevatorKind::Bfq => {
+                self.bfq_now = now;
+                self.bfq.next(now)
+            }
         }
     }
 
@@ -420,6 +470,9 @@ impl Elevator {
         self.fifo.removed(|r, seq| is_live(entries, r, seq));
         if self.kind == ElevatorKind::Cfq {
             self.cfq_dispatched(rq, owner, start, end);
+        }
+        if self.kind == ElevatorKind::Bfq {
+            self.bfq.dispatched(rq, owner, self.bfq_now);
         }
         self.unindex(rq, write, start, end);
         if self.kind == ElevatorKind::Deadline {
@@ -479,6 +532,7 @@ pub fn elevator_kind(s: crate::scenario::Scheduler) -> ElevatorKind {
     match s {
         Scheduler::Deadline | Scheduler::MqDeadline => ElevatorKind::Deadline,
         Scheduler::Cfq => ElevatorKind::Cfq,
+        Scheduler::Bfq => ElevatorKind::Bfq,
         Scheduler::Noop | Scheduler::None => ElevatorKind::Noop,
         Scheduler::Kyber => ElevatorKind::Kyber,
     }
