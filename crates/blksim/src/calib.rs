@@ -146,6 +146,10 @@ pub const DM_REQUEST_DELAY_NS: u64 = 100 * NS_PER_MS;
 /// multipathd's `MAX_CHECKINT`: the path checker's interval doubles after each good check up
 /// to 4 × `polling_interval` (multipath-tools `libmultipath/defaults.h`, `check_path()`).
 pub const MULTIPATH_MAX_CHECKINT_FACTOR: u64 = 4;
+/// Bio-based round-robin's repeat count when multipath.conf sets none: multipath-tools'
+/// `DEFAULT_MINIO` 1000 (`libmultipath/defaults.h`), which it writes into the table, the same as
+/// the kernel's own `RR_MIN_IO` 1000 for a table without one (`drivers/md/dm-round-robin.c`).
+pub const MULTIPATH_DEFAULT_MINIO: u32 = 1000;
 /// 2.6.10-2.6.38 queue plugging (`blk_queue_make_request` in `ll_rw_blk.c`, 2.6.20):
 /// `q->unplug_thresh = 4` requests waiting (not issued) unplug a plugged queue, and
 /// `q->unplug_delay = 3 * HZ / 1000` unplugs it from kblockd if nobody did sooner.

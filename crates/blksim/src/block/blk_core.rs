@@ -86,6 +86,7 @@ impl Sim {
         match self.devs[dev].kind {
             DevKind::Md { .. } => return self.md_make_request(bio_id, tid),
             DevKind::DmLinear { lower } => return self.dm_linear_map(bio_id, lower, tid),
+            DevKind::DmMpath { bio_based: true, .. } => return self.multipath_map(bio_id, tid),
             _ => {}
         }
         let max = self.devs[dev].queue.max_request_bytes();

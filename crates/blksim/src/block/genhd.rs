@@ -19,8 +19,10 @@ pub enum DevKind {
     /// An NVMe namespace (`nvmeXn1`): the drive on PCIe, its queue pairs blk-mq's hardware
     /// queues (`drivers/nvme/pci.rs`). No SCSI host.
     Nvme { disk: DiskId },
-    /// Request-based dm-multipath (`dm-N`): requests are cloned onto the active path.
-    DmMpath { paths: Vec<DevId> },
+    /// dm-multipath (`dm-N`) over `paths`: request-based (2.6.31+), requests cloned onto the
+    /// path chosen; or bio-based (`bio_based`, up to 2.6.30), each bio's clone sent to the path
+    /// chosen for it (`dm.mpath`).
+    DmMpath { paths: Vec<DevId>, bio_based: bool },
     /// md RAID5 (`mdN`): bio-based, over its member devices.
     Md { members: Vec<DevId> },
     /// LVM2's dm-linear (`dm-N`): bio-based, each bio remapped onto `lower` past the physical
@@ -91,14 +93,15 @@ impl BlockDev {
         }
     }
 
-    /// `dm-N`: a request-based multipath device over `paths`, with its own request queue and
-    /// elevator (no tags: its "driver" is the map to the lower queue).
+    /// `dm-N`: a multipath device over `paths`. Request-based, it has its own request queue
+    /// and elevator (no tags: its "driver" is the map to the lower queue); bio-based, its queue
+    /// only holds its limits, every bio going straight to a path.
     pub fn dm_mpath(index: u32, paths: Vec<DevId>, s: &Scenario) -> BlockDev {
         BlockDev {
             name: format!("dm-{index}"),
             major: DM_MAJOR,
             minor: index,
-            kind: DevKind::DmMpath { paths },
+            kind: DevKind::DmMpath { paths, bio_based: s.dm.mpath == crate::scenario::MpathMode::Bio },
             queue: RequestQueue::new(s, dm_mpath_max_sectors_kb(s), 0),
             stats: DiskStats::default(),
             kdm: None,
@@ -118,9 +121,10 @@ impl BlockDev {
         }
     }
 
-    /// Bio-based devices (md, dm-linear) count bios in diskstats, not requests.
+    /// Bio-based devices (md, dm-linear, bio-based dm-multipath) count bios in diskstats, not
+    /// requests.
     pub fn is_bio_based(&self) -> bool {
-        matches!(self.kind, DevKind::Md { .. } | DevKind::DmLinear { .. })
+        matches!(self.kind, DevKind::Md { .. } | DevKind::DmLinear { .. } | DevKind::DmMpath { bio_based: true, .. })
     }
 
     /// `mdN`: md RAID5 over `members`. Bio-based: it has no request pool or elevator of its own.
@@ -187,7 +191,7 @@ pub(crate) fn dev_capacity_sectors(
 ) -> u64 {
     match &devs[dev].kind {
         DevKind::Sd { disk, .. } | DevKind::Nvme { disk } => disks[*disk].capacity_sectors(),
-        DevKind::DmMpath { paths } => dev_capacity_sectors(devs, disks, paths[0], s),
+        DevKind::DmMpath { paths, .. } => dev_capacity_sectors(devs, disks, paths[0], s),
         DevKind::DmLinear { lower } => dev_capacity_sectors(devs, disks, *lower, s) - crate::block::LVM_PE_START_SECTORS,
         DevKind::Md { members } => {
             let whole = members.iter().map(|&m| dev_capacity_sectors(devs, disks, m, s)).min().unwrap_or(0);

@@ -278,7 +278,10 @@ pub fn check(l: &Lesson) -> Result<(), ScenarioError> {
 pub fn check_rows(l: &Lesson, rows: &[FidelityRow], list: &str) -> Result<(), ScenarioError> {
     for (i, r) in rows.iter().enumerate() {
         let at = |what: &str| format!("{}.{list}[{i}].{what}", l.id);
-        // A row's settings are a user's: each must act on something in its run (knob_applies).
+        // A row's settings are a user's: each must act on something in its run (knob_applies),
+        // which runs under the row's kernel (`dm.rr_min_io` acts only where it implies bio-based dm).
+        let with_kernel = with_row_kernel(r);
+        let r = &with_kernel;
         check_setup(l, &r.variant, &r.set, at("variant"), at("set"))?;
         if is_ratio(r) {
             check_setup(l, over_variant(r), &over_sets(r), at("over"), at("over"))?;

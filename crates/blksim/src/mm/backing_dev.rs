@@ -34,7 +34,7 @@ impl Sim {
         let callout = self.cfg.scenario.dm.congestion_callout;
         match &d.kind {
             DevKind::Sd { .. } | DevKind::Nvme { .. } => d.queue.congested[1],
-            DevKind::DmMpath { paths } => d.queue.congested[1] || (callout && paths.iter().any(|&p| self.bdi_write_congested(p))),
+            DevKind::DmMpath { paths, .. } => d.queue.congested[1] || (callout && paths.iter().any(|&p| self.bdi_write_congested(p))),
             DevKind::DmLinear { lower } => callout && self.bdi_write_congested(*lower),
             DevKind::Md { members } => members.iter().any(|&m| self.bdi_write_congested(m)),
         }

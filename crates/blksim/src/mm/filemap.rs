@@ -325,7 +325,7 @@ impl Sim {
                 let lower = *lower;
                 self.sync_page(lower);
             }
-            DevKind::DmMpath { paths } => {
+            DevKind::DmMpath { paths, .. } => {
                 for p in paths.clone() {
                     self.sync_page(p);
                 }

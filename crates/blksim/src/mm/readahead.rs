@@ -294,7 +294,7 @@ impl Sim {
     }
 
     /// `bdi_read_congested`: md RAID5's `raid5_congested` (the stripe cache is blocked or has
-    /// no free head), a request queue's read congestion bit, dm's of what is below it.
+    /// no free head), a request queue's read congestion bit, bio-based dm's of what is below it.
     pub(crate) fn bdi_read_congested(&self, dev: DevId) -> bool {
         match &self.devs[dev].kind {
             DevKind::Md { .. } => {
@@ -302,6 +302,10 @@ impl Sim {
                 raid.inactive_blocked || raid.free_heads() == 0
             }
             DevKind::DmLinear { lower } => self.bdi_read_congested(*lower),
+            // Bio-based dm's own queue holds nothing: `dm_any_congested` asks its paths.
+            DevKind::DmMpath { paths, bio_based: true } => {
+                self.cfg.scenario.dm.congestion_callout && paths.iter().any(|&p| self.bdi_read_congested(p))
+            }
             DevKind::DmMpath { .. } | DevKind::Sd { .. } | DevKind::Nvme { .. } => self.devs[dev].queue.congested[0],
         }
     }

@@ -206,6 +206,11 @@ pub const ERA: &[EraRule] = &[
         source: "2.6.6's queue-congestion-callout and dm_any_congested (2.6.2-2.6.5 dm has none)",
     },
     EraRule {
+        knob: &k::DM_MPATH,
+        steps: &[("2.6.2", "bio"), ("2.6.31", "request")],
+        source: "a 2.6.27-2.6.30 drivers/md/dm-mpath.c (scsi_dh; read without its tag: map_io chooses a path per bio, a new one when repeat_count runs out, and remaps the bio to it for __map_bio to submit), with 2.6.19-rc6's patches over 2.6.18's map_io (the same repeat count); drivers/md/dm-round-robin.c as the patch adding it has it and a post-2.6.31 tree keeps it, both read without a tag (rr_select_path: the next valid path, its repeat_count from the table, RR_MIN_IO 1000 without one); request-based dm-multipath from 2.6.31 (cec47e3d), read in v2.6.32:drivers/md/dm.c; dm-multipath came in 2.6.12, before which the bio-based rule stands in (INFERRED)",
+    },
+    EraRule {
         knob: &k::MD_SPLIT_ALIGNED_READS,
         steps: &[("2.6.2", "false"), ("4.3", "true")],
         source: "\"md/raid5: split bio for chunk_aligned_read\" is v4.3 (by its commit, not read in a tree)",

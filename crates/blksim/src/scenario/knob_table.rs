@@ -9,6 +9,8 @@ pub use super::jobs::{
     WORKLOAD_PRIO, WORKLOAD_PRIOCLASS, WORKLOAD_RAMP_TIME, WORKLOAD_RATE_IOPS, WORKLOAD_RUNTIME, WORKLOAD_RWMIXREAD, WORKLOAD_STARTDELAY,
     WORKLOAD_STONEWALL, WORKLOAD_THINKTIME, WORKLOAD_WAIT_FOR,
 };
+// dm-multipath's path knobs are declared in `knob_table_dm.rs`.
+pub use super::knob_table_dm::{DM_MPATH, DM_PATHS, DM_PATH_GROUPING, DM_RR_MIN_IO};
 
 pub const STACK: KnobSpec = KnobSpec {
     key: "stack",
@@ -77,26 +79,6 @@ pub const DM_CONGESTION_CALLOUT: KnobSpec = KnobSpec {
     live: Live::Restart,
     access: flag!(dm.congestion_callout),
     applies: validate::congestion_callout,
-    values: &[],
-};
-
-pub const DM_PATHS: KnobSpec = KnobSpec {
-    key: "dm.paths",
-    kind: KnobKind::Int { min: 1, max: 4, unit: "paths per dm device" },
-    help: "paths to each disk (one sd device per path, on successive HBAs); stack=dm only",
-    live: Live::Restart,
-    access: int!(dm.paths),
-    applies: validate::multipath,
-    values: &[],
-};
-
-pub const DM_PATH_GROUPING: KnobSpec = KnobSpec {
-    key: "dm.path_grouping",
-    kind: KnobKind::Enum(&["failover", "multibus"]),
-    help: "failover: all I/O on one path; multibus: round-robin over all paths",
-    live: Live::Restart,
-    access: named!(dm.path_grouping),
-    applies: validate::path_choice,
     values: &[],
 };
 
@@ -713,6 +695,8 @@ pub const KNOBS: &[KnobSpec] = &[
     DM_CONGESTION_CALLOUT,
     DM_PATHS,
     DM_PATH_GROUPING,
+    DM_MPATH,
+    DM_RR_MIN_IO,
     MD_CHUNK_KB,
     MD_STRIPE_CACHE_SIZE,
     MD_SPLIT_ALIGNED_READS,

@@ -11,6 +11,7 @@ pub mod jobs;
 pub mod knob_table;
 pub mod knob_table_kyber;
 pub mod knob_table_bfq;
+pub mod knob_table_dm;
 mod validate;
 pub use knob_table::KNOBS;
 pub use knobs::*;
@@ -134,9 +135,21 @@ pub enum PathPolicy {
     /// One path per priority group: all I/O on the first path (failover only on a failure).
     #[serde(rename = "failover")]
     Failover,
-    /// All paths in one group, used in turn (`round-robin`, `rr_min_io_rq` requests each).
+    /// All paths in one group, used in turn (`round-robin`: `rr_min_io_rq` requests each
+    /// under request-based dm, `dm.rr_min_io` bios each under bio-based dm).
     #[serde(rename = "multibus")]
     Multibus,
+}
+
+/// Where dm-multipath chooses a path (`dm.mpath`): per bio, up to 2.6.30 (`multipath_map` on
+/// each bio from `__map_bio`, the clone sent to that path's own queue); or per request, from
+/// 2.6.31 (bios merge into requests in dm's own queue, `dm_request_fn` clones each onto a path).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MpathMode {
+    #[serde(rename = "bio")]
+    Bio,
+    #[serde(rename = "request")]
+    Request,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -366,6 +379,10 @@ pub struct DmKnobs {
     /// successive HBAs.
     pub paths: u32,
     pub path_grouping: PathPolicy,
+    /// Bio-based or request-based dm-multipath.
+    pub mpath: MpathMode,
+    /// Bio-based round-robin's repeat count: bios down a path before the next (`rr_min_io`).
+    pub rr_min_io: u32,
     /// multipathd's path checker (`polling_interval` in multipath.conf, seconds): one read
     /// per path, the interval doubling after each good check up to 4 × this. 0: no multipathd.
     pub polling_interval: u32,
@@ -649,6 +666,8 @@ impl Default for DmKnobs {
             congestion_callout: false,
             paths: 1,
             path_grouping: PathPolicy::Failover,
+            mpath: MpathMode::Request,
+            rr_min_io: crate::calib::MULTIPATH_DEFAULT_MINIO,
             polling_interval: 0,
         }
     }

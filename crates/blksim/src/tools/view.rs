@@ -54,7 +54,7 @@ fn dev_view(d: &BlockDev) -> DevView {
     let (host, lower) = match &d.kind {
         DevKind::Sd { host, .. } => (host.0, Vec::new()),
         DevKind::Nvme { .. } => (0, Vec::new()),
-        DevKind::DmMpath { paths } => (0, paths.iter().map(|p| p.0).collect()),
+        DevKind::DmMpath { paths, .. } => (0, paths.iter().map(|p| p.0).collect()),
         DevKind::Md { members } => (0, members.iter().map(|p| p.0).collect()),
         DevKind::DmLinear { lower } => (0, vec![lower.0]),
     };

@@ -233,3 +233,54 @@ fn multipath_failover_uses_one_path_and_multibus_takes_them_in_turn() {
     let (a, b, _) = run("multibus");
     assert!(a > 0.0 && (a - b).abs() <= 0.1 * a, "multibus: {a} and {b} r/s");
 }
+
+/// One buffered reader of a dm-multipath device over 4 paths to one disk (2.6.20 readahead:
+/// each 4 KiB page a bio; the per-task plug, which holds a whole window for the first queue it
+/// reaches to merge), traced for 0.3 s: the path and size of each clone dm-0
+/// sent down (its A records, in order), and the mean request size (sectors) the paths' queues
+/// sent to the disk.
+fn mpath_reader(mode: &str, grouping: &str) -> (Vec<(u16, u32)>, f64) {
+    let mut knobs = vec![
+        ("stack", "dm"),
+        ("hbas", "4"),
+        ("dm.paths", "4"),
+        ("dm.mpath", mode),
+        ("dm.path_grouping", grouping),
+        ("workload.direct", "false"),
+        ("queue.plugging", "task"),
+        ("vm.readahead", "2.6.20"),
+    ];
+    if mode == "bio" {
+        knobs.push(("dm.rr_min_io", "1"));
+    }
+    let mut s = sim(&knobs);
+    s.set_trace(true);
+    s.run_until(SimTime(300_000_000));
+    let dm = blksim::engine::ids::DevId(4);
+    let recs: Vec<_> = s.trace().since(0).0.copied().collect();
+    let clones = recs.iter().filter(|r| r.action == Action::A && r.dev.0 < 4 && r.from.is_some_and(|(d, _)| d == dm));
+    let r = blksim::RunReport::from_sim(&mut s, "t", "t");
+    let paths: Vec<_> = r.devices.iter().filter(|d| d.name.starts_with("sd") && d.r_s > 0.0).collect();
+    let sectors = paths.iter().map(|d| d.avgrq_sz * d.r_s).sum::<f64>() / paths.iter().map(|d| d.r_s).sum::<f64>();
+    (clones.map(|r| (r.dev.0, r.bytes)).collect(), sectors)
+}
+
+#[test]
+fn bio_based_multibus_sends_each_bio_down_the_next_path_where_it_cannot_merge() {
+    // 2.6.18's map_io with rr_min_io=1: every page bio's clone goes to the path after the
+    // previous one's, so no path's queue holds two neighbours: one 4 KiB bio per request.
+    let (clones, multibus) = mpath_reader("bio", "multibus");
+    assert!(clones.len() > 100 && clones.iter().all(|c| c.1 == 4096), "{} clones, each one page bio", clones.len());
+    assert!(clones.windows(2).all(|w| w[1].0 == (w[0].0 + 1) % 4), "round robin, one bio a path: {:?}", &clones[..12]);
+    assert!((8.0..8.5).contains(&multibus), "bio-based multibus: {multibus:.1} sectors a request");
+    // Failover sends every bio down sda, whose plugged queue merges the window's pages.
+    let (clones, failover) = mpath_reader("bio", "failover");
+    assert!(!clones.is_empty() && clones.iter().all(|c| c.0 == 0), "failover: all on sda");
+    assert!(failover > 4.0 * multibus, "bio-based failover {failover:.1} sectors against multibus {multibus:.1}");
+    // Request-based (2.6.31+): the pages merge in dm's own queue first, and each path gets
+    // whole requests, so its queue sends down requests of many pages.
+    let (clones, rq_multibus) = mpath_reader("request", "multibus");
+    let mean = clones.iter().map(|c| c.1 as f64).sum::<f64>() / clones.len() as f64;
+    assert!(mean > 4.0 * 4096.0, "request-based clones: {mean:.0} bytes each");
+    assert!(rq_multibus > 4.0 * multibus, "request-based multibus {rq_multibus:.1} sectors a request");
+}

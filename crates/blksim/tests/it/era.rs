@@ -136,3 +136,15 @@ fn a_link_carries_kernel() {
     // An old link without kernel opens as it did.
     assert!(LinkState::decode("#/lesson/scsi-starved?v=1&variant=regressed&seed=7").is_ok());
 }
+
+#[test]
+fn dm_multipath_is_bio_based_up_to_2_6_30_unless_set() {
+    assert_eq!(era(&[])["era"]["dm.mpath"], "request", "without kernel, today's request-based dm");
+    assert_eq!(era(&["--set", "kernel=2.6.18"])["era"]["dm.mpath"], "bio");
+    assert_eq!(era(&["--set", "kernel=2.6.30"])["era"]["dm.mpath"], "bio");
+    assert_eq!(era(&["--set", "kernel=2.6.31"])["era"]["dm.mpath"], "request");
+    for order in [["dm.mpath=request", "kernel=2.6.18"], ["kernel=2.6.18", "dm.mpath=request"]] {
+        let v = era(&["--set", "stack=dm", "--set", order[0], "--set", order[1]]);
+        assert_eq!(v["era"]["dm.mpath"], "request", "{order:?}");
+    }
+}

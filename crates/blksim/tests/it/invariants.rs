@@ -148,6 +148,11 @@ fn scenario_of(
     if stack == "dm" {
         s.dm.paths = paths;
         set_knob(&mut s, "dm.path_grouping", grouping).unwrap();
+        // With 2.6.2's plug, 2.6.2's bio-based dm-multipath: each bio's clone down a path.
+        if split {
+            set_knob(&mut s, "dm.mpath", "bio").unwrap();
+            set_knob(&mut s, "dm.rr_min_io", if fs { "1" } else { "1000" }).unwrap();
+        }
     }
     s
 }

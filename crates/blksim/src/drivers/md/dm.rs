@@ -1,5 +1,5 @@
 //! `drivers/md/dm.c`, request-based (2.6.31+): `dm_request_fn`, clones and their completion;
-//! over blk-mq (4.0), the `kdmwork` thread's `map_tio_request`.
+//! over blk-mq (4.0), the `kdmwork` thread's `map_tio_request`; and bio-based dm's `__map_bio`.
 
 use crate::block::Request;
 use crate::calib::{BIO_CLONE_NS, DISPATCH_NS, DM_MAP_REQUEST_NS, DM_REQUEST_DELAY_NS, GET_REQUEST_NS};
@@ -189,12 +189,30 @@ impl Sim {
 }
 
 impl Sim {
+    /// `__map_bio` (bio-based dm: dm-linear, and dm-multipath up to 2.6.30): the target mapped
+    /// the bio to `lower` at `sector`; its clone goes there next, in this submitter's context
+    /// (it may sleep there in `get_request_wait`). The bio counts in dm-N's diskstats from now.
+    pub(crate) fn dm_map_bio(&mut self, bio_id: BioId, lower: DevId, sector: u64, tid: ThreadId) -> Result<(), Wait> {
+        let bio = *self.bios.get(bio_id.0);
+        let at = self.stamp_now(bio.dev);
+        self.devs[bio.dev].stats.start(at);
+        let b = self.bios.get_mut(bio_id.0);
+        b.mapped = bio.bytes;
+        b.started = at;
+        let id = self.child_bio(bio_id, lower, sector, bio.bytes, tid, false, bio.sector);
+        self.threads[tid].pending.push_front(id);
+        Ok(())
+    }
+}
+
+impl Sim {
     /// Request-based dm over blk-mq maps in one kthread per device (4.0: kdmwork-MAJ:MIN).
     pub(crate) fn dm_start_kdmwork(&mut self) {
         let mut kdm_cpu = crate::engine::rng::Stream::new(self.seed, crate::engine::rng::STREAM_JOB - 3);
         for i in 0..self.devs.len() {
             let d = &self.devs[i];
-            let over_mq = matches!(&d.kind, crate::block::DevKind::DmMpath { paths } if self.devs[paths[0]].queue.mq.is_some());
+            let over_mq =
+                matches!(&d.kind, crate::block::DevKind::DmMpath { paths, bio_based: false } if self.devs[paths[0]].queue.mq.is_some());
             if !over_mq {
                 continue;
             }

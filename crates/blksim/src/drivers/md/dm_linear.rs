@@ -11,14 +11,7 @@ impl Sim {
     /// the physical volume's metadata, in this submitter's context (it may sleep there in
     /// `get_request_wait`).
     pub(crate) fn dm_linear_map(&mut self, bio_id: BioId, lower: DevId, tid: ThreadId) -> Result<(), Wait> {
-        let bio = *self.bios.get(bio_id.0);
-        let at = self.stamp_now(bio.dev);
-        self.devs[bio.dev].stats.start(at);
-        let b = self.bios.get_mut(bio_id.0);
-        b.mapped = bio.bytes;
-        b.started = at;
-        let id = self.child_bio(bio_id, lower, bio.sector + LVM_PE_START_SECTORS, bio.bytes, tid, false, bio.sector);
-        self.threads[tid].pending.push_front(id);
-        Ok(())
+        let sector = self.bios.get(bio_id.0).sector + LVM_PE_START_SECTORS;
+        self.dm_map_bio(bio_id, lower, sector, tid)
     }
 }

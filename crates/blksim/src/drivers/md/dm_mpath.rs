@@ -1,21 +1,25 @@
 //! `drivers/md/dm-mpath.c` and its path selector (`dm-round-robin.c`): which path a request
-//! goes to; and multipathd's path checker (userspace, multipath-tools `check_path()`), the
-//! I/O it sends down each path now and then.
+//! goes to (request-based, 2.6.31+) or a bio (bio-based, up to 2.6.30: `multipath_map`); and
+//! multipathd's path checker (userspace, multipath-tools `check_path()`), the I/O it sends
+//! down each path now and then.
 
 use crate::block::{DevKind, Request};
-use crate::calib::MULTIPATH_MAX_CHECKINT_FACTOR;
+use crate::calib::{BIO_CLONE_NS, MULTIPATH_MAX_CHECKINT_FACTOR};
 use crate::engine::event::Event;
 use crate::engine::ids::*;
 use crate::engine::time::NS_PER_S;
 use crate::engine::Sim;
 use crate::kernel::trace::blktrace::Action;
 
-/// dm-multipath: per device the round-robin selector's next path, and multipathd
+/// dm-multipath: per device the round-robin selector's next path, bio-based dm's current path
+/// and the bios left on it (`m->current_pgpath`, `m->repeat_count`), and multipathd
 /// (`dm.polling_interval` > 0 over blk-mq paths): its thread, the stream its checks' timing is
 /// drawn from, and per path the checker's current interval (ns).
 #[derive(Clone, Debug)]
 pub(crate) struct Multipath {
     pub rr_next: IdVec<DevId, u16>,
+    pub current: IdVec<DevId, Option<DevId>>,
+    pub repeat_count: IdVec<DevId, u32>,
     pub multipathd: Option<ThreadId>,
     pub rng: crate::engine::rng::Stream,
     pub checkint: IdVec<DevId, u64>,
@@ -26,7 +30,7 @@ impl Sim {
     /// the paths in turn, `rr_min_io_rq` requests each (1, multipath-tools' default for
     /// request-based dm), skipping busy ones when `skip_busy`. None: every path is busy.
     pub(crate) fn select_path(&mut self, dm: DevId, skip_busy: bool) -> Option<DevId> {
-        let DevKind::DmMpath { paths } = &self.devs[dm].kind else { unreachable!("not a dm device") };
+        let DevKind::DmMpath { paths, .. } = &self.devs[dm].kind else { unreachable!("not a dm device") };
         let n = paths.len();
         let (start, tries) = match self.cfg.scenario.dm.path_grouping {
             crate::scenario::PathPolicy::Failover => (0, 1),
@@ -36,6 +40,44 @@ impl Sim {
         let pick = paths[i];
         self.mpath.rr_next[dm] = ((i + 1) % n) as u16;
         Some(pick)
+    }
+
+    /// `multipath_map` → `map_io` (bio-based dm, up to 2.6.30): the path for the next bio of
+    /// `dm`, in the submitter's context. A path is chosen when there is none yet or the repeat
+    /// count runs out (`m->repeat_count && --m->repeat_count == 0`): failover's priority group
+    /// has one path, so the first path again; multibus's round-robin selector takes the next
+    /// path (`rr_select_path`) with the table's repeat count, `dm.rr_min_io` bios. The bio's
+    /// clone then goes to that path's own queue (`__map_bio` → `generic_make_request`), where
+    /// it merges only with what went down the same path.
+    pub(crate) fn multipath_map(&mut self, bio_id: BioId, tid: ThreadId) -> Result<(), crate::kernel::sched::Wait> {
+        let dm = self.bios.get(bio_id.0).dev;
+        let repeat = &mut self.mpath.repeat_count[dm];
+        let ran_out = *repeat > 0 && {
+            *repeat -= 1;
+            *repeat == 0
+        };
+        let path = match self.mpath.current[dm] {
+            Some(p) if !ran_out => p,
+            _ => self.choose_pgpath(dm),
+        };
+        // clone_bio: one bio from dm's bioset for each bio mapped.
+        self.charge(BIO_CLONE_NS);
+        let sector = self.bios.get(bio_id.0).sector;
+        self.dm_map_bio(bio_id, path, sector, tid)
+    }
+
+    /// `__choose_pgpath` with the round-robin selector: the path and its repeat count.
+    fn choose_pgpath(&mut self, dm: DevId) -> DevId {
+        let DevKind::DmMpath { paths, .. } = &self.devs[dm].kind else { unreachable!("not a dm device") };
+        let i = match self.cfg.scenario.dm.path_grouping {
+            crate::scenario::PathPolicy::Failover => 0,
+            crate::scenario::PathPolicy::Multibus => self.mpath.rr_next[dm] as usize % paths.len(),
+        };
+        let pick = paths[i];
+        self.mpath.rr_next[dm] = ((i + 1) % paths.len()) as u16;
+        self.mpath.current[dm] = Some(pick);
+        self.mpath.repeat_count[dm] = self.cfg.scenario.dm.rr_min_io;
+        pick
     }
 
     /// multipathd's checker on path `dev` (the `directio` checker: one 4 KiB O_DIRECT read),
@@ -101,6 +143,8 @@ impl Multipath {
     pub(crate) fn new(seed: u64) -> Multipath {
         Multipath {
             rr_next: IdVec::default(),
+            current: IdVec::default(),
+            repeat_count: IdVec::default(),
             multipathd: None,
             rng: crate::engine::rng::Stream::new(seed, crate::engine::rng::STREAM_JOB - 2),
             checkint: IdVec::default(),
@@ -114,6 +158,8 @@ impl Sim {
     pub(crate) fn multipathd_init(&mut self) -> Vec<DevId> {
         let n = self.devs.len();
         self.mpath.rr_next = vec![0; n].into();
+        self.mpath.current = vec![None; n].into();
+        self.mpath.repeat_count = vec![0; n].into();
         self.mpath.checkint = vec![0; n].into();
         if self.cfg.scenario.dm.polling_interval == 0 {
             return Vec::new();
@@ -122,7 +168,7 @@ impl Sim {
             .devs
             .iter()
             .filter_map(|d| match &d.kind {
-                DevKind::DmMpath { paths } => Some(paths.clone()),
+                DevKind::DmMpath { paths, .. } => Some(paths.clone()),
                 _ => None,
             })
             .flatten()
