@@ -348,8 +348,9 @@ test('the sandbox takes a fio job file and saves it in the link', async () => {
   const ctx = await h.browser.newContext();
   const { page, errors } = await open(ctx, '#/sandbox?v=1');
   await page.waitForSelector('textarea');
-  // One variant ("custom"): nothing to compare, so A/B is off, and says why.
-  assert.equal(await page.isDisabled('button.ab'), true);
+  // One variant ("custom"): A/B compares two setups instead (B a copy of A, with knobs of its own).
+  assert.equal(await page.isDisabled('button.ab'), false);
+  assert.match(await page.getAttribute('button.ab', 'title'), /two setups/);
   // The box shows the running workload as a job file; editing it does nothing until applied.
   assert.match(await page.inputValue('textarea'), /\[[\w.-]+\][\s\S]*\nrw=\w+\nbs=/);
   assert.equal(await page.isDisabled('[data-testid=apply-fio]'), true);

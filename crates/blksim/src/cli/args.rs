@@ -255,7 +255,8 @@ impl Args {
     fn checked(cmd: &str, mut raw: Raw) -> Result<Args, CliError> {
         let base = Self::checked_base(cmd, &raw)?;
         let mut sets = Vec::with_capacity(raw.sets.len());
-        let link_t = Self::take_link(cmd, &mut raw, &mut sets)?;
+        let mut b_sets = Vec::new();
+        let link_t = Self::take_link(cmd, &mut raw, &mut sets, &mut b_sets)?;
         Self::take_sets(&raw, &mut sets)?;
         let seed = match &raw.seed {
             None => None,
@@ -289,6 +290,7 @@ impl Args {
             variant: raw.variant,
             b: raw.b,
             sets,
+            b_sets,
             seed,
             duration,
             seeds,
@@ -327,9 +329,14 @@ impl Args {
         Ok(base)
     }
 
-    /// A link pasted where the lesson goes: its scenario first (its knobs into `sets`), the
-    /// command line's words after. Returns the link's time.
-    fn take_link(cmd: &str, raw: &mut Raw, sets: &mut Vec<(String, String)>) -> Result<Option<f64>, CliError> {
+    /// A link pasted where the lesson goes: its scenario first (its knobs into `sets`, run B's
+    /// own into `b_sets`), the command line's words after. Returns the link's time.
+    fn take_link(
+        cmd: &str,
+        raw: &mut Raw,
+        sets: &mut Vec<(String, String)>,
+        b_sets: &mut Vec<(String, String)>,
+    ) -> Result<Option<f64>, CliError> {
         if let Some(st) = raw.lesson.as_deref().map(link_in_lesson_word).transpose()?.flatten() {
             if cmd == "fidelity" {
                 return Err(bad(
@@ -340,6 +347,10 @@ impl Args {
             let mut unused = Vec::new();
             if let (Some(b), true) = (&st.b, cmd != "link") {
                 unused.push(format!("b={b} (the A/B view's second variant; `compare` runs every variant)"));
+            }
+            if !st.b_overrides.is_empty() && cmd != "link" {
+                let own: Vec<String> = st.b_overrides.iter().map(|(k, v)| format!("b.{k}={v}")).collect();
+                unused.push(format!("{} (run B's own knobs: --set them to run B's setup)", own.join(", ")));
             }
             if let (Some(v), true) = (&st.variant, cmd == "compare") {
                 unused.push(format!("variant={v} (compare runs every variant)"));
@@ -366,6 +377,7 @@ impl Args {
             raw.lesson = Some(st.lesson);
             raw.variant = raw.variant.take().or(st.variant);
             raw.b = raw.b.take().or(st.b);
+            *b_sets = st.b_overrides;
             raw.seed = raw.seed.take().or(Some(st.seed.to_string()));
             // The command line's --duration comes after the link's `duration` knob, as --set does.
             sets.extend(st.overrides.into_iter().filter(|(k, _)| !(k == DURATION.key && raw.duration.is_some())));

@@ -51,6 +51,8 @@ pub struct Args {
     /// `link --b NAME`: the A/B view's second variant.
     pub(super) b: Option<String>,
     pub(super) sets: Vec<(String, String)>,
+    /// A pasted link's run B's own knobs (`b.<knob>=…`): `link` writes them again.
+    pub(super) b_sets: Vec<(String, String)>,
     pub(super) seed: Option<u64>,
     pub(super) duration: Option<f64>,
     pub(super) seeds: Option<u64>,
@@ -354,7 +356,7 @@ fn cmd_link(a: &Args) -> Result<String, CliError> {
                 (k.clone(), canonical.unwrap_or_else(|| v.clone()))
             })
             .collect(),
-        b_overrides: Vec::new(),
+        b_overrides: a.b_sets.clone(),
         seed: a.seed.unwrap_or(1),
         // A link rewritten keeps its moment; the page's view (pace, step, presenter) it drops.
         t: a.link_t,

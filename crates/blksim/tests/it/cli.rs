@@ -296,6 +296,15 @@ fn compare_runs_every_variant_and_link_prints_the_fragment() {
     let (code, out, err) = blksim(&["link", "sandbox", "--b", "custom"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("#/sandbox?v=1&b=custom&seed=1"), "{out}");
+    // A pasted link's run B with knobs of its own: `link` writes them again, `run` says it
+    // runs A and names them.
+    let pasted = "#/sandbox?v=1&disks=2&b.queue.scheduler=cfq&seed=4";
+    let (code, out, err) = blksim(&["link", pasted]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("#/sandbox?v=1&b=custom&disks=2&b.queue.scheduler=cfq&seed=4"), "{out}");
+    let (code, _, err) = blksim(&["run", pasted, "--duration", "0.05"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("b.queue.scheduler=cfq (run B's own knobs"), "{err}");
 }
 
 /// A link pasted where the lesson goes (a whole address or its fragment) runs the run the page
