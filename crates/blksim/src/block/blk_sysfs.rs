@@ -5,7 +5,7 @@ use crate::engine::ids::*;
 use crate::engine::time::SimTime;
 use crate::engine::Sim;
 use crate::kernel::sched::Step;
-use crate::scenario::{Live, Scenario, ScenarioError, Scheduler, Store};
+use crate::scenario::{Live, Scenario, ScenarioError, Store};
 
 impl Sim {
     /// Applies a knob to the running simulation where the kernel applies it live (a sysfs
@@ -33,7 +33,7 @@ impl Sim {
         match store {
             Store::QueueRequests => self.queue_requests_store(s.queue.nr_requests),
             Store::QueueDepth => self.queue_depth_store(crate::block::tag_depth(s)),
-            Store::Elevator => return self.elv_iosched_store(s.queue.scheduler),
+            Store::Elevator => return self.elv_iosched_store(s),
             // iosched_store: the elevator reads its tunables at its next decision.
             Store::IoschedTunable => {
                 let tun = crate::block::elevator::tunables(&s.queue.iosched);
@@ -80,8 +80,13 @@ impl Sim {
     /// elevator_switch: a legacy queue offers noop, deadline and cfq; blk-mq's are other files
     /// on another queue type (writing "none" to a legacy queue is EINVAL): a change between
     /// the two restarts the run, built the other way.
-    fn elv_iosched_store(&mut self, scheduler: Scheduler) -> bool {
-        if crate::block::is_mq(scheduler) != crate::block::is_mq(self.cfg.scenario.queue.scheduler) {
+    fn elv_iosched_store(&mut self, s: &Scenario) -> bool {
+        let scheduler = s.queue.scheduler;
+        // Another queue type, or another blk-mq dispatch (bfq and kyber bring 5.x's with them
+        // where no kernel is set): the run restarts with it.
+        if crate::block::is_mq(scheduler) != crate::block::is_mq(self.cfg.scenario.queue.scheduler)
+            || s.blk_mq.dispatch != self.cfg.scenario.blk_mq.dispatch
+        {
             return false;
         }
         // 5.x's elevator_switch freezes and quiesces the queue and gives it new scheduler
@@ -151,5 +156,19 @@ mod tests {
         assert!(live.apply_live("dm.max_sectors_kb", "2048").unwrap());
         assert!(dm_limits_kb(&live).iter().all(|&k| k == 512));
         assert!(!live.apply_live("disk.max_sectors_kb", "64").unwrap());
+    }
+
+    /// `echo bfq > queue/scheduler` in the sandbox (no kernel) on a blk-mq disk run as 4.0 ran
+    /// it: bfq brings 5.x's dispatch, which a running queue cannot change, so the run restarts;
+    /// none to mq-deadline under 4.0's dispatch switches live.
+    #[test]
+    fn an_elevator_that_brings_another_dispatch_restarts_the_run() {
+        let l = crate::course::lessons::find(crate::course::lessons::SANDBOX).unwrap();
+        let knobs = [("queue.scheduler".to_string(), "none".to_string())];
+        let mut live = Sim::new(&l.config(&l.first_variant().name, &knobs).unwrap(), 1);
+        live.run_until(SimTime::from_secs_f64(0.01));
+        assert!(live.apply_live("queue.scheduler", "mq-deadline").unwrap());
+        assert!(!live.apply_live("queue.scheduler", "bfq").unwrap());
+        assert!(!live.apply_live("queue.scheduler", "kyber").unwrap());
     }
 }

@@ -329,6 +329,27 @@ pub fn check_scheduler(s: &Scenario) -> Result<(), String> {
     ))
 }
 
+/// `queue.scheduler`'s setter, and the dispatch the elevator implies (`imply_dispatch`).
+pub(super) fn set_scheduler(s: &mut Scenario, v: Value) -> Result<(), ()> {
+    s.queue.scheduler = enum_from(v)?;
+    imply_dispatch(s);
+    Ok(())
+}
+
+/// Without `kernel`, the sandbox is not era-strict: bfq and kyber, which the model runs on
+/// blk-mq's 5.x dispatch only, bring that dispatch with them unless `blk_mq.dispatch` is set
+/// explicitly, and another elevator leaves the dispatch at its default. With a kernel, its
+/// rules decide (4.12 to 4.14 have bfq and kyber on 4.0's dispatch, which the model refuses).
+fn imply_dispatch(s: &mut Scenario) {
+    if s.kernel.is_some() || s.explicit.iter().any(|k| k == k::BLK_MQ_DISPATCH.key) {
+        return;
+    }
+    s.blk_mq.dispatch = match s.queue.scheduler {
+        Scheduler::Bfq | Scheduler::Kyber => MqDispatch::V5_0,
+        _ => Scenario::default().blk_mq.dispatch,
+    };
+}
+
 /// `kernel`'s setter: a new kernel's rules, or with `none` the defaults back in every era knob
 /// not set explicitly.
 pub(super) fn set_kernel(s: &mut Scenario, v: Value) -> Result<(), ()> {
@@ -340,6 +361,7 @@ pub(super) fn set_kernel(s: &mut Scenario, v: Value) -> Result<(), ()> {
             for r in unset {
                 (r.knob.access.set)(s, (r.knob.access.get)(&d))?;
             }
+            imply_dispatch(s);
         }
     } else {
         s.kernel = Some(text);

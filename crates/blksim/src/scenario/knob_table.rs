@@ -192,8 +192,8 @@ pub const QUEUE_DEPTH: KnobSpec = KnobSpec {
     values: &[],
 };
 
-pub const QUEUE_SCHEDULER: KnobSpec = KnobSpec { key: "queue.scheduler", kind: KnobKind::Enum(&["noop", "deadline", "cfq", "none", "mq-deadline", "bfq", "kyber"]), help: "the elevator, and with it the disks' queue type: noop, deadline and cfq run a legacy request queue (scsi_request_fn); none and mq-deadline make the disks blk-mq, run as blk_mq.dispatch says: as 4.0 has it, with no elevator on them (mq-deadline, 4.11+, sorts only on request-based dm's own queue), or as 5.x has it, mq-deadline sorting on the disks (blk_mq.dispatch=5.0, which kernel 4.15+ sets); bfq and kyber (4.12+; kyber throttles each kind of request to its latency target) run on 5.x's dispatch only; from kernel 5.0 only none, mq-deadline, bfq and kyber", live: Live::Store(Store::Elevator),
-    access: named!(queue.scheduler),
+pub const QUEUE_SCHEDULER: KnobSpec = KnobSpec { key: "queue.scheduler", kind: KnobKind::Enum(&["noop", "deadline", "cfq", "none", "mq-deadline", "bfq", "kyber"]), help: "the elevator, and with it the disks' queue type: noop, deadline and cfq run a legacy request queue (scsi_request_fn); none and mq-deadline make the disks blk-mq, run as blk_mq.dispatch says: as 4.0 has it, with no elevator on them (mq-deadline, 4.11+, sorts only on request-based dm's own queue), or as 5.x has it, mq-deadline sorting on the disks (blk_mq.dispatch=5.0, which kernel 4.15+ sets); bfq and kyber (4.12+; kyber throttles each kind of request to its latency target) run on 5.x's dispatch only, which they bring with them where no kernel and no blk_mq.dispatch is set; from kernel 5.0 only none, mq-deadline, bfq and kyber", live: Live::Store(Store::Elevator),
+    access: Access { path: &["queue", "scheduler"], get: |s| Value::Text(enum_name(&s.queue.scheduler)), set: era::set_scheduler },
     applies: validate::anywhere,
     values: &[],
 };

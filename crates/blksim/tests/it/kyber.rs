@@ -112,8 +112,12 @@ fn kyber_is_refused_before_4_12_and_under_4_0s_dispatch_with_one_message() {
     assert!(old.contains("queue.scheduler") && old.contains("kyber came in 4.12"), "{old}");
     let v4 = set(&[("kernel", "4.13"), ("queue.scheduler", "kyber")]).unwrap_err();
     assert!(v4.contains("blk_mq.dispatch=5.0"), "{v4}");
-    // Without a kernel the sandbox takes kyber on 5.x's dispatch, and its knobs.
+    // Without a kernel the sandbox takes kyber on 5.x's dispatch, and its knobs; kyber brings
+    // that dispatch with it, unless 4.0's is set explicitly.
     set(&[("queue.scheduler", "kyber"), ("blk_mq.dispatch", "5.0"), ("kyber.read_lat_nsec", "1000000")]).unwrap();
+    set(&[("queue.scheduler", "kyber"), ("kyber.read_lat_nsec", "1000000")]).unwrap();
+    let explicit = set(&[("blk_mq.dispatch", "4.0"), ("queue.scheduler", "kyber")]).unwrap_err();
+    assert!(explicit.contains("blk_mq.dispatch=5.0"), "{explicit}");
     // Its tunables act under kyber only (`knob_applies`, as the page greys them out).
     let none = sandbox.config(&variant, &[("queue.scheduler".into(), "none".into())]).unwrap();
     let why = blksim::scenario::knob_applies(&none.scenario, "kyber.read_lat_nsec").unwrap_err();
