@@ -115,8 +115,16 @@ fn proptest_knobs(g: &mut Gen, d: &Draws, k: &mut Vec<(String, String)>) {
         set("dm.polling_interval", (if d.fs { "1" } else { "0" }).to_string());
     }
     if d.stack == "dm" {
-        set("dm.paths", g.range(1, 2).to_string());
+        let paths = g.range(1, 2);
+        set("dm.paths", paths.to_string());
         set("dm.path_grouping", g.pick(&["failover", "multibus"]).to_string());
+        // 2.6.30's bio-based dm-multipath too, each bio mapped to a path.
+        if g.chance(50) {
+            set("dm.mpath", "bio".into());
+            if paths >= 2 {
+                set("dm.rr_min_io", g.pick(&["1", "1000"]).to_string());
+            }
+        }
     }
 }
 
