@@ -418,24 +418,7 @@ mod tests {
     fn add(sim: &mut Sim, h: u16) -> ReqId {
         let dev = DevId(0);
         let tag = sim.mq_mut(dev).hctx[h as usize].tags.get();
-        let rq = ReqId(sim.reqs.insert(Request {
-            dev,
-            write: true,
-            sector: 0,
-            bytes: 4096,
-            bios: Vec::new(),
-            nr_bios: 0,
-            alloc_at: sim.now(),
-            tag,
-            hctx: h,
-            submitter: ThreadId(0),
-            sync: true,
-            ioprio: crate::fs::ioprio::IoPrio::default(),
-            clone_of: None,
-            nr_clone_bios: 0,
-            host_freed: false,
-            cpu: None,
-        }));
+        let rq = ReqId(sim.reqs.insert(Request { write: true, tag, hctx: h, cpu: None, ..Request::for_test(dev, ThreadId(0), sim.now()) }));
         sim.blk_mq_insert(dev, rq);
         rq
     }

@@ -464,24 +464,7 @@ mod tests {
         let dev = DevId(0);
         let tag = sim.blk_mq_get_request(dev, 0, ThreadId(0));
         assert!(tag.is_some(), "a tag for the request");
-        let rq = ReqId(sim.reqs.insert(Request {
-            dev,
-            write,
-            sector,
-            bytes: 4096,
-            bios: Vec::new(),
-            nr_bios: 0,
-            alloc_at: sim.now(),
-            tag,
-            hctx: 0,
-            submitter: ThreadId(0),
-            sync: true,
-            ioprio: crate::fs::ioprio::IoPrio::NORM,
-            clone_of: None,
-            nr_clone_bios: 0,
-            host_freed: false,
-            cpu: Some(CoreId(0)),
-        }));
+        let rq = ReqId(sim.reqs.insert(Request { write, sector, tag, ..Request::for_test(dev, ThreadId(0), sim.now()) }));
         sim.current.cpu = 0;
         sim.blk_mq_sched_insert_request(dev, rq);
         rq

@@ -40,6 +40,32 @@ pub struct Request {
     pub cpu: Option<CoreId>,
 }
 
+#[cfg(test)]
+impl Request {
+    /// A 4 KiB synchronous read by `submitter` at sector 0 of `dev`, allocated at `at` on CPU 0,
+    /// with no tag and no bios: what a unit test changes the fields of.
+    pub(crate) fn for_test(dev: DevId, submitter: ThreadId, at: SimTime) -> Request {
+        Request {
+            dev,
+            write: false,
+            sector: 0,
+            bytes: 4096,
+            bios: Vec::new(),
+            nr_bios: 0,
+            alloc_at: at,
+            tag: None,
+            hctx: 0,
+            submitter,
+            sync: true,
+            ioprio: crate::fs::ioprio::IoPrio::NORM,
+            clone_of: None,
+            nr_clone_bios: 0,
+            host_freed: false,
+            cpu: Some(CoreId(0)),
+        }
+    }
+}
+
 /// A request queue: pool, elevator and tags, with the queue limits.
 #[derive(Clone, Debug)]
 pub struct RequestQueue {

@@ -30,24 +30,7 @@ fn add(sim: &mut Sim, tid: u32, sector: u64) -> ReqId {
     let dev = DevId(0);
     let tag = sim.blk_mq_get_request(dev, 0, ThreadId(tid));
     assert!(tag.is_some(), "a scheduler tag");
-    let rq = ReqId(sim.reqs.insert(Request {
-        dev,
-        write: false,
-        sector,
-        bytes: 4096,
-        bios: Vec::new(),
-        nr_bios: 0,
-        alloc_at: sim.now(),
-        tag,
-        hctx: 0,
-        submitter: ThreadId(tid),
-        sync: true,
-        ioprio: IoPrio::NORM,
-        clone_of: None,
-        nr_clone_bios: 0,
-        host_freed: false,
-        cpu: Some(CoreId(0)),
-    }));
+    let rq = ReqId(sim.reqs.insert(Request { sector, tag, ..Request::for_test(dev, ThreadId(tid), sim.now()) }));
     sim.current.cpu = 0;
     sim.blk_mq_sched_insert_request(dev, rq);
     rq

@@ -244,24 +244,7 @@ mod tests {
         }
         let mut sim = Sim::new(&s.validate().unwrap(), 1);
         let (dm, path) = (DevId(1), DevId(0));
-        let orig = |cpu| Request {
-            dev: dm,
-            write: false,
-            sector: 0,
-            bytes: 4096,
-            bios: Vec::new(),
-            nr_bios: 1,
-            alloc_at: SimTime::ZERO,
-            tag: None,
-            hctx: 0,
-            submitter: ThreadId(0),
-            sync: true,
-            ioprio: crate::fs::ioprio::IoPrio::NORM,
-            clone_of: None,
-            nr_clone_bios: 0,
-            host_freed: false,
-            cpu,
-        };
+        let orig = |cpu| Request { nr_bios: 1, cpu, ..Request::for_test(dm, ThreadId(0), SimTime::ZERO) };
         for cpu in [Some(CoreId(5)), Some(CoreId(2)), None] {
             let rq = ReqId(sim.reqs.insert(orig(cpu)));
             let clone = sim.insert_clone(rq, path, None, 0, ThreadId(0));
