@@ -346,7 +346,7 @@ fn imply_dispatch(s: &mut Scenario) {
     }
     s.blk_mq.dispatch = match s.queue.scheduler {
         Scheduler::Bfq | Scheduler::Kyber => MqDispatch::V5_0,
-        _ => Scenario::default().blk_mq.dispatch,
+        _ => BlkMqKnobs::default().dispatch,
     };
 }
 
