@@ -91,7 +91,7 @@ impl Sim {
         self.devs[dev].queue.mq_sched.as_ref()
     }
 
-    fn mq_sched_mut(&mut self, dev: DevId) -> &mut MqSched {
+    pub(crate) fn mq_sched_mut(&mut self, dev: DevId) -> &mut MqSched {
         self.devs[dev].queue.mq_sched.as_mut().expect("a 5.x blk-mq queue")
     }
 
@@ -99,19 +99,8 @@ impl Sim {
     /// else a driver tag (`bt_get`'s rules); without one, run the queue from here and try
     /// again, then sleep on the map's next wait queue (None: the caller sleeps).
     pub(crate) fn blk_mq_get_request(&mut self, dev: DevId, h: u16, tid: ThreadId) -> Option<u16> {
-        if !self.mq_sched(dev).is_some_and(MqSched::has_elevator) {
-            return self.bt_get(dev, h, tid);
-        }
-        if let Some(t) = self.mq_sched_mut(dev).hctx[h as usize].sched_tags.get() {
-            return Some(t);
-        }
-        self.blk_mq_run_hw_queue(dev, h, false);
-        let q = &mut self.mq_sched_mut(dev).hctx[h as usize];
-        if let Some(t) = q.sched_tags.get() {
-            return Some(t);
-        }
-        q.sched_wait.sleep(tid);
-        None
+        let sched = self.mq_sched(dev).is_some_and(MqSched::has_elevator);
+        self.blk_mq_get_tag(dev, h, tid, sched)
     }
 
     /// `blk_mq_make_request`'s insert (5.x), and the run after it. With an elevator the request

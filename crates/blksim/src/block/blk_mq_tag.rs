@@ -1,5 +1,6 @@
 //! blk-mq's tag wait (3.18-4.0 `block/blk-mq-tag.c`): the rule by which a task sleeping in
-//! `bt_get` for a tag is woken. The tags themselves are the queue's `TagMap`.
+//! `bt_get` for a tag is woken (5.x's `blk_mq_get_tag` keeps it, over the scheduler tags or the
+//! driver tags). The tags themselves are the queue's `TagMap`.
 //!
 //! - 8 wait queues (`BT_WAIT_QUEUES`); a sleeper goes on queue `wait_index`, which then moves on.
 //! - Each freed tag is charged to the first non-empty wait queue at or after `wake_index`;
@@ -16,16 +17,33 @@ impl Sim {
     /// sleep on the map's next wait queue (None: the caller sleeps). Woken, the caller comes
     /// back here with the hardware queue of the CPU it then runs on.
     pub(crate) fn bt_get(&mut self, dev: DevId, h: u16, tid: ThreadId) -> Option<u16> {
-        if let Some(t) = self.mq_mut(dev).hctx[h as usize].tags.get() {
+        self.blk_mq_get_tag(dev, h, tid, false)
+    }
+
+    /// `blk_mq_get_tag` (5.x): the same rule on the map `blk_mq_tags_from_data` picks, the
+    /// hardware queue's scheduler tags (`sched`) or its driver tags.
+    pub(crate) fn blk_mq_get_tag(&mut self, dev: DevId, h: u16, tid: ThreadId, sched: bool) -> Option<u16> {
+        if let Some(t) = self.tags_of(dev, h, sched).0.get() {
             return Some(t);
         }
         self.blk_mq_run_hw_queue(dev, h, false);
-        let q = &mut self.mq_mut(dev).hctx[h as usize];
-        if let Some(t) = q.tags.get() {
+        let (tags, wait) = self.tags_of(dev, h, sched);
+        if let Some(t) = tags.get() {
             return Some(t);
         }
-        q.wait.sleep(tid);
+        wait.sleep(tid);
         None
+    }
+
+    /// A hardware queue's scheduler tags (`sched`) or driver tags, with their wait queues.
+    fn tags_of(&mut self, dev: DevId, h: u16, sched: bool) -> (&mut crate::block::TagMap, &mut TagWait) {
+        if sched {
+            let q = &mut self.mq_sched_mut(dev).hctx[h as usize];
+            (&mut q.sched_tags, &mut q.sched_wait)
+        } else {
+            let q = &mut self.mq_mut(dev).hctx[h as usize];
+            (&mut q.tags, &mut q.wait)
+        }
     }
 }
 
