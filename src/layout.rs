@@ -146,13 +146,24 @@ const ZOOM_MAX: f64 = 1.6;
 /// projector's labels grow with the diagram instead of staying at 11 px in a 1073 px box.
 /// Large type already draws the text 1.45x: the zoom then grows it only up to `ZOOM_MAX` in
 /// all (crowded counts lose their "/limit" and CPU strips their names past that).
-pub fn zoom(cw: f64, ch: f64, large: bool) -> f64 {
-    let most = if large { ZOOM_MAX / LARGE_TYPE } else { ZOOM_MAX };
+pub fn zoom(cw: f64, ch: f64, type_scale: f64) -> f64 {
+    let most = ZOOM_MAX / type_scale.max(1.0);
     (cw / ZOOM_REF_W).min(ch / ZOOM_REF_H).clamp(1.0, most.max(1.0))
 }
 
 /// How much larger Large type draws the diagram's text.
 pub const LARGE_TYPE: f64 = 1.45;
+
+/// The diagram's type scale: its 11 px counts become 16 px (Large type, or presenter mode, for
+/// a projector at 1280 x 720) or 18 px (both).
+pub fn type_scale(presenter: bool, large: bool) -> f64 {
+    match (presenter, large) {
+        (false, false) => 1.0,
+        (false, true) => LARGE_TYPE,
+        (true, false) => 16.0 / 11.0,
+        (true, true) => 18.0 / 11.0,
+    }
+}
 
 pub const LABEL_W: f64 = 118.0;
 const GAP: f64 = 4.0;
@@ -244,14 +255,21 @@ mod tests {
     fn a_larger_box_zooms_the_drawing_and_a_small_one_does_not() {
         // The canvas at 1280 x 800, 1400 x 900, and A/B in presenter mode at 1920 x 1080.
         for (w, h) in [(706.0, 670.0), (775.0, 770.0), (1073.0, 465.0), (356.0, 478.0)] {
-            assert_eq!(zoom(w, h, false), 1.0, "{w} x {h}");
+            assert_eq!(zoom(w, h, 1.0), 1.0, "{w} x {h}");
         }
         // 1920 x 1080, with presenter mode or without: about a third larger.
-        assert!((zoom(1073.0, 950.0, false) - 950.0 / 700.0).abs() < 1e-9);
-        assert_eq!(zoom(4000.0, 3000.0, false), 1.6);
+        assert!((zoom(1073.0, 950.0, 1.0) - 950.0 / 700.0).abs() < 1e-9);
+        assert_eq!(zoom(4000.0, 3000.0, 1.0), 1.6);
         // In Large type the text is 1.45x already: 1.6x in all at most.
-        assert!((zoom(979.0, 948.0, true) * LARGE_TYPE - 1.6).abs() < 1e-9);
-        assert_eq!(zoom(706.0, 670.0, true), 1.0);
+        let large = type_scale(false, true);
+        assert!((zoom(979.0, 948.0, large) * large - 1.6).abs() < 1e-9);
+        assert_eq!(zoom(706.0, 670.0, large), 1.0);
+        // Presenter mode with Large type: the type is 18 px already, and a larger box does not
+        // zoom it further.
+        let both = type_scale(true, true);
+        assert!((11.0 * both - 18.0).abs() < 1e-9);
+        assert_eq!(zoom(4000.0, 3000.0, both), 1.0);
+        assert!((11.0 * type_scale(true, false) - 16.0).abs() < 1e-9);
     }
 
     #[test]

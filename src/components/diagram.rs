@@ -5,7 +5,7 @@ use super::diagram_columns::draw_columns;
 use super::diagram_layer::{draw_hosts, draw_layer, StarvedNote};
 use super::diagram_text::{cpu_strip_text, fit_text, plated_text};
 use super::diagram_tokens::{draw_tokens, draw_waiting_without_tokens};
-use crate::layout::{columns, zoom, Rect, StackLayout, Stage, LARGE_TYPE};
+use crate::layout::{columns, type_scale, zoom, Rect, StackLayout, Stage};
 use crate::palette::{pid_colour, thread_colour_in};
 use crate::view::{Hit, RunView};
 use wasm_bindgen::JsCast;
@@ -90,9 +90,14 @@ pub fn Diagram(p: &DiagramProps) -> Html {
 /// The canvas's drawing size (its CSS size over the zoom) and the zoom.
 pub(super) fn logical_size(canvas: &HtmlCanvasElement) -> (f64, f64, f64) {
     let (cw, ch) = (canvas.client_width().max(320) as f64, canvas.client_height().max(240) as f64);
-    let large = canvas.closest("[data-large=true]").ok().flatten().is_some();
-    let z = zoom(cw, ch, large);
+    let z = zoom(cw, ch, scale_of(canvas));
     (cw / z, ch / z, z)
+}
+
+/// The diagram's type scale on this canvas's page (presenter mode, Large type).
+pub(super) fn scale_of(canvas: &HtmlCanvasElement) -> f64 {
+    let on = |sel: &str| canvas.closest(sel).ok().flatten().is_some();
+    type_scale(on("[data-presenter=true]"), on("[data-large=true]"))
 }
 
 /// A point on the canvas in CSS pixels, in the drawing's coordinates.
@@ -128,8 +133,10 @@ pub(super) struct Frame<'a> {
     pub(super) d: &'a RunView,
     pub(super) l: StackLayout,
     pub(super) theme: &'static Theme,
-    /// Large type for a projector: the diagram's text grows with the page's.
+    /// Large type or presenter mode, for a projector: the diagram's text grows with the page's.
     pub(super) large: bool,
+    /// How much: `type_scale`.
+    pub(super) scale: f64,
 }
 
 /// The diagram's type for counts and names.
@@ -138,23 +145,19 @@ pub(super) const MONO: &str = "ui-monospace, monospace";
 impl Frame<'_> {
     /// A CSS font of `px` pixels (grown for Large type).
     pub(super) fn font(&self, px: f64, weight: &str, family: &str) -> String {
-        format!("{weight} {:.0}px {family}", if self.large { px * LARGE_TYPE } else { px })
+        format!("{weight} {:.0}px {family}", px * self.scale)
     }
 
     /// The height of a line of the 11 px type.
     pub(super) fn line_px(&self) -> f64 {
-        if self.large {
-            11.0 * LARGE_TYPE
-        } else {
-            11.0
-        }
+        11.0 * self.scale
     }
 
-    /// A row tall enough for a line of text beside its bars: one too short (A/B in presenter
-    /// mode with Large type) gets no per-column text, as bars alone read better than text
-    /// written over them.
+    /// A row tall enough for a line of text beside its bars (in larger type the bars thin to
+    /// leave the line its height: `bar_geom`): one too short gets no per-column text, as bars
+    /// alone read better than text written over them.
     pub(super) fn roomy(&self, stage: Stage) -> bool {
-        self.l.row(stage).h >= if self.large { 44.0 } else { 30.0 }
+        self.l.row(stage).h >= if self.large { self.line_px() + 10.0 } else { 30.0 }
     }
 }
 
@@ -205,7 +208,8 @@ fn paint(canvas: &HtmlCanvasElement, d: &RunView, now_ms: f64, expanded: Option<
     // Reduced motion (the system's setting, or the page's Motion toggle, which wins): tokens
     // are drawn where the trace put them, without moving between stages.
     let reduced_motion = asks(canvas, "[data-motion=reduced]", "[data-motion=full]", "(prefers-reduced-motion: reduce)");
-    let large = canvas.closest("[data-large=true]").ok().flatten().is_some();
+    let scale = scale_of(canvas);
+    let large = scale > 1.0;
     let ndev = d.shown.topology.devices.len();
     let mut l = StackLayout::new(cw, ch, columns(ndev, expanded), !d.shown.topology.upper.is_empty());
     // The dots keep clear of the A/B run badge (top right) and of the counts-only note.
@@ -226,7 +230,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &RunView, now_ms: f64, expanded: Option<
     ctx.set_fill_style_str(theme.bg);
     ctx.fill_rect(0.0, 0.0, cw, ch);
     ctx.set_text_baseline("middle");
-    let f = Frame { ctx, d, l, theme, large };
+    let f = Frame { ctx, d, l, theme, large, scale };
     draw_stage_labels(&f, cw);
     f.ctx.set_font(&f.font(11.0, "", MONO));
     draw_processes(&f);
@@ -277,14 +281,15 @@ fn draw_stage_labels(f: &Frame, cw: f64) {
             // Large type: a two-word label goes on two lines rather than losing its end, if
             // the row is tall enough; else it shrinks like a one-word label.
             Some((a, b)) if !fits && two_lines_fit => {
-                let dy = if large { 11.0 } else { 8.0 };
+                let dy = if large { 7.5 * f.scale } else { 8.0 };
                 fit_text(ctx, a, 10.0, r.y + r.h / 2.0 - dy, max_w);
                 fit_text(ctx, b, 10.0, r.y + r.h / 2.0 + dy, max_w);
             }
             // Too wide for large type: a smaller font rather than a cut word.
             _ if !fits => {
                 let w = ctx.measure_text(label).map_or(max_w, |m| m.width());
-                let px = if large { 13.0 * LARGE_TYPE } else { 13.0 } * max_w / w;
+                // A hair under the exact fit: the font's size is rounded when it is set.
+                let px = 13.0 * f.scale * max_w / w * 0.98;
                 ctx.set_font(&format!("600 {px:.1}px system-ui, sans-serif"));
                 fit_text(ctx, label, 10.0, r.y + r.h / 2.0, max_w);
             }

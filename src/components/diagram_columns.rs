@@ -3,7 +3,9 @@
 //! bar still means every device in it is full.
 
 use super::diagram::Frame;
-use super::diagram_pools::{bar_hit, hw_queues, hw_queues_of, row_label_full, slot_bar, slot_label, slot_label_y, split};
+use super::diagram_pools::{
+    bar_hit, edge_inset, hw_queues, hw_queues_of, row_label_full, slot_bar, slot_label, slot_label_y, split, NO_COUNT,
+};
 use super::diagram_text::{draw_column_names, fit_first, fit_text, group_names, ColumnName};
 use crate::layout::{Column, Rect, Stage};
 use crate::view::{Hit, HitKind};
@@ -84,9 +86,10 @@ fn draw_request_pool(f: &Frame, cols: &Columns, ci: usize, col: &Column, hits: &
     let limit = cols.limits[ci].0;
     let c = f.l.cell(Stage::RequestPool, ci);
     let pool_labels = counts_fit(f, Stage::RequestPool, ci);
-    slot_bar(ctx, theme, c, used, limit, pool_labels.then_some(cols.pool_full));
-    hits.push(bar_hit(c, HitKind::Pool { first: col.first, count: col.count, limit }));
-    let label_y = slot_label_y(c);
+    let line = if pool_labels { f.line_px() } else { NO_COUNT };
+    slot_bar(ctx, theme, c, line, used, limit, pool_labels.then_some(cols.pool_full));
+    hits.push(bar_hit(c, line, HitKind::Pool { first: col.first, count: col.count, limit }));
+    let label_y = slot_label_y(c, line);
     let mut x = c.x
         + if pool_labels {
             2.0 + ctx.measure_text(&slot_label(used, limit, cols.pool_full)).map_or(40.0, |m| m.width()) + 10.0
@@ -126,19 +129,23 @@ fn draw_tags_and_elevator(f: &Frame, cols: &Columns, ci: usize, col: &Column, hi
     let e = l.cell(Stage::Elevator, ci);
     let hctx = hw_queues_of(col, occ);
     if hctx.len() > 1 {
-        hw_queues(ctx, theme, hctx, l.cell(Stage::TagMap, ci), e, tag_labels, f.roomy(Stage::Elevator));
+        let line = if tag_labels { f.line_px() } else { NO_COUNT };
+        hw_queues(f, hctx, l.cell(Stage::TagMap, ci), e, tag_labels, f.roomy(Stage::Elevator));
         for (h, r) in split(l.cell(Stage::TagMap, ci), hctx.len()).into_iter().enumerate() {
-            hits.push(bar_hit(r, HitKind::Hctx { dev: col.first, hctx: h }));
+            hits.push(bar_hit(r, line, HitKind::Hctx { dev: col.first, hctx: h }));
         }
     } else {
-        slot_bar(ctx, theme, l.cell(Stage::TagMap, ci), col_sum(col, |i| occ[i].tags), depth, tag_labels.then_some(cols.tag_full));
-        hits.push(bar_hit(l.cell(Stage::TagMap, ci), HitKind::Tags { first: col.first, count: col.count, limit: depth }));
+        let line = if tag_labels { f.line_px() } else { NO_COUNT };
+        slot_bar(ctx, theme, l.cell(Stage::TagMap, ci), line, col_sum(col, |i| occ[i].tags), depth, tag_labels.then_some(cols.tag_full));
+        hits.push(bar_hit(l.cell(Stage::TagMap, ci), line, HitKind::Tags { first: col.first, count: col.count, limit: depth }));
     }
     let waiting = col_sum(col, |i| occ[i].elevator);
-    if hctx.len() <= 1 && (f.d.trace.density || l.dev_labels || col.group.is_some()) && f.roomy(Stage::Elevator) {
+    // Larger type keeps the count wherever 11 px type would show it: a narrower column
+    // shortens it ("12" for "12 waiting") rather than dropping it.
+    if hctx.len() <= 1 && (f.d.trace.density || l.dev_labels || col.group.is_some() || f.large) && f.roomy(Stage::Elevator) {
         ctx.set_fill_style_str(theme.dim);
         let text = if e.w >= 90.0 { format!("{waiting} waiting") } else { waiting.to_string() };
-        fit_text(ctx, &text, e.x + 2.0, e.y + 8.0, e.w - 4.0);
+        fit_text(ctx, &text, e.x + 2.0, e.y + edge_inset(f.line_px()), e.w - 4.0);
     }
 }
 
@@ -158,11 +165,13 @@ struct Platter {
 /// for that, at the cell's right, with the text beside it.
 fn platter(f: &Frame, cols: &Columns, c: Rect, col: &Column) -> Platter {
     // Beside groups (one expanded), single devices are named too, in their short form.
-    let labelled = (f.l.dev_labels || col.count > 1 || cols.any_group) && f.roomy(Stage::Disks);
+    // Larger type keeps the name and the queue on their lines as 11 px type does, in their
+    // shortest forms ("b", "3") where the column is narrow.
+    let labelled = (f.l.dev_labels || col.count > 1 || cols.any_group || f.large) && f.roomy(Stage::Disks);
     // A group's platters are stacked 3 px up and right each, 6 px in all: keep them clear
     // of the text lines too (14 px each, 17 in Large type).
     let stack = if col.count > 1 { 6.0 } else { 0.0 };
-    let text_h = if f.large { 17.0 } else { 14.0 };
+    let text_h = f.line_px() + 3.0;
     let (mut cx, mut cy) = c.centre();
     cx -= stack / 2.0;
     cy += stack / 2.0;
@@ -226,8 +235,8 @@ fn draw_disk(f: &Frame, cols: &Columns, ci: usize, col: &Column) -> Option<Colum
     if p.labelled {
         ctx.set_fill_style_str(theme.dim);
         let hint = if col.count > 1 { format!("q {in_drive} · click") } else { format!("q {in_drive}") };
-        fit_first(ctx, &[&hint, &format!("q {in_drive}"), &in_drive.to_string()], c.x + 2.0, c.y + c.h - 8.0, p.text_w);
-        Some(ColumnName { names: col_names(f, col), count: col.count, x: c.x + 2.0, y: c.y + 8.0, w: p.text_w })
+        fit_first(ctx, &[&hint, &format!("q {in_drive}"), &in_drive.to_string()], c.x + 2.0, c.y + c.h - edge_inset(f.line_px()), p.text_w);
+        Some(ColumnName { names: col_names(f, col), count: col.count, x: c.x + 2.0, y: c.y + edge_inset(f.line_px()), w: p.text_w })
     } else if p.squeezed {
         Some(ColumnName { names: col_names(f, col), count: col.count, x: c.x + 2.0, y: c.y + c.h / 2.0, w: p.text_w })
     } else {
@@ -245,11 +254,12 @@ fn draw_channels(f: &Frame, c: Rect, col: &Column, in_drive: u32) {
         _ => blksim::calib::RAMLUN_SLOTS,
     };
     let channels = per_dev * col.count as u32;
-    slot_bar(ctx, theme, Rect { x: c.x, y: c.y + c.h * 0.3, w: c.w, h: c.h * 0.4 }, in_drive.min(channels), channels, None);
+    slot_bar(ctx, theme, Rect { x: c.x, y: c.y + c.h * 0.3, w: c.w, h: c.h * 0.4 }, NO_COUNT, in_drive.min(channels), channels, None);
     if f.l.dev_labels || col.count > 1 {
         ctx.set_fill_style_str(theme.fg);
-        fit_text(ctx, &topology.devices[col.first].name, c.x + 2.0, c.y + 8.0, c.w - 4.0);
+        let inset = edge_inset(f.line_px());
+        fit_text(ctx, &topology.devices[col.first].name, c.x + 2.0, c.y + inset, c.w - 4.0);
         ctx.set_fill_style_str(theme.dim);
-        fit_text(ctx, &format!("channels {in_drive}/{channels}"), c.x + 2.0, c.y + c.h - 8.0, c.w - 4.0);
+        fit_text(ctx, &format!("channels {in_drive}/{channels}"), c.x + 2.0, c.y + c.h - inset, c.w - 4.0);
     }
 }

@@ -3,7 +3,7 @@
 //! the starved list).
 
 use super::diagram::Frame;
-use super::diagram_pools::{bar_hit, row_label_full, slot_bar, slot_label};
+use super::diagram_pools::{bar_hit, edge_inset, row_label_full, slot_bar, slot_label, slot_label_y, NO_COUNT};
 use super::diagram_text::{draw_column_names, fit_first, group_names, ColumnName};
 use crate::layout::{Rect, Stage};
 use crate::view::{Hit, HitKind};
@@ -70,7 +70,7 @@ fn draw_md_array(f: &Frame, k: usize, up: &DevView, o: &DevOccupancy, cell: Rect
         w: (cell.w * 0.5).max(40.0),
         h: (cell.y + cell.h - 3.0 - (title_y + px / 2.0 + 2.0)).max(4.0),
     };
-    slot_bar(ctx, theme, bar, o.stripes_active, o.stripes_max, None);
+    slot_bar(ctx, theme, bar, NO_COUNT, o.stripes_active, o.stripes_max, None);
     ctx.set_fill_style_str(theme.dim);
     let count = format!("{}/{}", o.stripes_active, o.stripes_max);
     // Beside the bar; where the bar is too thin for the text to stay inside the box (A/B
@@ -85,7 +85,7 @@ fn draw_md_array(f: &Frame, k: usize, up: &DevView, o: &DevOccupancy, cell: Rect
         let count_x = bar.x + bar.w + 8.0;
         fit_first(ctx, &[&count, &o.stripes_active.to_string()], count_x, bar.y + bar.h / 2.0, line_end - count_x);
     }
-    hits.push(bar_hit(bar, HitKind::Stripes(k)));
+    hits.push(bar_hit(bar, NO_COUNT, HitKind::Stripes(k)));
     if !o.stripe_sleepers.is_empty() {
         // On the title's line: the bios in flight cross the row at the bar's height, and
         // drawn over them the count could not be read.
@@ -107,9 +107,24 @@ fn draw_dm_columns(f: &Frame, dm_cols: &[DmColumn], kdm_cols: &[u32]) {
             continue;
         }
         let cell = f.l.cell(Stage::Layer, ci);
-        if (f.l.dev_labels || ks.len() > 1 || dm_any_group) && f.roomy(Stage::Layer) {
+        let labelled = (f.l.dev_labels || ks.len() > 1 || dm_any_group) && f.roomy(Stage::Layer);
+        // Larger type in a row too short for the name's line and the count's: both on one
+        // line, the bar under it.
+        let px = f.line_px();
+        if labelled && f.large && cell.h < 2.0 * px + 8.0 {
             let names = group_names(&upper[ks[0]].name, &upper[ks[ks.len() - 1]].name, ks.len());
-            dm_names.push(ColumnName { names, count: ks.len(), x: cell.x + 2.0, y: cell.y + 8.0, w: cell.w - 4.0 });
+            let short = names.last().map_or("", String::as_str);
+            ctx.set_fill_style_str(theme.dim);
+            let options = [format!("{} · {waiting} waiting", names[0]), format!("{short} · {waiting}"), waiting.to_string()];
+            fit_first(ctx, &[&options[0], &options[1], &options[2]], cell.x + 2.0, cell.y + px / 2.0 + 1.0, cell.w - 4.0);
+            let bar = Rect { y: cell.y + px + 3.0, h: (cell.h - px - 5.0).max(3.0), ..cell };
+            slot_bar(ctx, theme, bar, NO_COUNT, *used, *limit, None);
+            continue;
+        }
+        if labelled {
+            let names = group_names(&upper[ks[0]].name, &upper[ks[ks.len() - 1]].name, ks.len());
+            let inset = edge_inset(f.line_px());
+            dm_names.push(ColumnName { names, count: ks.len(), x: cell.x + 2.0, y: cell.y + inset, w: cell.w - 4.0 });
             ctx.set_fill_style_str(theme.dim);
             let kdm = kdm_cols[ci];
             let text = if kdm > 0 { format!("{waiting} waiting · kdmwork {kdm}") } else { format!("{waiting} waiting") };
@@ -117,11 +132,11 @@ fn draw_dm_columns(f: &Frame, dm_cols: &[DmColumn], kdm_cols: &[u32]) {
                 ctx,
                 &[&text, &format!("{waiting} waiting"), &waiting.to_string()],
                 cell.x + 2.0,
-                cell.y + cell.h - 8.0,
+                cell.y + cell.h - inset,
                 cell.w - 4.0,
             );
         }
-        slot_bar(ctx, theme, Rect { y: cell.y + cell.h * 0.3, h: cell.h * 0.4, ..cell }, *used, *limit, None);
+        slot_bar(ctx, theme, Rect { y: cell.y + cell.h * 0.3, h: cell.h * 0.4, ..cell }, NO_COUNT, *used, *limit, None);
     }
     draw_column_names(ctx, theme, &dm_names);
 }
@@ -139,9 +154,12 @@ pub(super) fn draw_hosts(f: &Frame, hits: &mut Vec<Hit>) -> Vec<StarvedNote> {
         let cell = span(f, Stage::Host, first, last);
         let busy = hosts.get(hi).map_or(0, |o| o.busy);
         let host_full = row_label_full(ctx, std::iter::once((cell.w, h.can_queue)));
-        let bar = Rect { h: cell.h * 0.55, ..cell };
-        if f.roomy(Stage::Host) {
-            slot_bar(ctx, theme, bar, busy, h.can_queue, Some(host_full));
+        // The bar in the row's top half and its count under it; in larger type the count's
+        // line takes what it needs of the row and the bar what is left (`bar_geom`).
+        let roomy = f.roomy(Stage::Host);
+        let (bar, line) = if roomy && f.large { (cell, f.line_px()) } else { (Rect { h: cell.h * 0.55, ..cell }, NO_COUNT) };
+        if roomy {
+            slot_bar(ctx, theme, bar, line, busy, h.can_queue, Some(host_full));
         } else {
             // A row with no line under the bar (A/B in presenter mode): the host's busy/can_queue
             // on the bar's own line, at its right, as the stripe cache's count is. An HBA spans
@@ -150,22 +168,26 @@ pub(super) fn draw_hosts(f: &Frame, hits: &mut Vec<Hit>) -> Vec<StarvedNote> {
             let text_w = ctx.measure_text(&text).map_or(60.0, |m| m.width());
             let bar_w = cell.w - text_w - 8.0;
             if bar_w >= 40.0 {
-                slot_bar(ctx, theme, Rect { w: bar_w, ..bar }, busy, h.can_queue, None);
+                slot_bar(ctx, theme, Rect { w: bar_w, ..bar }, line, busy, h.can_queue, None);
                 ctx.set_fill_style_str(theme.dim);
                 let _ = ctx.fill_text(&text, cell.x + bar_w + 6.0, bar.y + bar.h / 2.0);
             } else {
-                slot_bar(ctx, theme, bar, busy, h.can_queue, None);
+                slot_bar(ctx, theme, bar, line, busy, h.can_queue, None);
             }
         }
-        hits.push(bar_hit(bar, HitKind::Host(hi)));
+        hits.push(bar_hit(bar, line, HitKind::Host(hi)));
         if let Some(o) = hosts.get(hi).filter(|o| !o.starved.is_empty()) {
             ctx.set_fill_style_str(theme.full);
             let shown: Vec<&str> = o.starved.iter().take(8).map(String::as_str).collect();
             let more = if o.starved.len() > 8 { format!(" +{}", o.starved.len() - 8) } else { String::new() };
             // Beside the slot bar's used/limit label, not on it (rows are short in A/B).
-            let bar_h = (cell.h * 0.55 * 0.45).clamp(4.0, 16.0);
-            let y = cell.y + (cell.h * 0.55 - bar_h) / 2.0 + bar_h + 8.0;
-            starved_notes.push((format!("starved: {}{more}", shown.join(" ")), cell.x + 80.0, y, cell.w - 84.0));
+            let y = slot_label_y(bar, line);
+            let x = if line > NO_COUNT {
+                cell.x + 14.0 + ctx.measure_text(&slot_label(busy, h.can_queue, host_full)).map_or(66.0, |m| m.width())
+            } else {
+                cell.x + 80.0
+            };
+            starved_notes.push((format!("starved: {}{more}", shown.join(" ")), x, y, cell.x + cell.w - 4.0 - x));
         }
     }
     starved_notes

@@ -40,9 +40,8 @@ pub fn draw_tip(canvas: &HtmlCanvasElement, d: &RunView) {
     }
     let (Some(text), Some((px, py))) = (tip, d.hover.borrow().at) else { return };
     let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else { return };
-    let large = canvas.closest("[data-large=true]").ok().flatten().is_some();
     let dark = canvas.closest("[data-theme=dark]").ok().flatten().is_some();
-    let scale = if large { crate::layout::LARGE_TYPE } else { 1.0 };
+    let scale = super::diagram::scale_of(canvas);
     // In the drawing's coordinates, as the pointer is (the canvas keeps the frame's zoom).
     let (cw, ch, _) = super::diagram::logical_size(canvas);
     ctx.set_font(&format!("{:.0}px system-ui, sans-serif", 12.0 * scale));
