@@ -241,6 +241,13 @@ pub const HDD_COMMAND_OVERHEAD_NS: u64 = 100 * NS_PER_US;
 /// or 6 × 64 KB of a 512 KB buffer, a segment an eighth to a quarter of the buffer; Seagate's
 /// SAS manuals describe each segment as "a self-contained circular buffer").
 pub const HDD_SEGMENT_BYTES: u64 = 2 * 1024 * 1024;
+// The read-ahead's policy when another command needs the head is the firmware's, a knob
+// (`disk.prefetch`, no constant): `stop`, mode page 08h's minimum pre-fetch of zero ("read ahead
+// should be terminated immediately after a new command arrives", HGST Ultrastar C15K600 and
+// 15K450 specifications; IBM DDRS-39130), the default; or `stream`, a detected stream's
+// read-ahead (Seagate's ARLA: "as long as sequential read operations request contiguous blocks
+// of data, ARLA keeps prefetch enabled") "continues sequentially until the allocated buffer is
+// full" (Maxtor D540X-4G manual), here one `HDD_SEGMENT_BYTES` segment past the host's last read.
 /// How many segments the buffer has: `HDD_BUFFER_BYTES` in segments of `HDD_SEGMENT_BYTES`
 /// (8). Cached writes not yet on the media hold segments of it (`hw/hdd_buffer.rs`).
 pub const HDD_BUFFER_SEGMENTS: u32 = (HDD_BUFFER_BYTES / HDD_SEGMENT_BYTES) as u32;

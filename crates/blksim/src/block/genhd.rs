@@ -239,6 +239,7 @@ impl crate::engine::Sim {
             let mut rng = crate::engine::rng::Stream::new(self.seed, crate::engine::rng::STREAM_DISK + d as u64);
             let mut disk = Disk::new(s.disk.kind, s.disk.write_cache, s.disk.controller_cache, &mut rng);
             disk.set_skip_within_track(s.disk.skip_within_track);
+            disk.set_prefetch(s.disk.prefetch);
             if s.disk.kind == crate::scenario::DiskKind::Nvme {
                 // One queue pair per CPU, on PCIe: no HBA, no second path.
                 disk.set_queue_pairs(s.cpu.cores);

@@ -4,6 +4,7 @@
 use crate::calib::*;
 use crate::engine::rng::Stream;
 use crate::engine::time::{SimTime, NS_PER_S};
+use crate::scenario::Prefetch;
 use std::collections::VecDeque;
 
 use super::hdd_buffer::Segments;
@@ -40,6 +41,8 @@ pub(crate) struct Hdd {
     dirty_bytes: u64,
     /// A target less than a track ahead is reached without a seek (`disk.skip_within_track`).
     pub(crate) skip_within_track: bool,
+    /// What the read-ahead does when a read needs the head elsewhere (`disk.prefetch`).
+    pub(crate) prefetch: Prefetch,
 }
 
 impl Hdd {
@@ -57,6 +60,7 @@ impl Hdd {
             oldest_passed: 0,
             dirty_bytes: 0,
             skip_within_track: false,
+            prefetch: Prefetch::Stop,
         }
     }
 
@@ -107,18 +111,29 @@ impl Hdd {
     /// it): what it read while the media was idle stays in the segment, and the head is where
     /// it stopped.
     fn stop_readahead(&mut self, at: SimTime, capacity: u64) {
+        self.readahead_until(at, false, capacity);
+    }
+
+    /// Ends the active segment's read-ahead for a command that needs the head at `at`. With
+    /// `disk.prefetch=stream` and `for_read` (a read the buffer does not hold), a detected
+    /// stream's read-ahead first fills its segment: the head leaves only then (the media is
+    /// busy until then). Otherwise, or for any other read-ahead, it stops at `at`.
+    fn readahead_until(&mut self, at: SimTime, for_read: bool, capacity: u64) {
         let Some(a) = self.segs.active.take() else { return };
-        if at <= self.media_free_at {
-            return;
-        }
+        let stream = std::mem::take(&mut self.segs.active_stream);
         let seg = self.segs.get(a);
         let room = (seg.host_end + super::hdd_buffer::SEGMENT_SECTORS).saturating_sub(seg.end);
         let rate = media_rate(seg.end, capacity);
-        let read = (crate::engine::time::mul_div(at - self.media_free_at, rate, NS_PER_S) / 512).min(room);
+        let fills = for_read && stream && self.prefetch == Prefetch::Stream;
+        let until = if fills { at.max(self.media_free_at + transfer_ns(room * 512, rate)) } else { at };
+        if until <= self.media_free_at {
+            return;
+        }
+        let read = (crate::engine::time::mul_div(until - self.media_free_at, rate, NS_PER_S) / 512).min(room);
         let end = (seg.end + read).min(capacity);
         self.segs.extend(a, end);
         self.head_sector = end;
-        self.media_free_at = at;
+        self.media_free_at = until;
     }
 }
 
@@ -314,22 +329,25 @@ fn read_on_ns(h: &mut Hdd, a: usize, start: SimTime, cmd: &Cmd, end: u64, capaci
     h.segs.extend(a, end);
     h.segs.touch(a);
     h.segs.active = Some(a);
+    h.segs.active_stream = true;
     done
 }
 
 /// A read the buffer does not hold: the active read-ahead stops where it has got to (a new
 /// command preempts it: SCSI mode page 08h's minimum pre-fetch of zero, of which IBM's
 /// DDRS-39130 manual says "read ahead should be terminated immediately a new command arrives";
-/// the value a 2010 SATA drive's firmware uses is not published, so zero is INFERRED, and
-/// firmware that detects streams and reads on regardless is not modelled), and the head goes to
-/// the read. A read that continues a segment's run (a stream
+/// the value a 2010 SATA drive's firmware uses is not published, so zero is INFERRED; with
+/// `disk.prefetch=stream` a detected stream's read-ahead first fills its segment), and the head
+/// goes to the read. A read that continues a segment's run (a stream
 /// the drive followed before, then left for another) goes on in that segment; any other takes
 /// the least recently used one. After it, the new active segment reads ahead while the media
 /// is idle.
 fn read_miss_ns(h: &mut Hdd, start: SimTime, cmd: &Cmd, end: u64, capacity: u64) -> SimTime {
-    h.stop_readahead(start, capacity);
+    h.readahead_until(start, true, capacity);
+    let start = start.max(h.media_free_at);
     let rate = media_rate(cmd.sector, capacity);
-    let (i, from) = match h.segs.continued(cmd.sector, end) {
+    let continued = h.segs.continued(cmd.sector, end);
+    let (i, from) = match continued {
         Some(i) => (i, h.segs.get(i).end),
         None => (h.segs.take(cmd.sector, end, h.dirty_bytes), cmd.sector),
     };
@@ -339,6 +357,7 @@ fn read_miss_ns(h: &mut Hdd, start: SimTime, cmd: &Cmd, end: u64, capacity: u64)
     seg.host_end = end;
     h.segs.touch(i);
     h.segs.active = Some(i);
+    h.segs.active_stream = continued.is_some();
     h.media_free_at = done;
     h.head_sector = end;
     done
@@ -604,6 +623,39 @@ mod tests {
         let now = done + 20 * NS_PER_US;
         let done = read(h, now, base(0) + 128, 65536);
         assert!(done - now > NS_PER_MS, "the oldest stream's next read took {} ns", done - now);
+    }
+
+    #[test]
+    fn with_prefetch_stream_a_detected_stream_fills_its_segment_before_the_head_leaves() {
+        // Stream A reads 64 KiB twice (the second continues the first: a stream), then a read
+        // far away comes at once. With `stream` the head first reads A's segment full (2 MiB,
+        // some 16 ms), so the far read ends after that, and A's next 1 MiB comes from the
+        // buffer at link speed; with `stop` the far read starts at once and A's next 64 KiB
+        // needs the head back (a seek and a rotation).
+        let run = |p: Prefetch| {
+            let mut rng = Stream::new(14, 14);
+            let h = &mut Hdd::new(true, HDD_WRITE_CACHE_RPO_WINDOW, &mut rng);
+            h.prefetch = p;
+            let a = 1 << 20;
+            let done = read(h, SimTime::ZERO, a, 65536);
+            let done = read(h, done, a + 128, 65536);
+            let far = read(h, done, a + HDD_CAPACITY_SECTORS / 2, 4096);
+            let mut now = far;
+            let mut worst = 0;
+            for k in 0..16 {
+                let next = read(h, now, a + 256 + k * 128, 65536);
+                worst = worst.max(next - now);
+                now = next;
+            }
+            (far - done, worst)
+        };
+        let fill = transfer_ns(HDD_SEGMENT_BYTES, media_rate(1 << 20, HDD_CAPACITY_SECTORS));
+        let (far, worst) = run(Prefetch::Stream);
+        assert!(far > fill, "stream: the far read took {far} ns, filling the segment {fill} ns");
+        assert!(worst < 500 * NS_PER_US, "stream: A's next 1 MiB, the slowest 64 KiB took {worst} ns");
+        let (far, worst) = run(Prefetch::Stop);
+        assert!(far < fill, "stop: the far read took {far} ns");
+        assert!(worst > NS_PER_MS, "stop: A's next 64 KiB took {worst} ns");
     }
 
     #[test]

@@ -29,6 +29,11 @@ pub(crate) struct Segments {
     clock: u64,
     /// The segment the head reads ahead into while the media is idle, if any.
     pub(crate) active: Option<usize>,
+    /// The active segment's read-ahead follows a detected stream: the read that started it
+    /// continued the segment's run (Seagate's ARLA keeps prefetch on "as long as sequential
+    /// read operations request contiguous blocks of data"; Fujitsu's MPG manuals start it for a
+    /// read "that targets the sequential address to the previous read command").
+    pub(crate) active_stream: bool,
 }
 
 impl Segments {

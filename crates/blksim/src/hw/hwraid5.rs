@@ -82,6 +82,13 @@ impl HwRaid5 {
         }
     }
 
+    /// `disk.prefetch` for the member disks.
+    pub fn set_prefetch(&mut self, p: crate::scenario::Prefetch) {
+        for m in &mut self.members {
+            m.prefetch = p;
+        }
+    }
+
     pub fn new(members: u32, write_cache: bool, policy: ControllerCache, rng: &mut Stream) -> HwRaid5 {
         assert!(members >= 3, "RAID5 needs at least 3 members");
         HwRaid5 {

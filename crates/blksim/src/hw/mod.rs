@@ -123,6 +123,15 @@ impl Disk {
         }
     }
 
+    /// `disk.prefetch` (an HDD's; other models ignore it).
+    pub fn set_prefetch(&mut self, p: crate::scenario::Prefetch) {
+        match &mut self.model {
+            Model::Hdd(h) => h.prefetch = p,
+            Model::HwRaid5(c) => c.set_prefetch(p),
+            _ => {}
+        }
+    }
+
     pub fn capacity_sectors(&self) -> u64 {
         self.capacity_sectors
     }

@@ -705,6 +705,7 @@ pub const KNOBS: &[KnobSpec] = &[
     DISK_MAX_SECTORS_KB,
     DISK_WRITE_CACHE,
     DISK_SKIP_WITHIN_TRACK,
+    super::knob_table_disk::DISK_PREFETCH,
     DISK_CONTROLLER_CACHE,
     QUEUE_NR_REQUESTS,
     QUEUE_DEPTH,

@@ -10,6 +10,7 @@ pub mod era;
 pub mod jobs;
 pub mod knob_table;
 pub mod knob_table_bfq;
+pub mod knob_table_disk;
 pub mod knob_table_dm;
 pub mod knob_table_kyber;
 mod validate;
@@ -220,6 +221,22 @@ pub struct DiskKnobs {
     /// by default. Off: any other sector costs at least a track-to-track seek, so a short
     /// forward skip waits almost a whole revolution (the earlier model, kept for comparison).
     pub skip_within_track: bool,
+    /// An HDD's firmware read-ahead policy (and a hardware RAID controller's members').
+    pub prefetch: Prefetch,
+}
+
+/// What an HDD's read-ahead does when another command needs the head (`disk.prefetch`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Prefetch {
+    /// The new command stops it where it has got to: SCSI mode page 08h's minimum pre-fetch of
+    /// zero ("read ahead should be terminated immediately a new command arrives", IBM's
+    /// DDRS-39130 and HGST's Ultrastar manuals).
+    #[default]
+    Stop,
+    /// A detected stream's read-ahead (after a read that continues its segment's run) goes on
+    /// until its segment is full before the head leaves it; any other read-ahead stops as above.
+    Stream,
 }
 
 /// A hardware RAID5 controller's write-back cache policy (`disk.kind = hwraid5` only).
@@ -618,6 +635,7 @@ impl Default for DiskKnobs {
             write_cache: true,
             controller_cache: ControllerCache::InOrder,
             skip_within_track: true,
+            prefetch: Prefetch::Stop,
         }
     }
 }
