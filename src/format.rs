@@ -26,12 +26,18 @@ pub fn rate(x: f64) -> String {
     }
 }
 
-/// A ratio B/A as "×1.23", or "–" when A is zero.
+/// A ratio B/A as "×1.23", or "–" when A is zero. Below 0.1 it keeps two significant digits
+/// ("×0.0040", not "×0.00": a run 250 times shorter is not no time at all).
 pub fn ratio(b: f64, a: f64) -> String {
-    if a > 0.0 && b.is_finite() {
-        format!("×{:.2}", b / a)
+    if !(a > 0.0 && b.is_finite()) {
+        return "–".into();
+    }
+    let r = b / a;
+    if r > 0.0 && r < 0.1 {
+        let decimals = (1.0 - r.log10().floor()).clamp(2.0, 9.0) as usize;
+        format!("×{r:.decimals$}")
     } else {
-        "–".into()
+        format!("×{r:.2}")
     }
 }
 
@@ -130,6 +136,9 @@ mod tests {
         assert_eq!(rate(732.4), "732");
         assert_eq!(ratio(2.0, 1.0), "×2.00");
         assert_eq!(ratio(1.0, 0.0), "–");
+        assert_eq!(ratio(0.042, 10.466), "×0.0040");
+        assert_eq!(ratio(0.5, 10.0), "×0.050");
+        assert_eq!(ratio(0.0, 10.0), "×0.00");
         assert_eq!(speed(1e-6), "1 µs/s");
         assert_eq!(speed(0.01), "10 ms/s");
         assert_eq!(speed(1.0), "1 s/s");

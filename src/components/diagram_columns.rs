@@ -198,6 +198,12 @@ fn platter(f: &Frame, cols: &Columns, c: Rect, col: &Column) -> Platter {
         if col.count > 1 || cols.any_group {
             rad = rad.min(((c.w - 10.0 - cols.group_name_w) / 2.0).max(4.0));
         }
+        // The queue's count keeps room for three digits (monospace: 0.6 em each) before the
+        // platter does: the count is what a step names.
+        let need = 3.0 * 0.6 * f.line_px();
+        if c.w - 2.0 * rad - 10.0 < need {
+            rad = ((c.w - 10.0 - need) / 2.0).max(3.0);
+        }
         cx = c.x + c.w - rad - 5.0;
         text_w = c.w - 2.0 * rad - 10.0;
     }

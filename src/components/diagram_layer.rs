@@ -178,8 +178,12 @@ pub(super) fn draw_hosts(f: &Frame, hits: &mut Vec<Hit>) -> Vec<StarvedNote> {
         hits.push(bar_hit(bar, line, HitKind::Host(hi)));
         if let Some(o) = hosts.get(hi).filter(|o| !o.starved.is_empty()) {
             ctx.set_fill_style_str(theme.full);
-            let shown: Vec<&str> = o.starved.iter().take(8).map(String::as_str).collect();
-            let more = if o.starved.len() > 8 { format!(" +{}", o.starved.len() - 8) } else { String::new() };
+            // As many names as fit, then how many more: a cut list would hide its length.
+            let note = |k: usize| {
+                let shown: Vec<&str> = o.starved.iter().take(k).map(String::as_str).collect();
+                let more = if o.starved.len() > k { format!(" +{}", o.starved.len() - k) } else { String::new() };
+                format!("starved: {}{more}", shown.join(" "))
+            };
             // Beside the slot bar's used/limit label, not on it (rows are short in A/B).
             let y = slot_label_y(bar, line);
             let x = if line > NO_COUNT {
@@ -187,7 +191,10 @@ pub(super) fn draw_hosts(f: &Frame, hits: &mut Vec<Hit>) -> Vec<StarvedNote> {
             } else {
                 cell.x + 80.0
             };
-            starved_notes.push((format!("starved: {}{more}", shown.join(" ")), x, y, cell.x + cell.w - 4.0 - x));
+            let max_w = cell.x + cell.w - 4.0 - x;
+            let fits = |t: &str| ctx.measure_text(t).is_ok_and(|m| m.width() <= max_w);
+            let k = (0..=o.starved.len().min(8)).rev().find(|&k| fits(&note(k))).unwrap_or(0);
+            starved_notes.push((note(k), x, y, max_w));
         }
     }
     starved_notes

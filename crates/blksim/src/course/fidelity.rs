@@ -58,6 +58,8 @@ pub enum Metric {
     /// iostat's r_await (ms), a read's time from its arrival in the queue to its end, over the
     /// devices whose name starts with `arg`, weighted by their reads.
     RAwaitMs,
+    /// iostat's r/s, summed over the devices whose name starts with `arg`.
+    RPerS,
 }
 
 /// The statistic of a sweep over seeds 1..=`seeds`.
@@ -313,10 +315,16 @@ pub fn check_rows(l: &Lesson, rows: &[FidelityRow], list: &str) -> Result<(), Sc
         }
         let needs_arg = matches!(
             r.metric,
-            Metric::ThreadCpuPctMax | Metric::MergesPerRequest | Metric::AvgrqSz | Metric::AvgquSz | Metric::AwaitMs | Metric::RAwaitMs
+            Metric::ThreadCpuPctMax
+                | Metric::MergesPerRequest
+                | Metric::AvgrqSz
+                | Metric::AvgquSz
+                | Metric::AwaitMs
+                | Metric::RAwaitMs
+                | Metric::RPerS
         );
         if needs_arg != r.arg.is_some() {
-            return Err(ScenarioError::new(at("arg"), "thread_cpu_pct_max takes a thread-name prefix, merges_per_request, avgrq_sz, avgqu_sz, await_ms and r_await_ms a device-name prefix; others none"));
+            return Err(ScenarioError::new(at("arg"), "thread_cpu_pct_max takes a thread-name prefix, merges_per_request, avgrq_sz, avgqu_sz, await_ms, r_await_ms and r_per_s a device-name prefix; others none"));
         }
     }
     Ok(())
@@ -415,6 +423,7 @@ fn value(r: &RunReport, m: Metric, arg: Option<&str>) -> f64 {
                 0.0
             }
         }
+        Metric::RPerS => r.devices.iter().filter(|d| d.name.starts_with(prefix)).map(|d| d.r_s).sum(),
         Metric::AvgrqSz | Metric::AvgquSz | Metric::AwaitMs => {
             let devs: Vec<_> = r.devices.iter().filter(|d| d.name.starts_with(prefix)).collect();
             let reqs: f64 = devs.iter().map(|d| d.r_s + d.w_s).sum();

@@ -84,7 +84,7 @@ impl FioJob {
     pub fn notes(&self) -> Option<String> {
         let mut parts = Vec::new();
         if !self.not_modelled.is_empty() {
-            parts.push(format!("not modelled, so ignored: {}", self.not_modelled.join(", ")));
+            parts.push(format!("not modelled: {}", self.not_modelled.join(", ")));
         }
         if !self.ignored.is_empty() {
             parts.push(format!("no effect in the model: {}", self.ignored.join(", ")));
