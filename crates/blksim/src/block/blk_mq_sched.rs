@@ -9,8 +9,8 @@
 //! Not modelled: the task plug on blk-mq (5.x plugs a single-queue or rotational disk's
 //! requests and inserts them at unplug: here each is inserted at once), `dispatch_busy`'s
 //! one-at-a-time dispatch from the software queues (they are always flushed whole), merges in
-//! the software queues under `none`, shared tag sets (`hctx_may_queue`, `host_tagset`), and the
-//! time spent on mq-deadline's queue-wide `dd->lock`.
+//! the software queues under `none`, and the time spent on mq-deadline's queue-wide `dd->lock`.
+//! Shared tag sets (`hctx_may_queue`, `host_tagset`) are `block/blk_mq_tag.rs`'s.
 
 use crate::block::blk_mq_tag::TagWait;
 use crate::block::TagMap;
@@ -334,15 +334,26 @@ impl Sim {
         q.dispatch.extend(list);
     }
 
-    /// `blk_mq_get_driver_tag`: a request without one takes a tag of its hardware queue's
-    /// map (a `none` request has had its own since allocation).
+    /// `blk_mq_get_driver_tag` (v5.10): a request without one takes a tag of its hardware
+    /// queue's map (`__blk_mq_get_driver_tag`: `blk_mq_tag_busy`, then `hctx_may_queue`'s fair
+    /// share); a `none` request has had its own since allocation. On a shared set the request
+    /// is then counted active (`RQF_MQ_INFLIGHT`).
     fn blk_mq_get_driver_tag(&mut self, dev: DevId, h: u16, rq: ReqId) -> bool {
-        if self.reqs.get(rq.0).tag.is_some() {
-            return true;
-        }
-        let t = self.mq_mut(dev).hctx[h as usize].tags.get();
-        self.reqs.get_mut(rq.0).tag = t;
-        t.is_some()
+        let tag = match self.reqs.get(rq.0).tag {
+            Some(t) => t,
+            None => {
+                self.blk_mq_tag_busy(dev, h);
+                if !self.hctx_may_queue(dev, h) {
+                    return false;
+                }
+                let Some(t) = self.hctx_tags_mut(dev, h).map.get() else { return false };
+                self.mq_mut(dev).hctx[h as usize].tags_held += 1;
+                self.reqs.get_mut(rq.0).tag = Some(t);
+                t
+            }
+        };
+        self.blk_mq_inc_active_requests(dev, h, tag);
+        true
     }
 
     /// `__blk_mq_requeue_request` → `blk_mq_put_driver_tag`: a request with a scheduler tag
@@ -352,7 +363,9 @@ impl Sim {
             return;
         }
         if let Some(t) = self.reqs.get_mut(rq.0).tag.take() {
-            self.mq_mut(dev).hctx[h as usize].tags.put(t);
+            for w in self.blk_mq_put_driver_tag(dev, h, t) {
+                self.wake(w, crate::kernel::sched::Step::RetryTag);
+            }
         }
     }
 
@@ -490,7 +503,7 @@ mod tests {
         assert!(sim.reqs.get(read.0).tag.is_some());
         assert_eq!(sim.devs[dev].queue.elevator.len(), 3);
         assert!(writes.iter().all(|w| sim.reqs.get(w.0).tag.is_none()));
-        assert_eq!(sim.mq(dev).hctx[0].tags.busy(), 1, "one driver tag");
+        assert_eq!(sim.mq(dev).hctx[0].tags_held, 1, "one driver tag");
         assert_eq!(sim.mq_sched(dev).unwrap().hctx[0].sched_tags.busy(), 4, "four scheduler tags");
         assert!(sim.mq(dev).hctx[0].dispatch.is_empty(), "nothing refused by the driver");
         sim.check_mq_sched(dev);

@@ -12,6 +12,7 @@ pub mod knob_table;
 pub mod knob_table_bfq;
 pub mod knob_table_dm;
 pub mod knob_table_kyber;
+pub mod knob_table_tags;
 mod validate;
 pub use knob_table::KNOBS;
 pub use knobs::*;
@@ -338,6 +339,9 @@ pub struct HostKnobs {
     /// in one interrupt; which CPU takes vector i is irqbalance's choice: INFERRED). False:
     /// every completion interrupts the HBA's CPU (`cpu.irq_cpus`).
     pub irq_per_hw_queue: bool,
+    /// `shost->host_tagset` (5.10+, `BLK_MQ_F_TAG_HCTX_SHARED`): one map of `can_queue` driver
+    /// tags for all the host's hardware queues (`scenario/knob_table_tags.rs`).
+    pub host_tagset: bool,
 }
 
 /// blk-mq rules that changed between kernels.
@@ -644,7 +648,7 @@ impl Default for QueueKnobs {
 }
 impl Default for HostKnobs {
     fn default() -> Self {
-        HostKnobs { can_queue: 128, link_mb_s: 0, nr_hw_queues: 1, irq_per_hw_queue: false }
+        HostKnobs { can_queue: 128, link_mb_s: 0, nr_hw_queues: 1, irq_per_hw_queue: false, host_tagset: false }
     }
 }
 impl Default for BlkMqKnobs {
