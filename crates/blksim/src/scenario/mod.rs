@@ -331,7 +331,7 @@ pub struct HostKnobs {
     /// slot and its SAS port (see `calib::SAS2_X4_WIDE_PORT_MB_S`); 0: unbounded.
     pub link_mb_s: u32,
     /// blk-mq hardware queues per LUN (`shost->nr_hw_queues`; ib_srp's `ch_count`), each with
-    /// its own tag map of `can_queue` tags, over an equal share of the CPUs.
+    /// a map of `can_queue` tags in the host's tag set, over an equal share of the CPUs.
     pub nr_hw_queues: u32,
     /// Each hardware queue's completions interrupt their own CPU, the first of that queue's
     /// CPUs (ib_srp 3.19+ `srp_create_target`: channel i, serving hardware queue i, has its own

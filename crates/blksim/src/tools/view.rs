@@ -236,7 +236,7 @@ impl Sim {
                     .iter()
                     .flatten()
                     .copied()
-                    .chain(d.queue.mq.iter().flat_map(|m| self.tag_set_sleepers(m)))
+                    .chain(d.queue.mq.iter().flat_map(|m| self.tag_set_sleepers(m, &d.name)))
                     .map(|t| self.threads[t].pid)
                     .collect(),
                 ..Default::default()
@@ -268,10 +268,14 @@ impl Sim {
         (devs, hosts)
     }
 
-    /// The sleepers on the driver tag maps of a blk-mq queue's tag set (another LUN's among
-    /// them, on a shared set), each once.
-    fn tag_set_sleepers(&self, m: &crate::block::blk_mq::BlkMq) -> Vec<crate::engine::ids::ThreadId> {
-        self.tag_sets.get(m.set as usize).map_or(Vec::new(), |set| set.tags.iter().flat_map(|t| t.wait.sleepers()).collect())
+    /// The sleepers on the driver tag maps of a blk-mq queue's tag set that wait for a tag of
+    /// this queue (`name`), not another LUN's on a shared set.
+    fn tag_set_sleepers(&self, m: &crate::block::blk_mq::BlkMq, name: &str) -> Vec<crate::engine::ids::ThreadId> {
+        let mine = |t: &crate::engine::ids::ThreadId| match self.threads[*t].wait {
+            Some(crate::kernel::sched::Wait::Tag { dev }) => self.devs[dev].name == name,
+            _ => true,
+        };
+        self.tag_sets.get(m.set as usize).map_or(Vec::new(), |set| set.tags.iter().flat_map(|t| t.wait.sleepers()).filter(mine).collect())
     }
 
     /// A blk-mq hardware queue's tags (those its requests hold, out of its map's depth), its
