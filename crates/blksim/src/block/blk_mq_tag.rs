@@ -371,6 +371,64 @@ impl TagWait {
 mod tests {
     use super::*;
 
+    /// Two RAM LUNs on one host of 32 tags, `none`, under `kernel`.
+    fn two_luns(kernel: &str) -> Sim {
+        let mut s = crate::scenario::Scenario::default();
+        for (k, v) in [
+            ("kernel", kernel),
+            ("disk.kind", "ramlun"),
+            ("disks", "2"),
+            ("hbas", "1"),
+            ("host.can_queue", "32"),
+            ("queue.depth", "64"),
+            ("queue.scheduler", "none"),
+        ] {
+            crate::scenario::set_knob(&mut s, k, v).unwrap();
+        }
+        Sim::new(&s.validate().unwrap(), 1)
+    }
+
+    #[test]
+    fn the_fair_share_is_a_ceiling_of_depth_over_users_and_at_least_4() {
+        assert_eq!((fair_share(32, 1), fair_share(32, 2), fair_share(32, 3), fair_share(62, 4)), (32, 16, 11, 16));
+        assert_eq!(fair_share(32, 16), 4, "allow at least some tags");
+        let set = BlkMqTagSet::new(4, 32, true);
+        assert_eq!((set.tags.len(), set.depth(), set.map_of(3)), (1, 32, 0), "host_tagset: one map for all four");
+        let set = BlkMqTagSet::new(4, 32, false);
+        assert_eq!((set.tags.len(), set.depth(), set.map_of(3)), (4, 128, 3));
+    }
+
+    #[test]
+    fn a_queue_that_found_the_map_full_counts_as_a_user_from_5_10_not_in_4_0() {
+        let (sda, sdb) = (DevId(0), DevId(1));
+        for kernel in ["4.0", "5.10"] {
+            let mut sim = two_luns(kernel);
+            assert!(sim.mq(sda).shared_tags && sim.mq(sda).set == sim.mq(sdb).set, "one set for the host's two LUNs");
+            // sda alone takes every tag (each counted active, as dispatch counts it in 5.10).
+            let tags: Vec<u16> = (0..32).map(|_| sim.blk_mq_alloc_driver_tag(sda, 0).expect("sda alone has the map")).collect();
+            for &t in &tags {
+                sim.blk_mq_inc_active_requests(sda, 0, t);
+            }
+            assert_eq!(sim.blk_mq_alloc_driver_tag(sdb, 0), None, "the map is full");
+            sim.blk_mq_put_driver_tag(sda, 0, tags[0]);
+            let again = sim.blk_mq_alloc_driver_tag(sda, 0);
+            if kernel == "4.0" {
+                // __blk_mq_tag_busy only after a tag: sdb is no user, sda keeps the whole map.
+                assert_eq!(sim.hctx_tags(sda, 0).active_queues, 1);
+                assert!(again.is_some(), "4.0: sda takes the freed tag back");
+            } else {
+                // blk_mq_tag_busy before the try: sdb counts, sda (31 held) is over 16.
+                assert_eq!(sim.hctx_tags(sda, 0).active_queues, 2);
+                assert_eq!(again, None, "5.10: sda is held to its share");
+                assert!(sim.blk_mq_alloc_driver_tag(sdb, 0).is_some(), "the freed tag is sdb's");
+            }
+            sim.check_tag_sets();
+            // Idle (nothing in flight on sdb): sdb no longer counts.
+            sim.blk_mq_tag_idle(sdb);
+            assert_eq!(sim.hctx_tags(sda, 0).active_queues, 1);
+        }
+    }
+
     #[test]
     fn a_sleeper_needs_wake_cnt_frees_after_it_slept() {
         // depth 64: wake_cnt 8. Frees before anyone sleeps are not credited.
