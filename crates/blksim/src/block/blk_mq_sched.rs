@@ -265,9 +265,7 @@ impl Sim {
                 no_budget = true;
                 break;
             }
-            if !self.blk_mq_get_driver_tag(dev, h, rq) {
-                // blk_mq_mark_tag_wait, an unshared tag set: wait for a completion's restart.
-                self.mq_sched_mut(dev).hctx[h as usize].restart = true;
+            if !self.blk_mq_get_driver_tag(dev, h, rq) && !self.blk_mq_mark_tag_wait(dev, h, rq) {
                 self.blk_mq_put_dispatch_budget(dev);
                 break;
             }
@@ -353,6 +351,24 @@ impl Sim {
             }
         };
         self.blk_mq_inc_active_requests(dev, h, tag);
+        true
+    }
+
+    /// `blk_mq_mark_tag_wait` (v5.10): no driver tag for `rq`. On an unshared set the queue is
+    /// marked for a restart (its own next completion runs it); on a shared one its
+    /// `dispatch_wait` goes on the map's wait queue, so that a tag freed by any queue of the set
+    /// runs it (`blk_mq_dispatch_wake`): a queue with nothing in flight would otherwise wait for
+    /// a completion of its own that never comes. Then one more try: true, a tag after all.
+    fn blk_mq_mark_tag_wait(&mut self, dev: DevId, h: u16, rq: ReqId) -> bool {
+        if !self.mq(dev).shared_tags {
+            self.mq_sched_mut(dev).hctx[h as usize].restart = true;
+            return self.blk_mq_get_driver_tag(dev, h, rq);
+        }
+        self.hctx_tags_mut(dev, h).add_dispatch_wait(dev, h);
+        if !self.blk_mq_get_driver_tag(dev, h, rq) {
+            return false;
+        }
+        self.hctx_tags_mut(dev, h).dispatch_wait.retain(|w| *w != (dev, h));
         true
     }
 
@@ -479,6 +495,46 @@ mod tests {
             sim.kblockd_cancel(crate::kernel::workqueue::Work::Hctx(dev, 0));
         }
         sim.blk_mq_sched_dispatch_requests(dev, 0);
+    }
+
+    #[test]
+    fn on_a_shared_set_a_queue_without_a_driver_tag_waits_on_the_map_and_a_free_runs_it() {
+        // Two LUNs on one host of 8 tags, mq-deadline: sda holds every driver tag; sdb has
+        // nothing in flight, so no completion of its own would restart it.
+        let mut s = Scenario::default();
+        for (k, v) in [
+            ("disk.kind", "ramlun"),
+            ("queue.scheduler", "mq-deadline"),
+            ("blk_mq.dispatch", "5.0"),
+            ("cpu.cores", "2"),
+            ("disks", "2"),
+            ("hbas", "1"),
+            ("host.can_queue", "8"),
+            ("queue.depth", "8"),
+        ] {
+            set_knob(&mut s, k, v).unwrap();
+        }
+        let mut sim = Sim::new(&s.validate().unwrap(), 1);
+        let (sda, sdb) = (DevId(0), DevId(1));
+        let held: Vec<u16> = (0..8).map(|_| sim.blk_mq_alloc_driver_tag(sda, 0).unwrap()).collect();
+        let tag = sim.blk_mq_get_request(sdb, 0, ThreadId(0));
+        let rq = ReqId(sim.reqs.insert(Request { dev: sdb, tag, ..Request::for_test(sdb, ThreadId(0), sim.now()) }));
+        sim.current.cpu = 0;
+        sim.blk_mq_sched_insert_request(sdb, rq);
+        // The insert's run, then (no restart marked yet) the run it queues, which takes
+        // hctx->dispatch and marks the restart: each finds no driver tag.
+        for _ in 0..2 {
+            assert!(std::mem::take(&mut sim.mq_mut(sdb).hctx[0].run_pending));
+            sim.kblockd_cancel(crate::kernel::workqueue::Work::Hctx(sdb, 0));
+            sim.blk_mq_sched_dispatch_requests(sdb, 0);
+        }
+        assert!(sim.reqs.get(rq.0).tag.is_none(), "no driver tag for sdb");
+        assert_eq!(sim.hctx_tags(sdb, 0).dispatch_wait, vec![(sdb, 0)], "blk_mq_mark_tag_wait");
+        assert!(!sim.mq(sdb).hctx[0].run_pending);
+        // sda frees one: blk_mq_dispatch_wake runs sdb's hardware queue.
+        sim.blk_mq_put_driver_tag(sda, 0, held[0]);
+        assert!(sim.mq(sdb).hctx[0].run_pending, "the freed tag runs the waiting queue");
+        assert!(sim.hctx_tags(sdb, 0).dispatch_wait.is_empty());
     }
 
     #[test]

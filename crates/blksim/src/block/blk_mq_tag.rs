@@ -38,11 +38,22 @@ pub struct BlkMqTags {
     pub map: TagMap,
     pub wait: TagWait,
     pub active_queues: u32,
+    /// Hardware queues whose dispatch found no driver tag on a shared set
+    /// (`hctx->dispatch_wait` on the map's wait queue, `blk_mq_mark_tag_wait`), each once.
+    pub dispatch_wait: Vec<(DevId, u16)>,
 }
 
 impl BlkMqTags {
     fn new(depth: u32) -> BlkMqTags {
-        BlkMqTags { map: TagMap::new(depth), wait: TagWait::new(depth.max(1)), active_queues: 0 }
+        BlkMqTags { map: TagMap::new(depth), wait: TagWait::new(depth.max(1)), active_queues: 0, dispatch_wait: Vec::new() }
+    }
+
+    /// `add_wait_queue(&ws->wait, &hctx->dispatch_wait)`, unless it is queued already.
+    pub fn add_dispatch_wait(&mut self, dev: DevId, h: u16) {
+        if !self.dispatch_wait.contains(&(dev, h)) {
+            assert!(self.dispatch_wait.len() < crate::scenario::limits::BIOS_LIVE_MAX, "dispatch waiters over their limit");
+            self.dispatch_wait.push((dev, h));
+        }
     }
 }
 
@@ -169,7 +180,14 @@ impl Sim {
         }
         let tags = self.hctx_tags_mut(dev, h);
         tags.map.put(tag);
-        tags.wait.tag_freed()
+        let woken = tags.wait.tag_freed();
+        // blk_mq_dispatch_wake: every hardware queue waiting for a driver tag of this map is
+        // run from kblockd (at the first free: INFERRED, the kernel's entry waits on one wait
+        // queue for its wake batch).
+        for (d, q) in std::mem::take(&mut tags.dispatch_wait) {
+            self.blk_mq_run_hw_queue(d, q, true);
+        }
+        woken
     }
 
     /// `__blk_mq_inc_active_requests` for the request holding `tag` of hardware queue `h`,

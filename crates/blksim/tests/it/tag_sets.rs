@@ -176,3 +176,23 @@ fn host_tagset_is_refused_where_it_acts_on_nothing_naming_what_it_needs() {
     set_knob(&mut s, "kernel", "6.6").unwrap();
     assert!(!s.host.host_tagset);
 }
+
+#[test]
+fn with_mq_deadline_the_share_binds_at_dispatch_and_a_lun_that_starts_late_gets_its_half() {
+    // 5.10, mq-deadline: driver tags are taken at dispatch (blk_mq_get_driver_tag, where
+    // hctx_may_queue is asked). sda takes all 32 before sdb starts; once sdb asks, sda is held
+    // to 16 and sdb gets the other 16.
+    let mut k = two_luns("5.10");
+    k.retain(|(key, _)| *key != "queue.scheduler");
+    k.push(("queue.scheduler", "mq-deadline"));
+    let text = "[a]\nrw=randread\nbs=4k\nioengine=libaio\niodepth=64\ndirect=1\nfilename=sda\n[b]\nrw=randread\nbs=4k\nioengine=libaio\niodepth=64\ndirect=1\nfilename=sdb\nstartdelay=0.2\n";
+    let mut sim = sim_of(text, &k);
+    let before = most_between(&mut sim, 0.0, 0.2);
+    let after = most_between(&mut sim, 0.3, 0.6);
+    eprintln!("sda alone {before:?}; with sdb {after:?}");
+    assert_eq!(before.tags, [32, 0], "sda alone holds the map");
+    assert_eq!(after.tags, [16, 16], "each holds its share");
+    let r = blksim::tools::report::RunReport::from_sim(&mut sim, "sandbox", "tags");
+    let b = r.jobs.iter().find(|j| j.jobname == "b").expect("job b");
+    assert!(b.read.total_ios > 1000, "sdb read {} blocks", b.read.total_ios);
+}
