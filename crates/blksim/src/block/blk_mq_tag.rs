@@ -417,6 +417,45 @@ mod tests {
     }
 
     #[test]
+    fn with_host_tagset_the_share_is_counted_per_request_queue_over_all_its_hardware_queues() {
+        let mut s = crate::scenario::Scenario::default();
+        for (k, v) in [
+            ("kernel", "5.10"),
+            ("disk.kind", "ramlun"),
+            ("disks", "2"),
+            ("hbas", "1"),
+            ("cpu.cores", "4"),
+            ("host.nr_hw_queues", "4"),
+            ("host.can_queue", "32"),
+            ("queue.depth", "64"),
+            ("queue.scheduler", "none"),
+            ("host.host_tagset", "true"),
+        ] {
+            crate::scenario::set_knob(&mut s, k, v).unwrap();
+        }
+        let mut sim = Sim::new(&s.validate().unwrap(), 1);
+        let (sda, sdb) = (DevId(0), DevId(1));
+        let take = |sim: &mut Sim, dev: DevId, hctxs: &[u16]| {
+            let mut n = 0;
+            for &h in hctxs.iter().cycle() {
+                let Some(t) = sim.blk_mq_alloc_driver_tag(dev, h) else { break };
+                sim.blk_mq_inc_active_requests(dev, h, t);
+                n += 1;
+            }
+            n
+        };
+        // sdb takes one tag on one hardware queue: it is the set's second active queue.
+        assert_eq!(sim.blk_mq_alloc_driver_tag(sdb, 0).map(|t| sim.blk_mq_inc_active_requests(sdb, 0, t)), Some(()));
+        // sda on three hardware queues holds 16 in all, not 8 a hardware queue: the one map's
+        // users are the two request queues (active_queues_shared_sbitmap).
+        assert_eq!(take(&mut sim, sda, &[0, 1, 2]), 16);
+        assert_eq!(sim.tag_sets[0].active_queues_shared_sbitmap, 2);
+        assert_eq!(1 + take(&mut sim, sdb, &[3]), 16, "sdb's share on its one hardware queue");
+        assert_eq!(sim.tag_sets[0].busy(), 32);
+        sim.check_tag_sets();
+    }
+
+    #[test]
     fn a_queue_that_found_the_map_full_counts_as_a_user_from_5_10_not_in_4_0() {
         let (sda, sdb) = (DevId(0), DevId(1));
         for kernel in ["4.0", "5.10"] {
