@@ -1,7 +1,8 @@
 //! `block/blk-mq.c` (4.0): a blk-mq queue's hardware queues, each taking driver tags from the
 //! tag set's map for it (`block/blk_mq_tag.rs`), the requests inserted into its software
-//! queues, its `dispatch` list and its STOPPED bit; and the runs: `blk_mq_run_hw_queue`, `__blk_mq_run_hw_queue` with its
-//! BUSY splice, `blk_mq_stop_hw_queue`, `blk_mq_start_stopped_hw_queues`, `blk_mq_delay_queue`.
+//! queues, its `dispatch` list and its STOPPED bit; and the runs: `blk_mq_run_hw_queue`,
+//! `__blk_mq_run_hw_queue` with its BUSY splice, `blk_mq_stop_hw_queue`,
+//! `blk_mq_start_stopped_hw_queues`, `blk_mq_delay_queue`.
 
 use crate::calib::*;
 use crate::engine::event::Event;

@@ -210,11 +210,11 @@ impl Sim {
     }
 
     /// `scsi_queue_rq` (5.x), with the budget and the driver tag already held: the host's
-    /// admission (`scsi_host_queue_ready`), which since 5.5 does not refuse at `can_queue`
-    /// (the tag set's tags bound the host); refused, the budget goes back and the answer says
-    /// whether a completion of this LUN will run the queue (`BLK_STS_DEV_RESOURCE`) or not. 4.15-5.4 refused at
-    /// `can_queue` here: not modelled (INFERRED: the tags bound the host alike unless the host
-    /// has several hardware queues without `host_tagset`).
+    /// admission (`scsi_host_queue_ready`), which since 5.5 (6eb045e092ef) does not refuse at
+    /// `can_queue` (the tag set's tags bound the host); refused, the budget goes back and the
+    /// answer says whether a completion of this LUN will run the queue
+    /// (`BLK_STS_DEV_RESOURCE`) or not. 4.15-5.4 still refused at `can_queue` (`host_busy`):
+    /// not modelled, which differs only for a host of several hardware queues.
     pub(crate) fn scsi_mq_queue_rq(&mut self, dev: DevId, _h: u16, rq: ReqId) -> crate::block::blk_mq_sched::QueueRq {
         use crate::block::blk_mq_sched::QueueRq;
         let (_, host) = self.devs[dev].sd();
