@@ -1,10 +1,9 @@
-//! `block/blk-mq.c` (4.0): a blk-mq queue's hardware queues, each with its own tag map and
-//! `bt_get` wait queues, the requests inserted into its software queues, its `dispatch` list
-//! and its STOPPED bit; and the runs: `blk_mq_run_hw_queue`, `__blk_mq_run_hw_queue` with its
-//! BUSY splice, `blk_mq_stop_hw_queue`, `blk_mq_start_stopped_hw_queues`, `blk_mq_delay_queue`.
+//! `block/blk-mq.c` (4.0): a blk-mq queue's hardware queues, each taking driver tags from the
+//! tag set's map for it (`block/blk_mq_tag.rs`), the requests inserted into its software
+//! queues, its `dispatch` list and its STOPPED bit; and the runs: `blk_mq_run_hw_queue`,
+//! `__blk_mq_run_hw_queue` with its BUSY splice, `blk_mq_stop_hw_queue`,
+//! `blk_mq_start_stopped_hw_queues`, `blk_mq_delay_queue`.
 
-use crate::block::blk_mq_tag::TagWait;
-use crate::block::TagMap;
 use crate::calib::*;
 use crate::engine::event::Event;
 use crate::engine::ids::*;
@@ -20,9 +19,12 @@ pub const BLK_MQ_CPU_WORK_BATCH: u32 = 8;
 /// One hardware queue (`struct blk_mq_hw_ctx`) over the CPUs `first_cpu..first_cpu+nr_cpus`.
 #[derive(Clone, Debug)]
 pub struct Hctx {
-    /// Its own tag map (`scsi_mq_setup_tags`: `can_queue` tags per hardware queue).
-    pub tags: TagMap,
-    pub wait: TagWait,
+    /// Driver tags of the set's map this hardware queue's requests hold.
+    pub tags_held: u32,
+    /// `BLK_MQ_S_TAG_ACTIVE`: counted in its map's `active_queues` (a shared set only).
+    pub tag_active: bool,
+    /// `hctx->nr_active`: its requests counted against the fair share (`RQF_MQ_INFLIGHT`).
+    pub nr_active: u32,
     /// Inserted, not yet taken by a run (the software queues' `ctx->rq_list`).
     pub queued: VecDeque<ReqId>,
     /// `hctx->dispatch`: leftovers of a BUSY run, taken first by the next run.
@@ -52,6 +54,16 @@ pub struct BlkMq {
     pub device_depth: u32,
     /// The tag set is shared with another LUN (`BLK_MQ_F_TAG_SHARED`).
     pub shared_tags: bool,
+    /// Its tag set (`q->tag_set`), an index into `Sim::tag_sets`, and the depth of each of the
+    /// set's maps (`set->queue_depth`).
+    pub set: u16,
+    pub tag_depth: u32,
+    /// `QUEUE_FLAG_HCTX_ACTIVE` and `q->nr_active_requests_shared_sbitmap` (`host_tagset`).
+    pub hctx_active: bool,
+    pub nr_active_shared: u32,
+    /// The driver tags, by (hardware queue, tag), whose requests are counted active
+    /// (`RQF_MQ_INFLIGHT`).
+    pub mq_inflight: std::collections::BTreeSet<(u16, u16)>,
     /// `q->timeout` (`blk_mq_rq_timer`) is armed for then.
     pub timer_at: Option<SimTime>,
 }
@@ -66,8 +78,9 @@ impl BlkMq {
                 let first = h * cores / nr_hw;
                 let next = (h + 1) * cores / nr_hw;
                 Hctx {
-                    tags: TagMap::new(depth),
-                    wait: TagWait::new(depth),
+                    tags_held: 0,
+                    tag_active: false,
+                    nr_active: 0,
                     queued: VecDeque::new(),
                     dispatch: VecDeque::new(),
                     stopped: false,
@@ -81,7 +94,18 @@ impl BlkMq {
                 }
             })
             .collect();
-        BlkMq { hctx, device_busy: 0, device_depth, shared_tags: false, timer_at: None }
+        BlkMq {
+            hctx,
+            device_busy: 0,
+            device_depth,
+            shared_tags: false,
+            set: 0,
+            tag_depth: depth,
+            hctx_active: false,
+            nr_active_shared: 0,
+            mq_inflight: std::collections::BTreeSet::new(),
+            timer_at: None,
+        }
     }
 
     /// `map_queue`: the hardware queue of CPU `cpu`.
@@ -89,13 +113,9 @@ impl BlkMq {
         self.hctx.iter().rposition(|h| h.first_cpu <= cpu.0).unwrap_or(0) as u16
     }
 
-    /// Tags in use over all hardware queues.
+    /// Driver tags its requests hold over all hardware queues.
     pub fn tags_busy(&self) -> u32 {
-        self.hctx.iter().map(|h| h.tags.busy()).sum()
-    }
-
-    pub fn sleepers(&self) -> impl Iterator<Item = ThreadId> + '_ {
-        self.hctx.iter().flat_map(|h| h.wait.sleepers())
+        self.hctx.iter().map(|h| h.tags_held).sum()
     }
 }
 
@@ -225,7 +245,7 @@ impl Sim {
         let m = self.mq(dev);
         // The mempool clone over blk-mq has no tag until here.
         let need_tag = self.reqs.get(rq.0).tag.is_none();
-        let no_tag = need_tag && m.hctx[h as usize].tags.is_full();
+        let no_tag = need_tag && (self.hctx_tags(dev, h).map.is_full() || !self.hctx_may_queue(dev, h));
         if no_tag || m.device_busy >= m.device_depth || self.hosts[host].is_busy() {
             self.blk_mq_stop_hw_queue(dev, h);
             if self.mq(dev).device_busy == 0 {
@@ -234,7 +254,8 @@ impl Sim {
             return QueueRq::Busy;
         }
         if need_tag {
-            let t = self.mq_mut(dev).hctx[h as usize].tags.get();
+            let t = self.blk_mq_alloc_driver_tag(dev, h);
+            assert!(t.is_some(), "checked: a tag within the share");
             self.reqs.get_mut(rq.0).tag = t;
         }
         assert!(self.hosts[host].try_get(dev), "checked not busy");
@@ -344,10 +365,11 @@ impl Sim {
         }
     }
 
-    /// `blk_mq_rq_timer` (4.0): while commands are started, look again in `BLK_MAX_TIMEOUT`
-    /// (the RAM LUN never lets one reach its 30 s deadline); with none, `blk_mq_tag_idle`,
-    /// which wakes every tag waiter only if the tag set is shared. Parked requests were never
-    /// started: the timer does not see them.
+    /// `blk_mq_rq_timer` (4.0; 5.10's `blk_mq_timeout_work` alike): while commands are
+    /// started, look again in `BLK_MAX_TIMEOUT` (the RAM LUN never lets one reach its 30 s
+    /// deadline); with none, `blk_mq_tag_idle` on every hardware queue, which on a shared tag
+    /// set makes an active one idle and wakes every waiter on its map. Parked requests were
+    /// never started: the timer does not see them.
     pub(crate) fn on_mq_timer(&mut self, dev: DevId) {
         let now = self.now();
         let m = self.mq_mut(dev);
@@ -358,28 +380,47 @@ impl Sim {
             self.events.schedule(at, Event::MqTimer { dev });
             return;
         }
-        if !m.shared_tags {
-            return;
-        }
-        let woken: Vec<ThreadId> = m.hctx.iter_mut().flat_map(|q| q.wait.wake_all()).collect();
-        for w in woken {
+        for w in self.blk_mq_tag_idle(dev) {
             self.wake(w, crate::kernel::sched::Step::RetryTag);
         }
     }
 }
 
 impl Sim {
-    /// blk-mq's tag set is the host's: shared once two LUN queues use it.
+    /// `blk_mq_alloc_tag_set` and `blk_mq_init_queue` → `blk_mq_add_queue_tag_set`: one tag
+    /// set per SCSI host (`shost->tag_set`, shared by every LUN's queue on it) and one per NVMe
+    /// controller; a set used by two queues or more is shared
+    /// (`blk_mq_update_tag_set_shared`), and the host's `host_busy` is bounded by the set's tags.
     pub(crate) fn blk_mq_share_tag_sets(&mut self) {
+        let host_tagset = self.cfg.scenario.host.host_tagset;
+        let mut host_set: Vec<Option<u16>> = vec![None; self.hosts.len()];
         for i in 0..self.devs.len() {
-            let crate::block::DevKind::Sd { host, .. } = self.devs[i].kind else { continue };
-            let luns = self
-                .devs
-                .iter()
-                .filter(|d| d.queue.mq.is_some() && matches!(d.kind, crate::block::DevKind::Sd { host: h, .. } if h == host))
-                .count();
-            if let Some(m) = self.devs[i].queue.mq.as_mut() {
-                m.shared_tags = luns > 1;
+            let host = match self.devs[i].kind {
+                crate::block::DevKind::Sd { host, .. } => Some(host),
+                _ => None,
+            };
+            let Some(m) = self.devs[i].queue.mq.as_mut() else { continue };
+            let existing = host.and_then(|h| host_set[h.0 as usize]);
+            let set = existing.unwrap_or_else(|| {
+                let shared_map = host_tagset && host.is_some();
+                self.tag_sets.push(crate::block::blk_mq_tag::BlkMqTagSet::new(m.hctx.len() as u32, m.tag_depth, shared_map));
+                (self.tag_sets.len() - 1) as u16
+            });
+            if let Some(h) = host {
+                host_set[h.0 as usize] = Some(set);
+            }
+            m.set = set;
+            self.tag_sets[set as usize].nr_queues += 1;
+        }
+        for d in self.devs.iter_mut() {
+            if let Some(m) = d.queue.mq.as_mut() {
+                m.shared_tags = self.tag_sets[m.set as usize].nr_queues > 1;
+            }
+        }
+        for (h, set) in host_set.iter().enumerate() {
+            if let Some(set) = set {
+                let depth = self.tag_sets[*set as usize].depth();
+                self.hosts[crate::engine::ids::HostId(h as u16)].bound_busy_by_tags(depth);
             }
         }
     }
@@ -417,7 +458,7 @@ mod tests {
 
     fn add(sim: &mut Sim, h: u16) -> ReqId {
         let dev = DevId(0);
-        let tag = sim.mq_mut(dev).hctx[h as usize].tags.get();
+        let tag = sim.blk_mq_alloc_driver_tag(dev, h);
         let rq = ReqId(sim.reqs.insert(Request { write: true, tag, hctx: h, cpu: None, ..Request::for_test(dev, ThreadId(0), sim.now()) }));
         sim.blk_mq_insert(dev, rq);
         rq
@@ -433,7 +474,7 @@ mod tests {
             let rq = add(&mut sim, 0);
             let tag = sim.reqs.get_mut(rq.0).tag.take();
             if let Some(tag) = tag {
-                sim.mq_mut(dev).hctx[0].tags.put(tag);
+                sim.blk_mq_put_driver_tag(dev, 0, tag);
             }
         }
         sim.current.cpu = 0;
@@ -514,9 +555,9 @@ mod tests {
         let dev = DevId(0);
         // The timer finds nothing started and an unshared tag set: it wakes nobody.
         sim.mq_mut(dev).device_busy = 0;
-        sim.mq_mut(dev).hctx[0].wait.sleep(ThreadId(5));
+        sim.hctx_tags_mut(dev, 0).wait.sleep(ThreadId(5));
         sim.on_mq_timer(dev);
-        assert_eq!(sim.mq(dev).sleepers().count(), 1, "the timer does not end the stall");
+        assert_eq!(sim.hctx_tags(dev, 0).wait.sleepers().count(), 1, "the timer does not end the stall");
         // A submitter on CPU 2 runs queue 1: queue 0 stays parked.
         sim.current.cpu = 2;
         sim.blk_mq_run_hw_queue(dev, 1, false);
@@ -539,17 +580,17 @@ mod tests {
 
     #[test]
     fn a_sleeper_on_one_tag_map_is_not_woken_by_frees_on_another() {
-        let mut m = BlkMq::new(2, 62, 62, 4);
-        m.hctx[0].wait.sleep(ThreadId(9));
+        let mut set = crate::block::blk_mq_tag::BlkMqTagSet::new(2, 62, false);
+        set.tags[0].wait.sleep(ThreadId(9));
         for _ in 0..100 {
-            assert!(m.hctx[1].wait.tag_freed().is_empty());
+            assert!(set.tags[1].wait.tag_freed().is_empty());
         }
-        assert_eq!(m.sleepers().collect::<Vec<_>>(), vec![ThreadId(9)]);
+        assert_eq!(set.tags.iter().flat_map(|t| t.wait.sleepers()).collect::<Vec<_>>(), vec![ThreadId(9)]);
         // 62 tags: a wake batch of 7. Six frees wake nobody; the seventh wakes it.
         for _ in 0..6 {
-            assert!(m.hctx[0].wait.tag_freed().is_empty());
+            assert!(set.tags[0].wait.tag_freed().is_empty());
         }
-        assert_eq!(m.hctx[0].wait.tag_freed(), vec![ThreadId(9)]);
+        assert_eq!(set.tags[0].wait.tag_freed(), vec![ThreadId(9)]);
     }
 
     #[test]

@@ -9,8 +9,8 @@
 //! Not modelled: the task plug on blk-mq (5.x plugs a single-queue or rotational disk's
 //! requests and inserts them at unplug: here each is inserted at once), `dispatch_busy`'s
 //! one-at-a-time dispatch from the software queues (they are always flushed whole), merges in
-//! the software queues under `none`, shared tag sets (`hctx_may_queue`, `host_tagset`), and the
-//! time spent on mq-deadline's queue-wide `dd->lock`.
+//! the software queues under `none`, and the time spent on mq-deadline's queue-wide `dd->lock`.
+//! Shared tag sets (`hctx_may_queue`, `host_tagset`) are `block/blk_mq_tag.rs`'s.
 
 use crate::block::blk_mq_tag::TagWait;
 use crate::block::TagMap;
@@ -265,9 +265,7 @@ impl Sim {
                 no_budget = true;
                 break;
             }
-            if !self.blk_mq_get_driver_tag(dev, h, rq) {
-                // blk_mq_mark_tag_wait, an unshared tag set: wait for a completion's restart.
-                self.mq_sched_mut(dev).hctx[h as usize].restart = true;
+            if !self.blk_mq_get_driver_tag(dev, h, rq) && !self.blk_mq_mark_tag_wait(dev, h, rq) {
                 self.blk_mq_put_dispatch_budget(dev);
                 break;
             }
@@ -334,15 +332,44 @@ impl Sim {
         q.dispatch.extend(list);
     }
 
-    /// `blk_mq_get_driver_tag`: a request without one takes a tag of its hardware queue's
-    /// map (a `none` request has had its own since allocation).
+    /// `blk_mq_get_driver_tag` (v5.10): a request without one takes a tag of its hardware
+    /// queue's map (`__blk_mq_get_driver_tag`: `blk_mq_tag_busy`, then `hctx_may_queue`'s fair
+    /// share); a `none` request has had its own since allocation. On a shared set the request
+    /// is then counted active (`RQF_MQ_INFLIGHT`).
     fn blk_mq_get_driver_tag(&mut self, dev: DevId, h: u16, rq: ReqId) -> bool {
-        if self.reqs.get(rq.0).tag.is_some() {
-            return true;
+        let tag = match self.reqs.get(rq.0).tag {
+            Some(t) => t,
+            None => {
+                self.blk_mq_tag_busy(dev, h);
+                if !self.hctx_may_queue(dev, h) {
+                    return false;
+                }
+                let Some(t) = self.hctx_tags_mut(dev, h).map.get() else { return false };
+                self.mq_mut(dev).hctx[h as usize].tags_held += 1;
+                self.reqs.get_mut(rq.0).tag = Some(t);
+                t
+            }
+        };
+        self.blk_mq_inc_active_requests(dev, h, tag);
+        true
+    }
+
+    /// `blk_mq_mark_tag_wait` (v5.10): no driver tag for `rq`. On an unshared set the queue is
+    /// marked for a restart (its own next completion runs it); on a shared one its
+    /// `dispatch_wait` goes on the map's wait queue, so that a tag freed by any queue of the set
+    /// runs it (`blk_mq_dispatch_wake`): a queue with nothing in flight would otherwise wait for
+    /// a completion of its own that never comes. Then one more try: true, a tag after all.
+    fn blk_mq_mark_tag_wait(&mut self, dev: DevId, h: u16, rq: ReqId) -> bool {
+        if !self.mq(dev).shared_tags {
+            self.mq_sched_mut(dev).hctx[h as usize].restart = true;
+            return self.blk_mq_get_driver_tag(dev, h, rq);
         }
-        let t = self.mq_mut(dev).hctx[h as usize].tags.get();
-        self.reqs.get_mut(rq.0).tag = t;
-        t.is_some()
+        self.hctx_tags_mut(dev, h).add_dispatch_wait(dev, h);
+        if !self.blk_mq_get_driver_tag(dev, h, rq) {
+            return false;
+        }
+        self.hctx_tags_mut(dev, h).dispatch_wait.retain(|w| *w != (dev, h));
+        true
     }
 
     /// `__blk_mq_requeue_request` → `blk_mq_put_driver_tag`: a request with a scheduler tag
@@ -352,7 +379,9 @@ impl Sim {
             return;
         }
         if let Some(t) = self.reqs.get_mut(rq.0).tag.take() {
-            self.mq_mut(dev).hctx[h as usize].tags.put(t);
+            for w in self.blk_mq_put_driver_tag(dev, h, t) {
+                self.wake(w, crate::kernel::sched::Step::RetryTag);
+            }
         }
     }
 
@@ -469,6 +498,46 @@ mod tests {
     }
 
     #[test]
+    fn on_a_shared_set_a_queue_without_a_driver_tag_waits_on_the_map_and_a_free_runs_it() {
+        // Two LUNs on one host of 8 tags, mq-deadline: sda holds every driver tag; sdb has
+        // nothing in flight, so no completion of its own would restart it.
+        let mut s = Scenario::default();
+        for (k, v) in [
+            ("disk.kind", "ramlun"),
+            ("queue.scheduler", "mq-deadline"),
+            ("blk_mq.dispatch", "5.0"),
+            ("cpu.cores", "2"),
+            ("disks", "2"),
+            ("hbas", "1"),
+            ("host.can_queue", "8"),
+            ("queue.depth", "8"),
+        ] {
+            set_knob(&mut s, k, v).unwrap();
+        }
+        let mut sim = Sim::new(&s.validate().unwrap(), 1);
+        let (sda, sdb) = (DevId(0), DevId(1));
+        let held: Vec<u16> = (0..8).map(|_| sim.blk_mq_alloc_driver_tag(sda, 0).unwrap()).collect();
+        let tag = sim.blk_mq_get_request(sdb, 0, ThreadId(0));
+        let rq = ReqId(sim.reqs.insert(Request { dev: sdb, tag, ..Request::for_test(sdb, ThreadId(0), sim.now()) }));
+        sim.current.cpu = 0;
+        sim.blk_mq_sched_insert_request(sdb, rq);
+        // The insert's run, then (no restart marked yet) the run it queues, which takes
+        // hctx->dispatch and marks the restart: each finds no driver tag.
+        for _ in 0..2 {
+            assert!(std::mem::take(&mut sim.mq_mut(sdb).hctx[0].run_pending));
+            sim.kblockd_cancel(crate::kernel::workqueue::Work::Hctx(sdb, 0));
+            sim.blk_mq_sched_dispatch_requests(sdb, 0);
+        }
+        assert!(sim.reqs.get(rq.0).tag.is_none(), "no driver tag for sdb");
+        assert_eq!(sim.hctx_tags(sdb, 0).dispatch_wait, vec![(sdb, 0)], "blk_mq_mark_tag_wait");
+        assert!(!sim.mq(sdb).hctx[0].run_pending);
+        // sda frees one: blk_mq_dispatch_wake runs sdb's hardware queue.
+        sim.blk_mq_put_driver_tag(sda, 0, held[0]);
+        assert!(sim.mq(sdb).hctx[0].run_pending, "the freed tag runs the waiting queue");
+        assert!(sim.hctx_tags(sdb, 0).dispatch_wait.is_empty());
+    }
+
+    #[test]
     fn nr_requests_is_twice_the_tag_sets_depth_capped_at_blkdev_max_rq() {
         assert_eq!(MqSched::new(1, 64, 2, true).nr_requests, 128);
         assert_eq!(MqSched::new(1, 1000, 2, true).nr_requests, 256);
@@ -490,7 +559,7 @@ mod tests {
         assert!(sim.reqs.get(read.0).tag.is_some());
         assert_eq!(sim.devs[dev].queue.elevator.len(), 3);
         assert!(writes.iter().all(|w| sim.reqs.get(w.0).tag.is_none()));
-        assert_eq!(sim.mq(dev).hctx[0].tags.busy(), 1, "one driver tag");
+        assert_eq!(sim.mq(dev).hctx[0].tags_held, 1, "one driver tag");
         assert_eq!(sim.mq_sched(dev).unwrap().hctx[0].sched_tags.busy(), 4, "four scheduler tags");
         assert!(sim.mq(dev).hctx[0].dispatch.is_empty(), "nothing refused by the driver");
         sim.check_mq_sched(dev);

@@ -81,12 +81,11 @@ impl Sim {
         self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, ctx, rq.0, 0);
         let tag = r.tag.expect("completed request had a tag");
         if let Some(mq) = self.devs[di].queue.mq.as_mut() {
-            // Its own hardware queue's tag map; bt_clear_tag charges the free to one of that
-            // map's wait queues, which may wake its sleepers.
+            // The tag set's map of its hardware queue; bt_clear_tag charges the free to one of
+            // that map's wait queues, which may wake its sleepers (another LUN's, on a shared
+            // set).
             mq.device_busy -= 1;
-            let q = &mut mq.hctx[r.hctx as usize];
-            q.tags.put(tag);
-            for w in q.wait.tag_freed() {
+            for w in self.blk_mq_put_driver_tag(dev, r.hctx, tag) {
                 self.wake(w, Step::RetryTag);
             }
             if self.devs[di].queue.mq_sched.is_some() {

@@ -12,8 +12,9 @@ impl Sim {
         self.check_threads();
         self.check_queues();
         for h in &self.hosts {
-            assert!(h.busy() <= h.can_queue(), "host_busy over can_queue");
+            assert!(h.busy() <= h.busy_max(), "host_busy over can_queue (over the set's tags on 5.x)");
         }
+        self.check_tag_sets();
         for d in &self.disks {
             d.check_invariants();
         }
@@ -65,7 +66,7 @@ impl Sim {
         for i in 0..self.devs.len() {
             self.check_mq_sched(DevId(i as _));
         }
-        for d in &self.devs {
+        for (di, d) in self.devs.iter().enumerate() {
             let q = &d.queue;
             for dir in 0..2 {
                 assert!(
@@ -82,11 +83,15 @@ impl Sim {
                 // every request of a hardware queue in one place only.
                 assert!(m.device_busy <= m.device_depth, "{}: device_busy over queue_depth", d.name);
                 for (i, h) in m.hctx.iter().enumerate() {
-                    assert!(h.tags.busy() <= h.tags.depth(), "{} hctx {i}: tags over depth", d.name);
+                    assert!(
+                        h.tags_held <= self.hctx_tags(crate::engine::ids::DevId(di as u16), i as u16).map.depth(),
+                        "{} hctx {i}: tags over depth",
+                        d.name
+                    );
                     assert!(h.splicing.len() <= self.cores.len(), "{} hctx {i}: more BUSY runs than CPUs", d.name);
                     let waiting = h.queued.len() + h.dispatch.len() + h.splicing.iter().map(|(_, l)| l.len()).sum::<usize>();
                     let tagged = h.queued.iter().chain(&h.dispatch).filter(|r| self.reqs.get(r.0).tag.is_some()).count();
-                    assert!(tagged <= h.tags.busy() as usize, "{} hctx {i}: waiting requests without their tags", d.name);
+                    assert!(tagged <= h.tags_held as usize, "{} hctx {i}: waiting requests without their tags", d.name);
                     assert!(waiting <= self.reqs.live(), "{} hctx {i}: more waiting than live requests", d.name);
                 }
             }

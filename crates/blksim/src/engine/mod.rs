@@ -119,6 +119,9 @@ pub struct Sim {
     pub(crate) devs: IdVec<DevId, BlockDev>,
     pub(crate) disks: IdVec<DiskId, Disk>,
     pub(crate) hosts: IdVec<HostId, Host>,
+    /// blk-mq's tag sets: each SCSI host's and each NVMe controller's
+    /// (`block/blk_mq_tag.rs`, made by `blk_mq_share_tag_sets`).
+    pub(crate) tag_sets: Vec<crate::block::blk_mq_tag::BlkMqTagSet>,
     pub(crate) jobs: IdVec<JobId, Job>,
     pub(crate) bios: Slab<Bio>,
     pub(crate) reqs: Slab<Request>,
@@ -152,6 +155,7 @@ impl Sim {
             devs: IdVec::default(),
             disks: IdVec::default(),
             hosts: scsi_init_hosts(s),
+            tag_sets: Vec::new(),
             jobs: IdVec::default(),
             bios: Slab::new("bio", limits::BIOS_LIVE_MAX),
             reqs: Slab::new("request", limits::BIOS_LIVE_MAX),

@@ -738,6 +738,7 @@ pub const KNOBS: &[KnobSpec] = &[
     HOST_LINK_MB_S,
     HOST_NR_HW_QUEUES,
     HOST_IRQ_PER_HW_QUEUE,
+    super::knob_table_tags::HOST_HOST_TAGSET,
     BLK_MQ_RERUN_AFTER_SPLICE,
     BLK_MQ_DISPATCH,
     DM_POLLING_INTERVAL,

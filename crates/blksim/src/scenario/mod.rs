@@ -13,6 +13,7 @@ pub mod knob_table_bfq;
 pub mod knob_table_disk;
 pub mod knob_table_dm;
 pub mod knob_table_kyber;
+pub mod knob_table_tags;
 mod validate;
 pub use knob_table::KNOBS;
 pub use knobs::*;
@@ -347,7 +348,7 @@ pub struct HostKnobs {
     /// slot and its SAS port (see `calib::SAS2_X4_WIDE_PORT_MB_S`); 0: unbounded.
     pub link_mb_s: u32,
     /// blk-mq hardware queues per LUN (`shost->nr_hw_queues`; ib_srp's `ch_count`), each with
-    /// its own tag map of `can_queue` tags, over an equal share of the CPUs.
+    /// a map of `can_queue` tags in the host's tag set, over an equal share of the CPUs.
     pub nr_hw_queues: u32,
     /// Each hardware queue's completions interrupt their own CPU, the first of that queue's
     /// CPUs (ib_srp 3.19+ `srp_create_target`: channel i, serving hardware queue i, has its own
@@ -355,6 +356,9 @@ pub struct HostKnobs {
     /// in one interrupt; which CPU takes vector i is irqbalance's choice: INFERRED). False:
     /// every completion interrupts the HBA's CPU (`cpu.irq_cpus`).
     pub irq_per_hw_queue: bool,
+    /// `shost->host_tagset` (5.10+, `BLK_MQ_F_TAG_HCTX_SHARED`): one map of `can_queue` driver
+    /// tags for all the host's hardware queues (`scenario/knob_table_tags.rs`).
+    pub host_tagset: bool,
 }
 
 /// blk-mq rules that changed between kernels.
@@ -662,7 +666,7 @@ impl Default for QueueKnobs {
 }
 impl Default for HostKnobs {
     fn default() -> Self {
-        HostKnobs { can_queue: 128, link_mb_s: 0, nr_hw_queues: 1, irq_per_hw_queue: false }
+        HostKnobs { can_queue: 128, link_mb_s: 0, nr_hw_queues: 1, irq_per_hw_queue: false, host_tagset: false }
     }
 }
 impl Default for BlkMqKnobs {

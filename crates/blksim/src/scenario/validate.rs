@@ -186,6 +186,7 @@ impl Scenario {
                 format!("{} hardware queues need as many CPUs; there are {}", self.host.nr_hw_queues, self.cpu.cores),
             ));
         }
+        super::knob_table_tags::check_host_tagset(self)?;
         if self.cpu.sockets == 0 || self.cpu.cores % self.cpu.sockets != 0 {
             return Err(ScenarioError::new(
                 k::CPU_SOCKETS.key,

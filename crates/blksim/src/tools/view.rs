@@ -50,7 +50,7 @@ pub struct ThreadView {
     pub home_cpu: u16,
 }
 
-fn dev_view(d: &BlockDev) -> DevView {
+fn dev_view(d: &BlockDev, tag_sets: &[crate::block::blk_mq_tag::BlkMqTagSet]) -> DevView {
     let (host, lower) = match &d.kind {
         DevKind::Sd { host, .. } => (host.0, Vec::new()),
         DevKind::Nvme { .. } => (0, Vec::new()),
@@ -63,9 +63,9 @@ fn dev_view(d: &BlockDev) -> DevView {
         major: d.major,
         minor: d.minor,
         host,
-        // blk-mq: the requests are the tags (nr_requests = the tag depth).
+        // blk-mq: the requests are the tags of its tag set (nr_requests = the set's depth).
         nr_requests: match &d.queue.mq {
-            Some(m) => m.hctx.iter().map(|h| h.tags.depth()).sum(),
+            Some(m) => tag_sets.get(m.set as usize).map_or(0, |t| t.depth()),
             None => d.queue.nr_requests,
         },
         queue_depth: d.queue.mq.as_ref().map_or(d.queue.tags.depth(), |m| m.device_depth),
@@ -79,8 +79,8 @@ impl Sim {
         let s = &self.config().scenario;
         Topology {
             cores: self.cores.len() as u16,
-            devices: self.devs.iter().filter(|d| d.is_leaf()).map(dev_view).collect(),
-            upper: self.devs.iter().filter(|d| !d.is_leaf()).map(dev_view).collect(),
+            devices: self.devs.iter().filter(|d| d.is_leaf()).map(|d| dev_view(d, &self.tag_sets)).collect(),
+            upper: self.devs.iter().filter(|d| !d.is_leaf()).map(|d| dev_view(d, &self.tag_sets)).collect(),
             hosts: self.hosts.iter().map(|h| HostView { can_queue: h.can_queue(), irq_cpu: h.irq_cpu.0 }).collect(),
             processes: self.jobs.iter().map(|j| (self.threads[j.tid].name.clone(), self.threads[j.tid].pid)).collect(),
             process_jobs: self.jobs.iter().map(|j| j.run.section).collect(),
@@ -219,7 +219,13 @@ impl Sim {
                     .as_ref()
                     .map_or(d.queue.elevator.len() as u32, |m| m.hctx.iter().map(|h| (h.queued.len() + h.dispatch.len()) as u32).sum()),
                 tags: d.queue.mq.as_ref().map_or(d.queue.tags.busy(), |m| m.device_busy),
-                hctx: d.queue.mq.iter().flat_map(|m| m.hctx.iter()).map(|h| self.hctx_occupancy(h)).collect(),
+                hctx: d
+                    .queue
+                    .mq
+                    .iter()
+                    .flat_map(|m| m.hctx.iter().enumerate().map(move |(i, h)| (m, i, h)))
+                    .map(|(m, i, h)| self.hctx_occupancy(m, i, h))
+                    .collect(),
                 in_drive: match d.kind {
                     DevKind::Sd { disk, .. } | DevKind::Nvme { disk } => self.disks[disk].outstanding() as u32,
                     _ => 0,
@@ -230,7 +236,7 @@ impl Sim {
                     .iter()
                     .flatten()
                     .copied()
-                    .chain(d.queue.mq.iter().flat_map(|m| m.sleepers()))
+                    .chain(d.queue.mq.iter().flat_map(|m| self.tag_set_sleepers(m, &d.name)))
                     .map(|t| self.threads[t].pid)
                     .collect(),
                 ..Default::default()
@@ -262,14 +268,26 @@ impl Sim {
         (devs, hosts)
     }
 
-    /// A blk-mq hardware queue's tags, requests and sleepers.
-    fn hctx_occupancy(&self, h: &crate::block::blk_mq::Hctx) -> HctxOccupancy {
+    /// The sleepers on the driver tag maps of a blk-mq queue's tag set that wait for a tag of
+    /// this queue (`name`), not another LUN's on a shared set.
+    fn tag_set_sleepers(&self, m: &crate::block::blk_mq::BlkMq, name: &str) -> Vec<crate::engine::ids::ThreadId> {
+        let mine = |t: &crate::engine::ids::ThreadId| match self.threads[*t].wait {
+            Some(crate::kernel::sched::Wait::Tag { dev }) => self.devs[dev].name == name,
+            _ => true,
+        };
+        self.tag_sets.get(m.set as usize).map_or(Vec::new(), |set| set.tags.iter().flat_map(|t| t.wait.sleepers()).filter(mine).collect())
+    }
+
+    /// A blk-mq hardware queue's tags (those its requests hold, out of its map's depth), its
+    /// requests, and the sleepers on its map (on a shared set, every LUN's).
+    fn hctx_occupancy(&self, m: &crate::block::blk_mq::BlkMq, i: usize, h: &crate::block::blk_mq::Hctx) -> HctxOccupancy {
+        let tags = self.tag_sets.get(m.set as usize).map(|set| &set.tags[set.map_of(i as u16)]);
         HctxOccupancy {
-            tags: h.tags.busy(),
-            depth: h.tags.depth(),
+            tags: h.tags_held,
+            depth: tags.map_or(0, |t| t.map.depth()),
             queued: h.queued.len() as u32,
             stopped: h.stopped,
-            sleepers: h.wait.sleepers().map(|t| self.threads[t].pid).collect(),
+            sleepers: tags.into_iter().flat_map(|t| t.wait.sleepers()).map(|t| self.threads[t].pid).collect(),
             parked: h
                 .dispatch
                 .iter()

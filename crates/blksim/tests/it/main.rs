@@ -23,5 +23,6 @@ mod mechanisms;
 mod mq_sched;
 mod replay;
 mod soak;
+mod tag_sets;
 mod tidy;
 mod vmstat;

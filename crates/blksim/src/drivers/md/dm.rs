@@ -155,7 +155,7 @@ impl Sim {
         let h = self.mq(path).hctx_of(cpu);
         let tag = match self.cfg.scenario.dm.clone_alloc {
             CloneAlloc::Mempool => None,
-            CloneAlloc::Nowait => match self.mq_mut(path).hctx[h as usize].tags.get() {
+            CloneAlloc::Nowait => match self.blk_mq_alloc_driver_tag(path, h) {
                 Some(t) => Some(t),
                 None => {
                     self.devs[dm].kdm.as_mut().expect("checked").queue.pop_front();

@@ -101,10 +101,10 @@ impl Sim {
         self.current.thread = Some(tid);
         self.threads[tid].home = cpu;
         let h = self.mq(dev).hctx_of(cpu);
-        let mut tag = self.mq_mut(dev).hctx[h as usize].tags.get();
+        let mut tag = self.blk_mq_alloc_driver_tag(dev, h);
         if tag.is_none() {
             self.blk_mq_run_hw_queue(dev, h, false);
-            tag = self.mq_mut(dev).hctx[h as usize].tags.get();
+            tag = self.blk_mq_alloc_driver_tag(dev, h);
         }
         if let Some(tag) = tag {
             let at = self.stamp_now(dev);

@@ -75,7 +75,7 @@ impl Sim {
         if through == now && h.link_queue.is_empty() {
             return self.host_interrupt(host, cmd.req);
         }
-        assert!(h.link_queue.len() < h.can_queue() as usize, "link queue over can_queue");
+        assert!(h.link_queue.len() < h.busy_max() as usize, "link queue over the host's commands");
         h.link_queue.push_back((through, cmd.req));
         if h.link_queue.len() == 1 {
             self.events.schedule(through, Event::HostLink { host });
@@ -209,13 +209,16 @@ impl Sim {
         m.device_busy -= 1;
     }
 
-    /// `scsi_queue_rq` (5.x), with the budget already held: the host's admission
-    /// (`scsi_host_queue_ready`); refused, the budget goes back and the answer says whether a
-    /// completion of this LUN will run the queue (`BLK_STS_DEV_RESOURCE`) or not.
+    /// `scsi_queue_rq` (5.x), with the budget and the driver tag already held: the host's
+    /// admission (`scsi_host_queue_ready`), which since 5.5 (6eb045e092ef) does not refuse at
+    /// `can_queue` (the tag set's tags bound the host); refused, the budget goes back and the
+    /// answer says whether a completion of this LUN will run the queue
+    /// (`BLK_STS_DEV_RESOURCE`) or not. 4.15-5.4 still refused at `can_queue` (`host_busy`):
+    /// not modelled, which differs only for a host of several hardware queues.
     pub(crate) fn scsi_mq_queue_rq(&mut self, dev: DevId, _h: u16, rq: ReqId) -> crate::block::blk_mq_sched::QueueRq {
         use crate::block::blk_mq_sched::QueueRq;
         let (_, host) = self.devs[dev].sd();
-        if !self.hosts[host].try_get(dev) {
+        if !self.hosts[host].try_set_inflight(dev) {
             self.scsi_mq_put_budget(dev);
             return if self.mq(dev).device_busy > 0 { QueueRq::DevResource } else { QueueRq::Resource };
         }
