@@ -1,6 +1,7 @@
 //! md RAID5 (2.6.20-2.6.22 `drivers/md/raid5.c`): the geometry (left-symmetric parity), the
 //! aligned-read test, and the stripe cache with its `wait_for_stripe` hysteresis. Its code
-//! paths: `make_request`, `raid5d` (`handle_stripe`), and the member completions.
+//! paths: `make_request`, `raid5d` (`handle_stripe`), and the member completions. Before
+//! 2.6.20 (`md.aligned_reads` off) the same paths take every read through the stripe cache.
 
 use crate::block::Bio;
 use crate::calib::*;
