@@ -99,6 +99,9 @@ fn proptest_knobs(g: &mut Gen, d: &Draws, k: &mut Vec<(String, String)>) {
     set("md.chunk_kb", g.pick(&["64", "128"]).to_string());
     set("md.stripe_cache_size", g.range(17, 64).to_string());
     set("md.split_aligned_reads", d.split.to_string());
+    // Before 2.6.20 every md read goes through the stripe cache (from an existing draw, so the
+    // generator's stream is unchanged).
+    set("md.aligned_reads", (!d.partial).to_string());
     if d.partial {
         set("vm.writeback", "pdflush".into());
     }

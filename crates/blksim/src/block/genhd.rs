@@ -145,11 +145,11 @@ impl BlockDev {
     }
 
     /// Where a bio built for this device must end (the queue's `merge_bvec_fn`): md RAID5's
-    /// `raid5_mergeable_bvec` keeps a read inside one chunk (writes may cross). None: only the
-    /// size limit.
+    /// `raid5_mergeable_bvec` (2.6.20+, `md.aligned_reads`) keeps a read inside one chunk
+    /// (writes may cross). None: only the size limit.
     pub fn bio_boundary(&self, s: &Scenario, write: bool) -> Option<u64> {
         match self.kind {
-            DevKind::Md { .. } if !write => Some(s.md.chunk_kb as u64 * 1024),
+            DevKind::Md { .. } if !write && s.md.aligned_reads => Some(s.md.chunk_kb as u64 * 1024),
             _ => None,
         }
     }

@@ -101,12 +101,8 @@ impl Sim {
         let clone = if matches!(self.devs[job.dev].kind, DevKind::DmMpath { .. }) { BIO_CLONE_NS } else { 0 };
         cost += pages * RA_PAGE_NS + bios.max(pages.min(1)) * (BIO_SUBMIT_NS + clone);
         // md: pages that go through the stripe cache cost get_active_stripe + add_stripe_bio.
-        if let DevKind::Md { members } = &self.devs[job.dev].kind {
-            let member_max = self.devs[members[0]].queue.max_request_bytes();
-            let bio = self.ra_bio_bytes(job).min(self.devs[job.dev].bio_boundary(&self.cfg.scenario, false).unwrap_or(u64::MAX));
-            if bio > member_max && !self.cfg.scenario.md.split_aligned_reads {
-                cost += pages * Self::stripe_read_page_ns();
-            }
+        if self.md_reads_through_stripes(job) {
+            cost += pages * Self::stripe_read_page_ns();
         }
         // Short of pages: lock_page's sync_page before sleeping.
         let sync_page = if copied < want { self.sync_page_ns(job.dev) } else { 0 };
@@ -298,12 +294,8 @@ impl Sim {
         }
         let bios = (pages * 4096).div_ceil(self.ra_bio_bytes(job).max(4096));
         cost += pages * RA_PAGE_NS + bios * BIO_SUBMIT_NS;
-        if let DevKind::Md { members } = &self.devs[job.dev].kind {
-            let member_max = self.devs[members[0]].queue.max_request_bytes();
-            let bio = self.ra_bio_bytes(job).min(self.devs[job.dev].bio_boundary(&self.cfg.scenario, false).unwrap_or(u64::MAX));
-            if bio > member_max && !self.cfg.scenario.md.split_aligned_reads {
-                cost += pages * Self::stripe_read_page_ns();
-            }
+        if self.md_reads_through_stripes(job) {
+            cost += pages * Self::stripe_read_page_ns();
         }
         let ready = job.read.ra.iter().find_map(|w| w.ready_end(pos)).map_or(0, |end| end - pos);
         let copied = want.min(ready);

@@ -211,6 +211,11 @@ pub const ERA: &[EraRule] = &[
         source: "a 2.6.27-2.6.30 drivers/md/dm-mpath.c (scsi_dh; read without its tag: map_io chooses a path per bio, a new one when repeat_count runs out, and remaps the bio to it for __map_bio to submit), with 2.6.19-rc6's patches over 2.6.18's map_io (the same repeat count); drivers/md/dm-round-robin.c as the patch adding it has it and a post-2.6.31 tree keeps it, both read without a tag (rr_select_path: the next valid path, its repeat_count from the table, RR_MIN_IO 1000 without one); request-based dm-multipath from 2.6.31 (cec47e3d), read in v2.6.32:drivers/md/dm.c; dm-multipath came in 2.6.12, before which the bio-based rule stands in (INFERRED)",
     },
     EraRule {
+        knob: &k::MD_ALIGNED_READS,
+        steps: &[("2.6.2", "false"), ("2.6.20", "true")],
+        source: "a 2.6.16-era drivers/md/raid5.c (read without its tag; bitmaps and the stripe_cache_size attribute, no reshape yet: make_request maps every bio onto stripe heads, and run sets no merge_bvec_fn); NeilBrown's \"[PATCH 000 of 9] md: udev notification, raid5 read improvements etc\" (LKML 2006-11-08, on 2.6.19-rc4-mm2: raid5_mergeable_bvec, chunk_aligned_read and its call in make_request \"should be held for .20\"); a 2.6.20-2.6.22 drivers/md/raid5.c (read without its tag: request_queue_t, active_aligned_reads) has them; 2.6.19 is the series' base",
+    },
+    EraRule {
         knob: &k::MD_SPLIT_ALIGNED_READS,
         steps: &[("2.6.2", "false"), ("4.3", "true")],
         source: "\"md/raid5: split bio for chunk_aligned_read\" is v4.3 (by its commit, not read in a tree)",
@@ -490,6 +495,15 @@ mod tests {
         }
         assert!(with(&[("queue.scheduler", "cfq"), ("kernel", "4.20")]).validate().is_ok());
         assert!(with(&[("queue.scheduler", "none"), ("kernel", "5.4")]).validate().is_ok());
+    }
+
+    #[test]
+    fn raid5_reads_bypass_the_stripe_cache_from_2_6_20() {
+        let v = |t: &str| KernelVersion::parse(t).unwrap();
+        let value = |t: &str| ERA.iter().find(|r| r.knob.key == "md.aligned_reads").unwrap().value(v(t));
+        assert_eq!(value("2.6.19"), "false");
+        assert_eq!(value("2.6.20"), "true");
+        assert_eq!(value("6.6"), "true");
     }
 
     #[test]

@@ -11,6 +11,8 @@ pub use super::jobs::{
 };
 // dm-multipath's path knobs are declared in `knob_table_dm.rs`.
 pub use super::knob_table_dm::{DM_MPATH, DM_PATHS, DM_PATH_GROUPING, DM_RR_MIN_IO};
+// md RAID5's read-path knob is declared in `knob_table_md.rs`.
+pub use super::knob_table_md::MD_ALIGNED_READS;
 
 pub const STACK: KnobSpec = KnobSpec {
     key: "stack",
@@ -699,6 +701,7 @@ pub const KNOBS: &[KnobSpec] = &[
     DM_RR_MIN_IO,
     MD_CHUNK_KB,
     MD_STRIPE_CACHE_SIZE,
+    MD_ALIGNED_READS,
     MD_SPLIT_ALIGNED_READS,
     MD_COMPONENT_SIZE_KB,
     DISK_KIND,

@@ -13,6 +13,7 @@ pub mod knob_table_bfq;
 pub mod knob_table_disk;
 pub mod knob_table_dm;
 pub mod knob_table_kyber;
+pub mod knob_table_md;
 pub mod knob_table_tags;
 mod validate;
 pub use knob_table::KNOBS;
@@ -414,6 +415,9 @@ pub struct DmKnobs {
 pub struct MdKnobs {
     pub chunk_kb: u32,
     pub stripe_cache_size: u32,
+    /// `chunk_aligned_read` and `raid5_mergeable_bvec` (2.6.20+): a read inside one chunk
+    /// bypasses the stripe cache. Off, every read goes through stripe heads.
+    pub aligned_reads: bool,
     pub split_aligned_reads: bool,
     /// KiB used of each member (`mdadm -z`, sysfs `md/component_size`); 0: the whole member.
     pub component_size_kb: u64,
@@ -696,7 +700,7 @@ impl Default for DmKnobs {
 }
 impl Default for MdKnobs {
     fn default() -> Self {
-        MdKnobs { chunk_kb: 64, stripe_cache_size: 256, split_aligned_reads: false, component_size_kb: 0 }
+        MdKnobs { chunk_kb: 64, stripe_cache_size: 256, aligned_reads: true, split_aligned_reads: false, component_size_kb: 0 }
     }
 }
 impl Default for CpuKnobs {

@@ -103,6 +103,48 @@ fn an_aligned_read_that_fits_the_member_bypasses_the_stripe_cache() {
     assert!(sd(&oversized) < sd(&fits), "avgrq-sz {} vs {}", sd(&oversized), sd(&fits));
 }
 
+/// One XFS reader of a 4-disk md RAID5 with 64 KiB chunks (which fit the member), with or
+/// without 2.6.20's `chunk_aligned_read` and `raid5_mergeable_bvec`: its report, and the bytes
+/// raid5d returned to bios from stripe heads.
+fn raid5_reader_of_era(set: (&str, &str)) -> (blksim::RunReport, u64) {
+    let mut s = sim(&[
+        ("stack", "md"),
+        ("disks", "4"),
+        ("workload.direct", "false"),
+        ("workload.filesystem", "xfs"),
+        ("workload.bs", "64k"),
+        ("queue.read_ahead_kb", "512"),
+        set,
+    ]);
+    s.run_until(SimTime(1_000_000_000));
+    let returned = s.totals().stripe_returned_bytes;
+    (blksim::RunReport::from_sim(&mut s, "t", "t"), returned)
+}
+
+#[test]
+fn before_2_6_20_every_read_goes_through_the_stripe_cache() {
+    let (bypass, bypass_stripe) = raid5_reader_of_era(("md.aligned_reads", "true"));
+    let (cached, cached_stripe) = raid5_reader_of_era(("md.aligned_reads", "false"));
+    let (era, era_stripe) = raid5_reader_of_era(("kernel", "2.6.19"));
+    assert!(bypass.read_mb_s > 10.0 && cached.read_mb_s > 10.0 && era.read_mb_s > 10.0);
+    assert_eq!(bypass_stripe, 0, "2.6.20+: every read bio lies in one chunk and goes straight to its member");
+    // Without chunk_aligned_read every page read comes back through a stripe head (at least
+    // what read() copied: the rest is readahead still in flight or not yet read).
+    let copied = |r: &blksim::RunReport| r.read_mb_s * 1e6;
+    assert!(cached_stripe as f64 >= 0.9 * copied(&cached), "{cached_stripe} bytes through stripe heads of {}", copied(&cached));
+    assert!(era_stripe as f64 >= 0.9 * copied(&era), "kernel=2.6.19 has no chunk_aligned_read");
+    // Without raid5_mergeable_bvec, XFS's read bios run to md's 124 KiB across chunk ends.
+    let md_rq = |r: &blksim::RunReport| r.devices.iter().find(|d| d.name == "md0").unwrap().avgrq_sz;
+    assert!(md_rq(&bypass) <= 128.0 && md_rq(&cached) > 128.0, "md0 avgrq-sz {} vs {}", md_rq(&bypass), md_rq(&cached));
+    let raid5d_cpu = |r: &blksim::RunReport| r.threads.iter().find(|t| t.name == "md0_raid5").unwrap().cpu_pct;
+    assert!(
+        raid5d_cpu(&cached) > 5.0 * raid5d_cpu(&bypass),
+        "raid5d handles every page: {} vs {}",
+        raid5d_cpu(&cached),
+        raid5d_cpu(&bypass)
+    );
+}
+
 #[test]
 fn every_stripe_released_to_the_cache_wakes_every_thread_asleep_on_it() {
     // 2.6.20: __release_stripe wakes wait_for_stripe for every stripe back on the inactive

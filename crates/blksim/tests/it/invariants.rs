@@ -111,6 +111,9 @@ fn scenario_of(
         ("md.chunk_kb", chunk.to_string()),
         ("md.stripe_cache_size", stripes.to_string()),
         ("md.split_aligned_reads", split.to_string()),
+        // Before 2.6.20 every md read goes through the stripe cache (no new draw: the cases
+        // stay the ones they were).
+        ("md.aligned_reads", (!partial).to_string()),
     ] {
         set_knob(&mut s, k, &v).unwrap();
     }

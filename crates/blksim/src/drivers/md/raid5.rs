@@ -1,6 +1,7 @@
 //! md RAID5 (2.6.20-2.6.22 `drivers/md/raid5.c`): the geometry (left-symmetric parity), the
 //! aligned-read test, and the stripe cache with its `wait_for_stripe` hysteresis. Its code
-//! paths: `make_request`, `raid5d` (`handle_stripe`), and the member completions.
+//! paths: `make_request`, `raid5d` (`handle_stripe`), and the member completions. Before
+//! 2.6.20 (`md.aligned_reads` off) the same paths take every read through the stripe cache.
 
 use crate::block::Bio;
 use crate::calib::*;
@@ -368,9 +369,10 @@ impl Sim {
         self.md.raid5.iter().position(|r| r.dev == dev).expect("an md device has its array")
     }
 
-    /// raid5's `make_request`. A read first tries `chunk_aligned_read`: inside one chunk and
-    /// within the member's `max_sectors_kb` (`bio_fits_rdev`), it goes straight to the member
-    /// that holds it; with `md.split_aligned_reads` (v4.3+) an oversized one is split to fit.
+    /// raid5's `make_request`. From 2.6.20 a read first tries `chunk_aligned_read`: inside one
+    /// chunk and within the member's `max_sectors_kb` (`bio_fits_rdev`), it goes straight to
+    /// the member that holds it; with `md.split_aligned_reads` (v4.3+) an oversized one is
+    /// split to fit. Before 2.6.20 (`md.aligned_reads` off) raid5 has no such test.
     /// Anything else is mapped onto stripe heads, one page at a time: `get_active_stripe`,
     /// `add_stripe_bio`, then (2.6.20) `handle_stripe` in the submitter's own context, which for
     /// a read starts the one-page read of that member at once (`generic_make_request`, straight
@@ -381,7 +383,6 @@ impl Sim {
     pub(crate) fn md_make_request(&mut self, bio_id: BioId, tid: ThreadId) -> Result<(), Wait> {
         let r = self.raid5_of(self.bios.get(bio_id.0).dev);
         let bio = *self.bios.get(bio_id.0);
-        let chunk = self.md.raid5[r].chunk_sectors;
         let member_max = self.devs[self.md.raid5[r].members[0]].queue.max_request_bytes();
         if bio.mapped == 0 && bio.remaining == 0 {
             let at = self.stamp_now(bio.dev);
@@ -393,9 +394,7 @@ impl Sim {
             b.remaining = 1;
             b.started = at;
         }
-        let aligned = in_chunk_boundary(bio.sector, bio.bytes as u64, chunk);
-        let split = self.cfg.scenario.md.split_aligned_reads;
-        let pending = if !bio.write && aligned && (bio.bytes as u64 <= member_max || split) {
+        let pending = if !bio.write && self.chunk_aligned_read_takes(r, bio.sector, bio.bytes as u64) {
             self.aligned_read_pieces(r, &bio, member_max)
         } else {
             if let Some(done) = self.add_to_stripes(r, bio_id, tid) {
@@ -413,6 +412,28 @@ impl Sim {
         // Drop the bias: if every piece is already done, the bio ends here.
         self.bio_piece_done(bio_id);
         Ok(())
+    }
+
+    /// Whether `chunk_aligned_read` takes a read of `bytes` at logical `sector`: raid5 has it
+    /// (`md.aligned_reads`, 2.6.20+), the read lies in one chunk (`in_chunk_boundary`), and it
+    /// fits the member (`bio_fits_rdev`) or is split to fit (`md.split_aligned_reads`, v4.3+).
+    /// Every other read goes through the stripe cache.
+    pub(crate) fn chunk_aligned_read_takes(&self, r: usize, sector: u64, bytes: u64) -> bool {
+        let md = &self.cfg.scenario.md;
+        let raid = &self.md.raid5[r];
+        let member_max = self.devs[raid.members[0]].queue.max_request_bytes();
+        md.aligned_reads && in_chunk_boundary(sector, bytes, raid.chunk_sectors) && (bytes <= member_max || md.split_aligned_reads)
+    }
+
+    /// Whether a buffered reader's readahead bios on md go through the stripe cache: the bio
+    /// is as large as the filesystem builds it, ended at a chunk where `raid5_mergeable_bvec`
+    /// is (`BlockDev::bio_boundary`), and `chunk_aligned_read` does not take it. False off md.
+    pub(crate) fn md_reads_through_stripes(&self, job: &crate::fio::job::Job) -> bool {
+        let crate::block::DevKind::Md { members } = &self.devs[job.dev].kind else { return false };
+        let s = &self.cfg.scenario;
+        let member_max = self.devs[members[0]].queue.max_request_bytes();
+        let bio = self.ra_bio_bytes(job).min(self.devs[job.dev].bio_boundary(s, false).unwrap_or(u64::MAX));
+        !s.md.aligned_reads || (bio > member_max && !s.md.split_aligned_reads)
     }
 
     /// A read within a chunk bypasses the stripe cache: `chunk_aligned_read`, one piece per
