@@ -2,6 +2,10 @@
 //! section starts from fio's defaults and the `[global]` options read before it; the first
 //! job's settings are the `workload.*` knobs, a later one's `job.NAME.*` (a new job by that
 //! name), after `job.count=1`, which drops the jobs a scenario had before.
+//!
+//! Every function here is `#[inline]`: only the sandbox's job-file box and the CLI read or write
+//! job files, never the simulation, so each compiles its own copy at its own opt-level (the
+//! page's at "z", not the core's 2; BENCHMARKS.md, "Size").
 
 use super::*;
 use crate::scenario::jobs::{job_knob_key, JOBS};
@@ -20,6 +24,7 @@ struct Section {
 }
 
 impl Section {
+    #[inline]
     fn set(&mut self, knob: &'static KnobSpec, value: String) {
         match self.knobs.iter_mut().find(|(k, _)| k.key == knob.key) {
             Some(slot) => slot.1 = value,
@@ -27,11 +32,13 @@ impl Section {
         }
     }
 
+    #[inline]
     fn get(&self, knob: &KnobSpec) -> Option<&str> {
         self.knobs.iter().find(|(k, _)| k.key == knob.key).map(|(_, v)| v.as_str())
     }
 }
 
+#[inline]
 pub fn parse(text: &str) -> Result<FioJob, ScenarioError> {
     if text.len() > JOB_FILE_MAX {
         return Err(ScenarioError::new("fio", format!("the job file has {} bytes; at most {JOB_FILE_MAX} are allowed", text.len())));
@@ -71,6 +78,7 @@ struct Reader {
 
 impl Reader {
     /// `[global]` or a job's `[name]`, on line `n` (from 0).
+    #[inline]
     fn section(&mut self, section: &str, n: usize) -> Result<(), ScenarioError> {
         if section == "global" {
             self.in_global = true;
@@ -105,6 +113,7 @@ impl Reader {
     }
 
     /// The section the lines go to now: `[global]` before any job, or after a `[global]` header.
+    #[inline]
     fn current(&mut self) -> &mut Section {
         match self.sections.last_mut() {
             Some(s) if !self.in_global => s,
@@ -113,6 +122,7 @@ impl Reader {
     }
 
     /// A `key=value` line of a job, or of `[global]`.
+    #[inline]
     fn option(&mut self, line: &str, n: usize) -> Result<(), ScenarioError> {
         let (key, value) = line.split_once('=').map_or((line, ""), |(k, v)| (k.trim(), v.trim()));
         let knob = match OPTIONS.iter().find(|(names, _)| names.contains(&key)) {
@@ -149,6 +159,7 @@ impl Reader {
     /// An option that sets no knob: the random map, an option that changes nothing in the
     /// model, or one the model lacks; a name fio does not know is refused, as fio refuses it
     /// ("Bad option"), with the line and the option it most likely meant.
+    #[inline]
     fn unmapped(&mut self, key: &str, value: &str, n: usize) -> Result<(), ScenarioError> {
         if !super::options::is_fio_option(key) {
             let hint = match super::options::nearest_option(key) {
@@ -172,6 +183,7 @@ impl Reader {
 
     /// The sandbox's scenario checks each value on its own: one the model cannot take is named
     /// and fio's default stays (how the knobs go together is checked when they apply).
+    #[inline]
     fn apply(&mut self, key: &str, knob: &'static KnobSpec, value: String) {
         let at = (!self.in_global && !self.sections.is_empty()).then(|| self.sections.len() - 1);
         match knob.set(&mut Scenario::default(), &value) {
@@ -201,6 +213,7 @@ impl Reader {
         }
     }
 
+    #[inline]
     fn finish(mut self) -> Result<FioJob, ScenarioError> {
         if self.sections.is_empty() {
             return Err(ScenarioError::new("fio", "no job section; expected a [name] section after [global]"));
@@ -279,6 +292,7 @@ impl Reader {
     /// that the model's range names it); for several, each stonewalled group runs after the one
     /// before, as long as its longest job (its startdelay and runtime). None when no job has a
     /// runtime.
+    #[inline]
     fn run_end(&mut self) -> Option<String> {
         if self.sections.len() == 1 {
             return self.sections[0].runtime.clone();
@@ -299,6 +313,7 @@ impl Reader {
 
     /// A value the model cannot take says what runs in its place: the knob's value once the
     /// file is read (fio's default, or a later line's).
+    #[inline]
     fn say_instead(&mut self, names: &Scenario) {
         for (i, key, knob, at) in std::mem::take(&mut self.instead) {
             let at = at.unwrap_or(0);
@@ -317,6 +332,7 @@ impl Reader {
 
 /// A job's name from its section's: a process name as top shows it (15 characters of printable
 /// ASCII; others become '_'), and another job's name taken gets `-2`, `-3`.
+#[inline]
 fn job_name(section: &str, before: &[Section]) -> String {
     let base: String = section.chars().map(|c| if c.is_ascii_graphic() { c } else { '_' }).take(15).collect();
     // A later job is addressed by its name (`job.NAME.rw`), where digits are a place.
@@ -334,6 +350,7 @@ fn job_name(section: &str, before: &[Section]) -> String {
 
 /// A value as its knob takes it: fio spells flags 0/1 (the knobs take true/false), times with
 /// units, devices as paths.
+#[inline]
 fn fio_value(key: &str, v: &str) -> String {
     let on = |v: &str| v.is_empty() || v == "1" || v == "true";
     match key {
@@ -361,6 +378,7 @@ fn fio_value(key: &str, v: &str) -> String {
 /// is still named as not modelled, and `--strict` refuses it): an asynchronous engine runs as
 /// libaio, at the same iodepth in flight; a synchronous one as sync; a block size that is no
 /// multiple of the 512-byte sector, rounded up to one (the block layer's unit).
+#[inline]
 fn nearest_mode(knob: &KnobSpec, value: &str) -> Option<String> {
     let v = value.trim();
     if knob.key == kt::WORKLOAD_IOENGINE.key {
@@ -380,6 +398,7 @@ fn nearest_mode(knob: &KnobSpec, value: &str) -> Option<String> {
 
 /// The scenario's jobs as a job file: what the sandbox's box shows, so that a link's jobs can
 /// be read and edited again. `parse` of it gives the same jobs back.
+#[inline]
 pub fn job_file(s: &Scenario) -> String {
     let flag = |k: &KnobSpec, t: &Scenario| if k.get(t) == "true" { "1" } else { "0" };
     let mut out = String::new();
@@ -417,6 +436,7 @@ pub fn job_file(s: &Scenario) -> String {
 }
 
 /// The job's options beyond the first ones, those that differ from fio's defaults.
+#[inline]
 fn job_options(t: &Scenario) -> String {
     let o = &t.workload.fio;
     let d = crate::scenario::jobs::JobOptions::default();
