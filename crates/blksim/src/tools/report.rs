@@ -93,6 +93,9 @@ pub struct RunReport {
     /// The value of every era knob the run had (`scenario::era::ERA`), by key: `kernel`'s, or
     /// where set explicitly, the knob's own.
     pub era: std::collections::BTreeMap<String, String>,
+    /// Calls per second of the counted kernel functions over the whole run, by function name,
+    /// as bcc's `funccount -i 1` totals them (`engine::FuncCount`).
+    pub funccount: std::collections::BTreeMap<String, f64>,
 }
 
 fn per_s(x: u64, dt_ns: u64) -> f64 {
@@ -231,6 +234,11 @@ impl RunReport {
             model_gaps: sim.model_gaps(),
             kernel: sim.config().scenario.kernel.clone(),
             era: crate::scenario::era::era_of(&sim.config().scenario),
+            funccount: {
+                let secs = cur.end.as_secs_f64();
+                let rate = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
+                sim.acct.totals.funccount.by_name().iter().map(|&(f, n)| (f.to_string(), rate(n))).collect()
+            },
         }
     }
 }
