@@ -131,6 +131,10 @@ pub struct IntervalReport {
     pub devices: Vec<Iostat>,
     /// Jain's index over the disks' throughput in this interval (1 = all equal).
     pub fairness: f64,
+    /// Calls a second of `blk_mq_delay_run_hw_queues` (bcc's funccount): blk-mq's 3 ms
+    /// re-runs after an elevator had work and gave none.
+    #[serde(default)]
+    pub blk_mq_delay_run_hw_queues_per_s: f64,
 }
 
 impl IntervalReport {
@@ -147,6 +151,10 @@ impl IntervalReport {
             iops: per_s(cur.ios - prev.ios, dt),
             cs_per_s: per_s(cur.context_switches - prev.context_switches, dt),
             intr_per_s: per_s(cur.interrupts - prev.interrupts, dt),
+            blk_mq_delay_run_hw_queues_per_s: per_s(
+                cur.funccount.blk_mq_delay_run_hw_queues - prev.funccount.blk_mq_delay_run_hw_queues,
+                dt,
+            ),
             running: cur.running,
             blocked: cur.blocked,
             bi: per_s(cur.pgpgin_bytes - prev.pgpgin_bytes, dt) / 1024.0,
