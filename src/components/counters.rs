@@ -278,6 +278,9 @@ fn waiting(p: &CountersProps) -> Html {
     }
 }
 
+/// What the delayed-run count is, on hover.
+const DELAY_RUNS_TITLE: &str = "calls a second of blk_mq_delay_run_hw_queues, as bcc's funccount counts them: a hardware queue's run found the elevator with work and got no request, put the dispatch budget back and re-armed a 3 ms run of the queues";
+
 /// The big numbers: completion, throughput (the jobs' and the disks'), IOPS, context switches
 /// and fairness, with B's and the ratio in the A/B view. `cmp`: which run is not a current
 /// second, where the spans differ.
@@ -308,6 +311,18 @@ fn big_numbers(p: &CountersProps, iv: &IntervalReport, b: Option<&IntervalReport
             }
             { big("iops", "IOPS (the jobs')", iv.iops, b.map(|b| (b.iops, cmp)), format::rate) }
             { big("cs", "context switches /s", iv.cs_per_s, b.map(|b| (b.cs_per_s, cmp)), format::rate) }
+            // blk-mq's 3 ms re-runs after an elevator had work and gave none (bcc's funccount):
+            // shown once either run has called it.
+            if iv.blk_mq_delay_run_hw_queues_per_s > 0.0 || b.is_some_and(|b| b.blk_mq_delay_run_hw_queues_per_s > 0.0) {
+                { big_titled(
+                    "delay-runs",
+                    "blk_mq_delay_run_hw_queues /s",
+                    iv.blk_mq_delay_run_hw_queues_per_s,
+                    b.map(|b| (b.blk_mq_delay_run_hw_queues_per_s, cmp)),
+                    format::rate,
+                    Some(DELAY_RUNS_TITLE),
+                ) }
+            }
             // Across disks: a single disk under LVM or dm is not a spread.
             if iv.devices.iter().filter(|d| d.name.starts_with("sd")).count() > 1 {
                 { big_titled("fairness", "fairness across disks (Jain)", iv.fairness, b.map(|b| (b.fairness, cmp)), |f| format!("{f:.2}"), Some(FAIRNESS_TITLE)) }

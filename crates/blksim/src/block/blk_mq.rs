@@ -164,11 +164,39 @@ impl Sim {
         q.queued.push_back(rq);
     }
 
-    /// `blk_mq_run_hw_queues`: every hardware queue of `dev` (async).
+    /// `blk_mq_run_hw_queues` (async): the hardware queues `blk_mq.run_hw_queues` picks.
     pub(crate) fn blk_mq_run_hw_queues(&mut self, dev: DevId) {
-        for h in 0..self.mq(dev).hctx.len() {
-            self.blk_mq_run_hw_queue(dev, h as u16, true);
+        let sq = self.blk_mq_get_sq_hctx(dev);
+        for h in 0..self.mq(dev).hctx.len() as u16 {
+            if self.blk_mq_run_hctx_of_all(dev, sq, h) {
+                self.blk_mq_run_hw_queue(dev, h, true);
+            }
         }
+    }
+
+    /// `blk_mq_has_sqsched` then `blk_mq_get_sq_hctx` (v5.12 block/blk-mq.c, b6e68ee82585;
+    /// `blk_mq.run_hw_queues = sq_hctx`): for an elevator whose `dispatch_request` ignores the
+    /// hardware queue it is asked for (bfq and mq-deadline, one instance and one lock for the
+    /// whole queue; kyber sets `ELEVATOR_F_MQ_AWARE`), the current CPU's hardware queue if it
+    /// is not stopped. None: run them all (to 5.11 always, `all`).
+    pub(crate) fn blk_mq_get_sq_hctx(&self, dev: DevId) -> Option<u16> {
+        use crate::scenario::{RunHwQueues, Scheduler};
+        if self.cfg.scenario.blk_mq.run_hw_queues != RunHwQueues::SqHctx {
+            return None;
+        }
+        let sq_sched = matches!(self.devs[dev].queue.mq_sched.as_ref(), Some(s) if s.has_elevator())
+            && matches!(self.cfg.scenario.queue.scheduler, Scheduler::Bfq | Scheduler::MqDeadline);
+        let m = self.mq(dev);
+        let h = m.hctx_of(CoreId(self.current.cpu));
+        (sq_sched && !m.hctx[h as usize].stopped).then_some(h)
+    }
+
+    /// Whether a queue-wide run (`blk_mq_run_hw_queues`, `blk_mq_delay_run_hw_queues`) runs
+    /// hardware queue `h`: not stopped, and with no preferred queue `sq`, or `h` is it, or `h`
+    /// holds requests that bypass the elevator on `hctx->dispatch` (v5.12).
+    pub(crate) fn blk_mq_run_hctx_of_all(&self, dev: DevId, sq: Option<u16>, h: u16) -> bool {
+        let q = &self.mq(dev).hctx[h as usize];
+        !q.stopped && (sq.is_none_or(|s| s == h) || !q.dispatch.is_empty())
     }
 
     /// `blk_mq_run_hw_queue`: nothing if the queue is STOPPED; synchronously if asked and this

@@ -395,10 +395,15 @@ impl Sim {
         }
     }
 
-    /// `blk_mq_delay_run_hw_queues(q, BLK_MQ_BUDGET_DELAY)`.
+    /// `blk_mq_delay_run_hw_queues(q, BLK_MQ_BUDGET_DELAY)`: the hardware queues
+    /// `blk_mq.run_hw_queues` picks (`blk_mq_run_hctx_of_all`), each counted call traced.
     fn blk_mq_delay_run_hw_queues(&mut self, dev: DevId) {
-        for h in 0..self.mq(dev).hctx.len() {
-            self.blk_mq_delay_run_hw_queue(dev, h as u16);
+        self.acct.totals.funccount.blk_mq_delay_run_hw_queues += 1;
+        let sq = self.blk_mq_get_sq_hctx(dev);
+        for h in 0..self.mq(dev).hctx.len() as u16 {
+            if self.blk_mq_run_hctx_of_all(dev, sq, h) {
+                self.blk_mq_delay_run_hw_queue(dev, h);
+            }
         }
     }
 

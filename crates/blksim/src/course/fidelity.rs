@@ -60,6 +60,8 @@ pub enum Metric {
     RAwaitMs,
     /// iostat's r/s, summed over the devices whose name starts with `arg`.
     RPerS,
+    /// Calls per second of the kernel function named by `arg` (run report's `funccount`).
+    FunccountPerS,
 }
 
 /// The statistic of a sweep over seeds 1..=`seeds`.
@@ -322,9 +324,16 @@ pub fn check_rows(l: &Lesson, rows: &[FidelityRow], list: &str) -> Result<(), Sc
                 | Metric::AwaitMs
                 | Metric::RAwaitMs
                 | Metric::RPerS
+                | Metric::FunccountPerS
         );
         if needs_arg != r.arg.is_some() {
-            return Err(ScenarioError::new(at("arg"), "thread_cpu_pct_max takes a thread-name prefix, merges_per_request, avgrq_sz, avgqu_sz, await_ms, r_await_ms and r_per_s a device-name prefix; others none"));
+            return Err(ScenarioError::new(at("arg"), "thread_cpu_pct_max takes a thread-name prefix, merges_per_request, avgrq_sz, avgqu_sz, await_ms, r_await_ms and r_per_s a device-name prefix, funccount_per_s a counted function's name; others none"));
+        }
+        if r.metric == Metric::FunccountPerS {
+            let known = crate::engine::FuncCount::default().by_name().map(|(f, _)| f);
+            if !r.arg.as_deref().is_some_and(|a| known.contains(&a)) {
+                return Err(ScenarioError::new(at("arg"), format!("funccount_per_s counts one of {}", known.join(", "))));
+            }
         }
     }
     Ok(())
@@ -409,6 +418,7 @@ fn value(r: &RunReport, m: Metric, arg: Option<&str>) -> f64 {
             }
         }
         Metric::CompletionS => r.completion_s.unwrap_or(f64::NAN),
+        Metric::FunccountPerS => r.funccount.get(prefix).copied().unwrap_or(f64::NAN),
         Metric::CpuIdlePct => r.cpu.idle_pct,
         Metric::VmstatR => r.vmstat.r,
         Metric::VmstatB => r.vmstat.b,

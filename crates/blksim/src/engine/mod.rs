@@ -84,6 +84,23 @@ pub struct Totals {
     pub path_check_bytes: u64,
     /// The jobs' progress (`Sim::job_progressed`).
     pub progress: JobProgress,
+    /// Calls of traced kernel functions, as bcc's funccount counts them.
+    #[serde(default)]
+    pub funccount: FuncCount,
+}
+
+/// Calls of kernel functions, counted at each entry (bcc's `funccount`, ftrace's function
+/// profiler): each field is named after its function.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FuncCount {
+    pub blk_mq_delay_run_hw_queues: u64,
+}
+
+impl FuncCount {
+    /// Each function's calls, by its name.
+    pub fn by_name(&self) -> [(&'static str, u64); 1] {
+        [("blk_mq_delay_run_hw_queues", self.blk_mq_delay_run_hw_queues)]
+    }
 }
 
 /// Request-based dm clones made and completed, and the clone bios they carried.

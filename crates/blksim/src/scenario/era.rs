@@ -191,6 +191,11 @@ pub const ERA: &[EraRule] = &[
         source: "v4.0:block/blk-mq.c; v5.8:block/blk-mq-sched.c (blk_mq_do_dispatch_sched: has_work, the budget, dispatch_request; BLK_MQ_BUDGET_DELAY), v5.10:block/mq-deadline.c, v5.10:block/elevator.c; the budget (.get_budget/.put_budget) came in 4.15 by its commits, the boundary placed there; 4.1-4.14 taken as 4.0's (4.11-4.14's scheduler framework without a budget is not modelled; INFERRED)",
     },
     EraRule {
+        knob: &super::knob_table_mq::BLK_MQ_RUN_HW_QUEUES,
+        steps: &[("2.6.2", "all"), ("5.12", "sq_hctx")],
+        source: "v5.10:block/blk-mq.c (blk_mq_run_hw_queues, blk_mq_delay_run_hw_queues: every hardware queue not stopped); b6e68ee82585 (v5.12-rc1, \"blk-mq: Improve performance of non-mq IO schedulers with multiple HW queues\"): blk_mq_get_sq_hctx, the current CPU's hardware queue, for an elevator with dispatch_request and without ELEVATOR_F_MQ_AWARE (bfq, mq-deadline; kyber is MQ-aware), plus any with requests on hctx->dispatch; before 4.15 no elevator runs on blk-mq's disks here",
+    },
+    EraRule {
         knob: &k::DM_PARTIAL_COMPLETION,
         steps: &[("2.6.2", "true"), ("4.13", "false")],
         source: "v2.6.32, v4.0:drivers/md/dm.c (end_clone_bio updates the original per clone bio); a 4.13-4.20 drivers/md/dm-rq.c (blk_status_t and the dm_old_ paths; read without its tag) adds up tio->completed and updates the original once, at the last clone bio; 4.1-4.12 not read, taken as 4.0's (INFERRED)",

@@ -402,7 +402,7 @@ pub const HOST_LINK_MB_S: KnobSpec = KnobSpec {
 
 pub const HOST_NR_HW_QUEUES: KnobSpec = KnobSpec {
     key: "host.nr_hw_queues",
-    kind: KnobKind::Int { min: 1, max: 16, unit: "hardware queues per LUN" },
+    kind: KnobKind::Int { min: 1, max: 256, unit: "hardware queues per LUN" },
     help: "blk-mq hardware queues per LUN, each with can_queue tags (ib_srp ch_count, 3.19+); the CPUs are split evenly among them",
     live: Live::Restart,
     access: int!(host.nr_hw_queues),
@@ -744,6 +744,7 @@ pub const KNOBS: &[KnobSpec] = &[
     super::knob_table_tags::HOST_HOST_TAGSET,
     BLK_MQ_RERUN_AFTER_SPLICE,
     BLK_MQ_DISPATCH,
+    super::knob_table_mq::BLK_MQ_RUN_HW_QUEUES,
     DM_POLLING_INTERVAL,
     SCSI_RUN_QUEUE,
     VM_MEM_MB,

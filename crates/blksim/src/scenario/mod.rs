@@ -15,6 +15,7 @@ pub mod knob_table_disk;
 pub mod knob_table_dm;
 pub mod knob_table_kyber;
 pub mod knob_table_md;
+pub mod knob_table_mq;
 pub mod knob_table_tags;
 mod validate;
 pub use cpu::*;
@@ -375,6 +376,19 @@ pub struct BlkMqKnobs {
     /// the queue) or 5.x's (`blk_mq_sched_dispatch_requests`: the elevator's hooks, scheduler
     /// tags, SCSI's dispatch budget, `SCHED_RESTART`).
     pub dispatch: MqDispatch,
+    /// Which hardware queues `blk_mq_run_hw_queues` and `blk_mq_delay_run_hw_queues` run for an
+    /// elevator that is not multiqueue-aware (`blk_mq.run_hw_queues`, `knob_table_mq.rs`).
+    pub run_hw_queues: RunHwQueues,
+}
+
+/// `blk_mq.run_hw_queues`: every hardware queue (to 5.11), or for a single-queue elevator only
+/// the current CPU's and those with requests on `hctx->dispatch` (5.12+, `blk_mq_get_sq_hctx`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RunHwQueues {
+    #[serde(rename = "all")]
+    All,
+    #[serde(rename = "sq_hctx")]
+    SqHctx,
 }
 
 /// Which blk-mq dispatch the disks run (`blk_mq.dispatch`).
@@ -609,7 +623,7 @@ impl Default for HostKnobs {
 }
 impl Default for BlkMqKnobs {
     fn default() -> Self {
-        BlkMqKnobs { rerun_after_splice: true, dispatch: MqDispatch::V4_0 }
+        BlkMqKnobs { rerun_after_splice: true, dispatch: MqDispatch::V4_0, run_hw_queues: RunHwQueues::All }
     }
 }
 impl Default for ScsiKnobs {

@@ -93,6 +93,9 @@ pub struct RunReport {
     /// The value of every era knob the run had (`scenario::era::ERA`), by key: `kernel`'s, or
     /// where set explicitly, the knob's own.
     pub era: std::collections::BTreeMap<String, String>,
+    /// Calls per second of the counted kernel functions over the whole run, by function name,
+    /// as bcc's `funccount -i 1` totals them (`engine::FuncCount`).
+    pub funccount: std::collections::BTreeMap<String, f64>,
 }
 
 fn per_s(x: u64, dt_ns: u64) -> f64 {
@@ -128,6 +131,10 @@ pub struct IntervalReport {
     pub devices: Vec<Iostat>,
     /// Jain's index over the disks' throughput in this interval (1 = all equal).
     pub fairness: f64,
+    /// Calls a second of `blk_mq_delay_run_hw_queues` (bcc's funccount): blk-mq's 3 ms
+    /// re-runs after an elevator had work and gave none.
+    #[serde(default)]
+    pub blk_mq_delay_run_hw_queues_per_s: f64,
 }
 
 impl IntervalReport {
@@ -144,6 +151,10 @@ impl IntervalReport {
             iops: per_s(cur.ios - prev.ios, dt),
             cs_per_s: per_s(cur.context_switches - prev.context_switches, dt),
             intr_per_s: per_s(cur.interrupts - prev.interrupts, dt),
+            blk_mq_delay_run_hw_queues_per_s: per_s(
+                cur.funccount.blk_mq_delay_run_hw_queues - prev.funccount.blk_mq_delay_run_hw_queues,
+                dt,
+            ),
             running: cur.running,
             blocked: cur.blocked,
             bi: per_s(cur.pgpgin_bytes - prev.pgpgin_bytes, dt) / 1024.0,
@@ -231,6 +242,11 @@ impl RunReport {
             model_gaps: sim.model_gaps(),
             kernel: sim.config().scenario.kernel.clone(),
             era: crate::scenario::era::era_of(&sim.config().scenario),
+            funccount: {
+                let secs = cur.end.as_secs_f64();
+                let rate = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
+                sim.acct.totals.funccount.by_name().iter().map(|&(f, n)| (f.to_string(), rate(n))).collect()
+            },
         }
     }
 }

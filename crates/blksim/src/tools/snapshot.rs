@@ -22,6 +22,9 @@ pub struct Interval {
     pub ios: u64,
     pub context_switches: u64,
     pub interrupts: u64,
+    /// Calls of the counted kernel functions so far (bcc's funccount).
+    #[serde(default)]
+    pub funccount: crate::engine::FuncCount,
     pub cpu: CpuTimes,
     /// The same, per core (for the CPU strips).
     pub per_core: Vec<CpuTimes>,
@@ -95,6 +98,7 @@ impl Sim {
             ios: self.acct.totals.ios_completed,
             context_switches: self.acct.totals.context_switches,
             interrupts: self.acct.totals.interrupts,
+            funccount: self.acct.totals.funccount.clone(),
             cpu,
             per_core,
             thread_cpu_ns: self.threads.iter().map(|t| t.cpu_ns).collect(),
@@ -203,6 +207,7 @@ impl Interval {
             ios: 0,
             context_switches: 0,
             interrupts: 0,
+            funccount: crate::engine::FuncCount::default(),
             cpu: CpuTimes::default(),
             per_core: vec![CpuTimes::default(); ncores],
             thread_cpu_ns: Vec::new(),

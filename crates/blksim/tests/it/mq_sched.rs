@@ -81,3 +81,42 @@ fn mq_deadline_on_5_10_orders_as_deadline_on_2_6_20_does() {
     eprintln!("reader mean: mq-deadline 5.10 {:.1} ms, deadline 2.6.20 {:.1} ms", a / 1e6, b / 1e6);
     assert!((a - b).abs() <= 0.25 * b, "mq-deadline {a} ns against deadline {b} ns");
 }
+
+/// Eight clients of 4 KiB O_DIRECT random reads and writes under bfq on one HDD behind a SCSI
+/// host with `hw` hardware queues over 64 CPUs, kernel `kernel`, 4 s of seed 1: the report.
+fn bfq_clients(kernel: &str, hw: &str) -> RunReport {
+    let sandbox = lessons::find(lessons::SANDBOX).unwrap();
+    let variant = sandbox.first_variant().name.clone();
+    let knobs: Vec<(String, String)> = [
+        ("kernel", kernel),
+        ("disk.kind", "hdd"),
+        ("queue.scheduler", "bfq"),
+        ("cpu.cores", "64"),
+        ("host.nr_hw_queues", hw),
+        ("workload.numjobs", "8"),
+        ("workload.rw", "randrw"),
+        ("workload.bs", "4k"),
+        ("workload.direct", "true"),
+        ("workload.ioengine", "sync"),
+        ("workload.size", "0"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let cfg = sandbox.config(&variant, &knobs).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = run_one(&cfg, 1, Some(4.0));
+    RunReport::from_sim(&mut sim, "sandbox", &variant)
+}
+
+#[test]
+fn bfq_idling_re_arms_every_hardware_queue_to_5_11_and_only_the_current_cpus_from_5_12() {
+    let calls = |r: &RunReport| r.funccount["blk_mq_delay_run_hw_queues"];
+    let (mq, sq, fixed) = (bfq_clients("5.10", "64"), bfq_clients("5.10", "1"), bfq_clients("5.12", "64"));
+    // To 5.11 each of the 64 queues' 3 ms re-run finds bfq idling and re-arms all 64: the
+    // calls go up by tens of times. From 5.12 (blk_mq_get_sq_hctx) a run re-arms only its own.
+    assert!(calls(&mq) > 10.0 * calls(&sq), "64 queues {} calls/s, one {}", calls(&mq), calls(&sq));
+    assert!(calls(&mq) > 5.0 * calls(&fixed), "64 queues {} calls/s, with the fix {}", calls(&mq), calls(&fixed));
+    assert!(calls(&fixed) < 10.0 * calls(&sq), "with the fix {} calls/s, one queue {}", calls(&fixed), calls(&sq));
+    assert_eq!(fixed.era["blk_mq.run_hw_queues"], "sq_hctx");
+    assert_eq!(mq.era["blk_mq.run_hw_queues"], "all");
+}
