@@ -134,7 +134,7 @@ pub fn KnobPanel(p: &KnobPanelProps) -> Html {
         html! {
             <>
             <tr data-knob={k.key} class={classes!(idle.is_some().then_some("knob-idle"))}>
-                <td class="l"><label for={format!("knob-{}", k.key)}><code>{ k.key }</code></label></td>
+                <td class="l"><label for={format!("knob-{}", k.key)}><code>{ key_breaks(k.key) }</code></label></td>
                 <td class="l">{ control(k, value, invalid, idle.is_some(), &p.on_apply) }</td>
                 <td class="l knob-help" id={format!("knob-{}-help", k.key)}>
                     if let Some(why) = &idle {
@@ -207,4 +207,11 @@ mod tests {
             assert_eq!(n, 1, "{} is in {n} knob groups", k.key);
         }
     }
+}
+
+/// A knob's key with a break opportunity after each dot, so a long key
+/// (`queue.async_run_cancels_delay`) wraps between its parts rather than widening its column.
+fn key_breaks(key: &str) -> Html {
+    let parts: Vec<&str> = key.split_inclusive('.').collect();
+    html! { <>{ for parts.into_iter().map(|p| html! { <>{ p }<wbr /></> }) }</> }
 }

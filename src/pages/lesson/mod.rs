@@ -360,11 +360,13 @@ fn stack_zone(p: &Parts) -> Html {
         <section class={classes!("stack", ab.then_some("split"))} aria-label="The block stack">
             <Diagram canvas={t.canvas_a.clone()} summary={stack::summary(d)} label={if ab { format!("A · {}", d.variant) } else { String::new() }} onclick_x={on_diagram_click.clone()} onpointer={stack::on_diagram_pointer(session, false)} />
             <p class="live" ref={t.live_a.clone()} data-testid="live" aria-live="off"></p>
-            { stack::group_buttons(session, p.page, s) }
             if let Some(b) = &s.b {
                 <Diagram canvas={t.canvas_b.clone()} summary={stack::summary(b)} label={format!("B · {}", b.variant)} onclick_x={on_diagram_click.clone()} onpointer={stack::on_diagram_pointer(session, true)} />
                 <p class="live" ref={t.live_b.clone()} data-testid="live-b" aria-live="off"></p>
             }
+            // The groups' buttons expand a group in both runs: under B, not between A and B,
+            // where they would push B down.
+            { stack::group_buttons(session, p.page, s) }
             // Under both runs: between them it would push B below the fold.
             if p.ui.legend_open { <Legend /> }
         </section>
