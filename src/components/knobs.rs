@@ -196,6 +196,13 @@ pub fn SeedInput(p: &SeedInputProps) -> Html {
     html! { <input type="text" inputmode="numeric" aria-label="Seed" value={p.seed.to_string()} {onchange} size="6" /> }
 }
 
+/// A knob's key with a break opportunity after each dot, so a long key
+/// (`queue.async_run_cancels_delay`) wraps between its parts rather than widening its column.
+fn key_breaks(key: &str) -> Html {
+    let parts: Vec<&str> = key.split_inclusive('.').collect();
+    html! { <>{ for parts.into_iter().map(|p| html! { <>{ p }<wbr /></> }) }</> }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,11 +214,4 @@ mod tests {
             assert_eq!(n, 1, "{} is in {n} knob groups", k.key);
         }
     }
-}
-
-/// A knob's key with a break opportunity after each dot, so a long key
-/// (`queue.async_run_cancels_delay`) wraps between its parts rather than widening its column.
-fn key_breaks(key: &str) -> Html {
-    let parts: Vec<&str> = key.split_inclusive('.').collect();
-    html! { <>{ for parts.into_iter().map(|p| html! { <>{ p }<wbr /></> }) }</> }
 }
