@@ -8,7 +8,6 @@ use crate::engine::time::{SimTime, NS_PER_S, NS_PER_US};
 use crate::engine::{Next, Sim};
 use crate::fio::job::{Io, IoOwner};
 use crate::kernel::sched::{Step, ThreadKind, Wait};
-use crate::scenario::IoEngine;
 
 impl Sim {
     pub(crate) fn job_of(&self, tid: ThreadId) -> JobId {
@@ -18,7 +17,7 @@ impl Sim {
         }
     }
 
-    /// After submitting: issue more (libaio below iodepth), wait for completions, fsync, or exit.
+    /// After submitting: issue more (libaio or io_uring below iodepth), wait for completions, fsync, or exit.
     pub(crate) fn after_submit(&mut self, tid: ThreadId) -> Next {
         let j = self.job_of(tid);
         let job = &self.jobs[j];
@@ -31,7 +30,7 @@ impl Sim {
             return self.after_dirty_writeback(j);
         }
         let more = job.has_more_to_issue();
-        if more && job.engine == IoEngine::Libaio && job.inflight < job.iodepth {
+        if more && job.engine.is_async() && job.inflight < job.iodepth {
             Next::Continue(Step::Next)
         } else if job.inflight > 0 {
             Next::Sleep(Wait::Io)

@@ -276,7 +276,7 @@ mod tests {
 
     #[test]
     fn unknown_options_and_values_are_named_and_ignored_and_second_jobs_run() {
-        let job = parse("[global]\nverify=md5\nioengine=io_uring\nbuffered=0\n[a]\nrw=randwrite\n[b]\nrw=write\nbs=1m\n").unwrap();
+        let job = parse("[global]\nverify=md5\nioengine=posixaio\nbuffered=0\n[a]\nrw=randwrite\n[b]\nrw=write\nbs=1m\n").unwrap();
         let knob = |k: &str| job.knobs.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
         // The first job applies, with what the model takes; buffered=0 is direct=1.
         assert_eq!(knob("workload.rw"), Some("randwrite"));
@@ -286,12 +286,16 @@ mod tests {
         assert_eq!((knob("job.b.rw"), knob("job.b.bs"), knob("job.b.direct")), (Some("write"), Some("1m"), Some("true")));
         assert_eq!(job.knobs[0], ("job.count".to_string(), "1".to_string()), "the jobs a scenario had before go");
         // A value the model cannot take is named with what is allowed and what runs in its
-        // place: the nearest mode that keeps the job's meaning (io_uring: libaio, at the same
+        // place: the nearest mode that keeps the job's meaning (posixaio: libaio, at the same
         // iodepth), else fio's default or a later line's value.
         assert_eq!(knob("workload.ioengine"), Some("libaio"));
         let notes = job.notes().unwrap();
         assert!(notes.contains("verify=md5"), "{notes}");
-        assert!(notes.contains("expected one of sync, libaio; runs ioengine=libaio instead)"), "{notes}");
+        assert!(notes.contains("expected one of sync, libaio, io_uring; runs ioengine=libaio instead)"), "{notes}");
+        // io_uring is an engine of the model's own (run as libaio runs), not a nearest mode.
+        let uring = parse("[a]\nioengine=io_uring\niodepth=8\n").unwrap();
+        assert_eq!(uring.knobs.iter().find(|(n, _)| n == "workload.ioengine").map(|(_, v)| v.as_str()), Some("io_uring"));
+        assert!(uring.notes().is_none_or(|n| !n.contains("ioengine")), "{:?}", uring.notes());
         let odd = parse("[a]\nbs=3000\nioengine=pvsync2\n").unwrap();
         let odd_knob = |k: &str| odd.knobs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
         assert_eq!((odd_knob("workload.bs").as_deref(), odd_knob("workload.ioengine").as_deref()), (Some("3072"), Some("sync")));

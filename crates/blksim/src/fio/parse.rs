@@ -383,7 +383,8 @@ fn nearest_mode(knob: &KnobSpec, value: &str) -> Option<String> {
     let v = value.trim();
     if knob.key == kt::WORKLOAD_IOENGINE.key {
         return match v {
-            "io_uring" | "io_uring_cmd" | "posixaio" | "solarisaio" | "windowsaio" => Some("libaio".to_string()),
+            "io_uring_cmd" => Some("io_uring".to_string()),
+            "posixaio" | "solarisaio" | "windowsaio" => Some("libaio".to_string()),
             "pvsync2" | "vsync" | "mmap" => Some("sync".to_string()),
             _ => None,
         };

@@ -562,8 +562,8 @@ pub const WORKLOAD_BS: KnobSpec = KnobSpec {
 
 pub const WORKLOAD_IOENGINE: KnobSpec = KnobSpec {
     key: "workload.ioengine",
-    kind: KnobKind::Enum(&["sync", "libaio"]),
-    help: "fio ioengine",
+    kind: KnobKind::Enum(&["sync", "libaio", "io_uring"]),
+    help: "fio ioengine (io_uring, 5.1+, runs as libaio does: one submission per I/O; its rings' batching is not modelled)",
     live: Live::Restart,
     access: named!(workload.ioengine),
     applies: validate::anywhere,

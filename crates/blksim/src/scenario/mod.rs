@@ -209,6 +209,19 @@ pub enum Filesystem {
 pub enum IoEngine {
     Sync,
     Libaio,
+    /// io_uring (5.1+), fio's engine of the 5.x era. It runs as libaio does: one submission per
+    /// I/O up to `iodepth` in flight, completions taken as they end. Its rings' batching
+    /// (`iodepth_batch_submit`, completions reaped without a syscall, SQPOLL) and the punt of a
+    /// submission that would block to io-wq workers are not modelled.
+    #[serde(rename = "io_uring")]
+    IoUring,
+}
+
+impl IoEngine {
+    /// An engine that keeps up to `iodepth` I/Os in flight from one thread.
+    pub fn is_async(self) -> bool {
+        self != IoEngine::Sync
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

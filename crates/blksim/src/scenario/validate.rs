@@ -104,6 +104,7 @@ impl Scenario {
         era::check_scheduler(&scenario).map_err(|e| ScenarioError::new(k::QUEUE_SCHEDULER.key, e))?;
         super::knob_table_bfq::check_bfq(&scenario).map_err(|e| ScenarioError::new(k::QUEUE_SCHEDULER.key, e))?;
         scenario.check_nvme()?;
+        scenario.check_io_uring()?;
         scenario.check_kyber()?;
         // dd reads or writes in order, a block at a time: a job it cannot run (random offsets,
         // a mix, libaio, a queue depth) is fio's, and top, the trace and the diagram name it so.
@@ -112,6 +113,23 @@ impl Scenario {
             w.name = "fio".into();
         }
         Ok(Config { scenario })
+    }
+
+    /// io_uring arrived in 5.1: a kernel before it refuses the engine (without a kernel the
+    /// sandbox is not era-strict).
+    fn check_io_uring(&self) -> Result<(), ScenarioError> {
+        let uring = std::iter::once(&self.workload).chain(self.jobs.iter()).any(|w| w.ioengine == IoEngine::IoUring);
+        let v5_1 = era::KernelVersion::parse("5.1").expect("5.1 parses");
+        if uring && era::kernel_of(self).is_some_and(|v| v < v5_1) {
+            return Err(ScenarioError::new(
+                k::WORKLOAD_IOENGINE.key,
+                format!(
+                    "io_uring with kernel={}: io_uring arrived in Linux 5.1; set kernel=5.1 or later, or ioengine=libaio",
+                    self.kernel.as_deref().unwrap_or("")
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// An NVMe drive is reached through the NVMe driver, blk-mq only (3.19 on): its queue takes
