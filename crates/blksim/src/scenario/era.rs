@@ -302,6 +302,13 @@ pub fn kernel_of(s: &Scenario) -> Option<KernelVersion> {
     s.kernel.as_deref().and_then(KernelVersion::parse)
 }
 
+/// Whether the scenario names a kernel older than `version` (one of the table's, or any
+/// `major.minor`): without a kernel the sandbox is not era-strict, so never.
+pub fn kernel_before(s: &Scenario, version: &str) -> bool {
+    let v = KernelVersion::parse(version).expect("a version the code names parses");
+    kernel_of(s).is_some_and(|k| k < v)
+}
+
 /// Writes `s.kernel`'s value of every era rule into the knobs not set explicitly. Without a
 /// kernel it does nothing. From 5.0 a disk with several hardware queues gets none, not
 /// mq-deadline (v5.10:block/elevator.c `elevator_get_default`: `if (q->nr_hw_queues != 1)

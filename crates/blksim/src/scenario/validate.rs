@@ -119,8 +119,7 @@ impl Scenario {
     /// sandbox is not era-strict).
     fn check_io_uring(&self) -> Result<(), ScenarioError> {
         let uring = std::iter::once(&self.workload).chain(self.jobs.iter()).any(|w| w.ioengine == IoEngine::IoUring);
-        let v5_1 = era::KernelVersion::parse("5.1").expect("5.1 parses");
-        if uring && era::kernel_of(self).is_some_and(|v| v < v5_1) {
+        if uring && era::kernel_before(self, "5.1") {
             return Err(ScenarioError::new(
                 k::WORKLOAD_IOENGINE.key,
                 format!(
@@ -145,8 +144,7 @@ impl Scenario {
                 "dm with disk.kind=nvme: the model's dm-multipath reaches its paths through SCSI hosts; with nvme the stack is direct, lvm or md",
             ));
         }
-        let blk_mq_nvme = era::KernelVersion::parse("3.19").expect("3.19 is in the table");
-        if era::kernel_of(self).is_some_and(|v| v < blk_mq_nvme) {
+        if era::kernel_before(self, "3.19") {
             return Err(ScenarioError::new(
                 k::KERNEL.key,
                 format!("{} with disk.kind=nvme: the model's NVMe driver is blk-mq's, from 3.19 on (before it the driver was bio-based); set kernel=3.19 or later, or none", self.kernel.as_deref().unwrap_or("")),
