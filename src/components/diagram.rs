@@ -133,9 +133,8 @@ pub(super) struct Frame<'a> {
     pub(super) d: &'a RunView,
     pub(super) l: StackLayout,
     pub(super) theme: &'static Theme,
-    /// Large type or presenter mode, for a projector: the diagram's text grows with the page's.
-    pub(super) large: bool,
-    /// How much: `type_scale`.
+    /// The diagram's type scale (`type_scale`): above 1 in Large type or presenter mode, for a
+    /// projector, as the page's text grows.
     pub(super) scale: f64,
 }
 
@@ -148,6 +147,11 @@ impl Frame<'_> {
         format!("{weight} {:.0}px {family}", px * self.scale)
     }
 
+    /// Whether the type is larger than 11 px (Large type or presenter mode).
+    pub(super) fn large(&self) -> bool {
+        self.scale > 1.0
+    }
+
     /// The height of a line of the 11 px type.
     pub(super) fn line_px(&self) -> f64 {
         11.0 * self.scale
@@ -157,7 +161,7 @@ impl Frame<'_> {
     /// leave the line its height: `bar_geom`): one too short gets no per-column text, as bars
     /// alone read better than text written over them.
     pub(super) fn roomy(&self, stage: Stage) -> bool {
-        self.l.row(stage).h >= if self.large { self.line_px() + 10.0 } else { 30.0 }
+        self.l.row(stage).h >= if self.large() { self.line_px() + 10.0 } else { 30.0 }
     }
 }
 
@@ -230,7 +234,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &RunView, now_ms: f64, expanded: Option<
     ctx.set_fill_style_str(theme.bg);
     ctx.fill_rect(0.0, 0.0, cw, ch);
     ctx.set_text_baseline("middle");
-    let f = Frame { ctx, d, l, theme, large, scale };
+    let f = Frame { ctx, d, l, theme, scale };
     draw_stage_labels(&f, cw);
     f.ctx.set_font(&f.font(11.0, "", MONO));
     draw_processes(&f);
@@ -264,7 +268,7 @@ fn row_hits(f: &Frame, hits: &mut Vec<Hit>) {
 
 /// Stage labels and lanes.
 fn draw_stage_labels(f: &Frame, cw: f64) {
-    let (ctx, l, theme, large) = (&f.ctx, &f.l, f.theme, f.large);
+    let (ctx, l, theme, large) = (&f.ctx, &f.l, f.theme, f.large());
     for (i, s) in l.stages.iter().enumerate() {
         let r = l.rows[i];
         if i % 2 == 0 {

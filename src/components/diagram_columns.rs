@@ -142,7 +142,7 @@ fn draw_tags_and_elevator(f: &Frame, cols: &Columns, ci: usize, col: &Column, hi
     let waiting = col_sum(col, |i| occ[i].elevator);
     // Larger type keeps the count wherever 11 px type would show it: a narrower column
     // shortens it ("12" for "12 waiting") rather than dropping it.
-    if hctx.len() <= 1 && (f.d.trace.density || l.dev_labels || col.group.is_some() || f.large) && f.roomy(Stage::Elevator) {
+    if hctx.len() <= 1 && (f.d.trace.density || l.dev_labels || col.group.is_some() || f.large()) && f.roomy(Stage::Elevator) {
         ctx.set_fill_style_str(theme.dim);
         let text = if e.w >= 90.0 { format!("{waiting} waiting") } else { waiting.to_string() };
         fit_text(ctx, &text, e.x + 2.0, e.y + edge_inset(f.line_px()), e.w - 4.0);
@@ -167,7 +167,7 @@ fn platter(f: &Frame, cols: &Columns, c: Rect, col: &Column) -> Platter {
     // Beside groups (one expanded), single devices are named too, in their short form.
     // Larger type keeps the name and the queue on their lines as 11 px type does, in their
     // shortest forms ("b", "3") where the column is narrow.
-    let labelled = (f.l.dev_labels || col.count > 1 || cols.any_group || f.large) && f.roomy(Stage::Disks);
+    let labelled = (f.l.dev_labels || col.count > 1 || cols.any_group || f.large()) && f.roomy(Stage::Disks);
     // A group's platters are stacked 3 px up and right each, 6 px in all: keep them clear
     // of the text lines too (14 px each, 17 in Large type).
     let stack = if col.count > 1 { 6.0 } else { 0.0 };

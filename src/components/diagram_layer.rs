@@ -111,7 +111,7 @@ fn draw_dm_columns(f: &Frame, dm_cols: &[DmColumn], kdm_cols: &[u32]) {
         // Larger type in a row too short for the name's line and the count's: both on one
         // line, the bar under it.
         let px = f.line_px();
-        if labelled && f.large && cell.h < 2.0 * px + 8.0 {
+        if labelled && f.large() && cell.h < 2.0 * px + 8.0 {
             let names = group_names(&upper[ks[0]].name, &upper[ks[ks.len() - 1]].name, ks.len());
             let short = names.last().map_or("", String::as_str);
             ctx.set_fill_style_str(theme.dim);
@@ -157,7 +157,7 @@ pub(super) fn draw_hosts(f: &Frame, hits: &mut Vec<Hit>) -> Vec<StarvedNote> {
         // The bar in the row's top half and its count under it; in larger type the count's
         // line takes what it needs of the row and the bar what is left (`bar_geom`).
         let roomy = f.roomy(Stage::Host);
-        let (bar, line) = if roomy && f.large { (cell, f.line_px()) } else { (Rect { h: cell.h * 0.55, ..cell }, NO_COUNT) };
+        let (bar, line) = if roomy && f.large() { (cell, f.line_px()) } else { (Rect { h: cell.h * 0.55, ..cell }, NO_COUNT) };
         if roomy {
             slot_bar(ctx, theme, bar, line, busy, h.can_queue, Some(host_full));
         } else {
