@@ -1,8 +1,15 @@
 //! Renders the lessons' Markdown (the body and each step's text) to HTML at build time with
 //! pulldown-cmark, so the page ships HTML instead of a Markdown parser. Raw HTML in the Markdown
 //! is turned into text, never rendered. A lesson without text fails the build.
+//!
+//! The text is not compiled into the page: it goes into `OUT_DIR/content/` as files the page
+//! fetches when it shows them (`src/content.rs`), with the scoreboard split per lesson, and
+//! `content/index.json` naming every file for the service worker to precache. Trunk's
+//! `post_build` hook (`scripts/stage-content.mjs`) copies that folder into the app. Only each
+//! lesson's scoreboard summary (its counts, no rows: the home page's badges) is compiled in.
 
 use pulldown_cmark::{html, Event, Options, Parser, Tag};
+use serde_json::{json, Value};
 use std::path::Path;
 
 fn to_html(md: &str) -> String {
@@ -46,17 +53,61 @@ fn check_no_wrapped_list(name: &str, text: &str, first_line: usize) {
 }
 
 fn main() {
-    let dir = Path::new(&manifest_dir()).join("lessons");
+    let root = manifest_dir();
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let content = out.join("content");
+    // Written afresh each run, so a lesson removed from lessons/ leaves no file behind.
+    let _ = std::fs::remove_dir_all(&content);
+    std::fs::create_dir_all(&content).expect("OUT_DIR/content");
+    let mut files = Vec::new();
+    let mut write = |name: String, text: &str| {
+        std::fs::write(content.join(&name), text).unwrap_or_else(|e| panic!("OUT_DIR/content/{name}: {e}"));
+        files.push(name);
+    };
+    for (id, text) in lesson_texts(&Path::new(&root).join("lessons")) {
+        write(format!("lesson-{id}.json"), &text);
+    }
+    // The sandbox's text: what the model has (docs/model.md).
+    let model = Path::new(&root).join("docs/model.md");
+    println!("cargo:rerun-if-changed={}", model.display());
+    let text = std::fs::read_to_string(&model).expect("docs/model.md");
+    check_no_wrapped_list("docs/model.md", &text, 1);
+    write("sandbox.html".into(), &to_html(&text));
+    // The scoreboard as last measured: whole for the Fidelity page, each lesson's for its
+    // "Status in blkviz" section, and its counts alone compiled in (for the badges).
+    let board_path = Path::new(&root).join("lessons/fidelity.json");
+    println!("cargo:rerun-if-changed={}", board_path.display());
+    let board: Value = std::fs::read_to_string(&board_path)
+        .map_or_else(|_| json!({ "lessons": [] }), |t| serde_json::from_str(&t).expect("lessons/fidelity.json"));
+    write("fidelity.json".into(), &board.to_string());
+    let mut summary = Vec::new();
+    for lesson in board["lessons"].as_array().expect("lessons/fidelity.json: lessons") {
+        let id = lesson["lesson"].as_str().expect("lessons/fidelity.json: a lesson's id");
+        write(format!("fidelity-{id}.json"), &lesson.to_string());
+        // The badge's text counts the holding rows with a caveat, so the rows with one stay.
+        let mut counts = lesson.clone();
+        let rows = lesson["rows"].as_array().expect("lessons/fidelity.json: rows");
+        counts["rows"] = rows.iter().filter(|r| r["caveat"].as_str().is_some_and(|c| !c.is_empty())).cloned().collect();
+        summary.push(counts);
+    }
+    std::fs::write(out.join("fidelity_summary.json"), Value::Array(summary).to_string()).unwrap();
+    files.sort();
+    let index = json!({ "files": files.iter().map(|f| format!("content/{f}")).collect::<Vec<_>>() });
+    std::fs::write(content.join("index.json"), index.to_string()).unwrap();
+    // Which checkout these files are of: the hook copies only its own checkout's.
+    std::fs::write(out.join("content-source.txt"), &root).unwrap();
+}
+
+/// Each lesson's id and its text as the page fetches it: `{"body": HTML, "steps": [HTML, ...]}`.
+fn lesson_texts(dir: &Path) -> Vec<(String, String)> {
     println!("cargo:rerun-if-changed={}", dir.display());
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
+    let mut files: Vec<_> = std::fs::read_dir(dir)
         .expect("lessons/")
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "md"))
         .collect();
     files.sort();
-    let mut out = String::from(
-        "/// (lesson id, body HTML, step texts as HTML), rendered by build.rs.\npub const LESSON_HTML: &[(&str, &str, &[&str])] = &[\n",
-    );
+    let mut texts = Vec::new();
     for path in files {
         println!("cargo:rerun-if-changed={}", path.display());
         let text = std::fs::read_to_string(&path).expect("readable lesson");
@@ -65,6 +116,10 @@ fn main() {
         let (front, body) = rest.split_once("\n+++\n").unwrap_or_else(|| panic!("{name}: front matter not closed"));
         let v: toml::Value = toml::from_str(front).unwrap_or_else(|e| panic!("{name}: {e}"));
         let id = v.get("id").and_then(|i| i.as_str()).unwrap_or_else(|| panic!("{name}: no id"));
+        assert!(
+            !id.is_empty() && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+            "{name}: the id {id:?} names a file; lowercase letters, digits and '-' only"
+        );
         assert!(body.trim().len() > 100, "{name}: the lesson has no text");
         check_no_wrapped_list(&name, body, front.lines().count() + 3);
         let steps: Vec<String> = v.get("steps").and_then(|s| s.as_array()).map_or(Vec::new(), |a| {
@@ -77,20 +132,9 @@ fn main() {
                 })
                 .collect()
         });
-        out.push_str(&format!(
-            "    ({id:?}, {:?}, &[{}]),\n",
-            to_html(body),
-            steps.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ")
-        ));
+        texts.push((id.to_string(), json!({ "body": to_html(body), "steps": steps }).to_string()));
     }
-    out.push_str("];\n");
-    // The sandbox's text: what the model has (docs/model.md).
-    let model = Path::new(&manifest_dir()).join("docs/model.md");
-    println!("cargo:rerun-if-changed={}", model.display());
-    let text = std::fs::read_to_string(&model).expect("docs/model.md");
-    check_no_wrapped_list("docs/model.md", &text, 1);
-    out.push_str(&format!("/// docs/model.md, the sandbox's text.\npub const SANDBOX_HTML: &str = {:?};\n", to_html(&text)));
-    std::fs::write(Path::new(&std::env::var("OUT_DIR").unwrap()).join("lesson_html.rs"), out).unwrap();
+    texts
 }
 
 /// Read at run time: a build script compiled once may run for another checkout of the crate.

@@ -56,6 +56,13 @@ test('after one visit the page and its lesson links open with the server stopped
     const e0 = Number(await page.getAttribute('[data-testid=live]', 'data-events'));
     await page.waitForFunction((e) => Number(document.querySelector('[data-testid=live]').dataset.events) > e, e0, { timeout: 15000 });
     assert.equal(await page.getAttribute('.app', 'data-variant'), 'regressed');
+    // The lesson's text and its scoreboard rows, fetched as files, come from the cache too.
+    await page.click('[data-testid=text-gate] .gate-show');
+    await page.waitForSelector('.lesson-text [data-testid=fidelity-table]', { timeout: 15000 });
+    // As does the sandbox's text (docs/model.md), though the first visit never opened it.
+    await page.goto(base + '#/sandbox?v=1');
+    await page.waitForFunction(() => (document.querySelector('.lesson-text')?.textContent ?? '').length > 1000, null, { timeout: 15000 });
+    assert.equal(await page.locator('[data-testid=fetch-failed]').count(), 0);
     fs.mkdirSync(artifacts, { recursive: true });
     await page.screenshot({ path: path.join(artifacts, 'offline-lesson.png') });
     assert.deepEqual(errors, []);

@@ -7,6 +7,7 @@
 pub mod app;
 pub mod bench;
 pub mod components;
+pub mod content;
 pub mod export;
 pub mod format;
 pub mod hooks;

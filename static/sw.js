@@ -7,12 +7,24 @@
 const CACHE = 'blkviz-v1';
 const APP_FILES = ['./', './index.html', './boot.js', './blkviz.js', './blkviz_bg.wasm', './sweep-worker.js', './sim-worker.js', './style.css', './favicon.svg', './manifest.webmanifest', './icon-192.png', './icon-512.png'];
 const NETWORK_WAIT_MS = 4000;
+// The text the page fetches when it shows it (lessons, the sandbox's, the scoreboard): the
+// build lists its files here, so a new lesson is precached with no list to edit.
+const CONTENT_INDEX = './content/index.json';
 
 self.addEventListener('install', (event) => {
   event.waitUntil(
-    caches.open(CACHE).then((c) => c.addAll(APP_FILES.map((f) => new Request(f, { cache: 'reload' })))).then(() => self.skipWaiting()),
+    appFiles()
+      .then((files) => caches.open(CACHE).then((c) => c.addAll(files.map((f) => new Request(f, { cache: 'reload' })))))
+      .then(() => self.skipWaiting()),
   );
 });
+
+async function appFiles() {
+  const index = await fetch(CONTENT_INDEX, { cache: 'reload' });
+  if (!index.ok) throw new Error(`${CONTENT_INDEX}: HTTP ${index.status}`);
+  const { files } = await index.json();
+  return [...APP_FILES, CONTENT_INDEX, ...files.map((f) => `./${f}`)];
+}
 
 self.addEventListener('activate', (event) => {
   event.waitUntil(

@@ -1,19 +1,26 @@
 //! The Fidelity page (`#/fidelity`): every regression lesson's figures beside the report's,
 //! and the devices-and-layers section (each device model and layer against a published
-//! measurement, each row a sandbox setup), from the committed scoreboard.
+//! measurement, each row a sandbox setup), from the committed scoreboard (fetched as a file,
+//! `crate::content`).
 
 use crate::components::fidelity::{DeviceTable, FidelityTable};
+use crate::content::{failed_line, use_fetched, Fetched, Scoreboard, SCOREBOARD_PATH};
 use yew::prelude::*;
 
 #[component]
 pub fn FidelityPage() -> Html {
-    let board = blksim::course::fidelity::committed();
-    let sections = blksim::course::fidelity::committed_sections();
+    let file = use_fetched::<Scoreboard>(SCOREBOARD_PATH.to_string());
+    let (board, sections, status) = match &file {
+        Fetched::Ready(f) => (f.lessons.as_slice(), f.sections.as_slice(), Html::default()),
+        Fetched::Loading => (&[][..], &[][..], html! { <p class="dim fetch-loading">{ "Loading the scoreboard…" }</p> }),
+        Fetched::Failed(why) => (&[][..], &[][..], failed_line("The scoreboard", SCOREBOARD_PATH, why)),
+    };
     html! {
         <div class="home" data-theme="auto">
             <header class="bar"><h1><a href="#/">{ "blkviz" }</a>{ " · fidelity" }</h1></header>
             <main class="home-main fidelity-page">
                 <p class="lead">{ "Every figure each seed report gives, the band around it, and what blkviz measures for it, produced by running the model (" }<code>{ "blksim fidelity" }</code>{ "), never typed. A lesson reproduces its report when every predicted row holds; a row marked fitted had a constant in calib.rs fitted to it." }</p>
+                { status }
                 { for board.iter().map(|l| html! {
                     <section class="fidelity-lesson" aria-label={l.title.clone()}>
                         <h2><a href={format!("#/lesson/{}?v=1", l.lesson)}>{ &l.title }</a></h2>

@@ -21,7 +21,7 @@ pub fn Home() -> Html {
                             <p class="meta dim">
                                 { if l.kind == "primer" { "primer".to_string() } else { format!("seed report {}", l.seed_report) } }
                                 { " · " }{ l.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(" / ") }
-                                if let Some(board) = blksim::course::fidelity::committed_for(&l.id) {
+                                if let Some(board) = crate::content::board_summary(&l.id) {
                                     { " · " }<FidelityBadge lesson={board} />
                                 }
                             </p>

@@ -271,7 +271,7 @@ fn page_html(p: &Parts, on_seed: Callback<String>, on_knob: Callback<(String, St
                 <p class="question">{ &lesson.question }</p>
                 { kernel_line(d) }
             </div>
-            if let Some(board) = blksim::course::fidelity::committed_for(&lesson.id).filter(|b| !b.reproduced) {
+            if let Some(board) = crate::content::board_summary(&lesson.id).filter(|b| !b.reproduced) {
                 <p class="uncal-note" data-testid="uncal-note">{ format!("The question quotes the report. blkviz {}: \"Status in blkviz\" in the lesson text shows each figure beside the report's, and why a miss misses.", board.status()) }</p>
             }
             <main class="zones">

@@ -78,9 +78,7 @@ pub(super) fn text_gate(lesson: &blksim::course::lessons::Lesson, page: &PageDis
             <button class="gate-show" onclick={on_show}>{ "Show the lesson text now" }</button>
         </div>
         // What to look at names no outcome: it is there before the prediction.
-        if let Some(watch) = crate::markdown::what_to_watch(&lesson.id) {
-            <section class="watch" data-testid="watch">{ watch }</section>
-        }
+        { crate::markdown::what_to_watch(&lesson.id) }
         </>
     }
 }
