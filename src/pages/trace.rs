@@ -23,7 +23,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlInputElement};
 use yew::prelude::*;
 
-/// The most bytes the page reads from one file (as `blksim replay`).
+/// The most bytes read from one file (as `blksim replay`).
 const FILE_BYTES_MAX: f64 = 512.0 * 1024.0 * 1024.0;
 /// The most records a run beside the trace keeps (about 60 MB of them; a run that makes more is
 /// cut short and says so).
