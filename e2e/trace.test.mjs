@@ -125,3 +125,46 @@ test("a lesson's run traced beside a real trace: the same tables and chart for b
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('the trace reader is a wasm of its own: a lesson link downloads none of it, the trace page reads in it', async () => {
+  const context = await h.browser.newContext({ serviceWorkers: 'block', viewport: { width: 1300, height: 1100 } });
+  const fetched = [];
+  // Requests from the page and from its dedicated workers.
+  context.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(h.base + '#/lesson/anatomy-of-a-request?v=1');
+  await page.waitForSelector('canvas.diagram');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=live]')?.dataset.events) > 0);
+  assert.deepEqual(fetched.filter((p) => /trace[-_]worker/.test(p)), [], 'the lesson page fetched the trace reader');
+  await page.goto(h.base + '#/');
+  await page.click('[data-testid=trace-link]');
+  await page.setInputFiles('[data-testid=trace-files]', [path.join(fixtures, 'sda.blktrace.0'), path.join(fixtures, 'sda.blktrace.1')]);
+  await page.waitForSelector('[data-testid=trace-summary]');
+  assert.match(await page.textContent('[data-testid=trace-summary]'), /^2104 records from sda\.blktrace\.0, sda\.blktrace\.1/);
+  assert.ok(fetched.includes('/trace-worker.js') && fetched.includes('/trace_worker_bg.wasm'), fetched.join(' '));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a trace reader that cannot load gets one message, and the next try starts a fresh one', async () => {
+  const context = await h.browser.newContext({ serviceWorkers: 'block', viewport: { width: 1300, height: 1100 } });
+  await context.route('**/trace_worker_bg.wasm', (r) => r.fulfill({ status: 404, body: 'not found' }));
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(h.base + '#/');
+  await page.click('[data-testid=trace-link]');
+  await page.setInputFiles('[data-testid=trace-files]', [path.join(fixtures, 'sda.blkparse.txt')]);
+  await page.waitForSelector('[data-testid=trace-error]');
+  assert.match(await page.textContent('[data-testid=trace-error]'), /^the trace reader failed/);
+  assert.equal(await page.locator('text=reading…').count(), 0, 'still reading after the failure');
+  // The wasm is back: the same files read, in a fresh worker.
+  await context.unroute('**/trace_worker_bg.wasm');
+  await page.setInputFiles('[data-testid=trace-files]', [path.join(fixtures, 'sda.blktrace.0')]);
+  await page.waitForSelector('[data-testid=trace-summary]');
+  assert.match(await page.textContent('[data-testid=trace-summary]'), /records from sda\.blktrace\.0/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -1,111 +1,40 @@
 //! The trace page (`#/trace`): a real trace opened in the browser, as `blksim replay` reads it:
 //! blktrace's per-CPU files, a `blkparse -d` dump or blkparse's text. It shows btt's phases,
 //! iostat per device, the offsets of issued requests over time (seekwatcher's plot) and the log.
-//! The files are read here, in the page; nothing is uploaded. Beside it, a lesson's run traced
-//! in the page (`record_trace`, exported as a `blkparse -d` dump and read back the same way),
-//! so that a real box's figures and the model's can be read side by side.
+//! The files are read in the browser, by the trace reader's worker (`protocol::reader`, a wasm
+//! of its own that only this page loads); nothing is uploaded. Beside it, a lesson's run traced
+//! in the page (`record_trace`, exported as a `blkparse -d` dump and read back by the same
+//! reader), so that a real box's figures and the model's can be read side by side.
 
 use crate::components::charts::draw_offsets;
-use crate::components::latency_heat::{draw_latency_heat, HeatColumns};
+use crate::components::latency_heat::draw_latency_heat;
+use crate::protocol::reader::{ReaderFile, TraceReader};
 use blksim::engine::time::SimTime;
 use blksim::engine::Sim;
 use blksim::kernel::trace::blktrace::record_trace;
 use blksim::tools::blkparse::Names;
-use blksim::tools::blkparse_input::{self, ReadNotes, RealRecord};
 use blksim::tools::blktrace_api::encode_dump;
-use blksim::tools::btt::{self, DeviceBtt, Phase, ALL_PHASES};
-use blksim::tools::iostat::{self, DevIostat, IostatSecond};
-use gloo::file::callbacks::{read_as_bytes, FileReader};
+use blksim::tools::btt::ALL_PHASES;
+use blksim::tools::iostat::IostatSecond;
+use blksim::tools::trace_figures::{TraceFigures, LOG_LINES_MAX};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlInputElement};
 use yew::prelude::*;
 
-/// The most bytes the page reads from one file (as `blksim replay`).
+/// The most bytes read from one file (as `blksim replay`).
 const FILE_BYTES_MAX: f64 = 512.0 * 1024.0 * 1024.0;
-/// Log lines shown (the figures use every record).
-const LOG_LINES_SHOWN: usize = 500;
-
 /// The most records a run beside the trace keeps (about 60 MB of them; a run that makes more is
 /// cut short and says so).
 const RUN_RECORDS_MAX: u64 = 1_000_000;
 /// How long a run beside the trace may be traced, in simulated seconds.
 const RUN_SECONDS_MAX: f64 = 10.0;
 
-/// A file's name and its bytes.
-type NamedBytes = (String, Vec<u8>);
-
-/// A trace read and measured.
-#[derive(PartialEq)]
-struct Loaded {
-    names: Vec<String>,
-    records: Vec<RealRecord>,
-    skipped: u64,
-    /// What reading said besides the records (`ReadNotes::lines`: files cut short, lines passed
-    /// over, records set aside for their clock, CPUs' files missing) and requests never
-    /// completed: one line each.
-    cut: Vec<String>,
-    /// What btt's own figures would differ in, if the trace has splits (`btt::splits_note`).
-    splits_note: Option<String>,
-    all: [Phase; 13],
-    devices: Vec<DeviceBtt>,
-    iostat: BTreeMap<(u32, u32), DevIostat>,
-    offsets: BTreeMap<(u32, u32), Vec<(u64, u64)>>,
-    /// Where the offsets' points are thinned, a line per device (`btt::thinned_note`).
-    thinned: Vec<String>,
-    /// The completions by D2C over time (`btt::d2c_columns`), in columns of `d2c_span_ns`.
-    d2c: HeatColumns,
-    d2c_span_ns: u64,
-    /// The latest record's time (from the first record): the span iostat averages over.
-    last_ns: u64,
-}
-
-fn load(files: Vec<(String, Vec<u8>)>) -> Result<Loaded, String> {
-    let mut records = Vec::new();
-    let mut notes = ReadNotes::default();
-    // Per-CPU files in blkparse's order (device, then CPU number), whatever order they came in.
-    let mut files = files;
-    files.sort_by_key(|(name, _)| blkparse_input::file_sort_key(name));
-    let mut file_ends = Vec::with_capacity(files.len());
-    for (name, bytes) in &files {
-        blkparse_input::read_any(name, bytes, &mut records, &mut notes).map_err(|e| e.to_string())?;
-        file_ends.push(records.len());
-    }
-    let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
-    if let Some(e) = blkparse_input::no_records(&records, &notes, &names) {
-        return Err(e);
-    }
-    blkparse_input::finish(&names, &mut records, &file_ends, &mut notes).map_err(|e| e.to_string())?;
-    let devices = btt::btt(&records);
-    let iostat = iostat::iostat(&records);
-    let never = iostat::never_completed_note(&iostat);
-    let empty = btt::empty_note(&records, &btt::all_devices(&devices));
-    let cut = notes.lines().cloned().chain(never).chain(empty).collect();
-    let offsets = btt::offsets(&records, 4000);
-    let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
-    let span = btt::d2c_span_ns(last_ns);
-    Ok(Loaded {
-        last_ns,
-        names,
-        skipped: notes.skipped,
-        cut,
-        splits_note: btt::splits_note(&records).1,
-        all: btt::all_devices(&devices),
-        iostat,
-        thinned: btt::thinned_note(&offsets),
-        offsets: offsets.into_iter().map(|(d, (v, _))| (d, v)).collect(),
-        d2c_span_ns: span,
-        d2c: btt::d2c_columns(&records, span),
-        devices,
-        records,
-    })
-}
-
 /// A lesson's run, seed 1, traced for `seconds` from its first steady second (`warmup_s`), and
-/// read back as a trace: what the page shows beside a real one. Returns its title and figures.
-fn run_lesson(id: &str, variant: &str, seconds: f64) -> Result<(String, Loaded), String> {
+/// written out as a `blkparse -d` dump for the reader to read back as a trace: what the page
+/// shows beside a real one. Returns its title and the dump (named).
+fn run_lesson(id: &str, variant: &str, seconds: f64) -> Result<(String, ReaderFile), String> {
     if !(seconds > 0.0 && seconds <= RUN_SECONDS_MAX) {
         return Err(format!("seconds to trace: {seconds} is not allowed; expected more than 0 and at most {RUN_SECONDS_MAX}"));
     }
@@ -123,7 +52,7 @@ fn run_lesson(id: &str, variant: &str, seconds: f64) -> Result<(String, Loaded),
     let dump = encode_dump(&records, &Names { devices: &devices, threads: &threads });
     let cut = if cut { format!(", cut at {RUN_RECORDS_MAX} records") } else { String::new() };
     let title = format!("{id} / {variant}, seed 1, traced from t = {from} s for {seconds} s{cut}");
-    Ok((title, load(vec![(format!("{id}.{variant}.dump"), dump)])?))
+    Ok((title, ReaderFile { name: format!("{id}.{variant}.dump"), data: js_sys::Uint8Array::from(dump.as_slice()).into() }))
 }
 
 /// Seconds to the nanosecond, as btt prints them.
@@ -132,51 +61,90 @@ fn secs(ns: u64) -> String {
 }
 
 /// A trace opened from files, or why it could not be (None: none opened yet).
-type Opened = UseStateHandle<Option<Rc<Result<Loaded, String>>>>;
+type Opened = UseStateHandle<Option<Rc<Result<TraceFigures, String>>>>;
 /// A lesson's run traced beside it, with its title.
-type Beside = UseStateHandle<Option<Rc<Result<(String, Loaded), String>>>>;
+type Beside = UseStateHandle<Option<Rc<Result<(String, TraceFigures), String>>>>;
 
-/// Reads the files chosen (all of them, then loads them as one trace) into `state`.
-fn on_files(state: &Opened, reading: &UseStateHandle<bool>, readers: &Rc<RefCell<Vec<FileReader>>>) -> Callback<Event> {
-    let (state, reading, readers) = (state.clone(), reading.clone(), readers.clone());
+/// The trace reader, and which of the page's columns waits for which of its answers.
+struct Reading {
+    reader: Result<TraceReader, String>,
+    /// The answer the trace's column waits for.
+    trace: Option<u32>,
+    /// The answer the run's column waits for, with the run's title.
+    run: Option<(u32, String)>,
+}
+
+/// The page's trace reader while the page is open.
+type ReaderSlot = Rc<RefCell<Option<Reading>>>;
+
+/// The column an answer goes to: the trace opened, or the lesson's run (with its title).
+enum Column {
+    Trace,
+    Run(String),
+}
+
+/// Starts the trace reader when the page opens (its wasm downloads while the user picks a
+/// file) and stops it when the page closes; its answers go to the column that waits for them
+/// (an answer a newer post has overtaken goes nowhere).
+#[hook]
+fn use_trace_reader(state: &Opened, beside: &Beside, reading: &UseStateHandle<bool>) -> ReaderSlot {
+    let slot: ReaderSlot = use_mut_ref(|| None);
+    let (held, state, beside, reading) = (slot.clone(), state.clone(), beside.clone(), reading.clone());
+    use_effect_with((), move |_| {
+        let weak = Rc::downgrade(&held);
+        let on_reply = Rc::new(move |seq: u32, figures: Result<TraceFigures, String>| {
+            let Some(slot) = weak.upgrade() else { return };
+            let mut slot = slot.borrow_mut();
+            let Some(r) = slot.as_mut() else { return };
+            if r.trace == Some(seq) {
+                r.trace = None;
+                state.set(Some(Rc::new(figures)));
+            } else if let Some((_, title)) = r.run.take_if(|(s, _)| *s == seq) {
+                beside.set(Some(Rc::new(figures.map(|f| (title, f)))));
+            }
+            reading.set(r.trace.is_some() || r.run.is_some());
+        });
+        *held.borrow_mut() = Some(Reading { reader: TraceReader::start(on_reply), trace: None, run: None });
+        move || drop(held.borrow_mut().take())
+    });
+    slot
+}
+
+/// Posts files to the reader for `column`. A column given an error instead (which this
+/// returns) no longer waits for an answer posted before.
+fn submit(slot: &ReaderSlot, reading: &UseStateHandle<bool>, files: Result<Vec<ReaderFile>, String>, column: Column) -> Result<(), String> {
+    let mut slot = slot.borrow_mut();
+    let Some(r) = slot.as_mut() else { return Err("the trace reader did not start".to_string()) };
+    let posted = files.and_then(|f| r.reader.as_ref().map_err(Clone::clone)?.post(f));
+    match column {
+        Column::Trace => r.trace = posted.as_ref().ok().copied(),
+        Column::Run(title) => r.run = posted.as_ref().ok().map(|&seq| (seq, title)),
+    }
+    reading.set(r.trace.is_some() || r.run.is_some());
+    posted.map(|_| ())
+}
+
+/// Posts the files chosen to the reader, as one trace, for the trace's column.
+fn on_files(state: &Opened, reading: &UseStateHandle<bool>, slot: &ReaderSlot) -> Callback<Event> {
+    let (state, reading, slot) = (state.clone(), reading.clone(), slot.clone());
     Callback::from(move |e: Event| {
         let Some(list) = e.target_dyn_into::<HtmlInputElement>().and_then(|i| i.files()) else { return };
-        let files: Vec<gloo::file::File> = (0..list.length()).filter_map(|i| list.get(i)).map(gloo::file::File::from).collect();
+        let files: Vec<web_sys::File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
         if files.is_empty() {
             return;
         }
-        if let Some(big) = files.iter().find(|f| f.size() as f64 > FILE_BYTES_MAX) {
-            state.set(Some(Rc::new(Err(format!("{}: {} bytes; at most {} are read", big.name(), big.size(), FILE_BYTES_MAX as u64)))));
-            return;
-        }
-        reading.set(true);
-        let got: Rc<RefCell<Vec<Option<NamedBytes>>>> = Rc::new(RefCell::new(vec![None; files.len()]));
-        readers.borrow_mut().clear();
-        for (i, f) in files.iter().enumerate() {
-            let (name, got, state, reading) = (f.name(), got.clone(), state.clone(), reading.clone());
-            let reader = read_as_bytes(f, move |res| {
-                let mut g = got.borrow_mut();
-                match res {
-                    Ok(bytes) => g[i] = Some((name.clone(), bytes)),
-                    Err(e) => {
-                        reading.set(false);
-                        state.set(Some(Rc::new(Err(format!("{name}: cannot read the file: {e}")))));
-                        return;
-                    }
-                }
-                if g.iter().all(Option::is_some) {
-                    let files: Vec<_> = g.drain(..).flatten().collect();
-                    reading.set(false);
-                    state.set(Some(Rc::new(load(files))));
-                }
-            });
-            readers.borrow_mut().push(reader);
+        let files = match files.iter().find(|f| f.size() > FILE_BYTES_MAX) {
+            Some(big) => Err(format!("{}: {} bytes; at most {} are read", big.name(), big.size() as u64, FILE_BYTES_MAX as u64)),
+            None => Ok(files.into_iter().map(|f| ReaderFile { name: f.name(), data: f.into() }).collect()),
+        };
+        if let Err(e) = submit(&slot, &reading, files, Column::Trace) {
+            state.set(Some(Rc::new(Err(e))));
         }
     })
 }
 
 /// Draws a trace's two charts: the offsets, and D2C over time.
-fn draw_trace_charts(l: &Loaded, (offsets, heat): &(NodeRef, NodeRef)) {
+fn draw_trace_charts(l: &TraceFigures, (offsets, heat): &(NodeRef, NodeRef)) {
     if let Some(canvas) = offsets.cast::<HtmlCanvasElement>() {
         if let Err(e) = draw_offsets(&canvas, &l.offsets, false) {
             gloo::console::warn!(format!("offset chart: {e}"));
@@ -223,7 +191,13 @@ struct RunChoice {
 }
 
 /// The picker of a lesson's run to trace beside the file: its variants follow the lesson chosen.
-fn run_picker(lessons: &[blksim::course::lessons::Lesson], run: &RunChoice, beside: &Beside) -> Html {
+fn run_picker(
+    lessons: &[blksim::course::lessons::Lesson],
+    run: &RunChoice,
+    beside: &Beside,
+    slot: &ReaderSlot,
+    reading: &UseStateHandle<bool>,
+) -> Html {
     let chosen = lessons.iter().find(|l| l.id == *run.lesson_id).or(lessons.first());
     let variants: Vec<String> = chosen.map(|l| l.variants.iter().map(|v| v.name.clone()).collect()).unwrap_or_default();
     let variant = if variants.contains(&*run.variant) { (*run.variant).clone() } else { variants.first().cloned().unwrap_or_default() };
@@ -231,8 +205,8 @@ fn run_picker(lessons: &[blksim::course::lessons::Lesson], run: &RunChoice, besi
     let on_variant = set_from(&run.variant, web_sys::HtmlSelectElement::value);
     let on_seconds = set_from(&run.seconds, HtmlInputElement::value);
     let on_run = {
-        let (beside, id, variant, seconds) =
-            (beside.clone(), chosen.map(|l| l.id.clone()).unwrap_or_default(), variant.clone(), (*run.seconds).clone());
+        let (beside, slot, reading) = (beside.clone(), slot.clone(), reading.clone());
+        let (id, variant, seconds) = (chosen.map(|l| l.id.clone()).unwrap_or_default(), variant.clone(), (*run.seconds).clone());
         Callback::from(move |_: MouseEvent| {
             let result = match seconds.trim().parse::<f64>() {
                 Ok(s) => run_lesson(&id, &variant, s),
@@ -241,7 +215,13 @@ fn run_picker(lessons: &[blksim::course::lessons::Lesson], run: &RunChoice, besi
                     seconds.trim()
                 )),
             };
-            beside.set(Some(Rc::new(result)));
+            let (dump, title) = match result {
+                Ok((title, dump)) => (Ok(vec![dump]), title),
+                Err(e) => (Err(e), String::new()),
+            };
+            if let Err(e) = submit(&slot, &reading, dump, Column::Run(title)) {
+                beside.set(Some(Rc::new(Err(e))));
+            }
         })
     };
     let lesson_opts =
@@ -262,20 +242,20 @@ fn run_picker(lessons: &[blksim::course::lessons::Lesson], run: &RunChoice, besi
 
 #[component]
 pub fn TracePage() -> Html {
-    let state = use_state(|| None::<Rc<Result<Loaded, String>>>);
+    let state = use_state(|| None::<Rc<Result<TraceFigures, String>>>);
     let reading = use_state(|| false);
-    let readers = use_mut_ref(Vec::<FileReader>::new);
     // Each column's two charts: the offsets, and D2C over time.
     let chart = (use_node_ref(), use_node_ref());
     let run_chart = (use_node_ref(), use_node_ref());
-    let beside = use_state(|| None::<Rc<Result<(String, Loaded), String>>>);
+    let beside = use_state(|| None::<Rc<Result<(String, TraceFigures), String>>>);
+    let slot = use_trace_reader(&state, &beside, &reading);
     let lessons = use_memo((), |_| blksim::course::lessons::all());
     let run = RunChoice {
         lesson_id: use_state(|| "nr-requests".to_string()),
         variant: use_state(String::new),
         seconds: use_state(|| "1".to_string()),
     };
-    let onchange = on_files(&state, &reading, &readers);
+    let onchange = on_files(&state, &reading, &slot);
     use_trace_charts(&state, &beside, &chart, &run_chart);
     let trace_col = match state.as_deref() {
         None => html! {},
@@ -298,7 +278,7 @@ pub fn TracePage() -> Html {
                 <p class="lead">{ "Open a real trace: blktrace's per-CPU files (" }<code>{ "sda.blktrace.0" }</code>{ ", … — choose them all), a " }
                     <code>{ "blkparse -d" }</code>{ " dump, or blkparse's text output. blkviz reads it as blkparse does and shows what btt and iostat would. The files are read here, in this page: nothing is uploaded. The command line does the same: " }<code>{ "blksim replay FILE…" }</code>{ "." }</p>
                 <label class="trace-open">{ "Trace files: " }<input type="file" multiple=true data-testid="trace-files" {onchange} /></label>
-                { run_picker(&lessons, &run, &beside) }
+                { run_picker(&lessons, &run, &beside, &slot, &reading) }
                 if *reading { <p aria-live="polite">{ "reading…" }</p> }
                 <div class={classes!("trace-cols", run_col.is_some().then_some("pair"))}>
                     <section aria-label="The trace">{ trace_col }</section>
@@ -312,7 +292,7 @@ pub fn TracePage() -> Html {
 
 /// One trace's figures: its summary, btt, iostat and offsets. `id` prefixes the test ids
 /// ("trace" for the file opened, "run" for the lesson's run beside it).
-fn column(l: &Loaded, (chart, heat): &(NodeRef, NodeRef), id: &str, title: Option<&String>, heading: Option<&str>) -> Html {
+fn column(l: &TraceFigures, (chart, heat): &(NodeRef, NodeRef), id: &str, title: Option<&String>, heading: Option<&str>) -> Html {
     let span = l.last_ns;
     let dev = |d: (u32, u32)| format!("{},{}", d.0, d.1);
     let tid = |what: &str| format!("{id}-{what}");
@@ -320,7 +300,7 @@ fn column(l: &Loaded, (chart, heat): &(NodeRef, NodeRef), id: &str, title: Optio
     html! {
         <>
             if let Some(h) = heading { <h2 class="col-title">{ h }</h2> }
-            <p data-testid={tid("summary")}>{ format!("{} records from {source} over {:.6} s", l.records.len(), span as f64 / 1e9) }
+            <p data-testid={tid("summary")}>{ format!("{} records from {source} over {:.6} s", l.records, span as f64 / 1e9) }
                 { if l.skipped > 0 { format!(" ({} of kinds not shown)", l.skipped) } else { String::new() } }</p>
             { for l.cut.iter().map(|c| html! { <p class="dim" data-testid={tid("cut")}>{ c }</p> }) }
             if let Some(note) = &l.splits_note {
@@ -338,7 +318,7 @@ fn column(l: &Loaded, (chart, heat): &(NodeRef, NodeRef), id: &str, title: Optio
             <table class="iostat" data-testid={tid("iostat")}>
                 <thead><tr><th>{ "Device" }</th><th>{ "r/s" }</th><th>{ "w/s" }</th><th>{ "rkB/s" }</th><th>{ "wkB/s" }</th><th>{ "rrqm/s" }</th><th>{ "wrqm/s" }</th><th>{ "%util" }</th><th>{ "f/s" }</th><th>{ "d/s" }</th><th>{ "#Q" }</th><th>{ "#D" }</th></tr></thead>
                 <tbody>{ for l.devices.iter().map(|d| {
-                    let m = l.iostat.get(&(d.major, d.minor)).map(|v| v.trace).unwrap_or_default();
+                    let m = l.iostat.get(&(d.major, d.minor)).copied().unwrap_or_default();
                     // `+ 0.0`: a cell never reads -0.0.
                     let mean = |f: fn(&IostatSecond) -> f64| format!("{:.1}", f(&m) + 0.0);
                     html! { <tr><td>{ dev((d.major, d.minor)) }</td><td>{ mean(|x| x.r_s) }</td><td>{ mean(|x| x.w_s) }</td><td>{ mean(|x| x.rkb_s) }</td>
@@ -369,13 +349,13 @@ fn span_label(ns: u64) -> String {
 }
 
 /// The opened trace's log, as blkparse prints it.
-fn log_view(l: &Loaded) -> Html {
+fn log_view(l: &TraceFigures) -> Html {
     html! {
         <>
             <h2>{ "The log, as blkparse prints it" }</h2>
-            <pre class="trace-log" data-testid="trace-log">{ for l.records.iter().take(LOG_LINES_SHOWN).map(|r| blkparse_input::blkparse_line(r) + "\n") }</pre>
-            if l.records.len() > LOG_LINES_SHOWN {
-                <p class="dim">{ format!("the first {LOG_LINES_SHOWN} of {} records; the figures above use them all", l.records.len()) }</p>
+            <pre class="trace-log" data-testid="trace-log">{ for l.log.iter().map(|line| format!("{line}\n")) }</pre>
+            if l.records > u64::from(LOG_LINES_MAX) {
+                <p class="dim">{ format!("the first {LOG_LINES_MAX} of {} records; the figures above use them all", l.records) }</p>
             }
         </>
     }

@@ -6,10 +6,13 @@
 //! both runs' `RunUpdate`s (what each shows, `Shown`, and its trace view's inputs,
 //! `TraceInput`), a frame's "the counters changed", a command's `Reply`. A seed sweep's workers
 //! (`crate::sweep`) take a `SweepBatch` and answer a `SweepReply`. The page speaks to each
-//! worker through a `WorkerChannel`. Nothing here runs a simulation or touches the page.
+//! worker through a `WorkerChannel`. The trace page's reader (`reader::TraceReader`, a wasm of
+//! its own) takes a trace's files and answers their figures, also in bincode. Nothing here runs
+//! a simulation or touches the page.
 
 pub mod channel;
 pub mod command;
+pub mod reader;
 pub mod shown;
 pub mod sweep;
 pub mod trace;

@@ -140,7 +140,6 @@ fn is_binary(bytes: &[u8]) -> bool {
 }
 
 /// Reads one file: binary if it starts with blktrace's magic, else blkparse's text.
-#[inline]
 pub fn read_any(name: &str, bytes: &[u8], out: &mut Vec<RealRecord>, notes: &mut ReadNotes) -> Result<(), TraceError> {
     if is_binary(bytes) {
         return read_binary(name, bytes, out, notes);
@@ -648,7 +647,6 @@ pub fn set_aside_skewed(records: &mut Vec<RealRecord>) -> Option<String> {
 /// After the files are read (`file_ends` as for `merge`): each record once
 /// (`each_record_once`), the records merged in blkparse's order (`merge`) and any set aside
 /// for their clock named in `notes`.
-#[inline]
 pub fn finish(names: &[String], records: &mut Vec<RealRecord>, file_ends: &[usize], notes: &mut ReadNotes) -> Result<(), TraceError> {
     each_record_once(names, records, file_ends)?;
     // A record read before its pid's note (in another CPU's file) takes the name the trace

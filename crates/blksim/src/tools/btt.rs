@@ -6,11 +6,11 @@
 //! D2C, Q2C). A device that remaps bios (dm linear, md) has its Q2A, and its Q2Q apart.
 
 use crate::tools::blkparse_input::RealRecord;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// One btt line: min, average and max in seconds over `n` samples.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Phase {
     pub n: u64,
     pub min_ns: u64,
@@ -61,7 +61,7 @@ pub fn remapper_dev(major: u32) -> bool {
 }
 
 /// btt's figures for one device.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DeviceBtt {
     pub major: u32,
     pub minor: u32,
@@ -230,7 +230,6 @@ impl Dev {
 }
 
 /// btt over time-ordered records: per device, in (major, minor) order.
-#[inline]
 pub fn btt(records: &[RealRecord]) -> Vec<DeviceBtt> {
     let mut devs: BTreeMap<(u32, u32), Dev> = BTreeMap::new();
     let mut last_q = None;
@@ -304,7 +303,6 @@ pub type Offsets = BTreeMap<(u32, u32), (Vec<(u64, u64)>, u64)>;
 /// seekwatcher's and iowatcher's plot: the sector of each issued request (D) over time, per
 /// device, at most `points_max` points each (every k-th when there are more), and how many
 /// requests the device issued (more than its points where thinned, which `thinned_note` says).
-#[inline]
 pub fn offsets(records: &[RealRecord], points_max: u32) -> Offsets {
     let mut all: BTreeMap<(u32, u32), Vec<(u64, u64)>> = BTreeMap::new();
     for r in records.iter().filter(|r| r.action == "D") {
@@ -341,7 +339,6 @@ pub fn thinned_note(offsets: &Offsets) -> Vec<String> {
 /// last entry holding longer ones, as `LatencyHist::log2_counts`). A C pairs with the D still
 /// open at its device and sector, as btt pairs them; a C with no D (a bio-based device's) is
 /// not counted. Each column is (its end in s, its counts); empty spans are zero columns.
-#[inline]
 pub fn d2c_columns(records: &[RealRecord], span_ns: u64) -> Vec<(f64, Vec<u64>)> {
     use crate::tools::stats::LOG2_BUCKETS;
     // The latest record, not the last one: a hand-made text may be out of order.

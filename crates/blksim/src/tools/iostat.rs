@@ -4,12 +4,12 @@
 //! something, so memory goes by the records, never by the time the trace spans.
 
 use crate::tools::blkparse_input::RealRecord;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// iostat's figures for one device and one second of the trace: what completed in it, the
 /// merges, and how long the device had a request out.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct IostatSecond {
     pub second: u64,
     pub r_s: f64,
@@ -98,7 +98,6 @@ struct DevCounts {
 /// and no D in the whole trace is bio-based (dm-linear, md): it has no requests, and its bios
 /// count from their Q to their C, as bio-based dm's `start_io_acct`/`end_io_acct` do (2.6.16
 /// on) and as `blksim run` counts md0 and dm-0.
-#[inline]
 pub fn iostat(records: &[RealRecord]) -> BTreeMap<(u32, u32), DevIostat> {
     let last_ns = records.iter().map(|r| r.time_ns).max().unwrap_or(0);
     let mut devs: BTreeMap<(u32, u32), DevCounts> = BTreeMap::new();
