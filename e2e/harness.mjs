@@ -46,5 +46,5 @@ export async function openPage(h, context, fragment, size = { width: 1400, heigh
   return { page, errors };
 }
 
-/// Every lesson with steps (the three primers and the five regressions).
-export const LESSONS = ['anatomy-of-a-request', 'queue-depth-and-the-elevator', 'writer-starves-reader', 'dm-sg-lists', 'raid5-chunk', 'mq-clone-stall', 'nr-requests', 'scsi-starved'];
+/// Every lesson with steps (the three primers and the six regressions).
+export const LESSONS = ['anatomy-of-a-request', 'queue-depth-and-the-elevator', 'writer-starves-reader', 'dm-sg-lists', 'raid5-chunk', 'mq-clone-stall', 'nr-requests', 'scsi-starved', 'bfq-many-hw-queues'];

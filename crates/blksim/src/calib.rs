@@ -507,6 +507,13 @@ pub const SCHED_MIGRATION_COST_NS: u64 = 500_000;
 pub const SCHED_NR_MIGRATE: u32 = 32;
 pub const JIFFY_NS: u64 = NS_PER_MS;
 
+/// The jiffy of a 5.x kernel's timers where blk-mq arms `run_work` with `msecs_to_jiffies`
+/// (`blk_mq.run_work = mod`): HZ=250, the default of v5.10:kernel/Kconfig.hz (`default
+/// HZ_250`). The report's kernel config is not given: the Kconfig default is taken (INFERRED).
+/// A timer of n jiffies fires at the n-th tick from now (the timer wheel's first level has
+/// one-jiffy buckets), so a 3 ms re-run (one jiffy) fires at the next tick.
+pub const RUN_WORK_JIFFY_NS: u64 = crate::engine::time::NS_PER_S / 250;
+
 /// bfq (v5.10 block/bfq-iosched.c): `bfq_slice_idle` NSEC_PER_SEC / 125 (8 ms) and
 /// `bfq_timeout` HZ / 8 (125 ms, sysfs `timeout_sync`).
 pub const BFQ_SLICE_IDLE_NS: u64 = 8 * NS_PER_MS;

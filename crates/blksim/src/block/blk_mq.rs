@@ -66,6 +66,9 @@ pub struct BlkMq {
     pub mq_inflight: std::collections::BTreeSet<(u16, u16)>,
     /// `q->timeout` (`blk_mq_rq_timer`) is armed for then.
     pub timer_at: Option<SimTime>,
+    /// Runs queued on kblockd that a 3 ms re-run took back onto the timer
+    /// (`blk_mq.run_work = mod`).
+    pub runs_taken_back: u64,
 }
 
 impl BlkMq {
@@ -105,6 +108,7 @@ impl BlkMq {
             nr_active_shared: 0,
             mq_inflight: std::collections::BTreeSet::new(),
             timer_at: None,
+            runs_taken_back: 0,
         }
     }
 
@@ -204,12 +208,19 @@ impl Sim {
     pub(crate) fn blk_mq_run_hw_queue(&mut self, dev: DevId, h: u16, async_run: bool) {
         let cur = CoreId(self.current.cpu);
         let single = self.mq(dev).hctx.len() == 1;
+        let run_mod = self.cfg.scenario.blk_mq.run_work != crate::scenario::RunWork::Queue;
         let q = &mut self.mq_mut(dev).hctx[h as usize];
         if q.stopped {
             return;
         }
         if !async_run && q.has_cpu(cur) {
             self.blk_mq_dispatch(dev, h);
+            return;
+        }
+        if run_mod {
+            // 4.18+: kblockd_mod_delayed_work_on(.., 0), which also takes a timer's run now.
+            let cpu = q.next_cpu(single).unwrap_or(cur);
+            self.kblockd_mod_delayed_work_on(dev, h, cpu, 0);
             return;
         }
         if q.run_pending {

@@ -386,9 +386,18 @@ impl Sim {
     }
 
     /// `blk_mq_delay_run_hw_queue(hctx, 3 ms)`: the run goes to kblockd when the timer fires.
+    /// With `blk_mq.run_work = mod` (4.18+) the arm replaces a pending run, a queued one too
+    /// (`kblockd_mod_delayed_work_on`, `msecs_to_jiffies(3)`).
     fn blk_mq_delay_run_hw_queue(&mut self, dev: DevId, h: u16) {
-        let at = self.now() + BLK_MQ_DELAY_NS;
         let cpu = CoreId(self.current.cpu);
+        if self.cfg.scenario.blk_mq.run_work != crate::scenario::RunWork::Queue {
+            let jiffies = BLK_MQ_DELAY_NS.div_ceil(crate::calib::RUN_WORK_JIFFY_NS);
+            if self.kblockd_mod_delayed_work_on(dev, h, cpu, jiffies) {
+                self.mq_mut(dev).runs_taken_back += 1;
+            }
+            return;
+        }
+        let at = self.now() + BLK_MQ_DELAY_NS;
         let q = &mut self.mq_mut(dev).hctx[h as usize];
         if !q.delay_work.is_armed() && q.delay_work.arm(at, cpu) {
             self.events.schedule(at, Event::MqDelayRun { dev, hctx: h });
@@ -400,7 +409,13 @@ impl Sim {
     fn blk_mq_delay_run_hw_queues(&mut self, dev: DevId) {
         self.acct.totals.funccount.blk_mq_delay_run_hw_queues += 1;
         let sq = self.blk_mq_get_sq_hctx(dev);
+        let skip_pending = self.cfg.scenario.blk_mq.run_work == crate::scenario::RunWork::ModUnlessPending;
         for h in 0..self.mq(dev).hctx.len() as u16 {
+            let q = &self.mq(dev).hctx[h as usize];
+            // 5.18+ (8f5fea65b06d): `if (delayed_work_pending(&hctx->run_work)) continue;`.
+            if skip_pending && (q.run_pending || q.delay_work.is_armed()) {
+                continue;
+            }
             if self.blk_mq_run_hctx_of_all(dev, sq, h) {
                 self.blk_mq_delay_run_hw_queue(dev, h);
             }
@@ -605,5 +620,78 @@ mod tests {
         assert!(sim.mq_sched(dev).unwrap().hctx[0].restart);
         assert!(sim.mq(dev).hctx[0].delay_work.is_armed());
         assert_eq!(sim.mq(dev).hctx[0].dispatch.len(), 1);
+    }
+}
+
+#[cfg(test)]
+mod run_work_tests {
+    use super::*;
+    use crate::scenario::{set_knob, Scenario};
+
+    /// mq-deadline on the RAM target, blk-mq run as 5.x has it, 2 hardware queues over 2 CPUs,
+    /// `blk_mq.run_work` as given.
+    fn sim(run_work: &str) -> Sim {
+        let mut s = Scenario::default();
+        for (k, v) in [
+            ("disk.kind", "ramlun"),
+            ("queue.scheduler", "mq-deadline"),
+            ("blk_mq.dispatch", "5.0"),
+            ("blk_mq.run_work", run_work),
+            ("cpu.cores", "2"),
+            ("host.nr_hw_queues", "2"),
+        ] {
+            set_knob(&mut s, k, v).unwrap();
+        }
+        Sim::new(&s.validate().unwrap(), 1)
+    }
+
+    #[test]
+    fn mod_takes_a_queued_run_back_onto_the_next_tick_and_queue_leaves_it() {
+        let dev = DevId(0);
+        for (rule, pending_after, taken) in [("queue", true, 0), ("mod", false, 1)] {
+            let mut sim = sim(rule);
+            sim.current.cpu = 0;
+            // A run asked now of hardware queue 1 (CPU 1's): queued on kblockd.
+            sim.blk_mq_run_hw_queue(dev, 1, true);
+            assert!(sim.mq(dev).hctx[1].run_pending);
+            // Another queue's dispatch found nothing: the 3 ms re-run of every queue.
+            sim.blk_mq_delay_run_hw_queues(dev);
+            let q = &sim.mq(dev).hctx[1];
+            assert_eq!(q.run_pending, pending_after, "{rule}");
+            assert_eq!(sim.mq(dev).runs_taken_back, taken, "{rule}");
+            let due = q.delay_work.due().expect("the timer is armed");
+            if rule == "mod" {
+                // msecs_to_jiffies(3) at HZ=250 is one jiffy: the next tick, 4 ms.
+                assert_eq!(due.0, crate::calib::RUN_WORK_JIFFY_NS);
+                assert!(sim.kblockd.lists.iter().all(|l| l.is_empty()), "taken off kblockd's list");
+            } else {
+                assert_eq!(due.0, BLK_MQ_DELAY_NS);
+            }
+        }
+    }
+
+    #[test]
+    fn with_mod_a_run_asked_now_takes_the_timers_run_now() {
+        let dev = DevId(0);
+        let mut sim = sim("mod");
+        sim.current.cpu = 0;
+        sim.blk_mq_delay_run_hw_queues(dev);
+        assert!(sim.mq(dev).hctx[1].delay_work.is_armed());
+        sim.blk_mq_run_hw_queue(dev, 1, true);
+        assert!(!sim.mq(dev).hctx[1].delay_work.is_armed());
+        assert!(sim.mq(dev).hctx[1].run_pending);
+    }
+
+    #[test]
+    fn from_5_18_the_re_run_skips_a_queue_whose_run_is_pending() {
+        let dev = DevId(0);
+        let mut sim = sim("mod_unless_pending");
+        sim.current.cpu = 0;
+        sim.blk_mq_run_hw_queue(dev, 1, true);
+        sim.blk_mq_delay_run_hw_queues(dev);
+        assert!(sim.mq(dev).hctx[1].run_pending, "8f5fea65b06d: not taken back");
+        assert!(!sim.mq(dev).hctx[1].delay_work.is_armed());
+        assert!(sim.mq(dev).hctx[0].delay_work.is_armed(), "the other queue is re-armed");
+        assert_eq!(sim.mq(dev).runs_taken_back, 0);
     }
 }

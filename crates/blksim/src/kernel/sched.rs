@@ -353,6 +353,9 @@ impl Sim {
         th.state = ThreadState::Running;
         let step = th.next.expect("a running thread has a next step");
         let switch_ns = if switched { CONTEXT_SWITCH_NS } else { 0 };
+        if step == Step::KblockdWork {
+            self.kblockd_start_work(tid, now + switch_ns);
+        }
         let cost = self.step_cost(tid, step) + switch_ns;
         self.cores[ci].work_start = now + switch_ns;
         if step == Step::Softirq {

@@ -196,6 +196,11 @@ pub const ERA: &[EraRule] = &[
         source: "v5.10:block/blk-mq.c (blk_mq_run_hw_queues, blk_mq_delay_run_hw_queues: every hardware queue not stopped); b6e68ee82585 (v5.12-rc1, \"blk-mq: Improve performance of non-mq IO schedulers with multiple HW queues\"): blk_mq_get_sq_hctx, the current CPU's hardware queue, for an elevator with dispatch_request and without ELEVATOR_F_MQ_AWARE (bfq, mq-deadline; kyber is MQ-aware), plus any with requests on hctx->dispatch; before 4.15 no elevator runs on blk-mq's disks here",
     },
     EraRule {
+        knob: &super::knob_table_mq::BLK_MQ_RUN_WORK,
+        steps: &[("2.6.2", "queue"), ("4.18", "mod"), ("5.18", "mod_unless_pending")],
+        source: "v5.10:block/blk-mq.c (__blk_mq_delay_run_hw_queue: kblockd_mod_delayed_work_on(blk_mq_hctx_next_cpu(hctx), &hctx->run_work, msecs_to_jiffies(msecs)), for a run now (0) and the 3 ms re-run alike) and v5.10:block/blk-core.c (kblockd_mod_delayed_work_on is mod_delayed_work_on); the kernels' symbol tables (DepSurf) show kblockd_mod_delayed_work_on called from blk_mq_delay_queue in 4.13 and 4.15 and from __blk_mq_delay_run_hw_queue from 4.18 on: 4.16-4.17 not read, the boundary INFERRED at 4.18; 8f5fea65b06d (v5.18, David Jeffery; by its commit, not read in a tree): blk_mq_delay_run_hw_queues skips a hardware queue with delayed_work_pending(&hctx->run_work); before 4.15 no elevator runs on blk-mq's disks here",
+    },
+    EraRule {
         knob: &k::DM_PARTIAL_COMPLETION,
         steps: &[("2.6.2", "true"), ("4.13", "false")],
         source: "v2.6.32, v4.0:drivers/md/dm.c (end_clone_bio updates the original per clone bio); a 4.13-4.20 drivers/md/dm-rq.c (blk_status_t and the dm_old_ paths; read without its tag) adds up tio->completed and updates the original once, at the last clone bio; 4.1-4.12 not read, taken as 4.0's (INFERRED)",

@@ -745,6 +745,7 @@ pub const KNOBS: &[KnobSpec] = &[
     BLK_MQ_RERUN_AFTER_SPLICE,
     BLK_MQ_DISPATCH,
     super::knob_table_mq::BLK_MQ_RUN_HW_QUEUES,
+    super::knob_table_mq::BLK_MQ_RUN_WORK,
     DM_POLLING_INTERVAL,
     SCSI_RUN_QUEUE,
     VM_MEM_MB,

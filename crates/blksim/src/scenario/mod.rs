@@ -392,6 +392,23 @@ pub struct BlkMqKnobs {
     /// Which hardware queues `blk_mq_run_hw_queues` and `blk_mq_delay_run_hw_queues` run for an
     /// elevator that is not multiqueue-aware (`blk_mq.run_hw_queues`, `knob_table_mq.rs`).
     pub run_hw_queues: RunHwQueues,
+    /// How an arm of a hardware queue's `run_work` meets one already pending
+    /// (`blk_mq.run_work`, `knob_table_mq.rs`).
+    pub run_work: RunWork,
+}
+
+/// `blk_mq.run_work`: `queue` (`queue_delayed_work_on`: a pending run keeps its time), `mod`
+/// (4.18+, `kblockd_mod_delayed_work_on`: every arm replaces the pending one, so a 3 ms arm
+/// takes a queued run off kblockd's list and puts it on the next jiffies), `mod_unless_pending`
+/// (5.18+, 8f5fea65b06d: `blk_mq_delay_run_hw_queues` skips a queue whose run is pending).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RunWork {
+    #[serde(rename = "queue")]
+    Queue,
+    #[serde(rename = "mod")]
+    Mod,
+    #[serde(rename = "mod_unless_pending")]
+    ModUnlessPending,
 }
 
 /// `blk_mq.run_hw_queues`: every hardware queue (to 5.11), or for a single-queue elevator only
@@ -636,7 +653,7 @@ impl Default for HostKnobs {
 }
 impl Default for BlkMqKnobs {
     fn default() -> Self {
-        BlkMqKnobs { rerun_after_splice: true, dispatch: MqDispatch::V4_0, run_hw_queues: RunHwQueues::All }
+        BlkMqKnobs { rerun_after_splice: true, dispatch: MqDispatch::V4_0, run_hw_queues: RunHwQueues::All, run_work: RunWork::Queue }
     }
 }
 impl Default for ScsiKnobs {

@@ -107,7 +107,8 @@ fn lessons_lists_every_lesson_with_its_variants_and_its_measured_fidelity() {
             "raid5-chunk",
             "mq-clone-stall",
             "nr-requests",
-            "scsi-starved"
+            "scsi-starved",
+            "bfq-many-hw-queues"
         ]
     );
     let kinds: Vec<&str> = v.as_array().unwrap().iter().map(|l| l["kind"].as_str().unwrap()).collect();
