@@ -141,3 +141,25 @@ test('the sandbox compares two setups: B starts as a copy of A and takes knobs o
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('a bs off the 512-byte sector in the sandbox\'s knob runs rounded up to it, said on the line beside the box', async () => {
+  const ctx = await h.browser.newContext();
+  const { page, errors } = await openPage(h, ctx, '#/sandbox?v=1&speed=0.5');
+  await page.waitForSelector('#knob-workload\\.bs');
+  await page.fill('#knob-workload\\.bs', '3000');
+  await page.dispatchEvent('#knob-workload\\.bs', 'change');
+  await answered(page);
+  await page.waitForSelector('[data-testid=knob-row-msg]');
+  assert.match(await page.textContent('[data-testid=knob-row-msg]'), /^bs=3000 is not a multiple of 512 \(the sector\), so it runs as bs=3072, rounded up/);
+  await page.waitForFunction(() => /workload\.bs=(3072|3k)(&|$)/.test(location.hash), null, { timeout: 5000 });
+  assert.match(await page.inputValue('#knob-workload\\.bs'), /^(3072|3k)$/);
+  assert.equal(await page.getAttribute('#knob-workload\\.bs', 'aria-invalid'), 'false');
+  // A whole-sector size is taken as it is, with no such line.
+  await page.fill('#knob-workload\\.bs', '8k');
+  await page.dispatchEvent('#knob-workload\\.bs', 'change');
+  await answered(page);
+  await page.waitForFunction(() => location.hash.includes('workload.bs=8k'), null, { timeout: 5000 });
+  assert.doesNotMatch(await page.textContent('[data-testid=knob-row-msg]'), /rounded/);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

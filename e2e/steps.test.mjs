@@ -630,15 +630,117 @@ test('on a 1280 x 720 projector every table a step shows is at least 16 px (18 i
   await ctx.close();
 });
 
-test('at 1400 x 900, in A/B, run B\'s diagram starts in the top half, with the legend under both runs', async () => {
+// Every lesson's A/B steps (found by walking each lesson's steps) and the sandbox's A/B.
+test('at 1400 x 900, in A/B, run B\'s diagram starts within the top 450 px, with the legend under both runs', async () => {
   const ctx = await h.browser.newContext();
-  for (const frag of ['#/lesson/anatomy-of-a-request?v=1&step=5', '#/lesson/scsi-starved?v=1&step=3']) {
-    const { page, errors } = await open(ctx, frag, { width: 1400, height: 900 });
+  const checkB = async (page, what) => {
     await page.waitForFunction(() => document.querySelectorAll('canvas.diagram').length === 2, null, { timeout: 30000 });
     const [a, b] = await page.$$eval('canvas.diagram', (cs) => cs.map((c) => c.getBoundingClientRect().top));
-    assert.ok(a < b && b <= 450, `${frag}: B's diagram at ${b} px`);
-    const legend = await page.$('[data-testid=legend]');
-    if (legend) assert.ok((await legend.boundingBox()).y > b, `${frag}: the legend under B`);
+    assert.ok(a < b && b <= 450, `${what}: B's diagram at ${b} px`);
+    // Nothing between the two runs' diagrams: their lines and the group buttons are under B.
+    const between = await page.$$eval('.stack > *', (els) => {
+      const [da, db] = [...document.querySelectorAll('canvas.diagram')].map((c) => c.closest('.stack > *'));
+      const all = [...els];
+      return all.slice(all.indexOf(da) + 1, all.indexOf(db)).map((e) => e.className);
+    });
+    assert.deepEqual(between, [], `${what}: between A's and B's diagrams`);
+    // (The legend's state is a preference: open it where it is closed.)
+    if ((await page.getAttribute('.legend-toggle', 'aria-pressed')) !== 'true') await page.click('.legend-toggle');
+    const legend = await page.waitForSelector('[data-testid=legend]');
+    assert.ok((await legend.boundingBox()).y > b, `${what}: the legend under B`);
+    return b;
+  };
+  let steps = 0;
+  for (const id of LESSONS) {
+    for (let step = 1; step <= 8; step++) {
+      const { page, errors } = await open(ctx, `#/lesson/${id}?v=1&step=${step}`, { width: 1400, height: 900 });
+      await page.waitForSelector('canvas.diagram');
+      await answered(page);
+      await page.waitForTimeout(500);
+      const bar = await page.textContent('[data-testid=step-bar]', { timeout: 2000 }).catch(() => '');
+      const ab = bar.startsWith(`${step}/`) && !/Predict/.test(bar) && (await page.getAttribute('.app', 'data-ab')) === 'true';
+      if (ab) {
+        await checkB(page, `${id} step ${step}`);
+        steps++;
+      }
+      assert.deepEqual(errors, []);
+      await page.close();
+      if (!bar.startsWith(`${step}/`)) break;
+    }
+  }
+  assert.ok(steps >= 13, `A/B steps checked: ${steps}`);
+  const { page, errors } = await open(ctx, '#/sandbox?v=1&disks=2', { width: 1400, height: 900 });
+  await page.click('button.ab');
+  await checkB(page, 'the sandbox');
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+// Every text's size in the page, by its place in the page (tag, class and index from .app down).
+const textSizes = (page) => page.evaluate(() => {
+  const out = {};
+  const place = (el) => {
+    const p = [];
+    for (let e = el; e && !e.classList?.contains('app'); e = e.parentElement) {
+      const i = [...e.parentElement.children].filter((c) => c.tagName === e.tagName).indexOf(e);
+      p.unshift(`${e.tagName.toLowerCase()}.${typeof e.className === 'string' ? e.className.trim().split(/\s+/).join('.') : ''}:${i}`);
+    }
+    return p.join('>');
+  };
+  for (const el of document.querySelectorAll('.app *')) {
+    if (![...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()) || el.getBoundingClientRect().height === 0) continue;
+    out[place(el)] = [parseFloat(getComputedStyle(el).fontSize), el.textContent.trim().slice(0, 24)];
+  }
+  return out;
+});
+
+test('Large type never shrinks a label: each text is at least its size without Large type, in presenter mode and out of it', async () => {
+  const ctx = await h.browser.newContext();
+  for (const presenter of [true, false]) {
+    for (const [id, step] of [['scsi-starved', 3], ['writer-starves-reader', 3], ['nr-requests', 3], ['mq-clone-stall', 3], ['dm-sg-lists', 2]]) {
+      const frag = `#/lesson/${id}?v=1&step=${step}${presenter ? '&presenter=1' : ''}`;
+      const sizes = [];
+      for (const large of [false, true]) {
+        const { page, errors } = await open(ctx, frag + (large ? '&large=1' : ''));
+        await page.waitForSelector('canvas.diagram');
+        await caughtUp(page);
+        await page.waitForFunction(() => document.querySelector('.numbers table'), null, { timeout: 60000 });
+        sizes.push(await textSizes(page));
+        assert.deepEqual(errors, []);
+        await page.close();
+      }
+      const [plain, large] = sizes;
+      const both = Object.keys(plain).filter((k) => large[k]);
+      assert.ok(both.length > 30, `${frag}: texts compared: ${both.length}`);
+      const smaller = both.filter((k) => large[k][0] < plain[k][0] - 0.01).map((k) => `${plain[k][1]}: ${plain[k][0]} -> ${large[k][0]} px`);
+      assert.deepEqual(smaller, [], `${frag}: smaller in Large type`);
+    }
+  }
+  await ctx.close();
+});
+
+test('after Reveal in presenter mode the figures the answer names stay in view: the anatomy primer\'s throughput, iostat and vmstat', async () => {
+  const ctx = await h.browser.newContext();
+  for (const [id, step] of [['anatomy-of-a-request', 4], ['scsi-starved', 2]]) {
+    const { page, errors } = await open(ctx, `#/lesson/${id}?v=1&presenter=1&step=${step}`, { width: 1280, height: 720 });
+    const panel = page.getByRole('region', { name: 'Step' });
+    await panel.locator('.predict input[type=radio]').nth(0).check();
+    await panel.locator('.predict-run').click();
+    await page.waitForFunction(() => !document.querySelector('.predict-reveal')?.disabled, null, { timeout: 60000 });
+    await panel.locator('.predict-reveal').click();
+    await page.waitForSelector('[data-testid=reveal-rows]');
+    await page.waitForTimeout(300);
+    const named = (await page.getAttribute('.numbers', 'data-tables')).split(' ');
+    if (id === 'anatomy-of-a-request') assert.deepEqual(named, ['numbers', 'vmstat', 'iostat'], 'the answer names iostat and vmstat');
+    for (const t of named) {
+      assert.deepEqual(await offScreenSettled(page, `.numbers ${TABLE[t]}`), [], `${id}: ${t} in view after Reveal`);
+    }
+    // The answer's rows scroll into view within the step panel, under its question.
+    await page.waitForFunction(() => {
+      const r = document.querySelector('[data-testid=reveal-rows]').getBoundingClientRect();
+      const p = document.querySelector('[data-testid=step-panel]').getBoundingClientRect();
+      return r.top >= p.top && r.top < p.bottom && r.top >= 0;
+    }, null, { timeout: 5000 });
     assert.deepEqual(errors, []);
     await page.close();
   }

@@ -100,6 +100,11 @@ pub(super) fn scale_of(canvas: &HtmlCanvasElement) -> f64 {
     type_scale(on("[data-presenter=true]"), on("[data-large=true]"))
 }
 
+/// The type scale the same page has without Large type: what Large type's labels never go under.
+fn plain_scale_of(canvas: &HtmlCanvasElement) -> f64 {
+    type_scale(canvas.closest("[data-presenter=true]").ok().flatten().is_some(), false)
+}
+
 /// A point on the canvas in CSS pixels, in the drawing's coordinates.
 fn to_drawing(e: &MouseEvent) -> (f64, f64) {
     let z = e.target().and_then(|t| t.dyn_into::<HtmlCanvasElement>().ok()).map_or(1.0, |c| logical_size(&c).2);
@@ -136,6 +141,8 @@ pub(super) struct Frame<'a> {
     /// The diagram's type scale (`type_scale`): above 1 in Large type or presenter mode, for a
     /// projector, as the page's text grows.
     pub(super) scale: f64,
+    /// The scale without Large type (`scale` itself when Large type is off).
+    pub(super) plain_scale: f64,
 }
 
 /// The diagram's type for counts and names.
@@ -234,7 +241,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &RunView, now_ms: f64, expanded: Option<
     ctx.set_fill_style_str(theme.bg);
     ctx.fill_rect(0.0, 0.0, cw, ch);
     ctx.set_text_baseline("middle");
-    let f = Frame { ctx, d, l, theme, scale };
+    let f = Frame { ctx, d, l, theme, scale, plain_scale: plain_scale_of(canvas) };
     draw_stage_labels(&f, cw);
     f.ctx.set_font(&f.font(11.0, "", MONO));
     draw_processes(&f);
@@ -411,15 +418,18 @@ fn draw_cpus(f: &Frame) {
     }
 }
 
-/// A CPU strip's text: the thread's name in a smaller type (down to 70%) rather than cut, as
-/// "ksoftirqd/4" is what the strip is there to show (else its stem: "flush", not "flus…").
+/// A CPU strip's text: the thread's name in a smaller type rather than cut, as "ksoftirqd/4" is
+/// what the strip is there to show (else its stem: "flush", not "flus…"). The type goes down to
+/// 70% of the diagram's 11 px without Large type: Large type's larger type gives way before
+/// a word does (it never cuts a name the plain type shows whole in the same strip).
 fn draw_cpu_strip_text(f: &Frame, cell: Rect, label: &str, short: &str) {
     let ctx = &f.ctx;
     let width = |t: &str| ctx.measure_text(t).map_or(f64::MAX, |m| m.width());
     let max_w = cell.w - 4.0;
-    let text = cpu_strip_text(label, short, max_w, width);
+    let floor = 0.7 * f.plain_scale / f.scale;
+    let text = cpu_strip_text(label, short, max_w, floor, width);
     let w = width(text);
-    if w > max_w && w * 0.7 <= max_w {
+    if w > max_w && w * floor <= max_w {
         ctx.set_font(&f.font(11.0 * max_w / w, "", MONO));
         let _ = ctx.fill_text(text, cell.x + 2.0, cell.y + cell.h / 2.0);
         ctx.set_font(&f.font(11.0, "", MONO));

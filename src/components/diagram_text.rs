@@ -45,14 +45,15 @@ pub(super) fn plated_text(ctx: &CanvasRenderingContext2d, bg: &str, fg: &str, te
 }
 
 /// What a CPU strip says in `max_w`: "cpu3 flush-8:16" if it fits; else the thread's name if
-/// it fits in type shrunk to 70%; else the name's stem ("flush", "ksoftirqd"), which says more
-/// than a cut "flus…". (The caller shrinks or cuts what is still too wide.)
-pub(super) fn cpu_strip_text<'a>(label: &'a str, name: &'a str, max_w: f64, width: impl Fn(&str) -> f64) -> &'a str {
+/// it fits in type shrunk to `floor` of its size (0.7); else the name's stem ("flush",
+/// "ksoftirqd"), which says more than a cut "flus…". (The caller shrinks or cuts what is still
+/// too wide.)
+pub(super) fn cpu_strip_text<'a>(label: &'a str, name: &'a str, max_w: f64, floor: f64, width: impl Fn(&str) -> f64) -> &'a str {
     if width(label) <= max_w {
         return label;
     }
     let stem = name.split(['-', '/']).next().filter(|s| !s.is_empty()).unwrap_or(name);
-    [name, stem].into_iter().find(|t| width(t) * 0.7 <= max_w).unwrap_or(stem)
+    [name, stem].into_iter().find(|t| width(t) * floor <= max_w).unwrap_or(stem)
 }
 
 /// A column's label, longest first, for `fit_first`: one device's name, or a group's range
@@ -164,12 +165,18 @@ mod tests {
     fn a_narrow_cpu_strip_keeps_the_threads_name_or_its_stem() {
         // 7 px a character, as a monospace font would measure.
         let w = |t: &str| 7.0 * t.chars().count() as f64;
-        assert_eq!(cpu_strip_text("cpu3 flush-8:16", "flush-8:16", 120.0, w), "cpu3 flush-8:16");
-        assert_eq!(cpu_strip_text("cpu3 flush-8:16", "flush-8:16", 60.0, w), "flush-8:16");
-        assert_eq!(cpu_strip_text("cpu3 flush-8:16", "flush-8:16", 40.0, w), "flush");
-        assert_eq!(cpu_strip_text("cpu4 ksoftirqd/4", "ksoftirqd/4", 50.0, w), "ksoftirqd");
-        assert_eq!(cpu_strip_text("cpu0 37%", "37%", 20.0, w), "37%");
-        assert_eq!(cpu_strip_text("cpu0 -x", "-x", 10.0, w), "-x");
+        assert_eq!(cpu_strip_text("cpu3 flush-8:16", "flush-8:16", 120.0, 0.7, w), "cpu3 flush-8:16");
+        assert_eq!(cpu_strip_text("cpu3 flush-8:16", "flush-8:16", 60.0, 0.7, w), "flush-8:16");
+        assert_eq!(cpu_strip_text("cpu3 flush-8:16", "flush-8:16", 40.0, 0.7, w), "flush");
+        assert_eq!(cpu_strip_text("cpu4 ksoftirqd/4", "ksoftirqd/4", 50.0, 0.7, w), "ksoftirqd");
+        assert_eq!(cpu_strip_text("cpu0 37%", "37%", 20.0, 0.7, w), "37%");
+        assert_eq!(cpu_strip_text("cpu0 -x", "-x", 10.0, 0.7, w), "-x");
+        // Large type (1.45x, 10 px a character) in a 60 px strip: its stem at 70% is still 63 px
+        // and would be cut ("ksof…"); shrunk to the plain type's 70% floor, the whole name fits.
+        let large = |t: &str| 10.15 * t.chars().count() as f64;
+        assert_eq!(cpu_strip_text("cpu4 ksoftirqd/4", "ksoftirqd/4", 60.0, 0.7, large), "ksoftirqd");
+        assert!(large("ksoftirqd") * 0.7 > 60.0, "the 70% floor leaves the stem too wide: the caller cut it");
+        assert_eq!(cpu_strip_text("cpu4 ksoftirqd/4", "ksoftirqd/4", 60.0, 0.7 / 1.45, large), "ksoftirqd/4");
     }
 
     #[test]

@@ -179,14 +179,26 @@ impl Session {
             None => self.close_b(),
         }
         self.drop_idle_settings();
-        if let Some(t) = st.t {
-            self.jump_to(blksim::SimTime::from_secs_f64(t));
+        if let Some(t) = st.t.map(blksim::SimTime::from_secs_f64).or_else(|| self.settled_at()) {
+            self.jump_to(t);
         }
         if let Some(sp) = st.speed {
             self.a.set_speed(sp);
         }
         self.a.playing = true;
         true
+    }
+
+    /// Where a step without a time point of its own opens when its run is still short of it:
+    /// past the lesson's warm-up and the first whole simulated second, so the counters it names
+    /// read a whole second of steady state rather than the run's first moments (at a step's
+    /// slow demonstration speed that second would take minutes). Only a run that lasts its
+    /// duration (fio's time_based) is taken there: a sized job may be done before it.
+    fn settled_at(&self) -> Option<blksim::SimTime> {
+        let sc = &self.a.sim.config().scenario;
+        let time_based = std::iter::once(&sc.workload).chain(&sc.jobs).all(|w| w.size == 0);
+        let at = blksim::SimTime::from_secs_f64(self.a.lesson.warmup_s.unwrap_or(0.0).max(1.0));
+        (time_based && self.a.now() < at && at < self.a.end()).then_some(at)
     }
 
     /// At the prediction: the run the question starts from (the lesson's first variant, the

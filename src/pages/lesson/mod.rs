@@ -241,10 +241,22 @@ impl Parts<'_> {
     /// The tables the stop names (presenter mode keeps them in view and folds the others
     /// away). Before the first step (the lesson's opening view), the throughput, vmstat and
     /// iostat -x: what every lesson is about, on one 1280 x 720 screen in presenter mode.
+    /// Once the prediction is revealed, the tables its answer names too (the anatomy primer's
+    /// answer points at iostat and vmstat, its question at the throughput only).
     fn step_tables(&self) -> Option<String> {
         let named = match (self.cur_step(), &self.s.a.lesson.predict) {
-            (Some(st), _) => Some(&st.tables),
-            (None, Some(pr)) if self.at_predict() => Some(&pr.tables),
+            (Some(st), _) => Some(st.tables.clone()),
+            (None, Some(pr)) if self.at_predict() => {
+                let mut tables = pr.tables.clone();
+                if self.ui.prediction.revealed {
+                    for t in ["vmstat", "iostat"] {
+                        if pr.explanation.contains(t) && !tables.iter().any(|n| n.starts_with(t)) {
+                            tables.push(t.to_string());
+                        }
+                    }
+                }
+                Some(tables)
+            }
             _ => None,
         };
         named
@@ -359,10 +371,14 @@ fn stack_zone(p: &Parts) -> Html {
     html! {
         <section class={classes!("stack", ab.then_some("split"))} aria-label="The block stack">
             <Diagram canvas={t.canvas_a.clone()} summary={stack::summary(d)} label={if ab { format!("A · {}", d.variant) } else { String::new() }} onclick_x={on_diagram_click.clone()} onpointer={stack::on_diagram_pointer(session, false)} />
-            <p class="live" ref={t.live_a.clone()} data-testid="live" aria-live="off"></p>
             if let Some(b) = &s.b {
+                // B's diagram right under A's, and both runs' lines under B's (each says whose
+                // it is): a line between the two would push B down by its height.
                 <Diagram canvas={t.canvas_b.clone()} summary={stack::summary(b)} label={format!("B · {}", b.variant)} onclick_x={on_diagram_click.clone()} onpointer={stack::on_diagram_pointer(session, true)} />
-                <p class="live" ref={t.live_b.clone()} data-testid="live-b" aria-live="off"></p>
+                <p class="live" ref={t.live_a.clone()} data-testid="live" data-run="A" aria-live="off"></p>
+                <p class="live" ref={t.live_b.clone()} data-testid="live-b" data-run="B" aria-live="off"></p>
+            } else {
+                <p class="live" ref={t.live_a.clone()} data-testid="live" aria-live="off"></p>
             }
             // The groups' buttons expand a group in both runs: under B, not between A and B,
             // where they would push B down.

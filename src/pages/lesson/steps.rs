@@ -214,10 +214,12 @@ fn reveal(a: &Answer, on_to_end: Callback<MouseEvent>) -> Html {
                 (true, false) => "That is what the report saw. ",
                 (false, _) => "Not quite. ",
             } }</strong>{ format!("{}: {}", if d.lesson.kind == "primer" { "The answer" } else { "The report's answer" }, pr.options[pr.answer]) }</p>
-            <p>{ &pr.explanation }</p>
+            // The figures measured first, under the verdict, then why: on a 720 px projector
+            // the verdict and its figures show together, and the why scrolls under them.
             if !a.rows.is_empty() {
                 { reveal_rows(a, on_to_end) }
             }
+            <p class="reveal-why">{ &pr.explanation }</p>
             if !a.shown {
                 <p class="dim" data-testid="reveal-uncal">{ "The run on screen shows the model, not the report: \"Status in blkviz\" in the lesson text says which figures differ and why." }</p>
             }

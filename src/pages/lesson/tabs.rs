@@ -156,13 +156,22 @@ pub(super) fn live_write_lines(a: &RunView) -> Vec<String> {
         .collect()
 }
 
+/// A job's `bs`: the first job's (`workload.bs`) or a named one's (`job.NAME.bs`).
+fn is_bs_key(key: &str) -> bool {
+    key == blksim::scenario::knob_table::WORKLOAD_BS.key || key.strip_prefix("job.").is_some_and(|k| k.ends_with(".bs"))
+}
+
 /// The knob panel's handler, memoized: the panel's props then only change with the scenario or
 /// the message, and the page's refreshes leave what the user is typing.
 #[hook]
 pub(super) fn use_knob_handler(session: SharedSession, page: PageDispatch, to_b: bool) -> Callback<(String, String)> {
     use_callback(to_b, move |(k, v): (String, String), to_b| {
         let mut s = session.borrow_mut();
-        let v = v.trim().to_string();
+        let asked = v.trim().to_string();
+        // A `bs` off the 512-byte sector runs rounded up to it (the knob takes whole sectors),
+        // and the line beside the box says so: never silently another size.
+        let rounded = blksim::scenario::bs_rounded_to_sector(&asked).filter(|_| is_bs_key(&k));
+        let v = rounded.map_or_else(|| asked.clone(), |up| up.to_string());
         // A setting may act in A's variant or in B's (the A/B view): both runs take it, unless
         // the sandbox's panel sets B alone.
         let outcome = page.clone();
@@ -173,13 +182,18 @@ pub(super) fn use_knob_handler(session: SharedSession, page: PageDispatch, to_b:
         };
         s.act_then(cmd, move |s, r| {
             let Reply::Knob(r) = r else { return };
-            let rejected = r.is_err().then(|| (k.clone(), v.clone()));
+            let rejected = r.is_err().then(|| (k.clone(), asked.clone()));
             // Taken live: the message holds while the run has that write (a restart, Reset or
             // another seed, starts a run that has it from t = 0, not "live at t").
             let writes = s.a.live_writes.len();
             let live =
                 (r.is_ok() && s.a.live_writes.last().is_some_and(|w| w.writes.first() == Some(&(k.clone(), v.clone())))).then_some(writes);
-            let msg = KnobMessage { key: k, text: r.unwrap_or_else(|e| format!("not applied: {e}")), live_writes: live };
+            let text = match (r, rounded) {
+                (Ok(r), Some(up)) => format!("bs={asked} is not a multiple of 512 (the sector), so it runs as bs={up}, rounded up: {r}"),
+                (Ok(r), None) => r,
+                (Err(e), _) => format!("not applied: {e}"),
+            };
+            let msg = KnobMessage { key: k, text, live_writes: live };
             outcome.dispatch(PageAction::KnobApplied { msg, rejected });
         });
         sync_fragment(&mut s);

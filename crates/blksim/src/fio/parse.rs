@@ -390,9 +390,7 @@ fn nearest_mode(knob: &KnobSpec, value: &str) -> Option<String> {
         };
     }
     if knob.key == kt::WORKLOAD_BS.key {
-        let bytes = crate::scenario::parse_size(v)?;
-        let up = bytes.div_ceil(512).max(1) * 512;
-        return (up != bytes && up <= limits::BS_MAX).then(|| up.to_string());
+        return crate::scenario::bs_rounded_to_sector(v).map(|up| up.to_string());
     }
     None
 }

@@ -336,6 +336,16 @@ pub fn parse_size(s: &str) -> Option<u64> {
     digits.parse::<u64>().ok()?.checked_mul(mult)
 }
 
+/// A block size (`bs`) that is no multiple of the 512-byte sector, rounded up to one (the block
+/// layer's unit), where the rounded size is one the model takes: the nearest it runs, for fio's
+/// `bs=` in a job file and for the sandbox's `bs` knob (each says so beside what was asked).
+/// `None` for a size that needs no rounding or that no rounding brings into range.
+pub fn bs_rounded_to_sector(value: &str) -> Option<u64> {
+    let bytes = parse_size(value)?;
+    let up = bytes.div_ceil(512).max(1) * 512;
+    (up != bytes && up <= limits::BS_MAX).then_some(up)
+}
+
 /// A knob's value as text, the way `--set` and links write it.
 pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
     match KNOBS.iter().find(|k| k.key == key) {
@@ -395,7 +405,7 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::KNOBS;
+    use crate::scenario::{limits, set_knob, Scenario, KNOBS};
     use std::path::Path;
 
     /// The sources of the core outside its tests: each file up to its first `#[cfg(test)]`
@@ -415,6 +425,20 @@ mod tests {
                 out.push((p.display().to_string(), code));
             }
         }
+    }
+
+    /// A `bs` off the sector rounds up to it; one on it, or one no rounding brings into range,
+    /// does not.
+    #[test]
+    fn a_block_size_off_the_sector_rounds_up_to_it() {
+        assert_eq!(super::bs_rounded_to_sector("3000"), Some(3072));
+        assert_eq!(super::bs_rounded_to_sector("100"), Some(512));
+        assert_eq!(super::bs_rounded_to_sector("4k"), None);
+        assert_eq!(super::bs_rounded_to_sector("lots"), None);
+        let over = limits::BS_MAX + 1;
+        assert_eq!(super::bs_rounded_to_sector(&over.to_string()), None);
+        // The knob itself still refuses it: the rounding is the caller's, said beside the box.
+        assert!(set_knob(&mut Scenario::default(), "workload.bs", "3000").is_err());
     }
 
     /// Each knob's name is written once in the core, in its table entry: everything else
