@@ -19,7 +19,7 @@ pub fn Home() -> Html {
                             <a href={format!("#/lesson/{}?v=1", l.id)}>{ &l.title }</a>
                             <p class="q">{ &l.question }</p>
                             <p class="meta dim">
-                                { if l.kind == "primer" { "primer".to_string() } else { format!("seed report {}", l.seed_report) } }
+                                { if l.kind == "primer" { "primer".to_string() } else if l.seed_report == "-" { "regression".to_string() } else { format!("seed report {}", l.seed_report) } }
                                 { " · " }{ l.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(" / ") }
                                 if let Some(board) = crate::content::board_summary(&l.id) {
                                     { " · " }<FidelityBadge lesson={board} />

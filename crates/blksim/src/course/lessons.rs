@@ -130,7 +130,8 @@ pub struct Lesson {
     pub title: String,
     /// The one-line question the lesson answers.
     pub question: String,
-    /// Which seed report it retells, by its number ("-" for primers).
+    /// Which seed report it retells, by its number ("-" for primers and for a regression told
+    /// from its public thread alone).
     pub seed_report: String,
     /// Every figure its report gives, with the band the model must land in and how to measure
     /// it (`crate::course::fidelity`). Whether the lesson reproduces its report is measured from these,
