@@ -108,6 +108,10 @@ impl Sim {
     fn attempt_merge(&mut self, bio_id: BioId, tid: ThreadId, max: u64) -> bool {
         let bio = *self.bios.get(bio_id.0);
         let dev = bio.dev;
+        if self.blk_rq_fua(&bio) {
+            // REQ_NOMERGE_FLAGS: blk_mq_submit_bio tries no merge for a flush or FUA bio.
+            return false;
+        }
         let page = bio.page_bytes() as u64;
         let first_end = bio.sector + page / 512;
         if self.blk.plugging {
@@ -195,6 +199,7 @@ impl Sim {
             nr_clone_bios: 0,
             host_freed: false,
             cpu: Some(CoreId(self.current.cpu)),
+            fua: self.blk_rq_fua(&bio),
         }));
         self.devs[dev].stats.start(at);
         self.charge(GET_REQUEST_NS);
@@ -213,6 +218,10 @@ impl Sim {
         let r = self.reqs.get(rq.0);
         if self.devs[dev].queue.mq_sched.is_some() {
             self.emit(dev, Action::I, bio.write, bio.sector, bio.bytes, tid, rq.0, 0);
+            if self.reqs.get(rq.0).fua {
+                self.blk_insert_flush(dev, rq);
+                return;
+            }
             self.blk_mq_sched_insert_request(dev, rq);
         } else if self.devs[dev].queue.mq.is_some() {
             // blk_mq_make_request (4.0), a sync request over several hardware queues: no plug;

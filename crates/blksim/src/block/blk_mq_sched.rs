@@ -683,6 +683,32 @@ mod run_work_tests {
     }
 
     #[test]
+    fn a_fua_write_waits_on_its_own_queues_dispatch_list_and_a_re_arm_takes_its_run_back() {
+        let dev = DevId(0);
+        let mut sim = sim("mod");
+        sim.current.cpu = 1;
+        let tag = sim.blk_mq_get_request(dev, 1, ThreadId(0));
+        let r =
+            crate::block::Request { write: true, tag, hctx: 1, fua: true, ..crate::block::Request::for_test(dev, ThreadId(0), sim.now()) };
+        let rq = ReqId(sim.reqs.insert(r));
+        sim.blk_insert_flush(dev, rq);
+        assert!(sim.devs[dev].queue.elevator.is_empty(), "past the elevator");
+        assert_eq!(sim.mq(dev).hctx[1].dispatch, [rq]);
+        assert!(sim.mq(dev).hctx[1].run_pending, "its own queue's run, from kblockd");
+        // Another queue's dispatch found the elevator with nothing to give: every queue
+        // re-armed, the FUA write's run with them.
+        sim.current.cpu = 0;
+        sim.blk_mq_delay_run_hw_queues(dev);
+        assert_eq!(sim.mq(dev).runs_taken_back, 1);
+        // Hardware queue 0's run does not issue it; only queue 1's does.
+        sim.blk_mq_sched_dispatch_requests(dev, 0);
+        assert_eq!(sim.mq(dev).hctx[1].dispatch, [rq]);
+        sim.current.cpu = 1;
+        sim.blk_mq_sched_dispatch_requests(dev, 1);
+        assert!(sim.mq(dev).hctx[1].dispatch.is_empty(), "issued by its own queue's run");
+    }
+
+    #[test]
     fn from_5_18_the_re_run_skips_a_queue_whose_run_is_pending() {
         let dev = DevId(0);
         let mut sim = sim("mod_unless_pending");

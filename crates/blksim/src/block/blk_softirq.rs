@@ -102,8 +102,12 @@ impl Sim {
         self.devs[di].stats.done(at, r.write, r.bytes / 512, at - r.alloc_at);
         self.acct.totals.requests_completed += 1;
         let owner = Self::owner_of(&r);
-        self.devs[di].queue.elevator.completed(owner, now);
-        self.bfq_finish_request(dev, owner);
+        // A request blk_insert_flush took past the elevator has no RQF_ELVPRIV: the elevator's
+        // finish_request is not called for it (blk_mq_free_request, 5.10).
+        if !r.fua {
+            self.devs[di].queue.elevator.completed(owner, now);
+            self.bfq_finish_request(dev, owner);
+        }
         if let Some(orig) = r.clone_of {
             // A dm clone: its clone bios end (end_clone_bio), and with them the original.
             // A clone came from dm's mempool, not from this queue's request pool.

@@ -38,6 +38,8 @@ pub struct Request {
     pub host_freed: bool,
     /// `req->cpu`: the CPU that made it (for `rq_affinity`); None for dm clones.
     pub cpu: Option<CoreId>,
+    /// `REQ_FUA` that `blk_insert_flush` took past the elevator (`Sim::blk_rq_fua`).
+    pub fua: bool,
 }
 
 #[cfg(test)]
@@ -62,6 +64,7 @@ impl Request {
             nr_clone_bios: 0,
             host_freed: false,
             cpu: Some(CoreId(0)),
+            fua: false,
         }
     }
 }

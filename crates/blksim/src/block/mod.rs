@@ -6,6 +6,7 @@
 pub mod bfq;
 pub mod bio;
 pub mod blk_core;
+pub mod blk_flush;
 pub mod blk_merge;
 pub mod blk_mq;
 pub mod blk_mq_sched;

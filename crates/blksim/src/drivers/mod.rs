@@ -16,7 +16,7 @@ impl Sim {
     pub(crate) fn drive_submit(&mut self, dev: DevId, disk: DiskId, rq: ReqId, driver_ns: u64) {
         let now = self.now();
         let r = self.reqs.get(rq.0);
-        let cmd = crate::hw::Cmd { req: rq, sector: r.sector, bytes: r.bytes, write: r.write, queued_at: now };
+        let cmd = crate::hw::Cmd { req: rq, sector: r.sector, bytes: r.bytes, write: r.write, fua: r.fua, queued_at: now };
         let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
         let ctx = self.context();
         self.charge(driver_ns);

@@ -276,6 +276,8 @@ pub struct Job {
     /// fsync at the end (fio end_fsync): set while the job waits for it.
     pub fsync: bool,
     pub fsync_waiting: bool,
+    /// fio sync=1: the file is opened O_SYNC.
+    pub o_sync: bool,
     /// When the current buffered write() was entered (fio's clat for buffered I/O).
     pub write_since: SimTime,
     /// Reads go through the page cache (fio direct=0 on a read job).
@@ -315,6 +317,7 @@ impl Job {
             buffered: !w.direct && w.rw.is_write(),
             fsync: w.fsync,
             fsync_waiting: false,
+            o_sync: w.sync,
             write_since: SimTime::ZERO,
             pages: DirtyPages::default(),
             read: BufferedRead::default(),

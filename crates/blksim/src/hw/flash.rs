@@ -326,7 +326,7 @@ mod tests {
     use crate::engine::time::NS_PER_S;
 
     fn read(sector: u64, bytes: u64) -> Cmd {
-        Cmd { req: ReqId(0), sector, bytes, write: false, queued_at: SimTime::ZERO }
+        Cmd { req: ReqId(0), sector, bytes, write: false, fua: false, queued_at: SimTime::ZERO }
     }
 
     /// Spread-out 4 KiB sectors, none continuing another (a fixed stride, not a sequence).
@@ -436,7 +436,7 @@ mod tests {
         let mut now = SimTime::ZERO;
         for i in 0..5_000u64 {
             let write = i % 3 != 0;
-            let cmd = Cmd { req: ReqId(0), sector: i * 8, bytes: 4096 * (1 + i % 5), write, queued_at: now };
+            let cmd = Cmd { req: ReqId(0), sector: i * 8, bytes: 4096 * (1 + i % 5), write, fua: false, queued_at: now };
             let done = d.service(now, &cmd);
             assert!(done > now, "a command takes time");
             assert!(d.programs.len() <= d.dies(), "write buffer: {} units", d.programs.len());
@@ -447,7 +447,7 @@ mod tests {
         let mut d = Nand::new(SSD_X25M_G2, SSD_CAPACITY_SECTORS);
         let mut t = SimTime::ZERO;
         for i in 0..400u64 {
-            t = d.service(t, &Cmd { req: ReqId(0), sector: i * 256, bytes: 131_072, write: true, queued_at: t });
+            t = d.service(t, &Cmd { req: ReqId(0), sector: i * 256, bytes: 131_072, write: true, fua: false, queued_at: t });
         }
         let mb_s = 400 * 131_072 * NS_PER_S / t.ns() / 1_000_000;
         assert!((80..=100).contains(&mb_s), "sequential writes: {mb_s} MB/s");

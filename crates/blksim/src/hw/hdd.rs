@@ -179,7 +179,7 @@ pub(crate) fn hdd_pick(h: &Hdd, queue: &VecDeque<Cmd>, now: SimTime, capacity: u
         return Some(old);
     }
     let start = now.max(h.media_free_at);
-    let cost = |c: &Cmd| if c.write && h.write_cache { 0 } else { access_ns(h, start, c, capacity) };
+    let cost = |c: &Cmd| if c.write && h.write_cache && !c.fua { 0 } else { access_ns(h, start, c, capacity) };
     // min_by_key keeps the first of equal keys: ties go to the oldest command.
     queue.iter().enumerate().min_by_key(|(_, c)| cost(c)).map(|(i, _)| i)
 }
@@ -232,9 +232,10 @@ pub(crate) fn hdd_service_ns(h: &mut Hdd, now: SimTime, cmd: &Cmd, arrived_idle:
     h.destage_until(ready, capacity);
     if cmd.write {
         h.stop_readahead(ready, capacity);
-        h.segs.write(cmd.sector, end, h.dirty_bytes + if h.write_cache { cmd.bytes } else { 0 });
+        h.segs.write(cmd.sector, end, h.dirty_bytes + if h.write_cache && !cmd.fua { cmd.bytes } else { 0 });
     }
-    if cmd.write && h.write_cache {
+    // A FUA write is not left in the cache: it goes to the media as an uncached write does.
+    if cmd.write && h.write_cache && !cmd.fua {
         // The command waits only for cache space: destages free it as they finish, and more
         // are scheduled while the finished ones do not free enough.
         let mut space_at = ready;
@@ -420,7 +421,7 @@ mod tests {
         let mb = 1 << 20;
         // 64 back-to-back 1 MiB sequential reads, each submitted 20 µs after the last completes.
         for i in 0..64u64 {
-            let done = serve_one(d, now, Cmd { req: ReqId(0), sector: i * 2048, bytes: mb, write: false, queued_at: now });
+            let done = serve_one(d, now, Cmd { req: ReqId(0), sector: i * 2048, bytes: mb, write: false, fua: false, queued_at: now });
             now = done + 20_000;
         }
         let mb_s = 64.0 * mb as f64 / now.as_secs_f64() / 1e6;
@@ -430,7 +431,7 @@ mod tests {
         let start = now;
         for _ in 0..200 {
             let sector = rng.below(HDD_CAPACITY_SECTORS / 8 - 8) * 8;
-            let done = serve_one(d, now, Cmd { req: ReqId(0), sector, bytes: 4096, write: false, queued_at: now });
+            let done = serve_one(d, now, Cmd { req: ReqId(0), sector, bytes: 4096, write: false, fua: false, queued_at: now });
             now = done;
         }
         let iops = 200.0 / (now - start) as f64 * 1e9;
@@ -446,9 +447,9 @@ mod tests {
             let mut rng = Stream::new(5, 5);
             let d = &mut Disk::new(DiskKind::Hdd, false, ControllerCache::InOrder, &mut rng);
             d.set_skip_within_track(on);
-            let a = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: true, queued_at: SimTime::ZERO };
+            let a = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: true, fua: false, queued_at: SimTime::ZERO };
             let done = serve_one(d, SimTime::ZERO, a);
-            let b = Cmd { req: ReqId(0), sector: (1 << 20) + 256, bytes: 65536, write: false, queued_at: done };
+            let b = Cmd { req: ReqId(0), sector: (1 << 20) + 256, bytes: 65536, write: false, fua: false, queued_at: done };
             let done2 = serve_one(d, done, b);
             done2 - done
         };
@@ -472,7 +473,7 @@ mod tests {
             let mut sector: u64 = 1 << 20;
             let mut worst = 0;
             for i in 0..20 {
-                let c = Cmd { req: ReqId(0), sector, bytes: 32768, write: false, queued_at: now };
+                let c = Cmd { req: ReqId(0), sector, bytes: 32768, write: false, fua: false, queued_at: now };
                 let done = serve_one(d, now, c);
                 if i > 0 {
                     worst = worst.max(done - now);
@@ -493,10 +494,10 @@ mod tests {
         let after = |skip_sectors: u64| {
             let mut rng = Stream::new(9, 9);
             let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
-            let a = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: false, queued_at: SimTime::ZERO };
+            let a = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: false, fua: false, queued_at: SimTime::ZERO };
             let done = serve_one(d, SimTime::ZERO, a);
             let at = done + 300 * NS_PER_US;
-            let b = Cmd { req: ReqId(0), sector: (1 << 20) + 128 + skip_sectors, bytes: 65536, write: false, queued_at: at };
+            let b = Cmd { req: ReqId(0), sector: (1 << 20) + 128 + skip_sectors, bytes: 65536, write: false, fua: false, queued_at: at };
             let done2 = serve_one(d, at, b);
             done2 - at
         };
@@ -511,17 +512,30 @@ mod tests {
     }
 
     #[test]
+    fn a_fua_write_goes_to_the_media_before_it_completes_and_a_cached_one_does_not() {
+        let mut rng = Stream::new(4, 4);
+        let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+        let w = |sector, fua, at| Cmd { req: ReqId(0), sector, bytes: 4096, write: true, fua, queued_at: at };
+        let cached = serve_one(d, SimTime::ZERO, w(1 << 28, false, SimTime::ZERO));
+        assert!(cached - SimTime::ZERO < 200 * NS_PER_US, "a cached write took {} ns", cached - SimTime::ZERO);
+        // Far from the last write: the FUA write pays the destage before it, then its own
+        // seek and rotation.
+        let fua = serve_one(d, cached, w(1 << 20, true, cached));
+        assert!(fua - cached > 2 * NS_PER_MS, "a FUA write took {} ns", fua - cached);
+    }
+
+    #[test]
     fn a_read_of_what_the_drive_just_wrote_comes_from_its_buffer() {
         let mut rng = Stream::new(4, 4);
         let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
-        let w = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: true, queued_at: SimTime::ZERO };
+        let w = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: true, fua: false, queued_at: SimTime::ZERO };
         let done = serve_one(d, SimTime::ZERO, w);
         // Part of the written range: no positioning, link speed.
-        let r = Cmd { req: ReqId(0), sector: (1 << 20) + 8, bytes: 4096, write: false, queued_at: done };
+        let r = Cmd { req: ReqId(0), sector: (1 << 20) + 8, bytes: 4096, write: false, fua: false, queued_at: done };
         let hit = serve_one(d, done, r);
         assert!(hit - done < 200 * NS_PER_US, "hit took {} ns", hit - done);
         // Elsewhere: seek and rotation.
-        let r = Cmd { req: ReqId(0), sector: 1 << 28, bytes: 4096, write: false, queued_at: hit };
+        let r = Cmd { req: ReqId(0), sector: 1 << 28, bytes: 4096, write: false, fua: false, queued_at: hit };
         let (_, miss) = submit_one(d, hit, r);
         assert!(miss - hit > NS_PER_MS, "miss took {} ns", miss - hit);
     }
@@ -539,7 +553,7 @@ mod tests {
             let mut first_cache_full = None;
             for i in 0..400u64 {
                 let (slot, done) =
-                    submit_one(d, now, Cmd { req: ReqId(0), sector: i * 1024, bytes: 512 * 1024, write: true, queued_at: now });
+                    submit_one(d, now, Cmd { req: ReqId(0), sector: i * 1024, bytes: 512 * 1024, write: true, fua: false, queued_at: now });
                 if done - now > 3 * NS_PER_MS && first_cache_full.is_none() {
                     first_cache_full = Some(i);
                 }
@@ -559,7 +573,7 @@ mod tests {
 
     /// Reads `bytes` at `sector` on a drive that is idle at `now`: when it is done.
     fn read(h: &mut Hdd, now: SimTime, sector: u64, bytes: u64) -> SimTime {
-        let c = Cmd { req: ReqId(0), sector, bytes, write: false, queued_at: now };
+        let c = Cmd { req: ReqId(0), sector, bytes, write: false, fua: false, queued_at: now };
         now + hdd_service_ns(h, now, &c, true, HDD_CAPACITY_SECTORS)
     }
 

@@ -281,7 +281,7 @@ impl HwRaid5 {
     }
 
     fn member_io(&mut self, m: usize, at: SimTime, sector: u64, sectors: u64, write: bool) -> SimTime {
-        let cmd = Cmd { req: crate::engine::ids::ReqId(0), sector, bytes: sectors * 512, write, queued_at: at };
+        let cmd = Cmd { req: crate::engine::ids::ReqId(0), sector, bytes: sectors * 512, write, fua: false, queued_at: at };
         at + hdd_service_ns(&mut self.members[m], at, &cmd, true, HDD_CAPACITY_SECTORS)
     }
 
@@ -362,7 +362,7 @@ mod tests {
     use crate::engine::ids::ReqId;
 
     fn write(sector: u64, bytes: u64) -> Cmd {
-        Cmd { req: ReqId(0), sector, bytes, write: true, queued_at: SimTime::ZERO }
+        Cmd { req: ReqId(0), sector, bytes, write: true, fua: false, queued_at: SimTime::ZERO }
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub struct Cmd {
     pub sector: u64,
     pub bytes: u64,
     pub write: bool,
+    /// `REQ_FUA` (SCSI WRITE's FUA bit, ATA's WRITE FPDMA QUEUED FUA): the drive writes this
+    /// command's data to the media before it reports it done, whatever its write cache.
+    pub fua: bool,
     /// When the drive received it (for the drive's own aging of queued commands).
     pub queued_at: SimTime,
 }

@@ -234,6 +234,16 @@ pub const WORKLOAD_FSYNC: KnobSpec = KnobSpec {
     values: &[],
 };
 
+pub const WORKLOAD_SYNC: KnobSpec = KnobSpec {
+    key: "workload.sync",
+    kind: KnobKind::Bool,
+    help: "open the file O_SYNC (fio sync=1): a direct write is a FUA write (5.x blk-mq, write cache on)",
+    live: Live::Restart,
+    access: flag!(workload.sync),
+    applies: validate::anywhere,
+    values: &[],
+};
+
 pub const WORKLOAD_FILENAME: KnobSpec = KnobSpec {
     key: "workload.filename",
     kind: KnobKind::Devices,

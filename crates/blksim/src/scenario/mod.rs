@@ -564,6 +564,8 @@ pub struct Workload {
     /// Bytes each job transfers; 0 means time-based (run for the whole duration).
     pub size: u64,
     pub fsync: bool,
+    /// fio `sync=1`: the job opens its file O_SYNC (`workload.sync`).
+    pub sync: bool,
     /// fio `filename`: the devices the jobs use, colon-separated, the jobs spread over them in
     /// turn; empty: every top device (sd, dm or md, by the stack) in turn.
     pub filename: String,
@@ -693,6 +695,7 @@ impl Default for Workload {
             direct: true,
             size: 0,
             fsync: false,
+            sync: false,
             filename: String::new(),
             filesystem: Filesystem::None,
             fio: jobs::JobOptions::default(),

@@ -88,6 +88,7 @@ impl Sim {
             nr_clone_bios: nbios,
             host_freed: false,
             cpu,
+            fua: false,
         }));
         self.acct.totals.clones.made += 1;
         self.acct.totals.clones.bios_made += nbios as u64;

@@ -126,6 +126,7 @@ impl Sim {
                 host_freed: false,
                 // multipathd's read is made on the CPU it runs on (req->cpu).
                 cpu: Some(cpu),
+                fua: false,
             }));
             self.devs[dev].stats.start(at);
             self.acct.totals.path_check_bytes += 4096;
