@@ -226,6 +226,17 @@ pub const HDD_MEDIA_OUTER_BYTES_PER_S: u64 = 130_000_000;
 pub const HDD_MEDIA_INNER_BYTES_PER_S: u64 = 65_000_000;
 /// Capacity: 500 GB (976,773,168 sectors, the IDEMA figure for 500 GB).
 pub const HDD_CAPACITY_SECTORS: u64 = 976_773_168;
+/// The 2010 drive, from the figures above; its link is SATA 3 Gb/s (`SATA_LINK_BYTES_PER_S`).
+pub const HDD_2010: crate::hw::hdd::HddSpec = crate::hw::hdd::HddSpec {
+    revolution_ns: HDD_REVOLUTION_NS,
+    seek_track_ns: HDD_SEEK_TRACK_NS,
+    seek_avg_ns: HDD_SEEK_AVG_NS,
+    seek_full_ns: HDD_SEEK_FULL_NS,
+    media_outer_bytes_per_s: HDD_MEDIA_OUTER_BYTES_PER_S,
+    media_inner_bytes_per_s: HDD_MEDIA_INNER_BYTES_PER_S,
+    capacity_sectors: HDD_CAPACITY_SECTORS,
+    link_bytes_per_s: SATA_LINK_BYTES_PER_S,
+};
 /// NCQ/TCQ aging: a command queued in the drive longer than this is served next. Reason: drive
 /// firmware bounds starvation under shortest-positioning-first; vendors do not publish the
 /// figure, we take a few average service times' worth of hundreds of ms.
@@ -283,6 +294,8 @@ pub const SATA_LINK_BYTES_PER_S: u64 = 300_000_000;
 /// Members of the array. The report does not say; 4 is how xbitlabs measured the 8506-8
 /// ("3ware 8506-8 Escalade", 2004-06-11).
 pub const HWRAID5_MEMBERS: u32 = 4;
+/// The member drives: the 2010 drive above.
+pub const HWRAID5_MEMBER_DRIVE: crate::hw::hdd::HddSpec = HDD_2010;
 /// Stripe unit per member: 64 KiB. Source: 3ware Escalade user guide ("RAID 5 stripe size is
 /// limited to 64k").
 pub const HWRAID5_CHUNK_SECTORS: u64 = 128;

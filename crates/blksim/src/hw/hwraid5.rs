@@ -92,7 +92,7 @@ impl HwRaid5 {
     pub fn new(members: u32, write_cache: bool, policy: ControllerCache, rng: &mut Stream) -> HwRaid5 {
         assert!(members >= 3, "RAID5 needs at least 3 members");
         HwRaid5 {
-            members: (0..members).map(|_| Hdd::new(write_cache, HWRAID5_MEMBER_RPO_WINDOW, rng)).collect(),
+            members: (0..members).map(|_| Hdd::new(HWRAID5_MEMBER_DRIVE, write_cache, HWRAID5_MEMBER_RPO_WINDOW, rng)).collect(),
             chunk_sectors: HWRAID5_CHUNK_SECTORS,
             cached: VecDeque::new(),
             held_sectors: 0,
@@ -114,12 +114,12 @@ impl HwRaid5 {
 
     /// The LUN's size: every member's capacity in whole chunks, less one member for parity.
     pub fn capacity_sectors(&self) -> u64 {
-        HDD_CAPACITY_SECTORS / self.chunk_sectors * self.stripe_sectors()
+        HWRAID5_MEMBER_DRIVE.capacity_sectors / self.chunk_sectors * self.stripe_sectors()
     }
 
     /// Member 0's head, as a fraction of the stroke.
     pub fn head_position(&self) -> f64 {
-        self.members[0].head_sector() as f64 / HDD_CAPACITY_SECTORS as f64
+        self.members[0].head_sector() as f64 / HWRAID5_MEMBER_DRIVE.capacity_sectors as f64
     }
 
     /// The member holding data chunk `i` of `stripe` (parity on member `stripe % members`).
@@ -282,7 +282,7 @@ impl HwRaid5 {
 
     fn member_io(&mut self, m: usize, at: SimTime, sector: u64, sectors: u64, write: bool) -> SimTime {
         let cmd = Cmd { req: crate::engine::ids::ReqId(0), sector, bytes: sectors * 512, write, queued_at: at };
-        at + hdd_service_ns(&mut self.members[m], at, &cmd, true, HDD_CAPACITY_SECTORS)
+        at + hdd_service_ns(&mut self.members[m], at, &cmd, true, HWRAID5_MEMBER_DRIVE.capacity_sectors)
     }
 
     /// A host read: each chunk's piece from its member, in parallel. Returns when all arrived.

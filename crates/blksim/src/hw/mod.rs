@@ -67,7 +67,9 @@ pub fn capacity_sectors(kind: DiskKind) -> u64 {
         DiskKind::Ssd830 => SSD830_CAPACITY_SECTORS,
         DiskKind::Nvme => NVME_CAPACITY_SECTORS,
         DiskKind::Ramlun => RAMLUN_CAPACITY_SECTORS,
-        DiskKind::Hwraid5 => HDD_CAPACITY_SECTORS / HWRAID5_CHUNK_SECTORS * HWRAID5_CHUNK_SECTORS * (HWRAID5_MEMBERS as u64 - 1),
+        DiskKind::Hwraid5 => {
+            HWRAID5_MEMBER_DRIVE.capacity_sectors / HWRAID5_CHUNK_SECTORS * HWRAID5_CHUNK_SECTORS * (HWRAID5_MEMBERS as u64 - 1)
+        }
     }
 }
 
@@ -81,7 +83,7 @@ impl Disk {
                 (Model::Ssd(Nand::new(NVME_970_EVO_PLUS, NVME_CAPACITY_SECTORS)), NVME_IO_QUEUE_DEPTH - 1, NVME_CAPACITY_SECTORS)
             }
             DiskKind::Ramlun => (Model::Ram(RamLun::new(RAMLUN_COMMAND_NS, RAMLUN_BYTES_PER_S)), RAMLUN_SLOTS, RAMLUN_CAPACITY_SECTORS),
-            DiskKind::Hdd => (Model::Hdd(Hdd::new(write_cache, HDD_WRITE_CACHE_RPO_WINDOW, rng)), 1, HDD_CAPACITY_SECTORS),
+            DiskKind::Hdd => (Model::Hdd(Hdd::new(HDD_2010, write_cache, HDD_WRITE_CACHE_RPO_WINDOW, rng)), 1, HDD_CAPACITY_SECTORS),
             DiskKind::Hwraid5 => {
                 let c = HwRaid5::new(HWRAID5_MEMBERS, write_cache, controller_cache, rng);
                 let capacity = c.capacity_sectors();
