@@ -294,7 +294,9 @@ pub const SATA_LINK_BYTES_PER_S: u64 = 300_000_000;
 /// Members of the array. The report does not say; 4 is how xbitlabs measured the 8506-8
 /// ("3ware 8506-8 Escalade", 2004-06-11).
 pub const HWRAID5_MEMBERS: u32 = 4;
-/// The member drives: Western Digital's Raptor WD360GD, the 10,000 rpm SATA drive xbitlabs'
+/// The member drives are the scenario's (`disk.member_drive`): the 2010 drive above (`hdd`,
+/// the default: seed 003's box had 7200 rpm 200 GB disks, the nearest the model has), or this
+/// one (`wd360gd`). Western Digital's Raptor WD360GD, the 10,000 rpm SATA drive xbitlabs'
 /// 3ware reviews of 2004 ran on ("we just didn't have eight Raptor HDDs at that time", their
 /// 8500-8 review; the 8506-8 review reran its four). Sources, field by field:
 /// - spindle, seek, capacity: 10,000 rpm (average rotational latency 2.99 ms), average read
@@ -310,7 +312,7 @@ pub const HWRAID5_MEMBERS: u32 = 4;
 ///
 /// Its 8 MB buffer is not the model's: every drive's buffer is `HDD_BUFFER_BYTES` in
 /// `HDD_SEGMENT_BYTES` segments. Nothing here is fitted.
-pub const HWRAID5_MEMBER_DRIVE: crate::hw::hdd::HddSpec = crate::hw::hdd::HddSpec {
+pub const HDD_WD360GD: crate::hw::hdd::HddSpec = crate::hw::hdd::HddSpec {
     revolution_ns: 60 * 1_000_000_000 / 10_000,
     seek_track_ns: 600 * NS_PER_US,
     seek_avg_ns: 5_200 * NS_PER_US,

@@ -397,7 +397,7 @@ mod tests {
     use crate::engine::ids::ReqId;
     use crate::engine::time::{NS_PER_MS, NS_PER_US};
     use crate::hw::Disk;
-    use crate::scenario::{ControllerCache, DiskKind};
+    use crate::scenario::{ControllerCache, DiskKind, MemberDrive};
 
     /// Submits to an idle disk: the command starts at once.
     fn submit_one(d: &mut Disk, now: SimTime, cmd: Cmd) -> (u16, SimTime) {
@@ -439,7 +439,7 @@ mod tests {
     #[test]
     fn sequential_reads_stream_at_media_rate_and_random_reads_pay_seek_and_rotation() {
         let mut rng = Stream::new(1, 1);
-        let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+        let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, MemberDrive::Hdd, &mut rng);
         let mut now = SimTime::ZERO;
         let mb = 1 << 20;
         // 64 back-to-back 1 MiB sequential reads, each submitted 20 µs after the last completes.
@@ -468,7 +468,7 @@ mod tests {
         // then read the 64 KiB after the next 64 KiB.
         let skip = |on: bool| {
             let mut rng = Stream::new(5, 5);
-            let d = &mut Disk::new(DiskKind::Hdd, false, ControllerCache::InOrder, &mut rng);
+            let d = &mut Disk::new(DiskKind::Hdd, false, ControllerCache::InOrder, MemberDrive::Hdd, &mut rng);
             d.set_skip_within_track(on);
             let a = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: true, queued_at: SimTime::ZERO };
             let done = serve_one(d, SimTime::ZERO, a);
@@ -490,7 +490,7 @@ mod tests {
         // skipped-to sector has gone by and each read waits most of a revolution (8.3 ms).
         for on in [false, true] {
             let mut rng = Stream::new(7, 7);
-            let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+            let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, MemberDrive::Hdd, &mut rng);
             d.set_skip_within_track(on);
             let mut now = SimTime::ZERO;
             let mut sector: u64 = 1 << 20;
@@ -516,7 +516,7 @@ mod tests {
         // the read-ahead does not serve it: positioning as for any read.
         let after = |skip_sectors: u64| {
             let mut rng = Stream::new(9, 9);
-            let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+            let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, MemberDrive::Hdd, &mut rng);
             let a = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: false, queued_at: SimTime::ZERO };
             let done = serve_one(d, SimTime::ZERO, a);
             let at = done + 300 * NS_PER_US;
@@ -524,7 +524,7 @@ mod tests {
             let done2 = serve_one(d, at, b);
             done2 - at
         };
-        let rate = HDD_2010.media_rate(1 << 20, crate::hw::capacity_sectors(DiskKind::Hdd));
+        let rate = HDD_2010.media_rate(1 << 20, crate::hw::capacity_sectors(DiskKind::Hdd, MemberDrive::Hdd));
         let streaming = transfer_ns(3 << 19, rate) + transfer_ns(65536, rate);
         let near = after(3 << 10);
         assert!(near <= streaming, "1.5 MiB ahead: {near} ns, streaming there {streaming} ns");
@@ -537,7 +537,7 @@ mod tests {
     #[test]
     fn a_read_of_what_the_drive_just_wrote_comes_from_its_buffer() {
         let mut rng = Stream::new(4, 4);
-        let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+        let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, MemberDrive::Hdd, &mut rng);
         let w = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: true, queued_at: SimTime::ZERO };
         let done = serve_one(d, SimTime::ZERO, w);
         // Part of the written range: no positioning, link speed.
@@ -553,9 +553,9 @@ mod tests {
     #[test]
     fn the_write_cache_absorbs_writes_until_it_is_full_then_runs_at_media_rate() {
         let mut rng = Stream::new(3, 3);
-        let mut cached = Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+        let mut cached = Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, MemberDrive::Hdd, &mut rng);
         let mut rng = Stream::new(3, 3);
-        let mut uncached = Disk::new(DiskKind::Hdd, false, ControllerCache::InOrder, &mut rng);
+        let mut uncached = Disk::new(DiskKind::Hdd, false, ControllerCache::InOrder, MemberDrive::Hdd, &mut rng);
         let mut times = Vec::new();
         let mut started = Vec::new();
         for d in [&mut cached, &mut uncached] {
