@@ -333,11 +333,8 @@ pub const HWRAID5_CACHE_BYTES: u64 = 2_359_296;
 /// in 2004-2005). INFERRED: whether those drives reordered cached writes is not published;
 /// the 2010 drive (`HDD_WRITE_CACHE_RPO_WINDOW`) does.
 pub const HWRAID5_MEMBER_RPO_WINDOW: u32 = 1;
-/// The host bus: 64-bit/66 MHz PCI, 8 bytes × 66.67 MHz = 533 MB/s, the peak a bus master
-/// moves. Source: xbitlabs' 8506-8 review's specifications table ("PCI 2.2 64bit 66MHz bus";
-/// the 8500's 64-bit/33 MHz bus is what it changed). Every transfer to or from the host takes
-/// its turn on it (`HwRaid5`'s `bus`); arbitration and PCI's wait states are not modelled, so
-/// it bounds the controller at the peak, not at a measured rate.
+/// Host transfers into the controller: 64-bit/66 MHz PCI, 533 MB/s. Source: the same review.
+/// Each transfer is timed alone at this rate: transfers sharing the bus are not modelled.
 pub const HWRAID5_HOST_BYTES_PER_S: u64 = 533_000_000;
 /// The controller's RAID5 write path (parity generation and staging), per byte of new data:
 /// 80 MB/s. Source: this controller's own figure in seed 003, the same file written straight

@@ -53,7 +53,7 @@ const LANE_INTERVALS_MAX: usize = 1 << 20;
 /// A bus (a channel, the link): serves one transfer at a time, either after the last one
 /// reserved (arrival order) or in the first gap that holds it (reordering).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Lane {
+struct Lane {
     /// Arrival order: when the last transfer reserved ends.
     free_at: SimTime,
     /// Reordering: the transfers reserved from now on, sorted and disjoint (start, end).
@@ -62,7 +62,7 @@ pub(crate) struct Lane {
 
 impl Lane {
     /// Reserves `dur` from `earliest` on: when the transfer ends.
-    pub(crate) fn take(&mut self, earliest: SimTime, dur: u64, reorder: bool) -> SimTime {
+    fn take(&mut self, earliest: SimTime, dur: u64, reorder: bool) -> SimTime {
         if !reorder {
             self.free_at = earliest.max(self.free_at) + dur;
             return self.free_at;
@@ -94,7 +94,7 @@ impl Lane {
     }
 
     /// Forgets the transfers over by `now` (nothing is reserved before now).
-    pub(crate) fn forget_before(&mut self, now: SimTime) {
+    fn forget_before(&mut self, now: SimTime) {
         while self.busy.front().is_some_and(|&(_, e)| e <= now) {
             self.busy.pop_front();
         }

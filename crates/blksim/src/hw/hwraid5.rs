@@ -85,10 +85,6 @@ pub struct HwRaid5 {
     pub ops: StripeOps,
     /// The highest sector end written so far (to count backward writes).
     stream_end: u64,
-    /// The host bus (`HWRAID5_HOST_BYTES_PER_S`): one transfer at a time, reads' and writes'
-    /// alike (PCI is one shared, half-duplex bus). The controller masters it: a transfer whose
-    /// data is ready goes in the first gap, ahead of one reserved later whose data is not.
-    bus: crate::hw::flash::Lane,
 }
 
 impl HwRaid5 {
@@ -118,7 +114,6 @@ impl HwRaid5 {
             policy,
             ops: StripeOps::default(),
             stream_end: 0,
-            bus: crate::hw::flash::Lane::default(),
         }
     }
 
@@ -194,7 +189,7 @@ impl HwRaid5 {
             s = piece_end;
         }
         assert!(was_empty || self.held_sectors <= HWRAID5_CACHE_BYTES / 512, "controller cache over its size");
-        self.bus_transfer(now, now, cmd.bytes)
+        now + transfer_ns(cmd.bytes, HWRAID5_HOST_BYTES_PER_S)
     }
 
     /// Starts the next stripe operation, if there is one to do. Returns when it ends.
@@ -304,15 +299,7 @@ impl HwRaid5 {
         at + hdd_service_ns(&mut self.members[m], at, &cmd, true, self.drive.capacity_sectors)
     }
 
-    /// Moves `bytes` over the host bus once they are ready (at `ready`, not before `now`):
-    /// returns when the transfer ends.
-    fn bus_transfer(&mut self, now: SimTime, ready: SimTime, bytes: u64) -> SimTime {
-        self.bus.forget_before(now);
-        self.bus.take(ready, transfer_ns(bytes, HWRAID5_HOST_BYTES_PER_S), true)
-    }
-
-    /// A host read: each chunk's piece from its member, in parallel; once all have arrived in
-    /// the controller's memory, the whole crosses the host bus. Returns when it has.
+    /// A host read: each chunk's piece from its member, in parallel. Returns when all arrived.
     pub fn read(&mut self, now: SimTime, cmd: &Cmd) -> SimTime {
         let (cs, w) = (self.chunk_sectors, self.stripe_sectors());
         let (mut s, end) = (cmd.sector, cmd.sector + cmd.bytes / 512);
@@ -325,7 +312,7 @@ impl HwRaid5 {
             done = done.max(self.member_io(m, now, stripe * cs + in_chunk, piece, false));
             s += piece;
         }
-        self.bus_transfer(now, done, cmd.bytes)
+        done + transfer_ns(cmd.bytes, HWRAID5_HOST_BYTES_PER_S)
     }
 }
 
@@ -438,22 +425,6 @@ mod tests {
         c.destage_done();
         assert_eq!(c.ops.reconstruct_write, 1);
         assert_eq!(c.held_sectors, 0);
-    }
-
-    #[test]
-    fn transfers_to_and_from_the_host_take_turns_on_its_bus() {
-        let mut rng = Stream::new(1, 1);
-        let mut c = HwRaid5::new(4, HDD_2010, true, ControllerCache::Gathering, &mut rng);
-        let one = transfer_ns(1 << 20, HWRAID5_HOST_BYTES_PER_S);
-        // Two 1 MiB writes at once: the second crosses the bus after the first.
-        let a = c.accept_write(SimTime::ZERO, &write(0, 1 << 20));
-        let b = c.accept_write(SimTime::ZERO, &write(1 << 12, 1 << 20));
-        assert_eq!((a.ns(), b.ns()), (one, 2 * one));
-        // A read whose data is ready later does not hold the bus meanwhile: a write coming
-        // after it, ready sooner, goes first.
-        let r = c.read(b, &Cmd { req: ReqId(0), sector: 1 << 20, bytes: 1 << 20, write: false, queued_at: b });
-        let w = c.accept_write(b, &write(1 << 13, 4096));
-        assert!(w < r && w.ns() - b.ns() == transfer_ns(4096, HWRAID5_HOST_BYTES_PER_S), "write {w:?}, read {r:?}");
     }
 
     #[test]
