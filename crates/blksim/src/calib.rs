@@ -226,6 +226,17 @@ pub const HDD_MEDIA_OUTER_BYTES_PER_S: u64 = 130_000_000;
 pub const HDD_MEDIA_INNER_BYTES_PER_S: u64 = 65_000_000;
 /// Capacity: 500 GB (976,773,168 sectors, the IDEMA figure for 500 GB).
 pub const HDD_CAPACITY_SECTORS: u64 = 976_773_168;
+/// The 2010 drive, from the figures above; its link is SATA 3 Gb/s (`SATA_LINK_BYTES_PER_S`).
+pub const HDD_2010: crate::hw::hdd::HddSpec = crate::hw::hdd::HddSpec {
+    revolution_ns: HDD_REVOLUTION_NS,
+    seek_track_ns: HDD_SEEK_TRACK_NS,
+    seek_avg_ns: HDD_SEEK_AVG_NS,
+    seek_full_ns: HDD_SEEK_FULL_NS,
+    media_outer_bytes_per_s: HDD_MEDIA_OUTER_BYTES_PER_S,
+    media_inner_bytes_per_s: HDD_MEDIA_INNER_BYTES_PER_S,
+    capacity_sectors: HDD_CAPACITY_SECTORS,
+    link_bytes_per_s: SATA_LINK_BYTES_PER_S,
+};
 /// NCQ/TCQ aging: a command queued in the drive longer than this is served next. Reason: drive
 /// firmware bounds starvation under shortest-positioning-first; vendors do not publish the
 /// figure, we take a few average service times' worth of hundreds of ms.
@@ -283,6 +294,34 @@ pub const SATA_LINK_BYTES_PER_S: u64 = 300_000_000;
 /// Members of the array. The report does not say; 4 is how xbitlabs measured the 8506-8
 /// ("3ware 8506-8 Escalade", 2004-06-11).
 pub const HWRAID5_MEMBERS: u32 = 4;
+/// The member drives are the scenario's (`disk.member_drive`): the 2010 drive above (`hdd`,
+/// the default: seed 003's box had 7200 rpm 200 GB disks, the nearest the model has), or this
+/// one (`wd360gd`). Western Digital's Raptor WD360GD, the 10,000 rpm SATA drive xbitlabs'
+/// 3ware reviews of 2004 ran on ("we just didn't have eight Raptor HDDs at that time", their
+/// 8500-8 review; the 8506-8 review reran its four). Sources, field by field:
+/// - spindle, seek, capacity: 10,000 rpm (average rotational latency 2.99 ms), average read
+///   seek 5.2 ms, 37 GB on one platter (WD's figures for the WD360GD, as The Tech Report's
+///   WD740GD review tabulates them). The seek curve's other two points are the 2010 drive's
+///   scaled to that average (track-to-track 0.6 ms, full stroke 10.4 ms): INFERRED.
+/// - media rate: 54 MB/s at the outer edge: xbitlabs' four WD360GD in RAID0 on a SiI 3114
+///   read 215 MB/s, "about exactly four times the maximum speed of the single drive" (its
+///   review, 2004-08-27; the drive named in their SiI3124 review, 2005: "the SiI3114 was tested
+///   with the WD360GD HDD"). The inner edge at half the outer, the 2010 drive's ratio: INFERRED.
+/// - link: SATA 1.5 Gb/s, 150 MB/s of payload (the drive's Marvell 88i8030 bridge; the 8506's
+///   "8 channels SerialATA 150", xbitlabs' specifications table).
+///
+/// Its 8 MB buffer is not the model's: every drive's buffer is `HDD_BUFFER_BYTES` in
+/// `HDD_SEGMENT_BYTES` segments. Nothing here is fitted.
+pub const HDD_WD360GD: crate::hw::hdd::HddSpec = crate::hw::hdd::HddSpec {
+    revolution_ns: 60 * 1_000_000_000 / 10_000,
+    seek_track_ns: 600 * NS_PER_US,
+    seek_avg_ns: 5_200 * NS_PER_US,
+    seek_full_ns: 10_400 * NS_PER_US,
+    media_outer_bytes_per_s: 54_000_000,
+    media_inner_bytes_per_s: 27_000_000,
+    capacity_sectors: 37_000_000_000 / 512,
+    link_bytes_per_s: 150_000_000,
+};
 /// Stripe unit per member: 64 KiB. Source: 3ware Escalade user guide ("RAID 5 stripe size is
 /// limited to 64k").
 pub const HWRAID5_CHUNK_SECTORS: u64 = 128;
@@ -295,6 +334,7 @@ pub const HWRAID5_CACHE_BYTES: u64 = 2_359_296;
 /// the 2010 drive (`HDD_WRITE_CACHE_RPO_WINDOW`) does.
 pub const HWRAID5_MEMBER_RPO_WINDOW: u32 = 1;
 /// Host transfers into the controller: 64-bit/66 MHz PCI, 533 MB/s. Source: the same review.
+/// Each transfer is timed alone at this rate: transfers sharing the bus are not modelled.
 pub const HWRAID5_HOST_BYTES_PER_S: u64 = 533_000_000;
 /// The controller's RAID5 write path (parity generation and staging), per byte of new data:
 /// 80 MB/s. Source: this controller's own figure in seed 003, the same file written straight

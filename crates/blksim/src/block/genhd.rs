@@ -212,7 +212,7 @@ fn md_capacity_sectors(member_sectors: u64, members: u64, s: &crate::scenario::S
 /// `validate` checks a job's `bs` against).
 pub(crate) fn top_capacity_sectors(s: &crate::scenario::Scenario) -> u64 {
     use crate::scenario::StackKind;
-    let disk = crate::hw::capacity_sectors(s.disk.kind);
+    let disk = crate::hw::capacity_sectors(s.disk.kind, s.disk.member_drive);
     match s.stack {
         StackKind::Direct | StackKind::Dm => disk,
         StackKind::Lvm => disk - crate::block::LVM_PE_START_SECTORS,
@@ -237,7 +237,7 @@ impl crate::engine::Sim {
         let paths = s.dm.paths;
         for d in 0..s.disks {
             let mut rng = crate::engine::rng::Stream::new(self.seed, crate::engine::rng::STREAM_DISK + d as u64);
-            let mut disk = Disk::new(s.disk.kind, s.disk.write_cache, s.disk.controller_cache, &mut rng);
+            let mut disk = Disk::new(s.disk.kind, s.disk.write_cache, s.disk.controller_cache, s.disk.member_drive, &mut rng);
             disk.set_skip_within_track(s.disk.skip_within_track);
             disk.set_prefetch(s.disk.prefetch);
             if s.disk.kind == crate::scenario::DiskKind::Nvme {

@@ -10,6 +10,47 @@ use std::collections::VecDeque;
 use super::hdd_buffer::Segments;
 use super::{transfer_ns, Cmd};
 
+/// What an HDD is built of (each drive's figures, and their sources, are in `calib.rs`). The
+/// buffer's segments and the write cache are the same for every drive (`HDD_SEGMENT_BYTES`,
+/// `HDD_BUFFER_BYTES`, `HDD_WRITE_CACHE_BYTES`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HddSpec {
+    /// One revolution of the spindle.
+    pub revolution_ns: u64,
+    /// The seek curve's three points: one track, a third of the stroke (the sheets' average
+    /// seek), the full stroke.
+    pub seek_track_ns: u64,
+    pub seek_avg_ns: u64,
+    pub seek_full_ns: u64,
+    /// Zoned recording: the media rate at the outer and at the inner edge.
+    pub media_outer_bytes_per_s: u64,
+    pub media_inner_bytes_per_s: u64,
+    pub capacity_sectors: u64,
+    /// The link to the host (after 8b/10b coding): what a read from the buffer moves at.
+    pub link_bytes_per_s: u64,
+}
+
+impl HddSpec {
+    /// Zoned recording: the media rate falls linearly from the outer to the inner edge.
+    fn media_rate(&self, sector: u64, capacity: u64) -> u64 {
+        let span = self.media_outer_bytes_per_s - self.media_inner_bytes_per_s;
+        self.media_outer_bytes_per_s - crate::engine::time::mul_div(span, sector, capacity)
+    }
+
+    /// Seek time over `distance` sectors: √distance up to a third of the stroke (from
+    /// track-to-track to the average seek), then linear to the full stroke.
+    pub fn seek_ns(&self, distance: u64, capacity: u64) -> u64 {
+        if distance == 0 {
+            return 0;
+        }
+        let x = distance as f64 / capacity as f64;
+        let third = 1.0 / 3.0;
+        let (track, avg, full) = (self.seek_track_ns as f64, self.seek_avg_ns as f64, self.seek_full_ns as f64);
+        let t = if x <= third { track + (avg - track) * (x / third).sqrt() } else { avg + (full - avg) * (x - third) / (1.0 - third) };
+        t as u64
+    }
+}
+
 /// A single-actuator disk: one command at the interface at a time, and one media timeline.
 /// With the write cache on (WCE=1, the SATA default), a write completes when its data is in the
 /// cache, and the drive destages its cached writes whenever the media is free, each time the
@@ -18,6 +59,7 @@ use super::{transfer_ns, Cmd};
 /// queued commands is `hdd_pick`'s.)
 #[derive(Clone, Debug)]
 pub(crate) struct Hdd {
+    spec: HddSpec,
     /// Rotational phase at time 0: spindles are not synchronised, so each disk starts at its
     /// own angle (drawn from the disk's random stream).
     phase_ns: u64,
@@ -46,10 +88,11 @@ pub(crate) struct Hdd {
 }
 
 impl Hdd {
-    pub(crate) fn new(write_cache: bool, rpo_window: u32, rng: &mut Stream) -> Hdd {
+    pub(crate) fn new(spec: HddSpec, write_cache: bool, rpo_window: u32, rng: &mut Stream) -> Hdd {
         assert!(rpo_window >= 1, "a destage chooses among at least one write");
         Hdd {
-            phase_ns: rng.below(HDD_REVOLUTION_NS),
+            spec,
+            phase_ns: rng.below(spec.revolution_ns),
             head_sector: 0,
             media_free_at: SimTime::ZERO,
             segs: Segments::default(),
@@ -100,7 +143,8 @@ impl Hdd {
         };
         self.oldest_passed = if pick == 0 { 0 } else { self.oldest_passed + 1 };
         let p = self.pending.remove(pick).expect("picked from the pending writes");
-        let done = start + hdd_position_ns(self, start, p.sector, capacity) + transfer_ns(p.bytes, media_rate(p.sector, capacity));
+        let done =
+            start + hdd_position_ns(self, start, p.sector, capacity) + transfer_ns(p.bytes, self.spec.media_rate(p.sector, capacity));
         self.dirty.push_back((done, p.bytes));
         self.media_free_at = done;
         self.head_sector = p.sector + p.bytes / 512;
@@ -123,7 +167,7 @@ impl Hdd {
         let stream = std::mem::take(&mut self.segs.active_stream);
         let seg = self.segs.get(a);
         let room = (seg.host_end + super::hdd_buffer::SEGMENT_SECTORS).saturating_sub(seg.end);
-        let rate = media_rate(seg.end, capacity);
+        let rate = self.spec.media_rate(seg.end, capacity);
         let fills = for_read && stream && self.prefetch == Prefetch::Stream;
         let until = if fills { at.max(self.media_free_at + transfer_ns(room * 512, rate)) } else { at };
         if until <= self.media_free_at {
@@ -143,28 +187,6 @@ struct Pending {
     sector: u64,
     bytes: u64,
     cached_at: SimTime,
-}
-
-/// Zoned recording: the media rate falls linearly from the outer to the inner edge.
-fn media_rate(sector: u64, capacity: u64) -> u64 {
-    let span = HDD_MEDIA_OUTER_BYTES_PER_S - HDD_MEDIA_INNER_BYTES_PER_S;
-    HDD_MEDIA_OUTER_BYTES_PER_S - crate::engine::time::mul_div(span, sector, capacity)
-}
-
-/// Seek time over `distance` sectors: √distance up to a third of the stroke (from track-to-track
-/// to the average seek), then linear to the full stroke.
-pub fn seek_ns(distance: u64, capacity: u64) -> u64 {
-    if distance == 0 {
-        return 0;
-    }
-    let x = distance as f64 / capacity as f64;
-    let third = 1.0 / 3.0;
-    let t = if x <= third {
-        HDD_SEEK_TRACK_NS as f64 + (HDD_SEEK_AVG_NS - HDD_SEEK_TRACK_NS) as f64 * (x / third).sqrt()
-    } else {
-        HDD_SEEK_AVG_NS as f64 + (HDD_SEEK_FULL_NS - HDD_SEEK_AVG_NS) as f64 * (x - third) / (1.0 - third)
-    };
-    t as u64
 }
 
 /// NCQ/TCQ inside the drive: of the commands queued in it, start the one the head reaches
@@ -209,9 +231,10 @@ fn hdd_position_ns(h: &Hdd, start: SimTime, sector: u64, capacity: u64) -> u64 {
     if distance == 0 && start == h.media_free_at {
         return 0;
     }
-    let rev = HDD_REVOLUTION_NS;
-    let sectors_per_track = sectors_per_track(sector, capacity);
-    let seek = if h.skip_within_track && sector >= h.head_sector && distance < sectors_per_track { 0 } else { seek_ns(distance, capacity) };
+    let rev = h.spec.revolution_ns;
+    let sectors_per_track = sectors_per_track(h, sector, capacity);
+    let seek =
+        if h.skip_within_track && sector >= h.head_sector && distance < sectors_per_track { 0 } else { h.spec.seek_ns(distance, capacity) };
     let target_ns = (sector % sectors_per_track) * rev / sectors_per_track;
     let head_ns = ((start + seek).ns() + h.phase_ns) % rev;
     seek + (target_ns + rev - head_ns) % rev
@@ -255,7 +278,7 @@ pub(crate) fn hdd_service_ns(h: &mut Hdd, now: SimTime, cmd: &Cmd, arrived_idle:
         h.pending.push_back(Pending { sector: cmd.sector, bytes: cmd.bytes, cached_at: space_at });
         h.dirty_bytes += cmd.bytes;
         assert!(h.pending.len() as u64 <= HDD_WRITE_CACHE_BYTES / 512, "write cache over its bound");
-        return (space_at - now) + transfer_ns(cmd.bytes, SATA_LINK_BYTES_PER_S);
+        return (space_at - now) + transfer_ns(cmd.bytes, h.spec.link_bytes_per_s);
     }
     // A read (or an uncached write) goes to the media after the writes cached before it, as
     // the model has always had it: whether a drive lets a read pass its cached writes is its
@@ -263,7 +286,8 @@ pub(crate) fn hdd_service_ns(h: &mut Hdd, now: SimTime, cmd: &Cmd, arrived_idle:
     while h.destage_one(None, capacity) {}
     let start = ready.max(h.media_free_at);
     if cmd.write {
-        let done = start + hdd_position_ns(h, start, cmd.sector, capacity) + transfer_ns(cmd.bytes, media_rate(cmd.sector, capacity));
+        let done =
+            start + hdd_position_ns(h, start, cmd.sector, capacity) + transfer_ns(cmd.bytes, h.spec.media_rate(cmd.sector, capacity));
         h.media_free_at = done;
         h.head_sector = end;
         return done - now;
@@ -281,10 +305,10 @@ pub(crate) fn hdd_service_ns(h: &mut Hdd, now: SimTime, cmd: &Cmd, arrived_idle:
 /// command stops the read-ahead, IBM's DDRS-39130 "terminated immediately a new command
 /// arrives", to free the head for it; one served from the buffer does not need the head).
 fn buffer_hit_ns(h: &mut Hdd, i: usize, now: SimTime, overhead: u64, cmd: &Cmd, end: u64, capacity: u64) -> u64 {
-    let mut done = now + overhead + transfer_ns(cmd.bytes, SATA_LINK_BYTES_PER_S);
+    let mut done = now + overhead + transfer_ns(cmd.bytes, h.spec.link_bytes_per_s);
     if h.segs.active == Some(i) {
         let seg = h.segs.get(i);
-        let behind = transfer_ns((seg.end - end) * 512, media_rate(end, capacity));
+        let behind = transfer_ns((seg.end - end) * 512, h.spec.media_rate(end, capacity));
         // The sector the request ends at arrives `behind` before the media comes free.
         if h.media_free_at.ns() > behind {
             done = done.max(SimTime::ZERO + (h.media_free_at.ns() - behind));
@@ -303,12 +327,12 @@ fn buffer_hit_ns(h: &mut Hdd, i: usize, now: SimTime, overhead: u64, cmd: &Cmd, 
 /// serves such a hit from its segment whatever the gap (inferred: drive firmware is not
 /// published). The read-ahead reads at most a segment past the host's last read.
 fn read_on_ns(h: &mut Hdd, a: usize, start: SimTime, cmd: &Cmd, end: u64, capacity: u64) -> SimTime {
-    let rate = media_rate(cmd.sector, capacity);
+    let rate = h.spec.media_rate(cmd.sector, capacity);
     let seg = h.segs.get(a);
     // The part of the command the segment already holds goes over the link; the rest starts
     // where the segment ends, or ahead of it.
     let first = cmd.sector.max(seg.end);
-    let held = transfer_ns((first - cmd.sector) * 512, SATA_LINK_BYTES_PER_S);
+    let held = transfer_ns((first - cmd.sector) * 512, h.spec.link_bytes_per_s);
     let bytes = (end - first) * 512;
     let ahead_bytes = (first - seg.end) * 512;
     let room = (seg.host_end + super::hdd_buffer::SEGMENT_SECTORS).saturating_sub(seg.end) * 512;
@@ -316,7 +340,7 @@ fn read_on_ns(h: &mut Hdd, a: usize, start: SimTime, cmd: &Cmd, end: u64, capaci
     let streamed = crate::engine::time::mul_div(idle_ns, rate, NS_PER_S).min(room);
     let done = if streamed > ahead_bytes {
         let buffered = (streamed - ahead_bytes).min(bytes);
-        start + held + transfer_ns(buffered, SATA_LINK_BYTES_PER_S) + transfer_ns(bytes - buffered, rate)
+        start + held + transfer_ns(buffered, h.spec.link_bytes_per_s) + transfer_ns(bytes - buffered, rate)
     } else {
         let streamed_to_it = h.media_free_at + transfer_ns(ahead_bytes, rate);
         let media_at = streamed_to_it.min(start + hdd_position_ns(h, start, first, capacity));
@@ -346,7 +370,7 @@ fn read_on_ns(h: &mut Hdd, a: usize, start: SimTime, cmd: &Cmd, end: u64, capaci
 fn read_miss_ns(h: &mut Hdd, start: SimTime, cmd: &Cmd, end: u64, capacity: u64) -> SimTime {
     h.readahead_until(start, true, capacity);
     let start = start.max(h.media_free_at);
-    let rate = media_rate(cmd.sector, capacity);
+    let rate = h.spec.media_rate(cmd.sector, capacity);
     let continued = h.segs.continued(cmd.sector, end);
     let (i, from) = match continued {
         Some(i) => (i, h.segs.get(i).end),
@@ -364,8 +388,8 @@ fn read_miss_ns(h: &mut Hdd, start: SimTime, cmd: &Cmd, end: u64, capacity: u64)
     done
 }
 
-fn sectors_per_track(sector: u64, capacity: u64) -> u64 {
-    (media_rate(sector, capacity) * HDD_REVOLUTION_NS / NS_PER_S / 512).max(1)
+fn sectors_per_track(h: &Hdd, sector: u64, capacity: u64) -> u64 {
+    (h.spec.media_rate(sector, capacity) * h.spec.revolution_ns / NS_PER_S / 512).max(1)
 }
 
 #[cfg(test)]
@@ -374,7 +398,7 @@ mod tests {
     use crate::engine::ids::ReqId;
     use crate::engine::time::{NS_PER_MS, NS_PER_US};
     use crate::hw::Disk;
-    use crate::scenario::{ControllerCache, DiskKind};
+    use crate::scenario::{ControllerCache, DiskKind, MemberDrive};
 
     /// Submits to an idle disk: the command starts at once.
     fn submit_one(d: &mut Disk, now: SimTime, cmd: Cmd) -> (u16, SimTime) {
@@ -396,18 +420,18 @@ mod tests {
     #[test]
     fn the_seek_curve_passes_through_its_three_points() {
         let c = HDD_CAPACITY_SECTORS;
-        assert_eq!(seek_ns(0, c), 0);
-        assert!((seek_ns(1, c) as i64 - HDD_SEEK_TRACK_NS as i64).abs() < 10_000);
-        assert!((seek_ns(c / 3, c) as i64 - HDD_SEEK_AVG_NS as i64).abs() < 10_000);
-        assert!((seek_ns(c, c) as i64 - HDD_SEEK_FULL_NS as i64).abs() < 10_000);
+        assert_eq!(HDD_2010.seek_ns(0, c), 0);
+        assert!((HDD_2010.seek_ns(1, c) as i64 - HDD_SEEK_TRACK_NS as i64).abs() < 10_000);
+        assert!((HDD_2010.seek_ns(c / 3, c) as i64 - HDD_SEEK_AVG_NS as i64).abs() < 10_000);
+        assert!((HDD_2010.seek_ns(c, c) as i64 - HDD_SEEK_FULL_NS as i64).abs() < 10_000);
         // A short stroke is cheaper than a full one: a tenth of the stroke costs under half
         // the full stroke's time, a hundredth under a third of it (the square-root part).
-        assert!(seek_ns(c / 10, c) < HDD_SEEK_FULL_NS / 2);
-        assert!(seek_ns(c / 100, c) < HDD_SEEK_FULL_NS / 3);
+        assert!(HDD_2010.seek_ns(c / 10, c) < HDD_SEEK_FULL_NS / 2);
+        assert!(HDD_2010.seek_ns(c / 100, c) < HDD_SEEK_FULL_NS / 3);
         // Monotonic.
         let mut last = 0;
         for i in 1..100 {
-            let s = seek_ns(c / 100 * i, c);
+            let s = HDD_2010.seek_ns(c / 100 * i, c);
             assert!(s >= last);
             last = s;
         }
@@ -416,7 +440,7 @@ mod tests {
     #[test]
     fn sequential_reads_stream_at_media_rate_and_random_reads_pay_seek_and_rotation() {
         let mut rng = Stream::new(1, 1);
-        let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+        let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, MemberDrive::Hdd, &mut rng);
         let mut now = SimTime::ZERO;
         let mb = 1 << 20;
         // 64 back-to-back 1 MiB sequential reads, each submitted 20 µs after the last completes.
@@ -445,7 +469,7 @@ mod tests {
         // then read the 64 KiB after the next 64 KiB.
         let skip = |on: bool| {
             let mut rng = Stream::new(5, 5);
-            let d = &mut Disk::new(DiskKind::Hdd, false, ControllerCache::InOrder, &mut rng);
+            let d = &mut Disk::new(DiskKind::Hdd, false, ControllerCache::InOrder, MemberDrive::Hdd, &mut rng);
             d.set_skip_within_track(on);
             let a = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: true, fua: false, queued_at: SimTime::ZERO };
             let done = serve_one(d, SimTime::ZERO, a);
@@ -467,7 +491,7 @@ mod tests {
         // skipped-to sector has gone by and each read waits most of a revolution (8.3 ms).
         for on in [false, true] {
             let mut rng = Stream::new(7, 7);
-            let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+            let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, MemberDrive::Hdd, &mut rng);
             d.set_skip_within_track(on);
             let mut now = SimTime::ZERO;
             let mut sector: u64 = 1 << 20;
@@ -493,7 +517,7 @@ mod tests {
         // the read-ahead does not serve it: positioning as for any read.
         let after = |skip_sectors: u64| {
             let mut rng = Stream::new(9, 9);
-            let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+            let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, MemberDrive::Hdd, &mut rng);
             let a = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: false, fua: false, queued_at: SimTime::ZERO };
             let done = serve_one(d, SimTime::ZERO, a);
             let at = done + 300 * NS_PER_US;
@@ -501,20 +525,20 @@ mod tests {
             let done2 = serve_one(d, at, b);
             done2 - at
         };
-        let rate = media_rate(1 << 20, crate::hw::capacity_sectors(DiskKind::Hdd));
+        let rate = HDD_2010.media_rate(1 << 20, crate::hw::capacity_sectors(DiskKind::Hdd, MemberDrive::Hdd));
         let streaming = transfer_ns(3 << 19, rate) + transfer_ns(65536, rate);
         let near = after(3 << 10);
         assert!(near <= streaming, "1.5 MiB ahead: {near} ns, streaming there {streaming} ns");
         assert!(near < 12 * NS_PER_MS, "{near}");
         // 3 MiB ahead: a seek (about 1 ms for this distance) and the rotation, whatever it is.
         let far = after(6 << 10);
-        assert!(far > NS_PER_MS && far < HDD_REVOLUTION_NS + 3 * NS_PER_MS, "{far}");
+        assert!(far > NS_PER_MS && far < HDD_2010.revolution_ns + 3 * NS_PER_MS, "{far}");
     }
 
     #[test]
     fn a_fua_write_goes_to_the_media_before_it_completes_and_a_cached_one_does_not() {
         let mut rng = Stream::new(4, 4);
-        let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+        let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, MemberDrive::Hdd, &mut rng);
         let w = |sector, fua, at| Cmd { req: ReqId(0), sector, bytes: 4096, write: true, fua, queued_at: at };
         let cached = serve_one(d, SimTime::ZERO, w(1 << 28, false, SimTime::ZERO));
         assert!(cached - SimTime::ZERO < 200 * NS_PER_US, "a cached write took {} ns", cached - SimTime::ZERO);
@@ -527,7 +551,7 @@ mod tests {
     #[test]
     fn a_read_of_what_the_drive_just_wrote_comes_from_its_buffer() {
         let mut rng = Stream::new(4, 4);
-        let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+        let d = &mut Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, MemberDrive::Hdd, &mut rng);
         let w = Cmd { req: ReqId(0), sector: 1 << 20, bytes: 65536, write: true, fua: false, queued_at: SimTime::ZERO };
         let done = serve_one(d, SimTime::ZERO, w);
         // Part of the written range: no positioning, link speed.
@@ -543,9 +567,9 @@ mod tests {
     #[test]
     fn the_write_cache_absorbs_writes_until_it_is_full_then_runs_at_media_rate() {
         let mut rng = Stream::new(3, 3);
-        let mut cached = Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, &mut rng);
+        let mut cached = Disk::new(DiskKind::Hdd, true, ControllerCache::InOrder, MemberDrive::Hdd, &mut rng);
         let mut rng = Stream::new(3, 3);
-        let mut uncached = Disk::new(DiskKind::Hdd, false, ControllerCache::InOrder, &mut rng);
+        let mut uncached = Disk::new(DiskKind::Hdd, false, ControllerCache::InOrder, MemberDrive::Hdd, &mut rng);
         let mut times = Vec::new();
         let mut started = Vec::new();
         for d in [&mut cached, &mut uncached] {
@@ -585,7 +609,7 @@ mod tests {
         // stream's next 64 KiB in its own segment: link speed, no seek. One read-ahead stream
         // would keep only the last stream's.
         let mut rng = Stream::new(11, 11);
-        let h = &mut Hdd::new(true, HDD_WRITE_CACHE_RPO_WINDOW, &mut rng);
+        let h = &mut Hdd::new(HDD_2010, true, HDD_WRITE_CACHE_RPO_WINDOW, &mut rng);
         let base = |k: u64| k * (HDD_CAPACITY_SECTORS / 4) + 4096;
         let mut now = SimTime::ZERO;
         for k in 0..4 {
@@ -607,7 +631,7 @@ mod tests {
         // instead, A's read-ahead would have reached it.
         let next_of_a = |gap_ns: u64| {
             let mut rng = Stream::new(12, 12);
-            let h = &mut Hdd::new(true, HDD_WRITE_CACHE_RPO_WINDOW, &mut rng);
+            let h = &mut Hdd::new(HDD_2010, true, HDD_WRITE_CACHE_RPO_WINDOW, &mut rng);
             let a = 1 << 20;
             let done = read(h, SimTime::ZERO, a, 65536);
             let done = read(h, done + gap_ns, a + (HDD_CAPACITY_SECTORS / 2), 4096);
@@ -624,7 +648,7 @@ mod tests {
         // than the buffer has, and the first streams' segments went to the later ones, while
         // the last stream's read-ahead is still there.
         let mut rng = Stream::new(13, 13);
-        let h = &mut Hdd::new(true, HDD_WRITE_CACHE_RPO_WINDOW, &mut rng);
+        let h = &mut Hdd::new(HDD_2010, true, HDD_WRITE_CACHE_RPO_WINDOW, &mut rng);
         let base = |k: u64| k * (HDD_CAPACITY_SECTORS / 20) + 4096;
         let mut now = SimTime::ZERO;
         for k in 0..20 {
@@ -648,7 +672,7 @@ mod tests {
         // needs the head back (a seek and a rotation).
         let run = |p: Prefetch| {
             let mut rng = Stream::new(14, 14);
-            let h = &mut Hdd::new(true, HDD_WRITE_CACHE_RPO_WINDOW, &mut rng);
+            let h = &mut Hdd::new(HDD_2010, true, HDD_WRITE_CACHE_RPO_WINDOW, &mut rng);
             h.prefetch = p;
             let a = 1 << 20;
             let done = read(h, SimTime::ZERO, a, 65536);
@@ -663,7 +687,7 @@ mod tests {
             }
             (far - done, worst)
         };
-        let fill = transfer_ns(HDD_SEGMENT_BYTES, media_rate(1 << 20, HDD_CAPACITY_SECTORS));
+        let fill = transfer_ns(HDD_SEGMENT_BYTES, HDD_2010.media_rate(1 << 20, HDD_CAPACITY_SECTORS));
         let (far, worst) = run(Prefetch::Stream);
         assert!(far > fill, "stream: the far read took {far} ns, filling the segment {fill} ns");
         assert!(worst < 500 * NS_PER_US, "stream: A's next 1 MiB, the slowest 64 KiB took {worst} ns");

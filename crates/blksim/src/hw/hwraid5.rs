@@ -26,8 +26,9 @@
 use crate::calib::*;
 use crate::engine::rng::Stream;
 use crate::engine::time::SimTime;
+use crate::hw::hdd::HddSpec;
 use crate::hw::{hdd_service_ns, transfer_ns, Cmd, Hdd};
-use crate::scenario::ControllerCache;
+use crate::scenario::{ControllerCache, MemberDrive};
 use std::collections::VecDeque;
 
 /// One stripe's cached writes: covered sector ranges relative to the stripe's first data
@@ -58,9 +59,21 @@ pub struct StripeOps {
     pub backward_writes: u64,
 }
 
+impl MemberDrive {
+    /// The drive this value names, as `calib` builds it from its sources.
+    pub const fn spec(self) -> HddSpec {
+        match self {
+            MemberDrive::Hdd => HDD_2010,
+            MemberDrive::Wd360gd => HDD_WD360GD,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct HwRaid5 {
     members: Vec<Hdd>,
+    /// The members' drive (`disk.member_drive`): every member is one of these.
+    drive: HddSpec,
     chunk_sectors: u64,
     /// Dirty stripes in the cache, in the order their first write arrived.
     cached: VecDeque<CachedStripe>,
@@ -89,10 +102,11 @@ impl HwRaid5 {
         }
     }
 
-    pub fn new(members: u32, write_cache: bool, policy: ControllerCache, rng: &mut Stream) -> HwRaid5 {
+    pub fn new(members: u32, drive: HddSpec, write_cache: bool, policy: ControllerCache, rng: &mut Stream) -> HwRaid5 {
         assert!(members >= 3, "RAID5 needs at least 3 members");
         HwRaid5 {
-            members: (0..members).map(|_| Hdd::new(write_cache, HWRAID5_MEMBER_RPO_WINDOW, rng)).collect(),
+            members: (0..members).map(|_| Hdd::new(drive, write_cache, HWRAID5_MEMBER_RPO_WINDOW, rng)).collect(),
+            drive,
             chunk_sectors: HWRAID5_CHUNK_SECTORS,
             cached: VecDeque::new(),
             held_sectors: 0,
@@ -114,12 +128,12 @@ impl HwRaid5 {
 
     /// The LUN's size: every member's capacity in whole chunks, less one member for parity.
     pub fn capacity_sectors(&self) -> u64 {
-        HDD_CAPACITY_SECTORS / self.chunk_sectors * self.stripe_sectors()
+        self.drive.capacity_sectors / self.chunk_sectors * self.stripe_sectors()
     }
 
     /// Member 0's head, as a fraction of the stroke.
     pub fn head_position(&self) -> f64 {
-        self.members[0].head_sector() as f64 / HDD_CAPACITY_SECTORS as f64
+        self.members[0].head_sector() as f64 / self.drive.capacity_sectors as f64
     }
 
     /// The member holding data chunk `i` of `stripe` (parity on member `stripe % members`).
@@ -282,7 +296,7 @@ impl HwRaid5 {
 
     fn member_io(&mut self, m: usize, at: SimTime, sector: u64, sectors: u64, write: bool) -> SimTime {
         let cmd = Cmd { req: crate::engine::ids::ReqId(0), sector, bytes: sectors * 512, write, fua: false, queued_at: at };
-        at + hdd_service_ns(&mut self.members[m], at, &cmd, true, HDD_CAPACITY_SECTORS)
+        at + hdd_service_ns(&mut self.members[m], at, &cmd, true, self.drive.capacity_sectors)
     }
 
     /// A host read: each chunk's piece from its member, in parallel. Returns when all arrived.
@@ -379,7 +393,7 @@ mod tests {
     fn a_stripe_written_in_order_goes_out_whole_and_a_lone_small_write_is_read_modify_write() {
         // Five members: a lone block's read-modify-write reads 2 blocks, reconstruct-write 3.
         let mut rng = Stream::new(1, 1);
-        let mut c = HwRaid5::new(5, true, ControllerCache::Gathering, &mut rng);
+        let mut c = HwRaid5::new(5, HDD_2010, true, ControllerCache::Gathering, &mut rng);
         let w = c.stripe_sectors();
         // 4 KiB writes covering stripe 0 in order: nothing to write until the stripe is whole.
         let mut now = SimTime::ZERO;
@@ -416,7 +430,7 @@ mod tests {
     #[test]
     fn the_cache_holds_what_its_size_allows() {
         let mut rng = Stream::new(1, 1);
-        let mut c = HwRaid5::new(4, true, ControllerCache::Gathering, &mut rng);
+        let mut c = HwRaid5::new(4, HDD_2010, true, ControllerCache::Gathering, &mut rng);
         let mut n = 0u64;
         // Scattered 4 KiB writes, one per stripe: none completes a stripe.
         while c.fits(8) {
@@ -439,7 +453,7 @@ mod tests {
         // by address, it joins stripe 1's entry, though a newer entry (block 3's) exists, and
         // stripe 1 goes out whole.
         let mut rng = Stream::new(1, 1);
-        let mut c = HwRaid5::new(4, true, ControllerCache::InOrder, &mut rng);
+        let mut c = HwRaid5::new(4, HDD_2010, true, ControllerCache::InOrder, &mut rng);
         let b = c.stripe_sectors() / 8;
         let mut now = SimTime::ZERO;
         for i in (0..2 * b).filter(|&i| i != 3 && i != b + 1) {
@@ -466,7 +480,7 @@ mod tests {
         // stripe it belonged to went out partial too. A gathering cache would have taken it.
         for (policy, partial) in [(ControllerCache::InOrder, 2), (ControllerCache::Gathering, 0)] {
             let mut rng = Stream::new(1, 1);
-            let mut c = HwRaid5::new(4, true, policy, &mut rng);
+            let mut c = HwRaid5::new(4, HDD_2010, true, policy, &mut rng);
             let w = c.stripe_sectors();
             let mut now = SimTime::ZERO;
             for i in (0..2 * w / 8).filter(|&i| i != 3) {

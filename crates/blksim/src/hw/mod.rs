@@ -8,7 +8,7 @@ use crate::engine::ids::ReqId;
 use crate::engine::rng::Stream;
 use crate::engine::time::{SimTime, NS_PER_S};
 use crate::hw::hwraid5::HwRaid5;
-use crate::scenario::{ControllerCache, DiskKind};
+use crate::scenario::{ControllerCache, DiskKind, MemberDrive};
 use std::collections::VecDeque;
 
 pub mod flash;
@@ -63,19 +63,21 @@ pub struct Disk {
 }
 
 /// A device model's capacity, without building it.
-pub fn capacity_sectors(kind: DiskKind) -> u64 {
+pub fn capacity_sectors(kind: DiskKind, member_drive: MemberDrive) -> u64 {
     match kind {
         DiskKind::Hdd => HDD_CAPACITY_SECTORS,
         DiskKind::Ssd => SSD_CAPACITY_SECTORS,
         DiskKind::Ssd830 => SSD830_CAPACITY_SECTORS,
         DiskKind::Nvme => NVME_CAPACITY_SECTORS,
         DiskKind::Ramlun => RAMLUN_CAPACITY_SECTORS,
-        DiskKind::Hwraid5 => HDD_CAPACITY_SECTORS / HWRAID5_CHUNK_SECTORS * HWRAID5_CHUNK_SECTORS * (HWRAID5_MEMBERS as u64 - 1),
+        DiskKind::Hwraid5 => {
+            member_drive.spec().capacity_sectors / HWRAID5_CHUNK_SECTORS * HWRAID5_CHUNK_SECTORS * (HWRAID5_MEMBERS as u64 - 1)
+        }
     }
 }
 
 impl Disk {
-    pub fn new(kind: DiskKind, write_cache: bool, controller_cache: ControllerCache, rng: &mut Stream) -> Disk {
+    pub fn new(kind: DiskKind, write_cache: bool, controller_cache: ControllerCache, member_drive: MemberDrive, rng: &mut Stream) -> Disk {
         let (model, slots, capacity_sectors) = match kind {
             DiskKind::Ssd => (Model::Ssd(Nand::new(SSD_X25M_G2, SSD_CAPACITY_SECTORS)), SSD_NCQ_TAGS, SSD_CAPACITY_SECTORS),
             DiskKind::Ssd830 => (Model::Ssd(Nand::new(SSD_830, SSD830_CAPACITY_SECTORS)), SSD_NCQ_TAGS, SSD830_CAPACITY_SECTORS),
@@ -84,9 +86,9 @@ impl Disk {
                 (Model::Ssd(Nand::new(NVME_970_EVO_PLUS, NVME_CAPACITY_SECTORS)), NVME_IO_QUEUE_DEPTH - 1, NVME_CAPACITY_SECTORS)
             }
             DiskKind::Ramlun => (Model::Ram(RamLun::new(RAMLUN_COMMAND_NS, RAMLUN_BYTES_PER_S)), RAMLUN_SLOTS, RAMLUN_CAPACITY_SECTORS),
-            DiskKind::Hdd => (Model::Hdd(Hdd::new(write_cache, HDD_WRITE_CACHE_RPO_WINDOW, rng)), 1, HDD_CAPACITY_SECTORS),
+            DiskKind::Hdd => (Model::Hdd(Hdd::new(HDD_2010, write_cache, HDD_WRITE_CACHE_RPO_WINDOW, rng)), 1, HDD_CAPACITY_SECTORS),
             DiskKind::Hwraid5 => {
-                let c = HwRaid5::new(HWRAID5_MEMBERS, write_cache, controller_cache, rng);
+                let c = HwRaid5::new(HWRAID5_MEMBERS, member_drive.spec(), write_cache, controller_cache, rng);
                 let capacity = c.capacity_sectors();
                 // As many host commands as the SCSI layer may send it (tagged queueing).
                 (Model::HwRaid5(Box::new(c)), crate::scenario::limits::QUEUE_DEPTH_MAX, capacity)

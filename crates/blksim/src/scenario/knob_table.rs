@@ -710,6 +710,7 @@ pub const KNOBS: &[KnobSpec] = &[
     DISK_SKIP_WITHIN_TRACK,
     super::knob_table_disk::DISK_PREFETCH,
     DISK_CONTROLLER_CACHE,
+    super::knob_table_hwraid::DISK_MEMBER_DRIVE,
     QUEUE_NR_REQUESTS,
     QUEUE_DEPTH,
     QUEUE_SCHEDULER,

@@ -13,6 +13,7 @@ pub mod knob_table;
 pub mod knob_table_bfq;
 pub mod knob_table_disk;
 pub mod knob_table_dm;
+pub mod knob_table_hwraid;
 pub mod knob_table_kyber;
 pub mod knob_table_md;
 pub mod knob_table_mq;
@@ -241,6 +242,20 @@ pub struct DiskKnobs {
     pub skip_within_track: bool,
     /// An HDD's firmware read-ahead policy (and a hardware RAID controller's members').
     pub prefetch: Prefetch,
+    /// The drives behind a hardware RAID controller (`disk.member_drive`).
+    pub member_drive: MemberDrive,
+}
+
+/// The drive model of a hardware RAID controller's members (`disk.member_drive`): a property
+/// of the setup modelled, each value a drive built from its own spec in `calib`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MemberDrive {
+    /// The 2010 7200 rpm drive `disk.kind=hdd` is (`calib::HDD_2010`).
+    #[default]
+    Hdd,
+    /// Western Digital's Raptor WD360GD, 10,000 rpm (`calib::HDD_WD360GD`).
+    Wd360gd,
 }
 
 /// What an HDD's read-ahead does when another command needs the head (`disk.prefetch`).
@@ -624,6 +639,7 @@ impl Default for DiskKnobs {
             controller_cache: ControllerCache::InOrder,
             skip_within_track: true,
             prefetch: Prefetch::Stop,
+            member_drive: MemberDrive::Hdd,
         }
     }
 }

@@ -249,7 +249,7 @@ impl Scenario {
                 ),
             ));
         }
-        let member_kb = crate::hw::capacity_sectors(self.disk.kind) / 2;
+        let member_kb = crate::hw::capacity_sectors(self.disk.kind, self.disk.member_drive) / 2;
         if md && self.md.component_size_kb > member_kb {
             return Err(ScenarioError::new(
                 k::MD_COMPONENT_SIZE_KB.key,
@@ -513,6 +513,13 @@ pub(super) fn plugging(s: &Scenario) -> Result<(), String> {
 
 pub(super) fn controller_cache(s: &Scenario) -> Result<(), String> {
     need(s.disk.kind == DiskKind::Hwraid5, format!("the RAID controller's cache; it acts with disk.kind=hwraid5, here {}", kind_name(s)))
+}
+
+pub(super) fn member_drive(s: &Scenario) -> Result<(), String> {
+    need(
+        s.disk.kind == DiskKind::Hwraid5,
+        format!("the RAID controller's member drives; it acts with disk.kind=hwraid5, here {}", kind_name(s)),
+    )
 }
 
 pub(super) fn rotating(s: &Scenario) -> Result<(), String> {

@@ -102,10 +102,10 @@ fn an_nvme_drive_takes_blk_mq_only_and_says_what_is_allowed() {
 #[test]
 fn the_drive_holds_its_queue_pairs_commands_up_to_what_a_slot_number_names() {
     use blksim::hw::Disk;
-    use blksim::scenario::{ControllerCache, DiskKind};
+    use blksim::scenario::{ControllerCache, DiskKind, MemberDrive};
     let drive = |pairs: u32| {
         let mut rng = blksim::engine::rng::Stream::new(1, 0);
-        let mut d = Disk::new(DiskKind::Nvme, false, ControllerCache::InOrder, &mut rng);
+        let mut d = Disk::new(DiskKind::Nvme, false, ControllerCache::InOrder, MemberDrive::Hdd, &mut rng);
         d.set_queue_pairs(pairs);
         d.slot_count()
     };
