@@ -6,6 +6,9 @@
 import init, { trace_add, trace_unreadable, trace_read } from './trace_worker.js';
 
 const ready = init({ module_or_path: './trace_worker_bg.wasm' });
+// A wasm that fails to load is reported when a file is read (`await ready` below); until a file
+// comes, the rejection is handled here so that the page sees no uncaught error.
+ready.catch(() => {});
 
 self.onmessage = async (e) => {
   const { seq, files } = e.data;

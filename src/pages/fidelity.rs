@@ -32,7 +32,7 @@ pub fn FidelityPage() -> Html {
                         <h2>{ &s.title }</h2>
                         <p>{ "Each device model and each layer users turn, checked against a published measurement it was not built for. Every row is a sandbox setup: its link opens it (a ratio has a link for each side). The source and what in the setup matches it are under each row." }</p>
                         <DeviceTable lesson={s.clone()} />
-                        <p class="fidelity-gaps">{ "What the device models cannot show yet: an SSD's state (a used drive's random writes; the FTL takes them at the spec's rate), the overlap that lets 4 KiB readahead reach 123 MB/s on it, a RAID controller's own read-ahead and its read-path ceiling, old request-based dm's queue_lock contention, buffer-head (soft block) sizes, a drive letting reads pass its cached writes, and cfq's cooperating-queue merge (2.6.32)." }</p>
+                        <p class="fidelity-gaps">{ "What the device models cannot show yet: an SSD's state (a used drive's random writes; the FTL takes them at the spec's rate), the overlap that lets 4 KiB readahead reach 123 MB/s on it, a RAID controller's own read-ahead, old request-based dm's queue_lock contention, buffer-head (soft block) sizes, a drive letting reads pass its cached writes, and cfq's cooperating-queue merge (2.6.32)." }</p>
                     </section>
                 }) }
             </main>
