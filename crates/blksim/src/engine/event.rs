@@ -112,6 +112,11 @@ impl EventQueue {
         self.heap.push(Entry { at, seq, event });
     }
 
+    /// The next event, without taking it.
+    pub fn peek_event(&self) -> Option<Event> {
+        self.heap.peek().map(|e| e.event)
+    }
+
     pub fn peek_time(&self) -> Option<SimTime> {
         self.heap.peek().map(|e| e.at)
     }
