@@ -37,19 +37,37 @@ fn main() {
     let n: u64 = by.values().map(|v| v.0).sum();
     let timer = timer_ns / n as f64;
     let total: f64 = by.values().map(|v| v.1 - timer * v.0 as f64).sum();
-    println!("{id}/{variant}, {secs} s: {n} events; plain run {:.3} s; timed run {:.3} s less {timer:.0} ns a reading", plain_s, total / 1e9);
+    println!(
+        "{id}/{variant}, {secs} s: {n} events; plain run {:.3} s; timed run {:.3} s less {timer:.0} ns a reading",
+        plain_s,
+        total / 1e9
+    );
     let mut rows: Vec<_> = by.into_iter().collect();
     rows.sort_by(|a, b| b.1 .1.total_cmp(&a.1 .1));
     println!("| event (step) | events | share of events | ns/event | share of time |");
     println!("| --- | --- | --- | --- | --- |");
     for (label, (count, ns)) in rows {
         let ns = ns - timer * count as f64;
-        println!(
-            "| {label} | {count} | {:.1}% | {:.0} | {:.1}% |",
-            100.0 * count as f64 / n as f64,
-            ns / count as f64,
-            100.0 * ns / total
-        );
+        println!("| {label} | {count} | {:.1}% | {:.0} | {:.1}% |", 100.0 * count as f64 / n as f64, ns / count as f64, 100.0 * ns / total);
     }
     assert_eq!(sim.totals().events, plain.totals().events, "the timed run is the plain run");
+    hot_struct_sizes();
+}
+
+/// The bytes of the structs the hot paths touch for every event (a cache line is 64).
+fn hot_struct_sizes() {
+    use std::mem::size_of;
+    let sizes = [
+        ("Thread", size_of::<blksim::kernel::sched::Thread>()),
+        ("Core", size_of::<blksim::kernel::sched::Core>()),
+        ("BlockDev", size_of::<blksim::block::genhd::BlockDev>()),
+        ("Request", size_of::<blksim::block::blkdev::Request>()),
+        ("Bio", size_of::<blksim::block::Bio>()),
+        ("Io", size_of::<blksim::fio::job::Io>()),
+        ("Disk", size_of::<blksim::hw::Disk>()),
+        ("StripeHead", size_of::<blksim::drivers::md::raid5::StripeHead>()),
+        ("Event", size_of::<blksim::engine::event::Event>()),
+    ];
+    let list: Vec<String> = sizes.iter().map(|(name, n)| format!("{name} {n}")).collect();
+    println!("struct sizes (bytes): {}", list.join(", "));
 }
