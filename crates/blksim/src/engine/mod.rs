@@ -8,6 +8,7 @@
 pub mod event;
 pub mod ids;
 pub mod invariants;
+pub mod profile;
 pub mod rng;
 pub mod run;
 pub mod time;

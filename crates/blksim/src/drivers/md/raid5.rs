@@ -65,6 +65,18 @@ impl Members {
     pub fn get(&self, d: usize) -> bool {
         self.0[d / 64] & (1 << (d % 64)) != 0
     }
+
+    pub fn clear(&mut self, d: usize) {
+        self.0[d / 64] &= !(1 << (d % 64));
+    }
+
+    pub fn any(&self) -> bool {
+        self.0.iter().any(|&w| w != 0)
+    }
+
+    pub fn count(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
 }
 
 /// What one `handle_stripe` does: member pages to read and to write, the bio pieces it
@@ -85,10 +97,11 @@ pub struct StripeHead {
     pub sector: u64,
     /// Bio pieces attached by `add_stripe_bio` and not yet returned.
     pub pieces: Vec<Piece>,
-    /// Members whose page is up to date, being read, and being written now.
-    pub uptodate: Vec<bool>,
-    pub reading: Vec<bool>,
-    pub writing: Vec<bool>,
+    /// Members whose page is up to date, being read, and being written now: bit sets in the
+    /// head itself, which `handle_stripe` tests for every piece.
+    pub uptodate: Members,
+    pub reading: Members,
+    pub writing: Members,
     /// The row's parity member.
     pub parity: u16,
     /// On `handle_list`, waiting for raid5d.
@@ -140,16 +153,7 @@ pub struct Raid5 {
 
 impl Raid5 {
     pub fn new(dev: DevId, members: Vec<DevId>, chunk_kb: u32, max_stripes: u32, raid5d: ThreadId) -> Raid5 {
-        let n = members.len();
-        let heads = (0..max_stripes)
-            .map(|_| StripeHead {
-                uptodate: vec![false; n],
-                reading: vec![false; n],
-                writing: vec![false; n],
-                hash_next: NO_HEAD,
-                ..Default::default()
-            })
-            .collect();
+        let heads = (0..max_stripes).map(|_| StripeHead { hash_next: NO_HEAD, ..Default::default() }).collect();
         Raid5 {
             dev,
             members,
@@ -197,9 +201,9 @@ impl Raid5 {
         assert!(self.active <= self.max_stripes, "more active stripes than stripe_cache_size");
         let head = &mut self.heads[h as usize];
         head.sector = sector;
-        head.uptodate.iter_mut().for_each(|b| *b = false);
-        head.reading.iter_mut().for_each(|b| *b = false);
-        head.writing.iter_mut().for_each(|b| *b = false);
+        head.uptodate = Members::default();
+        head.reading = Members::default();
+        head.writing = Members::default();
         // insert_hash: at the head of its bucket's chain.
         let bucket = stripe_hash(sector);
         head.hash_next = self.hash[bucket];
@@ -253,17 +257,17 @@ impl Raid5 {
     /// `handle_stripe` into `out`, whose vectors are cleared and reused (raid5d runs it tens
     /// of thousands of times a second).
     pub fn handle_stripe_into(&mut self, h: u32, out: &mut Handle) {
+        let n = self.members.len();
         let head = &mut self.heads[h as usize];
-        let n = head.uptodate.len();
         out.reads.clear();
         out.writes.clear();
         out.done.clear();
         out.xor_pages = 0;
         out.idle = false;
-        let (uptodate, writing) = (&head.uptodate, &head.writing);
+        let (uptodate, writing) = (head.uptodate, head.writing);
         head.pieces.retain(|p| {
             let d = p.disk as usize;
-            let finished = if p.write { p.issued && !writing[d] } else { uptodate[d] && !writing[d] };
+            let finished = if p.write { p.issued && !writing.get(d) } else { uptodate.get(d) && !writing.get(d) };
             if finished {
                 out.done.push(p.bio);
             }
@@ -273,33 +277,36 @@ impl Raid5 {
         for p in head.pieces.iter().filter(|p| p.write && !p.issued) {
             pending.set(p.disk as usize);
         }
-        let pending = |d: usize| pending.get(d);
-        if (0..n).any(pending) && !head.writing.iter().any(|&b| b) {
+        if pending.any() && !head.writing.any() {
             let parity = head.parity as usize;
+            let pending = |d: usize| pending.get(d);
             let full = (0..n).filter(|&d| d != parity).all(pending);
-            let need: Vec<usize> = if full {
-                Vec::new()
-            } else {
-                let rmw: Vec<usize> = (0..n).filter(|&d| pending(d) || d == parity).collect();
-                let rcw: Vec<usize> = (0..n).filter(|&d| d != parity && !pending(d)).collect();
-                let missing = |set: &Vec<usize>| set.iter().filter(|&&d| !head.uptodate[d]).count();
-                if missing(&rmw) < missing(&rcw) {
-                    rmw
-                } else {
-                    rcw
+            // The members to have up to date before writing, as a set (walked in member order).
+            let mut need = Members::default();
+            if !full {
+                let (mut rmw, mut rcw) = (Members::default(), Members::default());
+                for d in 0..n {
+                    if pending(d) || d == parity {
+                        rmw.set(d);
+                    } else {
+                        rcw.set(d);
+                    }
                 }
-            };
-            let missing: Vec<usize> = need.iter().copied().filter(|&d| !head.uptodate[d]).collect();
-            for &d in &missing {
-                if !head.reading[d] {
-                    head.reading[d] = true;
+                let missing = |set: &Members| (0..n).filter(|&d| set.get(d) && !head.uptodate.get(d)).count();
+                need = if missing(&rmw) < missing(&rcw) { rmw } else { rcw };
+            }
+            let mut missing = false;
+            for d in (0..n).filter(|&d| need.get(d) && !head.uptodate.get(d)) {
+                missing = true;
+                if !head.reading.get(d) {
+                    head.reading.set(d);
                     out.reads.push(d as u16);
                 }
             }
-            if missing.is_empty() {
-                out.xor_pages = (need.len() + (0..n).filter(|&d| pending(d)).count()) as u32;
+            if !missing {
+                out.xor_pages = (need.count() + (0..n).filter(|&d| pending(d)).count()) as u32;
                 for d in (0..n).filter(|&d| pending(d) || d == parity) {
-                    head.writing[d] = true;
+                    head.writing.set(d);
                     out.writes.push(d as u16);
                 }
                 for p in head.pieces.iter_mut().filter(|p| p.write) {
@@ -309,12 +316,12 @@ impl Raid5 {
         }
         for p in head.pieces.iter().filter(|p| !p.write) {
             let d = p.disk as usize;
-            if !head.uptodate[d] && !head.reading[d] {
-                head.reading[d] = true;
+            if !head.uptodate.get(d) && !head.reading.get(d) {
+                head.reading.set(d);
                 out.reads.push(p.disk);
             }
         }
-        out.idle = head.pieces.is_empty() && !head.reading.iter().any(|&b| b) && !head.writing.iter().any(|&b| b);
+        out.idle = head.pieces.is_empty() && !head.reading.any() && !head.writing.any();
     }
 
     /// The condition a sleeper in `get_active_stripe` waits for: a free head, and active
@@ -362,6 +369,8 @@ impl Raid5 {
 pub(crate) struct Md {
     pub raid5: Vec<Raid5>,
     pub stripe_handle: Handle,
+    /// `wake_up_stripe_waiters`' list of the sleepers it wakes, reused.
+    pub stripe_wakers: Vec<ThreadId>,
 }
 
 impl Sim {
@@ -573,9 +582,9 @@ impl Sim {
         let mut seen = crate::drivers::md::raid5::Members::default();
         for p in &head.pieces {
             let d = p.disk as usize;
-            if head.uptodate[d] || p.issued {
+            if head.uptodate.get(d) || p.issued {
                 copies += 1;
-            } else if !head.reading[d] && !seen.get(d) {
+            } else if !head.reading.get(d) && !seen.get(d) {
                 seen.set(d);
                 ios += 1;
             }
@@ -697,11 +706,15 @@ impl Sim {
         // The sleepers first, then their wakeups: `wake` changes no other thread's wait nor
         // the queue, so this is the walk the kernel does, without re-indexing the queue of
         // ~100 (mostly running) waiters for each one (the herd was 13% of raid5-chunk's run).
+        // Into a list kept from call to call: this runs for every head that goes free.
         let threads = &self.threads;
-        let asleep: Vec<ThreadId> = self.md.raid5[r].waiters.iter().copied().filter(|w| threads[*w].wait == Some(Wait::Stripe)).collect();
-        for w in asleep {
+        let mut asleep = std::mem::take(&mut self.md.stripe_wakers);
+        asleep.clear();
+        asleep.extend(self.md.raid5[r].waiters.iter().copied().filter(|w| threads[*w].wait == Some(Wait::Stripe)));
+        for &w in &asleep {
             self.wake(w, Step::RetryStripe);
         }
+        self.md.stripe_wakers = asleep;
     }
 
     /// `unplug_slaves`: every member's `unplug_fn` (with 2.6.20 plugging, a plugged member
@@ -731,11 +744,11 @@ impl Sim {
     pub(crate) fn stripe_io_done(&mut self, r: usize, h: u32, disk: u16, write: bool) {
         let head = self.md.raid5[r].head_mut(h);
         if write {
-            head.writing[disk as usize] = false;
+            head.writing.clear(disk as usize);
         } else {
-            head.reading[disk as usize] = false;
+            head.reading.clear(disk as usize);
         }
-        head.uptodate[disk as usize] = true;
+        head.uptodate.set(disk as usize);
         self.release_stripe(r, h);
     }
 

@@ -99,14 +99,14 @@ fn a_full_stripe_write_reads_nothing_and_a_small_one_reads_first() {
     assert_eq!(first.reads, vec![1, 2]);
     assert!(first.writes.is_empty());
     for d in [1, 2] {
-        r.head_mut(h).reading[d] = false;
-        r.head_mut(h).uptodate[d] = true;
+        r.head_mut(h).reading.clear(d);
+        r.head_mut(h).uptodate.set(d);
     }
     let second = r.handle_stripe(h);
     assert_eq!(second.writes, vec![0, 3]);
     for d in [0, 3] {
-        r.head_mut(h).writing[d] = false;
-        r.head_mut(h).uptodate[d] = true;
+        r.head_mut(h).writing.clear(d);
+        r.head_mut(h).uptodate.set(d);
     }
     let third = r.handle_stripe(h);
     assert_eq!(third.done, vec![BioId(0)]);
