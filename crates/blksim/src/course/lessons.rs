@@ -176,7 +176,10 @@ pub fn loaded() -> Result<&'static [Lesson], ScenarioError> {
     #[cfg(not(feature = "lessons-json"))]
     let lessons = LESSONS.get();
     lessons.map(Vec::as_slice).ok_or_else(|| {
-        ScenarioError::new("lessons", "the lessons are not loaded: the program reads a lesson before installing them (course::lessons::install)")
+        ScenarioError::new(
+            "lessons",
+            "the lessons are not loaded: the program reads a lesson before installing them (course::lessons::install)",
+        )
     })
 }
 
