@@ -189,10 +189,10 @@ pub fn all() -> Vec<Lesson> {
     loaded().map(<[Lesson]>::to_vec).unwrap_or_default()
 }
 
-/// The lessons from the compiled-in JSON (see build.rs).
+/// The lessons from the compiled-in JSON (see build.rs), read afresh.
 #[cfg(feature = "lessons-json")]
 #[inline]
-fn from_json() -> Vec<Lesson> {
+pub fn from_json() -> Vec<Lesson> {
     const LESSONS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/lessons.json"));
     // Read straight from the text (not through `serde_json::Value`, whose own copy of every
     // lesson type's deserializer would be compiled in), and once more as values for which knobs
