@@ -52,6 +52,34 @@ fn check_no_wrapped_list(name: &str, text: &str, first_line: usize) {
     }
 }
 
+/// The lessons' front matter as the page compiles it in (`src/lessons.rs`): blksim's lessons,
+/// read from its JSON (the knobs each front matter sets marked, its era applied), in bincode,
+/// without what the page never reads (`page_form`). Read back before it is written: a type
+/// whose bincode does not read back (a field skipped when serialized) fails the build, not the
+/// page.
+fn write_lessons_bin(out: &Path) {
+    let mut lessons = blksim::course::lessons::all();
+    assert!(!lessons.is_empty(), "lessons/: no lesson");
+    page_form(&mut lessons);
+    let bin = bincode::serialize(&lessons).expect("the lessons in bincode");
+    let back: Vec<blksim::course::lessons::Lesson> = bincode::deserialize(&bin).expect("the lessons read back from bincode");
+    assert!(back == lessons, "the lessons read back from bincode differ from blksim's");
+    std::fs::write(out.join("lessons.bin"), bin).expect("OUT_DIR/lessons.bin");
+}
+
+/// What the page never reads stays out of its form (`src/lessons.rs`'s test makes the same
+/// cut): the scoreboard's rows (the page shows them as measured, from the fetched
+/// `fidelity-<id>.json`, and only the CLI measures them) and the steps' Markdown (the page shows
+/// their HTML, from the fetched `lesson-<id>.json`).
+fn page_form(lessons: &mut [blksim::course::lessons::Lesson]) {
+    for l in lessons {
+        l.fidelity.clear();
+        for st in &mut l.steps {
+            st.text.clear();
+        }
+    }
+}
+
 fn main() {
     let root = manifest_dir();
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
@@ -94,6 +122,7 @@ fn main() {
     files.sort();
     let index = json!({ "files": files.iter().map(|f| format!("content/{f}")).collect::<Vec<_>>() });
     std::fs::write(content.join("index.json"), index.to_string()).unwrap();
+    write_lessons_bin(&out);
     // Which checkout these files are of: the hook copies only its own checkout's.
     std::fs::write(out.join("content-source.txt"), &root).unwrap();
 }

@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::*;
 /// (the engine's mean event-queue length, at which `bench_heap` runs its yardstick).
 #[wasm_bindgen]
 pub fn bench_sim(lesson: &str, variant: &str, seconds: f64) -> Result<String, JsValue> {
+    crate::lessons::install().map_err(|e| JsValue::from_str(&e))?;
     let l = blksim::course::lessons::find(lesson).map_err(|e| JsValue::from_str(&e.to_string()))?;
     let cfg = l.config(variant, &[]).map_err(|e| JsValue::from_str(&e.to_string()))?;
     let perf = web_sys::window().and_then(|w| w.performance()).ok_or("no performance clock")?;

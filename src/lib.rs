@@ -12,6 +12,7 @@ pub mod export;
 pub mod format;
 pub mod hooks;
 pub mod layout;
+pub mod lessons;
 pub mod markdown;
 pub mod pages;
 pub mod palette;

@@ -15,6 +15,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 #[wasm_bindgen_test]
 fn every_lesson_and_variant_hashes_as_natively() {
     let Some(native) = option_env!("SOAK_NATIVE_HASHES") else { return };
+    blkviz::lessons::install().unwrap();
     let lines = hashes::all_lines(hashes::SECONDS);
     let native: Vec<&str> = native.lines().collect();
     let differ: Vec<String> = lines

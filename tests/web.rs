@@ -16,6 +16,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 #[wasm_bindgen_test]
 fn the_browser_reproduces_the_native_golden_run() {
     let golden = include_str!("../crates/blksim/tests/golden/scsi-starved-before-seed7-0.5s.json");
+    blkviz::lessons::install().unwrap();
     let cfg = blksim::course::lessons::find("scsi-starved").unwrap().config("before", &[]).unwrap();
     let mut sim = run_one(&cfg, 7, Some(0.5));
     let got = serde_json::to_string_pretty(&RunReport::from_sim(&mut sim, "scsi-starved", "before")).unwrap() + "\n";
@@ -35,6 +36,7 @@ fn the_layout_gives_every_disk_its_own_column() {
 }
 
 fn interval() -> IntervalReport {
+    blkviz::lessons::install().unwrap();
     let cfg = blksim::course::lessons::find("scsi-starved").unwrap().config("before", &[]).unwrap();
     let mut sim = run_one(&cfg, 1, Some(1.0));
     let cur = sim.cumulative();
@@ -298,6 +300,7 @@ fn a_large_array_collapses_into_groups_in_the_browser_too() {
 /// and a bio's C on dm-0 once closed an sda request of the same number.
 #[wasm_bindgen_test]
 fn btt_of_a_bio_based_device_is_q2c_only_and_covers_the_disk_below() {
+    blkviz::lessons::install().unwrap();
     let mut runs = blkviz::runs::Run::new("nr-requests", Some("regressed"), Vec::new(), 1).expect("the lesson runs");
     // The page's view of the run, kept by its updates.
     let mut d = blkviz::view::RunView::new(runs.take_update());

@@ -82,7 +82,7 @@ thread_local! {
 pub fn runs_message(msg: &[u8]) -> Vec<u8> {
     let out = decode::<ToRuns>(msg)
         .map_err(|e| format!("a message to the runs' worker: {e}"))
-        .and_then(|m| HOST.with(|h| h.borrow_mut().handle(m)));
+        .and_then(|m| crate::lessons::install().and_then(|()| HOST.with(|h| h.borrow_mut().handle(m))));
     encode(&out).or_else(|e| encode(&Err::<FromRuns, String>(format!("the runs' worker's reply: {e}")))).unwrap_or_default()
 }
 

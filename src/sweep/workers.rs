@@ -104,7 +104,7 @@ impl SweepWorkers {
 pub fn sweep_seeds(batch: &[u8]) -> Vec<u8> {
     let reply = decode::<SweepBatch>(batch)
         .map_err(|e| format!("a sweep batch: {e}"))
-        .and_then(|b| super::run_seeds(&b.lesson, &b.variant, &b.overrides, &b.seeds));
+        .and_then(|b| crate::lessons::install().and_then(|()| super::run_seeds(&b.lesson, &b.variant, &b.overrides, &b.seeds)));
     encode(&reply).or_else(|e| encode(&Err::<Vec<SeedRun>, String>(format!("a sweep reply: {e}")))).unwrap_or_default()
 }
 

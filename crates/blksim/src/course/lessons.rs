@@ -152,29 +152,59 @@ pub struct Lesson {
     pub warmup_s: Option<f64>,
 }
 
-/// The compiled-in lessons (see build.rs), in teaching order.
-const LESSONS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/lessons.json"));
+/// The lessons, once read: from the JSON that build.rs compiles in (feature `lessons-json`: the
+/// CLI, the tests, the benches), or as a program that takes the library without that feature
+/// installs them (the app, which compiles them in its own binary form and so keeps no JSON
+/// reader of the lesson types).
+static LESSONS: std::sync::OnceLock<Vec<Lesson>> = std::sync::OnceLock::new();
 
-/// Every lesson, in teaching order. A lesson that does not parse, or whose variants, steps,
-/// knobs or prediction do not check out, is a build defect: `tests/it` checks them all.
+/// Installs the lessons, in teaching order, as read by the program from its own compiled-in
+/// form: each of its entry points calls this before anything reads a lesson. The first call
+/// (or, with `lessons-json`, the first read) fixes them; a later call changes nothing.
+pub fn install(lessons: Vec<Lesson>) {
+    let _ = LESSONS.set(lessons);
+}
+
+/// Every lesson, in teaching order; an error when none are installed (a program without
+/// `lessons-json` that reads a lesson before `install`). A lesson that does not parse, or whose
+/// variants, steps, knobs or prediction do not check out, is a build defect: `tests/it` checks
+/// them all.
+#[inline]
+pub fn loaded() -> Result<&'static [Lesson], ScenarioError> {
+    #[cfg(feature = "lessons-json")]
+    let lessons = Some(LESSONS.get_or_init(from_json));
+    #[cfg(not(feature = "lessons-json"))]
+    let lessons = LESSONS.get();
+    lessons.map(Vec::as_slice).ok_or_else(|| {
+        ScenarioError::new(
+            "lessons",
+            "the lessons are not loaded: the program reads a lesson before installing them (course::lessons::install)",
+        )
+    })
+}
+
+/// Every lesson, in teaching order (none when they are not loaded: `loaded` says why).
 #[inline]
 pub fn all() -> Vec<Lesson> {
-    static PARSED: std::sync::OnceLock<Vec<Lesson>> = std::sync::OnceLock::new();
-    PARSED
-        .get_or_init(|| {
-            // Read straight from the text (not through `serde_json::Value`, whose own copy of
-            // every lesson type's deserializer the page would download), and once more as
-            // values for which knobs each front matter names.
-            let fail = |e: serde_json::Error| -> ! { panic!("lessons/*.md front matter: {e}") };
-            let mut lessons: Vec<Lesson> = serde_json::from_str(LESSONS_JSON).unwrap_or_else(|e| fail(e));
-            let raw: Vec<serde_json::Value> = serde_json::from_str(LESSONS_JSON).unwrap_or_else(|e| fail(e));
-            for (l, v) in lessons.iter_mut().zip(&raw) {
-                // The knobs its front matter sets are its own: its `kernel` sets the rest.
-                crate::scenario::era::mark_present(&mut l.scenario, &v["scenario"]);
-            }
-            lessons
-        })
-        .clone()
+    loaded().map(<[Lesson]>::to_vec).unwrap_or_default()
+}
+
+/// The lessons from the compiled-in JSON (see build.rs), read afresh.
+#[cfg(feature = "lessons-json")]
+#[inline]
+pub fn from_json() -> Vec<Lesson> {
+    const LESSONS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/lessons.json"));
+    // Read straight from the text (not through `serde_json::Value`, whose own copy of every
+    // lesson type's deserializer would be compiled in), and once more as values for which knobs
+    // each front matter names.
+    let fail = |e: serde_json::Error| -> ! { panic!("lessons/*.md front matter: {e}") };
+    let mut lessons: Vec<Lesson> = serde_json::from_str(LESSONS_JSON).unwrap_or_else(|e| fail(e));
+    let raw: Vec<serde_json::Value> = serde_json::from_str(LESSONS_JSON).unwrap_or_else(|e| fail(e));
+    for (l, v) in lessons.iter_mut().zip(&raw) {
+        // The knobs its front matter sets are its own: its `kernel` sets the rest.
+        crate::scenario::era::mark_present(&mut l.scenario, &v["scenario"]);
+    }
+    lessons
 }
 
 /// Checks a lesson's internal references: variants' knobs, steps' variants, exposed knobs, the
@@ -302,9 +332,10 @@ fn check_predict_place(l: &Lesson, p: &Predict) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// Every lesson's id, in teaching order (none when they are not loaded).
 #[inline]
 pub fn ids() -> Vec<String> {
-    all().into_iter().map(|l| l.id).collect()
+    loaded().unwrap_or_default().iter().map(|l| l.id.clone()).collect()
 }
 
 /// The sandbox: the default scenario with no variants but one, "custom", to which the user's
@@ -346,8 +377,10 @@ pub fn find(id: &str) -> Result<Lesson, ScenarioError> {
     if id == SANDBOX {
         return Ok(sandbox());
     }
-    all().into_iter().find(|l| l.id == id).ok_or_else(|| {
-        ScenarioError::new("lesson", format!("unknown lesson '{}'; expected one of {}", crate::scenario::clip(id), ids().join(", ")))
+    let all = loaded()?;
+    all.iter().find(|l| l.id == id).cloned().ok_or_else(|| {
+        let ids: Vec<&str> = all.iter().map(|l| l.id.as_str()).collect();
+        ScenarioError::new("lesson", format!("unknown lesson '{}'; expected one of {}", crate::scenario::clip(id), ids.join(", ")))
     })
 }
 
