@@ -48,3 +48,36 @@ export async function openPage(h, context, fragment, size = { width: 1400, heigh
 
 /// Every lesson with steps (the three primers and the six regressions).
 export const LESSONS = ['anatomy-of-a-request', 'queue-depth-and-the-elevator', 'writer-starves-reader', 'dm-sg-lists', 'raid5-chunk', 'mq-clone-stall', 'nr-requests', 'scsi-starved', 'bfq-many-hw-queues'];
+
+/// The offline tests' start: the built app on its own server (the test stops it) and a browser,
+/// a page that has visited the home page once and whose service worker is active. `cached`
+/// runs in the page and says when the worker's install has cached what the test needs.
+export async function visitOnce(viewport, cached) {
+  const server = await serve(dist);
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await launch();
+  try {
+    const ctx = await browser.newContext({ viewport });
+    const page = await ctx.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(base + '#/');
+    await page.waitForSelector('.lesson-list');
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+    await page.waitForFunction(cached, null, { timeout: 15000 });
+    return { server, base, browser, ctx, page, errors };
+  } catch (e) {
+    await browser.close();
+    server.close();
+    throw e;
+  }
+}
+
+/// Stops the server and checks that it is gone (a file no cache holds cannot be fetched), so
+/// whatever loads afterwards comes from the service worker's cache.
+export async function goOffline(page, server) {
+  server.close();
+  server.closeAllConnections?.();
+  const probe = await page.evaluate(() => fetch('./not-cached.txt').then(() => 'fetched', () => 'failed'));
+  assert.equal(probe, 'failed', 'the server still answers');
+}

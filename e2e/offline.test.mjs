@@ -5,21 +5,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch } from './browser.mjs';
-import { serve } from './serve.mjs';
-import { root, artifacts } from './harness.mjs';
+import { root, artifacts, visitOnce, goOffline } from './harness.mjs';
 
 test('after one visit the page and its lesson links open with the server stopped', async () => {
-  const server = await serve(path.join(root, 'dist'));
-  const base = `http://127.0.0.1:${server.address().port}/`;
-  const browser = await launch();
+  // Wait until the worker is active and has every app file.
+  const { server, base, browser, ctx, page, errors } = await visitOnce({ width: 1400, height: 900 }, async () => {
+    const c = await caches.open('blkviz-v1');
+    return (await c.keys()).length >= 10;
+  });
   try {
-    const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    const page = await ctx.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(base + '#/');
-    await page.waitForSelector('.lesson-list');
     // The manifest is linked and served as one.
     const manifest = await page.evaluate(async () => {
       const href = document.querySelector('link[rel=manifest]').href;
@@ -36,17 +30,7 @@ test('after one visit the page and its lesson links open with the server stopped
     // A Playwright context is incognito-like, which alone keeps any site from installing.
     const errs = installabilityErrors.filter((e) => e.errorId !== 'in-incognito');
     assert.deepEqual(errs, [], JSON.stringify(errs));
-    // Wait until the worker is active and has every app file.
-    await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
-    await page.waitForFunction(async () => {
-      const c = await caches.open('blkviz-v1');
-      return (await c.keys()).length >= 10;
-    }, null, { timeout: 15000 });
-    server.close();
-    server.closeAllConnections?.();
-    // Offline now: the server is gone (a file the cache lacks cannot be fetched).
-    const probe = await page.evaluate(() => fetch('./not-cached.txt').then(() => 'fetched', () => 'failed'));
-    assert.equal(probe, 'failed', 'the server still answers');
+    await goOffline(page, server);
     // A reload, and a lesson link typed into the address bar.
     await page.reload();
     await page.waitForSelector('.lesson-list', { timeout: 15000 });
