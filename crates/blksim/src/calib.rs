@@ -141,7 +141,7 @@ pub const SCSI_QUEUE_DELAY_NS: u64 = 3 * NS_PER_MS;
 /// The request_fn's part under it, per request it starts: `blk_peek_request` (the elevator's
 /// `dispatch_fn`, the driver's `prep_rq_fn`: sd's command and `blk_rq_map_sg`) and
 /// `blk_start_request`; `scsi_request_fn` then drops it for the host's checks and
-/// `scsi_dispatch_cmd`, as `dm_request_fn` does for `map_request`. Part of `DISPATCH_NS`.
+/// `scsi_dispatch_cmd` (2.6.32 `scsi_lib.c`). Part of `DISPATCH_NS`.
 /// INFERRED from the code path (about a third of the 1.5 µs), not measured, not fitted.
 pub const QUEUE_LOCK_START_NS: u64 = 500;
 /// `blk_finish_request` under `q->queue_lock` when a request ends (`blk_end_request` →

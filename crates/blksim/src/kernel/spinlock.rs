@@ -32,8 +32,7 @@ use crate::engine::Sim;
 /// Which lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum LockId {
-    /// A legacy request queue's `q->queue_lock` (request_fn queues: a SCSI disk's, request-based
-    /// dm's).
+    /// A legacy request queue's `q->queue_lock` (a SCSI disk's request_fn queue).
     Queue(DevId),
     /// A blk-mq elevator's queue-wide lock: bfq's `bfqd->lock`, mq-deadline's `dd->lock`.
     Elevator(DevId),

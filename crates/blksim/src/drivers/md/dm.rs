@@ -2,9 +2,7 @@
 //! over blk-mq (4.0), the `kdmwork` thread's `map_tio_request`; and bio-based dm's `__map_bio`.
 
 use crate::block::Request;
-use crate::calib::{
-    ADD_REQUEST_NS, BIO_CLONE_NS, DISPATCH_NS, DM_MAP_REQUEST_NS, DM_REQUEST_DELAY_NS, GET_REQUEST_NS, QUEUE_LOCK_FINISH_NS, QUEUE_LOCK_START_NS,
-};
+use crate::calib::{ADD_REQUEST_NS, BIO_CLONE_NS, DISPATCH_NS, DM_MAP_REQUEST_NS, DM_REQUEST_DELAY_NS, GET_REQUEST_NS};
 use crate::engine::ids::*;
 use crate::engine::{Next, Sim};
 use crate::kernel::sched::{Step, ThreadKind, Wait};
@@ -35,7 +33,6 @@ impl Sim {
                 let (write, sector, bytes) = (r.write, r.sector, r.bytes);
                 let ctx = self.context();
                 self.charge(DISPATCH_NS);
-                self.spin_lock_queue(dev, QUEUE_LOCK_START_NS);
                 self.emit(dev, Action::D, write, sector, bytes as u32, ctx, rq.0, 0);
                 self.devs[dev].kdm.as_mut().expect("checked").queue.push_back(rq);
             }
@@ -56,9 +53,6 @@ impl Sim {
             let (write, sector, bytes) = (r.write, r.sector, r.bytes);
             let ctx = self.context();
             self.charge(DISPATCH_NS);
-            // blk_peek_request and dm_start_request under dm's queue lock, dropped for
-            // map_request.
-            self.spin_lock_queue(dev, QUEUE_LOCK_START_NS);
             self.emit(dev, Action::D, write, sector, bytes as u32, ctx, rq.0, 0);
             self.insert_clone(rq, path, None, 0, ctx);
             self.run_queue(path);
@@ -123,8 +117,6 @@ impl Sim {
         let dev = r.dev;
         let ctx = self.context();
         self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, ctx, rq.0, 0);
-        // blk_end_request_all → blk_finish_request, under dm's queue lock.
-        self.spin_lock_queue(dev, QUEUE_LOCK_FINISH_NS);
         let at = self.stamp_now(dev);
         self.devs[dev].stats.done(at, r.write, r.bytes / 512, at - r.alloc_at);
         self.acct.totals.requests_completed += 1;
