@@ -50,6 +50,10 @@ pub struct Core {
     /// beyond the work's cost) until its next CoreDone: Some(whether it was softirq work in
     /// interrupt context).
     pub spin_tail: Option<bool>,
+    /// Spin this CPU did that a later-ending work on another CPU found (that work asked for a
+    /// lock before this CPU's section did, so this CPU waited): it is in this CPU's past, and
+    /// keeps the CPU busy at the end of its next work (`spin_tail`).
+    pub spin_owed_ns: u64,
     /// `cpu.scheduler = fair`: the run queue's `min_vruntime` (monotonic).
     pub min_vruntime: u64,
     /// `cpu.load_balance`: this CPU's sched domains, lowest first, and its run queue's
@@ -494,7 +498,7 @@ impl Sim {
     /// Returns whether it does.
     fn spin_tail(&mut self, c: CoreId, start: SimTime, tid: Option<ThreadId>) -> bool {
         let ci = c.idx();
-        let more = self.spin_unlock_work(start);
+        let more = self.spin_unlock_work(start) + std::mem::take(&mut self.cores[ci].spin_owed_ns);
         if more == 0 {
             return false;
         }

@@ -6,7 +6,8 @@
 //!
 //! The model's CPU work is a piece of work of known cost whose effects apply at its end. A
 //! lock's critical sections are recorded where the kernel path takes the lock, during that
-//! work, and placed on the lock's timeline when the work ends, in the order works end:
+//! work, and placed on the lock's timeline when the work ends (in the order the sections
+//! asked for the lock, not the order works end, see `SpinLock::acquire`):
 //! - sections whose time is in the work's cost (its path charges it, as `queue_lock`'s parts
 //!   of `__make_request` are in `BIO_SUBMIT_NS`) lie within the work: a lock taken n times
 //!   is held n times, spread evenly over the work, each at the end of its share (INFERRED
@@ -19,7 +20,10 @@
 //! time, for the second kind): the spin shows as system (or softirq) time in vmstat and top,
 //! under the thread whose work it is, and delays what the CPU runs next. The work's own
 //! effects have landed by then (INFERRED simplification: which locks a work takes is known
-//! only once its path has run). On one CPU nothing spins: its works do not overlap.
+//! only once its path has run). A section placed later that asked first holds the lock first:
+//! the CPU whose section it pushes back spun in its past, and stays busy that much longer at
+//! the end of its next work (INFERRED simplification, the same one). On one CPU nothing
+//! spins: its works do not overlap.
 //!
 //! Not modelled: the cache line's transfer to each new holder (the lock's and the data it
 //! guards), whose cost grows with the distance between CPUs; a lock taken outside a CPU's
@@ -38,11 +42,21 @@ pub enum LockId {
     Elevator(DevId),
 }
 
-/// One spinlock: the spans it is held over, recent and to come, in time order; and what it
-/// cost.
+/// One span the lock is held over: when its CPU asked for it, got it and let it go, and which
+/// CPU that is.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    asked: SimTime,
+    start: SimTime,
+    end: SimTime,
+    cpu: u16,
+}
+
+/// One spinlock: the spans it is held over, recent and to come, in the order they were asked
+/// for (which is the order they hold it in); and what it cost.
 #[derive(Clone, Debug, Default)]
 pub struct SpinLock {
-    held: std::collections::VecDeque<(SimTime, SimTime)>,
+    held: std::collections::VecDeque<Span>,
     /// Times it was taken, times a CPU found it held, and the time CPUs spun on it.
     pub acquired: u64,
     pub contended: u64,
@@ -57,30 +71,46 @@ impl SpinLock {
     /// Spans kept at once: a lock taken every 30 ns over the history, with room.
     const HELD_MAX: usize = 65_536;
 
-    /// A CPU asks for the lock at `at` to hold it `hold_ns`, `now` being the simulation's
-    /// time: it gets the first free span of that length from `at` on (where spans asked for
-    /// overlap, in the order they were asked for, as a ticket lock's). Returns how long it
-    /// spins first.
-    pub fn acquire(&mut self, now: SimTime, at: SimTime, hold_ns: u64) -> u64 {
-        while self.held.front().is_some_and(|&(_, end)| end.0 + Self::HISTORY_NS < now.0) {
+    /// CPU `cpu` asks for the lock at `at` to hold it `hold_ns`, `now` being the simulation's
+    /// time. Works place their sections when they end, not in the order the sections asked,
+    /// so the lock is handed out here in the order asked, as a ticket lock's: after the spans
+    /// asked for before `at`, and before those asked for later, which wait longer (each
+    /// later span that now overlaps the one before it moves back). Returns how long `cpu`
+    /// spins first; the spin it adds to other CPUs' spans, per CPU, goes to `moved`.
+    pub fn acquire(&mut self, now: SimTime, at: SimTime, hold_ns: u64, cpu: u16, moved: &mut Vec<(u16, u64)>) -> u64 {
+        while self.held.front().is_some_and(|h| h.end.0 + Self::HISTORY_NS < now.0) {
             self.held.pop_front();
         }
-        let mut start = at;
-        let mut i = self.held.partition_point(|&(_, end)| end <= at);
-        while let Some(&(s, e)) = self.held.get(i) {
-            if s >= start + hold_ns {
-                break;
-            }
-            start = start.max(e);
-            i += 1;
-        }
         assert!(self.held.len() < Self::HELD_MAX, "a lock's spans over their limit");
-        self.held.insert(i, (start, start + hold_ns));
+        let i = self.held.partition_point(|h| h.asked <= at);
+        let start = match i {
+            0 => at,
+            _ => at.max(self.held[i - 1].end),
+        };
+        self.held.insert(i, Span { asked: at, start, end: start + hold_ns, cpu });
         let spin = start - at;
         self.acquired += 1;
         if spin > 0 {
             self.contended += 1;
             self.spin_ns += spin;
+        }
+        for j in i + 1..self.held.len() {
+            let before = self.held[j - 1].end;
+            let h = &mut self.held[j];
+            if h.start >= before {
+                break;
+            }
+            let more = before - h.start;
+            if h.start == h.asked {
+                self.contended += 1;
+            }
+            h.start = before;
+            h.end = h.end + more;
+            self.spin_ns += more;
+            match moved.iter_mut().find(|m| m.0 == h.cpu) {
+                Some(m) => m.1 += more,
+                None => moved.push((h.cpu, more)),
+            }
         }
         spin
     }
@@ -100,6 +130,8 @@ struct Section {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Locking {
     sections: Vec<Section>,
+    /// The spin its sections add to other CPUs' spans, per CPU (reused between works).
+    moved: Vec<(u16, u64)>,
 }
 
 impl Locking {
@@ -151,6 +183,8 @@ impl Sim {
     /// its cost.
     pub(crate) fn spin_unlock_work(&mut self, start: SimTime) -> u64 {
         let now = self.now();
+        let cpu = self.current.cpu;
+        let mut moved = std::mem::take(&mut self.locking.moved);
         let mut more = 0;
         for i in 0..self.locking.sections.len() {
             let s = self.locking.sections[i];
@@ -161,13 +195,18 @@ impl Sim {
             }
             for k in 0..s.times {
                 let at = if s.after { now + more + k * hold } else { SimTime(start.0 + more + (k + 1) * share - hold) };
-                more += self.lock_mut(s.lock).acquire(now, at, hold);
+                more += self.lock_mut(s.lock).acquire(now, at, hold, cpu, &mut moved);
             }
             if s.after {
                 more += s.times * hold;
             }
         }
         self.locking.sections.clear();
+        assert!(moved.len() <= self.cores.len(), "one entry per CPU");
+        for (c, ns) in moved.drain(..) {
+            self.cores[c as usize].spin_owed_ns += ns;
+        }
+        self.locking.moved = moved;
         more
     }
 }
@@ -179,9 +218,11 @@ mod tests {
     use crate::scenario::{set_knob, Scenario};
 
     /// `n` CPUs each take the lock at the same instant for `hold` ns: the time they spin in all.
-    fn spun_together(n: u64, hold: u64) -> u64 {
-        let mut l = SpinLock::default();
-        (0..n).map(|_| l.acquire(SimTime(1_000), SimTime(1_000), hold)).sum()
+    fn spun_together(n: u16, hold: u64) -> u64 {
+        let (mut l, mut moved) = (SpinLock::default(), Vec::new());
+        let spun: u64 = (0..n).map(|c| l.acquire(SimTime(1_000), SimTime(1_000), hold, c, &mut moved)).sum();
+        assert!(moved.is_empty(), "no one asked before another that got it first");
+        spun
     }
 
     #[test]
@@ -191,19 +232,26 @@ mod tests {
         assert_eq!(spun_together(2, 500), 500);
         assert_eq!(spun_together(4, 500), 500 * (1 + 2 + 3));
         assert!(spun_together(8, 500) > spun_together(4, 500));
-        // A work that took the lock four times over 4 µs, in sections of 100 ns at the end of
-        // each microsecond: another CPU waits for the one it runs into, and not between them.
-        let mut l = SpinLock::default();
+        // A work on CPU 0 that took the lock four times over 4 µs, in sections of 100 ns at the
+        // end of each microsecond: another CPU waits for the one it runs into, and not between
+        // them.
+        let (mut l, mut moved) = (SpinLock::default(), Vec::new());
         for k in 1..=4 {
-            assert_eq!(l.acquire(SimTime(4_000), SimTime(k * 1_000 - 100), 100), 0);
+            assert_eq!(l.acquire(SimTime(4_000), SimTime(k * 1_000 - 100), 100, 0, &mut moved), 0);
         }
-        assert_eq!(l.acquire(SimTime(4_000), SimTime(1_950), 100), 50);
-        assert_eq!(l.acquire(SimTime(4_000), SimTime(1_200), 100), 0);
-        // A section too long for the gap before the next goes after it.
-        assert_eq!(l.acquire(SimTime(4_000), SimTime(2_100), 900), 3_000 - 2_100);
-        assert_eq!(l.contended, 2);
+        assert_eq!(l.acquire(SimTime(4_000), SimTime(1_950), 100, 1, &mut moved), 50);
+        assert_eq!(l.acquire(SimTime(4_000), SimTime(1_200), 100, 2, &mut moved), 0);
+        assert!(moved.is_empty());
+        // A section placed later but asked for first holds the lock first: CPU 0's section
+        // asked for at 2 900 waits for it to 3 000, and the one at 3 900 does not.
+        assert_eq!(l.acquire(SimTime(4_000), SimTime(2_100), 900, 2, &mut moved), 0);
+        assert_eq!(moved, vec![(0, 100)]);
+        // One asked for at 3 850 goes before CPU 0's at 3 900, which waits 50 ns.
+        assert_eq!(l.acquire(SimTime(4_000), SimTime(3_850), 100, 1, &mut moved), 0);
+        assert_eq!(moved, vec![(0, 150)]);
+        assert_eq!((l.contended, l.spin_ns), (3, 50 + 100 + 50));
         // A CPU arriving after the holders let go does not spin.
-        assert_eq!(l.acquire(SimTime(9_000), SimTime(9_000), 1_000), 0);
+        assert_eq!(l.acquire(SimTime(9_000), SimTime(9_000), 1_000, 1, &mut moved), 0);
     }
 
     /// One job per CPU, each 4 KiB random O_DIRECT reads at QD32 on a RAM LUN under
