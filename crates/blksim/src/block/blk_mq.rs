@@ -370,7 +370,8 @@ impl Sim {
     /// of that run, the run resumes (and splices) only after it (INFERRED: the hctx lock is not
     /// irq-safe, so interrupts run inside the window).
     pub(crate) fn mq_splice_due(&mut self, dev: DevId, h: u16, cpu: CoreId) {
-        if self.cores[cpu].in_irq_softirq {
+        // Softirq work spinning on a lock at its end is still the interrupt's.
+        if self.cores[cpu].in_irq_softirq || self.cores[cpu].spin_tail == Some(true) {
             self.cores[cpu].splice_after_irq.push((dev, h));
             return;
         }

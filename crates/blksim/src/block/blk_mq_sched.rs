@@ -8,8 +8,9 @@
 //!
 //! Not modelled: the task plug on blk-mq (5.x plugs a single-queue or rotational disk's
 //! requests and inserts them at unplug: here each is inserted at once), `dispatch_busy`'s
-//! one-at-a-time dispatch from the software queues (they are always flushed whole), merges in
-//! the software queues under `none`, and the time spent on mq-deadline's queue-wide `dd->lock`.
+//! one-at-a-time dispatch from the software queues (they are always flushed whole) and merges
+//! in the software queues under `none`. The elevators' hooks hold their queue-wide lock
+//! (`spin_lock_elevator`): CPUs running them at once spin on it.
 //! Shared tag sets (`hctx_may_queue`, `host_tagset`) are `block/blk_mq_tag.rs`'s.
 
 use crate::block::blk_mq_tag::TagWait;
@@ -119,6 +120,7 @@ impl Sim {
             let tag = r.tag.take().expect("a scheduler tag from blk_mq_get_request");
             let s = self.mq_sched_mut(dev);
             assert!(s.sched_tag_of.insert(rq.0, tag).is_none(), "a request holds one scheduler tag");
+            self.spin_lock_elevator(dev);
             self.devs[dev].queue.elevator.add(rq, write, start, end, now, owner);
             if let Some(k) = self.mq_sched_mut(dev).kyber.as_deref_mut() {
                 k.kyber_insert_requests(h, rq, write, cpu);
@@ -201,6 +203,23 @@ impl Sim {
         }
     }
 
+    /// An elevator hook of `dev`'s that runs under the elevator's queue-wide lock: bfq's
+    /// (`bfqd->lock`: insert, dispatch, completion) and mq-deadline's (`dd->lock`: insert,
+    /// dispatch), each hook's time beyond the running work's cost. kyber keeps its state per
+    /// hardware queue and domain (`ELEVATOR_F_MQ_AWARE`): no lock of the whole queue.
+    pub(crate) fn spin_lock_elevator(&mut self, dev: DevId) {
+        use crate::block::ElevatorKind;
+        if self.mq_sched(dev).is_none_or(|s| !s.has_elevator()) {
+            return;
+        }
+        let hold = match self.devs[dev].queue.elevator.kind() {
+            ElevatorKind::Bfq => crate::calib::BFQ_HOOK_LOCKED_NS,
+            ElevatorKind::Deadline => crate::calib::DD_HOOK_LOCKED_NS,
+            _ => return,
+        };
+        self.spin_lock_more(crate::kernel::spinlock::LockId::Elevator(dev), hold);
+    }
+
     /// `e->type->ops.has_work(hctx)`: kyber's per hardware queue, mq-deadline's queue-wide.
     fn elv_has_work(&self, dev: DevId, h: u16) -> bool {
         match self.mq_sched(dev).and_then(|s| s.kyber.as_deref()) {
@@ -213,6 +232,7 @@ impl Sim {
     /// with a domain token), or None.
     fn elv_dispatch_request(&mut self, dev: DevId, h: u16) -> Option<ReqId> {
         let now = self.now();
+        self.spin_lock_elevator(dev);
         let rq = match self.mq_sched_mut(dev).kyber.as_deref_mut() {
             Some(k) => k.kyber_dispatch_request(h),
             None => self.devs[dev].queue.elevator.next(now),

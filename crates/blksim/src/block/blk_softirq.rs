@@ -101,6 +101,8 @@ impl Sim {
         let at = self.stamp_now(dev);
         self.devs[di].stats.done(at, r.write, r.bytes / 512, at - r.alloc_at);
         self.acct.totals.requests_completed += 1;
+        // blk_finish_request under a legacy queue's lock; bfq's completion hook under its own.
+        self.spin_lock_queue(dev, QUEUE_LOCK_FINISH_NS);
         let owner = Self::owner_of(&r);
         // A request blk_insert_flush took past the elevator has no RQF_ELVPRIV: the elevator's
         // finish_request is not called for it (blk_mq_free_request, 5.10).

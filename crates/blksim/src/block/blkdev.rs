@@ -111,6 +111,11 @@ pub struct RequestQueue {
     pub idle_slice_timer: Option<SimTime>,
     /// `q->backing_dev_info`.
     pub bdi: crate::mm::backing_dev::BackingDevInfo,
+    /// `q->queue_lock`, which a legacy (request_fn) queue's submission, dispatch and completion
+    /// take; and the elevator's own queue-wide lock on blk-mq (`bfqd->lock`, `dd->lock`, in the
+    /// elevator's data in the kernel).
+    pub queue_lock: crate::kernel::spinlock::SpinLock,
+    pub elevator_lock: crate::kernel::spinlock::SpinLock,
 }
 
 impl RequestQueue {
@@ -174,6 +179,8 @@ impl RequestQueue {
             run_queued: false,
             idle_slice_timer: None,
             bdi: Default::default(),
+            queue_lock: Default::default(),
+            elevator_lock: Default::default(),
         }
     }
 }

@@ -155,6 +155,8 @@ pub struct Sim {
     pub(crate) vm: PageWriteback,
     pub(crate) md: Md,
     pub(crate) mpath: Multipath,
+    /// The lock sections of the work applying its effects now (`kernel/spinlock.rs`).
+    pub(crate) locking: crate::kernel::spinlock::Locking,
 }
 
 impl Sim {
@@ -185,6 +187,7 @@ impl Sim {
             vm: PageWriteback::new(s),
             md: Md::default(),
             mpath: Multipath::new(seed),
+            locking: Default::default(),
         };
         sim.spawn_percpu_kthreads();
         let top = sim.add_disks();

@@ -46,6 +46,14 @@ pub struct Core {
     /// blk-mq BUSY runs interrupted on this core between their stop and their splice: they
     /// splice when the interrupt's softirq work is done.
     pub splice_after_irq: Vec<(DevId, u16)>,
+    /// The work's effects are applied and the core spins on a lock (or runs a locked section
+    /// beyond the work's cost) until its next CoreDone: Some(whether it was softirq work in
+    /// interrupt context).
+    pub spin_tail: Option<bool>,
+    /// Spin this CPU did that a later-ending work on another CPU found (that work asked for a
+    /// lock before this CPU's section did, so this CPU waited): it is in this CPU's past, and
+    /// keeps the CPU busy at the end of its next work (`spin_tail`).
+    pub spin_owed_ns: u64,
     /// `cpu.scheduler = fair`: the run queue's `min_vruntime` (monotonic).
     pub min_vruntime: u64,
     /// `cpu.load_balance`: this CPU's sched domains, lowest first, and its run queue's
@@ -428,21 +436,21 @@ impl Sim {
         self.account(c);
         let ci = c.idx();
         self.current.cpu = c.0;
+        if let Some(irq) = self.cores[ci].spin_tail.take() {
+            self.core_free(c, irq);
+            return;
+        }
         // The core stays busy while the work's effects run: a thread woken onto this core by
         // them waits in the run queue for the kick below, not inside this work.
         if self.cores[ci].in_irq_softirq {
             self.cores[ci].in_irq_softirq = false;
             let req = self.cores[ci].softirq.pop_front().expect("softirq work was pending");
-            self.work_begin(self.cores[ci].work_start);
+            let start = self.cores[ci].work_start;
+            self.work_begin(start);
             self.softirq_complete(req);
             self.work_end();
-            self.cores[ci].busy = false;
-            self.kick(c);
-            // irq_exit done: an interrupted blk-mq run resumes and splices its leftovers.
-            if !self.cores[ci].in_irq_softirq && !self.cores[ci].splice_after_irq.is_empty() {
-                for (dev, h) in std::mem::take(&mut self.cores[ci].splice_after_irq) {
-                    self.mq_splice(dev, h, c);
-                }
+            if !self.spin_tail(c, start, None) {
+                self.core_free(c, true);
             }
             return;
         }
@@ -478,8 +486,49 @@ impl Sim {
             }
             Next::Exit => self.threads[tid].state = ThreadState::Exited,
         }
+        if !self.spin_tail(c, self.cores[ci].work_start, Some(tid)) {
+            self.core_free(c, false);
+        }
+    }
+
+    /// The work on `c` that began at `start` has applied its effects: its lock sections take
+    /// their locks (`spin_unlock_work`). If it spun, or holds a lock past its cost, the core
+    /// stays busy that much longer, in the same state, charged to the thread whose work it is
+    /// (`tid`), or for softirq work to the thread it interrupted, as the work itself was.
+    /// Returns whether it does.
+    fn spin_tail(&mut self, c: CoreId, start: SimTime, tid: Option<ThreadId>) -> bool {
+        let ci = c.idx();
+        let more = self.spin_unlock_work(start) + std::mem::take(&mut self.cores[ci].spin_owed_ns);
+        if more == 0 {
+            return false;
+        }
+        let irq = tid.is_none();
+        let charged = tid.or_else(|| self.cores[ci].current.filter(|t| self.threads[*t].state == ThreadState::Running));
+        if let Some(t) = charged {
+            self.threads[t].cpu_ns += more;
+            if self.fair() && !irq {
+                self.update_curr(ci, t, more);
+            }
+        }
+        if irq {
+            self.cores[ci].softirq_burst_ns += more;
+        }
+        self.cores[ci].spin_tail = Some(irq);
+        self.events.schedule(self.now() + more, Event::CoreDone { core: c });
+        true
+    }
+
+    /// The core's work is done: it picks what it runs next, and after softirq work in
+    /// interrupt context (`irq`), an interrupted blk-mq run resumes and splices its leftovers.
+    fn core_free(&mut self, c: CoreId, irq: bool) {
+        let ci = c.idx();
         self.cores[ci].busy = false;
         self.kick(c);
+        if irq && !self.cores[ci].in_irq_softirq && !self.cores[ci].splice_after_irq.is_empty() {
+            for (dev, h) in std::mem::take(&mut self.cores[ci].splice_after_irq) {
+                self.mq_splice(dev, h, c);
+            }
+        }
     }
 }
 

@@ -672,6 +672,7 @@ impl Sim {
             return;
         }
         let now = self.now();
+        self.spin_lock_elevator(dev);
         let drained = self.devs[dev].queue.elevator.bfq_mut().completed(owner, now);
         let b = self.devs[dev].queue.elevator.bfq_mut();
         if std::mem::take(&mut b.timer_armed) {

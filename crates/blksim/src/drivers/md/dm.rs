@@ -2,7 +2,7 @@
 //! over blk-mq (4.0), the `kdmwork` thread's `map_tio_request`; and bio-based dm's `__map_bio`.
 
 use crate::block::Request;
-use crate::calib::{BIO_CLONE_NS, DISPATCH_NS, DM_MAP_REQUEST_NS, DM_REQUEST_DELAY_NS, GET_REQUEST_NS};
+use crate::calib::{ADD_REQUEST_NS, BIO_CLONE_NS, DISPATCH_NS, DM_MAP_REQUEST_NS, DM_REQUEST_DELAY_NS, GET_REQUEST_NS};
 use crate::engine::ids::*;
 use crate::engine::{Next, Sim};
 use crate::kernel::sched::{Step, ThreadKind, Wait};
@@ -100,6 +100,8 @@ impl Sim {
         if self.devs[path].queue.mq.is_some() {
             self.blk_mq_insert(path, clone);
         } else {
+            // blk_insert_cloned_request: the insert under the path's queue lock.
+            self.spin_lock_queue(path, ADD_REQUEST_NS);
             let owner = self.owner(clone);
             self.devs[path].queue.elevator.add_nomerge(clone, write, sector, sector + bytes / 512, now, owner);
         }

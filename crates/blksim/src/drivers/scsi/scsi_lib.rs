@@ -40,6 +40,8 @@ impl Sim {
                 None => self.devs[di].queue.tags.get().expect("checked not full"),
             };
             self.reqs.get_mut(rq.0).tag = Some(tag);
+            // blk_peek_request and blk_start_request, under the queue lock.
+            self.spin_lock_queue(dev, crate::calib::QUEUE_LOCK_START_NS);
             self.start_command(dev, rq);
         }
     }

@@ -550,34 +550,47 @@ mod tests {
     use crate::kernel::topology::tests::balancing_sim;
     use crate::scenario::{set_knob, Scenario};
 
-    /// Four jobs, each reading its own RAM LUN with 32 I/Os in flight, on two CPUs (run
-    /// queues in wake order): each job's I/Os per second.
-    fn four_jobs_iops(load_balance: &str) -> Vec<f64> {
+    /// Four jobs that only use the CPU, left three on CPU 0 and one on CPU 1: buffered
+    /// writers whose page cache never reaches the dirty thresholds, so none sleeps (no
+    /// writeback, no throttling) and neither CPU is ever idle when a thread wakes. A fifth
+    /// job, forked on CPU 1 first and gone after 0.1 s, makes the 3:1 placement: the other
+    /// three are forked while both CPUs are busy, so each stays on its home CPU (jobs are
+    /// homed round-robin), and nothing but the balancer can move a thread that never sleeps.
+    /// CFS, as 2.6.32 schedules. Each long job's bytes written per second.
+    fn three_to_one_writers(load_balance: &str) -> Vec<f64> {
         let mut s = Scenario::default();
         for (k, v) in [
-            ("disk.kind", "ramlun"),
-            ("disks", "4"),
-            ("workload.numjobs", "4"),
-            ("workload.rw", "randread"),
-            ("workload.bs", "4k"),
-            ("workload.direct", "true"),
-            ("workload.ioengine", "libaio"),
-            ("workload.iodepth", "32"),
+            ("cpu.scheduler", "fair"),
             ("cpu.load_balance", load_balance),
+            ("vm.mem_mb", "65536"),
+            ("vm.dirty_ratio", "50"),
+            ("vm.dirty_background_ratio", "40"),
+            ("workload.rw", "write"),
+            ("workload.direct", "false"),
+            ("workload.ioengine", "sync"),
+            ("job.short.runtime", "0.1"),
+            ("job.rest.numjobs", "3"),
+            ("job.rest.startdelay", "0.01"),
         ] {
             set_knob(&mut s, k, v).unwrap();
         }
         let mut sim = Sim::new(&s.validate().unwrap(), 1);
         sim.run_until(SimTime(2 * NS_PER_S));
-        sim.jobs.iter().map(|j| j.bytes_done as f64 / 4096.0 / 2.0).collect()
+        assert!(sim.jobs[1].done_at.is_some(), "the short job is gone");
+        sim.jobs.iter().filter(|j| j.id != JobId(1)).map(|j| j.bytes_done as f64 / 2.0).collect()
     }
 
+    /// The balancer's own work: pulling a runnable thread that never sleeps, which wakeup
+    /// placement never moves. (Jobs that sleep on I/O also move when they wake onto an idle
+    /// CPU, so a scenario of I/O-bound jobs shows the balancer only when no CPU is ever idle,
+    /// and whether a job escapes a busy CPU by a wakeup then turns on a few microseconds of
+    /// idle time: a knife-edge, not the balancer's property.)
     #[test]
-    fn four_identical_jobs_on_two_cpus_get_shares_within_ten_percent_with_the_balancer() {
+    fn four_cpu_bound_jobs_left_three_to_one_get_shares_within_ten_percent_with_the_balancer() {
         let ratio = |v: &[f64]| v.iter().cloned().fold(f64::MAX, f64::min) / v.iter().cloned().fold(0.0, f64::max);
-        let off = four_jobs_iops("off");
+        let off = three_to_one_writers("off");
         assert!(ratio(&off) < 0.5, "without balancing three jobs share one CPU: {off:?}");
-        let on = four_jobs_iops("2.6.32");
+        let on = three_to_one_writers("2.6.32");
         assert!(ratio(&on) >= 0.9, "2.6.32's balancer evens them out: {on:?}");
     }
 

@@ -248,6 +248,11 @@ impl Sim {
         self.trace.clock.stamp(dev, now)
     }
 
+    /// Whether a CPU's work item is applying its effects now.
+    pub(crate) fn in_work(&self) -> bool {
+        self.trace.clock.work_ns.is_some()
+    }
+
     /// The running work item has done `ns` of work (a calib cost, where the kernel function
     /// that costs it runs); outside a work item, nothing.
     #[inline]

@@ -1,0 +1,307 @@
+//! `kernel/spinlock.c` (`kernel/locking/spinlock.c` from 3.16) over x86's fair locks: the
+//! ticket spinlock (2.6.25-4.1, `arch/x86/include/asm/spinlock.h`) and the queued spinlock
+//! (4.2+, `kernel/locking/qspinlock.c`), both of which hand the lock to its waiters in the
+//! order they came. A CPU that finds the lock held spins, busy and in the kernel, until the
+//! CPUs ahead of it have held it and let it go.
+//!
+//! The model's CPU work is a piece of work of known cost whose effects apply at its end. A
+//! lock's critical sections are recorded where the kernel path takes the lock, during that
+//! work, and placed on the lock's timeline when the work ends (in the order the sections
+//! asked for the lock, not the order works end, see `SpinLock::acquire`):
+//! - sections whose time is in the work's cost (its path charges it, as `queue_lock`'s parts
+//!   of `__make_request` are in `BIO_SUBMIT_NS`) lie within the work: a lock taken n times
+//!   is held n times, spread evenly over the work, each at the end of its share (INFERRED
+//!   placement: the locked parts of these paths come after the bio or request is built);
+//! - sections whose time the work's cost does not have (an elevator's hooks under its own
+//!   lock, `BFQ_LOCKED_NS`) follow it.
+//!
+//! A section that finds another CPU's span in its way waits for that span's end, and the
+//! work's later sections with it; the CPU stays busy that much longer (with the sections' own
+//! time, for the second kind): the spin shows as system (or softirq) time in vmstat and top,
+//! under the thread whose work it is, and delays what the CPU runs next. The work's own
+//! effects have landed by then (INFERRED simplification: which locks a work takes is known
+//! only once its path has run). A section placed later that asked first holds the lock first:
+//! the CPU whose section it pushes back spun in its past, and stays busy that much longer at
+//! the end of its next work (INFERRED simplification, the same one). On one CPU nothing
+//! spins: its works do not overlap.
+//!
+//! Not modelled: the cache line's transfer to each new holder (the lock's and the data it
+//! guards), whose cost grows with the distance between CPUs; a lock taken outside a CPU's
+//! work (a timer's).
+
+use crate::engine::ids::DevId;
+use crate::engine::time::SimTime;
+use crate::engine::Sim;
+
+/// Which lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LockId {
+    /// A legacy request queue's `q->queue_lock` (a SCSI disk's request_fn queue).
+    Queue(DevId),
+    /// A blk-mq elevator's queue-wide lock: bfq's `bfqd->lock`, mq-deadline's `dd->lock`.
+    Elevator(DevId),
+}
+
+/// One span the lock is held over: when its CPU asked for it, got it and let it go, and which
+/// CPU that is.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    asked: SimTime,
+    start: SimTime,
+    end: SimTime,
+    cpu: u16,
+}
+
+/// One spinlock: the spans it is held over, recent and to come, in the order they were asked
+/// for (which is the order they hold it in); and what it cost.
+#[derive(Clone, Debug, Default)]
+pub struct SpinLock {
+    held: std::collections::VecDeque<Span>,
+    /// Times it was taken, times a CPU found it held, and the time CPUs spun on it.
+    pub acquired: u64,
+    pub contended: u64,
+    pub spin_ns: u64,
+}
+
+impl SpinLock {
+    /// How far back a work's sections can lie: spans that ended longer ago are forgotten. The
+    /// longest softirq run (`SOFTIRQ_BUDGET_NS`); a longer work's first sections may overlap
+    /// a forgotten span unseen.
+    const HISTORY_NS: u64 = crate::calib::SOFTIRQ_BUDGET_NS;
+    /// Spans kept at once: a lock taken every 30 ns over the history, with room.
+    const HELD_MAX: usize = 65_536;
+
+    /// CPU `cpu` asks for the lock at `at` to hold it `hold_ns`, `now` being the simulation's
+    /// time. Works place their sections when they end, not in the order the sections asked,
+    /// so the lock is handed out here in the order asked, as a ticket lock's: after the spans
+    /// asked for before `at`, and before those asked for later, which wait longer (each
+    /// later span that now overlaps the one before it moves back). Returns how long `cpu`
+    /// spins first; the spin it adds to other CPUs' spans, per CPU, goes to `moved`.
+    pub fn acquire(&mut self, now: SimTime, at: SimTime, hold_ns: u64, cpu: u16, moved: &mut Vec<(u16, u64)>) -> u64 {
+        while self.held.front().is_some_and(|h| h.end.0 + Self::HISTORY_NS < now.0) {
+            self.held.pop_front();
+        }
+        assert!(self.held.len() < Self::HELD_MAX, "a lock's spans over their limit");
+        let i = self.held.partition_point(|h| h.asked <= at);
+        let start = match i {
+            0 => at,
+            _ => at.max(self.held[i - 1].end),
+        };
+        self.held.insert(i, Span { asked: at, start, end: start + hold_ns, cpu });
+        let spin = start - at;
+        self.acquired += 1;
+        if spin > 0 {
+            self.contended += 1;
+            self.spin_ns += spin;
+        }
+        for j in i + 1..self.held.len() {
+            let before = self.held[j - 1].end;
+            let h = &mut self.held[j];
+            if h.start >= before {
+                break;
+            }
+            let more = before - h.start;
+            if h.start == h.asked {
+                self.contended += 1;
+            }
+            h.start = before;
+            h.end = h.end + more;
+            self.spin_ns += more;
+            match moved.iter_mut().find(|m| m.0 == h.cpu) {
+                Some(m) => m.1 += more,
+                None => moved.push((h.cpu, more)),
+            }
+        }
+        spin
+    }
+}
+
+/// A lock the running work took: the lock, how many times and for how long in all, and
+/// whether that time is beyond the work's cost (run after it).
+#[derive(Clone, Copy, Debug)]
+struct Section {
+    lock: LockId,
+    hold_ns: u64,
+    times: u64,
+    after: bool,
+}
+
+/// The sections of the work running now (one work at a time applies its effects).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Locking {
+    sections: Vec<Section>,
+    /// The spin its sections add to other CPUs' spans, per CPU (reused between works).
+    moved: Vec<(u16, u64)>,
+}
+
+impl Locking {
+    /// Different locks one work can take: a queue's and its elevator's, a dm device's and
+    /// its path's, with room.
+    const SECTIONS_MAX: usize = 16;
+}
+
+impl Sim {
+    /// The running work takes `lock` for `hold_ns` of the time its path charges; outside a
+    /// CPU's work (a timer's), nothing.
+    pub(crate) fn spin_lock(&mut self, lock: LockId, hold_ns: u64) {
+        self.lock_section(lock, hold_ns, false);
+    }
+
+    /// The running work takes `lock` for `hold_ns` more than its cost: a hook whose time only
+    /// the lock's section charges.
+    pub(crate) fn spin_lock_more(&mut self, lock: LockId, hold_ns: u64) {
+        self.lock_section(lock, hold_ns, true);
+    }
+
+    fn lock_section(&mut self, lock: LockId, hold_ns: u64, after: bool) {
+        if !self.in_work() || hold_ns == 0 {
+            return;
+        }
+
+        let sections = &mut self.locking.sections;
+        if let Some(s) = sections.iter_mut().find(|s| s.lock == lock && s.after == after) {
+            s.hold_ns += hold_ns;
+            s.times += 1;
+            return;
+        }
+        assert!(sections.len() < Locking::SECTIONS_MAX, "a work took too many locks");
+        sections.push(Section { lock, hold_ns, times: 1, after });
+    }
+
+    fn lock_mut(&mut self, lock: LockId) -> &mut SpinLock {
+        match lock {
+            LockId::Queue(dev) => &mut self.devs[dev].queue.queue_lock,
+            LockId::Elevator(dev) => &mut self.devs[dev].queue.elevator_lock,
+        }
+    }
+
+    /// The work that began at `start` ends now: each lock it took n times it held as n equal
+    /// sections (the kernel drops it between requests). Sections of the work's own time are
+    /// spread evenly over it, each at the end of its share; sections beyond its cost follow
+    /// it back to back. A section that finds the lock held waits, and so do the work's later
+    /// ones. Returns how much longer the CPU stays busy: the spins, and the sections beyond
+    /// its cost.
+    pub(crate) fn spin_unlock_work(&mut self, start: SimTime) -> u64 {
+        let now = self.now();
+        let cpu = self.current.cpu;
+        let mut moved = std::mem::take(&mut self.locking.moved);
+        let mut more = 0;
+        for i in 0..self.locking.sections.len() {
+            let s = self.locking.sections[i];
+            let share = if s.after { s.hold_ns / s.times } else { (now - start) / s.times };
+            let hold = (s.hold_ns / s.times).min(share);
+            if hold == 0 {
+                continue;
+            }
+            for k in 0..s.times {
+                let at = if s.after { now + more + k * hold } else { SimTime(start.0 + more + (k + 1) * share - hold) };
+                more += self.lock_mut(s.lock).acquire(now, at, hold, cpu, &mut moved);
+            }
+            if s.after {
+                more += s.times * hold;
+            }
+        }
+        self.locking.sections.clear();
+        assert!(moved.len() <= self.cores.len(), "one entry per CPU");
+        for (c, ns) in moved.drain(..) {
+            self.cores[c as usize].spin_owed_ns += ns;
+        }
+        self.locking.moved = moved;
+        more
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::time::NS_PER_MS;
+    use crate::scenario::{set_knob, Scenario};
+
+    /// `n` CPUs each take the lock at the same instant for `hold` ns: the time they spin in all.
+    fn spun_together(n: u16, hold: u64) -> u64 {
+        let (mut l, mut moved) = (SpinLock::default(), Vec::new());
+        let spun: u64 = (0..n).map(|c| l.acquire(SimTime(1_000), SimTime(1_000), hold, c, &mut moved)).sum();
+        assert!(moved.is_empty(), "no one asked before another that got it first");
+        spun
+    }
+
+    #[test]
+    fn cpus_taking_a_lock_at_once_spin_in_turn_and_a_waiter_waits_only_for_the_section_in_its_way() {
+        assert_eq!(spun_together(1, 500), 0);
+        // The second waits one hold, the third two: 0 + 1 + 2 + ... holds.
+        assert_eq!(spun_together(2, 500), 500);
+        assert_eq!(spun_together(4, 500), 500 * (1 + 2 + 3));
+        assert!(spun_together(8, 500) > spun_together(4, 500));
+        // A work on CPU 0 that took the lock four times over 4 µs, in sections of 100 ns at the
+        // end of each microsecond: another CPU waits for the one it runs into, and not between
+        // them.
+        let (mut l, mut moved) = (SpinLock::default(), Vec::new());
+        for k in 1..=4 {
+            assert_eq!(l.acquire(SimTime(4_000), SimTime(k * 1_000 - 100), 100, 0, &mut moved), 0);
+        }
+        assert_eq!(l.acquire(SimTime(4_000), SimTime(1_950), 100, 1, &mut moved), 50);
+        assert_eq!(l.acquire(SimTime(4_000), SimTime(1_200), 100, 2, &mut moved), 0);
+        assert!(moved.is_empty());
+        // A section placed later but asked for first holds the lock first: CPU 0's section
+        // asked for at 2 900 waits for it to 3 000, and the one at 3 900 does not.
+        assert_eq!(l.acquire(SimTime(4_000), SimTime(2_100), 900, 2, &mut moved), 0);
+        assert_eq!(moved, vec![(0, 100)]);
+        // One asked for at 3 850 goes before CPU 0's at 3 900, which waits 50 ns.
+        assert_eq!(l.acquire(SimTime(4_000), SimTime(3_850), 100, 1, &mut moved), 0);
+        assert_eq!(moved, vec![(0, 150)]);
+        assert_eq!((l.contended, l.spin_ns), (3, 50 + 100 + 50));
+        // A CPU arriving after the holders let go does not spin.
+        assert_eq!(l.acquire(SimTime(9_000), SimTime(9_000), 1_000, 1, &mut moved), 0);
+    }
+
+    /// One job per CPU, each 4 KiB random O_DIRECT reads at QD32 on a RAM LUN under
+    /// `scheduler`, for 20 ms: the LUN queue's locks (its `queue_lock`, its elevator's).
+    fn run(cores: u32, scheduler: &str) -> (SpinLock, SpinLock) {
+        let mut s = Scenario::default();
+        let n = cores.to_string();
+        if scheduler != "deadline" {
+            set_knob(&mut s, "blk_mq.dispatch", "5.0").unwrap();
+        }
+        for (k, v) in [
+            ("disk.kind", "ramlun"),
+            ("queue.scheduler", scheduler),
+            ("cpu.cores", &n),
+            ("host.nr_hw_queues", &n),
+            ("workload.numjobs", &n),
+            ("workload.rw", "randread"),
+            ("workload.bs", "4k"),
+            ("workload.ioengine", "libaio"),
+            ("workload.iodepth", "32"),
+            ("workload.direct", "true"),
+        ] {
+            set_knob(&mut s, k, v).unwrap();
+        }
+        let mut sim = Sim::new(&s.validate().unwrap(), 1);
+        sim.run_until(SimTime(20 * NS_PER_MS));
+        let q = &sim.devs[DevId(0)].queue;
+        (q.queue_lock.clone(), q.elevator_lock.clone())
+    }
+
+    #[test]
+    fn the_legacy_queue_lock_is_spun_on_from_two_cpus_and_never_from_one() {
+        let (one, _) = run(1, "deadline");
+        assert!(one.acquired > 1000, "the queue lock is taken ({})", one.acquired);
+        assert_eq!((one.contended, one.spin_ns), (0, 0), "one CPU never spins");
+        // The submitter and the CPU completing its requests take it at once now and then.
+        let (two, _) = run(2, "deadline");
+        assert!(two.contended > 0 && two.spin_ns > 0, "two CPUs contend");
+    }
+
+    #[test]
+    fn bfq_and_mq_deadline_take_their_own_lock_and_none_takes_none() {
+        let (queue, bfq) = run(4, "bfq");
+        assert_eq!(queue.acquired, 0, "blk-mq has no queue_lock in its request path");
+        assert!(bfq.spin_ns > 0, "bfqd->lock, from four CPUs");
+        let (_, dd) = run(4, "mq-deadline");
+        assert!(dd.acquired > 0 && dd.spin_ns > 0, "dd->lock");
+        // bfq's hooks hold their lock longer than mq-deadline's: more spinning per acquisition.
+        assert!(bfq.spin_ns * dd.acquired > dd.spin_ns * bfq.acquired);
+        let (q, e) = run(4, "none");
+        assert_eq!((q.acquired, e.acquired), (0, 0));
+    }
+}
