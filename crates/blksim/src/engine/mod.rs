@@ -404,8 +404,10 @@ impl Sim {
                     let enter = if job.write.write_left == 0 { SYSCALL_NS } else { 0 };
                     enter + PAGE_COPY_NS * seg.div_ceil(4096) + if checks { self.dirty_writeback_ns(j, seg) } else { 0 }
                 } else {
+                    // One system call submits the I/O, or io_uring's batch of them.
                     let bios = job.bios_per_io(self.devs[job.dev].queue.max_request_bytes());
-                    SYSCALL_NS + (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS) * bios
+                    let ios = u64::from(self.uring_batch(job.id));
+                    SYSCALL_NS + (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS) * bios * ios
                 }
             }
             Step::RetryGetRequest => GET_REQUEST_NS + DISPATCH_NS,
@@ -468,7 +470,11 @@ impl Sim {
                 } else if self.jobs[j].buffered {
                     self.buffered_write(j)
                 } else {
-                    self.issue_io(j);
+                    if self.jobs[j].ring.is_some() {
+                        self.uring_submit(j);
+                    } else {
+                        self.issue_io(j);
+                    }
                     self.submit_pending(tid)
                 }
             }

@@ -210,10 +210,11 @@ pub enum Filesystem {
 pub enum IoEngine {
     Sync,
     Libaio,
-    /// io_uring (5.1+), fio's engine of the 5.x era. It runs as libaio does: one submission per
-    /// I/O up to `iodepth` in flight, completions taken as they end. Its rings' batching
-    /// (`iodepth_batch_submit`, completions reaped without a syscall, SQPOLL) and the punt of a
-    /// submission that would block to io-wq workers are not modelled.
+    /// io_uring (5.1+), fio's engine of the 5.x era (`fio::io_uring`): one `io_uring_enter`
+    /// submits the I/Os fio queued (`iodepth_batch_submit`), completions are reaped from the CQ
+    /// ring without a system call, and a full queue sleeps until `iodepth_batch_complete_min`
+    /// completions are in. SQPOLL, polled I/O (`hipri`) and the punt of a submission that would
+    /// block to io-wq workers are not modelled.
     #[serde(rename = "io_uring")]
     IoUring,
 }
