@@ -38,7 +38,7 @@ impl Ring {
     /// The ring of a job at `iodepth` with fio's batching options.
     pub fn new(iodepth: u32, batch_submit: u32, complete_min: u32, complete_max: u32) -> Ring {
         let batch_submit = if batch_submit == 0 || batch_submit > iodepth { iodepth } else { batch_submit };
-        // fio's 0 (poll before each submission) spins in user space; the knob's least is 1.
+        // fio's 0 (poll the ring before each submission) is below the knob's range.
         let complete_min = complete_min.max(1);
         Ring { batch_submit, complete_min, complete_max: complete_max.max(complete_min), ..Ring::default() }
     }

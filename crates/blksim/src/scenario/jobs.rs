@@ -42,7 +42,8 @@ pub struct JobOptions {
     /// (fio's default 1; 0 is `iodepth`). The model's io_uring engine honours it.
     pub iodepth_batch_submit: u32,
     /// `iodepth_batch_complete_min` (`iodepth_batch_complete`): the fewest completions fio
-    /// waits for when it reaps (fio's default 1; 0 polls). The model's io_uring engine honours it.
+    /// waits for when it reaps (fio's default 1; its 0, a poll, is not modelled). The model's
+    /// io_uring engine honours it.
     pub iodepth_batch_complete_min: u32,
     /// `iodepth_batch_complete_max`: the most completions fio reaps in one go (0, fio's
     /// default: `iodepth_batch_complete_min`). The model's io_uring engine honours it.
@@ -321,8 +322,8 @@ pub const WORKLOAD_IODEPTH_BATCH_SUBMIT: KnobSpec = KnobSpec {
 
 pub const WORKLOAD_IODEPTH_BATCH_COMPLETE_MIN: KnobSpec = KnobSpec {
     key: "workload.iodepth_batch_complete_min",
-    kind: KnobKind::Int { min: 0, max: limits::IODEPTH_MAX as u64, unit: "" },
-    help: "fio iodepth_batch_complete_min (iodepth_batch_complete): the fewest completions a full queue waits for (default 1); io_uring only: libaio takes each as it ends",
+    kind: KnobKind::Int { min: 1, max: limits::IODEPTH_MAX as u64, unit: "" },
+    help: "fio iodepth_batch_complete_min (iodepth_batch_complete): the fewest completions a full queue waits for (default 1; fio's 0, polling the ring before each submission, is not modelled); io_uring only: libaio takes each as it ends",
     live: Live::Restart,
     access: int!(workload.fio.iodepth_batch_complete_min),
     applies: validate::anywhere,
