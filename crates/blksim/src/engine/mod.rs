@@ -435,6 +435,9 @@ impl Sim {
                 q.front().map_or(0, |rq| DM_MAP_REQUEST_NS + GET_REQUEST_NS + BIO_CLONE_NS * self.reqs.get(rq.0).nr_bios as u64)
             }
             Step::RetryTag => GET_REQUEST_NS,
+            // The check of the CQ ring's count in the woken task's wait loop: its cost is the
+            // switch in.
+            Step::CqWait => 0,
         }
     }
 
@@ -502,6 +505,7 @@ impl Sim {
                 _ => self.submit_pending(tid),
             },
             Step::Softirq => self.ksoftirqd_step(tid),
+            Step::CqWait => self.uring_cq_recheck(self.job_of(tid)),
         }
     }
 

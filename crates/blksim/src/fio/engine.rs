@@ -135,8 +135,8 @@ impl Sim {
         let tid = self.jobs[j].tid;
         self.job_finished(j);
         let waiting = self.threads[tid].wait == Some(Wait::Io);
-        if self.uring_cqe_posted(j, waiting) && waiting {
-            self.wake(tid, Step::Next);
+        if let (true, Some(step)) = (waiting, self.uring_cqe_posted(j, waiting)) {
+            self.wake(tid, step);
         }
     }
 }

@@ -7,11 +7,13 @@
 //! once `iodepth_batch_submit` are queued, or when it must wait. A full queue reaps CQEs from
 //! the shared ring in user space; only when fewer than `iodepth_batch_complete_min` are there
 //! does it enter the kernel to wait (`IORING_ENTER_GETEVENTS`, `min_complete`), and 5.4's
-//! `io_wake_function` wakes it once that many are posted, not at each one.
+//! `io_wake_function` wakes it once that many are posted; 5.1-5.3 woke it at each one
+//! (`io_uring.cq_wake`).
 
 use crate::engine::ids::JobId;
 use crate::engine::{Next, Sim};
 use crate::kernel::sched::{Step, Wait};
+use crate::scenario::knob_table_uring::CqWake;
 
 /// One job's ring as fio sees it (`struct ioring_data`), with its batching options after
 /// fio's `fixup_options`.
@@ -41,6 +43,19 @@ impl Ring {
         // fio's 0 (poll the ring before each submission) is below the knob's range.
         let complete_min = complete_min.max(1);
         Ring { batch_submit, complete_min, complete_max: complete_max.max(complete_min), ..Ring::default() }
+    }
+}
+
+impl Ring {
+    /// The wait is over if the CQEs it waits for are in: fio reaps what its reap may take.
+    fn take_waited(&mut self) -> bool {
+        if self.cq_ready < self.to_wait {
+            return false;
+        }
+        let reaped = self.cq_ready.min(self.reap_left);
+        self.cq_ready -= reaped;
+        self.to_wait = 0;
+        true
     }
 }
 
@@ -110,23 +125,37 @@ impl Sim {
         Some(Next::Sleep(Wait::Io))
     }
 
-    /// A CQE of job `j` is posted (`io_cqring_fill_event`). Whether the job, if asleep in its
-    /// wait, wakes now (`io_should_wake`: enough CQEs for its `min_complete`); then it reaps
-    /// what it may of them. Not io_uring: it wakes at each completion, as libaio's does.
-    pub(crate) fn uring_cqe_posted(&mut self, j: JobId, waiting: bool) -> bool {
+    /// A CQE of job `j` is posted (`io_cqring_fill_event`, `io_cqring_ev_posted`). What the
+    /// job, if asleep in its wait, wakes to: once enough CQEs for its `min_complete` are in
+    /// (`io_should_wake`), it reaps what it may of them and goes on; with
+    /// `io_uring.cq_wake=each` (5.1-5.3) any CQE wakes it to count them. Not io_uring: it wakes
+    /// at each completion, as libaio's does.
+    pub(crate) fn uring_cqe_posted(&mut self, j: JobId, waiting: bool) -> Option<Step> {
+        let each = self.cfg.scenario.io_uring.cq_wake == CqWake::Each;
         let job = &mut self.jobs[j];
         let iodepth = job.iodepth;
         let inflight = job.inflight;
-        let Some(ring) = job.ring.as_mut() else { return true };
+        let Some(ring) = job.ring.as_mut() else { return Some(Step::Next) };
         ring.cq_ready += 1;
         assert!(inflight + ring.cq_ready <= iodepth, "the CQ ring holds more than the job's iodepth");
-        if !waiting || ring.cq_ready < ring.to_wait {
-            return false;
+        if !waiting {
+            None
+        } else if ring.take_waited() {
+            Some(Step::Next)
+        } else {
+            each.then_some(Step::CqWait)
         }
-        let reaped = ring.cq_ready.min(ring.reap_left);
-        ring.cq_ready -= reaped;
-        ring.to_wait = 0;
-        true
+    }
+
+    /// Woken by a CQE in 5.1-5.3's `io_cqring_wait`: enough are in, and it returns to reap
+    /// them; else it sleeps again (`wait_event_interruptible`'s loop).
+    pub(crate) fn uring_cq_recheck(&mut self, j: JobId) -> Next {
+        let ring = self.jobs[j].ring.as_mut().expect("only an io_uring job waits in io_cqring_wait");
+        if ring.take_waited() {
+            Next::Continue(Step::Next)
+        } else {
+            Next::Sleep(Wait::Io)
+        }
     }
 
     /// `io_uring_enter` calls of every job so far: its commits and its waits.

@@ -750,6 +750,7 @@ pub const KNOBS: &[KnobSpec] = &[
     super::knob_table_mq::BLK_MQ_RUN_WORK,
     DM_POLLING_INTERVAL,
     SCSI_RUN_QUEUE,
+    super::knob_table_uring::IO_URING_CQ_WAKE,
     VM_MEM_MB,
     VM_DIRTY_RATIO,
     VM_DIRTY_BACKGROUND_RATIO,

@@ -18,6 +18,7 @@ pub mod knob_table_kyber;
 pub mod knob_table_md;
 pub mod knob_table_mq;
 pub mod knob_table_tags;
+pub mod knob_table_uring;
 mod validate;
 pub use cpu::*;
 pub use knob_table::KNOBS;
@@ -606,6 +607,7 @@ pub struct Scenario {
     pub md: MdKnobs,
     pub cpu: CpuKnobs,
     pub vm: VmKnobs,
+    pub io_uring: knob_table_uring::IoUringKnobs,
     /// The first job (fio's first job section; the `workload.*` knobs).
     pub workload: Workload,
     /// The job sections after the first, in the job file's order (the `job.NAME.*` knobs).
@@ -734,6 +736,7 @@ impl Default for Scenario {
             md: MdKnobs::default(),
             cpu: CpuKnobs::default(),
             vm: VmKnobs::default(),
+            io_uring: knob_table_uring::IoUringKnobs::default(),
             workload: Workload::default(),
             jobs: Vec::new(),
             duration_s: 10.0,

@@ -77,6 +77,30 @@ fn a_full_queue_waits_for_iodepth_batch_complete_min_completions() {
 }
 
 #[test]
+fn before_5_4_each_completion_wakes_the_waiting_job_to_count_the_ring() {
+    let slow = |kernel: &'static str| {
+        let knobs = [
+            ("kernel", kernel),
+            ("disk.kind", "hdd"),
+            ("workload.iodepth_batch_complete_min", "4"),
+            ("workload.iodepth_batch_submit", "4"),
+            ("queue.scheduler", "none"),
+        ];
+        run("io_uring", &knobs)
+    };
+    let ((s52, v52), (s510, v510)) = (slow("5.2"), slow("5.10"));
+    assert_eq!(s52.config().scenario.io_uring.cq_wake, blksim::scenario::knob_table_uring::CqWake::Each);
+    assert_eq!(s510.config().scenario.io_uring.cq_wake, blksim::scenario::knob_table_uring::CqWake::MinComplete);
+    // 5.2's wait_event_interruptible: a switch in at each CQE (three of four to sleep again);
+    // 5.10's io_should_wake: one per four.
+    let per_io = |r: &RunReport| fio_thread(r).0 as f64 / ios(r);
+    assert!(per_io(&v52) > 0.8 && per_io(&v510) < 0.35, "fio's switches per I/O: 5.2 {} vs 5.10 {}", per_io(&v52), per_io(&v510));
+    // The waits are the same calls: the wakeups in between stay in the kernel.
+    let enters_per_io = |s: &Sim, r: &RunReport| s.io_uring_enters() as f64 / ios(r);
+    assert!((enters_per_io(&s52, &v52) - enters_per_io(&s510, &v510)).abs() < 0.05);
+}
+
+#[test]
 fn io_uring_runs_are_deterministic() {
     let (a_sim, a) = run("io_uring", BATCH8);
     let (b_sim, b) = run("io_uring", BATCH8);
