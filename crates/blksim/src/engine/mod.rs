@@ -530,6 +530,19 @@ pub fn model_gaps(cfg: &Config) -> Vec<String> {
             ));
         }
     }
+    // fio's batching options act on the io_uring engine's direct I/O only.
+    let d = crate::scenario::jobs::JobOptions::default();
+    for (i, w) in s.all_jobs().enumerate() {
+        let o = &w.fio;
+        let batched = (o.iodepth_batch_submit, o.iodepth_batch_complete_min, o.iodepth_batch_complete_max)
+            != (d.iodepth_batch_submit, d.iodepth_batch_complete_min, d.iodepth_batch_complete_max);
+        if batched && !(w.ioengine == crate::scenario::IoEngine::IoUring && w.direct) {
+            gaps.push(format!(
+                "{}: iodepth_batch_* act on ioengine=io_uring with direct=1 only; this job submits and reaps each I/O alone",
+                crate::scenario::jobs::job_knob_key(s, i, &crate::scenario::knob_table::WORKLOAD_IODEPTH_BATCH_SUBMIT)
+            ));
+        }
+    }
     // What `kernel` chose in place of a rule the model lacks (an elevator it does not have).
     gaps.extend(crate::scenario::era::notes(s));
     gaps

@@ -331,7 +331,12 @@ impl Job {
             run: JobRun { rwmixread: w.fio.rwmixread, write_now: w.rw.is_write(), ..JobRun::default() },
             ring: (w.ioengine == IoEngine::IoUring && w.direct).then(|| {
                 let o = &w.fio;
-                crate::fio::io_uring::Ring::new(w.iodepth, o.iodepth_batch_submit, o.iodepth_batch_complete_min, o.iodepth_batch_complete_max)
+                crate::fio::io_uring::Ring::new(
+                    w.iodepth,
+                    o.iodepth_batch_submit,
+                    o.iodepth_batch_complete_min,
+                    o.iodepth_batch_complete_max,
+                )
             }),
         }
     }

@@ -65,8 +65,12 @@ fn at_fios_defaults_io_uring_submits_each_io_alone_as_libaio_does() {
 fn a_full_queue_waits_for_iodepth_batch_complete_min_completions() {
     // A slow disk: the job is asleep whenever its queue is full, so its wakeups are its waits.
     let slow = |min: &'static str| {
-        let knobs =
-            [("disk.kind", "hdd"), ("workload.iodepth_batch_complete_min", min), ("workload.iodepth_batch_submit", min), ("queue.scheduler", "none")];
+        let knobs = [
+            ("disk.kind", "hdd"),
+            ("workload.iodepth_batch_complete_min", min),
+            ("workload.iodepth_batch_submit", min),
+            ("queue.scheduler", "none"),
+        ];
         run("io_uring", &knobs)
     };
     let (_, one) = slow("1");
@@ -110,7 +114,10 @@ fn io_uring_runs_are_deterministic() {
 
 #[test]
 fn fio_job_files_set_the_batching_options_by_their_fio_names() {
-    let job = blksim::fio::parse("[a]\nioengine=io_uring\niodepth=32\niodepth_batch=16\niodepth_batch_complete=8\niodepth_batch_complete_max=16\n").unwrap();
+    let job = blksim::fio::parse(
+        "[a]\nioengine=io_uring\niodepth=32\niodepth_batch=16\niodepth_batch_complete=8\niodepth_batch_complete_max=16\n",
+    )
+    .unwrap();
     let knob = |k: &str| job.knobs.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
     assert_eq!(knob("workload.iodepth_batch_submit"), Some("16"));
     assert_eq!(knob("workload.iodepth_batch_complete_min"), Some("8"));
