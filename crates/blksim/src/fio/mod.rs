@@ -296,7 +296,7 @@ mod tests {
         let notes = job.notes().unwrap();
         assert!(notes.contains("verify=md5"), "{notes}");
         assert!(notes.contains("expected one of sync, libaio, io_uring; runs ioengine=libaio instead)"), "{notes}");
-        // io_uring is an engine of the model's own (run as libaio runs), not a nearest mode.
+        // io_uring is an engine of the model's own (fio's io_uring engine), not a nearest mode.
         let uring = parse("[a]\nioengine=io_uring\niodepth=8\n").unwrap();
         assert_eq!(uring.knobs.iter().find(|(n, _)| n == "workload.ioengine").map(|(_, v)| v.as_str()), Some("io_uring"));
         assert!(uring.notes().is_none_or(|n| !n.contains("ioengine")), "{:?}", uring.notes());
