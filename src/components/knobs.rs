@@ -36,7 +36,7 @@ pub struct KnobPanelProps {
 /// The layers, top of the stack first, and which knobs (by key prefix, or whole keys) belong to
 /// each.
 const GROUPS: [(&str, &[&str]); 9] = [
-    ("Workload (fio job)", &["workload.", "job."]),
+    ("Workload (fio job) and io_uring", &["workload.", "job.", "io_uring."]),
     ("Page cache and writeback (/proc/sys/vm)", &["vm."]),
     ("Device-mapper (dm)", &["dm."]),
     ("md RAID5", &["md."]),

@@ -407,8 +407,10 @@ impl Sim {
                     let enter = if job.write.write_left == 0 { SYSCALL_NS } else { 0 };
                     enter + PAGE_COPY_NS * seg.div_ceil(4096) + if checks { self.dirty_writeback_ns(j, seg) } else { 0 }
                 } else {
+                    // One system call submits the I/O, or io_uring's batch of them.
                     let bios = job.bios_per_io(self.devs[job.dev].queue.max_request_bytes());
-                    SYSCALL_NS + (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS) * bios
+                    let ios = u64::from(self.uring_batch(job.id));
+                    SYSCALL_NS + (BIO_SUBMIT_NS + GET_REQUEST_NS + DISPATCH_NS) * bios * ios
                 }
             }
             Step::RetryGetRequest => GET_REQUEST_NS + DISPATCH_NS,
@@ -436,6 +438,9 @@ impl Sim {
                 q.front().map_or(0, |rq| DM_MAP_REQUEST_NS + GET_REQUEST_NS + BIO_CLONE_NS * self.reqs.get(rq.0).nr_bios as u64)
             }
             Step::RetryTag => GET_REQUEST_NS,
+            // The check of the CQ ring's count in the woken task's wait loop: its cost is the
+            // switch in.
+            Step::CqWait => 0,
         }
     }
 
@@ -471,7 +476,11 @@ impl Sim {
                 } else if self.jobs[j].buffered {
                     self.buffered_write(j)
                 } else {
-                    self.issue_io(j);
+                    if self.jobs[j].ring.is_some() {
+                        self.uring_submit(j);
+                    } else {
+                        self.issue_io(j);
+                    }
                     self.submit_pending(tid)
                 }
             }
@@ -499,6 +508,7 @@ impl Sim {
                 _ => self.submit_pending(tid),
             },
             Step::Softirq => self.ksoftirqd_step(tid),
+            Step::CqWait => self.uring_cq_recheck(self.job_of(tid)),
         }
     }
 
@@ -520,6 +530,19 @@ pub fn model_gaps(cfg: &Config) -> Vec<String> {
             gaps.push(format!(
                 "{}=randwrite buffered: writeback writes the dirty pages in the order they were written, without sorting",
                 crate::scenario::jobs::job_knob_key(s, i, &crate::scenario::knob_table::WORKLOAD_RW)
+            ));
+        }
+    }
+    // fio's batching options act on the io_uring engine's direct I/O only.
+    let d = crate::scenario::jobs::JobOptions::default();
+    for (i, w) in s.all_jobs().enumerate() {
+        let o = &w.fio;
+        let batched = (o.iodepth_batch_submit, o.iodepth_batch_complete_min, o.iodepth_batch_complete_max)
+            != (d.iodepth_batch_submit, d.iodepth_batch_complete_min, d.iodepth_batch_complete_max);
+        if batched && !(w.ioengine == crate::scenario::IoEngine::IoUring && w.direct) {
+            gaps.push(format!(
+                "{}: iodepth_batch_* act on ioengine=io_uring with direct=1 only; this job submits and reaps each I/O alone",
+                crate::scenario::jobs::job_knob_key(s, i, &crate::scenario::knob_table::WORKLOAD_IODEPTH_BATCH_SUBMIT)
             ));
         }
     }

@@ -1,4 +1,4 @@
-//! fio's job loop as the kernel sees it: a process that issues I/O (psync or libaio), waits
+//! fio's job loop as the kernel sees it: a process that issues I/O (psync, libaio or io_uring), waits
 //! for completions, fsyncs and exits; and `io_done`, where a finished I/O goes to whoever it
 //! was for (the job, writeback, readahead or an md stripe head).
 
@@ -30,6 +30,10 @@ impl Sim {
             return self.after_dirty_writeback(j);
         }
         let more = job.has_more_to_issue();
+        if let Some(next) = self.uring_next(j, more) {
+            return next;
+        }
+        let job = &self.jobs[j];
         if more && job.engine.is_async() && job.inflight < job.iodepth {
             Next::Continue(Step::Next)
         } else if job.inflight > 0 {
@@ -130,8 +134,9 @@ impl Sim {
         }
         let tid = self.jobs[j].tid;
         self.job_finished(j);
-        if self.threads[tid].wait == Some(Wait::Io) {
-            self.wake(tid, Step::Next);
+        let waiting = self.threads[tid].wait == Some(Wait::Io);
+        if let (true, Some(step)) = (waiting, self.uring_cqe_posted(j, waiting)) {
+            self.wake(tid, step);
         }
     }
 }

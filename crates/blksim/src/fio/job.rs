@@ -290,6 +290,9 @@ pub struct Job {
     random_map: RandomMap,
     /// Its section, start, end and pace, and its results.
     pub run: JobRun,
+    /// fio's io_uring engine's ring, for a direct job on io_uring (a buffered one runs as
+    /// libaio's does).
+    pub ring: Option<crate::fio::io_uring::Ring>,
 }
 
 impl Job {
@@ -326,6 +329,15 @@ impl Job {
             rng,
             random_map: RandomMap::default(),
             run: JobRun { rwmixread: w.fio.rwmixread, write_now: w.rw.is_write(), ..JobRun::default() },
+            ring: (w.ioengine == IoEngine::IoUring && w.direct).then(|| {
+                let o = &w.fio;
+                crate::fio::io_uring::Ring::new(
+                    w.iodepth,
+                    o.iodepth_batch_submit,
+                    o.iodepth_batch_complete_min,
+                    o.iodepth_batch_complete_max,
+                )
+            }),
         }
     }
 
@@ -360,6 +372,11 @@ impl Job {
     /// its pages (stopped at a `balance_dirty_pages` check).
     pub fn has_more_to_issue(&self) -> bool {
         self.size.is_none_or(|s| self.bytes_issued < s) || self.write.write_left > 0
+    }
+
+    /// I/Os left to issue (`u64::MAX` without a size).
+    pub fn ios_left(&self) -> u64 {
+        self.size.map_or(u64::MAX, |s| s.saturating_sub(self.bytes_issued).div_ceil(self.bs))
     }
 
     pub fn is_done(&self) -> bool {

@@ -8,6 +8,7 @@ use crate::scenario::knob_table as kt;
 use crate::scenario::{clip, KnobKind, KnobSpec, Scenario, ScenarioError};
 
 pub mod engine;
+pub mod io_uring;
 pub mod job;
 pub mod options;
 mod parse;
@@ -40,6 +41,9 @@ const OPTIONS: &[(&[&str], &KnobSpec)] = &[
     (&["numjobs"], &kt::WORKLOAD_NUMJOBS),
     (&["ioengine"], &kt::WORKLOAD_IOENGINE),
     (&["iodepth"], &kt::WORKLOAD_IODEPTH),
+    (&["iodepth_batch_submit", "iodepth_batch"], &kt::WORKLOAD_IODEPTH_BATCH_SUBMIT),
+    (&["iodepth_batch_complete_min", "iodepth_batch_complete"], &kt::WORKLOAD_IODEPTH_BATCH_COMPLETE_MIN),
+    (&["iodepth_batch_complete_max"], &kt::WORKLOAD_IODEPTH_BATCH_COMPLETE_MAX),
     (&["direct"], &kt::WORKLOAD_DIRECT),
     // buffered=0 is direct=1 (fio(1)).
     (&["buffered"], &kt::WORKLOAD_DIRECT),
@@ -292,7 +296,7 @@ mod tests {
         let notes = job.notes().unwrap();
         assert!(notes.contains("verify=md5"), "{notes}");
         assert!(notes.contains("expected one of sync, libaio, io_uring; runs ioengine=libaio instead)"), "{notes}");
-        // io_uring is an engine of the model's own (run as libaio runs), not a nearest mode.
+        // io_uring is an engine of the model's own (fio's io_uring engine), not a nearest mode.
         let uring = parse("[a]\nioengine=io_uring\niodepth=8\n").unwrap();
         assert_eq!(uring.knobs.iter().find(|(n, _)| n == "workload.ioengine").map(|(_, v)| v.as_str()), Some("io_uring"));
         assert!(uring.notes().is_none_or(|n| !n.contains("ioengine")), "{:?}", uring.notes());

@@ -457,5 +457,16 @@ fn job_options(t: &Scenario) -> String {
     line(o.prio != d.prio, "prio", o.prio.to_string());
     line(o.prioclass != d.prioclass, "prioclass", kt::WORKLOAD_PRIOCLASS.get(t));
     line(o.stonewall, "stonewall", "1".into());
+    line(o.iodepth_batch_submit != d.iodepth_batch_submit, "iodepth_batch_submit", o.iodepth_batch_submit.to_string());
+    line(
+        o.iodepth_batch_complete_min != d.iodepth_batch_complete_min,
+        "iodepth_batch_complete_min",
+        o.iodepth_batch_complete_min.to_string(),
+    );
+    line(
+        o.iodepth_batch_complete_max != d.iodepth_batch_complete_max,
+        "iodepth_batch_complete_max",
+        o.iodepth_batch_complete_max.to_string(),
+    );
     out
 }

@@ -145,6 +145,9 @@ pub enum Step {
     KdmWork,
     /// Woken in `bt_get`: try for a tag again (and sleep again if there is none).
     RetryTag,
+    /// Woken in `io_cqring_wait` by a CQE (`io_uring.cq_wake=each`): count the CQ ring's
+    /// completions, and sleep again while fewer than it waits for are in.
+    CqWait,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -38,6 +38,16 @@ pub struct JobOptions {
     pub stonewall: bool,
     /// `wait_for`: the job starts once the named job (an earlier one) has finished.
     pub wait_for: String,
+    /// `iodepth_batch_submit` (`iodepth_batch`): how many queued I/Os fio commits in one call
+    /// (fio's default 1; 0 is `iodepth`). The model's io_uring engine honours it.
+    pub iodepth_batch_submit: u32,
+    /// `iodepth_batch_complete_min` (`iodepth_batch_complete`): the fewest completions fio
+    /// waits for when it reaps (fio's default 1; its 0, a poll, is not modelled). The model's
+    /// io_uring engine honours it.
+    pub iodepth_batch_complete_min: u32,
+    /// `iodepth_batch_complete_max`: the most completions fio reaps in one go (0, fio's
+    /// default: `iodepth_batch_complete_min`). The model's io_uring engine honours it.
+    pub iodepth_batch_complete_max: u32,
 }
 
 impl Default for JobOptions {
@@ -57,6 +67,9 @@ impl Default for JobOptions {
             prioclass: PrioClass::None,
             stonewall: false,
             wait_for: String::new(),
+            iodepth_batch_submit: 1,
+            iodepth_batch_complete_min: 1,
+            iodepth_batch_complete_max: 0,
         }
     }
 }
@@ -293,6 +306,36 @@ pub const WORKLOAD_RWMIXREAD: KnobSpec = KnobSpec {
     help: "fio rwmixread: the share of a mixed job's (rw=rw or randrw) I/Os that are reads; rwmixwrite=N is rwmixread=100-N",
     live: Live::Restart,
     access: int!(workload.fio.rwmixread),
+    applies: validate::anywhere,
+    values: &[],
+};
+
+pub const WORKLOAD_IODEPTH_BATCH_SUBMIT: KnobSpec = KnobSpec {
+    key: "workload.iodepth_batch_submit",
+    kind: KnobKind::Int { min: 0, max: limits::IODEPTH_MAX as u64, unit: "" },
+    help: "fio iodepth_batch_submit (iodepth_batch): I/Os fio queues before one submitting call (default 1; 0 is iodepth); io_uring only: libaio submits each I/O alone",
+    live: Live::Restart,
+    access: int!(workload.fio.iodepth_batch_submit),
+    applies: validate::anywhere,
+    values: &[],
+};
+
+pub const WORKLOAD_IODEPTH_BATCH_COMPLETE_MIN: KnobSpec = KnobSpec {
+    key: "workload.iodepth_batch_complete_min",
+    kind: KnobKind::Int { min: 1, max: limits::IODEPTH_MAX as u64, unit: "" },
+    help: "fio iodepth_batch_complete_min (iodepth_batch_complete): the fewest completions a full queue waits for (default 1; fio's 0, polling the ring before each submission, is not modelled); io_uring only: libaio takes each as it ends",
+    live: Live::Restart,
+    access: int!(workload.fio.iodepth_batch_complete_min),
+    applies: validate::anywhere,
+    values: &[],
+};
+
+pub const WORKLOAD_IODEPTH_BATCH_COMPLETE_MAX: KnobSpec = KnobSpec {
+    key: "workload.iodepth_batch_complete_max",
+    kind: KnobKind::Int { min: 0, max: limits::IODEPTH_MAX as u64, unit: "" },
+    help: "fio iodepth_batch_complete_max: the most completions reaped in one go (default 0: iodepth_batch_complete_min); io_uring only",
+    live: Live::Restart,
+    access: int!(workload.fio.iodepth_batch_complete_max),
     applies: validate::anywhere,
     values: &[],
 };

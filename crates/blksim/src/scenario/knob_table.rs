@@ -5,8 +5,9 @@
 use super::*;
 // The workload's later knobs, and the jobs', are declared with the jobs (`jobs.rs`).
 pub use super::jobs::{
-    JOBS, WORKLOAD_FILENAME, WORKLOAD_FILESYSTEM, WORKLOAD_FSYNC, WORKLOAD_GROUP_REPORTING, WORKLOAD_OFFSET, WORKLOAD_OFFSET_PCT,
-    WORKLOAD_PRIO, WORKLOAD_PRIOCLASS, WORKLOAD_RAMP_TIME, WORKLOAD_RATE_IOPS, WORKLOAD_RUNTIME, WORKLOAD_RWMIXREAD, WORKLOAD_STARTDELAY,
+    JOBS, WORKLOAD_FILENAME, WORKLOAD_FILESYSTEM, WORKLOAD_FSYNC, WORKLOAD_GROUP_REPORTING, WORKLOAD_IODEPTH_BATCH_COMPLETE_MAX,
+    WORKLOAD_IODEPTH_BATCH_COMPLETE_MIN, WORKLOAD_IODEPTH_BATCH_SUBMIT, WORKLOAD_OFFSET, WORKLOAD_OFFSET_PCT, WORKLOAD_PRIO,
+    WORKLOAD_PRIOCLASS, WORKLOAD_RAMP_TIME, WORKLOAD_RATE_IOPS, WORKLOAD_RUNTIME, WORKLOAD_RWMIXREAD, WORKLOAD_STARTDELAY,
     WORKLOAD_STONEWALL, WORKLOAD_SYNC, WORKLOAD_THINKTIME, WORKLOAD_WAIT_FOR,
 };
 // dm-multipath's path knobs are declared in `knob_table_dm.rs`.
@@ -563,7 +564,7 @@ pub const WORKLOAD_BS: KnobSpec = KnobSpec {
 pub const WORKLOAD_IOENGINE: KnobSpec = KnobSpec {
     key: "workload.ioengine",
     kind: KnobKind::Enum(&["sync", "libaio", "io_uring"]),
-    help: "fio ioengine (io_uring, 5.1+, runs as libaio does: one submission per I/O; its rings' batching is not modelled)",
+    help: "fio ioengine (io_uring, 5.1+: its rings batch submissions by workload.iodepth_batch_submit and wake the job once workload.iodepth_batch_complete_min completions are in; at fio's defaults it runs as libaio does)",
     live: Live::Restart,
     access: named!(workload.ioengine),
     applies: validate::anywhere,
@@ -573,7 +574,7 @@ pub const WORKLOAD_IOENGINE: KnobSpec = KnobSpec {
 pub const WORKLOAD_IODEPTH: KnobSpec = KnobSpec {
     key: "workload.iodepth",
     kind: KnobKind::Int { min: 1, max: limits::IODEPTH_MAX as u64, unit: "" },
-    help: "fio iodepth (libaio)",
+    help: "fio iodepth (libaio, io_uring)",
     live: Live::Restart,
     access: int!(workload.iodepth),
     applies: validate::anywhere,
@@ -749,6 +750,7 @@ pub const KNOBS: &[KnobSpec] = &[
     super::knob_table_mq::BLK_MQ_RUN_WORK,
     DM_POLLING_INTERVAL,
     SCSI_RUN_QUEUE,
+    super::knob_table_uring::IO_URING_CQ_WAKE,
     VM_MEM_MB,
     VM_DIRTY_RATIO,
     VM_DIRTY_BACKGROUND_RATIO,
@@ -761,6 +763,9 @@ pub const KNOBS: &[KnobSpec] = &[
     WORKLOAD_BS,
     WORKLOAD_IOENGINE,
     WORKLOAD_IODEPTH,
+    WORKLOAD_IODEPTH_BATCH_SUBMIT,
+    WORKLOAD_IODEPTH_BATCH_COMPLETE_MIN,
+    WORKLOAD_IODEPTH_BATCH_COMPLETE_MAX,
     WORKLOAD_DIRECT,
     WORKLOAD_SIZE,
     WORKLOAD_FSYNC,

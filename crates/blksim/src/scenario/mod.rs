@@ -18,6 +18,7 @@ pub mod knob_table_kyber;
 pub mod knob_table_md;
 pub mod knob_table_mq;
 pub mod knob_table_tags;
+pub mod knob_table_uring;
 mod validate;
 pub use cpu::*;
 pub use knob_table::KNOBS;
@@ -210,10 +211,11 @@ pub enum Filesystem {
 pub enum IoEngine {
     Sync,
     Libaio,
-    /// io_uring (5.1+), fio's engine of the 5.x era. It runs as libaio does: one submission per
-    /// I/O up to `iodepth` in flight, completions taken as they end. Its rings' batching
-    /// (`iodepth_batch_submit`, completions reaped without a syscall, SQPOLL) and the punt of a
-    /// submission that would block to io-wq workers are not modelled.
+    /// io_uring (5.1+), fio's engine of the 5.x era (`fio::io_uring`): one `io_uring_enter`
+    /// submits the I/Os fio queued (`iodepth_batch_submit`), completions are reaped from the CQ
+    /// ring without a system call, and a full queue sleeps until `iodepth_batch_complete_min`
+    /// completions are in. SQPOLL, polled I/O (`hipri`) and the punt of a submission that would
+    /// block to io-wq workers are not modelled.
     #[serde(rename = "io_uring")]
     IoUring,
 }
@@ -605,6 +607,7 @@ pub struct Scenario {
     pub md: MdKnobs,
     pub cpu: CpuKnobs,
     pub vm: VmKnobs,
+    pub io_uring: knob_table_uring::IoUringKnobs,
     /// The first job (fio's first job section; the `workload.*` knobs).
     pub workload: Workload,
     /// The job sections after the first, in the job file's order (the `job.NAME.*` knobs).
@@ -733,6 +736,7 @@ impl Default for Scenario {
             md: MdKnobs::default(),
             cpu: CpuKnobs::default(),
             vm: VmKnobs::default(),
+            io_uring: knob_table_uring::IoUringKnobs::default(),
             workload: Workload::default(),
             jobs: Vec::new(),
             duration_s: 10.0,

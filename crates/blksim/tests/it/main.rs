@@ -15,6 +15,7 @@ mod fidelity;
 mod fio_examples;
 mod golden;
 mod invariants;
+mod io_uring;
 mod jobs;
 mod kyber;
 mod lessons;
