@@ -741,6 +741,10 @@ impl Sim {
     /// `unplug_slaves`: every member's `unplug_fn` (with 2.6.20 plugging, a plugged member
     /// queue is unplugged and run).
     pub(crate) fn unplug_slaves(&mut self, r: usize) {
+        if self.blk.nr_plugged == 0 {
+            debug_assert!(self.md.raid5[r].members.iter().all(|&m| !self.devs[m].queue.plugged), "a plugged queue not counted");
+            return;
+        }
         for i in 0..self.md.raid5[r].members.len() {
             let m = self.md.raid5[r].members[i];
             self.unplug_device(m);
