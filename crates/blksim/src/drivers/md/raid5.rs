@@ -684,18 +684,6 @@ impl Sim {
         }
     }
 
-    /// `md_wakeup_thread(mddev->thread)`: raid5d wakes if it sleeps; if it is running, its
-    /// `THREAD_WAKEUP` makes it run another pass.
-    pub(crate) fn md_wakeup_thread(&mut self, r: usize) {
-        let raid5d = self.md.raid5[r].raid5d;
-        if self.threads[raid5d].is_idle_kthread() {
-            self.md.raid5[r].wakeup = false;
-            self.wake(raid5d, Step::Raid5d);
-        } else {
-            self.md.raid5[r].wakeup = true;
-        }
-    }
-
     /// `raid5_unplug_device`, md's `unplug_fn`: wake raid5d and unplug every member
     /// (`unplug_slaves`). Stripe waiters run it each time round their wait loop, and a reader
     /// waiting on a page of md runs it through `sync_page`.
@@ -712,12 +700,9 @@ impl Sim {
         // the queue, so this is the walk the kernel does, without re-indexing the queue of
         // ~100 (mostly running) waiters for each one (the herd was 13% of raid5-chunk's run).
         // Into a list kept from call to call: this runs for every head that goes free.
+        // With none asleep the walk takes nothing and stops at once.
         let raid = &mut self.md.raid5[r];
         let n = std::mem::take(&mut raid.asleep) as usize;
-        if n == 0 {
-            debug_assert!(!raid.waiters.iter().any(|w| self.threads[*w].wait == Some(Wait::Stripe)), "a stripe sleeper not counted");
-            return;
-        }
         let threads = &self.threads;
         let mut asleep = std::mem::take(&mut self.md.stripe_wakers);
         asleep.clear();
@@ -790,23 +775,6 @@ impl Sim {
         self.md.raid5[r].waiters.retain(|&w| w != tid);
         self.md.raid5[r].unblock();
         self.submit_pending(tid)
-    }
-}
-
-impl Sim {
-    /// `md_run`: each md device's RAID5 array and its raid5d thread.
-    pub(crate) fn md_run(&mut self) {
-        let s = &self.cfg.scenario;
-        for i in 0..self.devs.len() {
-            let d = &self.devs[i];
-            if let crate::block::DevKind::Md { members } = &d.kind {
-                let (dev, tid) = (DevId(i as u16), ThreadId(self.threads.len() as u32));
-                let raid = Raid5::new(dev, members.clone(), s.md.chunk_kb, s.md.stripe_cache_size, tid);
-                let name = format!("{}_raid5", d.name);
-                self.threads.push(crate::kernel::sched::Thread::kernel(name, ThreadKind::Raid5d(dev), CoreId(0), 300 + i as u32));
-                self.md.raid5.push(raid);
-            }
-        }
     }
 }
 
