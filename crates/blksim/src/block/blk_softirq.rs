@@ -16,7 +16,7 @@ impl Sim {
     ///   `blk_recalc_rq_segments` walks every bio still on it: N-1, N-2, … 0 visits, N(N-1)/2
     ///   in all. Then the original completes (`dm_softirq_done`, `dm_end_request`).
     /// - A page a reader sleeps on costs its wakeup (`page_waiters_ns`).
-    pub(crate) fn softirq_cost(&self, rq: ReqId) -> u64 {
+    pub(crate) fn softirq_cost(&mut self, rq: ReqId) -> u64 {
         let r = self.reqs.get(rq.0);
         let base = match r.clone_of {
             None => self.request_end_ns(r.dev) + SOFTIRQ_BIO_NS * r.nr_bios as u64,
@@ -54,7 +54,7 @@ impl Sim {
     /// and for a plain request, the pages end back to back (`bio_endio` per bio). Nothing is
     /// switched on: how many pages have a waiter follows from those times. The reader's own
     /// context switches are not counted (INFERRED simplification: the model wakes it once).
-    pub(crate) fn page_waiters_ns(&self, rq: ReqId) -> u64 {
+    pub(crate) fn page_waiters_ns(&mut self, rq: ReqId) -> u64 {
         let Some(first) = self.reader_waits_at(rq) else { return 0 };
         let r = self.reqs.get(rq.0);
         let partial = r.clone_of.is_some() && self.cfg.scenario.dm.partial_completion;
@@ -63,7 +63,7 @@ impl Sim {
         // Each page in turn: how long after the previous page ends this one does (the
         // recount walks the bios left behind it).
         let gaps = if partial { PageGaps { base: 2 * SOFTIRQ_BIO_NS, walk: SEGMENT_WALK_NS, n } } else { PageGaps { base: SOFTIRQ_BIO_NS, walk: 0, n } };
-        page_wakeups(first, pages, gaps) * TTWU_REMOTE_NS
+        self.page_wakeups_memo.get(first, pages, gaps) * TTWU_REMOTE_NS
     }
 
     /// The completion softirq for one request, at the end of its work: end its bios, free its
@@ -189,6 +189,48 @@ pub fn page_wakeups(first: u64, pages: u64, gaps: PageGaps) -> u64 {
     woken
 }
 
+/// Slots of `PageWakeupMemo`.
+const PAGE_WAKEUP_MEMO_SLOTS: usize = 256;
+
+/// `page_wakeups`' counts, remembered by the request's shape (where the reader sleeps, its
+/// pages, its gaps). The count is a pure function of that shape, and a run's completions
+/// repeat a few dozen shapes (128 KiB clones of 32 bios, the reader asleep on one of their
+/// pages), so the page loop runs once a shape instead of once a completion. Direct-mapped
+/// and of fixed size: a shape whose slot holds another is counted afresh and takes the slot.
+#[derive(Clone, Debug)]
+pub(crate) struct PageWakeupMemo {
+    /// (shape, gaps, count): `shape` packs `first`, `pages` and `n`, `gaps` packs `base` and
+    /// `walk`; a zero shape is an empty slot (a request has at least one page).
+    slots: Box<[(u64, u64, u64)]>,
+}
+
+impl Default for PageWakeupMemo {
+    fn default() -> Self {
+        PageWakeupMemo { slots: vec![(0, 0, 0); PAGE_WAKEUP_MEMO_SLOTS].into_boxed_slice() }
+    }
+}
+
+impl PageWakeupMemo {
+    /// `page_wakeups(first, pages, gaps)`, from the slot of its shape when that holds it.
+    pub(crate) fn get(&mut self, first: u64, pages: u64, gaps: PageGaps) -> u64 {
+        const F: u64 = 1 << 21;
+        if first >= F || pages >= F || gaps.n >= F || gaps.base >= 1 << 32 || gaps.walk >= 1 << 32 {
+            return page_wakeups(first, pages, gaps);
+        }
+        let shape = first | pages << 21 | gaps.n << 42;
+        let g = gaps.base | gaps.walk << 32;
+        let i = (shape ^ g.rotate_left(17)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56;
+        let slot = &mut self.slots[i as usize];
+        if slot.0 == shape && slot.1 == g {
+            debug_assert_eq!(slot.2, page_wakeups(first, pages, gaps));
+            return slot.2;
+        }
+        let woken = page_wakeups(first, pages, gaps);
+        *slot = (shape, g, woken);
+        woken
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{page_wakeups, PageGaps};
@@ -213,6 +255,23 @@ mod tests {
         let (long, short) = (page_wakeups(0, 128, walk(128)), page_wakeups(0, 32, walk(32)));
         assert!(long > 64 && long < 128, "{long}");
         assert!(short * 4 < long, "{short} of 32 against {long} of 128");
+    }
+
+    #[test]
+    fn the_memo_answers_what_the_count_does_for_every_shape_even_when_slots_collide() {
+        let mut memo = super::PageWakeupMemo::default();
+        // Three passes over more shapes than slots: hits, misses and evictions all happen.
+        for _ in 0..3 {
+            for pages in [1u64, 8, 32, 33, 128] {
+                for n in [1, pages / 2 + 1, pages] {
+                    for gaps in [PageGaps { base: SOFTIRQ_BIO_NS, walk: 0, n }, PageGaps { base: 2 * SOFTIRQ_BIO_NS, walk: SEGMENT_WALK_NS, n }] {
+                        for first in 0..pages {
+                            assert_eq!(memo.get(first, pages, gaps), page_wakeups(first, pages, gaps), "{first} of {pages}, {gaps:?}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

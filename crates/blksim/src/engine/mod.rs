@@ -155,6 +155,8 @@ pub struct Sim {
     pub(crate) vm: PageWriteback,
     pub(crate) md: Md,
     pub(crate) mpath: Multipath,
+    /// The completion softirq's count of page waiters, remembered by request shape.
+    pub(crate) page_wakeups_memo: crate::block::blk_softirq::PageWakeupMemo,
 }
 
 impl Sim {
@@ -185,6 +187,7 @@ impl Sim {
             vm: PageWriteback::new(s),
             md: Md::default(),
             mpath: Multipath::new(seed),
+            page_wakeups_memo: Default::default(),
         };
         sim.spawn_percpu_kthreads();
         let top = sim.add_disks();
@@ -385,7 +388,7 @@ impl Sim {
         }
     }
 
-    pub(crate) fn step_cost(&self, tid: ThreadId, step: Step) -> u64 {
+    pub(crate) fn step_cost(&mut self, tid: ThreadId, step: Step) -> u64 {
         match step {
             Step::Next => {
                 let job = &self.jobs[self.job_of(tid)];
@@ -423,7 +426,7 @@ impl Sim {
             }
             Step::Softirq => {
                 let c = self.threads[tid].home.idx();
-                self.cores[c].softirq.front().map_or(0, |&rq| self.softirq_cost(rq))
+                self.cores[c].softirq.front().copied().map_or(0, |rq| self.softirq_cost(rq))
             }
             Step::Raid5d => self.raid5d_cost(tid),
             Step::RetryStripe => self.retry_stripe_cost(tid),
