@@ -62,7 +62,11 @@ impl Sim {
         let n = r.nr_clone_bios.max(r.nr_bios).max(1) as u64;
         // Each page in turn: how long after the previous page ends this one does (the
         // recount walks the bios left behind it).
-        let gaps = if partial { PageGaps { base: 2 * SOFTIRQ_BIO_NS, walk: SEGMENT_WALK_NS, n } } else { PageGaps { base: SOFTIRQ_BIO_NS, walk: 0, n } };
+        let gaps = if partial {
+            PageGaps { base: 2 * SOFTIRQ_BIO_NS, walk: SEGMENT_WALK_NS, n }
+        } else {
+            PageGaps { base: SOFTIRQ_BIO_NS, walk: 0, n }
+        };
         self.page_wakeups_memo.get(first, pages, gaps) * TTWU_REMOTE_NS
     }
 
@@ -264,7 +268,9 @@ mod tests {
         for _ in 0..3 {
             for pages in [1u64, 8, 32, 33, 128] {
                 for n in [1, pages / 2 + 1, pages] {
-                    for gaps in [PageGaps { base: SOFTIRQ_BIO_NS, walk: 0, n }, PageGaps { base: 2 * SOFTIRQ_BIO_NS, walk: SEGMENT_WALK_NS, n }] {
+                    for gaps in
+                        [PageGaps { base: SOFTIRQ_BIO_NS, walk: 0, n }, PageGaps { base: 2 * SOFTIRQ_BIO_NS, walk: SEGMENT_WALK_NS, n }]
+                    {
                         for first in 0..pages {
                             assert_eq!(memo.get(first, pages, gaps), page_wakeups(first, pages, gaps), "{first} of {pages}, {gaps:?}");
                         }

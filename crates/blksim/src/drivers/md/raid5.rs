@@ -707,7 +707,11 @@ impl Sim {
         let mut asleep = std::mem::take(&mut self.md.stripe_wakers);
         asleep.clear();
         asleep.extend(raid.waiters.iter().copied().filter(|w| threads[*w].wait == Some(Wait::Stripe)).take(n));
-        debug_assert_eq!(asleep.len(), raid.waiters.iter().filter(|w| threads[**w].wait == Some(Wait::Stripe)).count(), "stripe sleepers miscounted");
+        debug_assert_eq!(
+            asleep.len(),
+            raid.waiters.iter().filter(|w| threads[**w].wait == Some(Wait::Stripe)).count(),
+            "stripe sleepers miscounted"
+        );
         for &w in &asleep {
             self.wake(w, Step::RetryStripe);
         }
