@@ -22,6 +22,10 @@ pub(crate) struct BlkCore {
     /// Scratch for `flush_plug`: the devices the plug held requests for.
     pub plug_devs: Vec<DevId>,
     pub bio_lists: Vec<Vec<BioId>>,
+    /// How many request queues are plugged: with none, an `unplug_fn` walk over a device's
+    /// slaves (md's `unplug_slaves`, run on every turn of the stripe waiters' loop) would
+    /// unplug nothing, so it is skipped.
+    pub nr_plugged: u32,
 }
 
 impl Sim {
@@ -287,6 +291,7 @@ impl Sim {
             return;
         }
         q.plugged = true;
+        self.blk.nr_plugged += 1;
         self.emit(dev, Action::P, false, 0, 0, tid, 0, 0);
         let due = self.now() + UNPLUG_DELAY_NS;
         if self.devs[dev].queue.unplug_timer.arm(due, CoreId(self.current.cpu)) {
@@ -302,6 +307,7 @@ impl Sim {
         }
         q.plugged = false;
         q.unplug_timer.cancel();
+        self.blk.nr_plugged -= 1;
         true
     }
 

@@ -16,7 +16,7 @@ impl Sim {
     ///   `blk_recalc_rq_segments` walks every bio still on it: N-1, N-2, … 0 visits, N(N-1)/2
     ///   in all. Then the original completes (`dm_softirq_done`, `dm_end_request`).
     /// - A page a reader sleeps on costs its wakeup (`page_waiters_ns`).
-    pub(crate) fn softirq_cost(&self, rq: ReqId) -> u64 {
+    pub(crate) fn softirq_cost(&mut self, rq: ReqId) -> u64 {
         let r = self.reqs.get(rq.0);
         let base = match r.clone_of {
             None => self.request_end_ns(r.dev) + SOFTIRQ_BIO_NS * r.nr_bios as u64,
@@ -54,7 +54,7 @@ impl Sim {
     /// and for a plain request, the pages end back to back (`bio_endio` per bio). Nothing is
     /// switched on: how many pages have a waiter follows from those times. The reader's own
     /// context switches are not counted (INFERRED simplification: the model wakes it once).
-    pub(crate) fn page_waiters_ns(&self, rq: ReqId) -> u64 {
+    pub(crate) fn page_waiters_ns(&mut self, rq: ReqId) -> u64 {
         let Some(first) = self.reader_waits_at(rq) else { return 0 };
         let r = self.reqs.get(rq.0);
         let partial = r.clone_of.is_some() && self.cfg.scenario.dm.partial_completion;
@@ -62,8 +62,12 @@ impl Sim {
         let n = r.nr_clone_bios.max(r.nr_bios).max(1) as u64;
         // Each page in turn: how long after the previous page ends this one does (the
         // recount walks the bios left behind it).
-        let gap = |i: u64| if partial { 2 * SOFTIRQ_BIO_NS + SEGMENT_WALK_NS * (n - 1 - i.min(n - 1)) } else { SOFTIRQ_BIO_NS };
-        page_wakeups(first, pages, gap) * TTWU_REMOTE_NS
+        let gaps = if partial {
+            PageGaps { base: 2 * SOFTIRQ_BIO_NS, walk: SEGMENT_WALK_NS, n }
+        } else {
+            PageGaps { base: SOFTIRQ_BIO_NS, walk: 0, n }
+        };
+        self.page_wakeups_memo.get(first, pages, gaps) * TTWU_REMOTE_NS
     }
 
     /// The completion softirq for one request, at the end of its work: end its bios, free its
@@ -141,15 +145,39 @@ impl Sim {
     }
 }
 
+/// When each page of a request ends after the one before it: page `i` takes `base`, plus
+/// `walk` for each of the request's `n` bios still behind it (the recount's walk, which only
+/// shortens as pages end; none from the last bio on).
+#[derive(Clone, Copy, Debug)]
+pub struct PageGaps {
+    pub base: u64,
+    pub walk: u64,
+    pub n: u64,
+}
+
+impl PageGaps {
+    /// Page `i`'s gap.
+    pub fn at(&self, i: u64) -> u64 {
+        self.base + self.walk * (self.n - 1 - i.min(self.n - 1))
+    }
+}
+
 /// How many of a request's pages `first..pages` have a waiter when they end, for a reader asleep
-/// on page `first`: page `i` ends `gap(i)` after the one before it (plus the wakeup, when it
-/// has a waiter); a woken reader is back `READER_RETURN_NS` later, and a reader that finds its
-/// page up to date copies it and goes on to the next. `gap` never grows with `i` (the
-/// recount's walk only shortens), which is what lets the count stop early.
-pub fn page_wakeups(first: u64, pages: u64, gap: impl Fn(u64) -> u64) -> u64 {
+/// on page `first`: page `i` ends `gaps.at(i)` after the one before it (plus the wakeup, when
+/// it has a waiter); a woken reader is back `READER_RETURN_NS` later, and a reader that finds
+/// its page up to date copies it and goes on to the next. The gap never grows with `i`, which
+/// is what lets the count stop early.
+pub fn page_wakeups(first: u64, pages: u64, gaps: PageGaps) -> u64 {
     let (mut now, mut reader_at, mut woken) = (0u64, 0u64, 0u64);
+    // The gap is kept from page to page rather than computed afresh: it shrinks by `walk` a
+    // page up to the last bio, then stays (this loop runs for every completion with a reader).
+    let mut gap = gaps.at(first);
     for i in first..pages {
-        now += gap(i);
+        now += gap;
+        if i + 1 < gaps.n {
+            gap -= gaps.walk;
+        }
+        debug_assert_eq!(gap, gaps.at(i + 1));
         if reader_at <= now {
             // The reader sleeps on this page: ending it wakes the reader.
             now += TTWU_REMOTE_NS;
@@ -159,8 +187,7 @@ pub fn page_wakeups(first: u64, pages: u64, gap: impl Fn(u64) -> u64) -> u64 {
             reader_at += PAGE_COPY_NS;
             // The reader is behind, and from here pages end at least as fast as it copies
             // them: it stays behind (no more waiters), so the rest need not be counted.
-            if i + 1 < pages && gap(i + 1) <= PAGE_COPY_NS {
-                debug_assert!((i + 1..pages).all(|k| gap(k) <= gap(i + 1)), "gap grows with i");
+            if i + 1 < pages && gap <= PAGE_COPY_NS {
                 break;
             }
         }
@@ -168,28 +195,91 @@ pub fn page_wakeups(first: u64, pages: u64, gap: impl Fn(u64) -> u64) -> u64 {
     woken
 }
 
+/// Slots of `PageWakeupMemo`.
+const PAGE_WAKEUP_MEMO_SLOTS: usize = 256;
+
+/// `page_wakeups`' counts, remembered by the request's shape (where the reader sleeps, its
+/// pages, its gaps). The count is a pure function of that shape, and a run's completions
+/// repeat a few dozen shapes (128 KiB clones of 32 bios, the reader asleep on one of their
+/// pages), so the page loop runs once a shape instead of once a completion. Direct-mapped
+/// and of fixed size: a shape whose slot holds another is counted afresh and takes the slot.
+#[derive(Clone, Debug)]
+pub(crate) struct PageWakeupMemo {
+    /// (shape, gaps, count): `shape` packs `first`, `pages` and `n`, `gaps` packs `base` and
+    /// `walk`; a zero shape is an empty slot (a request has at least one page).
+    slots: Box<[(u64, u64, u64)]>,
+}
+
+impl Default for PageWakeupMemo {
+    fn default() -> Self {
+        PageWakeupMemo { slots: vec![(0, 0, 0); PAGE_WAKEUP_MEMO_SLOTS].into_boxed_slice() }
+    }
+}
+
+impl PageWakeupMemo {
+    /// `page_wakeups(first, pages, gaps)`, from the slot of its shape when that holds it.
+    pub(crate) fn get(&mut self, first: u64, pages: u64, gaps: PageGaps) -> u64 {
+        const F: u64 = 1 << 21;
+        if first >= F || pages >= F || gaps.n >= F || gaps.base >= 1 << 32 || gaps.walk >= 1 << 32 {
+            return page_wakeups(first, pages, gaps);
+        }
+        let shape = first | pages << 21 | gaps.n << 42;
+        let g = gaps.base | gaps.walk << 32;
+        let i = (shape ^ g.rotate_left(17)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56;
+        let slot = &mut self.slots[i as usize];
+        if slot.0 == shape && slot.1 == g {
+            debug_assert_eq!(slot.2, page_wakeups(first, pages, gaps));
+            return slot.2;
+        }
+        let woken = page_wakeups(first, pages, gaps);
+        *slot = (shape, g, woken);
+        woken
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::page_wakeups;
+    use super::{page_wakeups, PageGaps};
     use crate::calib::*;
 
     #[test]
     fn a_page_with_a_waiter_costs_a_wakeup_and_one_without_does_not() {
         // Pages that end slower than the reader copies them: it waits on every one, from the
         // page it sleeps on.
-        assert_eq!(page_wakeups(0, 128, |_| READER_RETURN_NS + 1), 128);
-        assert_eq!(page_wakeups(100, 128, |_| READER_RETURN_NS + 1), 28);
+        let slow = PageGaps { base: READER_RETURN_NS + 1, walk: 0, n: 1 };
+        assert_eq!(page_wakeups(0, 128, slow), 128);
+        assert_eq!(page_wakeups(100, 128, slow), 28);
         // Pages ending back to back (the fix: the original updated once): only the first has
         // a waiter; the reader comes back to pages already up to date.
-        assert_eq!(page_wakeups(0, 128, |_| SOFTIRQ_BIO_NS), 1);
+        let back_to_back = PageGaps { base: SOFTIRQ_BIO_NS, walk: 0, n: 1 };
+        assert_eq!(page_wakeups(0, 128, back_to_back), 1);
         // No page left behind the reader: no wakeup.
-        assert_eq!(page_wakeups(128, 128, |_| SOFTIRQ_BIO_NS), 0);
+        assert_eq!(page_wakeups(128, 128, back_to_back), 0);
         // The 2.6.32 recount: early pages end slowly (many bios left to walk), late ones fast,
         // so the reader chases the first pages and falls behind near the end.
-        let walk = |n: u64| move |i: u64| 2 * SOFTIRQ_BIO_NS + SEGMENT_WALK_NS * (n - 1 - i);
+        let walk = |n: u64| PageGaps { base: 2 * SOFTIRQ_BIO_NS, walk: SEGMENT_WALK_NS, n };
         let (long, short) = (page_wakeups(0, 128, walk(128)), page_wakeups(0, 32, walk(32)));
         assert!(long > 64 && long < 128, "{long}");
         assert!(short * 4 < long, "{short} of 32 against {long} of 128");
+    }
+
+    #[test]
+    fn the_memo_answers_what_the_count_does_for_every_shape_even_when_slots_collide() {
+        let mut memo = super::PageWakeupMemo::default();
+        // Three passes over more shapes than slots: hits, misses and evictions all happen.
+        for _ in 0..3 {
+            for pages in [1u64, 8, 32, 33, 128] {
+                for n in [1, pages / 2 + 1, pages] {
+                    for gaps in
+                        [PageGaps { base: SOFTIRQ_BIO_NS, walk: 0, n }, PageGaps { base: 2 * SOFTIRQ_BIO_NS, walk: SEGMENT_WALK_NS, n }]
+                    {
+                        for first in 0..pages {
+                            assert_eq!(memo.get(first, pages, gaps), page_wakeups(first, pages, gaps), "{first} of {pages}, {gaps:?}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
@@ -210,21 +300,25 @@ mod tests {
             woken
         };
         let mut checked = 0;
-        for pages in [1, 2, 31, 32, 127, 128] {
+        for pages in [1u64, 2, 31, 32, 127, 128] {
             for walk_ns in [0, 3, 15, 70, 300, 2_000] {
                 for base_ns in [0, SOFTIRQ_BIO_NS, 2 * SOFTIRQ_BIO_NS, PAGE_COPY_NS, PAGE_COPY_NS + 1, READER_RETURN_NS + 1] {
-                    let gap = move |i: u64| base_ns + walk_ns * (pages - 1 - i.min(pages - 1));
-                    for first in 0..=pages {
-                        assert_eq!(
-                            page_wakeups(first, pages, gap),
-                            every_page(first, pages, &gap),
-                            "{pages} pages from {first}, {base_ns} + {walk_ns} ns"
-                        );
-                        checked += 1;
+                    // As many bios as pages, fewer (bios of several pages), or more.
+                    for n in [pages, pages.div_ceil(4), pages + 3] {
+                        let gaps = PageGaps { base: base_ns, walk: walk_ns, n };
+                        let gap = move |i: u64| base_ns + walk_ns * (n - 1 - i.min(n - 1));
+                        for first in 0..=pages {
+                            assert_eq!(
+                                page_wakeups(first, pages, gaps),
+                                every_page(first, pages, &gap),
+                                "{pages} pages of {n} bios from {first}, {base_ns} + {walk_ns} ns"
+                            );
+                            checked += 1;
+                        }
                     }
                 }
             }
         }
-        assert_eq!(checked, 36 * (2 + 3 + 32 + 33 + 128 + 129));
+        assert_eq!(checked, 3 * 36 * (2 + 3 + 32 + 33 + 128 + 129));
     }
 }

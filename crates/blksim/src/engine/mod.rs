@@ -157,6 +157,8 @@ pub struct Sim {
     pub(crate) mpath: Multipath,
     /// The lock sections of the work applying its effects now (`kernel/spinlock.rs`).
     pub(crate) locking: crate::kernel::spinlock::Locking,
+    /// The completion softirq's count of page waiters, remembered by request shape.
+    pub(crate) page_wakeups_memo: crate::block::blk_softirq::PageWakeupMemo,
 }
 
 impl Sim {
@@ -188,6 +190,7 @@ impl Sim {
             md: Md::default(),
             mpath: Multipath::new(seed),
             locking: Default::default(),
+            page_wakeups_memo: Default::default(),
         };
         sim.spawn_percpu_kthreads();
         let top = sim.add_disks();
@@ -388,7 +391,7 @@ impl Sim {
         }
     }
 
-    pub(crate) fn step_cost(&self, tid: ThreadId, step: Step) -> u64 {
+    pub(crate) fn step_cost(&mut self, tid: ThreadId, step: Step) -> u64 {
         match step {
             Step::Next => {
                 let job = &self.jobs[self.job_of(tid)];
@@ -428,7 +431,7 @@ impl Sim {
             }
             Step::Softirq => {
                 let c = self.threads[tid].home.idx();
-                self.cores[c].softirq.front().map_or(0, |&rq| self.softirq_cost(rq))
+                self.cores[c].softirq.front().copied().map_or(0, |rq| self.softirq_cost(rq))
             }
             Step::Raid5d => self.raid5d_cost(tid),
             Step::RetryStripe => self.retry_stripe_cost(tid),

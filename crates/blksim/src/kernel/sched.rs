@@ -481,6 +481,9 @@ impl Sim {
                     self.account(home);
                     self.cores[home].nr_iowait += 1;
                 }
+                if w == Wait::Stripe {
+                    self.stripe_waiter_sleeps(tid);
+                }
             }
             Next::Idle => {
                 let t = &mut self.threads[tid];

@@ -145,6 +145,10 @@ pub struct Raid5 {
     /// (`add_wait_queue` adds at the head, and `wake_up` walks from it). A thread stays on it
     /// while it loops (woken, checking, sleeping again) and leaves when the condition holds.
     pub waiters: VecDeque<ThreadId>,
+    /// How many of `waiters` are asleep (the rest are woken and yet to check): a head freed
+    /// with none asleep wakes nobody, and the walk stops at the last sleeper, so the herd's
+    /// bookkeeping does not walk ~100 mostly running waiters for every freed head.
+    pub asleep: u32,
     pub raid5d: ThreadId,
     /// `THREAD_WAKEUP` of raid5d's md thread: set by `md_wakeup_thread` while raid5d runs, it
     /// makes raid5d run one more pass when the current one ends.
@@ -166,6 +170,7 @@ impl Raid5 {
             inactive_blocked: false,
             handle_list: VecDeque::new(),
             waiters: VecDeque::new(),
+            asleep: 0,
             raid5d,
             wakeup: false,
         }
@@ -679,18 +684,6 @@ impl Sim {
         }
     }
 
-    /// `md_wakeup_thread(mddev->thread)`: raid5d wakes if it sleeps; if it is running, its
-    /// `THREAD_WAKEUP` makes it run another pass.
-    pub(crate) fn md_wakeup_thread(&mut self, r: usize) {
-        let raid5d = self.md.raid5[r].raid5d;
-        if self.threads[raid5d].is_idle_kthread() {
-            self.md.raid5[r].wakeup = false;
-            self.wake(raid5d, Step::Raid5d);
-        } else {
-            self.md.raid5[r].wakeup = true;
-        }
-    }
-
     /// `raid5_unplug_device`, md's `unplug_fn`: wake raid5d and unplug every member
     /// (`unplug_slaves`). Stripe waiters run it each time round their wait loop, and a reader
     /// waiting on a page of md runs it through `sync_page`.
@@ -707,19 +700,40 @@ impl Sim {
         // the queue, so this is the walk the kernel does, without re-indexing the queue of
         // ~100 (mostly running) waiters for each one (the herd was 13% of raid5-chunk's run).
         // Into a list kept from call to call: this runs for every head that goes free.
+        // With none asleep the walk takes nothing and stops at once.
+        let raid = &mut self.md.raid5[r];
+        let n = std::mem::take(&mut raid.asleep) as usize;
         let threads = &self.threads;
         let mut asleep = std::mem::take(&mut self.md.stripe_wakers);
         asleep.clear();
-        asleep.extend(self.md.raid5[r].waiters.iter().copied().filter(|w| threads[*w].wait == Some(Wait::Stripe)));
+        asleep.extend(raid.waiters.iter().copied().filter(|w| threads[*w].wait == Some(Wait::Stripe)).take(n));
+        debug_assert_eq!(
+            asleep.len(),
+            raid.waiters.iter().filter(|w| threads[**w].wait == Some(Wait::Stripe)).count(),
+            "stripe sleepers miscounted"
+        );
         for &w in &asleep {
             self.wake(w, Step::RetryStripe);
         }
         self.md.stripe_wakers = asleep;
     }
 
+    /// A thread in `get_active_stripe`'s wait loop goes to sleep (its step ended in
+    /// `Wait::Stripe`): one more sleeper on its array's `wait_for_stripe`.
+    pub(crate) fn stripe_waiter_sleeps(&mut self, tid: ThreadId) {
+        let bio = *self.threads[tid].pending.front().expect("a stripe sleeper has its bio");
+        let r = self.raid5_of(self.bios.get(bio.0).dev);
+        debug_assert!(self.md.raid5[r].waiters.contains(&tid), "a stripe sleeper is on the wait queue");
+        self.md.raid5[r].asleep += 1;
+    }
+
     /// `unplug_slaves`: every member's `unplug_fn` (with 2.6.20 plugging, a plugged member
     /// queue is unplugged and run).
     pub(crate) fn unplug_slaves(&mut self, r: usize) {
+        if self.blk.nr_plugged == 0 {
+            debug_assert!(self.md.raid5[r].members.iter().all(|&m| !self.devs[m].queue.plugged), "a plugged queue not counted");
+            return;
+        }
         for i in 0..self.md.raid5[r].members.len() {
             let m = self.md.raid5[r].members[i];
             self.unplug_device(m);
@@ -765,23 +779,6 @@ impl Sim {
         self.md.raid5[r].waiters.retain(|&w| w != tid);
         self.md.raid5[r].unblock();
         self.submit_pending(tid)
-    }
-}
-
-impl Sim {
-    /// `md_run`: each md device's RAID5 array and its raid5d thread.
-    pub(crate) fn md_run(&mut self) {
-        let s = &self.cfg.scenario;
-        for i in 0..self.devs.len() {
-            let d = &self.devs[i];
-            if let crate::block::DevKind::Md { members } = &d.kind {
-                let (dev, tid) = (DevId(i as u16), ThreadId(self.threads.len() as u32));
-                let raid = Raid5::new(dev, members.clone(), s.md.chunk_kb, s.md.stripe_cache_size, tid);
-                let name = format!("{}_raid5", d.name);
-                self.threads.push(crate::kernel::sched::Thread::kernel(name, ThreadKind::Raid5d(dev), CoreId(0), 300 + i as u32));
-                self.md.raid5.push(raid);
-            }
-        }
     }
 }
 
