@@ -15,6 +15,12 @@ impl Sim {
         // (its first was charged by `submit_bios`): charged before the merge's trace, so that
         // every stamp after it (a request's G, diskstats' start) is one-by-one's.
         self.charge((BIO_ALLOC_SUBMIT_NS + ELV_MERGE_NS) * (n.max(1) as u64 - 1));
+        // Each of them looks for its merge under the queue lock, as `submit_bios` takes it for
+        // a bio submitted alone: the run's work holds the lock as often as one by one's does.
+        let dev = self.bios.get(bio_id.0).dev;
+        for _ in 1..n.max(1) {
+            self.spin_lock_queue(dev, ELV_MERGE_NS);
+        }
         self.merge(rq, bio_id, front);
         let b = *self.bios.get(bio_id.0);
         self.emit(b.dev, if front { Action::F } else { Action::M }, b.write, b.sector, b.bytes, tid, bio_id.0, rq.0);
