@@ -11,6 +11,7 @@ pub mod content;
 pub mod export;
 pub mod format;
 pub mod hooks;
+pub mod json;
 pub mod layout;
 pub mod lessons;
 pub mod markdown;
