@@ -19,5 +19,6 @@ pub mod pages;
 pub mod palette;
 pub mod protocol;
 pub mod runs;
+pub mod sort;
 pub mod sweep;
 pub mod view;
