@@ -281,7 +281,7 @@ mod tests {
         assert_eq!(perfetto_json(&rs, &n), perfetto_json_serde(&rs, &n));
     }
 
-    /// The export as serde_json wrote it, before `crate::json`: each request's time in the device (D→C) as a slice on its
+    /// The reference: the export as serde_json writes it. each request's time in the device (D→C) as a slice on its
     /// device's track, and every other action as an instant. Opens in ui.perfetto.dev.
     fn perfetto_json_serde(records: &[TraceRecord], n: &Names) -> String {
         use std::collections::BTreeMap;

@@ -1,7 +1,6 @@
 //! An enum knob's value as its serde name and back (`mq-deadline`, `per-bdi`), through serde
 //! alone: a serializer that keeps a unit variant's name (or a string) and refuses the rest, and
-//! serde's own string deserializer. The page then carries no JSON code for its knobs (the names
-//! went through `serde_json::Value` before, which kept serde_json's value code in the wasm).
+//! serde's own string deserializer, so the page carries no JSON code for its knobs.
 
 use serde::de::value::{Error, StrDeserializer};
 use serde::ser::{Error as _, Impossible, Serialize, Serializer};
