@@ -18,12 +18,15 @@ pub fn bench_sim(lesson: &str, variant: &str, seconds: f64) -> Result<String, Js
     let sim_s = sim.now().as_secs_f64();
     let t = sim.totals();
     let events = t.events;
-    Ok(serde_json::json!({
-        "events": events, "sim_s": sim_s, "wall_ms": wall_ms,
-        "x_real_time": sim_s / (wall_ms / 1000.0), "events_per_s": events as f64 / (wall_ms / 1000.0),
-        "queue_len_mean": (t.events_pending_sum / events.max(1)).max(1)
-    })
-    .to_string())
+    use crate::json::J;
+    Ok(crate::json::object(vec![
+        ("events", J::Int(events)),
+        ("events_per_s", J::Num(events as f64 / (wall_ms / 1000.0))),
+        ("queue_len_mean", J::Int((t.events_pending_sum / events.max(1)).max(1))),
+        ("sim_s", J::Num(sim_s)),
+        ("wall_ms", J::Num(wall_ms)),
+        ("x_real_time", J::Num(sim_s / (wall_ms / 1000.0))),
+    ]))
 }
 
 /// The yardstick in WebAssembly: `events` pops and pushes of a bare `BinaryHeap` holding
@@ -66,6 +69,6 @@ pub fn record_frame_work(ms: f64) {
 pub fn frame_work_ms() -> String {
     FRAME_WORK_MS.with(|f| {
         let v: Vec<f64> = f.borrow_mut().drain(..).collect();
-        serde_json::to_string(&v).unwrap_or_default()
+        crate::json::array(v.into_iter().map(crate::json::J::Num))
     })
 }

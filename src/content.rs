@@ -8,6 +8,7 @@
 //! component that shows it renders again when it arrives. Only each lesson's scoreboard counts
 //! are compiled in, for the home page's badges and the lesson page's note.
 
+use blksim::course::cues::{CuesFile, LessonCues};
 use blksim::course::fidelity::LessonResult;
 use serde::Deserialize;
 use std::any::Any;
@@ -51,20 +52,20 @@ impl Fetchable for LessonText {
             body: String,
             steps: Vec<String>,
         }
-        let f: File = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+        let f: File = crate::json::read(&text)?;
         Ok(LessonText { body: f.body.into(), steps: f.steps.into_iter().map(AttrValue::from).collect() })
     }
 }
 
 impl Fetchable for LessonResult {
     fn read(text: String) -> Result<Self, String> {
-        serde_json::from_str(&text).map_err(|e| e.to_string())
+        crate::json::read(&text)
     }
 }
 
 impl Fetchable for Scoreboard {
     fn read(text: String) -> Result<Self, String> {
-        serde_json::from_str(&text).map_err(|e| e.to_string())
+        crate::json::read(&text)
     }
 }
 
@@ -98,9 +99,24 @@ pub fn board_summary(id: &str) -> Option<LessonResult> {
     const SUMMARY: &str = include_str!(concat!(env!("OUT_DIR"), "/fidelity_summary.json"));
     static PARSED: std::sync::OnceLock<Vec<LessonResult>> = std::sync::OnceLock::new();
     PARSED
-        .get_or_init(|| serde_json::from_str(SUMMARY).unwrap_or_else(|e| panic!("lessons/fidelity.json: {e}")))
+        .get_or_init(|| crate::json::read(SUMMARY).unwrap_or_else(|e| panic!("lessons/fidelity.json: {e}")))
         .iter()
         .find(|r| r.lesson == id)
+        .cloned()
+}
+
+/// Lesson `id`'s cues as last measured (`lessons/cues.json`, compiled into blksim): each step's
+/// figures and the prediction's. The page reads them with the browser's JSON parser.
+pub fn cues_for(id: &str) -> Option<LessonCues> {
+    static PARSED: std::sync::OnceLock<Vec<LessonCues>> = std::sync::OnceLock::new();
+    PARSED
+        .get_or_init(|| {
+            crate::json::read::<CuesFile>(blksim::course::cues::COMMITTED_JSON)
+                .map(|f| f.lessons)
+                .unwrap_or_else(|e| panic!("lessons/cues.json: {e}"))
+        })
+        .iter()
+        .find(|c| c.lesson == id)
         .cloned()
 }
 

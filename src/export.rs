@@ -137,41 +137,65 @@ fn click_link(filename: &str, url: &str) -> Result<(), String> {
 }
 
 /// Chrome/Perfetto trace JSON: each request's time in the device (D→C) as a slice on its
-/// device's track, and every other action as an instant. Opens in ui.perfetto.dev.
+/// device's track, and every other action as an instant. Opens in ui.perfetto.dev. Written by
+/// `crate::json` (the page carries no JSON library), as serde_json would write it.
 pub fn perfetto_json(records: &[TraceRecord], n: &Names) -> String {
+    use crate::json::{object, J};
     use std::collections::BTreeMap;
     let mut events = Vec::new();
     for (i, (name, _, _)) in n.devices.iter().enumerate() {
-        events.push(serde_json::json!({"ph": "M", "name": "process_name", "pid": i + 1, "args": {"name": name}}));
+        let args = object(vec![("name", J::Str(name.clone()))]);
+        events.push(J::Raw(object(vec![
+            ("args", J::Raw(args)),
+            ("name", J::Str("process_name".into())),
+            ("ph", J::Str("M".into())),
+            ("pid", J::Int(i as u64 + 1)),
+        ])));
     }
     let mut issued: BTreeMap<u32, &TraceRecord> = BTreeMap::new();
-    let us = |ns: u64| ns as f64 / 1000.0;
+    let us = |ns: u64| J::Num(ns as f64 / 1000.0);
     for r in records {
-        let pid = r.dev.0 as u32 + 1;
+        let pid = J::Int(u64::from(r.dev.0) + 1);
+        let rw = if r.write { "W" } else { "R" };
         match r.action {
             Action::D => {
                 issued.insert(r.token, r);
             }
             Action::C => {
                 if let Some(d) = issued.remove(&r.token) {
-                    events.push(serde_json::json!({
-                        "ph": "X", "pid": pid, "tid": 1, "ts": us(d.time.ns()), "dur": us(r.time.ns() - d.time.ns()),
-                        "name": format!("{} {}+{}", if r.write { "W" } else { "R" }, r.sector, r.bytes / 512),
-                        "args": {"sector": r.sector, "bytes": r.bytes}
-                    }));
+                    let args = object(vec![("bytes", J::Int(u64::from(r.bytes))), ("sector", J::Int(r.sector))]);
+                    events.push(J::Raw(object(vec![
+                        ("args", J::Raw(args)),
+                        ("dur", us(r.time.ns() - d.time.ns())),
+                        ("name", J::Str(format!("{rw} {}+{}", r.sector, r.bytes / 512))),
+                        ("ph", J::Str("X".into())),
+                        ("pid", pid),
+                        ("tid", J::Int(1)),
+                        ("ts", us(d.time.ns())),
+                    ])));
                 }
             }
             a => {
                 let (proc_pid, comm) = process(r, n);
-                events.push(serde_json::json!({
-                    "ph": "i", "s": "t", "pid": pid, "tid": 2, "ts": us(r.time.ns()),
-                    "name": format!("{} {}", a.code(), if r.write { "W" } else { "R" }),
-                    "args": {"sector": r.sector, "bytes": r.bytes, "pid": proc_pid, "comm": comm}
-                }));
+                let args = object(vec![
+                    ("bytes", J::Int(u64::from(r.bytes))),
+                    ("comm", J::Str(comm)),
+                    ("pid", J::Int(u64::from(proc_pid))),
+                    ("sector", J::Int(r.sector)),
+                ]);
+                events.push(J::Raw(object(vec![
+                    ("args", J::Raw(args)),
+                    ("name", J::Str(format!("{} {rw}", a.code()))),
+                    ("ph", J::Str("i".into())),
+                    ("pid", pid),
+                    ("s", J::Str("t".into())),
+                    ("tid", J::Int(2)),
+                    ("ts", us(r.time.ns())),
+                ])));
             }
         }
     }
-    serde_json::json!({"traceEvents": events, "displayTimeUnit": "ns"}).to_string()
+    object(vec![("displayTimeUnit", J::Str("ns".into())), ("traceEvents", J::Raw(crate::json::array(events)))])
 }
 
 /// The records (in time order) with blkparse's sequence numbers: counted per device and CPU,
@@ -242,6 +266,57 @@ mod tests {
         let seqs: Vec<u64> = per_stream_numbers(&refs).iter().map(|r| r.seq).collect();
         // (dev 0, cpu 3) twice, (dev 1, cpu 3) once, (dev 0, cpu 0) once.
         assert_eq!(seqs, [0, 0, 0, 1]);
+    }
+
+    /// The export is byte for byte what serde_json wrote: a slice, instants with a process's
+    /// name that needs escaping, two devices, times from 1 ns to hours.
+    #[test]
+    fn perfetto_is_serde_jsons() {
+        let devices = vec![("sda".to_string(), 8, 0), ("md0".to_string(), 9, 0)];
+        let threads = |_| (697, "dd \"x\"\\y".to_string());
+        let n = Names { devices: &devices, threads: &threads };
+        let mut rs = vec![rec(Action::Q, 1), rec(Action::D, 2000), rec(Action::C, 5_123_457), rec(Action::G, 7_200_000_000_123)];
+        rs[3].dev = DevId(1);
+        rs[3].write = true;
+        assert_eq!(perfetto_json(&rs, &n), perfetto_json_serde(&rs, &n));
+    }
+
+    /// The reference: the export as serde_json writes it. each request's time in the device (D→C) as a slice on its
+    /// device's track, and every other action as an instant. Opens in ui.perfetto.dev.
+    fn perfetto_json_serde(records: &[TraceRecord], n: &Names) -> String {
+        use std::collections::BTreeMap;
+        let mut events = Vec::new();
+        for (i, (name, _, _)) in n.devices.iter().enumerate() {
+            events.push(serde_json::json!({"ph": "M", "name": "process_name", "pid": i + 1, "args": {"name": name}}));
+        }
+        let mut issued: BTreeMap<u32, &TraceRecord> = BTreeMap::new();
+        let us = |ns: u64| ns as f64 / 1000.0;
+        for r in records {
+            let pid = r.dev.0 as u32 + 1;
+            match r.action {
+                Action::D => {
+                    issued.insert(r.token, r);
+                }
+                Action::C => {
+                    if let Some(d) = issued.remove(&r.token) {
+                        events.push(serde_json::json!({
+                            "ph": "X", "pid": pid, "tid": 1, "ts": us(d.time.ns()), "dur": us(r.time.ns() - d.time.ns()),
+                            "name": format!("{} {}+{}", if r.write { "W" } else { "R" }, r.sector, r.bytes / 512),
+                            "args": {"sector": r.sector, "bytes": r.bytes}
+                        }));
+                    }
+                }
+                a => {
+                    let (proc_pid, comm) = process(r, n);
+                    events.push(serde_json::json!({
+                        "ph": "i", "s": "t", "pid": pid, "tid": 2, "ts": us(r.time.ns()),
+                        "name": format!("{} {}", a.code(), if r.write { "W" } else { "R" }),
+                        "args": {"sector": r.sector, "bytes": r.bytes, "pid": proc_pid, "comm": comm}
+                    }));
+                }
+            }
+        }
+        serde_json::json!({"traceEvents": events, "displayTimeUnit": "ns"}).to_string()
     }
 
     #[test]

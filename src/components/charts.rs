@@ -115,7 +115,7 @@ fn max_of(runs: &[(&str, &RunSeries)], f: impl Fn(&RunSeries) -> &Vec<f64>) -> f
 /// anything is over it.
 fn scale_top(values: impl Iterator<Item = f64>) -> (f64, bool) {
     let mut v: Vec<f64> = values.filter(|x| x.is_finite()).collect();
-    v.sort_by(|a, b| b.total_cmp(a));
+    crate::sort::stable_by(&mut v, |a, b| b.total_cmp(a));
     let Some(&max) = v.first() else { return (0.0, false) };
     for k in 1..=3.min(v.len() / 4) {
         if v[k] > 0.0 && v[k - 1] > 3.0 * v[k] {

@@ -199,7 +199,7 @@ fn iostat_table(caption: String, iv: &IntervalReport, look: IostatLook, toggle: 
     // 100 %util with its requests waiting in the elevator).
     let stacking = |n: &str| n.starts_with("dm-") || n.starts_with("md");
     let moved = |d: &blksim::tools::stats::Iostat| d.rkb_s + d.wkb_s;
-    devs.sort_by(|a, b| {
+    crate::sort::stable_by(&mut devs, |a, b| {
         let by_util = b.util_pct.total_cmp(&a.util_pct);
         let by_moved = moved(b).total_cmp(&moved(a));
         stacking(&b.name).cmp(&stacking(&a.name)).then(if rows == IostatRows::Spread {

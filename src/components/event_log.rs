@@ -95,11 +95,17 @@ fn on_export(p: &EventLogProps, write: impl Fn(&[TraceRecord], &Names, &[(u64, u
     })
 }
 
+/// Records in time order, as blkparse prints them (the sequence number breaks ties). One
+/// function for both of the log's sorts, so the page carries one copy of the sort for them.
+fn by_time(a: &&TraceRecord, b: &&TraceRecord) -> std::cmp::Ordering {
+    (a.time, a.seq).cmp(&(b.time, b.seq))
+}
+
 /// The log's exports: blkparse text, a binary blktrace dump (for btt) and Perfetto JSON.
 fn export_buttons(p: &EventLogProps) -> Html {
     let export_blkparse = on_export(p, |records, n, gaps, stem| {
         let mut sorted: Vec<&TraceRecord> = records.iter().collect();
-        sorted.sort_by_key(|r| (r.time, r.seq));
+        sorted.sort_by(by_time);
         let numbered = crate::export::per_stream_numbers(&sorted);
         let text = blkparse_text(&numbered.iter().collect::<Vec<_>>(), None, gaps, n);
         let _ = download_text(&format!("{stem}.blkparse.txt"), "text/plain", &text);
@@ -189,7 +195,7 @@ pub fn EventLog(p: &EventLogProps) -> Html {
     // In time order, as blkparse prints them: a work item's records are stamped within it, so
     // another CPU's record made earlier can carry a later time.
     let mut filtered: Vec<&TraceRecord> = p.records.iter().filter(keep).collect();
-    filtered.sort_by_key(|r| (r.time, r.seq));
+    filtered.sort_by(by_time);
     let first_shown = filtered.len().saturating_sub(LINES_SHOWN);
     let prev = first_shown.checked_sub(1).map(|i| filtered[i].time.ns());
     let text = blkparse_text(&filtered[first_shown..], prev, &p.gaps, &names);

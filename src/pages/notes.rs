@@ -27,10 +27,12 @@ fn use_presenters_step(id: &str) -> UseStateHandle<Option<usize>> {
                 EventListener::new(ch, "message", move |e| {
                     let Some(e) = e.dyn_ref::<web_sys::MessageEvent>() else { return };
                     let Some(text) = e.data().as_string() else { return };
-                    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else { return };
-                    if v["lesson"] == id.as_str() {
-                        step.set(v["step"].as_u64().map(|n| n as usize));
-                    } else if let (Some(other), true) = (v["lesson"].as_str(), v.get("step").is_some()) {
+                    let Ok(v) = js_sys::JSON::parse(&text) else { return };
+                    let field = |k: &str| js_sys::Reflect::get(&v, &k.into()).unwrap_or(wasm_bindgen::JsValue::UNDEFINED);
+                    let (lesson, at) = (field("lesson").as_string(), field("step"));
+                    if lesson.as_deref() == Some(id.as_str()) {
+                        step.set(at.as_f64().filter(|n| *n >= 0.0 && n.fract() == 0.0).map(|n| n as usize));
+                    } else if let (Some(other), true) = (lesson.as_deref(), !at.is_undefined()) {
                         // The presenter moved to another lesson: the notes follow it.
                         if blksim::course::lessons::find(other).is_ok() {
                             let _ = gloo::utils::window().location().set_hash(&format!("/notes/{other}"));
@@ -39,7 +41,7 @@ fn use_presenters_step(id: &str) -> UseStateHandle<Option<usize>> {
                 })
             });
             if let Some(ch) = &channel {
-                let _ = ch.post_message(&serde_json::json!({"hello": id}).to_string().into());
+                let _ = ch.post_message(&crate::json::object(vec![("hello", crate::json::J::Str(id.clone()))]).into());
             }
             move || {
                 drop(listener);
@@ -70,7 +72,7 @@ fn stop_notes(lesson: &Lesson, i: usize, total: usize) -> Html {
                 <p class="notes-answer" data-testid="notes-answer"><strong>{ "Answer: " }</strong>{ &pr.options[pr.answer] }{ ". " }{ &pr.explanation }</p>
                 // The room will see the model's run, not the report's: say before the
                 // reveal where the two differ (lessons/cues.json, as the reveal does).
-                if blksim::course::cues::committed_for(&lesson.id).is_some_and(|c| !c.answer_shown()) {
+                if crate::content::cues_for(&lesson.id).is_some_and(|c| !c.answer_shown()) {
                     <p class="notes-uncal" data-testid="notes-uncal">{ "The run will not show this answer in full: the reveal gives each of its figures as the model measures it beside the report's." }</p>
                 }
                 <p class="dim">{ "Then Run it, and Reveal." }</p>

@@ -124,7 +124,7 @@ fn top_rows(threads: &[blksim::tools::view::ThreadView], now_ns: &[u64], before_
             (t.name.clone(), t.pid, 100.0 * now.saturating_sub(before) as f64 / dt_ns, t.state)
         })
         .collect();
-    top.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
+    crate::sort::stable_by(&mut top, |a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
     top.truncate(8);
     top
 }

@@ -224,7 +224,7 @@ impl Sweep {
             v = runs.iter().map(|r| (r.throughput_mb_s, r.seed)).collect();
             ("the jobs' throughput over the run", "MB/s")
         };
-        v.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        crate::sort::stable_by(&mut v, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         (kind.0, kind.1, v)
     }
 }

@@ -10,7 +10,9 @@ use yew::prelude::*;
 /// scenario as it opens).
 pub(super) fn post_step(lesson: &str, step: Option<usize>) {
     if let Ok(ch) = web_sys::BroadcastChannel::new(CHANNEL) {
-        let _ = ch.post_message(&serde_json::json!({"lesson": lesson, "step": step}).to_string().into());
+        use crate::json::J;
+        let step = step.map_or(J::Null, |k| J::Int(k as u64));
+        let _ = ch.post_message(&crate::json::object(vec![("lesson", J::Str(lesson.to_string())), ("step", step)]).into());
         ch.close();
     }
 }

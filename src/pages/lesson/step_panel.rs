@@ -86,7 +86,7 @@ pub(super) fn step_panel(lesson: &Lesson, step: Option<usize>, go: Callback<usiz
         },
         Some((i, Some(Stop::Step(k)))) => {
             let st = &lesson.steps[k];
-            let figures = blksim::course::cues::committed_for(&lesson.id).and_then(|c| c.steps.get(k).cloned()).unwrap_or_default();
+            let figures = crate::content::cues_for(&lesson.id).and_then(|c| c.steps.get(k).cloned()).unwrap_or_default();
             let (summary, mixed) = figures_summary(&figures);
             html! {
                 <>

@@ -267,7 +267,7 @@ fn reveal_rows(a: &Answer, on_to_end: Callback<MouseEvent>) -> Html {
 pub(super) fn predict_box(session: &SharedSession, page: &PageDispatch, d: &RunView, prediction: Prediction) -> Option<Html> {
     let Prediction { predicted, predict_ran, revealed } = prediction;
     let seeds = sweep_seeds(&d.lesson);
-    let cues = blksim::course::cues::committed_for(&d.lesson.id);
+    let cues = crate::content::cues_for(&d.lesson.id);
     let shown = cues.as_ref().is_none_or(|c| c.answer_shown());
     let rows = cues.map(|c| c.predict).unwrap_or_default();
     // A prediction about seeds reveals once its sweep is done (its figures are the answer).

@@ -45,17 +45,24 @@ pub fn to_json(results: &[LessonCues]) -> String {
     serde_json::to_string_pretty(&serde_json::json!({ "lessons": results })).expect("json") + "\n"
 }
 
+/// `lessons/cues.json` as last written (compacted), compiled in: read by `committed`, and by
+/// the page with the browser's JSON parser into `CuesFile`.
+pub const COMMITTED_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/cues.json"));
+
+/// The form of `lessons/cues.json`.
+#[derive(Deserialize)]
+pub struct CuesFile {
+    pub lessons: Vec<LessonCues>,
+}
+
 /// The cues as last written to `lessons/cues.json` (compiled in).
 #[inline]
 pub fn committed() -> Vec<LessonCues> {
-    #[derive(Deserialize)]
-    struct File {
-        lessons: Vec<LessonCues>,
-    }
-    const CUES_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/cues.json"));
     static PARSED: std::sync::OnceLock<Vec<LessonCues>> = std::sync::OnceLock::new();
     PARSED
-        .get_or_init(|| serde_json::from_str::<File>(CUES_JSON).map(|f| f.lessons).unwrap_or_else(|e| panic!("lessons/cues.json: {e}")))
+        .get_or_init(|| {
+            serde_json::from_str::<CuesFile>(COMMITTED_JSON).map(|f| f.lessons).unwrap_or_else(|e| panic!("lessons/cues.json: {e}"))
+        })
         .clone()
 }
 

@@ -281,15 +281,12 @@ impl KnobSpec {
 
 /// An enum field's serde name (`mq-deadline`, `per-bdi`), as knobs and messages write it.
 pub fn enum_name<T: Serialize>(v: &T) -> String {
-    match serde_json::to_value(v) {
-        Ok(serde_json::Value::String(s)) => s,
-        other => panic!("enum knob did not serialize to a string: {other:?}"),
-    }
+    super::enum_names::serde_name(v).unwrap_or_else(|| panic!("enum knob did not serialize to a string"))
 }
 
 /// An enum field from its serde name, for a knob's setter.
 pub(super) fn enum_from<T: for<'de> Deserialize<'de>>(v: Value) -> Result<T, ()> {
-    serde_json::from_value(serde_json::Value::String(v.text())).map_err(|_| ())
+    super::enum_names::from_serde_name(&v.text())
 }
 
 /// The knob `key` names; a job's knob (`job.writer.rw`) is the workload's (`workload.rw`).

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 #[macro_use]
 mod knobs;
 mod cpu;
+mod enum_names;
 pub mod era;
 pub mod jobs;
 pub mod knob_table;
