@@ -135,9 +135,11 @@ pub(crate) struct Locking {
 }
 
 impl Locking {
-    /// Different locks one work can take: a queue's and its elevator's, a dm device's and
-    /// its path's, with room.
-    const SECTIONS_MAX: usize = 16;
+    /// Sections one work can record: each device has two locks (its queue's and its
+    /// elevator's), each taken within the work's cost or beyond it, and a lock taken again
+    /// adds to its section. A work can reach every device (md's raid5d over an array's
+    /// members, a flush over every disk).
+    const SECTIONS_PER_DEV: usize = 4;
 }
 
 impl Sim {
@@ -158,13 +160,14 @@ impl Sim {
             return;
         }
 
+        let limit = Locking::SECTIONS_PER_DEV * self.devs.len();
         let sections = &mut self.locking.sections;
         if let Some(s) = sections.iter_mut().find(|s| s.lock == lock && s.after == after) {
             s.hold_ns += hold_ns;
             s.times += 1;
             return;
         }
-        assert!(sections.len() < Locking::SECTIONS_MAX, "a work took too many locks");
+        assert!(sections.len() < limit, "a work took more locks than its devices have");
         sections.push(Section { lock, hold_ns, times: 1, after });
     }
 
