@@ -281,8 +281,8 @@ mod tests {
         assert_eq!(perfetto_json(&rs, &n), perfetto_json_serde(&rs, &n));
     }
 
-    /// The reference: the export as serde_json writes it. each request's time in the device (D→C) as a slice on its
-    /// device's track, and every other action as an instant. Opens in ui.perfetto.dev.
+    /// The reference: the export as serde_json writes it, which the page's own writer matches
+    /// byte for byte.
     fn perfetto_json_serde(records: &[TraceRecord], n: &Names) -> String {
         use std::collections::BTreeMap;
         let mut events = Vec::new();

@@ -44,9 +44,7 @@ impl Ring {
         let complete_min = complete_min.max(1);
         Ring { batch_submit, complete_min, complete_max: complete_max.max(complete_min), ..Ring::default() }
     }
-}
 
-impl Ring {
     /// The wait is over if the CQEs it waits for are in: fio reaps what its reap may take.
     fn take_waited(&mut self) -> bool {
         if self.cq_ready < self.to_wait {
