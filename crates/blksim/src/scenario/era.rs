@@ -319,10 +319,9 @@ pub fn kernel_before(s: &Scenario, version: &str) -> bool {
     kernel_of(s).is_some_and(|k| k < v)
 }
 
-/// Writes `s.kernel`'s value of every era rule into the knobs not set explicitly. Without a
-/// kernel it does nothing. From 5.0 a disk with several hardware queues gets none, not
-/// mq-deadline (v5.10:block/elevator.c `elevator_get_default`: `if (q->nr_hw_queues != 1)
-/// return NULL`).
+/// Writes `s.kernel`'s value of every era rule into the knobs not set explicitly, then lets
+/// the device settle the elevator it was not given (`device_default_elevator`). Without a
+/// kernel it does nothing.
 pub fn apply(s: &mut Scenario) {
     let Some(v) = kernel_of(s) else { return };
     for r in ERA {
@@ -331,8 +330,24 @@ pub fn apply(s: &mut Scenario) {
             (r.knob.access.set)(s, parsed).expect("the era table's values are the knobs' own");
         }
     }
-    let default_elevator = !s.explicit.iter().any(|k| k == k::QUEUE_SCHEDULER.key);
-    if default_elevator && s.queue.scheduler == Scheduler::MqDeadline && s.host.nr_hw_queues > 1 {
+    device_default_elevator(s);
+}
+
+/// The elevator of a queue that was given none, where the device decides it. An NVMe queue
+/// is blk-mq's alone (3.19+; before it the driver was bio-based), and a blk-mq queue has no
+/// legacy elevator, so it starts with none, in every era and without a kernel. From 5.0 a
+/// blk-mq queue with one hardware queue gets mq-deadline and one with several none
+/// (v5.10:block/elevator.c `elevator_get_default`: `if (q->nr_hw_queues != 1) return NULL`);
+/// NVMe has a hardware queue per CPU (`nvme_setup_io_queues`), a SCSI host
+/// `host.nr_hw_queues`.
+pub fn device_default_elevator(s: &mut Scenario) {
+    if s.explicit.iter().any(|k| k == k::QUEUE_SCHEDULER.key) {
+        return;
+    }
+    if s.disk.kind == DiskKind::Nvme && !crate::block::is_mq(s.queue.scheduler) {
+        s.queue.scheduler = Scheduler::None;
+    }
+    if s.queue.scheduler == Scheduler::MqDeadline && crate::drivers::nvme::pci::nr_hw_queues(s) > 1 {
         s.queue.scheduler = Scheduler::None;
     }
 }
@@ -503,6 +518,24 @@ mod tests {
             .unwrap();
         assert_eq!(cfg.scenario.queue.scheduler, Scheduler::MqDeadline);
         assert_eq!(with(&[("kernel", "4.20")]).validate().unwrap().scenario.queue.scheduler, Scheduler::Cfq);
+    }
+
+    #[test]
+    fn an_nvme_queue_not_given_an_elevator_runs_as_its_kernel_would() {
+        let sched = |kv: &[(&str, &str)]| with(kv).validate().ok().map(|c| c.scenario.queue.scheduler);
+        // A queue per CPU: none, on every kernel and without one.
+        for kernel in [None, Some("3.19"), Some("4.0"), Some("5.10"), Some("6.6")] {
+            let mut kv = vec![("disk.kind", "nvme"), ("cpu.cores", "4")];
+            kv.extend(kernel.map(|v| ("kernel", v)));
+            assert_eq!(sched(&kv), Some(Scheduler::None), "{kernel:?}");
+        }
+        // One CPU, one queue: 5.x's mq-deadline; 4.0 has no blk-mq elevator.
+        assert_eq!(sched(&[("disk.kind", "nvme"), ("cpu.cores", "1"), ("kernel", "5.10")]), Some(Scheduler::MqDeadline));
+        assert_eq!(sched(&[("disk.kind", "nvme"), ("cpu.cores", "1"), ("kernel", "4.0")]), Some(Scheduler::None));
+        // A choice made stands: mq-deadline on several queues, and a legacy elevator is refused.
+        assert_eq!(sched(&[("disk.kind", "nvme"), ("queue.scheduler", "mq-deadline"), ("kernel", "5.10")]), Some(Scheduler::MqDeadline));
+        let e = with(&[("disk.kind", "nvme"), ("queue.scheduler", "cfq")]).validate().unwrap_err();
+        assert_eq!(e.field, "queue.scheduler");
     }
 
     #[test]

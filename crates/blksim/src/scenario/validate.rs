@@ -101,6 +101,7 @@ impl Scenario {
         self.check_jobs()?;
         let mut scenario = self.clone();
         era::apply(&mut scenario);
+        era::device_default_elevator(&mut scenario);
         era::check_scheduler(&scenario).map_err(|e| ScenarioError::new(k::QUEUE_SCHEDULER.key, e))?;
         super::knob_table_bfq::check_bfq(&scenario).map_err(|e| ScenarioError::new(k::QUEUE_SCHEDULER.key, e))?;
         scenario.check_nvme()?;
