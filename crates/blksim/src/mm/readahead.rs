@@ -212,14 +212,16 @@ impl Sim {
     }
 
     /// The bios a readahead window of `len` bytes becomes: one per page when the job reads a
-    /// device node (the block device's pages are read through buffer heads,
-    /// `block_read_full_page`; inferred for seed 000, see the lesson), else one per contiguous
-    /// run up to the queue's `max_sectors_kb` (`mpage_readpages`).
+    /// device node whose page cache reads a page at a time (`vm.blkdev_readahead=readpage`:
+    /// buffer heads, `block_read_full_page`), else one per contiguous run up to the queue's
+    /// `max_sectors_kb` (`mpage_readpages`: files on a file system, and device nodes from 3.18).
     pub(crate) fn ra_bio_bytes(&self, job: &Job) -> u64 {
+        use crate::scenario::knob_table_fs::BlkdevReadahead;
         // The job's own section's filesystem (a device node, or files).
-        match self.cfg.scenario.all_jobs().nth(job.run.section as usize).map_or(Filesystem::None, |w| w.filesystem) {
-            Filesystem::None => 4096,
-            Filesystem::Xfs => self.devs[job.dev].queue.max_request_bytes(),
+        let fs = self.cfg.scenario.all_jobs().nth(job.run.section as usize).map_or(Filesystem::None, |w| w.filesystem);
+        match (fs, self.cfg.scenario.vm.blkdev_readahead) {
+            (Filesystem::None, BlkdevReadahead::Readpage) => 4096,
+            _ => self.devs[job.dev].queue.max_request_bytes(),
         }
     }
 

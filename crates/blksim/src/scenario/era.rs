@@ -281,6 +281,11 @@ pub const ERA: &[EraRule] = &[
         source: "v2.6.32, v4.0:kernel/sched (idle_cpu: the idle task current, none queued); no kernel has the model's no-work rule",
     },
     EraRule {
+        knob: &super::knob_table_fs::VM_BLKDEV_READAHEAD,
+        steps: &[("2.6.2", "readpage"), ("3.18", "mpage")],
+        source: "v2.6.20 and v3.4:fs/block_dev.c (def_blk_aops: .readpage = blkdev_readpage, block_read_full_page, and no .readpages); 447f05bb488b, \"block_dev: implement readpages() to optimize sequential read\" (blkdev_readpages: mpage_readpages), in mmotm after 3.17 and listed with 3.18 (the release taken from those listings, its tag not read)",
+    },
+    EraRule {
         knob: &super::knob_table_uring::IO_URING_CQ_WAKE,
         steps: &[("2.6.2", "each"), ("5.4", "min_complete")],
         source: "v5.2:fs/io_uring.c (io_cqring_wait: wait_event_interruptible(ctx->wait, io_cqring_events(ring) >= min_events), each io_cqring_ev_posted a wake_up); a 5.4 fs/io_uring.c read without its tag (io_wake_function returns without waking until io_should_wake); dd671c79e40b, \"io_uring: make CQ ring wakeups be more efficient\", pulled for 5.4 (for-5.4/io_uring-2019-09-27); 5.1 and 5.3 not read, taken as 5.2's; no io_uring before 5.1",

@@ -757,6 +757,7 @@ pub const KNOBS: &[KnobSpec] = &[
     VM_WRITEBACK,
     VM_BDI_DIRTY_LIMIT,
     VM_READAHEAD,
+    super::knob_table_fs::VM_BLKDEV_READAHEAD,
     WORKLOAD_NAME,
     WORKLOAD_NUMJOBS,
     WORKLOAD_RW,

@@ -14,6 +14,7 @@ pub mod knob_table;
 pub mod knob_table_bfq;
 pub mod knob_table_disk;
 pub mod knob_table_dm;
+pub mod knob_table_fs;
 pub mod knob_table_hwraid;
 pub mod knob_table_kyber;
 pub mod knob_table_md;
@@ -501,6 +502,8 @@ pub struct VmKnobs {
     pub writeback: Writeback,
     /// How buffered reads read ahead.
     pub readahead: Readahead,
+    /// How a device node's readahead window becomes bios (`vm.blkdev_readahead`).
+    pub blkdev_readahead: knob_table_fs::BlkdevReadahead,
     /// How the dirty limit is split among the devices written to.
     pub bdi_dirty_limit: BdiDirtyLimit,
 }
@@ -561,6 +564,7 @@ impl Default for VmKnobs {
             dirty_background_ratio: 10,
             writeback: Writeback::PerBdi,
             readahead: Readahead::Ondemand,
+            blkdev_readahead: knob_table_fs::BlkdevReadahead::Readpage,
             bdi_dirty_limit: BdiDirtyLimit::Equal,
         }
     }

@@ -148,3 +148,26 @@ fn dm_multipath_is_bio_based_up_to_2_6_30_unless_set() {
         assert_eq!(v["era"]["dm.mpath"], "request", "{order:?}");
     }
 }
+
+#[test]
+fn a_device_nodes_readahead_is_a_bio_per_page_to_3_17_and_mpage_from_3_18() {
+    // Bios merged into each request (iostat's rrqm/s over r/s) of one buffered reader of sda.
+    let merged = |args: &[&str]| {
+        let mut a = vec!["run", "sandbox", "--duration", "0.5", "--json", "--set", "workload.direct=false"];
+        for s in args {
+            a.extend(["--set", s]);
+        }
+        let v = run_json(&a);
+        let d = &v["devices"][0];
+        (v["era"]["vm.blkdev_readahead"].clone(), d["rrqm_s"].as_f64().unwrap() / d["r_s"].as_f64().unwrap())
+    };
+    let (rule, per_page) = merged(&["kernel=3.17"]);
+    assert_eq!(rule, "readpage");
+    assert!(per_page > 30.0, "4 KiB bios merged into 256 KiB requests: {per_page}");
+    let (rule, mpage) = merged(&["kernel=3.18"]);
+    assert_eq!(rule, "mpage");
+    assert!(mpage < 2.0, "a window's pages in a few large bios: {mpage}");
+    let (rule, explicit) = merged(&["kernel=3.18", "vm.blkdev_readahead=readpage"]);
+    assert_eq!(rule, "readpage");
+    assert!(explicit > 30.0, "an explicit rule beats the kernel's: {explicit}");
+}
