@@ -215,12 +215,13 @@ impl Sim {
     }
 
     /// The running work holds `dev`'s `queue_lock` for `ns` of its charged time, if `dev` is
-    /// a SCSI disk's legacy (request_fn) queue. A bio-based driver (md, dm-linear, bio-based
-    /// dm) takes no queue lock; blk-mq has none in the request path. Request-based dm's own
-    /// queue (`dm_request_fn`'s) takes one too, not modelled yet: see docs/model.md.
+    /// a legacy (request_fn) queue: a SCSI disk's, or request-based dm's own (2.6.31-4.x,
+    /// `dm_request_fn`'s: `dm_request` hands its bios to `blk_queue_bio`). A bio-based driver
+    /// (md, dm-linear, bio-based dm) takes no queue lock; blk-mq has none in the request path.
     pub(crate) fn spin_lock_queue(&mut self, dev: DevId, ns: u64) {
         let d = &self.devs[dev];
-        if matches!(d.kind, DevKind::Sd { .. }) && d.queue.mq.is_none() {
+        let request_fn = matches!(d.kind, DevKind::Sd { .. } | DevKind::DmMpath { bio_based: false, .. });
+        if request_fn && d.queue.mq.is_none() {
             self.spin_lock(crate::kernel::spinlock::LockId::Queue(dev), ns);
         }
     }

@@ -36,7 +36,8 @@ use crate::engine::Sim;
 /// Which lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum LockId {
-    /// A legacy request queue's `q->queue_lock` (a SCSI disk's request_fn queue).
+    /// A legacy request queue's `q->queue_lock` (a SCSI disk's request_fn queue, or
+    /// request-based dm's own, 2.6.31-4.x).
     Queue(DevId),
     /// A blk-mq elevator's queue-wide lock: bfq's `bfqd->lock`, mq-deadline's `dd->lock`.
     Elevator(DevId),
@@ -306,5 +307,43 @@ mod tests {
         assert!(bfq.spin_ns * dd.acquired > dd.spin_ns * bfq.acquired);
         let (q, e) = run(4, "none");
         assert_eq!((q.acquired, e.acquired), (0, 0));
+    }
+
+    /// Old request-based dm-multipath over one legacy path, two CPUs, 20 ms of 4 KiB random
+    /// reads: dm's own queue's lock and the path's, by device.
+    fn dm_locks(mpath: &str) -> (SpinLock, SpinLock) {
+        let mut s = Scenario::default();
+        for (k, v) in [
+            ("kernel", "3.10"),
+            ("stack", "dm"),
+            ("dm.mpath", mpath),
+            ("disk.kind", "ramlun"),
+            ("cpu.cores", "2"),
+            ("workload.numjobs", "2"),
+            ("workload.rw", "randread"),
+            ("workload.bs", "4k"),
+            ("workload.ioengine", "libaio"),
+            ("workload.iodepth", "32"),
+            ("workload.direct", "true"),
+        ] {
+            set_knob(&mut s, k, v).unwrap();
+        }
+        let mut sim = Sim::new(&s.validate().unwrap(), 1);
+        sim.run_until(SimTime(20 * NS_PER_MS));
+        let dm = sim.devs.iter().position(|d| matches!(d.kind, crate::block::DevKind::DmMpath { .. })).expect("a dm device");
+        (sim.devs[dm].queue.queue_lock.clone(), sim.devs[DevId(0)].queue.queue_lock.clone())
+    }
+
+    #[test]
+    fn request_based_dm_takes_its_own_queue_lock_per_request_and_bio_based_dm_none() {
+        let (dm, path) = dm_locks("request");
+        // blk_queue_bio's merge look and insert, dm_request_fn's peek, prep and start, and
+        // blk_finish_request: four sections a 4 KiB read, beside the path's own.
+        assert!(path.acquired > 1000, "the path's lock ({})", path.acquired);
+        assert!(dm.acquired * 10 >= path.acquired * 9, "dm's lock about as often as the path's: {} vs {}", dm.acquired, path.acquired);
+        assert!(dm.contended > 0 && dm.spin_ns > 0, "two CPUs meet on dm's lock");
+        let (dm, path) = dm_locks("bio");
+        assert_eq!(dm.acquired, 0, "bio-based dm has no request queue of its own");
+        assert!(path.acquired > 1000);
     }
 }

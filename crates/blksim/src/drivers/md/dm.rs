@@ -2,7 +2,10 @@
 //! over blk-mq (4.0), the `kdmwork` thread's `map_tio_request`; and bio-based dm's `__map_bio`.
 
 use crate::block::Request;
-use crate::calib::{ADD_REQUEST_NS, BIO_CLONE_NS, DISPATCH_NS, DM_MAP_REQUEST_NS, DM_REQUEST_DELAY_NS, GET_REQUEST_NS};
+use crate::calib::{
+    ADD_REQUEST_NS, BIO_CLONE_NS, DISPATCH_NS, DM_MAP_REQUEST_NS, DM_REQUEST_DELAY_NS, GET_REQUEST_NS, QUEUE_LOCK_FINISH_NS,
+    QUEUE_LOCK_START_NS,
+};
 use crate::engine::ids::*;
 use crate::engine::{Next, Sim};
 use crate::kernel::sched::{Step, ThreadKind, Wait};
@@ -33,6 +36,10 @@ impl Sim {
                 let (write, sector, bytes) = (r.write, r.sector, r.bytes);
                 let ctx = self.context();
                 self.charge(DISPATCH_NS);
+                // dm_request_fn runs under dm's queue_lock throughout (4.0): blk_peek_request
+                // (dm_prep_fn's prep_tio, no clone over blk-mq), dm_start_request and the
+                // queue_kthread_work.
+                self.spin_lock_queue(dev, QUEUE_LOCK_START_NS);
                 self.emit(dev, Action::D, write, sector, bytes as u32, ctx, rq.0, 0);
                 self.devs[dev].kdm.as_mut().expect("checked").queue.push_back(rq);
             }
@@ -50,9 +57,13 @@ impl Sim {
             let Some(path) = self.select_path(dev, true) else { break };
             self.devs[di].queue.elevator.dispatched(rq);
             let r = self.reqs.get(rq.0);
-            let (write, sector, bytes) = (r.write, r.sector, r.bytes);
+            let (write, sector, bytes, nbios) = (r.write, r.sector, r.bytes, r.nr_bios);
             let ctx = self.context();
             self.charge(DISPATCH_NS);
+            // Under dm's queue_lock: blk_peek_request, whose dm_prep_fn clones the request and
+            // its bios (clone_rq, GFP_ATOMIC: the clone's BIO_CLONE_NS per bio), and
+            // dm_start_request; dm_request_fn drops the lock for map_request.
+            self.spin_lock_queue(dev, QUEUE_LOCK_START_NS + BIO_CLONE_NS * nbios as u64);
             self.emit(dev, Action::D, write, sector, bytes as u32, ctx, rq.0, 0);
             self.insert_clone(rq, path, None, 0, ctx);
             self.run_queue(path);
@@ -117,6 +128,9 @@ impl Sim {
         let dev = r.dev;
         let ctx = self.context();
         self.emit(dev, Action::C, r.write, r.sector, r.bytes as u32, ctx, rq.0, 0);
+        // blk_end_request_all: the bios end unlocked, then blk_finish_request under dm's
+        // queue_lock.
+        self.spin_lock_queue(dev, QUEUE_LOCK_FINISH_NS);
         let at = self.stamp_now(dev);
         self.devs[dev].stats.done(at, r.write, r.bytes / 512, at - r.alloc_at);
         self.acct.totals.requests_completed += 1;
@@ -162,6 +176,8 @@ impl Sim {
                 Some(t) => Some(t),
                 None => {
                     self.devs[dm].kdm.as_mut().expect("checked").queue.pop_front();
+                    // dm_requeue_unmapped_request: blk_requeue_request under dm's queue_lock.
+                    self.spin_lock_queue(dm, ADD_REQUEST_NS);
                     let owner = self.owner(rq);
                     self.devs[dm].queue.elevator.requeue(rq, write, sector, sector + bytes / 512, now, owner);
                     return self.kdm_next(dm);
