@@ -219,9 +219,17 @@ impl Sim {
     /// dm) takes no queue lock; blk-mq has none in the request path. Request-based dm's own
     /// queue (`dm_request_fn`'s) takes one too, not modelled yet: see docs/model.md.
     pub(crate) fn spin_lock_queue(&mut self, dev: DevId, ns: u64) {
+        self.spin_lock_queue_times(dev, ns, 1);
+    }
+
+    /// `spin_lock_queue` `times` times over (a run of bios, each taking the lock).
+    pub(crate) fn spin_lock_queue_times(&mut self, dev: DevId, ns: u64, times: u64) {
+        if times == 0 {
+            return;
+        }
         let d = &self.devs[dev];
         if matches!(d.kind, DevKind::Sd { .. }) && d.queue.mq.is_none() {
-            self.spin_lock(crate::kernel::spinlock::LockId::Queue(dev), ns);
+            self.spin_lock_times(crate::kernel::spinlock::LockId::Queue(dev), ns, times);
         }
     }
 

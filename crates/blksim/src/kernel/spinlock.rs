@@ -143,32 +143,34 @@ impl Locking {
 }
 
 impl Sim {
-    /// The running work takes `lock` for `hold_ns` of the time its path charges; outside a
-    /// CPU's work (a timer's), nothing.
-    pub(crate) fn spin_lock(&mut self, lock: LockId, hold_ns: u64) {
-        self.lock_section(lock, hold_ns, false);
+    /// The running work takes `lock` `times` times, each for `hold_ns` of the time its path
+    /// charges (a run of bios that each take the lock adds to its section in one go, as the
+    /// calls one by one would); outside a CPU's work (a timer's), nothing.
+    pub(crate) fn spin_lock_times(&mut self, lock: LockId, hold_ns: u64, times: u64) {
+        self.lock_section(lock, hold_ns, times, false);
     }
 
     /// The running work takes `lock` for `hold_ns` more than its cost: a hook whose time only
     /// the lock's section charges.
     pub(crate) fn spin_lock_more(&mut self, lock: LockId, hold_ns: u64) {
-        self.lock_section(lock, hold_ns, true);
+        self.lock_section(lock, hold_ns, 1, true);
     }
 
-    fn lock_section(&mut self, lock: LockId, hold_ns: u64, after: bool) {
-        if !self.in_work() || hold_ns == 0 {
+    /// The running work takes `lock` `times` times, each for `hold_ns`.
+    fn lock_section(&mut self, lock: LockId, hold_ns: u64, times: u64, after: bool) {
+        if !self.in_work() || hold_ns == 0 || times == 0 {
             return;
         }
 
         let limit = Locking::SECTIONS_PER_DEV * self.devs.len();
         let sections = &mut self.locking.sections;
         if let Some(s) = sections.iter_mut().find(|s| s.lock == lock && s.after == after) {
-            s.hold_ns += hold_ns;
-            s.times += 1;
+            s.hold_ns += hold_ns * times;
+            s.times += times;
             return;
         }
         assert!(sections.len() < limit, "a work took more locks than its devices have");
-        sections.push(Section { lock, hold_ns, times: 1, after });
+        sections.push(Section { lock, hold_ns: hold_ns * times, times, after });
     }
 
     fn lock_mut(&mut self, lock: LockId) -> &mut SpinLock {
