@@ -82,12 +82,20 @@ impl SpinLock {
             self.held.pop_front();
         }
         assert!(self.held.len() < Self::HELD_MAX, "a lock's spans over their limit");
-        let i = self.held.partition_point(|h| h.asked <= at);
+        // Most sections ask after every span kept (a work's sections come in the order asked):
+        // they go at the back, with no search and no later span to move.
+        let last = self.held.back().is_none_or(|h| h.asked <= at);
+        let i = if last { self.held.len() } else { self.held.partition_point(|h| h.asked <= at) };
         let start = match i {
             0 => at,
             _ => at.max(self.held[i - 1].end),
         };
-        self.held.insert(i, Span { asked: at, start, end: start + hold_ns, cpu });
+        let span = Span { asked: at, start, end: start + hold_ns, cpu };
+        if last {
+            self.held.push_back(span);
+        } else {
+            self.held.insert(i, span);
+        }
         let spin = start - at;
         self.acquired += 1;
         if spin > 0 {
@@ -187,6 +195,9 @@ impl Sim {
     /// ones. Returns how much longer the CPU stays busy: the spins, and the sections beyond
     /// its cost.
     pub(crate) fn spin_unlock_work(&mut self, start: SimTime) -> u64 {
+        if self.locking.sections.is_empty() {
+            return 0;
+        }
         let now = self.now();
         let cpu = self.current.cpu;
         let mut moved = std::mem::take(&mut self.locking.moved);
