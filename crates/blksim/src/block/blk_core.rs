@@ -219,10 +219,18 @@ impl Sim {
     /// `dm_request_fn`'s: `dm_request` hands its bios to `blk_queue_bio`). A bio-based driver
     /// (md, dm-linear, bio-based dm) takes no queue lock; blk-mq has none in the request path.
     pub(crate) fn spin_lock_queue(&mut self, dev: DevId, ns: u64) {
+        self.spin_lock_queue_times(dev, ns, 1);
+    }
+
+    /// `spin_lock_queue` `times` times over (a run of bios, each taking the lock).
+    pub(crate) fn spin_lock_queue_times(&mut self, dev: DevId, ns: u64, times: u64) {
+        if times == 0 {
+            return;
+        }
         let d = &self.devs[dev];
         let request_fn = matches!(d.kind, DevKind::Sd { .. } | DevKind::DmMpath { bio_based: false, .. });
         if request_fn && d.queue.mq.is_none() {
-            self.spin_lock(crate::kernel::spinlock::LockId::Queue(dev), ns);
+            self.spin_lock_times(crate::kernel::spinlock::LockId::Queue(dev), ns, times);
         }
     }
 

@@ -17,9 +17,9 @@ impl Sim {
         self.charge((BIO_ALLOC_SUBMIT_NS + ELV_MERGE_NS) * (n.max(1) as u64 - 1));
         // Each of them looks for its merge under the queue lock, as `submit_bios` takes it for
         // a bio submitted alone: the run's work holds the lock as often as one by one's does.
-        let dev = self.bios.get(bio_id.0).dev;
-        for _ in 1..n.max(1) {
-            self.spin_lock_queue(dev, ELV_MERGE_NS);
+        if n > 1 {
+            let dev = self.bios.get(bio_id.0).dev;
+            self.spin_lock_queue_times(dev, ELV_MERGE_NS, n as u64 - 1);
         }
         self.merge(rq, bio_id, front);
         let b = *self.bios.get(bio_id.0);

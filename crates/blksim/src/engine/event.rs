@@ -45,41 +45,47 @@ pub enum Event {
     HostLink { host: HostId },
 }
 
+/// A queued event and its place in the order: (time, seq) packed into one integer, time in the
+/// high half, so that the heap's sifts compare one `u128` instead of a pair.
 #[derive(Clone, Debug)]
 struct Entry {
-    at: SimTime,
-    seq: u64,
+    key: u128,
     event: Event,
+}
+
+impl Entry {
+    fn new(at: SimTime, seq: u64, event: Event) -> Entry {
+        Entry { key: (u128::from(at.0) << 64) | u128::from(seq), event }
+    }
+
+    fn at(&self) -> SimTime {
+        SimTime((self.key >> 64) as u64)
+    }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, other: &Self) -> bool {
-        self.at == other.at && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl Eq for Entry {}
-impl Entry {
-    /// What orders it: (time, seq), reversed for the max-heap.
-    fn key(&self) -> std::cmp::Reverse<(SimTime, u64)> {
-        std::cmp::Reverse((self.at, self.seq))
-    }
-}
 impl PartialOrd for Entry {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
-    // The heap's sifts ask `<=`: answered straight from the keys, with no `Ordering` between.
+    // The heap's sifts ask `<=`: answered straight from the keys (reversed for the max-heap),
+    // with no `Ordering` between.
     fn le(&self, other: &Self) -> bool {
-        self.key() <= other.key()
+        self.key >= other.key
     }
     fn lt(&self, other: &Self) -> bool {
-        self.key() < other.key()
+        self.key > other.key
     }
 }
 impl Ord for Entry {
     // BinaryHeap is a max-heap: reverse so the earliest (time, seq) pops first.
     fn cmp(&self, other: &Self) -> Ordering {
-        other.at.cmp(&self.at).then_with(|| other.seq.cmp(&self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -126,15 +132,15 @@ impl EventQueue {
         assert!(self.len() < self.limit, "event queue over its limit of {}", self.limit);
         let seq = self.next_seq;
         self.next_seq += 1;
-        let e = Entry { at, seq, event };
+        let e = Entry::new(at, seq, event);
         // (time, seq) is a total order and `seq` grows: the front stays the earliest entry.
         match &self.front {
-            Some(f) if e.key() > f.key() => {
+            Some(f) if e.key < f.key => {
                 let f = self.front.replace(e).expect("checked");
                 self.heap.push(f);
             }
             Some(_) => self.heap.push(e),
-            None if self.heap.peek().is_none_or(|h| e.key() > h.key()) => self.front = Some(e),
+            None if self.heap.peek().is_none_or(|h| e.key < h.key) => self.front = Some(e),
             None => self.heap.push(e),
         }
     }
@@ -145,7 +151,7 @@ impl EventQueue {
     }
 
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.front.as_ref().or(self.heap.peek()).map(|e| e.at)
+        self.front.as_ref().or(self.heap.peek()).map(Entry::at)
     }
 
     /// Pops the earliest event and advances the clock to it.
@@ -154,9 +160,10 @@ impl EventQueue {
             Some(e) => e,
             None => self.heap.pop()?,
         };
-        debug_assert!(e.at >= self.now);
-        self.now = e.at;
-        Some((e.at, e.event))
+        let at = e.at();
+        debug_assert!(at >= self.now);
+        self.now = at;
+        Some((at, e.event))
     }
 
     /// Moves the clock forward with no event (for `run_until` past the last event).

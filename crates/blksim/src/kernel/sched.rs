@@ -328,11 +328,18 @@ impl Sim {
 
     /// If core `c` is not executing anything, picks what it runs next: softirq work first, then
     /// the current thread's next step, then the head of its run queue, else idle.
+    #[inline]
     pub(crate) fn kick(&mut self, c: CoreId) {
-        let ci = c.idx();
-        if self.cores[ci].busy {
-            return;
+        // Most kicks find the core busy (a woken thread queued behind the running work): they
+        // return here, without the call into the scheduler's pick.
+        if !self.cores[c].busy {
+            self.kick_idle(c);
         }
+    }
+
+    /// `kick` of a core not executing anything.
+    fn kick_idle(&mut self, c: CoreId) {
+        let ci = c.idx();
         let now = self.now();
         self.account(c);
         if self.do_softirq(c) {

@@ -83,12 +83,20 @@ impl SpinLock {
             self.held.pop_front();
         }
         assert!(self.held.len() < Self::HELD_MAX, "a lock's spans over their limit");
-        let i = self.held.partition_point(|h| h.asked <= at);
+        // Most sections ask after every span kept (a work's sections come in the order asked):
+        // they go at the back, with no search and no later span to move.
+        let last = self.held.back().is_none_or(|h| h.asked <= at);
+        let i = if last { self.held.len() } else { self.held.partition_point(|h| h.asked <= at) };
         let start = match i {
             0 => at,
             _ => at.max(self.held[i - 1].end),
         };
-        self.held.insert(i, Span { asked: at, start, end: start + hold_ns, cpu });
+        let span = Span { asked: at, start, end: start + hold_ns, cpu };
+        if last {
+            self.held.push_back(span);
+        } else {
+            self.held.insert(i, span);
+        }
         let spin = start - at;
         self.acquired += 1;
         if spin > 0 {
@@ -144,32 +152,34 @@ impl Locking {
 }
 
 impl Sim {
-    /// The running work takes `lock` for `hold_ns` of the time its path charges; outside a
-    /// CPU's work (a timer's), nothing.
-    pub(crate) fn spin_lock(&mut self, lock: LockId, hold_ns: u64) {
-        self.lock_section(lock, hold_ns, false);
+    /// The running work takes `lock` `times` times, each for `hold_ns` of the time its path
+    /// charges (a run of bios that each take the lock adds to its section in one go, as the
+    /// calls one by one would); outside a CPU's work (a timer's), nothing.
+    pub(crate) fn spin_lock_times(&mut self, lock: LockId, hold_ns: u64, times: u64) {
+        self.lock_section(lock, hold_ns, times, false);
     }
 
     /// The running work takes `lock` for `hold_ns` more than its cost: a hook whose time only
     /// the lock's section charges.
     pub(crate) fn spin_lock_more(&mut self, lock: LockId, hold_ns: u64) {
-        self.lock_section(lock, hold_ns, true);
+        self.lock_section(lock, hold_ns, 1, true);
     }
 
-    fn lock_section(&mut self, lock: LockId, hold_ns: u64, after: bool) {
-        if !self.in_work() || hold_ns == 0 {
+    /// The running work takes `lock` `times` times, each for `hold_ns`.
+    fn lock_section(&mut self, lock: LockId, hold_ns: u64, times: u64, after: bool) {
+        if !self.in_work() || hold_ns == 0 || times == 0 {
             return;
         }
 
         let limit = Locking::SECTIONS_PER_DEV * self.devs.len();
         let sections = &mut self.locking.sections;
         if let Some(s) = sections.iter_mut().find(|s| s.lock == lock && s.after == after) {
-            s.hold_ns += hold_ns;
-            s.times += 1;
+            s.hold_ns += hold_ns * times;
+            s.times += times;
             return;
         }
         assert!(sections.len() < limit, "a work took more locks than its devices have");
-        sections.push(Section { lock, hold_ns, times: 1, after });
+        sections.push(Section { lock, hold_ns: hold_ns * times, times, after });
     }
 
     fn lock_mut(&mut self, lock: LockId) -> &mut SpinLock {
@@ -186,6 +196,9 @@ impl Sim {
     /// ones. Returns how much longer the CPU stays busy: the spins, and the sections beyond
     /// its cost.
     pub(crate) fn spin_unlock_work(&mut self, start: SimTime) -> u64 {
+        if self.locking.sections.is_empty() {
+            return 0;
+        }
         let now = self.now();
         let cpu = self.current.cpu;
         let mut moved = std::mem::take(&mut self.locking.moved);
