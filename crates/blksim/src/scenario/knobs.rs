@@ -119,7 +119,7 @@ impl KnobKind {
                 _ => None,
             },
             KnobKind::Enum(_) => Some(Value::Text(v.to_string())),
-            KnobKind::Seconds { min, max } => v.parse::<f64>().ok().filter(|x| (min..=max).contains(x)).map(Value::Seconds),
+            KnobKind::Seconds { min, max } => crate::float_parse::parse_f64(v).filter(|x| (min..=max).contains(x)).map(Value::Seconds),
             KnobKind::Name { max_len } => {
                 let ok = !v.is_empty() && v.len() <= max_len && v.chars().all(|c| c.is_ascii_graphic());
                 ok.then(|| Value::Text(v.to_string()))
