@@ -231,7 +231,7 @@ fn draw_panel(
     let mut chart = ChartBuilder::on(panel)
         .margin(6)
         .margin_right(18)
-        .caption(spec.title, ("sans-serif", 13).into_font().color(&fg))
+        .caption(spec.title, (FontFamily::SansSerif, 13).into_font().color(&fg))
         .x_label_area_size(18)
         .y_label_area_size(52)
         .build_cartesian_2d(0.0..t_max, 0.0..y_max)
@@ -242,7 +242,7 @@ fn draw_panel(
         .y_labels(4)
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
-        .label_style(("sans-serif", 11).into_font().color(&fg))
+        .label_style((FontFamily::SansSerif, 11).into_font().color(&fg))
         .axis_style(fg.mix(0.5))
         .light_line_style(fg.mix(0.08))
         .bold_line_style(fg.mix(0.15))
@@ -254,7 +254,7 @@ fn draw_panel(
     }
     // After every line, so that none crosses them.
     for (text, (x, y), colour) in over_labels {
-        let font = ("sans-serif", 11).into_font().color(&colour);
+        let font = (FontFamily::SansSerif, 11).into_font().color(&colour);
         let (w, h) = panel.estimate_text_size(&text, &font).map_err(|e| e.to_string())?;
         panel.draw(&Rectangle::new([(x - 2, y - 1), (x + w as i32 + 2, y + h as i32 + 1)], bg.filled())).map_err(|e| e.to_string())?;
         panel.draw(&Text::new(text, (x, y), font)).map_err(|e| e.to_string())?;
@@ -351,7 +351,7 @@ struct LegendEntry {
 /// run's; and a row too wide for the chart (a phone) wraps.
 fn legend_layout(root: &Area, runs: &[(&str, &RunSeries)], disks: bool, busiest: bool) -> Result<Vec<LegendEntry>, String> {
     const X0: i32 = 56;
-    let font: TextStyle = ("sans-serif", 11).into_font().into();
+    let font: TextStyle = (FontFamily::SansSerif, 11).into_font().into();
     let width =
         |text: &str| -> Result<i32, String> { Ok(18 + root.estimate_text_size(text, &font).map_err(|e| e.to_string())?.0 as i32 + 14) };
     let room = root.dim_in_pixel().0 as i32;
@@ -383,7 +383,7 @@ fn legend_layout(root: &Area, runs: &[(&str, &RunSeries)], disks: bool, busiest:
 /// The legend above the panels: each run's solid line, and its disks (dashed) and
 /// busiest-CPU (dotted) lines when those are drawn.
 fn draw_legend(strip: &Area, runs: usize, entries: &[LegendEntry], fg: &RGBColor) -> Result<(), String> {
-    let font = ("sans-serif", 11).into_font().color(fg);
+    let font = (FontFamily::SansSerif, 11).into_font().color(fg);
     for e in entries {
         let colour = if e.run == 0 { COLOUR_A } else { COLOUR_B };
         let width = if e.run == 0 && runs > 1 { 4 } else { 2 };
@@ -404,7 +404,7 @@ fn draw_legend(strip: &Area, runs: usize, entries: &[LegendEntry], fg: &RGBColor
 /// title, centred, ran off both edges).
 pub(crate) fn fitted_caption<'a>(area: &Area, full: &'a str, short: &'a str) -> &'a str {
     let room = area.dim_in_pixel().0 as i64 - 12;
-    match area.estimate_text_size(full, &("sans-serif", 13).into_font().into()) {
+    match area.estimate_text_size(full, &(FontFamily::SansSerif, 13).into_font().into()) {
         Ok((w, _)) if (w as i64) <= room => full,
         _ => short,
     }
@@ -436,7 +436,7 @@ pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)]
         .margin_right(MARGIN_RIGHT_PX as u32)
         .caption(
             fitted_caption(&root, "the jobs' I/O latency, each read/write/io as fio's clat (log2 µs)", "I/O latency, fio clat (log2 µs)"),
-            ("sans-serif", 13).into_font().color(&fg),
+            (FontFamily::SansSerif, 13).into_font().color(&fg),
         )
         .x_label_area_size(20)
         .y_label_area_size(Y_LABELS_PX as u32)
@@ -453,7 +453,7 @@ pub fn draw_latency(canvas: &HtmlCanvasElement, runs: &[(&str, Vec<(u64, u64)>)]
         .x_label_formatter(&|x| pow2_us_label(*x as u32))
         .y_labels(4)
         .y_label_formatter(&|y| tidy(*y))
-        .label_style(("sans-serif", 11).into_font().color(&fg))
+        .label_style((FontFamily::SansSerif, 11).into_font().color(&fg))
         .axis_style(fg.mix(0.5))
         .light_line_style(fg.mix(0.08))
         .draw()
@@ -501,7 +501,7 @@ pub fn draw_offsets(
     let mut chart = ChartBuilder::on(&root)
         .margin(6)
         .margin_right(18)
-        .caption("sector of each issued request (D) over time", ("sans-serif", 13).into_font().color(&fg))
+        .caption("sector of each issued request (D) over time", (FontFamily::SansSerif, 13).into_font().color(&fg))
         .x_label_area_size(36)
         .y_label_area_size(78)
         .build_cartesian_2d(0.0..t_max * 1.02, 0.0..s_max * 1.05)
@@ -513,27 +513,71 @@ pub fn draw_offsets(
         .x_label_formatter(&|x| tidy(*x))
         .y_labels(6)
         .y_label_formatter(&|y| format!("{:.0}", y))
-        .label_style(("sans-serif", 11).into_font().color(&fg))
+        .label_style((FontFamily::SansSerif, 11).into_font().color(&fg))
         .axis_style(fg.mix(0.5))
         .light_line_style(fg.mix(0.08))
         .draw()
         .map_err(|e| e.to_string())?;
-    for (i, ((major, minor), points)) in devices.iter().enumerate() {
+    for (i, points) in devices.values().enumerate() {
         let colour = PALETTE[i % PALETTE.len()];
         chart
             .draw_series(points.iter().map(|&(t, s)| Circle::new((t as f64 / per_ns, s as f64), 2, colour.mix(0.8).filled())))
-            .map_err(|e| e.to_string())?
-            .label(format!("{major},{minor}"))
-            .legend(move |(x, y)| Circle::new((x + 6, y), 4, colour.filled()));
+            .map_err(|e| e.to_string())?;
     }
-    chart
-        .configure_series_labels()
-        .label_font(("sans-serif", 11).into_font().color(&fg))
-        .border_style(fg.mix(0.3))
-        .background_style(WHITE.mix(0.8))
-        .draw()
-        .map_err(|e| e.to_string())?;
+    let labels: Vec<String> = devices.keys().map(|(major, minor)| format!("{major},{minor}")).collect();
+    draw_series_labels(
+        &chart.plotting_area().strip_coord_spec(),
+        LegendAt::MiddleRight,
+        &(FontFamily::SansSerif, 11).into_font().color(&fg),
+        (fg.mix(0.3).into(), WHITE.mix(0.8).into()),
+        &labels,
+        |i, (x, y)| Circle::new((x + 6, y), 4, PALETTE[i % PALETTE.len()].filled()).into_dyn(),
+    )?;
     root.present().map_err(|e| e.to_string())
+}
+
+/// Where a legend sits in the plot, as plotters' `SeriesLabelPosition` places it.
+#[derive(Clone, Copy)]
+pub(crate) enum LegendAt {
+    UpperRight,
+    MiddleRight,
+}
+
+/// A chart's legend, drawn as plotters' `configure_series_labels().draw()` draws it (the same
+/// box, margins, text and marks) from the labels given here, each with what draws its mark at a
+/// point: plotters' own reads its default font's name through `str::to_lowercase`, which keeps
+/// std's case table in the page.
+pub(crate) fn draw_series_labels<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    at: LegendAt,
+    font: &TextStyle,
+    (border, background): (ShapeStyle, ShapeStyle),
+    labels: &[String],
+    mark: impl Fn(usize, (i32, i32)) -> DynElement<'static, DB, (i32, i32)>,
+) -> Result<(), String> {
+    // plotters' defaults: a 30 px column for the marks and a 10 px margin.
+    let (mark_w, margin) = (30, 10);
+    let mut text = MultiLineText::<_, &str>::new((0, 0), font);
+    for l in labels {
+        text.push_line(l.as_str());
+    }
+    let (w, h) = text.estimate_dimension().map_err(|e| e.to_string())?;
+    let (w, h) = (w + mark_w + margin * 2, h + margin * 2);
+    let (area_w, area_h) = area.dim_in_pixel();
+    let x = area_w as i32 - w - 5;
+    let y = match at {
+        LegendAt::UpperRight => 5,
+        LegendAt::MiddleRight => (area_h as i32 - h) / 2,
+    };
+    text.relocate((x + mark_w + margin, y + margin));
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    area.draw(&Rectangle::new([(x, y), (x + w, y + h)], background.filled())).map_err(e)?;
+    area.draw(&Rectangle::new([(x, y), (x + w, y + h)], border)).map_err(e)?;
+    area.draw(&text).map_err(e)?;
+    for (i, ((_, y0), (_, y1))) in text.compute_line_layout().map_err(|e| e.to_string())?.into_iter().enumerate() {
+        area.draw(&mark(i, (x + margin, (y0 + y1) / 2))).map_err(e)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

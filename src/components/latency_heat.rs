@@ -92,7 +92,10 @@ pub fn draw_latency_heat(
         let mut chart = ChartBuilder::on(panel)
             .margin(6)
             .margin_right(18)
-            .caption(super::charts::fitted_caption(panel, &caption, &format!("{name}: {what}")), ("sans-serif", 13).into_font().color(&fg))
+            .caption(
+                super::charts::fitted_caption(panel, &caption, &format!("{name}: {what}")),
+                (FontFamily::SansSerif, 13).into_font().color(&fg),
+            )
             .x_label_area_size(20)
             .y_label_area_size(52)
             .build_cartesian_2d(0.0..t_max, lo as f64..(hi + 1) as f64)
@@ -103,7 +106,7 @@ pub fn draw_latency_heat(
             .x_label_formatter(&|x| if t_max < 1.0 { format!("{} ms", tidy(*x * 1e3)) } else { format!("{} s", tidy(*x)) })
             .y_labels((hi + 2 - lo).min(6))
             .y_label_formatter(&|y| pow2_ns_label(y.round().max(0.0) as u32))
-            .label_style(("sans-serif", 11).into_font().color(&fg))
+            .label_style((FontFamily::SansSerif, 11).into_font().color(&fg))
             .axis_style(fg.mix(0.5))
             .light_line_style(fg.mix(0.08))
             .draw()

@@ -2,7 +2,7 @@
 //! bins it (`SweepBins`: log-spaced when the values spread over more than a factor of 20, a
 //! stall among fast runs, else linear).
 
-use super::charts::{prepare, tidy, COLOUR_A, COLOUR_B};
+use super::charts::{draw_series_labels, prepare, tidy, LegendAt, COLOUR_A, COLOUR_B};
 use crate::format::axis_tick;
 use blksim::tools::stats::SweepBins;
 use plotters::prelude::*;
@@ -32,7 +32,7 @@ pub fn draw_sweep(canvas: &HtmlCanvasElement, what: &str, unit: &str, runs: &[(S
     let mut chart = ChartBuilder::on(&root)
         .margin(6)
         .margin_right(18)
-        .caption(caption, ("sans-serif", 13).into_font().color(&fg))
+        .caption(caption, (FontFamily::SansSerif, 13).into_font().color(&fg))
         .x_label_area_size(22)
         .y_label_area_size(40)
         .build_cartesian_2d(a..b, 0.0..y_max)
@@ -54,7 +54,7 @@ pub fn draw_sweep(canvas: &HtmlCanvasElement, what: &str, unit: &str, runs: &[(S
         .y_labels(4)
         .y_label_formatter(&|y| tidy(*y))
         .y_desc("runs")
-        .label_style(("sans-serif", 11).into_font().color(&fg))
+        .label_style((FontFamily::SansSerif, 11).into_font().color(&fg))
         .axis_style(fg.mix(0.5))
         .light_line_style(fg.mix(0.08))
         .draw()
@@ -65,7 +65,7 @@ pub fn draw_sweep(canvas: &HtmlCanvasElement, what: &str, unit: &str, runs: &[(S
     // axis carries its count above it.
     let plot_h_px = f64::from(chart.plotting_area().get_pixel_range().1.len() as u32).max(1.0);
     let runs_per_px = y_max / plot_h_px;
-    for (i, (c, (name, _))) in counts.iter().zip(runs).enumerate() {
+    for (i, c) in counts.iter().enumerate() {
         let colour = if i == 0 { COLOUR_A } else { COLOUR_B };
         let bar = move |k: usize| {
             let x0 = a + width * (k as f64 + i as f64 / n);
@@ -76,25 +76,22 @@ pub fn draw_sweep(canvas: &HtmlCanvasElement, what: &str, unit: &str, runs: &[(S
             let (x0, x1, top) = bar(k);
             Rectangle::new([(x0, 0.0), (x1, top)], colour.mix(0.85).filled())
         });
-        let font = ("sans-serif", 10).into_font().color(&colour).pos(Pos::new(HPos::Center, VPos::Bottom));
+        let font = (FontFamily::SansSerif, 10).into_font().color(&colour).pos(Pos::new(HPos::Center, VPos::Bottom));
         let counts_above = (0..BINS).filter(|&k| c[k] > 0 && (c[k] as f64) < COUNT_SHOWN_UNDER_PX * runs_per_px).map(move |k| {
             let (x0, x1, top) = bar(k);
             Text::new(c[k].to_string(), ((x0 + x1) / 2.0, top + runs_per_px), font.clone())
         });
         chart.draw_series(counts_above).map_err(|e| e.to_string())?;
-        chart
-            .draw_series(bars)
-            .map_err(|e| e.to_string())?
-            .label(name.clone())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled()));
+        chart.draw_series(bars).map_err(|e| e.to_string())?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font(("sans-serif", 11).into_font().color(&fg))
-        .border_style(fg.mix(0.3))
-        .background_style(fg.mix(0.0))
-        .draw()
-        .map_err(|e| e.to_string())?;
+    let labels: Vec<String> = runs.iter().map(|(name, _)| name.clone()).collect();
+    draw_series_labels(
+        &chart.plotting_area().strip_coord_spec(),
+        LegendAt::UpperRight,
+        &(FontFamily::SansSerif, 11).into_font().color(&fg),
+        (fg.mix(0.3).into(), fg.mix(0.0).into()),
+        &labels,
+        |i, (x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], if i == 0 { COLOUR_A } else { COLOUR_B }.filled()).into_dyn(),
+    )?;
     root.present().map_err(|e| e.to_string())
 }

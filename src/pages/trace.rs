@@ -208,9 +208,9 @@ fn run_picker(
         let (beside, slot, reading) = (beside.clone(), slot.clone(), reading.clone());
         let (id, variant, seconds) = (chosen.map(|l| l.id.clone()).unwrap_or_default(), variant.clone(), (*run.seconds).clone());
         Callback::from(move |_: MouseEvent| {
-            let result = match seconds.trim().parse::<f64>() {
-                Ok(s) => run_lesson(&id, &variant, s),
-                Err(_) => Err(format!(
+            let result = match blksim::float_parse::parse_f64(seconds.trim()) {
+                Some(s) => run_lesson(&id, &variant, s),
+                None => Err(format!(
                     "seconds to trace: '{}' is not a number; expected more than 0 and at most {RUN_SECONDS_MAX}",
                     seconds.trim()
                 )),

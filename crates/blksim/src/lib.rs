@@ -17,6 +17,7 @@ pub mod course;
 pub mod drivers;
 pub mod engine;
 pub mod fio;
+pub mod float_parse;
 pub mod fs;
 pub mod hw;
 pub mod kernel;

@@ -213,7 +213,7 @@ pub(super) fn run_controls(session: &SharedSession, page: &PageDispatch, d: &Run
         let (session, page) = (session.clone(), page.clone());
         Callback::from(move |e: InputEvent| {
             if let Some(input) = e.target_dyn_into::<HtmlInputElement>() {
-                if let Ok(v) = input.value().parse::<f64>() {
+                if let Some(v) = blksim::float_parse::parse_f64(&input.value()) {
                     session.borrow_mut().act(Command::SetSpeed(slider_to_speed(v)));
                     page.dispatch(PageAction::SessionChanged);
                 }

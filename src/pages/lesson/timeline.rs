@@ -31,7 +31,7 @@ pub(super) fn timeline_bar(session: &SharedSession, page: &PageDispatch) -> Html
         let seek = seek.clone();
         Callback::from(move |e: InputEvent| {
             let input: HtmlInputElement = e.target_unchecked_into();
-            if let Ok(ms) = input.value().parse::<f64>() {
+            if let Some(ms) = blksim::float_parse::parse_f64(&input.value()) {
                 seek(SimTime::from_secs_f64(ms.max(0.0) / 1e3));
             }
         })

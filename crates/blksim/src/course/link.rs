@@ -325,7 +325,7 @@ impl LinkState {
             }
             "t" => st.t = Some(parse_secs(&v, "t", T_MAX_S)?),
             "speed" => {
-                st.speed = Some(v.parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0 && *x <= 1.0).ok_or_else(|| {
+                st.speed = Some(crate::float_parse::parse_f64(&v).filter(|x| x.is_finite() && *x > 0.0 && *x <= 1.0).ok_or_else(|| {
                     err(
                         "speed",
                         format!(
@@ -412,8 +412,8 @@ pub fn merge_knobs(base: &[(String, String)], over: &[(String, String)]) -> Vec<
 
 /// A time point: from 0 (the start, paused there as any link with `t` opens) to `max`.
 fn parse_secs(v: &str, field: &str, max: f64) -> Result<f64, LinkError> {
-    match v.parse::<f64>() {
-        Ok(x) if x.is_finite() && (0.0..=max).contains(&x) => Ok(x),
+    match crate::float_parse::parse_f64(v) {
+        Some(x) if x.is_finite() && (0.0..=max).contains(&x) => Ok(x),
         _ => Err(err(field, format!("'{}' is not allowed; expected seconds from 0 to {max}", clip(v)))),
     }
 }

@@ -147,7 +147,7 @@ fn fio_seconds(v: &str) -> Option<f64> {
         "d" | "day" => 86400.0,
         _ => return None,
     };
-    num.parse::<f64>().ok().filter(|x| x.is_finite()).map(|x| x * mult)
+    crate::float_parse::parse_f64(num).filter(|x| x.is_finite()).map(|x| x * mult)
 }
 
 /// What fio itself takes for an option the model maps, when `value` is not one of them (fio

@@ -297,10 +297,10 @@ impl Reader {
         if self.sections.len() == 1 {
             return self.sections[0].runtime.clone();
         }
-        let secs = |s: &Section, k: &KnobSpec| s.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+        let secs = |s: &Section, k: &KnobSpec| s.get(k).and_then(crate::float_parse::parse_f64).unwrap_or(0.0);
         let (mut total, mut group, mut any) = (0.0, 0.0, false);
         for s in &self.sections {
-            let Some(rt) = s.runtime.as_deref().and_then(|r| r.parse::<f64>().ok()) else { continue };
+            let Some(rt) = s.runtime.as_deref().and_then(crate::float_parse::parse_f64) else { continue };
             any = true;
             if s.get(&kt::WORKLOAD_STONEWALL) == Some("true") || s.get(&kt::WORKLOAD_WAIT_FOR).is_some_and(|w| !w.is_empty()) {
                 total += group;

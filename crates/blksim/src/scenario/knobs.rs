@@ -119,7 +119,7 @@ impl KnobKind {
                 _ => None,
             },
             KnobKind::Enum(_) => Some(Value::Text(v.to_string())),
-            KnobKind::Seconds { min, max } => v.parse::<f64>().ok().filter(|x| (min..=max).contains(x)).map(Value::Seconds),
+            KnobKind::Seconds { min, max } => crate::float_parse::parse_f64(v).filter(|x| (min..=max).contains(x)).map(Value::Seconds),
             KnobKind::Name { max_len } => {
                 let ok = !v.is_empty() && v.len() <= max_len && v.chars().all(|c| c.is_ascii_graphic());
                 ok.then(|| Value::Text(v.to_string()))
@@ -355,7 +355,7 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
 /// kernel's and fio's own names (`nr_requests`, `queue_depth`, `read_ahead_kb`, `iodepth`)
 /// and near spellings (`raid.chunk`) lead to blkviz's, compared without case, '.', '_' or '-'.
 pub fn did_you_mean(key: &str) -> String {
-    let norm = |s: &str| s.chars().filter(|c| !matches!(c, '.' | '_' | '-')).flat_map(char::to_lowercase).collect::<String>();
+    let norm = |s: &str| s.chars().filter(|c| !matches!(c, '.' | '_' | '-')).flat_map(lower).collect::<String>();
     let last = |s: &str| s.rsplit('.').next().unwrap_or(s).to_string();
     let (whole, tail) = (norm(key), norm(&last(key)));
     if tail.len() < 2 {
@@ -375,6 +375,20 @@ pub fn did_you_mean(key: &str) -> String {
     } else {
         format!(" (did you mean {}?)", hits.join(" or "))
     }
+}
+
+/// A letter of a typed key lowered as far as `did_you_mean` can tell: ASCII lowered, and the two
+/// other letters whose lowercase holds an ASCII one (the Kelvin sign's `k`, the capital I with a
+/// dot's `i` and its dot) as `char::to_lowercase` lowers them; any other letter stays as typed,
+/// since a knob's name (ASCII) matches neither it nor its lowercase. std's case table, which
+/// `char::to_lowercase` reads, stays out of the page.
+fn lower(c: char) -> impl Iterator<Item = char> {
+    let (a, b) = match c {
+        '\u{212A}' => ('k', None),
+        '\u{130}' => ('i', Some('\u{307}')),
+        c => (c.to_ascii_lowercase(), None),
+    };
+    std::iter::once(a).chain(b)
 }
 
 /// Sets one knob from its text form, checking the value against the knob's allowed range.
@@ -402,6 +416,88 @@ pub fn set_knob(s: &mut Scenario, key: &str, value: &str) -> Result<(), Scenario
 
 #[cfg(test)]
 mod tests {
+
+    /// `did_you_mean` as it read with `char::to_lowercase` (std's full case mapping).
+    fn did_you_mean_unicode(key: &str) -> String {
+        let norm = |s: &str| s.chars().filter(|c| !matches!(c, '.' | '_' | '-')).flat_map(char::to_lowercase).collect::<String>();
+        let last = |s: &str| s.rsplit('.').next().unwrap_or(s).to_string();
+        let (whole, tail) = (norm(key), norm(&last(key)));
+        if tail.len() < 2 {
+            return String::new();
+        }
+        let find = |hit: &dyn Fn(&str, &str) -> bool| -> Vec<&'static str> {
+            KNOBS.iter().filter(|k| hit(&norm(k.key), &norm(&last(k.key)))).map(|k| k.key).take(3).collect()
+        };
+        let mut hits = find(&|kw, kt| kw == whole || kt == tail);
+        if hits.is_empty() && tail.len() >= 4 {
+            hits =
+                find(&|kw, kt| (whole.len() >= 6 && kw.ends_with(&whole)) || kt.starts_with(&tail) || (kt.len() >= 5 && tail.contains(kt)));
+        }
+        if hits.is_empty() {
+            String::new()
+        } else {
+            format!(" (did you mean {}?)", hits.join(" or "))
+        }
+    }
+
+    #[test]
+    fn only_two_letters_beyond_ascii_lower_to_ascii_ones() {
+        let beyond: Vec<char> =
+            (0..=0x10FFFFu32).filter_map(char::from_u32).filter(|c| !c.is_ascii() && c.to_lowercase().any(|l| l.is_ascii())).collect();
+        assert_eq!(beyond, ['\u{130}', '\u{212A}']);
+        for c in beyond {
+            assert!(super::lower(c).eq(c.to_lowercase()), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn did_you_mean_suggests_as_with_the_full_case_mapping() {
+        // Knob names and their pieces, cased and broken up by letters beyond ASCII.
+        let pieces = [
+            "queue",
+            "depth",
+            "nr_requests",
+            "QUEUE",
+            "Nr_Requests",
+            "read_ahead_kb",
+            "chunk",
+            "raid",
+            ".",
+            "_",
+            "-",
+            "É",
+            "ß",
+            "Ⱥ",
+            "Σ",
+            "\u{212A}",
+            "\u{130}",
+            "i",
+            "k",
+            "ıo",
+            "iodepth",
+            "IODEPTH",
+            "max_sectors_kb",
+            "sched",
+            "rw",
+        ];
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            let mut key = String::new();
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let mut y = x;
+            for _ in 0..(1 + y % 4) {
+                y /= 7;
+                key.push_str(pieces[(y % pieces.len() as u64) as usize]);
+                y /= pieces.len() as u64;
+            }
+            assert_eq!(super::did_you_mean(&key), did_you_mean_unicode(&key), "{key:?}");
+        }
+        for key in KNOBS.iter().map(|k| k.key.to_uppercase()) {
+            assert_eq!(super::did_you_mean(&key), did_you_mean_unicode(&key), "{key:?}");
+        }
+    }
     use crate::scenario::{limits, set_knob, Scenario, KNOBS};
     use std::path::Path;
 

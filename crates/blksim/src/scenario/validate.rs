@@ -257,7 +257,7 @@ impl Scenario {
                 format!(
                     "{} KiB is more than a {} member holds; expected 0 (the whole member) up to {member_kb}",
                     self.md.component_size_kb,
-                    format!("{:?}", self.disk.kind).to_lowercase()
+                    format!("{:?}", self.disk.kind).to_ascii_lowercase()
                 ),
             ));
         }
@@ -283,7 +283,7 @@ impl Scenario {
                     format!(
                         "'{}' is not a device the jobs can use with stack={}; expected names among {}{more}, joined by ':'",
                         clip(n),
-                        format!("{:?}", self.stack).to_lowercase(),
+                        format!("{:?}", self.stack).to_ascii_lowercase(),
                         shown.join(", ")
                     ),
                 ));
@@ -313,7 +313,7 @@ impl Scenario {
                 format!(
                     "{} bytes is more than the device the jobs use holds ({capacity} bytes with stack={}); expected at most {capacity}",
                     self.workload.bs,
-                    format!("{:?}", self.stack).to_lowercase()
+                    format!("{:?}", self.stack).to_ascii_lowercase()
                 ),
             ));
         }
