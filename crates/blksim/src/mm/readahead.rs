@@ -216,7 +216,7 @@ impl Sim {
     /// buffer heads, `block_read_full_page`), else one per contiguous run up to the queue's
     /// `max_sectors_kb` (`mpage_readpages`: files on a file system, and device nodes from 3.18).
     pub(crate) fn ra_bio_bytes(&self, job: &Job) -> u64 {
-        use crate::scenario::knob_table_fs::BlkdevReadahead;
+        use crate::scenario::knob_table_readahead::BlkdevReadahead;
         // The job's own section's filesystem (a device node, or files).
         let fs = self.cfg.scenario.all_jobs().nth(job.run.section as usize).map_or(Filesystem::None, |w| w.filesystem);
         match (fs, self.cfg.scenario.vm.blkdev_readahead) {

@@ -256,7 +256,7 @@ pub const ERA: &[EraRule] = &[
         source: "v2.6.20:mm/page-writeback.c (one global limit); v2.6.24:mm/page-writeback.c (bdi_writeout_fraction); 3.2+ keeps the share but throttles by pauses, which the model lacks (nearest: writeout)",
     },
     EraRule {
-        knob: &k::VM_READAHEAD,
+        knob: &super::knob_table_readahead::VM_READAHEAD,
         steps: &[("2.6.2", "2.6.20"), ("2.6.23", "ondemand")],
         source: "v2.6.20:mm/readahead.c (current and ahead windows); on-demand readahead from 2.6.23; 2.6.2-2.6.19 INFERRED alike",
     },
@@ -281,7 +281,7 @@ pub const ERA: &[EraRule] = &[
         source: "v2.6.32, v4.0:kernel/sched (idle_cpu: the idle task current, none queued); no kernel has the model's no-work rule",
     },
     EraRule {
-        knob: &super::knob_table_fs::VM_BLKDEV_READAHEAD,
+        knob: &super::knob_table_readahead::VM_BLKDEV_READAHEAD,
         steps: &[("2.6.2", "readpage"), ("3.18", "mpage")],
         source: "v2.6.20 and v3.4:fs/block_dev.c (def_blk_aops: .readpage = blkdev_readpage, block_read_full_page, and no .readpages); 447f05bb488b, \"block_dev: implement readpages() to optimize sequential read\" (blkdev_readpages: mpage_readpages), in mmotm after 3.17 and listed with 3.18 (the release taken from those listings, its tag not read)",
     },

@@ -511,16 +511,6 @@ pub const VM_BDI_DIRTY_LIMIT: KnobSpec = KnobSpec {
     values: &[],
 };
 
-pub const VM_READAHEAD: KnobSpec = KnobSpec {
-        key: "vm.readahead",
-        kind: KnobKind::Enum(&["ondemand", "2.6.20"]),
-        help: "ondemand: read_ahead_kb windows, the next started at the newest (2.6.23+); 2.6.20: current and ahead windows growing to read_ahead_kb, the ahead one dropped while the device is read-congested",
-        live: Live::Restart,
-    access: named!(vm.readahead),
-    applies: validate::anywhere,
-    values: &[],
-};
-
 pub const WORKLOAD_NAME: KnobSpec = KnobSpec {
     key: "workload.name",
     kind: KnobKind::Name { max_len: 15 },
@@ -756,8 +746,8 @@ pub const KNOBS: &[KnobSpec] = &[
     VM_DIRTY_BACKGROUND_RATIO,
     VM_WRITEBACK,
     VM_BDI_DIRTY_LIMIT,
-    VM_READAHEAD,
-    super::knob_table_fs::VM_BLKDEV_READAHEAD,
+    super::knob_table_readahead::VM_READAHEAD,
+    super::knob_table_readahead::VM_BLKDEV_READAHEAD,
     WORKLOAD_NAME,
     WORKLOAD_NUMJOBS,
     WORKLOAD_RW,

@@ -14,7 +14,8 @@ pub mod knob_table;
 pub mod knob_table_bfq;
 pub mod knob_table_disk;
 pub mod knob_table_dm;
-pub mod knob_table_fs;
+pub mod knob_table_readahead;
+pub use knob_table_readahead::Readahead;
 pub mod knob_table_hwraid;
 pub mod knob_table_kyber;
 pub mod knob_table_md;
@@ -503,7 +504,7 @@ pub struct VmKnobs {
     /// How buffered reads read ahead.
     pub readahead: Readahead,
     /// How a device node's readahead window becomes bios (`vm.blkdev_readahead`).
-    pub blkdev_readahead: knob_table_fs::BlkdevReadahead,
+    pub blkdev_readahead: knob_table_readahead::BlkdevReadahead,
     /// How the dirty limit is split among the devices written to.
     pub bdi_dirty_limit: BdiDirtyLimit,
 }
@@ -520,25 +521,6 @@ pub enum BdiDirtyLimit {
     /// writeout (`bdi_writeout_fraction`: `lib/proportions.c`, page completions counted per
     /// device, halved every half period of `2^(calc_period_shift() - 1)` pages).
     Writeout,
-}
-
-/// The readahead of the era (`mm/readahead.c`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Readahead {
-    /// 2.6.23+ on-demand readahead, simplified: `read_ahead_kb` windows, the next one started
-    /// when the reader reaches the newest (`PG_readahead`); a window reclaimed before use is
-    /// read again whole; the reader copies once the whole window is read.
-    #[default]
-    #[serde(rename = "ondemand")]
-    Ondemand,
-    /// 2.6.20's current and ahead windows (`page_cache_readahead`): the first window 2 or 4
-    /// times the read, each next one 2 or 4 times the last up to `read_ahead_kb`, a miss
-    /// shrinks it by 2 pages; the ahead window is started when the reader enters the current
-    /// one, without blocking: a read-congested device drops it (`reset_ahead_window`), and it
-    /// is started blocking once the reader reaches it. A page missing from the cache is read
-    /// alone (`readpage`); a page is read as soon as its bio ends.
-    #[serde(rename = "2.6.20")]
-    V2_6_20,
 }
 
 /// The background writeback threads of the era.
@@ -564,7 +546,7 @@ impl Default for VmKnobs {
             dirty_background_ratio: 10,
             writeback: Writeback::PerBdi,
             readahead: Readahead::Ondemand,
-            blkdev_readahead: knob_table_fs::BlkdevReadahead::Readpage,
+            blkdev_readahead: knob_table_readahead::BlkdevReadahead::Readpage,
             bdi_dirty_limit: BdiDirtyLimit::Equal,
         }
     }
