@@ -158,3 +158,57 @@ fn cfq_2620_readers_that_think_long_lose_the_idle_window_and_share_one_sorted_di
     assert_eq!(order, by_sector);
     assert!(now < ms(501), "no idling between the readers: {now:?}");
 }
+
+/// Two random readers of a deep queue each on a RAM LUN or SSD (non-rotational) under the
+/// 2.6.30-4.0 rules. `cfq_arm_slice_timer` returns at once when `blk_queue_nonrot(q) &&
+/// cfqd->hw_tag` (2.6.29+: "SSD device without seek penalty, disable idling"), and
+/// `cfq_should_idle` keeps a queue with requests in the driver only while it is the last on
+/// its service tree: a queue that runs dry hands the device on at once. On a rotational disk
+/// the same queue waits for its requests and then idles `slice_idle`.
+#[test]
+fn cfq_does_not_idle_on_a_nonrot_device_that_queues() {
+    let ms = |n: u64| SimTime(n * 1_000_000);
+    let (a, b) = (
+        Owner { id: 1, sync: true, ioprio: crate::fs::ioprio::IoPrio::NORM },
+        Owner { id: 2, sync: true, ioprio: crate::fs::ioprio::IoPrio::NORM },
+    );
+    for nonrot in [false, true] {
+        let mut e = Elevator::new(ElevatorKind::Cfq);
+        e.set_nonrot(nonrot);
+        e.add(ReqId(1), false, 500_000, 500_008, ms(0), a);
+        e.add(ReqId(2), false, 100_000, 100_008, ms(0), b);
+        assert_eq!(e.next(ms(0)), Some(ReqId(1)));
+        e.dispatched(ReqId(1));
+        // a ran dry with its request in the driver, b waits.
+        let next = e.next(ms(0));
+        assert_eq!(next, if nonrot { Some(ReqId(2)) } else { None }, "nonrot {nonrot}");
+        if !nonrot {
+            e.completed(a, ms(1));
+            assert_eq!(e.next(ms(1)), None);
+            assert_eq!(e.idle_until(), Some(ms(1) + CFQ_SLICE_IDLE_NS));
+        }
+    }
+}
+
+/// `cfq_update_hw_tag`: a non-rotational device whose driver never holds
+/// `CFQ_HW_QUEUE_MIN` (5) requests while more wait in cfq is found not to queue after 50
+/// samples, and cfq idles on it again; one that holds 32 keeps `hw_tag`.
+#[test]
+fn cfq_hw_tag_is_found_after_fifty_samples_of_a_busy_queue() {
+    let mut shallow = HwTag::default();
+    let mut deep = HwTag::default();
+    for _ in 0..50 {
+        shallow.update(1, 40);
+        deep.update(32, 100);
+    }
+    assert!(!shallow.off && !deep.off, "undecided after 50 samples: hw_tag -1 counts as true");
+    shallow.update(1, 40);
+    deep.update(32, 100);
+    assert!(shallow.off && !deep.off);
+    // Samples with few requests waiting anywhere do not count.
+    let mut idle = HwTag::default();
+    for _ in 0..100 {
+        idle.update(1, 3);
+    }
+    assert!(!idle.off);
+}

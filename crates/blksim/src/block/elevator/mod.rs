@@ -282,7 +282,7 @@ impl Elevator {
         self.bfq.tun = tun.bfq;
     }
 
-    /// bfq: whether the disk is not rotational (`blk_queue_nonrot`).
+    /// bfq and cfq: whether the disk is not rotational (`blk_queue_nonrot`).
     pub fn set_nonrot(&mut self, nonrot: bool) {
         self.bfq.nonrot = nonrot;
     }
