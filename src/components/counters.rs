@@ -258,11 +258,16 @@ fn iostat_table(caption: String, iv: &IntervalReport, look: IostatLook, toggle: 
     }
 }
 
-/// MB/s through the disks (sd*) in the interval, from iostat (a stacking device's bytes are its
-/// disks' bytes again, so they are left out).
-/// What reached the disks (the sd devices) in MB/s: with buffered I/O, not what the jobs did.
+/// Whether an iostat device is a disk (sdX, or an NVMe namespace nvmeXnY) rather than a
+/// stacking device (dm-N, mdN), whose bytes are its disks' bytes again.
+pub fn is_disk(name: &str) -> bool {
+    name.starts_with("sd") || name.starts_with("nvme")
+}
+
+/// What reached the disks in the interval, MB/s from iostat: with buffered I/O, not what the
+/// jobs did. Summed from +0.0, so no disk traffic reads "0.0", never "-0.0".
 pub fn disks_mb_s(iv: &IntervalReport) -> f64 {
-    iv.devices.iter().filter(|d| d.name.starts_with("sd")).map(|d| (d.rkb_s + d.wkb_s) * 1024.0 / 1e6).sum()
+    iv.devices.iter().filter(|d| is_disk(&d.name)).fold(0.0, |sum, d| sum + (d.rkb_s + d.wkb_s) * 1024.0 / 1e6)
 }
 
 /// Before the first report: why there are no numbers yet.
@@ -324,7 +329,7 @@ fn big_numbers(p: &CountersProps, iv: &IntervalReport, b: Option<&IntervalReport
                 ) }
             }
             // Across disks: a single disk under LVM or dm is not a spread.
-            if iv.devices.iter().filter(|d| d.name.starts_with("sd")).count() > 1 {
+            if iv.devices.iter().filter(|d| is_disk(&d.name)).count() > 1 {
                 { big_titled("fairness", "fairness across disks (Jain)", iv.fairness, b.map(|b| (b.fairness, cmp)), |f| format!("{f:.2}"), Some(FAIRNESS_TITLE)) }
             }
         </div>
@@ -437,5 +442,36 @@ pub fn Counters(p: &CountersProps) -> Html {
                 if let Some(b) = b { <div>{ iostat_table("iostat -x (B)".into(), b, look(max_b), toggle_all) }</div> }
             </div>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::disks_mb_s;
+    use blksim::engine::time::SimTime;
+    use blksim::tools::report::IntervalReport;
+
+    /// The interval of a sandbox run's first `ms`, with `sets` on top of the sandbox's knobs.
+    fn interval(sets: &[(&str, &str)], ms: u64) -> IntervalReport {
+        let sets: Vec<(String, String)> = sets.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect();
+        let cfg = blksim::course::lessons::find("sandbox").unwrap().config("custom", &sets).unwrap();
+        let mut sim = blksim::Sim::new(&cfg, 1);
+        sim.run_until(SimTime(ms * 1_000_000));
+        let cur = sim.cumulative();
+        IntervalReport::between(&sim, &blksim::Interval::zero_for(&cur), &cur)
+    }
+
+    #[test]
+    fn what_reached_the_disks_counts_nvme_namespaces_and_never_reads_minus_zero() {
+        let read = [("workload.direct", "true"), ("workload.bs", "128k")];
+        let nvme = interval(&[&read[..], &[("disk.kind", "nvme")]].concat(), 50);
+        assert!(nvme.devices.iter().any(|d| d.name == "nvme0n1"));
+        assert!(disks_mb_s(&nvme) > 100.0, "an NVMe drive's reads reach it: {}", disks_mb_s(&nvme));
+        let hdd = interval(&read, 50);
+        assert!(disks_mb_s(&hdd) > 10.0, "{}", disks_mb_s(&hdd));
+        // No disk among the devices: 0.0, signed plus (an empty f64 sum is -0.0, "-0.0 MB/s").
+        let mut none = nvme.clone();
+        none.devices.retain(|d| d.name.starts_with("dm-"));
+        assert!(disks_mb_s(&none) == 0.0 && disks_mb_s(&none).is_sign_positive());
     }
 }
