@@ -355,6 +355,12 @@ pub fn get_knob(s: &Scenario, key: &str) -> Option<String> {
 /// kernel's and fio's own names (`nr_requests`, `queue_depth`, `read_ahead_kb`, `iodepth`)
 /// and near spellings (`raid.chunk`) lead to blkviz's, compared without case, '.', '_' or '-'.
 pub fn did_you_mean(key: &str) -> String {
+    did_you_mean_lowering(key, lower)
+}
+
+/// `did_you_mean` with `lower` for each letter's lowercase (the tests compare `lower` with
+/// std's full mapping through it).
+fn did_you_mean_lowering<I: Iterator<Item = char>>(key: &str, lower: fn(char) -> I) -> String {
     let norm = |s: &str| s.chars().filter(|c| !matches!(c, '.' | '_' | '-')).flat_map(lower).collect::<String>();
     let last = |s: &str| s.rsplit('.').next().unwrap_or(s).to_string();
     let (whole, tail) = (norm(key), norm(&last(key)));
@@ -419,25 +425,7 @@ mod tests {
 
     /// `did_you_mean` as it read with `char::to_lowercase` (std's full case mapping).
     fn did_you_mean_unicode(key: &str) -> String {
-        let norm = |s: &str| s.chars().filter(|c| !matches!(c, '.' | '_' | '-')).flat_map(char::to_lowercase).collect::<String>();
-        let last = |s: &str| s.rsplit('.').next().unwrap_or(s).to_string();
-        let (whole, tail) = (norm(key), norm(&last(key)));
-        if tail.len() < 2 {
-            return String::new();
-        }
-        let find = |hit: &dyn Fn(&str, &str) -> bool| -> Vec<&'static str> {
-            KNOBS.iter().filter(|k| hit(&norm(k.key), &norm(&last(k.key)))).map(|k| k.key).take(3).collect()
-        };
-        let mut hits = find(&|kw, kt| kw == whole || kt == tail);
-        if hits.is_empty() && tail.len() >= 4 {
-            hits =
-                find(&|kw, kt| (whole.len() >= 6 && kw.ends_with(&whole)) || kt.starts_with(&tail) || (kt.len() >= 5 && tail.contains(kt)));
-        }
-        if hits.is_empty() {
-            String::new()
-        } else {
-            format!(" (did you mean {}?)", hits.join(" or "))
-        }
+        super::did_you_mean_lowering(key, char::to_lowercase)
     }
 
     #[test]
