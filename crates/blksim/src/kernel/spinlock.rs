@@ -271,30 +271,33 @@ mod tests {
         assert_eq!(l.acquire(SimTime(9_000), SimTime(9_000), 1_000, 1, &mut moved), 0);
     }
 
-    /// One job per CPU, each 4 KiB random O_DIRECT reads at QD32 on a RAM LUN under
-    /// `scheduler`, for 20 ms: the LUN queue's locks (its `queue_lock`, its elevator's).
-    fn run(cores: u32, scheduler: &str) -> (SpinLock, SpinLock) {
-        let mut s = Scenario::default();
-        let n = cores.to_string();
-        if scheduler != "deadline" {
-            set_knob(&mut s, "blk_mq.dispatch", "5.0").unwrap();
-        }
-        for (k, v) in [
+    /// 20 ms of the scenario that `sets` (in order) make of the default one, with the knobs
+    /// the lock tests share: 4 KiB random O_DIRECT libaio reads at QD32 on a RAM LUN.
+    fn run_20ms(sets: &[(&str, &str)]) -> Sim {
+        let common = [
             ("disk.kind", "ramlun"),
-            ("queue.scheduler", scheduler),
-            ("cpu.cores", &n),
-            ("host.nr_hw_queues", &n),
-            ("workload.numjobs", &n),
             ("workload.rw", "randread"),
             ("workload.bs", "4k"),
             ("workload.ioengine", "libaio"),
             ("workload.iodepth", "32"),
             ("workload.direct", "true"),
-        ] {
+        ];
+        let mut s = Scenario::default();
+        for (k, v) in sets.iter().chain(&common) {
             set_knob(&mut s, k, v).unwrap();
         }
         let mut sim = Sim::new(&s.validate().unwrap(), 1);
         sim.run_until(SimTime(20 * NS_PER_MS));
+        sim
+    }
+
+    /// One job per CPU under `scheduler`: the LUN queue's locks (its `queue_lock`, its
+    /// elevator's).
+    fn run(cores: u32, scheduler: &str) -> (SpinLock, SpinLock) {
+        let n = cores.to_string();
+        let mut sets = if scheduler == "deadline" { vec![] } else { vec![("blk_mq.dispatch", "5.0")] };
+        sets.extend([("queue.scheduler", scheduler), ("cpu.cores", &n), ("host.nr_hw_queues", &n), ("workload.numjobs", &n)]);
+        let sim = run_20ms(&sets);
         let q = &sim.devs[DevId(0)].queue;
         (q.queue_lock.clone(), q.elevator_lock.clone())
     }
@@ -322,27 +325,10 @@ mod tests {
         assert_eq!((q.acquired, e.acquired), (0, 0));
     }
 
-    /// Old request-based dm-multipath over one legacy path, two CPUs, 20 ms of 4 KiB random
-    /// reads: dm's own queue's lock and the path's, by device.
+    /// Old request-based dm-multipath over one legacy path, two CPUs: dm's own queue's lock
+    /// and the path's, by device.
     fn dm_locks(mpath: &str) -> (SpinLock, SpinLock) {
-        let mut s = Scenario::default();
-        for (k, v) in [
-            ("kernel", "3.10"),
-            ("stack", "dm"),
-            ("dm.mpath", mpath),
-            ("disk.kind", "ramlun"),
-            ("cpu.cores", "2"),
-            ("workload.numjobs", "2"),
-            ("workload.rw", "randread"),
-            ("workload.bs", "4k"),
-            ("workload.ioengine", "libaio"),
-            ("workload.iodepth", "32"),
-            ("workload.direct", "true"),
-        ] {
-            set_knob(&mut s, k, v).unwrap();
-        }
-        let mut sim = Sim::new(&s.validate().unwrap(), 1);
-        sim.run_until(SimTime(20 * NS_PER_MS));
+        let sim = run_20ms(&[("kernel", "3.10"), ("stack", "dm"), ("dm.mpath", mpath), ("cpu.cores", "2"), ("workload.numjobs", "2")]);
         let dm = sim.devs.iter().position(|d| matches!(d.kind, crate::block::DevKind::DmMpath { .. })).expect("a dm device");
         (sim.devs[dm].queue.queue_lock.clone(), sim.devs[DevId(0)].queue.queue_lock.clone())
     }
