@@ -134,7 +134,7 @@ impl HwTag {
     /// `CFQ_HW_QUEUE_MIN` requests (it does not count the sample) is left out.
     fn update(&mut self, rq_in_driver: u32, rq_queued: u32) {
         self.est_depth = self.est_depth.max(rq_in_driver);
-        if self.samples > 50 && !self.off {
+        if self.settled() {
             return;
         }
         if rq_queued <= CFQ_HW_QUEUE_MIN && rq_in_driver <= CFQ_HW_QUEUE_MIN {
@@ -145,6 +145,11 @@ impl HwTag {
             return;
         }
         self.off = self.est_depth < CFQ_HW_QUEUE_MIN;
+    }
+
+    /// 4.0 keeps a verdict that the device queues: nothing a completion counts changes it.
+    fn settled(&self) -> bool {
+        self.samples > 50 && !self.off
     }
 }
 
@@ -164,7 +169,8 @@ impl Elevator {
         if self.kind != ElevatorKind::Cfq {
             return;
         }
-        if !self.cfq.v2620 {
+        // Once the device is found to queue, the counts are not needed: no walk of the queues.
+        if !self.cfq.v2620 && !self.cfq.ncq.settled() {
             let in_driver = self.cfq.queues.iter().map(|(_, q)| q.dispatched).sum::<u32>();
             let queued = self.cfq.queues.iter().map(|(_, q)| q.sorted.len() as u32).sum::<u32>();
             self.cfq.ncq.update(in_driver, queued);
