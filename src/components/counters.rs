@@ -258,16 +258,10 @@ fn iostat_table(caption: String, iv: &IntervalReport, look: IostatLook, toggle: 
     }
 }
 
-/// Whether an iostat device is a disk (sdX, or an NVMe namespace nvmeXnY) rather than a
-/// stacking device (dm-N, mdN), whose bytes are its disks' bytes again.
-pub fn is_disk(name: &str) -> bool {
-    name.starts_with("sd") || name.starts_with("nvme")
-}
-
 /// What reached the disks in the interval, MB/s from iostat: with buffered I/O, not what the
 /// jobs did. Summed from +0.0, so no disk traffic reads "0.0", never "-0.0".
 pub fn disks_mb_s(iv: &IntervalReport) -> f64 {
-    iv.devices.iter().filter(|d| is_disk(&d.name)).fold(0.0, |sum, d| sum + (d.rkb_s + d.wkb_s) * 1024.0 / 1e6)
+    iv.devices.iter().filter(|d| d.is_disk()).fold(0.0, |sum, d| sum + (d.rkb_s + d.wkb_s) * 1024.0 / 1e6)
 }
 
 /// Before the first report: why there are no numbers yet.
@@ -329,7 +323,7 @@ fn big_numbers(p: &CountersProps, iv: &IntervalReport, b: Option<&IntervalReport
                 ) }
             }
             // Across disks: a single disk under LVM or dm is not a spread.
-            if iv.devices.iter().filter(|d| is_disk(&d.name)).count() > 1 {
+            if iv.devices.iter().filter(|d| d.is_disk()).count() > 1 {
                 { big_titled("fairness", "fairness across disks (Jain)", iv.fairness, b.map(|b| (b.fairness, cmp)), |f| format!("{f:.2}"), Some(FAIRNESS_TITLE)) }
             }
         </div>

@@ -403,7 +403,7 @@ fn value(r: &RunReport, m: Metric, arg: Option<&str>) -> f64 {
     match m {
         Metric::ThroughputMbS => r.throughput_mb_s,
         Metric::Iops => r.iops,
-        Metric::DiskWriteMbS => r.devices.iter().filter(|d| d.name.starts_with("sd")).map(|d| d.wkb_s * 1024.0 / 1e6).sum(),
+        Metric::DiskWriteMbS => r.devices.iter().filter(|d| d.is_disk()).map(|d| d.wkb_s * 1024.0 / 1e6).sum(),
         Metric::CsPerS => r.cs_per_s,
         Metric::IntrPerS => r.intr_per_s,
         Metric::Fairness => r.fairness,

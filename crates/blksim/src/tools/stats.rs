@@ -102,6 +102,15 @@ pub struct Iostat {
     pub util_pct: f64,
 }
 
+impl Iostat {
+    /// Whether the row is a disk (`sdX`, or an NVMe namespace `nvmeXnY`) rather than a stacking
+    /// device (`dm-N`, `mdN`), whose bytes are its disks' bytes again: what "reached the disks"
+    /// sums.
+    pub fn is_disk(&self) -> bool {
+        self.name.starts_with("sd") || self.name.starts_with("nvme")
+    }
+}
+
 /// Per-core CPU time by what the core was doing, in ns (like /proc/stat's columns).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CpuTimes {
@@ -395,6 +404,13 @@ impl SweepBins {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn disks_are_scsi_disks_and_nvme_namespaces_not_stacking_devices() {
+        let is = |n: &str| super::Iostat { name: n.into(), ..Default::default() }.is_disk();
+        assert!(is("sda") && is("sdaa") && is("nvme0n1"));
+        assert!(!is("dm-0") && !is("md0") && !is("md127"));
+    }
+
     #[test]
     fn the_nearest_rank_is_the_ceiling_of_q_n() {
         use super::nearest_rank_index as at;
