@@ -120,8 +120,8 @@ pub struct StackLayout {
     pub width: f64,
     pub height: f64,
     pub label_w: f64,
-    /// The stages drawn (`STAGES` without the layer row when there is no stacking driver),
-    /// and one band per stage in that order.
+    /// The stages drawn (`STAGES` without the layer row when there is no stacking driver, and
+    /// without the host row when there is no SCSI host), and one band per stage in that order.
     pub stages: Vec<Stage>,
     pub rows: Vec<Rect>,
     /// The device columns and their (x, width), shared by the per-device stages.
@@ -168,9 +168,35 @@ pub fn type_scale(presenter: bool, large: bool) -> f64 {
 pub const LABEL_W: f64 = 118.0;
 const GAP: f64 = 4.0;
 
+/// The rows a stack has beside those every stack has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Optional {
+    /// Stacking drivers (dm-*, md*) above the disks.
+    pub layer: bool,
+    /// A SCSI host under the disks. An NVMe drive sits on PCIe with a queue pair per CPU and
+    /// no host-wide `can_queue`, so a stack of NVMe drives has no host row.
+    pub host: bool,
+}
+
+impl Optional {
+    pub const ALL: Optional = Optional { layer: true, host: true };
+
+    pub fn of(t: &blksim::tools::view::Topology) -> Optional {
+        Optional { layer: !t.upper.is_empty(), host: !t.hosts.is_empty() }
+    }
+}
+
 impl StackLayout {
-    pub fn new(width: f64, height: f64, cols: Vec<Column>, layer: bool) -> StackLayout {
-        let stages: Vec<Stage> = STAGES.iter().copied().filter(|&s| layer || s != Stage::Layer).collect();
+    pub fn new(width: f64, height: f64, cols: Vec<Column>, has: Optional) -> StackLayout {
+        let stages: Vec<Stage> = STAGES
+            .iter()
+            .copied()
+            .filter(|&s| match s {
+                Stage::Layer => has.layer,
+                Stage::Host => has.host,
+                _ => true,
+            })
+            .collect();
         let total: f64 = stages.iter().map(|s| s.weight()).sum();
         let mut y = 0.0;
         let rows = stages
@@ -189,8 +215,8 @@ impl StackLayout {
         StackLayout { width, height, label_w: LABEL_W, stages, rows, cols, dev_cols, dev_labels: col_w >= 44.0, process_inset: (0.0, 0.0) }
     }
 
-    /// The band of stage `s` (the layer row, when absent, is the elevator's top edge: tokens of
-    /// a stacking device never occur then).
+    /// The band of stage `s` (an absent layer or host row is the elevator's top edge: tokens of
+    /// a stacking device, and a host's bar, never occur then).
     pub fn row(&self, s: Stage) -> Rect {
         match self.stages.iter().position(|&x| x == s) {
             Some(i) => self.rows[i],
@@ -251,6 +277,9 @@ impl StackLayout {
 mod tests {
     use super::*;
 
+    /// A stack of SCSI disks with no stacking driver.
+    const NO_LAYER: Optional = Optional { layer: false, host: true };
+
     #[test]
     fn a_larger_box_zooms_the_drawing_and_a_small_one_does_not() {
         // The canvas at 1280 x 800, 1400 x 900, and A/B in presenter mode at 1920 x 1080.
@@ -274,19 +303,23 @@ mod tests {
 
     #[test]
     fn rows_fill_the_height_in_stack_order() {
-        let l = StackLayout::new(900.0, 560.0, columns(12, None), false);
+        let l = StackLayout::new(900.0, 560.0, columns(12, None), NO_LAYER);
         assert_eq!(l.rows.len(), STAGES.len() - 1);
-        assert_eq!(StackLayout::new(900.0, 560.0, columns(12, None), true).rows.len(), STAGES.len());
+        assert_eq!(StackLayout::new(900.0, 560.0, columns(12, None), Optional::ALL).rows.len(), STAGES.len());
         assert!((l.rows.last().unwrap().y + l.rows.last().unwrap().h - 560.0).abs() < 1e-6);
         for w in l.rows.windows(2) {
             assert!(w[0].y < w[1].y);
         }
+        // NVMe drives: no host row, and the others share its height.
+        let nvme = StackLayout::new(900.0, 560.0, columns(1, None), Optional { layer: false, host: false });
+        assert!(!nvme.stages.contains(&Stage::Host) && nvme.stages.len() == STAGES.len() - 2);
+        assert!(nvme.row(Stage::Disks).h > l.row(Stage::Disks).h);
     }
 
     #[test]
     fn device_columns_never_overlap_and_stay_inside_the_canvas() {
         for n in [1usize, 2, 12, 80, 256] {
-            let l = StackLayout::new(900.0, 560.0, columns(n, None), true);
+            let l = StackLayout::new(900.0, 560.0, columns(n, None), Optional::ALL);
             assert_eq!(l.dev_cols.len(), n.min(if n > DEVICES_UNGROUPED_MAX { GROUPS } else { n }));
             for w in l.dev_cols.windows(2) {
                 assert!(w[0].0 + w[0].1 <= w[1].0 + 1e-9);
@@ -294,7 +327,7 @@ mod tests {
             let (x, w) = *l.dev_cols.last().unwrap();
             assert!(x + w <= 900.0 + 1e-9);
         }
-        assert!(StackLayout::new(900.0, 560.0, columns(12, None), false).dev_labels);
+        assert!(StackLayout::new(900.0, 560.0, columns(12, None), NO_LAYER).dev_labels);
     }
 
     #[test]
@@ -312,14 +345,14 @@ mod tests {
             next += c.count;
         }
         assert_eq!(next, 80);
-        let l = StackLayout::new(900.0, 560.0, cols, false);
+        let l = StackLayout::new(900.0, 560.0, cols, NO_LAYER);
         assert_eq!(l.column_of(27), 3 + 3);
         assert_eq!(l.column_at(l.dev_cols[5].0 + 1.0), Some(5));
     }
 
     #[test]
     fn processes_stay_in_their_row() {
-        let l = StackLayout::new(900.0, 560.0, columns(80, None), true);
+        let l = StackLayout::new(900.0, 560.0, columns(80, None), Optional::ALL);
         let r = l.row(Stage::Processes);
         for i in 0..100 {
             let (x, y) = l.process_slot(i, 100);
@@ -331,7 +364,7 @@ mod tests {
     fn process_dots_neither_overlap_nor_leave_their_row_in_a_small_ab_diagram() {
         // 80 dd readers in one of two A/B diagrams at 1024 px, with the run badge and a note.
         for (w, h, n) in [(440.0, 280.0, 80), (900.0, 560.0, 80), (440.0, 280.0, 3), (560.0, 300.0, 100)] {
-            let mut l = StackLayout::new(w, h, columns(80, None), true);
+            let mut l = StackLayout::new(w, h, columns(80, None), Optional::ALL);
             l.process_inset = (140.0, 12.0);
             let r = l.row(Stage::Processes);
             let rad = l.process_radius(n);

@@ -5,7 +5,7 @@ use super::diagram_columns::draw_columns;
 use super::diagram_layer::{draw_hosts, draw_layer, StarvedNote};
 use super::diagram_text::{cpu_strip_text, fit_text, plated_text};
 use super::diagram_tokens::{draw_tokens, draw_waiting_without_tokens};
-use crate::layout::{columns, type_scale, zoom, Rect, StackLayout, Stage};
+use crate::layout::{columns, type_scale, zoom, Optional, Rect, StackLayout, Stage};
 use crate::palette::{pid_colour, thread_colour_in};
 use crate::view::{Hit, RunView};
 use wasm_bindgen::JsCast;
@@ -114,7 +114,7 @@ fn to_drawing(e: &MouseEvent) -> (f64, f64) {
 /// The layout a canvas of this size has for the driver's devices (also used for clicks).
 pub fn layout_for(canvas: &HtmlCanvasElement, d: &RunView, expanded: Option<usize>) -> StackLayout {
     let (cw, ch, _) = logical_size(canvas);
-    StackLayout::new(cw, ch, columns(d.shown.topology.devices.len(), expanded), !d.shown.topology.upper.is_empty())
+    StackLayout::new(cw, ch, columns(d.shown.topology.devices.len(), expanded), Optional::of(&d.shown.topology))
 }
 
 pub(super) struct Theme {
@@ -222,7 +222,7 @@ fn paint(canvas: &HtmlCanvasElement, d: &RunView, now_ms: f64, expanded: Option<
     let scale = scale_of(canvas);
     let large = scale > 1.0;
     let ndev = d.shown.topology.devices.len();
-    let mut l = StackLayout::new(cw, ch, columns(ndev, expanded), !d.shown.topology.upper.is_empty());
+    let mut l = StackLayout::new(cw, ch, columns(ndev, expanded), Optional::of(&d.shown.topology));
     // The dots keep clear of the A/B run badge (top right) and of the counts-only note.
     let badge_w =
         canvas.previous_element_sibling().filter(|e| e.class_name() == "run-label").map_or(0.0, |e| (e.client_width() as f64 + 12.0) / z);

@@ -81,11 +81,20 @@ impl Sim {
             cores: self.cores.len() as u16,
             devices: self.devs.iter().filter(|d| d.is_leaf()).map(|d| dev_view(d, &self.tag_sets)).collect(),
             upper: self.devs.iter().filter(|d| !d.is_leaf()).map(|d| dev_view(d, &self.tag_sets)).collect(),
-            hosts: self.hosts.iter().map(|h| HostView { can_queue: h.can_queue(), irq_cpu: h.irq_cpu.0 }).collect(),
+            hosts: self.hosts_view(),
             processes: self.jobs.iter().map(|j| (self.threads[j.tid].name.clone(), self.threads[j.tid].pid)).collect(),
             process_jobs: self.jobs.iter().map(|j| j.run.section).collect(),
             disk_kind: crate::scenario::knob_table::DISK_KIND.get(s),
         }
+    }
+
+    /// The SCSI hosts, when a disk sits on one: NVMe drives are on PCIe, and a stack of them
+    /// has no host to show (the scenario's HBAs carry none of their commands).
+    fn hosts_view(&self) -> Vec<HostView> {
+        if !self.devs.iter().any(|d| matches!(d.kind, DevKind::Sd { .. })) {
+            return Vec::new();
+        }
+        self.hosts.iter().map(|h| HostView { can_queue: h.can_queue(), irq_cpu: h.irq_cpu.0 }).collect()
     }
 
     /// Every thread with its state letter as top shows it.
@@ -322,5 +331,18 @@ mod tests {
         let in_d: Vec<u32> = sim.threads_view().iter().filter(|t| t.state == 'D').map(|t| t.pid).collect();
         assert!(!in_d.is_empty());
         assert_eq!(sim.pids_in_d(), in_d);
+    }
+
+    /// The diagram's host row: SCSI disks sit on a host, an NVMe drive on none.
+    #[test]
+    fn a_stack_of_nvme_drives_shows_no_scsi_host() {
+        let topology = |kind: &str| {
+            let mut s = crate::scenario::Scenario::default();
+            crate::scenario::set_knob(&mut s, "disk.kind", kind).unwrap();
+            Sim::new(&s.validate().unwrap(), 1).topology()
+        };
+        assert!(topology("nvme").hosts.is_empty());
+        let hdd = topology("hdd");
+        assert!(!hdd.hosts.is_empty() && hdd.hosts[0].can_queue > 0);
     }
 }
