@@ -78,6 +78,7 @@ impl SpinLock {
     /// asked for before `at`, and before those asked for later, which wait longer (each
     /// later span that now overlaps the one before it moves back). Returns how long `cpu`
     /// spins first; the spin it adds to other CPUs' spans, per CPU, goes to `moved`.
+    #[inline]
     pub fn acquire(&mut self, now: SimTime, at: SimTime, hold_ns: u64, cpu: u16, moved: &mut Vec<(u16, u64)>) -> u64 {
         while self.held.front().is_some_and(|h| h.end.0 + Self::HISTORY_NS < now.0) {
             self.held.pop_front();
@@ -85,24 +86,57 @@ impl SpinLock {
         assert!(self.held.len() < Self::HELD_MAX, "a lock's spans over their limit");
         // Most sections ask after every span kept (a work's sections come in the order asked):
         // they go at the back, with no search and no later span to move.
-        let last = self.held.back().is_none_or(|h| h.asked <= at);
-        let i = if last { self.held.len() } else { self.held.partition_point(|h| h.asked <= at) };
-        let start = match i {
-            0 => at,
-            _ => at.max(self.held[i - 1].end),
+        let start = match self.held.back() {
+            None => at,
+            Some(h) if h.asked <= at => at.max(h.end),
+            Some(_) => return self.acquire_before(at, hold_ns, cpu, moved),
         };
-        let span = Span { asked: at, start, end: start + hold_ns, cpu };
-        if last {
-            self.held.push_back(span);
-        } else {
-            self.held.insert(i, span);
+        self.held.push_back(Span { asked: at, start, end: start + hold_ns, cpu });
+        self.count(start - at)
+    }
+
+    /// `n` sections of `hold_ns` each, asked by `cpu` at `first` and every `step` ns after
+    /// it, each later by the spins before it (a work's sections of one lock, in the order
+    /// asked): `acquire` of each in turn. Returns the spins in all.
+    pub fn acquire_run(
+        &mut self,
+        now: SimTime,
+        first: SimTime,
+        step: u64,
+        hold_ns: u64,
+        n: u64,
+        cpu: u16,
+        moved: &mut Vec<(u16, u64)>,
+    ) -> u64 {
+        let mut spun = 0;
+        for k in 0..n {
+            spun += self.acquire(now, SimTime(first.0 + spun + k * step), hold_ns, cpu, moved);
         }
-        let spin = start - at;
+        spun
+    }
+
+    /// Counts one acquisition that spun `spin` ns first, and returns `spin`.
+    #[inline]
+    fn count(&mut self, spin: u64) -> u64 {
         self.acquired += 1;
         if spin > 0 {
             self.contended += 1;
             self.spin_ns += spin;
         }
+        spin
+    }
+
+    /// `acquire` of a section asked before the last span kept: it goes before the spans
+    /// asked later, which move back as far as it pushes them.
+    #[inline(never)]
+    fn acquire_before(&mut self, at: SimTime, hold_ns: u64, cpu: u16, moved: &mut Vec<(u16, u64)>) -> u64 {
+        let i = self.held.partition_point(|h| h.asked <= at);
+        let start = match i {
+            0 => at,
+            _ => at.max(self.held[i - 1].end),
+        };
+        self.held.insert(i, Span { asked: at, start, end: start + hold_ns, cpu });
+        let spin = self.count(start - at);
         for j in i + 1..self.held.len() {
             let before = self.held[j - 1].end;
             let h = &mut self.held[j];
@@ -210,10 +244,10 @@ impl Sim {
             if hold == 0 {
                 continue;
             }
-            for k in 0..s.times {
-                let at = if s.after { now + more + k * hold } else { SimTime(start.0 + more + (k + 1) * share - hold) };
-                more += self.lock_mut(s.lock).acquire(now, at, hold, cpu, &mut moved);
-            }
+            // The first section's time; each later one comes `share` after it (`hold`, beyond
+            // the work's cost), and after the spins before it.
+            let (first, step) = if s.after { (now + more, hold) } else { (SimTime(start.0 + more + share - hold), share) };
+            more += self.lock_mut(s.lock).acquire_run(now, first, step, hold, s.times, cpu, &mut moved);
             if s.after {
                 more += s.times * hold;
             }
