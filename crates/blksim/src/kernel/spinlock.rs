@@ -57,7 +57,11 @@ struct Span {
 /// for (which is the order they hold it in); and what it cost.
 #[derive(Clone, Debug, Default)]
 pub struct SpinLock {
-    held: std::collections::VecDeque<Span>,
+    /// The spans from `gone` on; those before it are forgotten, and go in bulk (a lock is
+    /// taken millions of times a run: one by one, from the front of a ring, they cost more
+    /// than the rest of the placing).
+    held: Vec<Span>,
+    gone: usize,
     /// Times it was taken, times a CPU found it held, and the time CPUs spun on it.
     pub acquired: u64,
     pub contended: u64,
@@ -71,6 +75,22 @@ impl SpinLock {
     const HISTORY_NS: u64 = crate::calib::SOFTIRQ_BUDGET_NS;
     /// Spans kept at once: a lock taken every 30 ns over the history, with room.
     const HELD_MAX: usize = 65_536;
+    /// Forgotten spans left at the front before they go (when they also outnumber the kept).
+    const GONE_MIN: usize = 1_024;
+
+    /// Forgets the spans that ended longer than the history before `now` (their ends rise
+    /// in the order kept).
+    #[inline]
+    fn forget(&mut self, now: SimTime) {
+        let gone = self.gone + self.held[self.gone..].iter().take_while(|h| h.end.0 + Self::HISTORY_NS < now.0).count();
+        let kept = self.held.len() - gone;
+        if gone >= Self::GONE_MIN.max(kept) {
+            self.held.drain(..gone);
+            self.gone = 0;
+        } else {
+            self.gone = gone;
+        }
+    }
 
     /// CPU `cpu` asks for the lock at `at` to hold it `hold_ns`, `now` being the simulation's
     /// time. Works place their sections when they end, not in the order the sections asked,
@@ -80,18 +100,16 @@ impl SpinLock {
     /// spins first; the spin it adds to other CPUs' spans, per CPU, goes to `moved`.
     #[inline]
     pub fn acquire(&mut self, now: SimTime, at: SimTime, hold_ns: u64, cpu: u16, moved: &mut Vec<(u16, u64)>) -> u64 {
-        while self.held.front().is_some_and(|h| h.end.0 + Self::HISTORY_NS < now.0) {
-            self.held.pop_front();
-        }
-        assert!(self.held.len() < Self::HELD_MAX, "a lock's spans over their limit");
+        self.forget(now);
+        assert!(self.held.len() - self.gone < Self::HELD_MAX, "a lock's spans over their limit");
         // Most sections ask after every span kept (a work's sections come in the order asked):
         // they go at the back, with no search and no later span to move.
-        let start = match self.held.back() {
+        let start = match self.held[self.gone..].last() {
             None => at,
             Some(h) if h.asked <= at => at.max(h.end),
             Some(_) => return self.acquire_before(at, hold_ns, cpu, moved),
         };
-        self.held.push_back(Span { asked: at, start, end: start + hold_ns, cpu });
+        self.held.push(Span { asked: at, start, end: start + hold_ns, cpu });
         self.count(start - at)
     }
 
@@ -130,11 +148,8 @@ impl SpinLock {
     /// asked later, which move back as far as it pushes them.
     #[inline(never)]
     fn acquire_before(&mut self, at: SimTime, hold_ns: u64, cpu: u16, moved: &mut Vec<(u16, u64)>) -> u64 {
-        let i = self.held.partition_point(|h| h.asked <= at);
-        let start = match i {
-            0 => at,
-            _ => at.max(self.held[i - 1].end),
-        };
+        let i = self.gone + self.held[self.gone..].partition_point(|h| h.asked <= at);
+        let start = if i == self.gone { at } else { at.max(self.held[i - 1].end) };
         self.held.insert(i, Span { asked: at, start, end: start + hold_ns, cpu });
         let spin = self.count(start - at);
         for j in i + 1..self.held.len() {
