@@ -104,11 +104,16 @@ impl SpinLock {
         assert!(self.held.len() - self.gone < Self::HELD_MAX, "a lock's spans over their limit");
         // Most sections ask after every span kept (a work's sections come in the order asked):
         // they go at the back, with no search and no later span to move.
-        let start = match self.held[self.gone..].last() {
-            None => at,
-            Some(h) if h.asked <= at => at.max(h.end),
-            Some(_) => return self.acquire_before(at, hold_ns, cpu, moved),
-        };
+        match self.held[self.gone..].last() {
+            Some(h) if h.asked > at => self.acquire_before(at, hold_ns, cpu, moved),
+            _ => self.append(at, hold_ns, cpu),
+        }
+    }
+
+    /// `acquire` of a section asked after every span kept.
+    #[inline]
+    fn append(&mut self, at: SimTime, hold_ns: u64, cpu: u16) -> u64 {
+        let start = self.held[self.gone..].last().map_or(at, |h| at.max(h.end));
         self.held.push(Span { asked: at, start, end: start + hold_ns, cpu });
         self.count(start - at)
     }
@@ -116,6 +121,7 @@ impl SpinLock {
     /// `n` sections of `hold_ns` each, asked by `cpu` at `first` and every `step` ns after
     /// it, each later by the spins before it (a work's sections of one lock, in the order
     /// asked): `acquire` of each in turn. Returns the spins in all.
+    #[allow(clippy::too_many_arguments)]
     pub fn acquire_run(
         &mut self,
         now: SimTime,
@@ -126,11 +132,38 @@ impl SpinLock {
         cpu: u16,
         moved: &mut Vec<(u16, u64)>,
     ) -> u64 {
+        assert!(hold_ns <= step || n <= 1, "a run's sections do not overlap");
         let mut spun = 0;
         for k in 0..n {
-            spun += self.acquire(now, SimTime(first.0 + spun + k * step), hold_ns, cpu, moved);
+            let at = SimTime(first.0 + spun + k * step);
+            self.forget(now);
+            assert!(self.held.len() - self.gone < Self::HELD_MAX, "a lock's spans over their limit");
+            if self.held[self.gone..].last().is_some_and(|h| h.asked > at) {
+                spun += self.acquire_before(at, hold_ns, cpu, moved);
+                continue;
+            }
+            spun += self.append(at, hold_ns, cpu);
+            // The rest go at the back too, and spin nothing: each asks after the one before,
+            // which let go `step - hold_ns` before it asked.
+            let next = SimTime(first.0 + spun + (k + 1) * step);
+            self.append_unspun(now, next, step, hold_ns, n - k - 1, cpu);
+            break;
         }
         spun
+    }
+
+    /// `n` sections asked at `first` and every `step` after it, each after every span kept
+    /// and after the one before had let go: `append` of each in turn, with no spin.
+    fn append_unspun(&mut self, now: SimTime, first: SimTime, step: u64, hold_ns: u64, n: u64, cpu: u16) {
+        for k in 0..n {
+            if self.held.get(self.gone).is_some_and(|h| h.end.0 + Self::HISTORY_NS < now.0) {
+                self.forget(now);
+            }
+            assert!(self.held.len() - self.gone < Self::HELD_MAX, "a lock's spans over their limit");
+            let at = SimTime(first.0 + k * step);
+            self.held.push(Span { asked: at, start: at, end: at + hold_ns, cpu });
+        }
+        self.acquired += n;
     }
 
     /// Counts one acquisition that spun `spin` ns first, and returns `spin`.
