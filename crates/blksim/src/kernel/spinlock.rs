@@ -45,7 +45,7 @@ pub enum LockId {
 
 /// One span the lock is held over: when its CPU asked for it, got it and let it go, and which
 /// CPU that is.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Span {
     asked: SimTime,
     start: SimTime,
@@ -351,6 +351,43 @@ mod tests {
         assert_eq!((l.contended, l.spin_ns), (3, 50 + 100 + 50));
         // A CPU arriving after the holders let go does not spin.
         assert_eq!(l.acquire(SimTime(9_000), SimTime(9_000), 1_000, 1, &mut moved), 0);
+    }
+
+    /// A run of sections placed in one call lands as the same sections placed one by one:
+    /// the same spins, the same spins moved onto other CPUs, the same spans kept, on locks
+    /// with other CPUs' sections before, among and after the run's, some long gone.
+    #[test]
+    fn a_run_of_sections_placed_at_once_is_placed_as_one_by_one() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut rand = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for case in 0..2_000 {
+            let mut lock = SpinLock::default();
+            let mut moved = Vec::new();
+            let now = SimTime(5 * NS_PER_MS + rand(NS_PER_MS));
+            for _ in 0..rand(40) {
+                let at = SimTime(now.0 - rand(4 * NS_PER_MS));
+                let cpu = 1 + rand(3) as u16;
+                lock.acquire(now, at, 1 + rand(3_000), cpu, &mut moved);
+            }
+            let (mut one_by_one, mut moved_one) = (lock.clone(), moved.clone());
+            let n = 1 + rand(20);
+            let step = 1 + rand(2_000);
+            let hold = 1 + rand(step);
+            let first = SimTime(now.0 - rand(3 * NS_PER_MS));
+            let spun = lock.acquire_run(now, first, step, hold, n, 0, &mut moved);
+            let mut spun_one = 0;
+            for k in 0..n {
+                spun_one += one_by_one.acquire(now, SimTime(first.0 + spun_one + k * step), hold, 0, &mut moved_one);
+            }
+            assert_eq!((spun, &moved), (spun_one, &moved_one), "case {case}");
+            assert_eq!((lock.acquired, lock.contended, lock.spin_ns), (one_by_one.acquired, one_by_one.contended, one_by_one.spin_ns));
+            assert_eq!(lock.held[lock.gone..], one_by_one.held[one_by_one.gone..], "case {case}");
+        }
     }
 
     /// 20 ms of the scenario that `sets` (in order) make of the default one, with the knobs
