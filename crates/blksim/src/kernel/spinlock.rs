@@ -155,13 +155,23 @@ impl SpinLock {
     /// `n` sections asked at `first` and every `step` after it, each after every span kept
     /// and after the one before had let go: `append` of each in turn, with no spin.
     fn append_unspun(&mut self, now: SimTime, first: SimTime, step: u64, hold_ns: u64, n: u64, cpu: u16) {
-        for k in 0..n {
-            if self.held.get(self.gone).is_some_and(|h| h.end.0 + Self::HISTORY_NS < now.0) {
-                self.forget(now);
-            }
-            assert!(self.held.len() - self.gone < Self::HELD_MAX, "a lock's spans over their limit");
+        let section = |k: u64| {
             let at = SimTime(first.0 + k * step);
-            self.held.push(Span { asked: at, start: at, end: at + hold_ns, cpu });
+            Span { asked: at, start: at, end: at + hold_ns, cpu }
+        };
+        // A kept front stays kept through the run (spans go at the back), so there is nothing
+        // to forget on the way: the sections go in at once, under the limit each `append`
+        // asserts. A front forgotten already (a work longer than the history whose sections
+        // are the only ones kept) is forgotten before each, as `acquire` does.
+        if self.held.get(self.gone).is_some_and(|h| h.end.0 + Self::HISTORY_NS >= now.0) {
+            assert!(self.held.len() - self.gone + n as usize <= Self::HELD_MAX, "a lock's spans over their limit");
+            self.held.extend((0..n).map(section));
+        } else {
+            for k in 0..n {
+                self.forget(now);
+                assert!(self.held.len() - self.gone < Self::HELD_MAX, "a lock's spans over their limit");
+                self.held.push(section(k));
+            }
         }
         self.acquired += n;
     }
