@@ -55,7 +55,7 @@ struct Span {
 
 /// One spinlock: the spans it is held over, recent and to come, in the order they were asked
 /// for (which is the order they hold it in); and what it cost.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct SpinLock {
     /// The spans from `gone` on; those before it are forgotten, and go in bulk (a lock is
     /// taken millions of times a run: one by one, from the front of a ring, they cost more
@@ -66,6 +66,19 @@ pub struct SpinLock {
     pub acquired: u64,
     pub contended: u64,
     pub spin_ns: u64,
+}
+
+/// A copy (a timeline's checkpoint) carries the spans kept, not those forgotten.
+impl Clone for SpinLock {
+    fn clone(&self) -> Self {
+        SpinLock {
+            held: self.held[self.gone..].to_vec(),
+            gone: 0,
+            acquired: self.acquired,
+            contended: self.contended,
+            spin_ns: self.spin_ns,
+        }
+    }
 }
 
 impl SpinLock {
