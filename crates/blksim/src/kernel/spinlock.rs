@@ -45,7 +45,7 @@ pub enum LockId {
 
 /// One span the lock is held over: when its CPU asked for it, got it and let it go, and which
 /// CPU that is.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Span {
     asked: SimTime,
     start: SimTime,
@@ -55,13 +55,30 @@ struct Span {
 
 /// One spinlock: the spans it is held over, recent and to come, in the order they were asked
 /// for (which is the order they hold it in); and what it cost.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct SpinLock {
-    held: std::collections::VecDeque<Span>,
+    /// The spans from `gone` on; those before it are forgotten, and go in bulk (a lock is
+    /// taken millions of times a run: one by one, from the front of a ring, they cost more
+    /// than the rest of the placing).
+    held: Vec<Span>,
+    gone: usize,
     /// Times it was taken, times a CPU found it held, and the time CPUs spun on it.
     pub acquired: u64,
     pub contended: u64,
     pub spin_ns: u64,
+}
+
+/// A copy (a timeline's checkpoint) carries the spans kept, not those forgotten.
+impl Clone for SpinLock {
+    fn clone(&self) -> Self {
+        SpinLock {
+            held: self.held[self.gone..].to_vec(),
+            gone: 0,
+            acquired: self.acquired,
+            contended: self.contended,
+            spin_ns: self.spin_ns,
+        }
+    }
 }
 
 impl SpinLock {
@@ -71,6 +88,22 @@ impl SpinLock {
     const HISTORY_NS: u64 = crate::calib::SOFTIRQ_BUDGET_NS;
     /// Spans kept at once: a lock taken every 30 ns over the history, with room.
     const HELD_MAX: usize = 65_536;
+    /// Forgotten spans left at the front before they go (when they also outnumber the kept).
+    const GONE_MIN: usize = 1_024;
+
+    /// Forgets the spans that ended longer than the history before `now` (their ends rise
+    /// in the order kept).
+    #[inline]
+    fn forget(&mut self, now: SimTime) {
+        let gone = self.gone + self.held[self.gone..].iter().take_while(|h| h.end.0 + Self::HISTORY_NS < now.0).count();
+        let kept = self.held.len() - gone;
+        if gone >= Self::GONE_MIN.max(kept) {
+            self.held.drain(..gone);
+            self.gone = 0;
+        } else {
+            self.gone = gone;
+        }
+    }
 
     /// CPU `cpu` asks for the lock at `at` to hold it `hold_ns`, `now` being the simulation's
     /// time. Works place their sections when they end, not in the order the sections asked,
@@ -78,31 +111,103 @@ impl SpinLock {
     /// asked for before `at`, and before those asked for later, which wait longer (each
     /// later span that now overlaps the one before it moves back). Returns how long `cpu`
     /// spins first; the spin it adds to other CPUs' spans, per CPU, goes to `moved`.
+    #[inline]
     pub fn acquire(&mut self, now: SimTime, at: SimTime, hold_ns: u64, cpu: u16, moved: &mut Vec<(u16, u64)>) -> u64 {
-        while self.held.front().is_some_and(|h| h.end.0 + Self::HISTORY_NS < now.0) {
-            self.held.pop_front();
-        }
-        assert!(self.held.len() < Self::HELD_MAX, "a lock's spans over their limit");
+        self.forget(now);
+        assert!(self.held.len() - self.gone < Self::HELD_MAX, "a lock's spans over their limit");
         // Most sections ask after every span kept (a work's sections come in the order asked):
         // they go at the back, with no search and no later span to move.
-        let last = self.held.back().is_none_or(|h| h.asked <= at);
-        let i = if last { self.held.len() } else { self.held.partition_point(|h| h.asked <= at) };
-        let start = match i {
-            0 => at,
-            _ => at.max(self.held[i - 1].end),
-        };
-        let span = Span { asked: at, start, end: start + hold_ns, cpu };
-        if last {
-            self.held.push_back(span);
-        } else {
-            self.held.insert(i, span);
+        match self.held[self.gone..].last() {
+            Some(h) if h.asked > at => self.acquire_before(at, hold_ns, cpu, moved),
+            _ => self.append(at, hold_ns, cpu),
         }
-        let spin = start - at;
+    }
+
+    /// `acquire` of a section asked after every span kept.
+    #[inline]
+    fn append(&mut self, at: SimTime, hold_ns: u64, cpu: u16) -> u64 {
+        let start = self.held[self.gone..].last().map_or(at, |h| at.max(h.end));
+        self.held.push(Span { asked: at, start, end: start + hold_ns, cpu });
+        self.count(start - at)
+    }
+
+    /// `n` sections of `hold_ns` each, asked by `cpu` at `first` and every `step` ns after
+    /// it, each later by the spins before it (a work's sections of one lock, in the order
+    /// asked): `acquire` of each in turn. Returns the spins in all.
+    #[allow(clippy::too_many_arguments)]
+    pub fn acquire_run(
+        &mut self,
+        now: SimTime,
+        first: SimTime,
+        step: u64,
+        hold_ns: u64,
+        n: u64,
+        cpu: u16,
+        moved: &mut Vec<(u16, u64)>,
+    ) -> u64 {
+        assert!(hold_ns <= step || n <= 1, "a run's sections do not overlap");
+        let mut spun = 0;
+        for k in 0..n {
+            let at = SimTime(first.0 + spun + k * step);
+            self.forget(now);
+            assert!(self.held.len() - self.gone < Self::HELD_MAX, "a lock's spans over their limit");
+            if self.held[self.gone..].last().is_some_and(|h| h.asked > at) {
+                spun += self.acquire_before(at, hold_ns, cpu, moved);
+                continue;
+            }
+            spun += self.append(at, hold_ns, cpu);
+            // The rest go at the back too, and spin nothing: each asks after the one before,
+            // which let go `step - hold_ns` before it asked.
+            let next = SimTime(first.0 + spun + (k + 1) * step);
+            self.append_unspun(now, next, step, hold_ns, n - k - 1, cpu);
+            break;
+        }
+        spun
+    }
+
+    /// `n` sections asked at `first` and every `step` after it, each after every span kept
+    /// and after the one before had let go: `append` of each in turn, with no spin.
+    fn append_unspun(&mut self, now: SimTime, first: SimTime, step: u64, hold_ns: u64, n: u64, cpu: u16) {
+        let section = |k: u64| {
+            let at = SimTime(first.0 + k * step);
+            Span { asked: at, start: at, end: at + hold_ns, cpu }
+        };
+        // A kept front stays kept through the run (spans go at the back), so there is nothing
+        // to forget on the way: the sections go in at once, under the limit each `append`
+        // asserts. A front forgotten already (a work longer than the history whose sections
+        // are the only ones kept) is forgotten before each, as `acquire` does.
+        if self.held.get(self.gone).is_some_and(|h| h.end.0 + Self::HISTORY_NS >= now.0) {
+            assert!(self.held.len() - self.gone + n as usize <= Self::HELD_MAX, "a lock's spans over their limit");
+            self.held.extend((0..n).map(section));
+        } else {
+            for k in 0..n {
+                self.forget(now);
+                assert!(self.held.len() - self.gone < Self::HELD_MAX, "a lock's spans over their limit");
+                self.held.push(section(k));
+            }
+        }
+        self.acquired += n;
+    }
+
+    /// Counts one acquisition that spun `spin` ns first, and returns `spin`.
+    #[inline]
+    fn count(&mut self, spin: u64) -> u64 {
         self.acquired += 1;
         if spin > 0 {
             self.contended += 1;
             self.spin_ns += spin;
         }
+        spin
+    }
+
+    /// `acquire` of a section asked before the last span kept: it goes before the spans
+    /// asked later, which move back as far as it pushes them.
+    #[inline(never)]
+    fn acquire_before(&mut self, at: SimTime, hold_ns: u64, cpu: u16, moved: &mut Vec<(u16, u64)>) -> u64 {
+        let i = self.gone + self.held[self.gone..].partition_point(|h| h.asked <= at);
+        let start = if i == self.gone { at } else { at.max(self.held[i - 1].end) };
+        self.held.insert(i, Span { asked: at, start, end: start + hold_ns, cpu });
+        let spin = self.count(start - at);
         for j in i + 1..self.held.len() {
             let before = self.held[j - 1].end;
             let h = &mut self.held[j];
@@ -210,10 +315,10 @@ impl Sim {
             if hold == 0 {
                 continue;
             }
-            for k in 0..s.times {
-                let at = if s.after { now + more + k * hold } else { SimTime(start.0 + more + (k + 1) * share - hold) };
-                more += self.lock_mut(s.lock).acquire(now, at, hold, cpu, &mut moved);
-            }
+            // The first section's time; each later one comes `share` after it (`hold`, beyond
+            // the work's cost), and after the spins before it.
+            let (first, step) = if s.after { (now + more, hold) } else { (SimTime(start.0 + more + share - hold), share) };
+            more += self.lock_mut(s.lock).acquire_run(now, first, step, hold, s.times, cpu, &mut moved);
             if s.after {
                 more += s.times * hold;
             }
@@ -269,6 +374,43 @@ mod tests {
         assert_eq!((l.contended, l.spin_ns), (3, 50 + 100 + 50));
         // A CPU arriving after the holders let go does not spin.
         assert_eq!(l.acquire(SimTime(9_000), SimTime(9_000), 1_000, 1, &mut moved), 0);
+    }
+
+    /// A run of sections placed in one call lands as the same sections placed one by one:
+    /// the same spins, the same spins moved onto other CPUs, the same spans kept, on locks
+    /// with other CPUs' sections before, among and after the run's, some long gone.
+    #[test]
+    fn a_run_of_sections_placed_at_once_is_placed_as_one_by_one() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut rand = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for case in 0..2_000 {
+            let mut lock = SpinLock::default();
+            let mut moved = Vec::new();
+            let now = SimTime(5 * NS_PER_MS + rand(NS_PER_MS));
+            for _ in 0..rand(40) {
+                let at = SimTime(now.0 - rand(4 * NS_PER_MS));
+                let cpu = 1 + rand(3) as u16;
+                lock.acquire(now, at, 1 + rand(3_000), cpu, &mut moved);
+            }
+            let (mut one_by_one, mut moved_one) = (lock.clone(), moved.clone());
+            let n = 1 + rand(20);
+            let step = 1 + rand(2_000);
+            let hold = 1 + rand(step);
+            let first = SimTime(now.0 - rand(3 * NS_PER_MS));
+            let spun = lock.acquire_run(now, first, step, hold, n, 0, &mut moved);
+            let mut spun_one = 0;
+            for k in 0..n {
+                spun_one += one_by_one.acquire(now, SimTime(first.0 + spun_one + k * step), hold, 0, &mut moved_one);
+            }
+            assert_eq!((spun, &moved), (spun_one, &moved_one), "case {case}");
+            assert_eq!((lock.acquired, lock.contended, lock.spin_ns), (one_by_one.acquired, one_by_one.contended, one_by_one.spin_ns));
+            assert_eq!(lock.held[lock.gone..], one_by_one.held[one_by_one.gone..], "case {case}");
+        }
     }
 
     /// 20 ms of the scenario that `sets` (in order) make of the default one, with the knobs
