@@ -12,6 +12,7 @@
 
 pub mod channel;
 pub mod command;
+pub mod fio;
 pub mod reader;
 pub mod shown;
 pub mod sweep;
