@@ -3,7 +3,8 @@
 //! file is first applied, so the page's own wasm holds no job-file parser. The page posts the text with a
 //! number and gets back the settings (`{ knobs, fromFile, ignored, notModelled }`) or the one
 //! line saying what is wrong with the file; it then fits the job to its stack's devices as
-//! before (`FioJob::fit_devices`).
+//! before (`FioJob::fit_devices`). Where no Web Worker can start, the page loads the same wasm
+//! on its own thread (`static/boot.js`'s `blkvizJobReader`) and reads the file there.
 
 use blksim::fio::FioJob;
 use std::cell::RefCell;
@@ -37,8 +38,8 @@ thread_local! {
     static NEXT: RefCell<u32> = const { RefCell::new(0) };
 }
 
-/// Reads a job file in the reader and hands `then` the job (or why not), later, from the
-/// worker's answer; at once if the reader cannot be started.
+/// Reads a job file in the reader and hands `then` the job (or why not), later: from the
+/// worker's answer, or where no worker starts, from the reader loaded on the page.
 pub fn parse(text: &str, then: impl FnOnce(Result<FioJob, String>) + 'static) {
     let seq = NEXT.with(|n| {
         let seq = *n.borrow();
@@ -59,8 +60,28 @@ pub fn parse(text: &str, then: impl FnOnce(Result<FioJob, String>) + 'static) {
     });
     match posted {
         Ok(()) => PENDING.with(|p| *p.borrow_mut() = Some((seq, Box::new(then)))),
-        Err(e) => then(Err(e)),
+        Err(_) => {
+            let text = text.to_string();
+            wasm_bindgen_futures::spawn_local(async move { then(on_page(&text).await) });
+        }
     }
+}
+
+/// The file read by the reader's wasm loaded on the page's thread (`blkvizJobReader`).
+async fn on_page(text: &str) -> Result<FioJob, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let load = js_sys::Reflect::get(&window, &"blkvizJobReader".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or("the job-file reader is not on this page")?;
+    let promise: js_sys::Promise =
+        load.call0(&window).and_then(JsCast::dyn_into).map_err(|e| format!("the job-file reader did not load: {e:?}"))?;
+    let module = wasm_bindgen_futures::JsFuture::from(promise).await.map_err(|e| format!("the job-file reader did not load: {e:?}"))?;
+    let parse: js_sys::Function = js_sys::Reflect::get(&module, &"fio_parse".into())
+        .and_then(JsCast::dyn_into)
+        .map_err(|e| format!("the job-file reader has no parser: {e:?}"))?;
+    let answer = parse.call1(&JsValue::NULL, &text.into()).map_err(|e| format!("the job-file reader failed: {e:?}"))?;
+    job_of(&answer)
 }
 
 fn spawn() -> Result<Started, String> {
