@@ -163,3 +163,23 @@ test('a bs off the 512-byte sector in the sandbox\'s knob runs rounded up to it,
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+test('where no Web Worker can start, the sandbox reads a job file on the page\'s thread and applies it the same', async () => {
+  const ctx = await h.browser.newContext();
+  const messages = [];
+  for (const noWorkers of [false, true]) {
+    const init = noWorkers ? () => { window.Worker = function () { throw new Error('no workers here'); }; } : undefined;
+    const { page, errors } = await openPage(h, ctx, '#/sandbox?v=1', undefined, init);
+    await page.waitForSelector('textarea');
+    await page.fill('textarea', '[a]\nverify=md5\nrw=randwrite\n');
+    await page.click('[data-testid=apply-fio]');
+    await page.waitForSelector('.sandbox .knob-msg');
+    messages.push(await page.textContent('.sandbox .knob-msg'));
+    assert.match(page.url(), /workload\.rw=randwrite/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+  assert.match(messages[0], /^applied the job .*not modelled: verify=md5/);
+  assert.equal(messages[1], messages[0]);
+  await ctx.close();
+});

@@ -138,6 +138,7 @@ test('the trace reader is a wasm of its own: a lesson link downloads none of it,
   await page.waitForSelector('canvas.diagram');
   await page.waitForFunction(() => Number(document.querySelector('[data-testid=live]')?.dataset.events) > 0);
   assert.deepEqual(fetched.filter((p) => /trace[-_]worker/.test(p)), [], 'the lesson page fetched the trace reader');
+  assert.deepEqual(fetched.filter((p) => /job[-_]worker/.test(p)), [], 'the lesson page fetched the job-file reader');
   await page.goto(h.base + '#/');
   await page.click('[data-testid=trace-link]');
   await page.setInputFiles('[data-testid=trace-files]', [path.join(fixtures, 'sda.blktrace.0'), path.join(fixtures, 'sda.blktrace.1')]);

@@ -129,7 +129,9 @@ enum State {
 /// A file of this page load: where its fetch is, and the components waiting for it.
 struct Entry {
     state: State,
-    waiters: BTreeMap<u32, Callback<()>>,
+    /// By id, in the order they came (ids rise): a `Vec`, not a map, so the page keeps no
+    /// `BTreeMap` code for it.
+    waiters: Vec<(u32, Callback<()>)>,
 }
 
 thread_local! {
@@ -144,7 +146,7 @@ pub fn fetched<T: Fetchable>(path: &str) -> Fetched<T> {
         if f.contains_key(path) {
             return false;
         }
-        f.insert(path.to_string(), Entry { state: State::Loading, waiters: BTreeMap::new() });
+        f.insert(path.to_string(), Entry { state: State::Loading, waiters: Vec::new() });
         true
     });
     if start {
@@ -168,9 +170,9 @@ pub fn fetched<T: Fetchable>(path: &str) -> Fetched<T> {
 fn arrived(path: &str, state: State) {
     let waiters = FILES.with(|f| {
         let mut f = f.borrow_mut();
-        let e = f.entry(path.to_string()).or_insert(Entry { state: State::Loading, waiters: BTreeMap::new() });
+        let e = f.entry(path.to_string()).or_insert(Entry { state: State::Loading, waiters: Vec::new() });
         e.state = state;
-        e.waiters.values().cloned().collect::<Vec<_>>()
+        e.waiters.iter().map(|(_, w)| w.clone()).collect::<Vec<_>>()
     });
     for w in waiters {
         w.emit(());
@@ -205,18 +207,20 @@ pub fn use_fetched<T: Fetchable>(path: String) -> Fetched<T> {
         let arrived_since = FILES.with(|f| {
             let mut f = f.borrow_mut();
             let e = f.get_mut(path.as_str())?;
-            e.waiters.insert(id, Callback::from(move |()| update.force_update()));
+            e.waiters.push((id, Callback::from(move |()| update.force_update())));
             Some(!matches!(e.state, State::Loading))
         });
         // The file arrived between the render and this effect: render it now.
         if loading && arrived_since == Some(true) {
-            FILES.with(|f| f.borrow().get(path.as_str()).and_then(|e| e.waiters.get(&id).cloned())).inspect(|w| w.emit(()));
+            FILES
+                .with(|f| f.borrow().get(path.as_str()).and_then(|e| e.waiters.iter().find(|(i, _)| *i == id).map(|(_, w)| w.clone())))
+                .inspect(|w| w.emit(()));
         }
         let path = path.clone();
         move || {
             FILES.with(|f| {
                 if let Some(e) = f.borrow_mut().get_mut(path.as_str()) {
-                    e.waiters.remove(&id);
+                    e.waiters.retain(|(i, _)| *i != id);
                 }
             });
         }

@@ -2,6 +2,17 @@
 // forbid inline scripts entirely.
 import init, * as bindings from './blkviz.js';
 
+// The sandbox's job-file reader on the page's own thread, where no Web Worker can start
+// (src/protocol/fio.rs): its module and wasm, loaded the first time a job file is applied.
+let jobReader;
+window.blkvizJobReader = () => {
+  jobReader ??= import('./job_worker.js').then(async (m) => {
+    await m.default({ module_or_path: './job_worker_bg.wasm' });
+    return m;
+  });
+  return jobReader;
+};
+
 await init({ module_or_path: './blkviz_bg.wasm' });
 window.wasmBindings = bindings;
 

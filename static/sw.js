@@ -8,6 +8,8 @@ const CACHE = 'blkviz-v1';
 const APP_FILES = ['./', './index.html', './boot.js', './blkviz.js', './blkviz_bg.wasm', './sweep-worker.js', './sim-worker.js', './style.css', './favicon.svg', './manifest.webmanifest', './icon-192.png', './icon-512.png'];
 // The trace page's reader, a wasm of its own that only the trace page loads.
 APP_FILES.push('./trace-worker.js', './trace_worker.js', './trace_worker_bg.wasm');
+// The sandbox's job-file reader, a wasm of its own that the page loads when a job file is applied.
+APP_FILES.push('./job-worker.js', './job_worker.js', './job_worker_bg.wasm');
 const NETWORK_WAIT_MS = 4000;
 // The text the page fetches when it shows it (lessons, the sandbox's, the scoreboard): the
 // build lists its files here, so a new lesson is precached with no list to edit.

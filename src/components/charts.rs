@@ -478,11 +478,7 @@ fn hex_colour(c: &str) -> Option<RGBColor> {
 
 /// seekwatcher's plot: the sector of each issued request over time, a colour per device (the
 /// Okabe-Ito palette, in device order).
-pub fn draw_offsets(
-    canvas: &HtmlCanvasElement,
-    devices: &std::collections::BTreeMap<(u32, u32), Vec<(u64, u64)>>,
-    dark: bool,
-) -> Result<(), String> {
+pub fn draw_offsets(canvas: &HtmlCanvasElement, devices: &blksim::tools::trace_figures::DeviceOffsets, dark: bool) -> Result<(), String> {
     const PALETTE: [RGBColor; 7] = [
         RGBColor(0x00, 0x72, 0xB2),
         RGBColor(0xD5, 0x5E, 0x00),
@@ -493,11 +489,11 @@ pub fn draw_offsets(
         RGBColor(0x00, 0x00, 0x00),
     ];
     let (root, _, fg) = prepare(canvas, dark, 240)?;
-    let t_max_ns = devices.values().flatten().map(|&(t, _)| t).max().unwrap_or(1).max(1);
+    let t_max_ns = devices.iter().flat_map(|(_, v)| v).map(|&(t, _)| t).max().unwrap_or(1).max(1);
     // Milliseconds for a trace under a second, so the axis numbers stay distinct.
     let (per_ns, unit) = if t_max_ns < 1_000_000_000 { (1e6, "ms") } else { (1e9, "seconds") };
     let t_max = t_max_ns as f64 / per_ns;
-    let s_max = devices.values().flatten().map(|&(_, s)| s).max().unwrap_or(1).max(1) as f64;
+    let s_max = devices.iter().flat_map(|(_, v)| v).map(|&(_, s)| s).max().unwrap_or(1).max(1) as f64;
     let mut chart = ChartBuilder::on(&root)
         .margin(6)
         .margin_right(18)
@@ -518,13 +514,13 @@ pub fn draw_offsets(
         .light_line_style(fg.mix(0.08))
         .draw()
         .map_err(|e| e.to_string())?;
-    for (i, points) in devices.values().enumerate() {
+    for (i, (_, points)) in devices.iter().enumerate() {
         let colour = PALETTE[i % PALETTE.len()];
         chart
             .draw_series(points.iter().map(|&(t, s)| Circle::new((t as f64 / per_ns, s as f64), 2, colour.mix(0.8).filled())))
             .map_err(|e| e.to_string())?;
     }
-    let labels: Vec<String> = devices.keys().map(|(major, minor)| format!("{major},{minor}")).collect();
+    let labels: Vec<String> = devices.iter().map(|((major, minor), _)| format!("{major},{minor}")).collect();
     draw_series_labels(
         &chart.plotting_area().strip_coord_spec(),
         LegendAt::MiddleRight,

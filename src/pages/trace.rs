@@ -318,7 +318,7 @@ fn column(l: &TraceFigures, (chart, heat): &(NodeRef, NodeRef), id: &str, title:
             <table class="iostat" data-testid={tid("iostat")}>
                 <thead><tr><th>{ "Device" }</th><th>{ "r/s" }</th><th>{ "w/s" }</th><th>{ "rkB/s" }</th><th>{ "wkB/s" }</th><th>{ "rrqm/s" }</th><th>{ "wrqm/s" }</th><th>{ "%util" }</th><th>{ "f/s" }</th><th>{ "d/s" }</th><th>{ "#Q" }</th><th>{ "#D" }</th></tr></thead>
                 <tbody>{ for l.devices.iter().map(|d| {
-                    let m = l.iostat.get(&(d.major, d.minor)).copied().unwrap_or_default();
+                    let m = l.iostat.iter().find(|(k, _)| *k == (d.major, d.minor)).map(|(_, m)| *m).unwrap_or_default();
                     // `+ 0.0`: a cell never reads -0.0.
                     let mean = |f: fn(&IostatSecond) -> f64| format!("{:.1}", f(&m) + 0.0);
                     html! { <tr><td>{ dev((d.major, d.minor)) }</td><td>{ mean(|x| x.r_s) }</td><td>{ mean(|x| x.w_s) }</td><td>{ mean(|x| x.rkb_s) }</td>

@@ -12,6 +12,7 @@
 
 pub mod channel;
 pub mod command;
+pub mod fio;
 pub mod reader;
 pub mod shown;
 pub mod sweep;
@@ -53,12 +54,32 @@ pub struct FromRuns {
 /// next frames.
 pub const MESSAGE_RECORDS_MAX: usize = 20_000;
 
-/// A message in bincode.
+/// A message in bincode: the bytes of `bincode::serialize`, written into a growing buffer
+/// without its first pass that counts them, so the wasm holds one serializer of each message
+/// type, not two.
 pub fn encode<T: Serialize>(v: &T) -> Result<Vec<u8>, String> {
-    bincode::serialize(v).map_err(|e| e.to_string())
+    let mut out = Vec::new();
+    bincode::serialize_into(&mut out, v).map_err(|e| e.to_string())?;
+    Ok(out)
 }
 
 /// A message from bincode.
 pub fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     bincode::deserialize(bytes).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encode_writes_the_bytes_bincode_serialize_writes() {
+        let shown = Shown { model_gaps: vec!["a gap".into()], era: vec![("k".into(), "v".into())], ..Shown::default() };
+        let state = RunState { lesson: "anatomy-of-a-request".into(), speed: 0.25, ..RunState::default() };
+        let open = ToRuns::Open { fragment: "#/lesson/x?v=1".into(), default_lesson: "x".into() };
+        assert_eq!(encode(&shown).unwrap(), bincode::serialize(&shown).unwrap());
+        assert_eq!(encode(&state).unwrap(), bincode::serialize(&state).unwrap());
+        assert_eq!(encode(&open).unwrap(), bincode::serialize(&open).unwrap());
+        assert_eq!(decode::<RunState>(&encode(&state).unwrap()).unwrap(), state);
+    }
 }

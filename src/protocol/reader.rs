@@ -8,7 +8,6 @@
 use super::decode;
 use blksim::tools::trace_figures::TraceFigures;
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -27,8 +26,9 @@ pub struct ReaderFile {
 /// or why there are none.
 pub type OnReply = Rc<dyn Fn(u32, Result<TraceFigures, String>)>;
 
-/// The answers not yet come, by number.
-type Waiting = Rc<RefCell<BTreeSet<u32>>>;
+/// The answers not yet come, by number, in the order posted (a few at most: a `Vec`, not a set,
+/// so the page keeps no `BTreeSet` code for it).
+type Waiting = Rc<RefCell<Vec<u32>>>;
 
 struct Started {
     worker: Worker,
@@ -78,7 +78,7 @@ impl TraceReader {
             } else {
                 decode::<Result<TraceFigures, String>>(&bytes).unwrap_or_else(|e| Err(format!("the trace reader's answer: {e}")))
             };
-            waiting.borrow_mut().remove(&seq);
+            waiting.borrow_mut().retain(|&s| s != seq);
             on_reply(seq, figures);
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -120,7 +120,7 @@ impl TraceReader {
         js_sys::Reflect::set(&msg, &"seq".into(), &seq.into()).map_err(|e| format!("{e:?}"))?;
         js_sys::Reflect::set(&msg, &"files".into(), &list).map_err(|e| format!("{e:?}"))?;
         s.worker.post_message_with_transfer(&msg, &transfer).map_err(|e| format!("the trace reader cannot be reached: {e:?}"))?;
-        self.waiting.borrow_mut().insert(seq);
+        self.waiting.borrow_mut().push(seq);
         Ok(seq)
     }
 }

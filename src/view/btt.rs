@@ -37,14 +37,14 @@ impl TraceView {
         let t = r.time.ns();
         match r.action {
             Action::Q => {
-                self.bio_queued_at.insert((r.dev.0, r.token), t);
+                self.bio_queued_at.insert((r.dev.0, r.token), [t, 0, 0, 0]);
             }
             Action::M | Action::F => {
                 self.bio_queued_at.remove(&(r.dev.0, r.token));
             }
             Action::G => {
                 self.request_devs.insert(r.dev.0);
-                if let Some(q) = self.bio_queued_at.remove(&(r.dev.0, r.related)) {
+                if let Some([q, ..]) = self.bio_queued_at.remove(&(r.dev.0, r.related)) {
                     self.rq_times.insert((r.dev.0, r.token), [q, t, 0, 0]);
                 }
             }
@@ -73,7 +73,7 @@ impl TraceView {
             }
             Action::C => {
                 // A bio-based device's bio, from its Q on this device to its C here.
-                if let Some(q) = self.bio_queued_at.remove(&(r.dev.0, r.token)) {
+                if let Some([q, ..]) = self.bio_queued_at.remove(&(r.dev.0, r.token)) {
                     let b = self.btt.entry(r.dev.0).or_default();
                     b.bio_level = true;
                     b.requests += 1;

@@ -145,8 +145,11 @@ impl RunView {
     fn bio_tip(&self, id: u32) -> String {
         let Some(t) = self.trace.bios.get(&id) else { return format!("bio {id}: gone") };
         let now = self.shown.now.ns();
-        let queued =
-            self.trace.bio_queued_at.get(&(t.dev, id)).map_or("before the trace".into(), |&q| format!("{} ago", ms(now.saturating_sub(q))));
+        let queued = self
+            .trace
+            .bio_queued_at
+            .get(&(t.dev, id))
+            .map_or("before the trace".into(), |&[q, ..]| format!("{} ago", ms(now.saturating_sub(q))));
         let state = match t.stage {
             TokenStage::Sleeping => "its process sleeps in get_request_wait: no free request",
             TokenStage::Merging => "merging into a waiting request",

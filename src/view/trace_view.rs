@@ -33,8 +33,9 @@ pub struct TraceView {
     /// event log marks them).
     pub trace_gaps: VecDeque<(SimTime, SimTime, u64)>,
     pub btt: BTreeMap<u16, Btt>,
-    /// Per (device, bio): its Q time on that device, in ns.
-    pub(super) bio_queued_at: BTreeMap<(u16, u32), u64>,
+    /// Per (device, bio): its Q time on that device, in ns, in the first slot (the map is of
+    /// `rq_times`' type, so the page keeps one copy of `BTreeMap`'s code for the two).
+    pub(super) bio_queued_at: BTreeMap<(u16, u32), [u64; 4]>,
     /// Devices seen allocating requests (a G): the others are bio-based.
     pub(super) request_devs: BTreeSet<u16>,
     /// Per (device, request): (Q, G, I, D) times in ns.

@@ -21,34 +21,8 @@ pub(super) fn job_file_box(session: &SharedSession, page: &PageDispatch, d: &Run
         let (session, page, fio_text) = (session.clone(), page.clone(), fio_text.clone());
         Callback::from(move |()| {
             let Some(text) = fio_text.clone() else { return };
-            let mut s = session.borrow_mut();
-            match blksim::fio::parse(&text) {
-                Err(e) => page.dispatch(PageAction::SetFioMsg(Some(format!("not applied: {e}")))),
-                Ok(mut job) => {
-                    job.fit_devices(&s.a.shown.scenario);
-                    let outcome = page.clone();
-                    s.act_then(Command::ApplyMany(job.knobs.clone()), move |_, r| {
-                        let mut msg = Vec::new();
-                        if let Reply::Refused(e) = r {
-                            msg.push(format!("not applied: {e}"));
-                        } else {
-                            msg.push(format!(
-                                "applied the job ({} setting{} from the file, fio's defaults for the rest); the run restarted",
-                                job.from_file,
-                                if job.from_file == 1 { "" } else { "s" }
-                            ));
-                            if let Some(notes) = job.notes() {
-                                msg.push(notes);
-                            }
-                            outcome.dispatch(PageAction::SetFioText(None));
-                        }
-                        outcome.dispatch(PageAction::SetFioMsg(Some(msg.join("; "))));
-                    });
-                    sync_fragment(&mut s);
-                }
-            }
-            drop(s);
-            page.dispatch(PageAction::SessionChanged);
+            let (session, page) = (session.clone(), page.clone());
+            crate::protocol::fio::parse(&text, move |job| apply_job(&session, &page, job));
         })
     };
     let on_fio_input = {
@@ -81,6 +55,39 @@ pub(super) fn job_file_box(session: &SharedSession, page: &PageDispatch, d: &Run
             if let Some(m) = fio_msg { <p class="knob-msg" role="status">{ m }</p> }
         </section>
     }
+}
+
+/// A job file read (by the reader's worker: `protocol::fio`), applied to the runs: its knobs,
+/// fitted to the stack's devices, restart them; what it did goes under the box.
+fn apply_job(session: &SharedSession, page: &PageDispatch, job: Result<blksim::fio::FioJob, String>) {
+    let mut s = session.borrow_mut();
+    match job {
+        Err(e) => page.dispatch(PageAction::SetFioMsg(Some(format!("not applied: {e}")))),
+        Ok(mut job) => {
+            job.fit_devices(&s.a.shown.scenario);
+            let outcome = page.clone();
+            s.act_then(Command::ApplyMany(job.knobs.clone()), move |_, r| {
+                let mut msg = Vec::new();
+                if let Reply::Refused(e) = r {
+                    msg.push(format!("not applied: {e}"));
+                } else {
+                    msg.push(format!(
+                        "applied the job ({} setting{} from the file, fio's defaults for the rest); the run restarted",
+                        job.from_file,
+                        if job.from_file == 1 { "" } else { "s" }
+                    ));
+                    if let Some(notes) = job.notes() {
+                        msg.push(notes);
+                    }
+                    outcome.dispatch(PageAction::SetFioText(None));
+                }
+                outcome.dispatch(PageAction::SetFioMsg(Some(msg.join("; "))));
+            });
+            sync_fragment(&mut s);
+        }
+    }
+    drop(s);
+    page.dispatch(PageAction::SessionChanged);
 }
 
 /// In the A/B view, what the knob panel sets: both runs, or run B alone (two setups side by

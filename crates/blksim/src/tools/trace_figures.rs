@@ -9,12 +9,14 @@ use crate::tools::blkparse_input::{self, ReadNotes};
 use crate::tools::btt::{self, DeviceBtt, Phase};
 use crate::tools::iostat::{self, IostatSecond};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// Log lines kept (the figures use every record).
 pub const LOG_LINES_MAX: u32 = 500;
 /// Points of the offsets' plot kept per device (every k-th beyond it, `btt::offsets`).
 pub const OFFSET_POINTS_MAX: u32 = 4000;
+
+/// Per device (major, minor), in order: the (time in ns, sector) of each issued request.
+pub type DeviceOffsets = Vec<((u32, u32), Vec<(u64, u64)>)>;
 
 /// What the page shows of a trace.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -34,10 +36,12 @@ pub struct TraceFigures {
     /// btt's "All Devices" table, indexed as `btt::ALL_PHASES`.
     pub all: [Phase; 13],
     pub devices: Vec<DeviceBtt>,
-    /// iostat per device over the whole trace (as iostat's first report).
-    pub iostat: BTreeMap<(u32, u32), IostatSecond>,
-    /// The sector of each issued request over time, per device, thinned.
-    pub offsets: BTreeMap<(u32, u32), Vec<(u64, u64)>>,
+    /// iostat per device over the whole trace (as iostat's first report), by (major, minor) in
+    /// order. Pairs, not a map: the page reads them in order or looks up one of a few devices,
+    /// so it keeps no `BTreeMap` code for them (bincode writes the two alike).
+    pub iostat: Vec<((u32, u32), IostatSecond)>,
+    /// The sector of each issued request over time, per device (in order), thinned.
+    pub offsets: DeviceOffsets,
     /// Where the offsets' points are thinned, a line per device (`btt::thinned_note`).
     pub thinned: Vec<String>,
     /// The completions by D2C over time (`btt::d2c_columns`), in columns of `d2c_span_ns`.
@@ -113,7 +117,7 @@ mod tests {
         assert_eq!((f.devices[0].queued, f.devices[0].issued), (1, 1));
         let d2c = btt::ALL_PHASES.iter().position(|p| *p == "D2C").unwrap();
         assert_eq!((f.all[d2c].n, f.all[d2c].min_ns), (1, 500_000));
-        assert_eq!(f.offsets[&(8, 0)], vec![(3_000, 2048)]);
-        assert!(f.iostat[&(8, 0)].r_s > 0.0);
+        assert_eq!(f.offsets, vec![((8, 0), vec![(3_000, 2048)])]);
+        assert!(f.iostat.len() == 1 && f.iostat[0].0 == (8, 0) && f.iostat[0].1.r_s > 0.0);
     }
 }
