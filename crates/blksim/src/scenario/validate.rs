@@ -465,6 +465,15 @@ pub(super) fn blk_mq_queues(s: &Scenario) -> Result<(), String> {
     )
 }
 
+/// A rule of blk-mq's 5.x dispatch (`blk_mq.dispatch=5.0`, which `kernel` 4.15 and later sets).
+pub(super) fn mq_dispatch_5(s: &Scenario) -> Result<(), String> {
+    blk_mq_queues(s)?;
+    need(
+        s.blk_mq.dispatch == MqDispatch::V5_0,
+        "a rule of blk-mq's 5.x dispatch, and blk_mq.dispatch=4.0 runs the disks as 4.0 does (no elevator, no task plug on blk-mq)".into(),
+    )
+}
+
 /// A SCSI host's setting, or a SCSI device's (`queue_depth`): an NVMe drive has neither.
 pub(super) fn scsi_host(s: &Scenario) -> Result<(), String> {
     need(
