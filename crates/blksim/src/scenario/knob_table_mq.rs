@@ -5,6 +5,7 @@
 //! `kernel/workqueue.rs`).
 
 use super::*;
+use serde::{Deserialize, Serialize};
 
 pub const BLK_MQ_RUN_HW_QUEUES: KnobSpec = KnobSpec {
     key: "blk_mq.run_hw_queues",
@@ -35,3 +36,19 @@ pub const BLK_MQ_PLUG: KnobSpec = KnobSpec {
     applies: validate::mq_dispatch_5,
     values: &[],
 };
+
+/// `blk_mq.plug`: `off`, or `blk_mq_submit_bio`'s and `blkdev_direct_IO`'s rules from the
+/// version named on (`Sim::blk_mq_full_plug`, `Sim::blkdev_direct_io_plugs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum MqPlug {
+    #[serde(rename = "off")]
+    Off,
+    #[serde(rename = "5.0")]
+    V5_0,
+    #[serde(rename = "5.5")]
+    V5_5,
+    #[serde(rename = "5.16")]
+    V5_16,
+    #[serde(rename = "5.17")]
+    V5_17,
+}

@@ -15,6 +15,7 @@ pub mod knob_table_bfq;
 pub mod knob_table_disk;
 pub mod knob_table_dm;
 pub mod knob_table_readahead;
+pub use knob_table_mq::MqPlug;
 pub use knob_table_readahead::Readahead;
 pub mod knob_table_hwraid;
 pub mod knob_table_kyber;
@@ -415,28 +416,8 @@ pub struct BlkMqKnobs {
     /// How an arm of a hardware queue's `run_work` meets one already pending
     /// (`blk_mq.run_work`, `knob_table_mq.rs`).
     pub run_work: RunWork,
-    /// Whether a task's plug holds blk-mq requests, and which (`blk_mq.plug`,
-    /// `knob_table_mq.rs`).
+    /// Which blk-mq requests a task's plug holds (`blk_mq.plug`, `knob_table_mq.rs`).
     pub plug: MqPlug,
-}
-
-/// `blk_mq.plug`: `off` (each blk-mq request is inserted at once), or the rules of
-/// `blk_mq_submit_bio` (`blk_mq_make_request` before 5.9) and `blkdev_direct_IO` from the
-/// version named on: `5.0` plugs on a queue with one hardware queue or a driver with
-/// `commit_rqs`; `5.5` also on a rotational disk; `5.16` as 5.5, but an async O_DIRECT I/O of
-/// one bio takes `__blkdev_direct_IO_async`, which has no plug; `5.17` plugs on every queue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum MqPlug {
-    #[serde(rename = "off")]
-    Off,
-    #[serde(rename = "5.0")]
-    V5_0,
-    #[serde(rename = "5.5")]
-    V5_5,
-    #[serde(rename = "5.16")]
-    V5_16,
-    #[serde(rename = "5.17")]
-    V5_17,
 }
 
 /// `blk_mq.run_work`: `queue` (`queue_delayed_work_on`: a pending run keeps its time), `mod`
