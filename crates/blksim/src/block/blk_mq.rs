@@ -479,7 +479,8 @@ impl Sim {
     /// `blk_plug_max_rq_count`: `BLK_MAX_REQUEST_COUNT` (32 from 5.16), twice that once the
     /// plug holds requests of several queues.
     fn blk_plug_max_rq_count(&self) -> u32 {
-        let max = crate::block::blk_core::BLK_MAX_REQUEST_COUNT[usize::from(self.cfg.scenario.blk_mq.plug >= crate::scenario::MqPlug::V5_16)];
+        let max =
+            crate::block::blk_core::BLK_MAX_REQUEST_COUNT[usize::from(self.cfg.scenario.blk_mq.plug >= crate::scenario::MqPlug::V5_16)];
         if self.blk.multiple_queues {
             2 * max
         } else {

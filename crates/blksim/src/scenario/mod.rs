@@ -664,7 +664,13 @@ impl Default for HostKnobs {
 }
 impl Default for BlkMqKnobs {
     fn default() -> Self {
-        BlkMqKnobs { rerun_after_splice: true, dispatch: MqDispatch::V4_0, run_hw_queues: RunHwQueues::All, run_work: RunWork::Queue, plug: MqPlug::Off }
+        BlkMqKnobs {
+            rerun_after_splice: true,
+            dispatch: MqDispatch::V4_0,
+            run_hw_queues: RunHwQueues::All,
+            run_work: RunWork::Queue,
+            plug: MqPlug::Off,
+        }
     }
 }
 impl Default for ScsiKnobs {
