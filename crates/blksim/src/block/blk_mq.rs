@@ -427,6 +427,124 @@ impl Sim {
 }
 
 impl Sim {
+    /// `blk_mq_submit_bio` (5.10; `blk_mq_make_request` before 5.9) under a task's plug:
+    /// whether `rq` waits on the plug. Where the full plug applies (`blk_mq_full_plug`) a plug
+    /// holding `blk_plug_max_rq_count` requests, or ending with one of `BLK_PLUG_FLUSH_SIZE`,
+    /// is flushed first, from here. Otherwise an elevator takes the request at once (false);
+    /// without one the limited plug (to 5.16) holds one request per queue, issuing the one it
+    /// held (`same_queue_rq`).
+    pub(crate) fn blk_mq_plug_request(&mut self, dev: DevId, rq: ReqId, tid: ThreadId) -> bool {
+        let elevator = self.mq_sched(dev).is_some_and(crate::block::blk_mq_sched::MqSched::has_elevator);
+        if self.blk_mq_full_plug(dev) {
+            let last = self.blk.plug.iter().rev().find(|r| self.devs[self.reqs.get(r.0).dev].queue.mq_sched.is_some());
+            let big = last.is_some_and(|r| self.reqs.get(r.0).bytes >= crate::block::blk_core::BLK_PLUG_FLUSH_SIZE);
+            if self.blk.mq_rq_count >= self.blk_plug_max_rq_count() || big {
+                self.blk_flush_plug_list(tid, false);
+            }
+        } else if elevator {
+            return false;
+        } else if let Some(i) = self.blk.plug.iter().position(|r| self.reqs.get(r.0).dev == dev) {
+            let held = self.blk.plug.remove(i);
+            self.blk.mq_rq_count -= 1;
+            let r = self.reqs.get(held.0);
+            let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
+            self.emit(dev, Action::U, false, 0, 0, tid, 0, 1);
+            self.emit(dev, Action::I, write, sector, bytes, tid, held.0, 0);
+            self.blk_mq_sched_insert_request(dev, held);
+        }
+        self.blk_add_rq_to_plug(dev, rq, tid);
+        true
+    }
+
+    /// The full plug's condition in `blk_mq_submit_bio`, by `blk_mq.plug`: 5.0, one hardware
+    /// queue or a driver with `commit_rqs` (NVMe's `nvme_commit_rqs`; the model's SCSI hosts
+    /// have none, `scsi_mq_ops_no_commit`); 5.5, or a rotational disk (`!blk_queue_nonrot`),
+    /// or a host_tagset host (`blk_mq_is_sbitmap_shared`, 5.10's stable releases); 5.17, every
+    /// queue.
+    fn blk_mq_full_plug(&self, dev: DevId) -> bool {
+        use crate::scenario::{DiskKind, MqPlug};
+        let s = &self.cfg.scenario;
+        let nvme = self.devs[dev].is_nvme();
+        let one_queue = self.mq(dev).hctx.len() == 1;
+        let rotational = matches!(s.disk.kind, DiskKind::Hdd | DiskKind::Hwraid5);
+        let shared_sbitmap = s.host.host_tagset && !nvme;
+        match s.blk_mq.plug {
+            MqPlug::Off => false,
+            MqPlug::V5_0 => one_queue || nvme,
+            MqPlug::V5_5 | MqPlug::V5_16 => one_queue || nvme || rotational || shared_sbitmap,
+            MqPlug::V5_17 => true,
+        }
+    }
+
+    /// `blk_plug_max_rq_count`: `BLK_MAX_REQUEST_COUNT` (32 from 5.16), twice that once the
+    /// plug holds requests of several queues.
+    fn blk_plug_max_rq_count(&self) -> u32 {
+        let max =
+            crate::block::blk_core::BLK_MAX_REQUEST_COUNT[usize::from(self.cfg.scenario.blk_mq.plug >= crate::scenario::MqPlug::V5_16)];
+        if self.blk.multiple_queues {
+            2 * max
+        } else {
+            max
+        }
+    }
+
+    /// `blk_add_rq_to_plug`: `rq` joins the plug (P in the trace when it is the plug's first),
+    /// which then holds requests of several queues if another queue's is on it.
+    fn blk_add_rq_to_plug(&mut self, dev: DevId, rq: ReqId, tid: ThreadId) {
+        let r = self.reqs.get(rq.0);
+        let (write, sector) = (r.write, r.sector);
+        if self.blk.mq_rq_count == 0 {
+            self.emit(dev, Action::P, write, sector, 0, tid, rq.0, 0);
+        }
+        let other = self.blk.plug.iter().any(|r| {
+            let d = self.reqs.get(r.0).dev;
+            d != dev && self.devs[d].queue.mq_sched.is_some()
+        });
+        self.blk.multiple_queues |= other;
+        self.blk.plug.push(rq);
+        self.blk.mq_rq_count += 1;
+        // The full plug flushes at its count; the limited plug holds one request per queue.
+        let bound = 2 * crate::block::blk_core::BLK_MAX_REQUEST_COUNT[1] + self.devs.len() as u32;
+        assert!(self.blk.mq_rq_count <= bound, "a task's plug over its limit");
+    }
+
+    /// `blk_mq_flush_plug_list`: the plug's blk-mq requests, sorted by software queue, hardware
+    /// queue and sector when there are more than 2 of several queues (`plug_rq_cmp`; by device
+    /// and CPU for the software queue, INFERRED: the kernel compares their addresses), go to
+    /// `blk_mq_sched_insert_requests` a run of one software queue at a time (U in the trace
+    /// with how many), which runs the queue asynchronously only `from_schedule`.
+    pub(crate) fn blk_mq_flush_plug_list(&mut self, tid: ThreadId, from_schedule: bool) {
+        let mut list = std::mem::take(&mut self.blk.mq_list);
+        let mut plug = std::mem::take(&mut self.blk.plug);
+        plug.retain(|&r| {
+            let mq = self.devs[self.reqs.get(r.0).dev].queue.mq_sched.is_some();
+            if mq {
+                list.push(r);
+            }
+            !mq
+        });
+        self.blk.plug = plug;
+        let ctx = |sim: &Sim, r: ReqId| {
+            let q = sim.reqs.get(r.0);
+            (q.dev, q.cpu, q.hctx)
+        };
+        if self.blk.mq_rq_count > 2 && self.blk.multiple_queues {
+            list.sort_by_key(|&r| (ctx(self, r), self.reqs.get(r.0).sector));
+        }
+        self.blk.mq_rq_count = 0;
+        let mut i = 0;
+        while i < list.len() {
+            let key = ctx(self, list[i]);
+            let n = list[i..].iter().take_while(|&&r| ctx(self, r) == key).count();
+            let (dev, _, h) = key;
+            self.emit(dev, Action::U, false, 0, 0, tid, 0, n as u32);
+            self.blk_mq_sched_insert_requests(dev, h, &list[i..i + n], from_schedule, tid);
+            i += n;
+        }
+        list.clear();
+        self.blk.mq_list = list;
+    }
+
     /// `blk_mq_alloc_tag_set` and `blk_mq_init_queue` → `blk_mq_add_queue_tag_set`: one tag
     /// set per SCSI host (`shost->tag_set`, shared by every LUN's queue on it) and one per NVMe
     /// controller; a set used by two queues or more is shared

@@ -6,8 +6,9 @@
 //! queue. With an elevator a request holds a scheduler tag (`nr_requests` per hardware queue)
 //! from its allocation and a driver tag only from its dispatch.
 //!
-//! Not modelled: the task plug on blk-mq (5.x plugs a single-queue or rotational disk's
-//! requests and inserts them at unplug: here each is inserted at once), `dispatch_busy`'s
+//! A task's plug holds requests until its flush (`blk_mq.plug`, `Sim::blk_mq_plug_request` in
+//! `block/blk_mq.rs`), which inserts them here (`blk_mq_sched_insert_requests`). Not
+//! modelled: `dispatch_busy`'s
 //! one-at-a-time dispatch from the software queues (they are always flushed whole) and merges
 //! in the software queues under `none`. The elevators' hooks hold their queue-wide lock
 //! (`spin_lock_elevator`): CPUs running them at once spin on it.
@@ -104,12 +105,36 @@ impl Sim {
         self.blk_mq_get_tag(dev, h, tid, sched)
     }
 
-    /// `blk_mq_make_request`'s insert (5.x), and the run after it. With an elevator the request
-    /// keeps its scheduler tag aside, goes to `insert_requests` (mq-deadline: its sort tree and
-    /// FIFO) and the queue is run from kblockd (`blk_mq_sched_insert_request(rq, false, true,
-    /// true)`); without one it goes on its CPU's software queue and the queue is run from here
-    /// (the nearest to `blk_mq_try_issue_directly`, INFERRED).
+    /// `blk_mq_make_request`'s insert (5.x), and the run after it: with an elevator from kblockd
+    /// (`blk_mq_sched_insert_request(rq, false, true, true)`), without one from here (the
+    /// nearest to `blk_mq_try_issue_directly`, INFERRED).
     pub(crate) fn blk_mq_sched_insert_request(&mut self, dev: DevId, rq: ReqId) {
+        let (h, elevator) = self.blk_mq_sched_insert(dev, rq, true);
+        self.blk_mq_run_hw_queue(dev, h, elevator);
+    }
+
+    /// `blk_mq_sched_insert_requests` (5.10), from a plug's flush: the hardware queue's run of
+    /// requests goes to the elevator's `insert_requests` (mq-deadline's under one `dd->lock`,
+    /// bfq's a lock each) or onto the software queue, then the queue runs: from the flushing
+    /// task, or from kblockd when the flush is the task's going to sleep (`run_queue_async`).
+    /// Under `none` 5.10 first issues them directly (`blk_mq_try_issue_list_directly`): the
+    /// software queue and a run from here stand for it, as at an insert (INFERRED).
+    pub(crate) fn blk_mq_sched_insert_requests(&mut self, dev: DevId, h: u16, list: &[ReqId], run_async: bool, tid: ThreadId) {
+        let lock_each = self.devs[dev].queue.elevator.kind() == crate::block::ElevatorKind::Bfq;
+        for (i, &rq) in list.iter().enumerate() {
+            let r = self.reqs.get(rq.0);
+            let (write, sector, bytes) = (r.write, r.sector, r.bytes as u32);
+            self.emit(dev, Action::I, write, sector, bytes, tid, rq.0, 0);
+            self.blk_mq_sched_insert(dev, rq, i == 0 || lock_each);
+        }
+        self.blk_mq_run_hw_queue(dev, h, run_async);
+    }
+
+    /// The insert itself: with an elevator the request keeps its scheduler tag aside and goes
+    /// to `insert_requests` (mq-deadline: its sort tree and FIFO; `lock`: the hook takes the
+    /// elevator's lock); without one onto its CPU's software queue. Returns its hardware queue
+    /// and whether there is an elevator.
+    fn blk_mq_sched_insert(&mut self, dev: DevId, rq: ReqId, lock: bool) -> (u16, bool) {
         let now = self.now();
         let owner = self.owner(rq);
         let elevator = self.mq_sched(dev).is_some_and(MqSched::has_elevator);
@@ -120,12 +145,13 @@ impl Sim {
             let tag = r.tag.take().expect("a scheduler tag from blk_mq_get_request");
             let s = self.mq_sched_mut(dev);
             assert!(s.sched_tag_of.insert(rq.0, tag).is_none(), "a request holds one scheduler tag");
-            self.spin_lock_elevator(dev);
+            if lock {
+                self.spin_lock_elevator(dev);
+            }
             self.devs[dev].queue.elevator.add(rq, write, start, end, now, owner);
             if let Some(k) = self.mq_sched_mut(dev).kyber.as_deref_mut() {
                 k.kyber_insert_requests(h, rq, write, cpu);
             }
-            self.blk_mq_run_hw_queue(dev, h, true);
         } else {
             // The software queue of the CPU that made it, one of its hardware queue's CPUs
             // (`blk_mq_map_queue`; the submitter's home CPU picked the hardware queue).
@@ -134,8 +160,8 @@ impl Sim {
             let s = self.mq_sched_mut(dev);
             assert!(s.ctx[cpu].len() < crate::scenario::limits::BIOS_LIVE_MAX, "software queue over its limit");
             s.ctx[cpu].push_back(rq);
-            self.blk_mq_run_hw_queue(dev, h, false);
         }
+        (h, elevator)
     }
 
     /// `blk_mq_sched_dispatch_requests` (v5.8): a second pass when the first found

@@ -1,5 +1,6 @@
 //! `fs/direct-io.c`: an O_DIRECT I/O becomes bios, cut at the queue's `max_sectors_kb`, and
-//! once they are all submitted the device is unplugged (`blk_run_address_space`).
+//! once they are all submitted the device is unplugged (`blk_run_address_space`); and which of
+//! them run under a task's plug (fs/block_dev.c `blkdev_direct_IO`, block/fops.c from 5.16).
 
 use crate::block::Bio;
 use crate::engine::ids::*;
@@ -49,5 +50,24 @@ impl Sim {
         if self.cfg.scenario.queue.plugging == Plugging::Queue {
             self.sync_page(self.jobs[j].dev);
         }
+    }
+
+    /// `blkdev_direct_IO` (5.10 fs/block_dev.c): an I/O of more than `BIO_MAX_PAGES` (256)
+    /// pages, and every async one (libaio, io_uring), takes `__blkdev_direct_IO`, which submits
+    /// under a plug; a sync one of fewer pages takes `__blkdev_direct_IO_simple`, which does
+    /// not plug. From 5.16 (`blk_mq.plug` 5.16 on) an async I/O of one bio takes
+    /// `__blkdev_direct_IO_async`, which does not plug either; io_uring's submission plugs a
+    /// batch of more than `IO_PLUG_THRESHOLD` (2) itself. libaio's `io_submit` plugs more than
+    /// `AIO_PLUG_THRESHOLD` (2) iocbs, and fio's libaio submits one at a time here.
+    pub(crate) fn blkdev_direct_io_plugs(&self, j: JobId) -> bool {
+        const BIO_MAX_PAGES: u64 = 256;
+        let job = &self.jobs[j];
+        if job.bs > BIO_MAX_PAGES * 4096 {
+            return true;
+        }
+        if !job.engine.is_async() {
+            return false;
+        }
+        self.cfg.scenario.blk_mq.plug < crate::scenario::MqPlug::V5_16 || (job.ring.is_some() && self.uring_batch(j) > 2)
     }
 }

@@ -470,10 +470,12 @@ impl Sim {
         // A thread's step runs under a plug, as submitters do (blk_start_plug/blk_finish_plug;
         // in 2.6.32 the queue plug that the submitter's wait unplugs has the same effect).
         self.blk.plugging = self.cfg.scenario.queue.plugging == crate::scenario::Plugging::Task;
+        self.blk.mq_plugging = self.blk_mq_task_plugs(tid);
         self.current.thread = Some(tid);
         self.work_begin(self.cores[ci].work_start);
         let next = self.run_step(tid, step);
         self.blk.plugging = false;
+        self.blk.mq_plugging = false;
         self.flush_plug(tid);
         self.work_end();
         self.current.thread = None;

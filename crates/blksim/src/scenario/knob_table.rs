@@ -738,6 +738,7 @@ pub const KNOBS: &[KnobSpec] = &[
     BLK_MQ_DISPATCH,
     super::knob_table_mq::BLK_MQ_RUN_HW_QUEUES,
     super::knob_table_mq::BLK_MQ_RUN_WORK,
+    super::knob_table_mq::BLK_MQ_PLUG,
     DM_POLLING_INTERVAL,
     SCSI_RUN_QUEUE,
     super::knob_table_uring::IO_URING_CQ_WAKE,

@@ -5,6 +5,7 @@
 //! `kernel/workqueue.rs`).
 
 use super::*;
+use serde::{Deserialize, Serialize};
 
 pub const BLK_MQ_RUN_HW_QUEUES: KnobSpec = KnobSpec {
     key: "blk_mq.run_hw_queues",
@@ -25,3 +26,29 @@ pub const BLK_MQ_RUN_WORK: KnobSpec = KnobSpec {
     applies: validate::blk_mq_queues,
     values: &[],
 };
+
+pub const BLK_MQ_PLUG: KnobSpec = KnobSpec {
+    key: "blk_mq.plug",
+    kind: KnobKind::Enum(&["off", "5.0", "5.5", "5.16", "5.17"]),
+    help: "whether a task's plug (blk_start_plug .. blk_finish_plug: O_DIRECT through __blkdev_direct_IO, readahead, writeback) holds blk-mq requests until blk_finish_plug, which inserts them and runs the hardware queue from the submitting task (from kblockd when the task sleeps with the plug held, or after 16 requests or one of 128 KiB from its own context). off: each request is inserted at once and, under an elevator, the queue runs from kblockd. 5.0 (blk_mq_make_request): a queue with one hardware queue, or a driver with commit_rqs (NVMe). 5.5: also a rotational disk (and, 5.10's stable releases on, a host_tagset host). 5.16: as 5.5, but an async O_DIRECT I/O of one bio (libaio, io_uring in batches of 2 or fewer) takes __blkdev_direct_IO_async, which does not plug. 5.17: every blk-mq queue (blk_mq_submit_bio's conditions removed)",
+    live: Live::Restart,
+    access: named!(blk_mq.plug),
+    applies: validate::mq_dispatch_5,
+    values: &[],
+};
+
+/// `blk_mq.plug`: `off`, or `blk_mq_submit_bio`'s and `blkdev_direct_IO`'s rules from the
+/// version named on (`Sim::blk_mq_full_plug`, `Sim::blkdev_direct_io_plugs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum MqPlug {
+    #[serde(rename = "off")]
+    Off,
+    #[serde(rename = "5.0")]
+    V5_0,
+    #[serde(rename = "5.5")]
+    V5_5,
+    #[serde(rename = "5.16")]
+    V5_16,
+    #[serde(rename = "5.17")]
+    V5_17,
+}

@@ -15,6 +15,7 @@ pub mod knob_table_bfq;
 pub mod knob_table_disk;
 pub mod knob_table_dm;
 pub mod knob_table_readahead;
+pub use knob_table_mq::MqPlug;
 pub use knob_table_readahead::Readahead;
 pub mod knob_table_hwraid;
 pub mod knob_table_kyber;
@@ -415,6 +416,8 @@ pub struct BlkMqKnobs {
     /// How an arm of a hardware queue's `run_work` meets one already pending
     /// (`blk_mq.run_work`, `knob_table_mq.rs`).
     pub run_work: RunWork,
+    /// Which blk-mq requests a task's plug holds (`blk_mq.plug`, `knob_table_mq.rs`).
+    pub plug: MqPlug,
 }
 
 /// `blk_mq.run_work`: `queue` (`queue_delayed_work_on`: a pending run keeps its time), `mod`
@@ -661,7 +664,13 @@ impl Default for HostKnobs {
 }
 impl Default for BlkMqKnobs {
     fn default() -> Self {
-        BlkMqKnobs { rerun_after_splice: true, dispatch: MqDispatch::V4_0, run_hw_queues: RunHwQueues::All, run_work: RunWork::Queue }
+        BlkMqKnobs {
+            rerun_after_splice: true,
+            dispatch: MqDispatch::V4_0,
+            run_hw_queues: RunHwQueues::All,
+            run_work: RunWork::Queue,
+            plug: MqPlug::Off,
+        }
     }
 }
 impl Default for ScsiKnobs {

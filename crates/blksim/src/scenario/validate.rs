@@ -465,6 +465,15 @@ pub(super) fn blk_mq_queues(s: &Scenario) -> Result<(), String> {
     )
 }
 
+/// A rule of blk-mq's 5.x dispatch (`blk_mq.dispatch=5.0`, which `kernel` 4.15 and later sets).
+pub(super) fn mq_dispatch_5(s: &Scenario) -> Result<(), String> {
+    blk_mq_queues(s)?;
+    need(
+        s.blk_mq.dispatch == MqDispatch::V5_0,
+        "a rule of blk-mq's 5.x dispatch, and blk_mq.dispatch=4.0 runs the disks as 4.0 does (no elevator, no task plug on blk-mq)".into(),
+    )
+}
+
 /// A SCSI host's setting, or a SCSI device's (`queue_depth`): an NVMe drive has neither.
 pub(super) fn scsi_host(s: &Scenario) -> Result<(), String> {
     need(
@@ -509,7 +518,10 @@ pub(super) fn delay_timer(s: &Scenario) -> Result<(), String> {
 }
 
 pub(super) fn plugging(s: &Scenario) -> Result<(), String> {
-    need(legacy_queue(s), format!("{MQ_NOTE} do not plug, and every queue here is blk-mq"))
+    need(
+        legacy_queue(s),
+        format!("{MQ_NOTE} take no queue.plugging (a task's plug on blk-mq is blk_mq.plug), and every queue here is blk-mq"),
+    )
 }
 
 pub(super) fn controller_cache(s: &Scenario) -> Result<(), String> {
@@ -593,7 +605,7 @@ mod tests {
         assert!(knob_applies(&mq, "dm.clone_alloc").is_err(), "no dm with stack=direct");
         assert!(knob_applies(&with(&[("queue.scheduler", "none"), ("stack", "dm")]), "dm.clone_alloc").is_ok());
         assert!(knob_applies(&mq, "queue.generic_tagging").is_err());
-        // The model's blk-mq queues have no request pool and do not plug; dm's own queue does.
+        // The model's blk-mq queues have no request pool and take no queue.plugging; dm's own queue does.
         for k in ["queue.nr_requests", "queue.batch_hard_limit", "queue.plugging", "queue.async_run_cancels_delay", "scsi.run_queue"] {
             assert!(knob_applies(&mq, k).is_err(), "{k}");
         }

@@ -46,9 +46,9 @@ fn batched_io_uring_enters_the_kernel_less_than_once_per_io_and_switches_less_th
     let per_io = |r: &RunReport| fio_thread(r).0 as f64 / ios(r);
     assert!(per_io(&uring) < per_io(&libaio) / 3.0, "fio's switches per I/O: io_uring {} vs libaio {}", per_io(&uring), per_io(&libaio));
     // On a RAM LUN the submitting CPU is the limit: fewer calls and wakeups are more I/Os per
-    // CPU second.
+    // CPU second (both submit under 5.10's plug, whose flush runs the queue from fio).
     let per_cpu = |r: &RunReport| r.iops / (r.cpu.sys_pct + r.cpu.softirq_pct);
-    assert!(per_cpu(&uring) > 1.5 * per_cpu(&libaio), "IOPS per CPU %: io_uring {} vs libaio {}", per_cpu(&uring), per_cpu(&libaio));
+    assert!(per_cpu(&uring) > 1.25 * per_cpu(&libaio), "IOPS per CPU %: io_uring {} vs libaio {}", per_cpu(&uring), per_cpu(&libaio));
 }
 
 #[test]
