@@ -86,8 +86,11 @@ impl SpinLock {
     /// longest softirq run (`SOFTIRQ_BUDGET_NS`); a longer work's first sections may overlap
     /// a forgotten span unseen.
     const HISTORY_NS: u64 = crate::calib::SOFTIRQ_BUDGET_NS;
-    /// Spans kept at once: a lock taken every 30 ns over the history, with room.
-    const HELD_MAX: usize = 65_536;
+    /// Spans kept at once: a lock taken every 30 ns over the history, with room, and the
+    /// sections booked ahead of it in a lock storm. Each CPU books at most its last work's
+    /// (its next work starts after that one's spins): 256 CPUs, the most `cpu.cores` allows,
+    /// whose works each take the lock a few thousand times (a queue run over a deep pool).
+    const HELD_MAX: usize = 65_536 + 256 * 4_096;
     /// Forgotten spans left at the front before they go (when they also outnumber the kept).
     const GONE_MIN: usize = 1_024;
 
