@@ -5,7 +5,7 @@
 use blksim::engine::run_one;
 use blksim::tools::report::{IntervalReport, RunReport};
 use blkviz::components::counters::{Counters, CountersProps};
-use blkviz::layout::{columns, StackLayout, Stage};
+use blkviz::layout::{columns, Optional, StackLayout, Stage};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -26,7 +26,7 @@ fn the_browser_reproduces_the_native_golden_run() {
 #[wasm_bindgen_test]
 fn the_layout_gives_every_disk_its_own_column() {
     for n in [1usize, 12, 16] {
-        let l = StackLayout::new(800.0, 600.0, columns(n, None), true);
+        let l = StackLayout::new(800.0, 600.0, columns(n, None), Optional::ALL);
         let cells: Vec<_> = (0..n).map(|d| l.cell(Stage::Disks, d)).collect();
         assert_eq!(cells.len(), n);
         for w in cells.windows(2) {
