@@ -462,11 +462,11 @@ impl Sim {
     /// or a host_tagset host (`blk_mq_is_sbitmap_shared`, 5.10's stable releases); 5.17, every
     /// queue.
     fn blk_mq_full_plug(&self, dev: DevId) -> bool {
-        use crate::scenario::{DiskKind, MqPlug};
+        use crate::scenario::MqPlug;
         let s = &self.cfg.scenario;
         let nvme = self.devs[dev].is_nvme();
         let one_queue = self.mq(dev).hctx.len() == 1;
-        let rotational = matches!(s.disk.kind, DiskKind::Hdd | DiskKind::Hwraid5);
+        let rotational = s.disk.kind.rotational();
         let shared_sbitmap = s.host.host_tagset && !nvme;
         match s.blk_mq.plug {
             MqPlug::Off => false,

@@ -167,7 +167,7 @@ impl RequestQueue {
                 let mut e = Elevator::new(elevator_kind(s.queue.scheduler));
                 e.set_cfq_2620(s.queue.cfq == crate::scenario::CfqRules::V2620);
                 e.set_tunables(crate::block::elevator::tunables(&s.queue.iosched));
-                e.set_nonrot(!matches!(s.disk.kind, crate::scenario::DiskKind::Hdd | crate::scenario::DiskKind::Hwraid5));
+                e.set_nonrot(!s.disk.kind.rotational());
                 e
             },
             tags: TagMap::new(depth),

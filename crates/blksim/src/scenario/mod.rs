@@ -83,6 +83,13 @@ pub enum DiskKind {
     Nvme,
 }
 
+impl DiskKind {
+    /// Whether its media rotate (`QUEUE_FLAG_NONROT` clear): cfq, the 5.x plug, the seek knobs.
+    pub fn rotational(self) -> bool {
+        matches!(self, DiskKind::Hdd | DiskKind::Hwraid5)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Scheduler {
     #[serde(rename = "noop")]

@@ -536,10 +536,7 @@ pub(super) fn member_drive(s: &Scenario) -> Result<(), String> {
 }
 
 pub(super) fn rotating(s: &Scenario) -> Result<(), String> {
-    need(
-        matches!(s.disk.kind, DiskKind::Hdd | DiskKind::Hwraid5),
-        format!("a rotating disk's; it acts with disk.kind=hdd or hwraid5, here {}", kind_name(s)),
-    )
+    need(s.disk.kind.rotational(), format!("a rotating disk's; it acts with disk.kind=hdd or hwraid5, here {}", kind_name(s)))
 }
 
 /// A user's settings on top of a scenario: refused, naming the first that acts on nothing in
