@@ -62,7 +62,7 @@ impl Sim {
     pub(crate) fn blkdev_direct_io_plugs(&self, j: JobId) -> bool {
         const BIO_MAX_PAGES: u64 = 256;
         let job = &self.jobs[j];
-        if job.bs > BIO_MAX_PAGES * 4096 {
+        if job.bs > BIO_MAX_PAGES * crate::mm::PAGE_SIZE {
             return true;
         }
         if !job.engine.is_async() {

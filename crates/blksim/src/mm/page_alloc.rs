@@ -7,8 +7,7 @@
 
 use crate::scenario::{Scenario, StackKind};
 
-/// A page, as md's stripe cache allocates them (`PAGE_SIZE`).
-const PAGE_BYTES: u64 = 4096;
+use super::PAGE_SIZE;
 
 /// `init_per_zone_pages_min` (2.6.20, mm/page_alloc.c):
 /// `min_free_kbytes = int_sqrt(lowmem_kbytes * 16)`, clamped to 128..65536 KiB: the reserve an
@@ -23,7 +22,7 @@ pub fn min_free_bytes(mem_mb: u32) -> u64 {
 /// per member disk (`grow_buffers(sh, conf->raid_disks)`), kernel memory reclaim does not take.
 pub fn stripe_cache_bytes(s: &Scenario) -> u64 {
     if s.stack == StackKind::Md {
-        s.md.stripe_cache_size as u64 * s.disks as u64 * PAGE_BYTES
+        s.md.stripe_cache_size as u64 * s.disks as u64 * PAGE_SIZE
     } else {
         0
     }
@@ -36,7 +35,7 @@ pub fn stripe_cache_bytes(s: &Scenario) -> u64 {
 /// stripe cache over this bound instead of running a box out of memory.
 pub fn stripe_heads_max(s: &Scenario) -> u64 {
     let room = (s.vm.mem_mb as u64 * (1 << 20)).saturating_sub(min_free_bytes(s.vm.mem_mb));
-    room / (s.disks.max(1) as u64 * PAGE_BYTES)
+    room / (s.disks.max(1) as u64 * PAGE_SIZE)
 }
 
 /// What the page cache can hold: the box's memory less the stripe cache's pages.

@@ -8,8 +8,7 @@ use crate::engine::{Next, Sim};
 use crate::kernel::sched::{Step, Wait};
 use crate::scenario::BdiDirtyLimit;
 
-/// `PAGE_SIZE` on the reports' x86 boxes: the unit of the page-cache counters.
-const PAGE_SIZE_BYTES: u64 = 4096;
+use super::PAGE_SIZE;
 
 /// `struct prop_local_percpu` (`lib/proportions.c`, 2.6.24-3.1): a device's page completions
 /// and the global half period they were last normalized to.
@@ -158,7 +157,7 @@ impl Sim {
     /// `calc_period_shift`: 2 + ilog2 of the dirty threshold in pages; the proportions forget
     /// half of what they counted every `2^(shift-1)` page completions.
     fn prop_shift(&self) -> u32 {
-        2 + (self.vm.dirty_thresh / PAGE_SIZE_BYTES).saturating_sub(1).max(1).ilog2()
+        2 + (self.vm.dirty_thresh / PAGE_SIZE).saturating_sub(1).max(1).ilog2()
     }
 
     /// `prop_norm_percpu`: a device's count halved once for each half period the global count
@@ -192,7 +191,7 @@ impl Sim {
     /// `__bdi_writeout_inc` for each page of a finished writeback (`test_clear_page_writeback`):
     /// `__prop_inc_percpu_max` on the device's count and the global one.
     fn bdi_writeout_inc(&mut self, dev: DevId, bytes: u64) {
-        let pages = bytes.div_ceil(PAGE_SIZE_BYTES);
+        let pages = bytes.div_ceil(PAGE_SIZE);
         for _ in 0..pages {
             self.prop_norm(dev);
             self.devs[dev].queue.bdi.completions.events += 1;
