@@ -6,12 +6,12 @@
 //! before (`FioJob::fit_devices`). Where no Web Worker can start, the page loads the same wasm
 //! on its own thread (`static/boot.js`'s `blkvizJobReader`) and reads the file there.
 
+use super::module_worker::ModuleWorker;
 use blksim::fio::FioJob;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
 /// The reader's script, beside the page.
 const SCRIPT: &str = "./job-worker.js";
@@ -23,17 +23,8 @@ type Then = Box<dyn FnOnce(Result<FioJob, String>)>;
 /// older one still being read, whose answer is then dropped).
 type Pending = Rc<RefCell<Option<(u32, Then)>>>;
 
-struct Started {
-    worker: Worker,
-    /// Set when the worker failed (its script did not load, its wasm trapped): the next file
-    /// starts a fresh one.
-    failed: Rc<RefCell<bool>>,
-    _on_message: Closure<dyn FnMut(MessageEvent)>,
-    _on_error: Closure<dyn FnMut(web_sys::Event)>,
-}
-
 thread_local! {
-    static READER: RefCell<Option<Started>> = const { RefCell::new(None) };
+    static READER: RefCell<Option<ModuleWorker>> = const { RefCell::new(None) };
     static PENDING: Pending = Rc::default();
     static NEXT: RefCell<u32> = const { RefCell::new(0) };
 }
@@ -48,11 +39,7 @@ pub fn parse(text: &str, then: impl FnOnce(Result<FioJob, String>) + 'static) {
     });
     let posted = READER.with(|r| {
         let mut r = r.borrow_mut();
-        if r.as_ref().is_none_or(|s| *s.failed.borrow()) {
-            *r = None;
-            *r = Some(spawn()?);
-        }
-        let Some(s) = r.as_ref() else { return Err("the job-file reader did not start".to_string()) };
+        let s = ModuleWorker::running(&mut r, spawn)?;
         let msg = js_sys::Object::new();
         js_sys::Reflect::set(&msg, &"seq".into(), &seq.into()).map_err(|e| format!("{e:?}"))?;
         js_sys::Reflect::set(&msg, &"fio".into(), &text.into()).map_err(|e| format!("{e:?}"))?;
@@ -84,29 +71,19 @@ async fn on_page(text: &str) -> Result<FioJob, String> {
     job_of(&answer)
 }
 
-fn spawn() -> Result<Started, String> {
-    let opts = WorkerOptions::new();
-    opts.set_type(WorkerType::Module);
-    let worker = Worker::new_with_options(SCRIPT, &opts).map_err(|e| format!("the job-file reader did not start: {e:?}"))?;
-    let failed = Rc::new(RefCell::new(false));
-    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-        let data = e.data();
+fn spawn() -> Result<ModuleWorker, String> {
+    let on_message = |data: JsValue, _: &std::cell::Cell<bool>| {
         let seq = js_sys::Reflect::get(&data, &"seq".into()).ok().and_then(|s| s.as_f64());
         let Some(then) = take_pending(|p| seq == Some(f64::from(p))) else { return };
         let fio = js_sys::Reflect::get(&data, &"fio".into()).unwrap_or(JsValue::UNDEFINED);
         then(job_of(&fio));
-    });
-    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    let broke = failed.clone();
-    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
-        *broke.borrow_mut() = true;
-        let why = e.dyn_ref::<web_sys::ErrorEvent>().map_or_else(|| "its script did not load".to_string(), |e| e.message());
+    };
+    let on_error = |why: String| {
         if let Some(then) = take_pending(|_| true) {
             then(Err(format!("the job-file reader failed: {why}")));
         }
-    });
-    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    Ok(Started { worker, failed, _on_message: on_message, _on_error: on_error })
+    };
+    ModuleWorker::spawn(SCRIPT, "the job-file reader", on_message, on_error)
 }
 
 /// The waiting file's continuation, if `is_it` takes its number.

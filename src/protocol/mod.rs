@@ -13,6 +13,7 @@
 pub mod channel;
 pub mod command;
 pub mod fio;
+pub mod module_worker;
 pub mod reader;
 pub mod shown;
 pub mod sweep;

@@ -6,12 +6,12 @@
 //! wrong with the files. The page thus keeps the figures' deserializer and no trace parser.
 
 use super::decode;
+use super::module_worker::ModuleWorker;
 use blksim::tools::trace_figures::TraceFigures;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
 /// The worker's script, beside the page.
 const SCRIPT: &str = "./trace-worker.js";
@@ -30,25 +30,10 @@ pub type OnReply = Rc<dyn Fn(u32, Result<TraceFigures, String>)>;
 /// so the page keeps no `BTreeSet` code for it).
 type Waiting = Rc<RefCell<Vec<u32>>>;
 
-struct Started {
-    worker: Worker,
-    /// Set when the worker failed (its script did not load, its wasm trapped): the next post
-    /// starts a fresh one.
-    failed: Rc<Cell<bool>>,
-    _on_message: Closure<dyn FnMut(MessageEvent)>,
-    _on_error: Closure<dyn FnMut(web_sys::Event)>,
-}
-
-impl Drop for Started {
-    fn drop(&mut self) {
-        self.worker.terminate();
-    }
-}
-
 /// The trace reader's worker, started when the trace page opens.
 pub struct TraceReader {
     on_reply: OnReply,
-    started: RefCell<Option<Started>>,
+    started: RefCell<Option<ModuleWorker>>,
     waiting: Waiting,
     next: Cell<u32>,
 }
@@ -62,14 +47,9 @@ impl TraceReader {
         Ok(r)
     }
 
-    fn spawn(&self) -> Result<Started, String> {
-        let opts = WorkerOptions::new();
-        opts.set_type(WorkerType::Module);
-        let worker = Worker::new_with_options(SCRIPT, &opts).map_err(|e| format!("the trace reader did not start: {e:?}"))?;
-        let failed = Rc::new(Cell::new(false));
-        let (on_reply, waiting, broke) = (self.on_reply.clone(), self.waiting.clone(), failed.clone());
-        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-            let data = e.data();
+    fn spawn(&self) -> Result<ModuleWorker, String> {
+        let (on_reply, waiting) = (self.on_reply.clone(), self.waiting.clone());
+        let on_message = move |data: JsValue, broke: &Cell<bool>| {
             let seq = js_sys::Reflect::get(&data, &"seq".into()).ok().and_then(|s| s.as_f64()).map_or(u32::MAX, |s| s as u32);
             let bytes = js_sys::Reflect::get(&data, &"reply".into()).map(|r| js_sys::Uint8Array::new(&r).to_vec()).unwrap_or_default();
             let figures = if bytes.is_empty() {
@@ -80,29 +60,21 @@ impl TraceReader {
             };
             waiting.borrow_mut().retain(|&s| s != seq);
             on_reply(seq, figures);
-        });
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        let (on_reply, waiting, broke) = (self.on_reply.clone(), self.waiting.clone(), failed.clone());
-        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
-            broke.set(true);
-            let why = e.dyn_ref::<web_sys::ErrorEvent>().map_or_else(|| "its script did not load".to_string(), |e| e.message());
+        };
+        let (on_reply, waiting) = (self.on_reply.clone(), self.waiting.clone());
+        let on_error = move |why: String| {
             let seqs = std::mem::take(&mut *waiting.borrow_mut());
             for seq in seqs {
                 on_reply(seq, Err(format!("the trace reader failed: {why}")));
             }
-        });
-        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        Ok(Started { worker, failed, _on_message: on_message, _on_error: on_error })
+        };
+        ModuleWorker::spawn(SCRIPT, "the trace reader", on_message, on_error)
     }
 
     /// Posts a trace's files, transferring any bytes; returns the number its answer will carry.
     pub fn post(&self, files: Vec<ReaderFile>) -> Result<u32, String> {
         let mut started = self.started.borrow_mut();
-        if started.as_ref().is_none_or(|s| s.failed.get()) {
-            *started = None;
-            *started = Some(self.spawn()?);
-        }
-        let Some(s) = started.as_ref() else { return Err("the trace reader did not start".to_string()) };
+        let s = ModuleWorker::running(&mut started, || self.spawn())?;
         let seq = self.next.get();
         self.next.set(seq.wrapping_add(1));
         let list = js_sys::Array::new();
